@@ -1,0 +1,219 @@
+// Command replymock serves an in-memory fake of the auto-reply service's
+// API (settings and the review list) with realistic Russian data.
+//
+//	replymock [flags]                 serve (the default)
+//	replymock validate [FILES...]     check scenario and fixture files
+//	replymock version                 print the version
+//
+// Every flag can also be set with REPLYMOCK_<NAME> (e.g. REPLYMOCK_ADDR).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCode is 2 for usage errors and 1 for everything else.
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+type usageError struct{ error }
+
+// config is everything the flags and environment set.
+type config struct {
+	addr      string
+	scenario  string
+	scenarios string
+	fixtures  string
+	seed      int64
+	logFormat string
+}
+
+// run is the whole program; main only maps its error to an exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
+	fsys.SetOutput(stderr)
+	var cfg config
+	fsys.StringVar(&cfg.addr, "addr", ":8080", "listen address (env REPLYMOCK_ADDR)")
+	fsys.StringVar(&cfg.scenario, "scenario", "default", "scenario to serve (env REPLYMOCK_SCENARIO)")
+	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios replacing the embedded ones (env REPLYMOCK_SCENARIOS)")
+	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures replacing the embedded ones (env REPLYMOCK_FIXTURES)")
+	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
+	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
+	fsys.Usage = func() {
+		fmt.Fprintf(stderr, "usage: replymock [serve|validate [FILES...]|version] [flags]\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fsys.PrintDefaults()
+	}
+	if err := applyEnv(fsys, getenv); err != nil {
+		return usageError{err}
+	}
+	if err := fsys.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if cfg.logFormat != "text" && cfg.logFormat != "json" {
+		return usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
+	}
+	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, Logger: newLogger(cfg.logFormat, stderr)}
+	if cfg.scenarios != "" {
+		opts.Scenarios = os.DirFS(cfg.scenarios)
+	}
+	if cfg.fixtures != "" {
+		opts.Fixtures = os.DirFS(cfg.fixtures)
+	}
+	switch cmd {
+	case "serve":
+		if fsys.NArg() > 0 {
+			return usageError{fmt.Errorf("serve takes no arguments, got %q", fsys.Args())}
+		}
+		return serve(ctx, cfg, opts)
+	case "validate":
+		return validate(opts, fsys.Args(), stdout)
+	case "version":
+		fmt.Fprintln(stdout, "replymock", version)
+		return nil
+	default:
+		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, version", cmd)}
+	}
+}
+
+// applyEnv sets every flag that has a REPLYMOCK_<NAME> variable; flags on
+// the command line are parsed afterwards and win.
+func applyEnv(fsys *flag.FlagSet, getenv func(string) string) error {
+	var err error
+	fsys.VisitAll(func(f *flag.Flag) {
+		name := "REPLYMOCK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && err == nil {
+			if e := fsys.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %v", name, v, e)
+			}
+		}
+	})
+	return err
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// serve runs the HTTP server until ctx ends, then drains it.
+func serve(ctx context.Context, cfg config, opts mock.Options) error {
+	start := time.Now()
+	srv, err := mock.New(opts)
+	if err != nil {
+		return err
+	}
+	sc := srv.Scenario()
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "scenario", sc.Name, "seed", sc.Seed,
+		"reviews", sc.Len(), "startup", time.Since(start).Round(time.Millisecond).String(), "version", version)
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	opts.Logger.Info("replymock shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// validate checks the named files, or with none every scenario (and the
+// fixtures they use) in the scenarios folder.
+func validate(opts mock.Options, files []string, stdout io.Writer) error {
+	var errs []error
+	checked := 0
+	if len(files) == 0 {
+		results, err := mock.ValidateScenarios(opts)
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			checked++
+			if r.Err != nil {
+				errs = append(errs, r.Err)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		checked++
+		if err := mock.ValidateFile(opts, f, data); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	fmt.Fprintf(stdout, "ok: %d %s valid\n", checked, plural(checked, "file", "files"))
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

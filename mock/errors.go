@@ -1,0 +1,112 @@
+package mock
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error codes of the contract's error envelope.
+const (
+	CodeInvalidParameter     = "invalid_parameter"
+	CodeInvalidBody          = "invalid_body"
+	CodeUnauthorized         = "unauthorized"
+	CodeNotFound             = "not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodePayloadTooLarge      = "payload_too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeRateLimited          = "rate_limited"
+	CodeInternal             = "internal_error"
+	CodeBadGateway           = "bad_gateway"
+	CodeServiceUnavailable   = "service_unavailable"
+	CodeGatewayTimeout       = "gateway_timeout"
+)
+
+// APIError mirrors the error object of the API's envelope:
+// {"success":false,"data":null,"error":{"code":...,"message":...,"field":...}}.
+type APIError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *APIError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%d %s: %s: %s", e.Status, e.Code, e.Field, e.Message)
+	}
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
+}
+
+func invalidParameter(field, format string, args ...any) *APIError {
+	return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidParameter, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func invalidBody(field, format string, args ...any) *APIError {
+	return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidBody, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// StatusError returns the envelope error the contract uses for status, with
+// its standard code and a generic message. Unknown statuses map to
+// internal_error for 5xx and invalid_parameter otherwise.
+func StatusError(status int) *APIError {
+	code, ok := statusCodes[status]
+	if !ok {
+		code = CodeInternal
+		if status < 500 {
+			code = CodeInvalidParameter
+		}
+	}
+	return &APIError{Status: status, Code: code, Message: statusMessage(status)}
+}
+
+var statusCodes = map[int]string{
+	http.StatusBadRequest:            CodeInvalidParameter,
+	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusNotFound:              CodeNotFound,
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
+	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
+	http.StatusTooManyRequests:       CodeRateLimited,
+	http.StatusInternalServerError:   CodeInternal,
+	http.StatusBadGateway:            CodeBadGateway,
+	http.StatusServiceUnavailable:    CodeServiceUnavailable,
+	http.StatusGatewayTimeout:        CodeGatewayTimeout,
+}
+
+func statusMessage(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return lowerFirst(t)
+	}
+	return fmt.Sprintf("status %d", status)
+}
+
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
+}
+
+// writeError writes err in the error envelope. An *APIError keeps its status;
+// anything else is logged and answered as a 500 internal_error, so no
+// internal detail leaks to the client.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		apiErr = StatusError(http.StatusInternalServerError)
+	}
+	writeJSON(w, apiErr.Status, errorEnvelope{Success: false, Data: nil, Error: apiErr})
+}
+
+type errorEnvelope struct {
+	Success bool      `json:"success"`
+	Data    any       `json:"data"`
+	Error   *APIError `json:"error"`
+}
+
+type envelope struct {
+	Success bool `json:"success"`
+	Data    any  `json:"data"`
+}

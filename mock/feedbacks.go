@@ -1,0 +1,160 @@
+package mock
+
+import (
+	"bytes"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of the list's query parameters.
+const (
+	DefaultLimit    = 20
+	MaxLimit        = 100
+	MaxSearchLength = 200
+)
+
+// feedbackParams are the query parameters GET /feedbacks knows; others are ignored.
+var feedbackParams = []string{"limit", "offset", "answered", "date_from", "date_to", "rating", "nm_id", "search", "counts_only"}
+
+// parseFeedbackQuery validates the raw query string of GET /feedbacks.
+func parseFeedbackQuery(rawQuery string) (query, error) {
+	q := query{limit: DefaultLimit, answered: -1, dayFrom: math.MinInt32, dayTo: math.MaxInt32}
+	values, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return q, invalidParameter("", "malformed query string: %v", err)
+	}
+	get := func(name string) (string, bool, error) {
+		vs, ok := values[name]
+		if !ok {
+			return "", false, nil
+		}
+		if len(vs) > 1 {
+			return "", false, invalidParameter(name, "given %d times; give it at most once", len(vs))
+		}
+		return vs[0], true, nil
+	}
+	// intParam parses a parameter of plain decimal digits within [min, max].
+	intParam := func(name string, min, max int64, want string) (int64, bool, error) {
+		v, ok, err := get(name)
+		if err != nil || !ok {
+			return 0, false, err
+		}
+		n, perr := parseDigits(v)
+		if perr != nil || n < min || n > max {
+			return 0, false, invalidParameter(name, "must be %s, got %q", want, v)
+		}
+		return n, true, nil
+	}
+	dateParam := func(name string) (int32, bool, error) {
+		v, ok, err := get(name)
+		if err != nil || !ok {
+			return 0, false, err
+		}
+		t, perr := time.Parse(time.DateOnly, v)
+		if perr != nil || len(v) != len(time.DateOnly) {
+			return 0, false, invalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
+		}
+		return int32(t.Unix() / 86400), true, nil
+	}
+
+	// Parameters are checked in the spec's order, so the first bad one is reported.
+	if n, ok, err := intParam("limit", 1, MaxLimit, "an integer from 1 to 100"); err != nil {
+		return q, err
+	} else if ok {
+		q.limit = n
+	}
+	if n, ok, err := intParam("offset", 0, math.MaxInt64, "an integer >= 0"); err != nil {
+		return q, err
+	} else if ok {
+		q.offset = n
+	}
+	if n, ok, err := intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)"); err != nil {
+		return q, err
+	} else if ok {
+		q.answered = int8(n)
+	}
+	if d, ok, err := dateParam("date_from"); err != nil {
+		return q, err
+	} else if ok {
+		q.dayFrom = d
+	}
+	if d, ok, err := dateParam("date_to"); err != nil {
+		return q, err
+	} else if ok {
+		q.dayTo = d
+	}
+	if q.dayFrom > q.dayTo {
+		return q, invalidParameter("date_from", "must not be after date_to (%s > %s)", values.Get("date_from"), values.Get("date_to"))
+	}
+	if n, ok, err := intParam("rating", 1, 5, "an integer from 1 to 5"); err != nil {
+		return q, err
+	} else if ok {
+		q.rating = int8(n)
+	}
+	if n, ok, err := intParam("nm_id", 1, math.MaxInt64, "a positive integer"); err != nil {
+		return q, err
+	} else if ok {
+		q.nmID = n
+	}
+	if v, ok, err := get("search"); err != nil {
+		return q, err
+	} else if ok {
+		v = strings.TrimSpace(v)
+		switch {
+		case !utf8.ValidString(v):
+			return q, invalidParameter("search", "must be valid UTF-8")
+		case strings.IndexFunc(v, unicode.IsControl) >= 0:
+			return q, invalidParameter("search", "must not contain control characters")
+		case utf8.RuneCountInString(v) > MaxSearchLength:
+			return q, invalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
+		}
+		q.search = v
+	}
+	if n, ok, err := intParam("counts_only", 0, 1, "0 or 1"); err != nil {
+		return q, err
+	} else if ok {
+		q.countsOnly = n == 1
+	}
+	return q, nil
+}
+
+// parseDigits parses a non-empty string of ASCII digits that fits in int64.
+// strconv alone would also take a sign.
+func parseDigits(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// handleFeedbacksList serves GET /api/v1/feedbacks.
+func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request) {
+	q, err := parseFeedbackQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st := s.scenario.store
+	res := st.find(q)
+	var buf bytes.Buffer
+	buf.WriteString(`{"success":true,"data":`)
+	if q.countsOnly {
+		buf.WriteString(`{"total":`)
+		buf.WriteString(strconv.Itoa(res.answeredCount + res.unansweredCount))
+		buf.WriteString(`,"unanswered":`)
+		buf.WriteString(strconv.Itoa(res.unansweredCount))
+		buf.WriteString(`,"answered":`)
+		buf.WriteString(strconv.Itoa(res.answeredCount))
+		buf.WriteByte('}')
+	} else {
+		st.appendPage(&buf, res, q)
+	}
+	buf.WriteByte('}')
+	writeBody(w, http.StatusOK, buf.Bytes())
+}

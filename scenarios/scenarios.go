@@ -1,0 +1,10 @@
+// Package scenarios embeds the shipped scenario files (NAME.yaml), so the
+// binary serves them without a folder on disk.
+package scenarios
+
+import "embed"
+
+// FS holds the shipped scenarios, one NAME.yaml file each.
+//
+//go:embed *.yaml
+var FS embed.FS
