@@ -108,17 +108,25 @@ func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
 	if l.seed != 0 {
 		sc.Seed = l.seed
 	}
-	var errs []error
+	// A missing fixture is the scenario's problem, placed at the reference;
+	// a broken one is reported in the fixture's own file.
+	fixtureErr := func(path string, err error) {
+		if errors.Is(err, fs.ErrNotExist) {
+			yf.problemf(path, "no such file in the fixtures folder")
+		} else {
+			yf.problems = append(yf.problems, err)
+		}
+	}
 	st, err := l.loadSettings(sf.Settings, sc.rules)
 	if err != nil {
-		errs = append(errs, err)
+		fixtureErr("settings", err)
 	}
 	sc.settings = st
 	var fbs []Feedback
-	for _, fx := range sf.Data.Fixtures {
+	for i, fx := range sf.Data.Fixtures {
 		recs, err := l.loadReviews(fx)
 		if err != nil {
-			errs = append(errs, err)
+			fixtureErr(fmt.Sprintf("data.fixtures[%d]", i), err)
 		}
 		fbs = append(fbs, recs...)
 	}
@@ -126,11 +134,11 @@ func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
 	if sf.Data.Generate != nil {
 		bank, err = l.loadPhrases(sf.Data.Locale)
 		if err != nil {
-			errs = append(errs, err)
+			fixtureErr("data.locale", err)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := yf.err(); err != nil {
+		return nil, err
 	}
 	if sf.Data.Generate != nil {
 		fbs = append(fbs, generate(*sf.Data.Generate, sc.Seed, bank, st)...)

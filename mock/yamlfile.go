@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,7 +78,7 @@ func decodeYAML(name string, data []byte, v any) *yamlFile {
 
 var (
 	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type`)
+	unknownRE  = regexp.MustCompile(`^field (.+) not found in type`)
 	mismatchRE = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
 	dupRE      = regexp.MustCompile(`^mapping key "(.*)" already defined at line (\d+)$`)
 )
@@ -268,5 +269,22 @@ func (f *yamlFile) problemf(path, format string, args ...any) {
 
 // err returns every problem found, joined, or nil.
 func (f *yamlFile) err() error {
-	return errors.Join(f.problems...)
+	// This file's problems in file order; problems of other files (the
+	// fixtures a scenario uses) after them.
+	var own, other []error
+	for _, e := range f.problems {
+		if p, ok := e.(*Problem); ok && p.File == f.name {
+			own = append(own, p)
+		} else {
+			other = append(other, e)
+		}
+	}
+	slices.SortStableFunc(own, func(a, b error) int {
+		pa, pb := a.(*Problem), b.(*Problem)
+		if pa.Line != pb.Line {
+			return pa.Line - pb.Line
+		}
+		return pa.Col - pb.Col
+	})
+	return errors.Join(append(own, other...)...)
 }

@@ -1,0 +1,59 @@
+package mock_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/replymock/replymock/mock"
+)
+
+func TestRoutingErrors(t *testing.T) {
+	h := newDefault(t)
+	tests := []struct {
+		method, target string
+		status         int
+		code, allow    string
+	}{
+		{"GET", "/api/v1/nope", 404, mock.CodeNotFound, ""},
+		{"GET", "/api/v2/feedbacks", 404, mock.CodeNotFound, ""},
+		{"GET", "/api/v1/feedbacks/", 404, mock.CodeNotFound, ""},
+		{"GET", "/api/v1//feedbacks", 404, mock.CodeNotFound, ""},
+		{"GET", "/api/v1/feedbacks/123", 404, mock.CodeNotFound, ""},
+		{"GET", "/API/V1/FEEDBACKS", 404, mock.CodeNotFound, ""},
+		{"GET", "/", 404, mock.CodeNotFound, ""},
+		{"POST", "/nope", 404, mock.CodeNotFound, ""},
+		{"POST", "/api/v1/feedbacks", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
+		{"DELETE", "/api/v1/feedbacks", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
+		{"PUT", "/api/v1/settings/ai", 405, mock.CodeMethodNotAllowed, "GET, HEAD, PATCH"},
+		{"POST", "/api/v1/settings/ai", 405, mock.CodeMethodNotAllowed, "GET, HEAD, PATCH"},
+		{"DELETE", "/api/v1/settings/ai", 405, mock.CodeMethodNotAllowed, "GET, HEAD, PATCH"},
+		{"PATCH", "/api/v1/feedbacks", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
+		{"POST", "/__mock/health", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
+			r := do(t, h, tc.method, tc.target, "")
+			checkError(t, tc.method+" "+tc.target, r, tc.status, tc.code, "")
+			if got := r.header.Get("Allow"); got != tc.allow {
+				t.Errorf("Allow = %q, want %q", got, tc.allow)
+			}
+		})
+	}
+}
+
+func TestHeadAndHealth(t *testing.T) {
+	h := newDefault(t)
+	get := do(t, h, http.MethodGet, "/api/v1/feedbacks", "")
+	head := do(t, h, http.MethodHead, "/api/v1/feedbacks", "")
+	if head.status != 200 || head.header.Get("Content-Length") != get.header.Get("Content-Length") {
+		t.Errorf("HEAD: status %d, Content-Length %q; want 200, %q", head.status, head.header.Get("Content-Length"), get.header.Get("Content-Length"))
+	}
+	var health struct {
+		Status   string `json:"status"`
+		Scenario string `json:"scenario"`
+	}
+	decodeOK(t, "GET /__mock/health", do(t, h, http.MethodGet, "/__mock/health", ""), &health)
+	if health.Status != "ok" || health.Scenario != "default" {
+		t.Errorf("health = %+v", health)
+	}
+}

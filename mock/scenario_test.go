@@ -1,0 +1,139 @@
+package mock_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode"
+
+	"github.com/replymock/replymock/fixtures"
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
+)
+
+func TestShippedScenariosLoad(t *testing.T) {
+	results, err := mock.ValidateScenarios(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := fs.Glob(scenarios.FS, "*.yaml")
+	if len(results) != len(names) || len(results) == 0 {
+		t.Fatalf("validated %d scenarios, the folder has %d", len(results), len(names))
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Errorf("scenario %s: %v", r.Name, r.Err)
+		}
+		if _, err := mock.New(mock.Options{Scenario: r.Name}); err != nil {
+			t.Errorf("mock.New(%s): %v", r.Name, err)
+		}
+	}
+}
+
+func TestShippedFixturesValid(t *testing.T) {
+	n := 0
+	err := fs.WalkDir(fixtures.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		n++
+		data, err := fs.ReadFile(fixtures.FS, path)
+		if err != nil {
+			return err
+		}
+		if err := mock.ValidateFile(mock.Options{}, "fixtures/"+path, data); err != nil {
+			t.Errorf("%v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 4 {
+		t.Errorf("checked %d fixture files; expected the settings, reviews and phrase banks", n)
+	}
+}
+
+// Each invalid file's problems, with file:line:col and field, are golden.
+func TestInvalidFilesGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/invalid/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no files under testdata/invalid")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = mock.ValidateFile(mock.Options{}, f, data)
+			if err == nil {
+				t.Fatal("ValidateFile accepted an invalid file")
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, f+":") {
+					t.Errorf("problem %q does not start with the file name", line)
+				}
+			}
+			golden(t, "invalid/"+strings.TrimSuffix(filepath.Base(f), ".yaml")+".err", []byte(err.Error()+"\n"))
+		})
+	}
+}
+
+func TestNewRejectsBadScenario(t *testing.T) {
+	tests := []struct {
+		name, scenario, want string
+		files            fstest.MapFS
+	}{
+		{"unknown scenario", "nope", `scenario "nope" not found; have: ok`, fstest.MapFS{"ok.yaml": {}}},
+		{"path escape", "../default", `scenario name "../default"`, nil},
+		{"upper case", "Default", `scenario name "Default"`, nil},
+		{"bad file", "bad", "scenarios/bad.yaml:2:7: seed: ", fstest.MapFS{"bad.yaml": {Data: []byte("description: x\nseed: 0\nsettings: settings/default.yaml\n")}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := mock.Options{Scenario: tc.scenario}
+			if tc.files != nil {
+				opts.Scenarios = tc.files
+			}
+			_, err := mock.New(opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("mock.New: %v; want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Two servers never share state: a PATCH on one is not seen by the other.
+func TestServersAreIndependent(t *testing.T) {
+	a, b := newServer(t, mock.Options{}), newServer(t, mock.Options{})
+	decodeOK(t, "PATCH a", patch(t, a, `{"feedback":[{"rating":1,"tone":"calm"}]}`), new(mock.Settings))
+	if got := getSettings(t, b).Feedback[0].Tone; got == "calm" {
+		t.Error("server b sees server a's PATCH")
+	}
+}
+
+func TestEnglishLocale(t *testing.T) {
+	h := newServer(t, mock.Options{Scenario: "en-shop"})
+	all := fetchAll(t, h, "", 100)
+	if len(all) != 300 {
+		t.Fatalf("en-shop has %d reviews, want 300", len(all))
+	}
+	latin := 0
+	for _, f := range all {
+		for _, s := range []string{f.Text, f.AnswerText, f.ProductName, f.UserName} {
+			if strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+				t.Fatalf("%s: Cyrillic in an English shop: %q", f.FeedbackID, s)
+			}
+		}
+		if f.Text != "" {
+			latin++
+		}
+	}
+	if latin < 150 {
+		t.Errorf("only %d of 300 reviews have text", latin)
+	}
+}
