@@ -86,7 +86,7 @@ func TestInvalidFilesGolden(t *testing.T) {
 func TestNewRejectsBadScenario(t *testing.T) {
 	tests := []struct {
 		name, scenario, want string
-		files            fstest.MapFS
+		files                fstest.MapFS
 	}{
 		{"unknown scenario", "nope", `scenario "nope" not found; have: ok`, fstest.MapFS{"ok.yaml": {}}},
 		{"path escape", "../default", `scenario name "../default"`, nil},
