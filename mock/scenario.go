@@ -278,7 +278,7 @@ func assignIDs(fbs []Feedback) error {
 		}
 		seen[f.FeedbackID] = true
 	}
-	sort.SliceStable(fbs, func(i, j int) bool { return fbs[i].CreatedDate < fbs[j].CreatedDate })
+	slices.SortStableFunc(fbs, func(a, b Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
 	for i := range fbs {
 		fbs[i].ID = int64(i + 1)
 	}

@@ -1,0 +1,15 @@
+# replymock: a static binary on an empty image. Scenarios and fixtures are
+# embedded; mount a folder and pass --scenarios /path to replace them.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/replymock .
+
+FROM scratch
+COPY --from=build /out/replymock /replymock
+USER 65534:65534
+EXPOSE 8080
+ENTRYPOINT ["/replymock"]

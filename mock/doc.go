@@ -1,0 +1,27 @@
+// Package mock is an in-memory fake of the auto-reply service's API: the
+// shop's auto-reply settings and its list of customer reviews.
+//
+// A [Server] is an [net/http.Handler] built by [New] from a scenario: a
+// YAML file naming a seed, a settings fixture, hand-written review
+// fixtures and generator parameters. The same seed gives byte-identical
+// data on every machine. Routes:
+//
+//	GET   /api/v1/settings/ai   the settings: five per-rating elements and one for questions
+//	PATCH /api/v1/settings/ai   a partial, atomic update; answers the full settings
+//	GET   /api/v1/feedbacks     reviews, newest first, with filters, pagination and counts_only
+//	GET   /__mock/health        liveness of the mock itself
+//
+// Every answer uses the envelope {"success":true,"data":...}; errors are
+// {"success":false,"data":null,"error":{"code","message","field"}}. The
+// contract decisions behind each rule, and the scenario format, are in
+// the repository's README.
+//
+// In a Go test:
+//
+//	srv, err := mock.New(mock.Options{})
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	ts := httptest.NewServer(srv)
+//	defer ts.Close()
+package mock
