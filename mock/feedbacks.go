@@ -140,7 +140,7 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st := s.scenario.store
+	st := apiFrom(r).sc.store()
 	res := st.find(q)
 	var buf bytes.Buffer
 	buf.WriteString(`{"success":true,"data":`)

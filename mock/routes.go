@@ -36,7 +36,7 @@ func (s *Server) routes() *mux.Router {
 
 // handleHealth serves GET /__mock/health.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: map[string]string{"status": "ok", "scenario": s.scenario.Name}})
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: map[string]string{"status": "ok", "scenario": s.Scenario().Name}})
 }
 
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,8 @@
 package mock
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,71 +12,146 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 // scenarioFile is the YAML form of a scenario (scenarios/NAME.yaml).
 type scenarioFile struct {
-	Description string   `yaml:"description"`
-	Seed        int64    `yaml:"seed"`
-	Tones       []string `yaml:"tones"`
-	Settings    string   `yaml:"settings"`
-	Data        dataSpec `yaml:"data"`
+	Extends     string     `yaml:"extends"`
+	Description string     `yaml:"description"`
+	Seed        int64      `yaml:"seed"`
+	Tones       []string   `yaml:"tones"`
+	Settings    string     `yaml:"settings"`
+	Auth        authSpec   `yaml:"auth"`
+	RateLimit   *RateLimit `yaml:"rate_limit"`
+	Faults      []Fault    `yaml:"faults"`
+	Data        dataSpec   `yaml:"data"`
+}
+
+// scenarioKeys are the top-level keys; with extends, each one given
+// replaces the parent's value whole.
+var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "data"}
+
+// authSpec is a scenario's authentication: none, or a bearer token from
+// a list on every API request.
+type authSpec struct {
+	Type   string   `yaml:"type" json:"type"`
+	Tokens []string `yaml:"tokens" json:"tokens"`
+}
+
+// RateLimit allows Requests API requests per Window, per session; the
+// request over it gets 429 with Retry-After.
+type RateLimit struct {
+	Requests int      `yaml:"requests" json:"requests"`
+	Window   Duration `yaml:"window" json:"window"`
 }
 
 // dataSpec says where a scenario's reviews come from.
 type dataSpec struct {
-	Locale   string        `yaml:"locale"`
-	Fixtures []string      `yaml:"fixtures"`
-	Generate *generateSpec `yaml:"generate"`
+	Locale   string        `yaml:"locale" json:"locale"`
+	Fixtures []string      `yaml:"fixtures" json:"fixtures"`
+	Generate *generateSpec `yaml:"generate" json:"generate"`
 }
 
 // generateSpec are the generator's parameters. Pointers tell "absent"
 // (a default applies) from zero.
 type generateSpec struct {
-	Count         int       `yaml:"count"`
-	Products      int       `yaml:"products"`
-	Answered      *float64  `yaml:"answered"`
-	RatingWeights []float64 `yaml:"rating_weights"`
-	RatingOnly    *float64  `yaml:"rating_only"`
-	Photos        *float64  `yaml:"photos"`
-	Videos        *float64  `yaml:"videos"`
-	SameSecond    *float64  `yaml:"same_second"`
-	End           string    `yaml:"end"`
-	Days          int       `yaml:"days"`
+	Count         int       `yaml:"count" json:"count"`
+	Products      int       `yaml:"products" json:"products"`
+	Answered      *float64  `yaml:"answered" json:"answered"`
+	RatingWeights []float64 `yaml:"rating_weights" json:"rating_weights"`
+	RatingOnly    *float64  `yaml:"rating_only" json:"rating_only"`
+	Photos        *float64  `yaml:"photos" json:"photos"`
+	Videos        *float64  `yaml:"videos" json:"videos"`
+	SameSecond    *float64  `yaml:"same_second" json:"same_second"`
+	End           string    `yaml:"end" json:"end"`
+	Days          int       `yaml:"days" json:"days"`
 }
 
 // Limits on scenario data, so a typo cannot exhaust memory.
 const (
 	MaxGeneratedReviews = 2_000_000
 	MaxProducts         = 100_000
+	MaxFaults           = 100
 )
 
-// Scenario is a loaded, validated scenario: immutable data and the
-// initial settings every session starts from.
+// Scenario is a loaded, validated scenario: its rules, the initial
+// settings every session starts from, and its data, built on first use.
 type Scenario struct {
 	Name        string
 	Description string
+	Extends     string
 	Seed        int64
 	Locale      string
 
-	rules    settingsRules
-	settings Settings
-	store    *store
+	file      scenarioFile // with the parent's values merged in and defaults applied
+	rules     settingsRules
+	settings  Settings
+	auth      authSpec
+	rateLimit *RateLimit
+	faults    []Fault
+	data      *dataSource
+	// fingerprint changes whenever anything above does; a reload keeps a
+	// scenario whose fingerprint is unchanged, and with it sessions' counters.
+	fingerprint string
+}
+
+// Len is the number of reviews in the scenario's data (building it if needed).
+func (sc *Scenario) Len() int { return len(sc.store().records) }
+
+func (sc *Scenario) store() *store { return sc.data.get() }
+
+// dataSource builds a store once, on first use. Scenarios with the same
+// data (an extends without its own data or seed) share one.
+type dataSource struct {
+	once  sync.Once
+	build func() *store
+	st    *store
+}
+
+func (d *dataSource) get() *store {
+	d.once.Do(func() { d.st = d.build() })
+	return d.st
+}
+
+// dataCache shares built data between scenarios and across reloads, keyed
+// by everything the data depends on.
+type dataCache struct {
+	mu sync.Mutex // guards m
+	m  map[string]*dataSource
+}
+
+func (c *dataCache) source(key string, build func() *store) *dataSource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*dataSource)
+	}
+	if d, ok := c.m[key]; ok {
+		return d
+	}
+	d := &dataSource{build: build}
+	c.m[key] = d
+	return d
 }
 
 var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// loader reads scenario and fixture files from two file systems and
-// caches the fixtures it has decoded.
+// loader reads scenario and fixture files from two file systems.
 type loader struct {
 	scenarios fs.FS
 	fixtures  fs.FS
 	seed      int64 // overrides every scenario's seed when not 0
+	cache     *dataCache
 }
 
-// load reads, validates and builds the scenario NAME.
+// load reads and validates the scenario NAME and what it extends.
 func (l *loader) load(name string) (*Scenario, error) {
+	return l.loadChain(name, nil)
+}
+
+func (l *loader) loadChain(name string, chain []string) (*Scenario, error) {
 	if !scenarioNameRE.MatchString(name) {
 		return nil, fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
 	}
@@ -82,20 +159,35 @@ func (l *loader) load(name string) (*Scenario, error) {
 	data, err := fs.ReadFile(l.scenarios, file)
 	if errors.Is(err, fs.ErrNotExist) {
 		names, _ := scenarioNames(l.scenarios)
-		return nil, fmt.Errorf("scenario %q not found; have: %s", name, strings.Join(names, ", "))
+		return nil, &notFoundError{name: name, have: names}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return l.build(name, "scenarios/"+file, data)
+	return l.build(name, "scenarios/"+file, data, chain)
 }
 
-// build decodes and validates one scenario file's bytes and builds it.
-func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
+// build decodes and validates one scenario file's bytes. chain lists the
+// scenarios that extend this one, to catch a loop.
+func (l *loader) build(name, display string, data []byte, chain []string) (*Scenario, error) {
 	var sf scenarioFile
 	yf := decodeYAML(display, data, &sf)
 	if yf.root == nil || len(yf.problems) > 0 {
 		return nil, yf.err()
+	}
+	if sf.Extends != "" {
+		parent, err := l.parent(yf, sf.Extends, append(chain, name))
+		if err != nil {
+			return nil, err
+		}
+		child := sf
+		sf = parent.file
+		sf.Extends = child.Extends
+		for _, key := range scenarioKeys {
+			if yf.has(key) {
+				copyScenarioKey(&sf, &child, key)
+			}
+		}
 	}
 	sf.validate(yf)
 	if err := yf.err(); err != nil {
@@ -103,8 +195,8 @@ func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
 	}
 	sf.applyDefaults()
 
-	sc := &Scenario{Name: name, Description: sf.Description, Seed: sf.Seed, Locale: sf.Data.Locale,
-		rules: settingsRules{tones: sf.Tones}}
+	sc := &Scenario{Name: name, Description: sf.Description, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
+		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, faults: sf.Faults}
 	if l.seed != 0 {
 		sc.Seed = l.seed
 	}
@@ -122,13 +214,20 @@ func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
 		fixtureErr("settings", err)
 	}
 	sc.settings = st
-	var fbs []Feedback
+	var fixtures []Feedback
+	seen := make(map[string]string)
 	for i, fx := range sf.Data.Fixtures {
 		recs, err := l.loadReviews(fx)
 		if err != nil {
 			fixtureErr(fmt.Sprintf("data.fixtures[%d]", i), err)
 		}
-		fbs = append(fbs, recs...)
+		for _, r := range recs {
+			if prev, dup := seen[r.FeedbackID]; dup && prev != fx {
+				yf.problemf(fmt.Sprintf("data.fixtures[%d]", i), "feedback_id %q is also in %s", r.FeedbackID, prev)
+			}
+			seen[r.FeedbackID] = fx
+		}
+		fixtures = append(fixtures, recs...)
 	}
 	var bank *phraseBank
 	if sf.Data.Generate != nil {
@@ -140,20 +239,102 @@ func (l *loader) build(name, display string, data []byte) (*Scenario, error) {
 	if err := yf.err(); err != nil {
 		return nil, err
 	}
-	if sf.Data.Generate != nil {
-		fbs = append(fbs, generate(*sf.Data.Generate, sc.Seed, bank, st)...)
+	gen, seed := sf.Data.Generate, sc.Seed
+	build := func() *store {
+		fbs := slices.Clone(fixtures)
+		if gen != nil {
+			fbs = append(fbs, generate(*gen, seed, bank, st)...)
+		}
+		assignIDs(fbs)
+		return newStore(fbs)
 	}
-	if err := assignIDs(fbs); err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
+	if l.cache == nil {
+		l.cache = &dataCache{}
 	}
-	if sc.store, err = newStore(fbs); err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
-	}
+	key := dataKey(sf.Data, seed, st, fixtures)
+	sc.data = l.cache.source(key, build)
+	sc.fingerprint = fingerprint(sf, sc.Seed, key)
 	return sc, nil
+}
+
+// notFoundError is a scenario name with no file.
+type notFoundError struct {
+	name string
+	have []string
+}
+
+func (e *notFoundError) Error() string {
+	return fmt.Sprintf("scenario %q not found; have: %s", e.name, strings.Join(e.have, ", "))
+}
+
+// parent loads the scenario that NAME extends; its problems are reported
+// at the extends line as well as in its own file.
+func (l *loader) parent(yf *yamlFile, name string, chain []string) (*Scenario, error) {
+	if slices.Contains(chain, name) {
+		yf.problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
+		return nil, yf.err()
+	}
+	parent, err := l.loadChain(name, chain)
+	var nf *notFoundError
+	switch {
+	case errors.As(err, &nf):
+		yf.problemf("extends", "%v", nf)
+		return nil, yf.err()
+	case err != nil:
+		yf.problemf("extends", "scenario %q has problems", name)
+		return nil, errors.Join(yf.err(), err)
+	}
+	return parent, nil
+}
+
+func copyScenarioKey(dst, src *scenarioFile, key string) {
+	switch key {
+	case "description":
+		dst.Description = src.Description
+	case "seed":
+		dst.Seed = src.Seed
+	case "tones":
+		dst.Tones = src.Tones
+	case "settings":
+		dst.Settings = src.Settings
+	case "auth":
+		dst.Auth = src.Auth
+	case "rate_limit":
+		dst.RateLimit = src.RateLimit
+	case "faults":
+		dst.Faults = src.Faults
+	case "data":
+		dst.Data = src.Data
+	}
+}
+
+// fingerprint hashes what a scenario is made of.
+func fingerprint(sf scenarioFile, seed int64, dataKey string) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	enc.Encode(sf)
+	enc.Encode(seed)
+	enc.Encode(dataKey)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// dataKey names a scenario's data by everything that goes into it, so
+// identical data is built once.
+func dataKey(d dataSpec, seed int64, st Settings, fixtures []Feedback) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	enc.Encode(d)
+	enc.Encode(seed)
+	enc.Encode(st)
+	enc.Encode(fixtures)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // validate checks a decoded scenario; it does not change it.
 func (sf *scenarioFile) validate(yf *yamlFile) {
+	if sf.Extends != "" && !scenarioNameRE.MatchString(sf.Extends) {
+		yf.problemf("extends", "must be a scenario name, got %q", sf.Extends)
+	}
 	if strings.TrimSpace(sf.Description) == "" {
 		yf.problemf("description", "required: one line saying what the scenario is for")
 	}
@@ -167,6 +348,39 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 	}
 	if sf.Settings == "" {
 		yf.problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
+	}
+	switch sf.Auth.Type {
+	case "", "none":
+		if len(sf.Auth.Tokens) > 0 {
+			yf.problemf("auth.tokens", "only with type: bearer")
+		}
+	case "bearer":
+		if len(sf.Auth.Tokens) == 0 {
+			yf.problemf("auth.tokens", "required with type: bearer: the tokens clients may send")
+		}
+		for i, tok := range sf.Auth.Tokens {
+			if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+				yf.problemf(fmt.Sprintf("auth.tokens[%d]", i), "must be a non-empty token without spaces")
+			}
+		}
+	default:
+		yf.problemf("auth.type", "must be none or bearer, got %q", sf.Auth.Type)
+	}
+	if rl := sf.RateLimit; rl != nil {
+		if rl.Requests < 1 {
+			yf.problemf("rate_limit.requests", "must be at least 1, got %d", rl.Requests)
+		}
+		if rl.Window.D() < time.Millisecond || rl.Window.D() > 24*time.Hour {
+			yf.problemf("rate_limit.window", "must be from 1ms to 24h, got %s", rl.Window)
+		}
+	}
+	if len(sf.Faults) > MaxFaults {
+		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
+	}
+	for i := range sf.Faults {
+		for _, p := range sf.Faults[i].validate() {
+			yf.problemf(strings.TrimSuffix(fmt.Sprintf("faults[%d].%s", i, p.field), "."), "%s", p.msg)
+		}
 	}
 	d := sf.Data
 	if d.Locale != "" && !slices.Contains(Locales, d.Locale) {
@@ -268,21 +482,12 @@ func (sf *scenarioFile) applyDefaults() {
 	}
 }
 
-// assignIDs numbers the reviews 1..N from the oldest, in a stable order,
-// and checks that feedback_id values are unique.
-func assignIDs(fbs []Feedback) error {
-	seen := make(map[string]bool, len(fbs))
-	for _, f := range fbs {
-		if seen[f.FeedbackID] {
-			return fmt.Errorf("feedback_id %q is used by more than one review", f.FeedbackID)
-		}
-		seen[f.FeedbackID] = true
-	}
+// assignIDs numbers the reviews 1..N from the oldest, in a stable order.
+func assignIDs(fbs []Feedback) {
 	slices.SortStableFunc(fbs, func(a, b Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
 	for i := range fbs {
 		fbs[i].ID = int64(i + 1)
 	}
-	return nil
 }
 
 // scenarioNames lists the scenarios in a folder, sorted.
@@ -297,194 +502,4 @@ func scenarioNames(fsys fs.FS) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-// reviewsFile is a fixture of hand-written reviews (kind: reviews).
-type reviewsFile struct {
-	Kind    string          `yaml:"kind"`
-	Reviews []reviewFixture `yaml:"reviews"`
-}
-
-// reviewFixture is a review as written in a fixture: lists are YAML lists
-// (the API carries them as JSON text), and derived fields may be omitted.
-type reviewFixture struct {
-	FeedbackID       string         `yaml:"feedback_id"`
-	NmID             int64          `yaml:"nm_id"`
-	ImtID            int64          `yaml:"imt_id"`
-	Text             string         `yaml:"text"`
-	Pros             string         `yaml:"pros"`
-	Cons             string         `yaml:"cons"`
-	ProductValuation int            `yaml:"product_valuation"`
-	ValuationTags    []string       `yaml:"valuation_tags"`
-	CreatedDate      string         `yaml:"created_date"`
-	AnswerText       string         `yaml:"answer_text"`
-	AnswerState      *string        `yaml:"answer_state"`
-	ProductName      string         `yaml:"product_name"`
-	SupplierArticle  string         `yaml:"supplier_article"`
-	BrandName        string         `yaml:"brand_name"`
-	Photos           []string       `yaml:"photos"`
-	Video            map[string]any `yaml:"video"`
-	UserName         string         `yaml:"user_name"`
-	WasViewed        *int           `yaml:"was_viewed"`
-	State            *string        `yaml:"state"`
-	CreatedAt        string         `yaml:"created_at"`
-}
-
-// loadReviews reads a reviews fixture.
-func (l *loader) loadReviews(name string) ([]Feedback, error) {
-	data, err := fs.ReadFile(l.fixtures, name)
-	if err != nil {
-		return nil, fmt.Errorf("fixtures/%s: %w", name, err)
-	}
-	return decodeReviews("fixtures/"+name, data)
-}
-
-func decodeReviews(display string, data []byte) ([]Feedback, error) {
-	var rf reviewsFile
-	yf := decodeYAML(display, data, &rf)
-	if yf.root == nil || len(yf.problems) > 0 {
-		return nil, yf.err()
-	}
-	if rf.Kind != "reviews" {
-		yf.problemf("kind", "must be \"reviews\" in a reviews fixture, got %q", rf.Kind)
-	}
-	fbs := make([]Feedback, 0, len(rf.Reviews))
-	seen := make(map[string]int)
-	for i, r := range rf.Reviews {
-		p := fmt.Sprintf("reviews[%d]", i)
-		f, problems := r.toFeedback()
-		for _, pr := range problems {
-			yf.problemf(p+"."+pr.field, "%s", pr.msg)
-		}
-		if j, dup := seen[r.FeedbackID]; dup && r.FeedbackID != "" {
-			yf.problemf(p+".feedback_id", "%q is already used by reviews[%d]", r.FeedbackID, j)
-		}
-		seen[r.FeedbackID] = i
-		fbs = append(fbs, f)
-	}
-	if err := yf.err(); err != nil {
-		return nil, err
-	}
-	return fbs, nil
-}
-
-type fieldProblem struct{ field, msg string }
-
-// toFeedback checks a fixture review and fills its derived fields.
-func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
-	var probs []fieldProblem
-	bad := func(field, format string, args ...any) {
-		probs = append(probs, fieldProblem{field, fmt.Sprintf(format, args...)})
-	}
-	if r.FeedbackID == "" {
-		bad("feedback_id", "required")
-	}
-	if r.NmID <= 0 {
-		bad("nm_id", "required: a positive integer")
-	}
-	if r.ImtID < 0 {
-		bad("imt_id", "must be a positive integer")
-	}
-	if r.ProductValuation < 1 || r.ProductValuation > 5 {
-		bad("product_valuation", "must be 1 to 5, got %d", r.ProductValuation)
-	}
-	if r.ProductName == "" {
-		bad("product_name", "required")
-	}
-	created, err := time.Parse(timestampLayout, r.CreatedDate)
-	if err != nil {
-		bad("created_date", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", r.CreatedDate)
-	}
-	createdAt := r.CreatedAt
-	if createdAt == "" {
-		createdAt = r.CreatedDate
-	} else if t, err := time.Parse(timestampLayout, createdAt); err != nil {
-		bad("created_at", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", createdAt)
-	} else if t.Before(created) {
-		bad("created_at", "must not be before created_date")
-	}
-	answerState, state := "", "new"
-	if r.AnswerText != "" {
-		answerState, state = "sent", "done"
-	}
-	if r.AnswerState != nil {
-		answerState = *r.AnswerState
-	}
-	if r.State != nil {
-		state = *r.State
-	}
-	wasViewed := 1
-	if r.WasViewed != nil {
-		wasViewed = *r.WasViewed
-		if wasViewed != 0 && wasViewed != 1 {
-			bad("was_viewed", "must be 0 or 1, got %d", wasViewed)
-		}
-	}
-	video := json.RawMessage("null")
-	if r.Video != nil {
-		js, err := marshalJSON(r.Video)
-		if err != nil {
-			bad("video", "cannot be written as JSON: %v", err)
-		}
-		video = js
-	}
-	return Feedback{
-		FeedbackID: r.FeedbackID, NmID: r.NmID, ImtID: r.ImtID,
-		Text: r.Text, Pros: r.Pros, Cons: r.Cons,
-		ProductValuation: r.ProductValuation,
-		ValuationTags:    jsonList(r.ValuationTags),
-		CreatedDate:      r.CreatedDate,
-		AnswerText:       r.AnswerText, AnswerState: answerState,
-		ProductName: r.ProductName, SupplierArticle: r.SupplierArticle, BrandName: r.BrandName,
-		Photos: jsonList(r.Photos), Video: video,
-		UserName: r.UserName, WasViewed: wasViewed, State: state, CreatedAt: createdAt,
-	}, probs
-}
-
-// jsonList is the JSON text of a list of strings; nil gives "[]".
-func jsonList(items []string) string {
-	if items == nil {
-		items = []string{}
-	}
-	js, _ := marshalJSON(items) // a []string always encodes
-	return string(js)
-}
-
-// settingsFile is a settings fixture (kind: settings): the GET shape.
-type settingsFile struct {
-	Kind     string           `yaml:"kind"`
-	Feedback []yamlFeedbackEl `yaml:"feedback"`
-	Question QuestionSettings `yaml:"question"`
-}
-
-type yamlFeedbackEl = FeedbackSettings
-
-func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error) {
-	data, err := fs.ReadFile(l.fixtures, name)
-	if err != nil {
-		return Settings{}, fmt.Errorf("fixtures/%s: %w", name, err)
-	}
-	return decodeSettingsFixture("fixtures/"+name, data, rules)
-}
-
-func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {
-	var sf settingsFile
-	yf := decodeYAML(display, data, &sf)
-	if yf.root == nil || len(yf.problems) > 0 {
-		return Settings{}, yf.err()
-	}
-	if sf.Kind != "settings" {
-		yf.problemf("kind", "must be \"settings\" in a settings fixture, got %q", sf.Kind)
-	}
-	var st Settings
-	if len(sf.Feedback) != 5 {
-		yf.problemf("feedback", "must have exactly 5 elements, one per rating 1 to 5; got %d", len(sf.Feedback))
-		return Settings{}, yf.err()
-	}
-	copy(st.Feedback[:], sf.Feedback)
-	st.Question = sf.Question
-	for _, e := range st.validate(rules) {
-		yf.problemf(e.Field, "%s", e.Message)
-	}
-	return st, yf.err()
 }

@@ -88,7 +88,8 @@ func TestNewRejectsBadScenario(t *testing.T) {
 		name, scenario, want string
 		files                fstest.MapFS
 	}{
-		{"unknown scenario", "nope", `scenario "nope" not found; have: ok`, fstest.MapFS{"ok.yaml": {}}},
+		{"unknown scenario", "nope", `scenario "nope" not found; have: ok`, fstest.MapFS{"ok.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}}},
+		{"another file is broken", "ok", "scenarios/broken.yaml:1:1: file is empty", fstest.MapFS{"ok.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}, "broken.yaml": {}}},
 		{"path escape", "../default", `scenario name "../default"`, nil},
 		{"upper case", "Default", `scenario name "Default"`, nil},
 		{"bad file", "bad", "scenarios/bad.yaml:2:7: seed: ", fstest.MapFS{"bad.yaml": {Data: []byte("description: x\nseed: 0\nsettings: settings/default.yaml\n")}}},

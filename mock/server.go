@@ -1,9 +1,16 @@
 package mock
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,33 +29,69 @@ type Options struct {
 	// Fixtures holds the files scenarios refer to (settings/, reviews/,
 	// phrases/); nil means the embedded ones.
 	Fixtures fs.FS
-	// Seed, when not 0, replaces the scenario's seed for generated data.
+	// Seed, when not 0, replaces every scenario's seed for generated data.
 	Seed int64
+	// AdminToken, when set, is required by every /__mock/ route but health.
+	AdminToken string
+	// JournalSize is how many requests each session's journal keeps; 0
+	// means DefaultJournalSize, a negative value keeps none.
+	JournalSize int
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 	// Now tells the time; nil means time.Now.
 	Now func() time.Time
 }
 
+// DefaultSession is the session of requests without X-Mock-Session.
+const DefaultSession = "default"
+
+// AllSessions, given as a session to Reset, AddFault and friends, means
+// every session (for a fault: each session, counted separately).
+const AllSessions = "*"
+
 // Server is the fake service. It is an http.Handler and owns no listener:
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 type Server struct {
-	log      *slog.Logger
-	now      func() time.Time
-	router   *mux.Router
-	scenario *Scenario
-	def      *session
+	log        *slog.Logger
+	now        func() time.Time
+	router     *mux.Router
+	loader     *loader
+	adminToken string
+	journalCap int
+
+	mu        sync.Mutex // guards the fields below
+	scenarios map[string]*Scenario
+	sources   map[string][]byte // scenario file contents, to notice changes
+	active    string
+	sessions  map[string]*session
+	faults    []*Fault // run-time faults for every session
+	faultSeq  int
+	seq       int64 // journal sequence
 }
 
-// New loads and validates the scenario and builds its data. A bad
-// scenario or fixture fails here, with file, line and field.
+// New loads and validates every scenario, builds the active one's data,
+// and returns the server. A bad scenario or fixture fails here, with file,
+// line and field.
 func New(opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	sc, err := opts.loader().load(opts.Scenario)
+	s := &Server{
+		log:        opts.Logger,
+		now:        opts.Now,
+		loader:     opts.loader(),
+		adminToken: opts.AdminToken,
+		journalCap: opts.JournalSize,
+		sessions:   make(map[string]*session),
+	}
+	scs, sources, err := s.loader.loadAll()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: opts.Logger, now: opts.Now, scenario: sc, def: newSession(sc)}
+	if _, ok := scs[opts.Scenario]; !ok {
+		_, err := s.loader.load(opts.Scenario) // for its "not found" message
+		return nil, err
+	}
+	s.scenarios, s.sources, s.active = scs, sources, opts.Scenario
+	scs[opts.Scenario].store() // build the served data now, not on the first request
 	s.router = s.routes()
 	return s, nil
 }
@@ -64,6 +107,9 @@ func (opts Options) withDefaults() Options {
 	if opts.Fixtures == nil {
 		opts.Fixtures = fixtures.FS
 	}
+	if opts.JournalSize == 0 {
+		opts.JournalSize = DefaultJournalSize
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -74,47 +120,367 @@ func (opts Options) withDefaults() Options {
 }
 
 func (opts Options) loader() *loader {
-	return &loader{scenarios: opts.Scenarios, fixtures: opts.Fixtures, seed: opts.Seed}
+	return &loader{scenarios: opts.Scenarios, fixtures: opts.Fixtures, seed: opts.Seed, cache: &dataCache{}}
 }
 
-// Scenario returns the scenario the server serves.
-func (s *Server) Scenario() *Scenario { return s.scenario }
-
-// Len is the number of reviews in the scenario's data.
-func (sc *Scenario) Len() int { return len(sc.store.records) }
-
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.router.ServeHTTP(w, r)
+// loadAll loads every scenario in the folder; any problem fails it.
+func (l *loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
+	names, err := scenarioNames(l.scenarios)
+	if err != nil {
+		return nil, nil, err
+	}
+	scs := make(map[string]*Scenario, len(names))
+	sources := make(map[string][]byte, len(names))
+	var errs []error
+	for _, n := range names {
+		sc, err := l.load(n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		scs[n] = sc
+		sources[n], _ = fs.ReadFile(l.scenarios, n+".yaml")
+	}
+	return scs, sources, errors.Join(errs...)
 }
 
-// session is one caller's mutable state on top of the scenario's data.
+// Scenario returns the scenario the server serves by default.
+func (s *Server) Scenario() *Scenario {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scenarios[s.active]
+}
+
+// ScenarioInfo describes one scenario for the admin API.
+type ScenarioInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Extends     string `json:"extends,omitempty"`
+	Active      bool   `json:"active"`
+}
+
+// Scenarios lists the scenarios, marking the one active for session.
+func (s *Server) Scenarios(sid string) []ScenarioInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	active := s.active
+	if ss := s.sessions[sid]; ss != nil && ss.scenario != "" {
+		active = ss.scenario
+	}
+	out := make([]ScenarioInfo, 0, len(s.scenarios))
+	for _, name := range slices.Sorted(maps.Keys(s.scenarios)) {
+		sc := s.scenarios[name]
+		out = append(out, ScenarioInfo{Name: name, Description: sc.Description, Extends: sc.Extends, Active: name == active})
+	}
+	return out
+}
+
+// SetScenario makes name the active scenario of session, or of the server
+// (every session that has not picked its own) when session is AllSessions.
+func (s *Server) SetScenario(sid, name string) error {
+	s.mu.Lock()
+	sc, ok := s.scenarios[name]
+	if !ok {
+		s.mu.Unlock()
+		return invalidBody("name", "no scenario %q; have: %s", name, strings.Join(slices.Sorted(maps.Keys(s.scenarios)), ", "))
+	}
+	if sid == AllSessions {
+		s.active = name
+		for _, ss := range s.sessions {
+			ss.mu.Lock()
+			ss.scenario = ""
+			ss.mu.Unlock()
+		}
+	} else {
+		ss := s.sessionLocked(sid)
+		ss.mu.Lock()
+		ss.scenario = name
+		ss.mu.Unlock()
+	}
+	s.mu.Unlock()
+	sc.store() // build its data now rather than in the next request
+	s.log.Info("scenario switched", "session", sid, "scenario", name)
+	return nil
+}
+
+// Reset returns session (or every session, for AllSessions) to the start:
+// scenario settings, fault counters, rate limits, run-time faults and the
+// journal. The server's active scenario stays.
+func (s *Server) Reset(sid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sid == AllSessions {
+		s.sessions = make(map[string]*session)
+		s.faults = nil
+		return
+	}
+	delete(s.sessions, sid)
+}
+
+// session returns the session with id, creating it.
+func (s *Server) session(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionLocked(id)
+}
+
+func (s *Server) sessionLocked(id string) *session {
+	ss, ok := s.sessions[id]
+	if !ok {
+		ss = &session{id: id, states: make(map[string]*scenarioState), journal: journal{size: s.journalCap}}
+		s.sessions[id] = ss
+	}
+	return ss
+}
+
+// resolve picks the session and scenario of a request. name is the
+// X-Mock-Scenario header ("" for none).
+func (s *Server) resolve(sessionID, name string) (*session, *Scenario, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessionLocked(sessionID)
+	if name == "" {
+		ss.mu.Lock()
+		name = ss.scenario
+		ss.mu.Unlock()
+	}
+	if name == "" {
+		name = s.active
+	}
+	sc, ok := s.scenarios[name]
+	if !ok {
+		return nil, nil, invalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
+	}
+	return ss, sc, nil
+}
+
+// session is one caller's mutable state on top of the scenarios' data.
 type session struct {
-	mu       sync.Mutex // guards settings
+	id string
+
+	mu       sync.Mutex // guards the fields below
+	scenario string     // picked with PUT /__mock/scenario; "" follows the server
+	states   map[string]*scenarioState
+	faults   []*Fault                 // run-time faults of this session
+	counters map[*Fault]*faultCounter // counters of run-time faults
+	journal  journal
+}
+
+// scenarioState is what a session changes while it uses one scenario.
+type scenarioState struct {
+	sc       *Scenario // the version the state belongs to
 	settings Settings
+	counters []faultCounter // one per scenario fault
+	rng      *rand.Rand
+	window   time.Time // start of the rate-limit window
+	inWindow int       // requests counted in it
 }
 
-func newSession(sc *Scenario) *session {
-	return &session{settings: sc.settings}
+// state returns the session's state for sc; the caller holds ss.mu. A
+// reloaded scenario keeps the session's settings but restarts its counters.
+func (ss *session) state(sc *Scenario) *scenarioState {
+	st, ok := ss.states[sc.Name]
+	if !ok {
+		st = &scenarioState{settings: sc.settings}
+		ss.states[sc.Name] = st
+	}
+	if st.sc != sc {
+		st.sc = sc
+		st.counters = make([]faultCounter, len(sc.faults))
+		st.rng = newRNG(sc.Seed, ss.id)
+		st.window, st.inWindow = time.Time{}, 0
+	}
+	return st
 }
 
-// session returns the state a request works on.
-func (s *Server) session(*http.Request) *session { return s.def }
-
-func (ss *session) getSettings() Settings {
+func (ss *session) getSettings(sc *Scenario) Settings {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.settings
+	return ss.state(sc).settings
 }
 
 // patchSettings applies p atomically: on error nothing changes.
-func (ss *session) patchSettings(p *settingsPatch) (Settings, error) {
+func (ss *session) patchSettings(sc *Scenario, p *settingsPatch) (Settings, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	next, err := p.apply(ss.settings)
+	st := ss.state(sc)
+	next, err := p.apply(st.settings)
 	if err != nil {
-		return ss.settings, err
+		return st.settings, err
 	}
-	ss.settings = next
+	st.settings = next
 	return next, nil
+}
+
+// AddFault adds a run-time fault for session, or for every session with
+// AllSessions, and returns it with its id. Faults added later are checked
+// after the scenario's own and the earlier ones.
+func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
+	if probs := f.validate(); len(probs) > 0 {
+		return Fault{}, invalidBody(probs[0].field, "%s", probs[0].msg)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faultSeq++
+	f.ID = fmt.Sprintf("f%d", s.faultSeq)
+	fp := &f
+	if sid == AllSessions {
+		s.faults = append(s.faults, fp)
+		return f, nil
+	}
+	ss := s.sessionLocked(sid)
+	ss.mu.Lock()
+	ss.faults = append(ss.faults, fp)
+	ss.mu.Unlock()
+	return f, nil
+}
+
+// Faults lists the run-time faults that apply to session: every session's
+// first, then its own. With AllSessions, it lists every run-time fault.
+func (s *Server) Faults(sid string) []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Fault
+	for _, f := range s.faults {
+		out = append(out, *f)
+	}
+	for id, ss := range s.sessions {
+		if sid != AllSessions && id != sid {
+			continue
+		}
+		ss.mu.Lock()
+		for _, f := range ss.faults {
+			out = append(out, *f)
+		}
+		ss.mu.Unlock()
+	}
+	slices.SortStableFunc(out, func(a, b Fault) int { return faultNum(a.ID) - faultNum(b.ID) })
+	return out
+}
+
+func faultNum(id string) int {
+	var n int
+	fmt.Sscanf(id, "f%d", &n)
+	return n
+}
+
+// RemoveFaults removes the run-time fault with id, or with id "" every
+// run-time fault of session (AllSessions: of every session and global).
+// It reports how many were removed.
+func (s *Server) RemoveFaults(sid, id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	keep := func(f *Fault, owner string) bool {
+		drop := id != "" && f.ID == id || id == "" && (sid == AllSessions || owner == sid)
+		if drop {
+			n++
+		}
+		return !drop
+	}
+	s.faults = slices.DeleteFunc(s.faults, func(f *Fault) bool { return !keep(f, AllSessions) })
+	for owner, ss := range s.sessions {
+		ss.mu.Lock()
+		ss.faults = slices.DeleteFunc(ss.faults, func(f *Fault) bool { return !keep(f, owner) })
+		ss.mu.Unlock()
+	}
+	return n
+}
+
+// Requests returns the journal entries that match f, oldest first.
+func (s *Server) Requests(f JournalFilter) []JournalEntry {
+	s.mu.Lock()
+	sessions := make([]*session, 0, len(s.sessions))
+	for id, ss := range s.sessions {
+		if f.Session == "" || f.Session == id {
+			sessions = append(sessions, ss)
+		}
+	}
+	s.mu.Unlock()
+	var out []JournalEntry
+	for _, ss := range sessions {
+		ss.mu.Lock()
+		out = append(out, ss.journal.list(f)...)
+		ss.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b JournalEntry) int { return int(a.Seq - b.Seq) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out
+}
+
+// ClearRequests empties the journal of session, or of every session.
+func (s *Server) ClearRequests(sid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, ss := range s.sessions {
+		if sid == AllSessions || id == sid {
+			ss.mu.Lock()
+			ss.journal = journal{size: s.journalCap}
+			ss.mu.Unlock()
+		}
+	}
+}
+
+// Reload reads the scenarios folder again. Changed files are validated
+// and swapped in; a broken one is logged and its previous version keeps
+// serving. It returns the problems found.
+func (s *Server) Reload() error {
+	names, err := scenarioNames(s.loader.scenarios)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	changed := len(names) != len(s.sources)
+	for _, n := range names {
+		data, err := fs.ReadFile(s.loader.scenarios, n+".yaml")
+		if err != nil || !bytes.Equal(data, s.sources[n]) {
+			changed = true
+		}
+	}
+	s.mu.Unlock()
+	if !changed {
+		return nil
+	}
+	var errs []error
+	next := make(map[string]*Scenario)
+	sources := make(map[string][]byte)
+	for _, n := range names {
+		sc, err := s.loader.load(n)
+		if err != nil {
+			errs = append(errs, err)
+			s.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", err)
+			continue
+		}
+		next[n] = sc
+		sources[n], _ = fs.ReadFile(s.loader.scenarios, n+".yaml")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n, old := range s.scenarios {
+		if _, ok := next[n]; !ok && (slices.Contains(names, n) || n == s.active) {
+			next[n] = old // broken, or removed while active: keep it
+			sources[n] = s.sources[n]
+		}
+	}
+	for n, sc := range next {
+		if !bytes.Equal(sources[n], s.sources[n]) {
+			s.log.Info("scenario reloaded", "scenario", n)
+		}
+		if old, ok := s.scenarios[n]; ok && old.fingerprint == sc.fingerprint {
+			next[n] = old // unchanged: keep the same version, so counters go on
+		}
+	}
+	s.scenarios, s.sources = next, sources
+	return errors.Join(errs...)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
+		s.serveAPI(w, r)
+		return
+	}
+	s.router.ServeHTTP(w, r)
 }

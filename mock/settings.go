@@ -474,8 +474,8 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 
 // handleSettingsGet serves GET /api/v1/settings/ai.
 func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request) {
-	st := s.session(r).getSettings()
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: st})
+	ac := apiFrom(r)
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: ac.ss.getSettings(ac.sc)})
 }
 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
@@ -486,13 +486,13 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sc := s.scenario
-	p, err := decodeSettingsPatch(body, sc.rules)
+	ac := apiFrom(r)
+	p, err := decodeSettingsPatch(body, ac.sc.rules)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.session(r).patchSettings(p)
+	st, err := ac.ss.patchSettings(ac.sc, p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

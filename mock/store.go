@@ -66,19 +66,13 @@ func foldString(s string) string {
 	return cases.Fold().String(s)
 }
 
-// newStore prepares fbs (which must have unique ids and valid timestamps).
-func newStore(fbs []Feedback) (*store, error) {
+// newStore prepares fbs, which have unique ids and valid timestamps.
+func newStore(fbs []Feedback) *store {
 	st := &store{records: make([]record, len(fbs))}
 	for i := range fbs {
 		f := &fbs[i]
-		t, err := time.Parse(timestampLayout, f.CreatedDate)
-		if err != nil {
-			return nil, fmt.Errorf("review %d: created_date: %w", f.ID, err)
-		}
-		js, err := marshalJSON(f)
-		if err != nil {
-			return nil, fmt.Errorf("review %d: %w", f.ID, err)
-		}
+		t, _ := time.Parse(timestampLayout, f.CreatedDate) // checked when loaded or generated
+		js, _ := marshalJSON(f)                            // plain strings and numbers always encode
 		st.records[i] = record{
 			created:  t.Unix(),
 			day:      int32(t.Unix() / 86400),
@@ -97,7 +91,7 @@ func newStore(fbs []Feedback) (*store, error) {
 		}
 		return a.id > b.id
 	})
-	return st, nil
+	return st
 }
 
 // searchText is what the search filter matches against. The separator keeps

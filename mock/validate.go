@@ -53,7 +53,7 @@ func ValidateFile(opts Options, file string, data []byte) error {
 		return err
 	case "", "scenario":
 		name := strings.TrimSuffix(path.Base(file), ".yaml")
-		_, err := opts.loader().build(name, file, data)
+		_, err := opts.loader().build(name, file, data, nil)
 		return err
 	default:
 		return &Problem{File: file, Line: 1, Col: 1, Field: "kind",

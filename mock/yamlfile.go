@@ -132,6 +132,11 @@ func (f *yamlFile) addTypeError(msg string) {
 			}
 		}
 		p.Message = fmt.Sprintf("must be %s, got %s", describeGoType(goType), describeTag(tag))
+	default:
+		// A custom unmarshaler's message: place it at the line's value.
+		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return !isKey && n.Line == line && n.Kind == yaml.ScalarNode }); n != nil {
+			p.Col, p.Field = n.Column, path
+		}
 	}
 	f.problems = append(f.problems, p)
 }
@@ -256,6 +261,19 @@ func splitPath(path string) []pathSeg {
 		}
 	}
 	return segs
+}
+
+// has reports whether the document's top-level mapping has key.
+func (f *yamlFile) has(key string) bool {
+	if f.root == nil || f.root.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(f.root.Content); i += 2 {
+		if f.root.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // problemf records a problem with the field at path.

@@ -1,0 +1,274 @@
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+// Fault is a failure injected into requests that match it: latency, an
+// error answer, a dropped connection or a truncated body. Faults come from
+// a scenario file or are added at run time through the admin API; both use
+// this shape (YAML or JSON).
+type Fault struct {
+	// ID names a run-time fault (assigned when it is added).
+	ID string `json:"id,omitempty" yaml:"-"`
+	// Name is an optional label shown in the journal.
+	Name string `json:"name,omitempty" yaml:"name"`
+	// Method matches the request method; "" or "*" matches any.
+	Method string `json:"method,omitempty" yaml:"method"`
+	// Path matches the path after /api/v1 with path.Match globs
+	// ("/feedbacks", "/settings/*"); "", "*" or "/**" match every path.
+	Path string `json:"path,omitempty" yaml:"path"`
+	// Probability that a matching request is hit, from 0 to 1; nil means 1.
+	Probability *float64 `json:"probability,omitempty" yaml:"probability"`
+	// After lets the first After matching requests through untouched.
+	After int `json:"after,omitempty" yaml:"after"`
+	// Times limits how many requests the fault hits; 0 means no limit.
+	Times int `json:"times,omitempty" yaml:"times"`
+
+	// Latency delays the answer.
+	Latency *Latency `json:"latency,omitempty" yaml:"latency"`
+	// Error answers with a status instead of the real answer.
+	Error *FaultError `json:"error,omitempty" yaml:"error"`
+	// Drop closes the connection without an answer.
+	Drop bool `json:"drop,omitempty" yaml:"drop"`
+	// Truncate sends the real answer's headers and half its body, then
+	// closes the connection.
+	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
+}
+
+// Latency is a delay: Fixed; a uniform range Min..Max; or log-normal,
+// given its Median and 99th percentile P99. Exactly one form is used.
+type Latency struct {
+	Fixed  Duration `json:"fixed,omitempty" yaml:"fixed"`
+	Min    Duration `json:"min,omitempty" yaml:"min"`
+	Max    Duration `json:"max,omitempty" yaml:"max"`
+	Median Duration `json:"median,omitempty" yaml:"median"`
+	P99    Duration `json:"p99,omitempty" yaml:"p99"`
+}
+
+// FaultError is an injected error answer. Without Body, the body is the
+// contract's error envelope for Status.
+type FaultError struct {
+	Status  int               `json:"status" yaml:"status"`
+	Body    *string           `json:"body,omitempty" yaml:"body"`
+	Headers map[string]string `json:"headers,omitempty" yaml:"headers"`
+}
+
+// MaxLatency bounds every injected delay, so that the server's write
+// timeout always outlasts it.
+const MaxLatency = 60 * time.Second
+
+// validate lists the fault's problems as (field path relative to the
+// fault, message) pairs.
+func (f *Fault) validate() []fieldProblem {
+	var probs []fieldProblem
+	bad := func(field, format string, args ...any) {
+		probs = append(probs, fieldProblem{field, fmt.Sprintf(format, args...)})
+	}
+	if f.Method != "" && f.Method != "*" && !isToken(f.Method) {
+		bad("method", "must be an HTTP method such as GET, or * for any; got %q", f.Method)
+	}
+	if f.Path != "" {
+		if !strings.HasPrefix(f.Path, "/") && f.Path != "*" {
+			bad("path", "must start with / (it is relative to /api/v1), got %q", f.Path)
+		} else if _, err := path.Match(f.Path, "/"); err != nil {
+			bad("path", "bad glob %q: %v", f.Path, err)
+		}
+	}
+	if p := f.Probability; p != nil && !(*p >= 0 && *p <= 1) {
+		bad("probability", "must be from 0 to 1, got %v", *p)
+	}
+	if f.After < 0 {
+		bad("after", "must be >= 0, got %d", f.After)
+	}
+	if f.Times < 0 {
+		bad("times", "must be >= 0 (0 means no limit), got %d", f.Times)
+	}
+	if l := f.Latency; l != nil {
+		forms := 0
+		if l.Fixed > 0 {
+			forms++
+		}
+		if l.Min > 0 || l.Max > 0 {
+			forms++
+			if l.Max < l.Min || l.Max == 0 {
+				bad("latency.max", "must be >= min and above 0")
+			}
+		}
+		if l.Median > 0 || l.P99 > 0 {
+			forms++
+			if l.Median == 0 {
+				bad("latency.median", "required with p99")
+			}
+			if l.P99 < l.Median {
+				bad("latency.p99", "must be >= median")
+			}
+		}
+		switch {
+		case forms == 0:
+			bad("latency", "give fixed, min and max, or median and p99")
+		case forms > 1:
+			bad("latency", "give only one of fixed, min/max, median/p99")
+		}
+		for _, d := range []struct {
+			name string
+			v    Duration
+		}{{"fixed", l.Fixed}, {"max", l.Max}, {"p99", l.P99}} {
+			if d.v.D() > MaxLatency {
+				bad("latency."+d.name, "must be at most %s, got %s", MaxLatency, d.v)
+			}
+		}
+	}
+	actions := 0
+	if e := f.Error; e != nil {
+		actions++
+		if e.Status < 400 || e.Status > 599 {
+			bad("error.status", "must be an error status from 400 to 599, got %d", e.Status)
+		}
+		for k := range e.Headers {
+			if !isToken(k) {
+				bad("error.headers", "bad header name %q", k)
+			}
+		}
+	}
+	if f.Drop {
+		actions++
+	}
+	if f.Truncate {
+		actions++
+	}
+	if actions > 1 {
+		bad("", "give at most one of error, drop and truncate")
+	}
+	if actions == 0 && f.Latency == nil {
+		bad("", "does nothing: give latency, error, drop or truncate")
+	}
+	return probs
+}
+
+// isToken reports whether s is an HTTP token (a method or header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 127 || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// matches reports whether the fault applies to a request; apiPath is the
+// path after /api/v1.
+func (f *Fault) matches(method, apiPath string) bool {
+	if f.Method != "" && f.Method != "*" && !strings.EqualFold(f.Method, method) {
+		return false
+	}
+	switch {
+	case f.Path == "" || f.Path == "*" || f.Path == "/**":
+		return true
+	case strings.HasSuffix(f.Path, "/**"):
+		prefix := strings.TrimSuffix(f.Path, "/**")
+		return apiPath == prefix || strings.HasPrefix(apiPath, prefix+"/")
+	}
+	ok, _ := path.Match(f.Path, apiPath)
+	return ok
+}
+
+// sample draws one delay.
+func (l *Latency) sample(rng *rand.Rand) time.Duration {
+	var d time.Duration
+	switch {
+	case l.Fixed > 0:
+		d = l.Fixed.D()
+	case l.Max > 0:
+		d = l.Min.D() + time.Duration(rng.Int64N(int64(l.Max-l.Min)+1))
+	default:
+		// Log-normal: the median is e^mu, and p99 = e^(mu + z99*sigma).
+		const z99 = 2.3263478740408408
+		mu := math.Log(float64(l.Median))
+		sigma := 0.0
+		if l.P99 > l.Median {
+			sigma = (math.Log(float64(l.P99)) - mu) / z99
+		}
+		d = time.Duration(math.Exp(mu + sigma*rng.NormFloat64()))
+	}
+	return min(d, MaxLatency)
+}
+
+// faultCounter is the state of one fault within one session.
+type faultCounter struct {
+	matched int // matching requests seen
+	hit     int // requests the fault applied to
+}
+
+// decide advances the counter for a matching request and reports whether
+// the fault applies to it. Probability draws come from rng only when the
+// other conditions hold, so a session's sequence depends only on its own
+// requests.
+func (f *Fault) decide(c *faultCounter, rng *rand.Rand) bool {
+	c.matched++
+	if c.matched <= f.After || f.Times > 0 && c.hit >= f.Times {
+		return false
+	}
+	if p := f.Probability; p != nil && *p < 1 && rng.Float64() >= *p {
+		return false
+	}
+	c.hit++
+	return true
+}
+
+// errorBody is the body of an injected error answer.
+func (e *FaultError) body() []byte {
+	if e.Body != nil {
+		return []byte(*e.Body)
+	}
+	b, _ := marshalJSON(errorEnvelope{Error: StatusError(e.Status)})
+	return b
+}
+
+// writeFaultError answers with an injected error.
+func writeFaultError(w http.ResponseWriter, e *FaultError) {
+	h := w.Header()
+	for k, v := range e.Headers {
+		h.Set(k, v)
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", contentTypeJSON)
+	}
+	if e.Status == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", "1")
+	}
+	if e.Status == http.StatusUnauthorized && h.Get("WWW-Authenticate") == "" {
+		h.Set("WWW-Authenticate", `Bearer realm="replymock"`)
+	}
+	body := e.body()
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(e.Status)
+	w.Write(body)
+}
+
+// decodeFault reads a run-time fault from a JSON body.
+func decodeFault(body []byte) (*Fault, error) {
+	var f Fault
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, invalidBody("", "fault: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return nil, invalidBody("", "unexpected data after the JSON value")
+	}
+	if probs := f.validate(); len(probs) > 0 {
+		return nil, invalidBody(probs[0].field, "%s", probs[0].msg)
+	}
+	return &f, nil
+}
