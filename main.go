@@ -145,12 +145,16 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		return err
 	}
 	sc := srv.Scenario()
+	reviews, err := sc.Len()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "scenario", sc.Name, "seed", sc.Seed,
-		"reviews", sc.Len(), "startup", time.Since(start).Round(time.Millisecond).String(), "version", version)
+		"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "version", version)
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Error codes of the contract's error envelope.
@@ -46,16 +47,21 @@ func invalidBody(field, format string, args ...any) *APIError {
 	return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidBody, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// StatusError returns the envelope error the contract uses for status, with
-// its standard code and a generic message. Unknown statuses map to
-// internal_error for 5xx and invalid_parameter otherwise.
+// StatusError returns the envelope error for status with a generic
+// message: the contract's code where it names one, else the status text
+// in snake case ("418" gives "im_a_teapot").
 func StatusError(status int) *APIError {
 	code, ok := statusCodes[status]
 	if !ok {
-		code = CodeInternal
-		if status < 500 {
-			code = CodeInvalidParameter
-		}
+		code = strings.ReplaceAll(strings.ToLower(strings.Trim(strings.Map(func(r rune) rune {
+			if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return ' '
+		}, http.StatusText(status)), " ")), " ", "_")
+	}
+	if code == "" {
+		code = fmt.Sprintf("status_%d", status)
 	}
 	return &APIError{Status: status, Code: code, Message: statusMessage(status)}
 }

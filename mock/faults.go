@@ -3,10 +3,12 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -226,23 +228,12 @@ func (f *Fault) decide(c *faultCounter, rng *rand.Rand) bool {
 	return true
 }
 
-// errorBody is the body of an injected error answer.
-func (e *FaultError) body() []byte {
-	if e.Body != nil {
-		return []byte(*e.Body)
-	}
-	b, _ := marshalJSON(errorEnvelope{Error: StatusError(e.Status)})
-	return b
-}
-
-// writeFaultError answers with an injected error.
+// writeFaultError answers with an injected error: its body, or the
+// contract's envelope for its status.
 func writeFaultError(w http.ResponseWriter, e *FaultError) {
 	h := w.Header()
 	for k, v := range e.Headers {
 		h.Set(k, v)
-	}
-	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", contentTypeJSON)
 	}
 	if e.Status == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
 		h.Set("Retry-After", "1")
@@ -250,10 +241,16 @@ func writeFaultError(w http.ResponseWriter, e *FaultError) {
 	if e.Status == http.StatusUnauthorized && h.Get("WWW-Authenticate") == "" {
 		h.Set("WWW-Authenticate", `Bearer realm="replymock"`)
 	}
-	body := e.body()
-	h.Set("Content-Length", fmt.Sprint(len(body)))
+	if e.Body == nil {
+		writeJSON(w, e.Status, errorEnvelope{Error: StatusError(e.Status)})
+		return
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", contentTypeJSON)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(*e.Body)))
 	w.WriteHeader(e.Status)
-	w.Write(body)
+	io.WriteString(w, *e.Body)
 }
 
 // decodeFault reads a run-time fault from a JSON body.

@@ -5,10 +5,9 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -25,9 +24,9 @@ var feedbackParams = []string{"limit", "offset", "answered", "date_from", "date_
 // parseFeedbackQuery validates the raw query string of GET /feedbacks.
 func parseFeedbackQuery(rawQuery string) (query, error) {
 	q := query{limit: DefaultLimit, answered: -1, dayFrom: math.MinInt32, dayTo: math.MaxInt32}
-	values, err := url.ParseQuery(rawQuery)
+	values, err := knownParams(rawQuery, feedbackParams)
 	if err != nil {
-		return q, invalidParameter("", "malformed query string: %v", err)
+		return q, err
 	}
 	get := func(name string) (string, bool, error) {
 		vs, ok := values[name]
@@ -56,11 +55,11 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		if err != nil || !ok {
 			return 0, false, err
 		}
-		t, perr := time.Parse(time.DateOnly, v)
-		if perr != nil || len(v) != len(time.DateOnly) {
+		t, ok := parseDate(v)
+		if !ok {
 			return 0, false, invalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
 		}
-		return int32(t.Unix() / 86400), true, nil
+		return dayNumber(t), true, nil
 	}
 
 	// Parameters are checked in the spec's order, so the first bad one is reported.
@@ -90,7 +89,7 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		q.dayTo = d
 	}
 	if q.dayFrom > q.dayTo {
-		return q, invalidParameter("date_from", "must not be after date_to (%s > %s)", values.Get("date_from"), values.Get("date_to"))
+		return q, invalidParameter("date_from", "must not be after date_to (%s > %s)", values["date_from"][0], values["date_to"][0])
 	}
 	if n, ok, err := intParam("rating", 1, 5, "an integer from 1 to 5"); err != nil {
 		return q, err
@@ -109,8 +108,8 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		switch {
 		case !utf8.ValidString(v):
 			return q, invalidParameter("search", "must be valid UTF-8")
-		case strings.IndexFunc(v, unicode.IsControl) >= 0:
-			return q, invalidParameter("search", "must not contain control characters")
+		case strings.ContainsRune(v, 0):
+			return q, invalidParameter("search", "must not contain NUL characters")
 		case utf8.RuneCountInString(v) > MaxSearchLength:
 			return q, invalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
 		}
@@ -122,6 +121,26 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		q.countsOnly = n == 1
 	}
 	return q, nil
+}
+
+// knownParams decodes the query parameters in names, keeping repeats;
+// others are ignored without being decoded, so a malformed unknown
+// parameter is ignored too. "&" alone separates parameters.
+func knownParams(rawQuery string, names []string) (map[string][]string, error) {
+	values := make(map[string][]string)
+	for part := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil || !slices.Contains(names, key) {
+			continue
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, invalidParameter(key, "malformed percent-encoding in %q", v)
+		}
+		values[key] = append(values[key], val)
+	}
+	return values, nil
 }
 
 // parseDigits parses a non-empty string of ASCII digits that fits in int64.
@@ -140,7 +159,11 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st := apiFrom(r).sc.store()
+	st, err := apiFrom(r).sc.store()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	res := st.find(q)
 	var buf bytes.Buffer
 	buf.WriteString(`{"success":true,"data":`)

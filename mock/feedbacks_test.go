@@ -89,6 +89,8 @@ func TestFeedbacksParameters(t *testing.T) {
 		{"search=%20%20%20", 20, 0, all},
 		{"counts_only=0", 20, 0, all},
 		{"unknown=1&foo=bar&foo=baz", 20, 0, all},
+		{"foo=%zz&%zz=1&x=1;y=2&&=&limit=5", 5, 0, all},
+		{"search=a%09b%0Ac", 20, 0, -1},
 		{"limit=3&offset=2&answered=1&rating=5&date_from=2025-01-01&date_to=2026-12-31&search=a", 3, 2, -1},
 	}
 	for _, tc := range valid {
@@ -154,14 +156,16 @@ func TestFeedbacksParameters(t *testing.T) {
 		{"search=" + url.QueryEscape(long+"ё"), "search"},
 		{"search=%FF%FE", "search"},
 		{"search=a%00b", "search"},
+		{"search=a%zz", "search"},
 		{"search=a&search=b", "search"},
 		{"counts_only=2", "counts_only"},
 		{"counts_only=yes", "counts_only"},
 		{"counts_only=1&counts_only=1", "counts_only"},
 		{"counts_only=1&limit=0", "limit"},
 		{"counts_only=1&offset=-1", "offset"},
-		{"limit=%zz", ""},
-		{"limit=5;offset=1", ""},
+		{"limit=%zz", "limit"},
+		{"limit=5;offset=1", "limit"},
+		{"search=%E0%A4", "search"},
 	}
 	for _, tc := range invalid {
 		t.Run("invalid/"+tc.query, func(t *testing.T) {

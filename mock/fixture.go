@@ -160,12 +160,10 @@ func jsonList(items []string) string {
 
 // settingsFile is a settings fixture (kind: settings): the GET shape.
 type settingsFile struct {
-	Kind     string           `yaml:"kind"`
-	Feedback []yamlFeedbackEl `yaml:"feedback"`
-	Question QuestionSettings `yaml:"question"`
+	Kind     string             `yaml:"kind"`
+	Feedback []FeedbackSettings `yaml:"feedback"`
+	Question QuestionSettings   `yaml:"question"`
 }
-
-type yamlFeedbackEl = FeedbackSettings
 
 func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error) {
 	data, err := fs.ReadFile(l.fixtures, name)

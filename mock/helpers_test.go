@@ -111,8 +111,11 @@ func checkError(t testing.TB, what string, r response, status int, code, field s
 // decodeOK decodes a success envelope's data into v.
 func decodeOK(t testing.TB, what string, r response, v any) {
 	t.Helper()
-	if r.status != http.StatusOK {
+	if r.status != http.StatusOK && r.status != http.StatusCreated {
 		t.Fatalf("%s: status = %d, want 200; body %s", what, r.status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("%s: Content-Type = %q", what, ct)
 	}
 	var env struct {
 		Success bool            `json:"success"`

@@ -53,7 +53,7 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || mt != "application/json" {
+	if err != nil || mt != "application/json" {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
 	}

@@ -15,28 +15,44 @@ const (
 	AdminPrefix = "/__mock"
 )
 
-// routes is the whole HTTP surface of the server.
+// routes is the whole HTTP surface of the server. API routes run inside
+// serveAPI (sessions, faults, auth, journal); admin routes behind the
+// admin token.
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
-	// A path like /api/v1//feedbacks is an unknown path (404 in the
-	// envelope), not a redirect to a cleaned one.
+	// Match the path as sent: /api/v1//feedbacks and /api/v1/settings%2Fai
+	// are unknown paths (404), not redirects or aliases.
 	r.SkipClean(true)
+	r.UseEncodedPath()
 
 	r.HandleFunc(APIPrefix+"/settings/ai", s.handleSettingsGet).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(APIPrefix+"/settings/ai", s.handleSettingsPatch).Methods(http.MethodPatch)
 	r.HandleFunc(APIPrefix+"/feedbacks", s.handleFeedbacksList).Methods(http.MethodGet, http.MethodHead)
 
-	r.HandleFunc(AdminPrefix+"/health", s.handleHealth).Methods(http.MethodGet, http.MethodHead)
+	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
+	r.Handle(AdminPrefix+"/health", a(s.handleHealth)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/scenarios", a(s.handleScenariosList)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/scenario", a(s.handleScenarioPut)).Methods(http.MethodPut)
+	r.Handle(AdminPrefix+"/reset", a(s.handleReset)).Methods(http.MethodPost)
+	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsList)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsAdd)).Methods(http.MethodPost)
+	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
+	r.Handle(AdminPrefix+"/faults/{id}", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
+	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsList)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsDelete)).Methods(http.MethodDelete)
 
-	// Sub-routers would lose 405s to 404s; one flat router keeps them.
+	// One flat router: sub-routers would turn 405s into 404s.
 	r.NotFoundHandler = http.HandlerFunc(s.handleNotFound)
-	r.MethodNotAllowedHandler = http.HandlerFunc(s.handleMethodNotAllowed(r))
+	r.MethodNotAllowedHandler = s.methodNotAllowed(r)
 	return r
 }
 
-// handleHealth serves GET /__mock/health.
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: map[string]string{"status": "ok", "scenario": s.Scenario().Name}})
+// handleHealth serves GET /__mock/health; it needs no admin token.
+func (s *Server) handleHealth(*http.Request) (int, any, error) {
+	return http.StatusOK, struct {
+		Status   string `json:"status"`
+		Scenario string `json:"scenario"`
+	}{"ok", s.Scenario().Name}, nil
 }
 
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
@@ -44,27 +60,33 @@ func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 		Message: "no such path: " + r.URL.Path})
 }
 
-// handleMethodNotAllowed answers 405 with an Allow header listing the
-// methods that the routes matching the request's path accept.
-func (s *Server) handleMethodNotAllowed(root *mux.Router) func(http.ResponseWriter, *http.Request) {
-	return func(w http.ResponseWriter, r *http.Request) {
+// methodNotAllowed answers 405 with an Allow header listing the methods
+// of the routes matching the request's path, collected once.
+func (s *Server) methodNotAllowed(root *mux.Router) http.Handler {
+	type pathMethods struct {
+		re      *regexp.Regexp
+		methods []string
+	}
+	var table []pathMethods
+	root.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		re, err1 := route.GetPathRegexp()
+		methods, err2 := route.GetMethods()
+		if err1 == nil && err2 == nil {
+			table = append(table, pathMethods{regexp.MustCompile(re), methods})
+		}
+		return nil
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		root.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
-			re, err := route.GetPathRegexp()
-			if err != nil {
-				return nil // a prefix-only route
+		for _, pm := range table {
+			if pm.re.MatchString(r.URL.EscapedPath()) {
+				allow = append(allow, pm.methods...)
 			}
-			methods, err := route.GetMethods()
-			if err != nil || !regexp.MustCompile(re).MatchString(r.URL.Path) {
-				return nil
-			}
-			allow = append(allow, methods...)
-			return nil
-		})
+		}
 		slices.Sort(allow)
 		allow = slices.Compact(allow)
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		s.writeError(w, r, &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
 			Message: r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + strings.Join(allow, ", ")})
-	}
+	})
 }

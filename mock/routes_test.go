@@ -20,6 +20,8 @@ func TestRoutingErrors(t *testing.T) {
 		{"GET", "/api/v1//feedbacks", 404, mock.CodeNotFound, ""},
 		{"GET", "/api/v1/feedbacks/123", 404, mock.CodeNotFound, ""},
 		{"GET", "/API/V1/FEEDBACKS", 404, mock.CodeNotFound, ""},
+		{"GET", "/api/v1/settings%2Fai", 404, mock.CodeNotFound, ""},
+		{"GET", "/__mock/nope", 404, mock.CodeNotFound, ""},
 		{"GET", "/", 404, mock.CodeNotFound, ""},
 		{"POST", "/nope", 404, mock.CodeNotFound, ""},
 		{"POST", "/api/v1/feedbacks", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
@@ -47,6 +49,9 @@ func TestHeadAndHealth(t *testing.T) {
 	head := do(t, h, http.MethodHead, "/api/v1/feedbacks", "")
 	if head.status != 200 || head.header.Get("Content-Length") != get.header.Get("Content-Length") {
 		t.Errorf("HEAD: status %d, Content-Length %q; want 200, %q", head.status, head.header.Get("Content-Length"), get.header.Get("Content-Length"))
+	}
+	if r := do(t, h, http.MethodHead, "/api/v1/settings/ai", ""); r.status != 200 {
+		t.Errorf("HEAD /settings/ai: status %d", r.status)
 	}
 	var health struct {
 		Status   string `json:"status"`

@@ -97,22 +97,29 @@ type Scenario struct {
 	fingerprint string
 }
 
-// Len is the number of reviews in the scenario's data (building it if needed).
-func (sc *Scenario) Len() int { return len(sc.store().records) }
+// Len is the number of reviews in the scenario's data, building it if needed.
+func (sc *Scenario) Len() (int, error) {
+	st, err := sc.store()
+	if err != nil {
+		return 0, err
+	}
+	return len(st.records), nil
+}
 
-func (sc *Scenario) store() *store { return sc.data.get() }
+func (sc *Scenario) store() (*store, error) { return sc.data.get() }
 
 // dataSource builds a store once, on first use. Scenarios with the same
 // data (an extends without its own data or seed) share one.
 type dataSource struct {
 	once  sync.Once
-	build func() *store
+	build func() (*store, error)
 	st    *store
+	err   error
 }
 
-func (d *dataSource) get() *store {
-	d.once.Do(func() { d.st = d.build() })
-	return d.st
+func (d *dataSource) get() (*store, error) {
+	d.once.Do(func() { d.st, d.err = d.build() })
+	return d.st, d.err
 }
 
 // dataCache shares built data between scenarios and across reloads, keyed
@@ -122,7 +129,7 @@ type dataCache struct {
 	m  map[string]*dataSource
 }
 
-func (c *dataCache) source(key string, build func() *store) *dataSource {
+func (c *dataCache) source(key string, build func() (*store, error)) *dataSource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -240,7 +247,7 @@ func (l *loader) build(name, display string, data []byte, chain []string) (*Scen
 		return nil, err
 	}
 	gen, seed := sf.Data.Generate, sc.Seed
-	build := func() *store {
+	build := func() (*store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
 			fbs = append(fbs, generate(*gen, seed, bank, st)...)

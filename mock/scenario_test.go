@@ -138,3 +138,33 @@ func TestEnglishLocale(t *testing.T) {
 		t.Errorf("only %d of 300 reviews have text", latin)
 	}
 }
+
+// Dates before 1970 fall on their own day in the date filter.
+func TestDateFilterBefore1970(t *testing.T) {
+	reviews := `kind: reviews
+reviews:
+  - {feedback_id: a, nm_id: 1, product_name: P, product_valuation: 5, created_date: "1969-12-31 12:00:00"}
+  - {feedback_id: b, nm_id: 1, product_name: P, product_valuation: 5, created_date: "1969-12-30 23:59:59"}
+  - {feedback_id: c, nm_id: 1, product_name: P, product_valuation: 5, created_date: "1970-01-01 00:00:00"}
+`
+	h := newServer(t, mock.Options{
+		Scenarios: fstest.MapFS{"old.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\ndata: {fixtures: [reviews/old.yaml]}\n")}},
+		Scenario:  "old",
+		Fixtures:  fstest.MapFS{"reviews/old.yaml": {Data: []byte(reviews)}, "settings/default.yaml": {Data: mustRead(t, fixtures.FS, "settings/default.yaml")}},
+	})
+	for day, want := range map[string]string{"1969-12-30": "b", "1969-12-31": "a", "1970-01-01": "c"} {
+		d := list(t, h, "date_from="+day+"&date_to="+day)
+		if len(d.Feedbacks) != 1 || d.Feedbacks[0].FeedbackID != want {
+			t.Errorf("date %s: got %v, want only %s", day, d.Feedbacks, want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +92,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.scenarios, s.sources, s.active = scs, sources, opts.Scenario
-	scs[opts.Scenario].store() // build the served data now, not on the first request
+	if _, err := scs[opts.Scenario].store(); err != nil { // build the served data now, not on the first request
+		return nil, err
+	}
 	s.router = s.routes()
 	return s, nil
 }
@@ -198,9 +201,9 @@ func (s *Server) SetScenario(sid, name string) error {
 		ss.mu.Unlock()
 	}
 	s.mu.Unlock()
-	sc.store() // build its data now rather than in the next request
 	s.log.Info("scenario switched", "session", sid, "scenario", name)
-	return nil
+	_, err := sc.store() // build its data now rather than in the next request
+	return err
 }
 
 // Reset returns session (or every session, for AllSessions) to the start:
@@ -476,8 +479,18 @@ func (s *Server) Reload() error {
 	return errors.Join(errs...)
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. A panic in a handler is logged and
+// answered with a 500 in the envelope, if nothing was sent yet.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // an intended dropped connection
+			}
+			s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
+		}
+	}()
 	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
 		s.serveAPI(w, r)
 		return

@@ -94,8 +94,14 @@ var questionFields = []string{"reply_mode", "signature", "tone", "excluded_words
 // decodeSettingsPatch decodes and checks a PATCH body, field by field.
 // Errors name the JSON path of the offending value.
 func decodeSettingsPatch(body []byte, rules settingsRules) (*settingsPatch, error) {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	switch {
+	case len(strings.TrimSpace(string(body))) == 0:
 		return nil, invalidBody("", "request body is empty; send a JSON object such as {}")
+	case !utf8.Valid(body):
+		return nil, invalidBody("", "request body is not valid UTF-8")
+	case !json.Valid(body):
+		var v any
+		return nil, invalidBody("", "malformed JSON: %s", jsonProblem(json.Unmarshal(body, &v)))
 	}
 	p := &settingsPatch{}
 	err := eachMember(body, "", func(key string, value json.RawMessage) error {
@@ -225,11 +231,15 @@ func checkLength(s string, max int, path string) error {
 
 // isDate reports whether s is a real calendar date written YYYY-MM-DD.
 func isDate(s string) bool {
-	if len(s) != len(time.DateOnly) {
-		return false
-	}
-	_, err := time.Parse(time.DateOnly, s)
-	return err == nil
+	_, ok := parseDate(s)
+	return ok
+}
+
+// parseDate parses a real calendar date written YYYY-MM-DD (time.Parse
+// takes only two-digit months and days and checks the day of the month).
+func parseDate(s string) (time.Time, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
 }
 
 // check finds conflicts between the elements of one PATCH: a rating named

@@ -60,14 +60,14 @@ type store struct {
 	records []record
 }
 
-// folder folds case for search. cases.Fold does full Unicode case folding,
+// foldString folds case for search. cases.Fold does full Unicode case folding,
 // so "ЁЛКА" matches "ёлка" and "STRASSE" matches "straße".
 func foldString(s string) string {
 	return cases.Fold().String(s)
 }
 
-// newStore prepares fbs, which have unique ids and valid timestamps.
-func newStore(fbs []Feedback) *store {
+// newStore prepares fbs, which have unique ids.
+func newStore(fbs []Feedback) (*store, error) {
 	st := &store{records: make([]record, len(fbs))}
 	for i := range fbs {
 		f := &fbs[i]
@@ -75,7 +75,7 @@ func newStore(fbs []Feedback) *store {
 		js, _ := marshalJSON(f)                            // plain strings and numbers always encode
 		st.records[i] = record{
 			created:  t.Unix(),
-			day:      int32(t.Unix() / 86400),
+			day:      dayNumber(t),
 			id:       f.ID,
 			nmID:     f.NmID,
 			rating:   int8(f.ProductValuation),
@@ -91,7 +91,18 @@ func newStore(fbs []Feedback) *store {
 		}
 		return a.id > b.id
 	})
-	return st
+	return st, nil
+}
+
+// dayNumber is t's date as days since 1970-01-01, rounded down, so that
+// times before 1970 fall on their own date too.
+func dayNumber(t time.Time) int32 {
+	u := t.Unix()
+	d := u / 86400
+	if u%86400 < 0 {
+		d--
+	}
+	return int32(d)
 }
 
 // searchText is what the search filter matches against. The separator keeps

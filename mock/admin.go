@@ -1,0 +1,215 @@
+package mock
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+)
+
+// adminScope is the session an admin request is about: ?session=ID, else
+// the X-Mock-Session header, else def. "*" means every session.
+func adminScope(r *http.Request, def string) (string, error) {
+	sid := r.URL.Query().Get("session")
+	if sid == "" {
+		sid = r.Header.Get(HeaderSession)
+	}
+	switch {
+	case sid == "":
+		return def, nil
+	case sid == AllSessions || sessionIDRE.MatchString(sid):
+		return sid, nil
+	}
+	return "", invalidParameter("session", "must be * or 1 to 128 letters, digits or ._:@-")
+}
+
+// requireAdmin guards the admin routes when an admin token is set; the
+// token comes as a bearer token or in X-Mock-Admin-Token.
+func (s *Server) requireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.adminToken != "" && !strings.HasSuffix(r.URL.Path, "/health") {
+			got := r.Header.Get("X-Mock-Admin-Token")
+			if got == "" {
+				got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			}
+			if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="replymock admin"`)
+				s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+					Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// adminHandler adapts a handler that returns its answer or an error.
+func (s *Server) adminHandler(h func(r *http.Request) (int, any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		status, data, err := h(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, status, envelope{Success: true, Data: data})
+	}
+}
+
+// decodeAdminBody decodes a JSON body into v, strictly.
+func decodeAdminBody(r *http.Request, v any) error {
+	body, err := readJSONBody(nil, r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidBody("", "%s", jsonProblem(err))
+	}
+	if dec.More() {
+		return invalidBody("", "unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// handleScenariosList serves GET /__mock/scenarios.
+func (s *Server) handleScenariosList(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil {
+		return 0, nil, err
+	}
+	list := s.Scenarios(sid)
+	active := ""
+	for _, sc := range list {
+		if sc.Active {
+			active = sc.Name
+		}
+	}
+	return http.StatusOK, map[string]any{"active": active, "scenarios": list}, nil
+}
+
+// handleScenarioPut serves PUT /__mock/scenario: {"name": "slow"}.
+func (s *Server) handleScenarioPut(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := decodeAdminBody(r, &body); err != nil {
+		return 0, nil, err
+	}
+	if err := s.SetScenario(sid, body.Name); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]string{"scenario": body.Name, "session": sid}, nil
+}
+
+// handleReset serves POST /__mock/reset.
+func (s *Server) handleReset(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.Reset(sid)
+	return http.StatusOK, map[string]string{"reset": sid}, nil
+}
+
+// handleFaultsList serves GET /__mock/faults.
+func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	faults := s.Faults(sid)
+	if faults == nil {
+		faults = []Fault{}
+	}
+	scope := sid
+	if sid == AllSessions {
+		scope = DefaultSession
+	}
+	_, sc, err := s.resolve(scope, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	scenarioFaults := sc.faults
+	if scenarioFaults == nil {
+		scenarioFaults = []Fault{}
+	}
+	return http.StatusOK, map[string]any{"faults": faults, "scenario": sc.Name, "scenario_faults": scenarioFaults}, nil
+}
+
+// handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
+func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	body, err := readJSONBody(nil, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := decodeFault(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	added, err := s.AddFault(sid, *f)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, added, nil
+}
+
+// handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.
+func (s *Server) handleFaultsDelete(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	id := mux.Vars(r)["id"]
+	n := s.RemoveFaults(sid, id)
+	if id != "" && n == 0 {
+		return 0, nil, &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
+	}
+	return http.StatusOK, map[string]int{"removed": n}, nil
+}
+
+// handleRequestsList serves GET /__mock/requests.
+func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := r.URL.Query()
+	f := JournalFilter{Method: q.Get("method"), Path: q.Get("path")}
+	if sid != AllSessions {
+		f.Session = sid
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := parseDigits(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return 0, nil, invalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
+		}
+		f.Limit = int(n)
+	}
+	list := s.Requests(f)
+	if list == nil {
+		list = []JournalEntry{}
+	}
+	return http.StatusOK, map[string]any{"count": len(list), "requests": list}, nil
+}
+
+// handleRequestsDelete serves DELETE /__mock/requests.
+func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.ClearRequests(sid)
+	return http.StatusOK, map[string]string{"cleared": sid}, nil
+}
