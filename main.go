@@ -53,12 +53,14 @@ type usageError struct{ error }
 
 // config is everything the flags and environment set.
 type config struct {
-	addr      string
-	scenario  string
-	scenarios string
-	fixtures  string
-	seed      int64
-	logFormat string
+	addr       string
+	scenario   string
+	scenarios  string
+	fixtures   string
+	seed       int64
+	logFormat  string
+	adminToken string
+	journal    int
 }
 
 // run is the whole program; main only maps its error to an exit code.
@@ -76,8 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures replacing the embedded ones (env REPLYMOCK_FIXTURES)")
 	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
+	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
+	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
 	fsys.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock [serve|validate [FILES...]|version] [flags]\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()
 	}
 	if err := applyEnv(fsys, getenv); err != nil {
@@ -92,7 +96,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
 	}
-	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, Logger: newLogger(cfg.logFormat, stderr)}
+	if cfg.journal < 0 {
+		return usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
+	}
+	journal := cfg.journal
+	if journal == 0 {
+		journal = -1 // keep none
+	}
+	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+		Logger: newLogger(cfg.logFormat, stderr)}
 	if cfg.scenarios != "" {
 		opts.Scenarios = os.DirFS(cfg.scenarios)
 	}
@@ -108,6 +120,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "validate":
 		return validate(opts, fsys.Args(), stdout)
 	case "version":
+		if fsys.NArg() > 0 {
+			return usageError{fmt.Errorf("version takes no arguments, got %q", fsys.Args())}
+		}
 		fmt.Fprintln(stdout, "replymock", version)
 		return nil
 	default:
@@ -166,6 +181,10 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if cfg.scenarios != "" {
+		// Hot reload: a changed scenario file is validated and swapped in.
+		go srv.Watch(ctx, time.Second)
+	}
 	select {
 	case err := <-errc:
 		return err

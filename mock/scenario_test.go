@@ -27,9 +27,6 @@ func TestShippedScenariosLoad(t *testing.T) {
 		if r.Err != nil {
 			t.Errorf("scenario %s: %v", r.Name, r.Err)
 		}
-		if _, err := mock.New(mock.Options{Scenario: r.Name}); err != nil {
-			t.Errorf("mock.New(%s): %v", r.Name, err)
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,7 +63,8 @@ type Server struct {
 
 	mu        sync.Mutex // guards the fields below
 	scenarios map[string]*Scenario
-	sources   map[string][]byte // scenario file contents, to notice changes
+	sources   map[string][]byte // contents of the scenarios serving
+	seen      map[string][]byte // contents at the last reload, to notice changes
 	active    string
 	sessions  map[string]*session
 	faults    []*Fault // run-time faults for every session
@@ -141,8 +143,12 @@ func (l *loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
 			errs = append(errs, err)
 			continue
 		}
-		scs[n] = sc
-		sources[n], _ = fs.ReadFile(l.scenarios, n+".yaml")
+		data, err := fs.ReadFile(l.scenarios, n+".yaml")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		scs[n], sources[n] = sc, data
 	}
 	return scs, sources, errors.Join(errs...)
 }
@@ -426,22 +432,29 @@ func (s *Server) ClearRequests(sid string) {
 	}
 }
 
-// Reload reads the scenarios folder again. Changed files are validated
-// and swapped in; a broken one is logged and its previous version keeps
-// serving. It returns the problems found.
+// Reload reads the scenarios folder again. If any file changed, every
+// scenario is validated again and swapped in; a broken one is logged and
+// its previous version keeps serving. It returns the problems found.
 func (s *Server) Reload() error {
 	names, err := scenarioNames(s.loader.scenarios)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	changed := len(names) != len(s.sources)
+	seen := make(map[string][]byte, len(names))
 	for _, n := range names {
 		data, err := fs.ReadFile(s.loader.scenarios, n+".yaml")
-		if err != nil || !bytes.Equal(data, s.sources[n]) {
-			changed = true
+		if err != nil {
+			data = []byte(err.Error()) // load reports it below
 		}
+		seen[n] = data
 	}
+	s.mu.Lock()
+	last := s.seen
+	if last == nil {
+		last = s.sources
+	}
+	changed := !maps.EqualFunc(seen, last, bytes.Equal)
+	s.seen = seen
 	s.mu.Unlock()
 	if !changed {
 		return nil
@@ -457,7 +470,7 @@ func (s *Server) Reload() error {
 			continue
 		}
 		next[n] = sc
-		sources[n], _ = fs.ReadFile(s.loader.scenarios, n+".yaml")
+		sources[n] = seen[n]
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -477,6 +490,20 @@ func (s *Server) Reload() error {
 	}
 	s.scenarios, s.sources = next, sources
 	return errors.Join(errs...)
+}
+
+// Watch calls Reload every interval until ctx ends.
+func (s *Server) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.Reload() // problems are logged by Reload
+		}
+	}
 }
 
 // ServeHTTP implements http.Handler. A panic in a handler is logged and
