@@ -82,16 +82,9 @@ var statusCodes = map[int]string{
 
 func statusMessage(status int) string {
 	if t := http.StatusText(status); t != "" {
-		return lowerFirst(t)
+		return strings.ToLower(t)
 	}
 	return fmt.Sprintf("status %d", status)
-}
-
-func lowerFirst(s string) string {
-	if s == "" || s[0] < 'A' || s[0] > 'Z' {
-		return s
-	}
-	return string(s[0]+'a'-'A') + s[1:]
 }
 
 // writeError writes err in the error envelope. An *APIError keeps its status;

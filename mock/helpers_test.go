@@ -3,7 +3,9 @@ package mock_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -162,3 +164,21 @@ func truncate(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// decodeQuiet decodes a success envelope's data without failing the test,
+// for use in goroutines.
+func decodeQuiet(body []byte, v any) error {
+	var env struct {
+		Success bool            `json:"success"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return err
+	}
+	if !env.Success {
+		return fmt.Errorf("success false: %s", body)
+	}
+	return json.Unmarshal(env.Data, v)
+}
+
+func fsGlob(fsys fs.FS) ([]string, error) { return fs.Glob(fsys, "*.yaml") }

@@ -277,7 +277,11 @@ func (e *notFoundError) Error() string {
 // parent loads the scenario that NAME extends; its problems are reported
 // at the extends line as well as in its own file.
 func (l *loader) parent(yf *yamlFile, name string, chain []string) (*Scenario, error) {
-	if slices.Contains(chain, name) {
+	switch {
+	case !scenarioNameRE.MatchString(name):
+		yf.problemf("extends", "must be a scenario name (lower-case letters, digits, '-' and '_'), got %q", name)
+		return nil, yf.err()
+	case slices.Contains(chain, name):
 		yf.problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
 		return nil, yf.err()
 	}
@@ -339,9 +343,6 @@ func dataKey(d dataSpec, seed int64, st Settings, fixtures []Feedback) string {
 
 // validate checks a decoded scenario; it does not change it.
 func (sf *scenarioFile) validate(yf *yamlFile) {
-	if sf.Extends != "" && !scenarioNameRE.MatchString(sf.Extends) {
-		yf.problemf("extends", "must be a scenario name, got %q", sf.Extends)
-	}
 	if strings.TrimSpace(sf.Description) == "" {
 		yf.problemf("description", "required: one line saying what the scenario is for")
 	}

@@ -165,3 +165,40 @@ func mustRead(t *testing.T, fsys fs.FS, name string) []byte {
 	}
 	return b
 }
+
+func TestExtends(t *testing.T) {
+	def := mustRead(t, scenarios.FS, "default.yaml")
+	files := fstest.MapFS{
+		"default.yaml":  {Data: def},
+		"child.yaml":    {Data: []byte("extends: default\ndescription: child\nfaults: [{path: /settings/ai, error: {status: 503}}]\n")},
+		"reseeded.yaml": {Data: []byte("extends: child\ndescription: grandchild with its own seed\nseed: 77\n")},
+	}
+	h := newServer(t, mock.Options{Scenarios: files})
+	parent := list(t, h, "limit=100")
+	r := get(t, h, "/api/v1/feedbacks?limit=100", "X-Mock-Scenario", "child")
+	var fromChild listData
+	decodeOK(t, "child", r, &fromChild)
+	if fromChild.Total != parent.Total || !sameIDs(parent.Feedbacks, fromChild.Feedbacks) || fromChild.Feedbacks[0].FeedbackID != parent.Feedbacks[0].FeedbackID {
+		t.Error("a child without data serves other data than its parent")
+	}
+	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Scenario", "child"); r.status != 503 {
+		t.Errorf("child's own fault: %d", r.status)
+	}
+	var grand listData
+	decodeOK(t, "grandchild", get(t, h, "/api/v1/feedbacks?limit=100", "X-Mock-Scenario", "reseeded"), &grand)
+	if grand.Total != parent.Total || grand.Feedbacks[0].FeedbackID == parent.Feedbacks[0].FeedbackID {
+		t.Error("a child with its own seed should have as many, but other, generated reviews")
+	}
+	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Scenario", "reseeded"); r.status != 503 {
+		t.Errorf("grandchild inherits the child's fault: got %d", r.status)
+	}
+
+	loop := fstest.MapFS{
+		"a.yaml": {Data: []byte("extends: b\ndescription: a\n")},
+		"b.yaml": {Data: []byte("extends: a\ndescription: b\nseed: 1\nsettings: settings/default.yaml\n")},
+	}
+	_, err := mock.New(mock.Options{Scenarios: loop, Scenario: "a"})
+	if err == nil || !strings.Contains(err.Error(), "extends loop: a -> b -> a") {
+		t.Errorf("extends loop: %v", err)
+	}
+}
