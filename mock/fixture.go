@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 )
 
@@ -44,7 +45,9 @@ func (l *loader) loadReviews(name string) ([]Feedback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fixtures/%s: %w", name, err)
 	}
-	return decodeReviews("fixtures/"+name, data)
+	v, err := l.memo("reviews", name, data, func() (any, error) { return decodeReviews("fixtures/"+name, data) })
+	recs, _ := v.([]Feedback)
+	return recs, err
 }
 
 func decodeReviews(display string, data []byte) ([]Feedback, error) {
@@ -170,7 +173,11 @@ func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error
 	if err != nil {
 		return Settings{}, fmt.Errorf("fixtures/%s: %w", name, err)
 	}
-	return decodeSettingsFixture("fixtures/"+name, data, rules)
+	v, err := l.memo("settings "+strings.Join(rules.tones, ","), name, data, func() (any, error) {
+		return decodeSettingsFixture("fixtures/"+name, data, rules)
+	})
+	st, _ := v.(Settings)
+	return st, err
 }
 
 func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {

@@ -62,7 +62,9 @@ func (l *loader) loadPhrases(locale string) (*phraseBank, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fixtures/%s: %w", name, err)
 	}
-	return decodePhrases("fixtures/"+name, data)
+	v, err := l.memo("phrases", name, data, func() (any, error) { return decodePhrases("fixtures/"+name, data) })
+	bank, _ := v.(*phraseBank)
+	return bank, err
 }
 
 func decodePhrases(display string, data []byte) (*phraseBank, error) {

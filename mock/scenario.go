@@ -151,6 +151,32 @@ type loader struct {
 	fixtures  fs.FS
 	seed      int64 // overrides every scenario's seed when not 0
 	cache     *dataCache
+
+	mu      sync.Mutex // guards decoded
+	decoded map[string]memoized
+}
+
+type memoized struct {
+	v   any
+	err error
+}
+
+// memo decodes a fixture once per content: many scenarios share the same
+// settings, reviews and phrase bank. Decoded values are never changed.
+func (l *loader) memo(kind, name string, data []byte, decode func() (any, error)) (any, error) {
+	sum := sha256.Sum256(data)
+	key := kind + "\x00" + name + "\x00" + string(sum[:])
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if m, ok := l.decoded[key]; ok {
+		return m.v, m.err
+	}
+	v, err := decode()
+	if l.decoded == nil {
+		l.decoded = make(map[string]memoized)
+	}
+	l.decoded[key] = memoized{v, err}
+	return v, err
 }
 
 // load reads and validates the scenario NAME and what it extends.

@@ -3,6 +3,7 @@ package mock_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -18,6 +19,13 @@ func getSettings(t testing.TB, h http.Handler) mock.Settings {
 	t.Helper()
 	var s mock.Settings
 	decodeOK(t, "GET /settings/ai", do(t, h, http.MethodGet, "/api/v1/settings/ai", ""), &s)
+	return s
+}
+
+func getSettingsAs(t testing.TB, h http.Handler, session string) mock.Settings {
+	t.Helper()
+	var s mock.Settings
+	decodeOK(t, "GET /settings/ai", do(t, h, http.MethodGet, "/api/v1/settings/ai", "", "X-Mock-Session", session), &s)
 	return s
 }
 
@@ -153,14 +161,17 @@ func TestSettingsPatch(t *testing.T) {
 			s.Feedback[0].Signature, s.Feedback[1].Signature = "one", "two"
 		}},
 	}
-	for _, tc := range tests {
+	// One server; each case has a session of its own, which starts from
+	// the scenario's settings.
+	h := newServer(t, mock.Options{})
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newServer(t, mock.Options{})
+			sid := fmt.Sprintf("patch-%d", i)
 			ct := tc.ct
 			if ct == "" {
 				ct = "application/json"
 			}
-			r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", tc.body, "Content-Type", ct)
+			r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", tc.body, "Content-Type", ct, "X-Mock-Session", sid)
 			var got mock.Settings
 			decodeOK(t, "PATCH "+tc.body, r, &got)
 			want := orig
@@ -168,7 +179,7 @@ func TestSettingsPatch(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("PATCH %s:\n got %s\nwant %s", truncate([]byte(tc.body), 300), js(got), js(want))
 			}
-			if after := getSettings(t, h); !reflect.DeepEqual(after, got) {
+			if after := getSettingsAs(t, h, sid); !reflect.DeepEqual(after, got) {
 				t.Errorf("GET after PATCH differs from the PATCH answer:\n got %s\nwant %s", js(after), js(got))
 			}
 		})
@@ -250,13 +261,17 @@ func TestSettingsPatchErrors(t *testing.T) {
 		{"shared values disagree while switching on", `{"feedback":[{"rating":1,"use_unified_settings":1,"signature":"a"},{"rating":2,"signature":"b"}]}`, "feedback[1].signature"},
 		{"dates disagree while switching on", `{"feedback":[{"rating":1,"use_unified_settings":1,"reply_from_date":null},{"rating":2,"reply_from_date":"2026-01-01"}]}`, "feedback[1].reply_from_date"},
 	}
-	for _, tc := range tests {
+	h := newServer(t, mock.Options{})
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newServer(t, mock.Options{})
-			before := getSettings(t, h)
-			r := patch(t, h, tc.body)
+			sid := fmt.Sprintf("err-%d", i)
+			// A change first, so that "nothing changed" is not just "still the scenario's".
+			decodeOK(t, "setup", do(t, h, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":3,"signature":"before"}]}`,
+				"Content-Type", "application/json", "X-Mock-Session", sid), new(mock.Settings))
+			before := getSettingsAs(t, h, sid)
+			r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", tc.body, "Content-Type", "application/json", "X-Mock-Session", sid)
 			checkError(t, "PATCH "+string(truncate([]byte(tc.body), 100)), r, http.StatusBadRequest, mock.CodeInvalidBody, tc.field)
-			if after := getSettings(t, h); !reflect.DeepEqual(before, after) {
+			if after := getSettingsAs(t, h, sid); !reflect.DeepEqual(before, after) {
 				t.Errorf("a rejected PATCH changed the settings:\n got %s\nwant %s", js(after), js(before))
 			}
 		})
@@ -322,16 +337,17 @@ func TestSettingsPatchTransport(t *testing.T) {
 		{"malformed media type", `{}`, "application/json; =", http.StatusUnsupportedMediaType, mock.CodeUnsupportedMediaType},
 		{"over 1 MiB", big, "application/json", http.StatusRequestEntityTooLarge, mock.CodePayloadTooLarge},
 	}
-	for _, tc := range tests {
+	h := newServer(t, mock.Options{})
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newServer(t, mock.Options{})
-			before := getSettings(t, h)
-			var hdr []string
+			sid := fmt.Sprintf("transport-%d", i)
+			before := getSettingsAs(t, h, sid)
+			hdr := []string{"X-Mock-Session", sid}
 			if tc.ct != "" {
-				hdr = []string{"Content-Type", tc.ct}
+				hdr = append(hdr, "Content-Type", tc.ct)
 			}
 			checkError(t, "PATCH "+tc.name, do(t, h, http.MethodPatch, "/api/v1/settings/ai", tc.body, hdr...), tc.status, tc.code, "")
-			if after := getSettings(t, h); !reflect.DeepEqual(before, after) {
+			if after := getSettingsAs(t, h, sid); !reflect.DeepEqual(before, after) {
 				t.Error("a rejected PATCH changed the settings")
 			}
 		})
