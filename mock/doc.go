@@ -10,6 +10,13 @@
 //	PATCH /api/v1/settings/ai   a partial, atomic update; answers the full settings
 //	GET   /api/v1/feedbacks     reviews, newest first, with filters, pagination and counts_only
 //	GET   /__mock/health        liveness of the mock itself
+//	      /__mock/...           the admin API: scenarios, reset, faults, journal
+//
+// API requests run through the scenario first: faults (latency, errors,
+// dropped or truncated answers), bearer auth and a rate limit, each
+// counted per session (header X-Mock-Session). Test code can drive the
+// same controls in-process with [Server.SetScenario], [Server.AddFault],
+// [Server.Requests] and [Server.Reset], or through mock/mocktest.
 //
 // Every answer uses the envelope {"success":true,"data":...}; errors are
 // {"success":false,"data":null,"error":{"code","message","field"}}. The
