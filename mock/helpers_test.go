@@ -61,6 +61,7 @@ func do(t testing.TB, h http.Handler, method, target, body string, header ...str
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	checkContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 }
 

@@ -40,6 +40,8 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/faults/{id}", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
 	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsList)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsDelete)).Methods(http.MethodDelete)
+	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(false))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(true))).Methods(http.MethodGet, http.MethodHead)
 
 	// One flat router: sub-routers would turn 405s into 404s.
 	r.NotFoundHandler = http.HandlerFunc(s.handleNotFound)
