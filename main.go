@@ -59,8 +59,9 @@ type config struct {
 	fixtures   string
 	seed       int64
 	logFormat  string
-	adminToken string
-	journal    int
+	adminToken  string
+	journal     int
+	corsOrigins string
 }
 
 // run is the whole program; main only maps its error to an exit code.
@@ -79,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
+	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "*", "comma-separated browser origins allowed to call the server, e.g. http://localhost:*; * allows any (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
 	fsys.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
@@ -104,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		journal = -1 // keep none
 	}
 	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
-		Logger: newLogger(cfg.logFormat, stderr)}
+		CORSOrigins: splitList(cfg.corsOrigins), Logger: newLogger(cfg.logFormat, stderr)}
 	if cfg.scenarios != "" {
 		opts.Scenarios = os.DirFS(cfg.scenarios)
 	}
@@ -143,6 +145,17 @@ func applyEnv(fsys *flag.FlagSet, getenv func(string) string) error {
 		}
 	})
 	return err
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {

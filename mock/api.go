@@ -62,7 +62,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	body := &capture{r: r.Body}
 	r.Body = body
-	entry := JournalEntry{Time: s.now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: flatHeaders(r.Header)}
+	entry := JournalEntry{RequestID: r.Header.Get(HeaderRequestID), Time: s.now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: flatHeaders(r.Header)}
 	var ss *session
 	defer func() {
 		if ss == nil {

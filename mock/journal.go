@@ -9,6 +9,7 @@ import (
 // JournalEntry is one API request as the journal keeps it.
 type JournalEntry struct {
 	Seq        int64             `json:"seq"`
+	RequestID  string            `json:"request_id"`
 	Time       time.Time         `json:"time"`
 	Method     string            `json:"method"`
 	Path       string            `json:"path"`

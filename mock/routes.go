@@ -45,7 +45,8 @@ func (s *Server) routes() *mux.Router {
 
 	// One flat router: sub-routers would turn 405s into 404s.
 	r.NotFoundHandler = http.HandlerFunc(s.handleNotFound)
-	r.MethodNotAllowedHandler = s.methodNotAllowed(r)
+	r.MethodNotAllowedHandler = http.HandlerFunc(s.handleMethodNotAllowed)
+	s.allow = newAllowTable(r)
 	return r
 }
 
@@ -62,33 +63,45 @@ func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 		Message: "no such path: " + r.URL.Path})
 }
 
-// methodNotAllowed answers 405 with an Allow header listing the methods
-// of the routes matching the request's path, collected once.
-func (s *Server) methodNotAllowed(root *mux.Router) http.Handler {
-	type pathMethods struct {
-		re      *regexp.Regexp
-		methods []string
-	}
-	var table []pathMethods
+// allowTable lists, for each route path, the methods it accepts.
+type allowTable []struct {
+	re      *regexp.Regexp
+	methods []string
+}
+
+func newAllowTable(root *mux.Router) allowTable {
+	var t allowTable
 	root.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		re, err1 := route.GetPathRegexp()
 		methods, err2 := route.GetMethods()
 		if err1 == nil && err2 == nil {
-			table = append(table, pathMethods{regexp.MustCompile(re), methods})
+			t = append(t, struct {
+				re      *regexp.Regexp
+				methods []string
+			}{regexp.MustCompile(re), methods})
 		}
 		return nil
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var allow []string
-		for _, pm := range table {
-			if pm.re.MatchString(r.URL.EscapedPath()) {
-				allow = append(allow, pm.methods...)
-			}
+	return t
+}
+
+// allowedMethods lists the methods the routes matching escapedPath
+// accept, sorted; none for an unknown path.
+func (s *Server) allowedMethods(escapedPath string) []string {
+	var allow []string
+	for _, pm := range s.allow {
+		if pm.re.MatchString(escapedPath) {
+			allow = append(allow, pm.methods...)
 		}
-		slices.Sort(allow)
-		allow = slices.Compact(allow)
-		w.Header().Set("Allow", strings.Join(allow, ", "))
-		s.writeError(w, r, &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
-			Message: r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + strings.Join(allow, ", ")})
-	})
+	}
+	slices.Sort(allow)
+	return slices.Compact(allow)
+}
+
+// handleMethodNotAllowed answers 405 with the Allow header.
+func (s *Server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	allow := strings.Join(s.allowedMethods(r.URL.EscapedPath()), ", ")
+	w.Header().Set("Allow", allow)
+	s.writeError(w, r, &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+		Message: r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + allow})
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -35,6 +36,10 @@ type Options struct {
 	Seed int64
 	// AdminToken, when set, is required by every /__mock/ route but health.
 	AdminToken string
+	// CORSOrigins lists the browser origins that may call the server:
+	// exact origins or path.Match patterns (http://localhost:*). Empty, or
+	// "*" in it, allows any origin.
+	CORSOrigins []string
 	// JournalSize is how many requests each session's journal keeps; 0
 	// means DefaultJournalSize, a negative value keeps none.
 	JournalSize int
@@ -54,12 +59,15 @@ const AllSessions = "*"
 // Server is the fake service. It is an http.Handler and owns no listener:
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 type Server struct {
-	log        *slog.Logger
-	now        func() time.Time
-	router     *mux.Router
-	loader     *loader
-	adminToken string
-	journalCap int
+	log         *slog.Logger
+	now         func() time.Time
+	router      *mux.Router
+	loader      *loader
+	adminToken  string
+	corsOrigins []string
+	journalCap  int
+	allow       allowTable
+	reqSeq      atomic.Int64
 
 	mu        sync.Mutex // guards the fields below
 	scenarios map[string]*Scenario
@@ -78,12 +86,13 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	opts = opts.withDefaults()
 	s := &Server{
-		log:        opts.Logger,
-		now:        opts.Now,
-		loader:     opts.loader(),
-		adminToken: opts.AdminToken,
-		journalCap: opts.JournalSize,
-		sessions:   make(map[string]*session),
+		log:         opts.Logger,
+		now:         opts.Now,
+		loader:      opts.loader(),
+		adminToken:  opts.AdminToken,
+		corsOrigins: opts.CORSOrigins,
+		journalCap:  opts.JournalSize,
+		sessions:    make(map[string]*session),
 	}
 	scs, sources, err := s.loader.loadAll()
 	if err != nil {
@@ -518,6 +527,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 		}
 	}()
+	id := s.requestID(r)
+	w.Header().Set(HeaderRequestID, id)
+	r.Header.Set(HeaderRequestID, id) // for the journal
+	if s.cors(w, r) {
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
 		s.serveAPI(w, r)
 		return
