@@ -9,7 +9,11 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/replymock .
 
 FROM scratch
+LABEL org.opencontainers.image.title="replymock" \
+      org.opencontainers.image.description="In-memory fake of the auto-reply service API with realistic Russian data"
 COPY --from=build /out/replymock /replymock
 USER 65534:65534
+ENV REPLYMOCK_ADDR=:8080
 EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["/replymock", "healthcheck"]
 ENTRYPOINT ["/replymock"]

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,12 +54,12 @@ type usageError struct{ error }
 
 // config is everything the flags and environment set.
 type config struct {
-	addr       string
-	scenario   string
-	scenarios  string
-	fixtures   string
-	seed       int64
-	logFormat  string
+	addr        string
+	scenario    string
+	scenarios   string
+	fixtures    string
+	seed        int64
+	logFormat   string
 	adminToken  string
 	journal     int
 	corsOrigins string
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "*", "comma-separated browser origins allowed to call the server, e.g. http://localhost:*; * allows any (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
 	fsys.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()
 	}
 	if err := applyEnv(fsys, getenv); err != nil {
@@ -121,6 +122,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, cfg, opts)
 	case "validate":
 		return validate(opts, fsys.Args(), stdout)
+	case "healthcheck":
+		if fsys.NArg() > 0 {
+			return usageError{fmt.Errorf("healthcheck takes no arguments, got %q", fsys.Args())}
+		}
+		return healthcheck(ctx, cfg.addr, stdout)
 	case "version":
 		if fsys.NArg() > 0 {
 			return usageError{fmt.Errorf("version takes no arguments, got %q", fsys.Args())}
@@ -128,7 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, "replymock", version)
 		return nil
 	default:
-		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, version", cmd)}
+		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, healthcheck, version", cmd)}
 	}
 }
 
@@ -209,6 +215,41 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	return nil
+}
+
+// healthcheck asks a running server at addr for /__mock/health: the
+// image's HEALTHCHECK, which has no curl. A wildcard host means loopback.
+func healthcheck(ctx context.Context, addr string, stdout io.Writer) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--addr %q: %v", addr, err)}
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/__mock/health"
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("unhealthy: %w", err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Success bool `json:"success"`
+		Data    struct {
+			Status string `json:"status"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&body); err != nil || resp.StatusCode != http.StatusOK || body.Data.Status != "ok" {
+		return fmt.Errorf("unhealthy: %s answered %d", url, resp.StatusCode)
+	}
+	fmt.Fprintln(stdout, "ok:", url)
 	return nil
 }
 

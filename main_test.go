@@ -7,6 +7,7 @@ import (
 	"flag"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,6 +126,15 @@ func TestServeAndShutdown(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body.String(), `"scenario":"en-shop"`) {
 		t.Errorf("health: %d %s", resp.StatusCode, body.String())
 	}
+	// The image's HEALTHCHECK: the address comes from the environment.
+	var hc bytes.Buffer
+	if err := run(context.Background(), []string{"healthcheck"}, env(map[string]string{"REPLYMOCK_ADDR": addr}), &hc, &hc); err != nil {
+		t.Errorf("healthcheck of a live server: %v", err)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if err := run(context.Background(), []string{"healthcheck", "--addr", ":" + port}, env(nil), &hc, &hc); err != nil {
+		t.Errorf("healthcheck with a wildcard host: %v", err)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -136,5 +146,29 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"msg":"replymock serving"`) {
 		t.Errorf("no JSON start-up log line in %q", logs.String())
+	}
+}
+
+func TestHealthcheckDeadServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"healthcheck", "--addr", addr}, env(nil), &out, &out)
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "unhealthy") {
+		t.Errorf("healthcheck of a dead server: %v (exit %d), want unhealthy, exit 1", err, exitCode(err))
+	}
+	// Something that answers, but is not replymock.
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
+	err = run(context.Background(), []string{"healthcheck", "--addr", strings.TrimPrefix(ts.URL, "http://")}, env(nil), &out, &out)
+	if err == nil || exitCode(err) != 1 {
+		t.Errorf("healthcheck of a 404 server: %v", err)
+	}
+	if err := run(context.Background(), []string{"healthcheck", "--addr", "nonsense"}, env(nil), &out, &out); exitCode(err) != 2 {
+		t.Errorf("healthcheck --addr nonsense: %v, want a usage error", err)
 	}
 }
