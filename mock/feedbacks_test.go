@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"unicode"
 
 	"golang.org/x/text/cases"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
 )
 
 // listData is data of a GET /feedbacks answer.
@@ -283,22 +285,45 @@ func (r *ref) randomQuery(rng *rand.Rand) refQuery {
 	if rng.IntN(2) == 0 {
 		q.limit = 1 + rng.IntN(100)
 	}
-	if rng.IntN(2) == 0 {
+	switch rng.IntN(4) {
+	case 0, 1:
 		q.offset = rng.IntN(60)
+	case 2:
+		q.offset = rng.IntN(len(r.all)) // deep pages
 	}
 	return q
 }
 
 func TestFeedbacksMatchReference(t *testing.T) {
-	h := newDefault(t)
-	all := fetchAll(t, h, "", 100)
-	checkOrder(t, all)
-	rf := newRef(all)
-	rng := rand.New(rand.NewPCG(7, 11))
 	queries := 400
 	if testing.Short() {
 		queries = 50
 	}
+	checkAgainstReference(t, newDefault(t), queries, 7)
+}
+
+// The indexed paths (posting lists, bitsets, search values) on a larger
+// random shop with many products and repeated texts.
+func TestFeedbacksMatchReferenceLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large data: run without -short")
+	}
+	def, _ := scenarios.FS.ReadFile("default.yaml")
+	files := fstest.MapFS{
+		"default.yaml": {Data: def},
+		"large.yaml": {Data: []byte("extends: default\ndescription: large\nseed: 99\ndata:\n  fixtures: [reviews/edge-cases.yaml]\n" +
+			"  generate: {count: 30000, products: 150, same_second: 0.2, answered: 0.5, rating_weights: [20, 20, 20, 20, 20]}\n")},
+	}
+	h := newServer(t, mock.Options{Scenarios: files, Scenario: "large"})
+	checkAgainstReference(t, h, 200, 11)
+}
+
+func checkAgainstReference(t *testing.T, h http.Handler, queries int, seed uint64) {
+	t.Helper()
+	all := fetchAll(t, h, "", 100)
+	checkOrder(t, all)
+	rf := newRef(all)
+	rng := rand.New(rand.NewPCG(seed, 11))
 	nonEmpty := 0
 	for range queries {
 		q := rf.randomQuery(rng)

@@ -2,14 +2,23 @@ package mock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/cases"
+)
+
+var (
+	bitsCount    = bits.OnesCount64
+	bitsTrailing = bits.TrailingZeros64
 )
 
 // Timestamp layout of created_date and created_at.
@@ -41,23 +50,57 @@ type Feedback struct {
 	CreatedAt        string          `json:"created_at"`
 }
 
-// record is a Feedback prepared for queries: the fields filters read, the
-// case-folded search text, and the record's JSON, encoded once.
+// record is a Feedback prepared for queries: the fields filters read,
+// its search values, and where its JSON (encoded once) is in the arena.
+// It holds no pointers, so a million of them cost the GC nothing.
 type record struct {
 	created  int64 // created_date as Unix seconds (the timestamp is zone-less; read as UTC)
-	day      int32 // created_date's date as days since 1970-01-01
 	id       int64
 	nmID     int64
+	jsonOff  uint64 // the record's JSON is arena[jsonOff:jsonEnd]
+	jsonEnd  uint64
+	day      int32  // created_date's date as days since 1970-01-01
+	text     uint32 // value ids in the search tables
+	pros     uint32
+	cons     uint32
+	product  uint32
 	rating   int8
 	answered bool
-	search   string // folded text, pros, cons, supplier_article and nm_id, \x00-separated
-	json     []byte
+}
+
+// postKey names a posting list: the records with one nm_id (0 any), one
+// rating (0 any) and one answered state (-1 any).
+type postKey struct {
+	nmID     int64
+	rating   int8
+	answered int8
+}
+
+// searchField is one searched field's distinct values, case-folded, and
+// for each value the records (indices, ascending) that have it. Generated
+// reviews repeat their sentences, so there are far fewer values than
+// records, and a search tests each value once.
+type searchField struct {
+	values   []string
+	postings [][]int32
 }
 
 // store holds a scenario's reviews, immutable once built, sorted by
 // created_date descending, then id descending: the order of the list.
+//
+// Every filter but search is answered from posting lists: the records of
+// each (nm_id, rating, answered) combination in list order. Dates are a
+// contiguous window of the sorted records, found by binary search, and
+// within a posting list again by binary search; so a page, a total and
+// the counts cost O(log n) whatever the shop's size. Search marks its
+// matches in a bitset and intersects it with per-(rating, answered) bitsets.
 type store struct {
-	records []record
+	records  []record
+	arena    []byte               // every record's JSON, back to back
+	postings map[postKey][]int32  // all keys but the zero one (every record)
+	bits     map[postKey][]uint64 // for nm_id 0: the same sets as bitsets
+	fields   [4]searchField       // text, pros, cons, product (supplier_article and nm_id)
+	pool     sync.Pool            // *[]uint64 bitsets for search
 }
 
 // foldString folds case for search. cases.Fold does full Unicode case folding,
@@ -66,32 +109,96 @@ func foldString(s string) string {
 	return cases.Fold().String(s)
 }
 
-// newStore prepares fbs, which have unique ids.
+// newStore prepares fbs, which have unique ids and valid timestamps.
 func newStore(fbs []Feedback) (*store, error) {
-	st := &store{records: make([]record, len(fbs))}
+	n := len(fbs)
+	order := make([]int32, n)
+	created := make([]int64, n)
 	for i := range fbs {
-		f := &fbs[i]
-		t, _ := time.Parse(timestampLayout, f.CreatedDate) // checked when loaded or generated
-		js, _ := marshalJSON(f)                            // plain strings and numbers always encode
-		st.records[i] = record{
-			created:  t.Unix(),
-			day:      dayNumber(t),
-			id:       f.ID,
-			nmID:     f.NmID,
+		t, err := time.Parse(timestampLayout, fbs[i].CreatedDate)
+		if err != nil {
+			return nil, fmt.Errorf("review %s: created_date: %w", fbs[i].FeedbackID, err)
+		}
+		order[i], created[i] = int32(i), t.Unix()
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(created[b], created[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(fbs[b].ID, fbs[a].ID)
+	})
+
+	st := &store{records: make([]record, n), postings: make(map[postKey][]int32), bits: make(map[postKey][]uint64)}
+	size := 0
+	for i := range fbs {
+		size += 600 + len(fbs[i].Text) + len(fbs[i].Pros) + len(fbs[i].Cons) + len(fbs[i].AnswerText)
+	}
+	st.arena = make([]byte, 0, size)
+	var ids [4]map[string]uint32
+	for k := range ids {
+		ids[k] = make(map[string]uint32)
+	}
+	value := func(k int, raw string) uint32 {
+		id, ok := ids[k][raw]
+		if !ok {
+			id = uint32(len(st.fields[k].values))
+			ids[k][raw] = id
+			st.fields[k].values = append(st.fields[k].values, foldString(raw))
+			st.fields[k].postings = append(st.fields[k].postings, nil)
+		}
+		return id
+	}
+	words := (n + 63) / 64
+	for pos, src := range order {
+		f := &fbs[src]
+		off := len(st.arena)
+		st.arena = appendFeedback(st.arena, f)
+		r := record{
+			created: created[src], id: f.ID, nmID: f.NmID,
+			jsonOff: uint64(off), jsonEnd: uint64(len(st.arena)),
+			day:  dayNumber(time.Unix(created[src], 0).UTC()),
+			text: value(0, f.Text), pros: value(1, f.Pros), cons: value(2, f.Cons),
+			// The separator keeps a query from matching across the two.
+			product:  value(3, f.SupplierArticle+"\x00"+strconv.FormatInt(f.NmID, 10)),
 			rating:   int8(f.ProductValuation),
 			answered: f.AnswerText != "",
-			search:   searchText(f),
-			json:     js,
+		}
+		st.records[pos] = r
+		p := int32(pos)
+		for k, v := range [4]uint32{r.text, r.pros, r.cons, r.product} {
+			st.fields[k].postings[v] = append(st.fields[k].postings[v], p)
+		}
+		ans := int8(0)
+		if r.answered {
+			ans = 1
+		}
+		for _, nm := range [2]int64{0, r.nmID} {
+			for _, rt := range [2]int8{0, r.rating} {
+				for _, a := range [2]int8{-1, ans} {
+					key := postKey{nm, rt, a}
+					if key == (postKey{0, 0, -1}) {
+						continue // every record: no list needed
+					}
+					st.postings[key] = append(st.postings[key], p)
+					if nm == 0 {
+						b, ok := st.bits[key]
+						if !ok {
+							b = make([]uint64, words)
+							st.bits[key] = b
+						}
+						b[pos/64] |= 1 << (pos % 64)
+					}
+				}
+			}
 		}
 	}
-	sort.Slice(st.records, func(i, j int) bool {
-		a, b := &st.records[i], &st.records[j]
-		if a.created != b.created {
-			return a.created > b.created
-		}
-		return a.id > b.id
-	})
 	return st, nil
+}
+
+// json is a record's encoded JSON.
+func (st *store) json(i int) []byte {
+	r := &st.records[i]
+	return st.arena[r.jsonOff:r.jsonEnd]
 }
 
 // dayNumber is t's date as days since 1970-01-01, rounded down, so that
@@ -103,12 +210,6 @@ func dayNumber(t time.Time) int32 {
 		d--
 	}
 	return int32(d)
-}
-
-// searchText is what the search filter matches against. The separator keeps
-// a query from matching across the end of one field and the start of the next.
-func searchText(f *Feedback) string {
-	return foldString(strings.Join([]string{f.Text, f.Pros, f.Cons, f.SupplierArticle, strconv.FormatInt(f.NmID, 10)}, "\x00"))
 }
 
 // query is a validated GET /feedbacks request.
@@ -131,40 +232,173 @@ type result struct {
 	answeredCount, unansweredCount int
 }
 
-// find runs q over the records. Records are sorted by date, so the date
-// range is a contiguous window found by binary search; the other filters
-// are checked record by record within it.
+// find runs q over the records.
 func (st *store) find(q query) result {
 	recs := st.records
 	// Sorted descending: days run from newest to oldest.
 	lo := sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.dayTo })
 	hi := sort.Search(len(recs), func(i int) bool { return recs[i].day < q.dayFrom })
-	var res result
-	var needle string
-	if q.search != "" {
-		needle = foldString(q.search)
+	if lo >= hi {
+		return result{}
 	}
-	for i := lo; i < hi; i++ {
-		r := &recs[i]
-		if q.rating != 0 && r.rating != q.rating ||
-			q.nmID != 0 && r.nmID != q.nmID ||
-			needle != "" && !strings.Contains(r.search, needle) {
-			continue
+	if q.search != "" {
+		return st.findSearch(q, lo, hi)
+	}
+	var res result
+	all := st.window(postKey{q.nmID, q.rating, -1}, lo, hi)
+	answered := st.window(postKey{q.nmID, q.rating, 1}, lo, hi)
+	res.answeredCount = answered.len()
+	res.unansweredCount = all.len() - res.answeredCount
+	sel := all
+	switch q.answered {
+	case 1:
+		sel = answered
+	case 0:
+		sel = st.window(postKey{q.nmID, q.rating, 0}, lo, hi)
+	}
+	res.total = sel.len()
+	if !q.countsOnly && q.offset < int64(res.total) {
+		end := min(q.offset+q.limit, int64(res.total))
+		res.page = make([]int, 0, end-q.offset)
+		for i := q.offset; i < end; i++ {
+			res.page = append(res.page, sel.at(int(i)))
 		}
-		if r.answered {
-			res.answeredCount++
-		} else {
-			res.unansweredCount++
-		}
-		if q.answered >= 0 && r.answered != (q.answered == 1) {
-			continue
-		}
+	}
+	return res
+}
+
+// span is the part of a posting list inside a window of records; with no
+// list (every record), the window itself.
+type span struct {
+	list   []int32 // nil: the indices lo..hi-1 themselves
+	lo, hi int
+}
+
+func (s span) len() int {
+	if s.list == nil {
+		return s.hi - s.lo
+	}
+	return len(s.list)
+}
+
+func (s span) at(i int) int {
+	if s.list == nil {
+		return s.lo + i
+	}
+	return int(s.list[i])
+}
+
+// window returns the records of key within [lo, hi).
+func (st *store) window(key postKey, lo, hi int) span {
+	if key == (postKey{0, 0, -1}) {
+		return span{lo: lo, hi: hi}
+	}
+	list := st.postings[key]
+	a, _ := slices.BinarySearch(list, int32(lo))
+	b, _ := slices.BinarySearch(list, int32(hi))
+	return span{list: list[a:b:b]}
+}
+
+// findSearch runs a query with search: the matching records are marked in
+// a bitset, which is then intersected with the other filters.
+func (st *store) findSearch(q query, lo, hi int) result {
+	bp := st.searchBits(foldString(q.search))
+	defer st.pool.Put(bp)
+	match := *bp
+	var res result
+	take := func(pos int) {
 		if int64(res.total) >= q.offset && int64(len(res.page)) < q.limit && !q.countsOnly {
-			res.page = append(res.page, i)
+			res.page = append(res.page, pos)
 		}
 		res.total++
 	}
+	if q.nmID != 0 {
+		// One product: its posting list is short; test each record.
+		all := st.window(postKey{q.nmID, q.rating, -1}, lo, hi)
+		for i := range all.len() {
+			pos := all.at(i)
+			if match[pos/64]&(1<<(pos%64)) == 0 {
+				continue
+			}
+			ans := st.records[pos].answered
+			if ans {
+				res.answeredCount++
+			} else {
+				res.unansweredCount++
+			}
+			if q.answered < 0 || ans == (q.answered == 1) {
+				take(pos)
+			}
+		}
+		return res
+	}
+	filter := st.bits[postKey{0, q.rating, -1}] // nil: every record
+	answered := st.bits[postKey{0, 0, 1}]
+	for w := lo / 64; w <= (hi-1)/64; w++ {
+		bits := match[w] & windowMask(w, lo, hi)
+		if filter != nil {
+			bits &= filter[w]
+		}
+		var ans uint64
+		if answered != nil {
+			ans = answered[w]
+		}
+		nAns := bitsCount(bits & ans)
+		res.answeredCount += nAns
+		res.unansweredCount += bitsCount(bits) - nAns
+		switch q.answered {
+		case 1:
+			bits &= ans
+		case 0:
+			bits &^= ans
+		}
+		c := bitsCount(bits)
+		if q.countsOnly || int64(len(res.page)) >= q.limit || int64(res.total+c) <= q.offset {
+			res.total += c
+			continue
+		}
+		for ; bits != 0; bits &= bits - 1 {
+			take(w*64 + bitsTrailing(bits))
+		}
+	}
 	return res
+}
+
+// windowMask keeps the bits of word w that fall in [lo, hi).
+func windowMask(w, lo, hi int) uint64 {
+	m := ^uint64(0)
+	if w == lo/64 {
+		m &= ^uint64(0) << (lo % 64)
+	}
+	if w == (hi-1)/64 && hi%64 != 0 {
+		m &= (1 << (hi % 64)) - 1
+	}
+	return m
+}
+
+// searchBits marks the records whose text, pros, cons, supplier_article
+// or nm_id contain needle (already folded). The caller returns the
+// bitset to the pool.
+func (st *store) searchBits(needle string) *[]uint64 {
+	words := (len(st.records) + 63) / 64
+	bp, ok := st.pool.Get().(*[]uint64)
+	if !ok {
+		b := make([]uint64, words)
+		bp = &b
+	}
+	clear(*bp)
+	b := *bp
+	for k := range st.fields {
+		f := &st.fields[k]
+		for v, s := range f.values {
+			if strings.Contains(s, needle) {
+				for _, pos := range f.postings[v] {
+					b[pos/64] |= 1 << (pos % 64)
+				}
+			}
+		}
+	}
+	return bp
 }
 
 // appendPage writes the JSON of the list response's data object.
@@ -174,7 +408,7 @@ func (st *store) appendPage(buf *bytes.Buffer, res result, q query) {
 		if n > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(st.records[i].json)
+		buf.Write(st.json(i))
 	}
 	fmt.Fprintf(buf, `],"total":%d,"limit":%d,"offset":%d}`, res.total, q.limit, q.offset)
 }

@@ -1,0 +1,28 @@
+package mock
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// appendFeedback writes exactly what encoding/json writes.
+func TestAppendFeedbackMatchesEncodingJSON(t *testing.T) {
+	tricky := []string{"", "plain", `"quoted" \back\slash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
+		"<b>&amp;</b>", "ёЁ 🐈‍⬛ emoji", "bad \xff\xfe utf8", "line\u2028sep\u2029par", "\u00e9\u0301"}
+	fbs := []Feedback{{ID: 1, Video: json.RawMessage(`null`)}}
+	for i, s := range tricky {
+		fbs = append(fbs, Feedback{ID: int64(i), FeedbackID: s, NmID: -5, ImtID: 1 << 62, Text: s, Pros: s, Cons: s,
+			ProductValuation: i % 6, ValuationTags: s, CreatedDate: s, AnswerText: s, AnswerState: s, ProductName: s,
+			SupplierArticle: s, BrandName: s, Photos: s, Video: json.RawMessage(`{"a":1,"b":"x"}`), UserName: s, WasViewed: i % 2, State: s, CreatedAt: s})
+	}
+	for _, f := range fbs {
+		want, err := marshalJSON(&f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendFeedback(nil, &f); !bytes.Equal(got, want) {
+			t.Errorf("appendFeedback\n got %s\nwant %s", got, want)
+		}
+	}
+}
