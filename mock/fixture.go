@@ -154,11 +154,7 @@ func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 
 // jsonList is the JSON text of a list of strings; nil gives "[]".
 func jsonList(items []string) string {
-	if items == nil {
-		items = []string{}
-	}
-	js, _ := marshalJSON(items) // a []string always encodes
-	return string(js)
+	return string(appendJSONList(nil, items))
 }
 
 // settingsFile is a settings fixture (kind: settings): the GET shape.

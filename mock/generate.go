@@ -313,14 +313,20 @@ func (g *generator) some(list []string, min, max int) []string {
 	if n > len(list) {
 		n = len(list)
 	}
-	idx := g.f.Rand.Perm(len(list))[:n]
-	out := make([]string, 0, n)
-	for i := range list {
-		for _, j := range idx {
-			if i == j {
-				out = append(out, list[i])
-			}
+	var picked [8]int // n is at most a few; rejection is cheaper than a permutation
+	k := 0
+	for k < n && k < len(picked) {
+		j := g.f.Rand.Intn(len(list))
+		if !slices.Contains(picked[:k], j) {
+			picked[k] = j
+			k++
 		}
+	}
+	idx := picked[:k]
+	slices.Sort(idx)
+	out := make([]string, k)
+	for i, j := range idx {
+		out[i] = list[j]
 	}
 	return out
 }

@@ -9,6 +9,13 @@ import (
 // writes it (without HTML escaping), several times faster: building a
 // million-review scenario encodes every record once.
 func appendFeedback(b []byte, f *Feedback) []byte {
+	return appendFeedbackWith(b, f, appendJSONString)
+}
+
+// appendFeedbackWith is appendFeedback with str encoding the fields whose
+// values repeat from review to review (texts, names, products), so that a
+// caller may cache their encodings.
+func appendFeedbackWith(b []byte, f *Feedback, str func([]byte, string) []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, f.ID, 10)
 	b = appendField(b, `,"feedback_id":`, f.FeedbackID)
@@ -16,18 +23,18 @@ func appendFeedback(b []byte, f *Feedback) []byte {
 	b = strconv.AppendInt(b, f.NmID, 10)
 	b = append(b, `,"imt_id":`...)
 	b = strconv.AppendInt(b, f.ImtID, 10)
-	b = appendField(b, `,"text":`, f.Text)
-	b = appendField(b, `,"pros":`, f.Pros)
-	b = appendField(b, `,"cons":`, f.Cons)
+	b = str(append(b, `,"text":`...), f.Text)
+	b = str(append(b, `,"pros":`...), f.Pros)
+	b = str(append(b, `,"cons":`...), f.Cons)
 	b = append(b, `,"product_valuation":`...)
 	b = strconv.AppendInt(b, int64(f.ProductValuation), 10)
-	b = appendField(b, `,"valuation_tags":`, f.ValuationTags)
+	b = str(append(b, `,"valuation_tags":`...), f.ValuationTags)
 	b = appendField(b, `,"created_date":`, f.CreatedDate)
-	b = appendField(b, `,"answer_text":`, f.AnswerText)
+	b = str(append(b, `,"answer_text":`...), f.AnswerText)
 	b = appendField(b, `,"answer_state":`, f.AnswerState)
-	b = appendField(b, `,"product_name":`, f.ProductName)
-	b = appendField(b, `,"supplier_article":`, f.SupplierArticle)
-	b = appendField(b, `,"brand_name":`, f.BrandName)
+	b = str(append(b, `,"product_name":`...), f.ProductName)
+	b = str(append(b, `,"supplier_article":`...), f.SupplierArticle)
+	b = str(append(b, `,"brand_name":`...), f.BrandName)
 	b = appendField(b, `,"photos":`, f.Photos)
 	b = append(b, `,"video":`...)
 	if len(f.Video) == 0 {
@@ -35,7 +42,7 @@ func appendFeedback(b []byte, f *Feedback) []byte {
 	} else {
 		b = append(b, f.Video...) // compact JSON, written by the generator or marshalJSON
 	}
-	b = appendField(b, `,"user_name":`, f.UserName)
+	b = str(append(b, `,"user_name":`...), f.UserName)
 	b = append(b, `,"was_viewed":`...)
 	b = strconv.AppendInt(b, int64(f.WasViewed), 10)
 	b = appendField(b, `,"state":`, f.State)
@@ -47,12 +54,73 @@ func appendField(b []byte, key, s string) []byte {
 	return appendJSONString(append(b, key...), s)
 }
 
+// stringCache remembers the JSON encoding of repeated strings.
+type stringCache map[string]string
+
+func (c stringCache) append(b []byte, s string) []byte {
+	js, ok := c[s]
+	if !ok {
+		js = string(appendJSONString(nil, s))
+		c[s] = js
+	}
+	return append(b, js...)
+}
+
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string the way encoding/json does
 // with HTML escaping off: invalid UTF-8 becomes U+FFFD, and U+2028 and
 // U+2029 are escaped for JavaScript.
 func appendJSONString(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		return appendJSONStringSlow(b, s)
+	}
+	// Valid UTF-8: only ASCII specials and U+2028/U+2029 (E2 80 A8/A9)
+	// need escapes, so a byte loop does without decoding runes.
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c != 0xE2:
+			continue
+		case c == 0xE2:
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
+				i += 2
+				start = i + 1
+			}
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = appendEscapedASCII(b, c)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendEscapedASCII(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// appendJSONStringSlow handles strings with invalid UTF-8.
+func appendJSONStringSlow(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -62,43 +130,36 @@ func appendJSONString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
+			b = appendEscapedASCII(b, c)
 			i++
 			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			}
+			start = i + size
 		}
 		i += size
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendJSONList appends a []string as encoding/json would, without HTML
+// escaping; nil is [].
+func appendJSONList(b []byte, items []string) []byte {
+	b = append(b, '[')
+	for i, s := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }

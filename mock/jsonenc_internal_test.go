@@ -9,7 +9,8 @@ import (
 // appendFeedback writes exactly what encoding/json writes.
 func TestAppendFeedbackMatchesEncodingJSON(t *testing.T) {
 	tricky := []string{"", "plain", `"quoted" \back\slash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
-		"<b>&amp;</b>", "ёЁ 🐈‍⬛ emoji", "bad \xff\xfe utf8", "line\u2028sep\u2029par", "\u00e9\u0301"}
+		"<b>&amp;</b>", "ёЁ 🐈‍⬛ emoji", "bad \xff\xfe utf8", "line\u2028sep\u2029par", "\u00e9\u0301",
+		"end\u2028", "\u2029", "lone \xe2", "cut \xe2\x80", "\xe2\x80\xa8 valid", "\xe2\x82\xac euro", "\xed\xa0\x80 surrogate"}
 	fbs := []Feedback{{ID: 1, Video: json.RawMessage(`null`)}}
 	for i, s := range tricky {
 		fbs = append(fbs, Feedback{ID: int64(i), FeedbackID: s, NmID: -5, ImtID: 1 << 62, Text: s, Pros: s, Cons: s,
@@ -23,6 +24,18 @@ func TestAppendFeedbackMatchesEncodingJSON(t *testing.T) {
 		}
 		if got := appendFeedback(nil, &f); !bytes.Equal(got, want) {
 			t.Errorf("appendFeedback\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func TestAppendJSONListMatchesEncodingJSON(t *testing.T) {
+	for _, items := range [][]string{nil, {}, {"a"}, {"ё", "<b>", "\u2028", "bad\xff", `q"`}} {
+		want, _ := marshalJSON(items)
+		if items == nil {
+			want = []byte("[]")
+		}
+		if got := appendJSONList(nil, items); !bytes.Equal(got, want) {
+			t.Errorf("appendJSONList(%q) = %s, want %s", items, got, want)
 		}
 	}
 }

@@ -278,7 +278,6 @@ func (l *loader) build(name, display string, data []byte, chain []string) (*Scen
 		if gen != nil {
 			fbs = append(fbs, generate(*gen, seed, bank, st)...)
 		}
-		assignIDs(fbs)
 		return newStore(fbs)
 	}
 	if l.cache == nil {
@@ -513,14 +512,6 @@ func (sf *scenarioFile) applyDefaults() {
 	}
 	if g.Days == 0 {
 		g.Days = defaultDays
-	}
-}
-
-// assignIDs numbers the reviews 1..N from the oldest, in a stable order.
-func assignIDs(fbs []Feedback) {
-	slices.SortStableFunc(fbs, func(a, b Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
-	for i := range fbs {
-		fbs[i].ID = int64(i + 1)
 	}
 }
 

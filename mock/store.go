@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -50,9 +51,9 @@ type Feedback struct {
 	CreatedAt        string          `json:"created_at"`
 }
 
-// record is a Feedback prepared for queries: the fields filters read,
-// its search values, and where its JSON (encoded once) is in the arena.
-// It holds no pointers, so a million of them cost the GC nothing.
+// record is a Feedback prepared for queries: the fields filters read and
+// its search values. It holds no pointers, so a million of them cost the
+// GC nothing; its JSON, encoded once, is located by jsonLoc.
 type record struct {
 	created  int64 // created_date as Unix seconds (the timestamp is zone-less; read as UTC)
 	id       int64
@@ -66,6 +67,12 @@ type record struct {
 	product  uint32
 	rating   int8
 	answered bool
+}
+
+// jsonLoc is where a record's JSON is: arenas[arena][off:end].
+type jsonLoc struct {
+	off, end uint64
+	arena    int
 }
 
 // postKey names a posting list: the records with one nm_id (0 any), one
@@ -96,7 +103,8 @@ type searchField struct {
 // matches in a bitset and intersects it with per-(rating, answered) bitsets.
 type store struct {
 	records  []record
-	arena    []byte               // every record's JSON, back to back
+	locs     []jsonLoc            // parallel to records
+	arenas   [][]byte             // the records' JSON, back to back, one arena per encoder
 	postings map[postKey][]int32  // all keys but the zero one (every record)
 	bits     map[postKey][]uint64 // for nm_id 0: the same sets as bitsets
 	fields   [4]searchField       // text, pros, cons, product (supplier_article and nm_id)
@@ -109,7 +117,8 @@ func foldString(s string) string {
 	return cases.Fold().String(s)
 }
 
-// newStore prepares fbs, which have unique ids and valid timestamps.
+// newStore numbers the reviews 1..n from the oldest (fixtures before
+// generated ones within a second) and prepares them for queries.
 func newStore(fbs []Feedback) (*store, error) {
 	n := len(fbs)
 	order := make([]int32, n)
@@ -121,19 +130,48 @@ func newStore(fbs []Feedback) (*store, error) {
 		}
 		order[i], created[i] = int32(i), t.Unix()
 	}
+	// Oldest first; within a second, in the order given.
 	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(created[b], created[a]); c != 0 {
+		if c := cmp.Compare(created[a], created[b]); c != 0 {
 			return c
 		}
-		return cmp.Compare(fbs[b].ID, fbs[a].ID)
+		return cmp.Compare(a, b)
 	})
-
-	st := &store{records: make([]record, n), postings: make(map[postKey][]int32), bits: make(map[postKey][]uint64)}
-	size := 0
-	for i := range fbs {
-		size += 600 + len(fbs[i].Text) + len(fbs[i].Pros) + len(fbs[i].Cons) + len(fbs[i].AnswerText)
+	for k, src := range order {
+		fbs[src].ID = int64(k + 1)
 	}
-	st.arena = make([]byte, 0, size)
+	slices.Reverse(order) // the list's order: newest first, then the higher id
+
+	st := &store{records: make([]record, n), locs: make([]jsonLoc, n),
+		postings: make(map[postKey][]int32), bits: make(map[postKey][]uint64)}
+	// Encoding is the costly part of a big build: it runs on every core,
+	// each encoder with its own arena and cache, beside the indexing.
+	var wg sync.WaitGroup
+	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
+	st.arenas = make([][]byte, workers)
+	for w := range workers {
+		from, to := n*w/workers, n*(w+1)/workers
+		wg.Go(func() {
+			size := 0
+			for _, src := range order[from:to] {
+				f := &fbs[src]
+				size += 700 + len(f.Text) + len(f.Pros) + len(f.Cons) + len(f.AnswerText) + len(f.ProductName) + len(f.Photos)
+			}
+			arena := make([]byte, 0, size)
+			cache := make(stringCache)
+			for pos := from; pos < to; pos++ {
+				off := len(arena)
+				arena = appendFeedbackWith(arena, &fbs[order[pos]], cache.append)
+				st.locs[pos] = jsonLoc{off: uint64(off), end: uint64(len(arena)), arena: w}
+			}
+			if cap(arena)-len(arena) > len(arena)/8 {
+				arena = append(make([]byte, 0, len(arena)), arena...) // give back the unused estimate
+			}
+			st.arenas[w] = arena
+		})
+	}
+	defer wg.Wait()
+
 	var ids [4]map[string]uint32
 	for k := range ids {
 		ids[k] = make(map[string]uint32)
@@ -151,11 +189,8 @@ func newStore(fbs []Feedback) (*store, error) {
 	words := (n + 63) / 64
 	for pos, src := range order {
 		f := &fbs[src]
-		off := len(st.arena)
-		st.arena = appendFeedback(st.arena, f)
 		r := record{
 			created: created[src], id: f.ID, nmID: f.NmID,
-			jsonOff: uint64(off), jsonEnd: uint64(len(st.arena)),
 			day:  dayNumber(time.Unix(created[src], 0).UTC()),
 			text: value(0, f.Text), pros: value(1, f.Pros), cons: value(2, f.Cons),
 			// The separator keeps a query from matching across the two.
@@ -197,8 +232,8 @@ func newStore(fbs []Feedback) (*store, error) {
 
 // json is a record's encoded JSON.
 func (st *store) json(i int) []byte {
-	r := &st.records[i]
-	return st.arena[r.jsonOff:r.jsonEnd]
+	l := st.locs[i]
+	return st.arenas[l.arena][l.off:l.end]
 }
 
 // dayNumber is t's date as days since 1970-01-01, rounded down, so that
