@@ -62,7 +62,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	body := &capture{r: r.Body}
 	r.Body = body
-	entry := JournalEntry{RequestID: r.Header.Get(HeaderRequestID), Time: s.now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: flatHeaders(r.Header)}
+	entry := journalRecord{JournalEntry: JournalEntry{RequestID: r.Header.Get(HeaderRequestID), Time: s.now(),
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
 	var ss *session
 	defer func() {
 		if ss == nil {
@@ -71,7 +72,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		entry.Status = rec.status
 		entry.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
-		entry.Response = rec.buf.String()
+		entry.resp = rec.chunks
 		s.record(ss, entry)
 	}()
 
@@ -239,7 +240,7 @@ func (s *Server) serveTruncated(w http.ResponseWriter, r *http.Request) {
 	panic(http.ErrAbortHandler)
 }
 
-func (s *Server) record(ss *session, e JournalEntry) {
+func (s *Server) record(ss *session, e journalRecord) {
 	s.mu.Lock()
 	s.seq++
 	e.Seq = s.seq
@@ -258,11 +259,13 @@ func flatHeaders(h http.Header) map[string]string {
 }
 
 // recorder passes a response through, keeping its status and the start
-// of its body for the journal.
+// of its body for the journal. It keeps the written slices themselves:
+// the server's handlers write each body from a buffer they never reuse.
 type recorder struct {
 	http.ResponseWriter
 	status int
-	buf    bytes.Buffer
+	chunks [][]byte
+	kept   int
 	cut    bool
 }
 
@@ -277,7 +280,16 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	keep(&w.buf, &w.cut, b)
+	if room := MaxJournalBody - w.kept; len(b) > room {
+		w.cut = true
+		if room > 0 {
+			w.chunks = append(w.chunks, b[:room])
+			w.kept += room
+		}
+	} else {
+		w.chunks = append(w.chunks, b)
+		w.kept += len(b)
+	}
 	return w.ResponseWriter.Write(b)
 }
 

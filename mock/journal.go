@@ -1,7 +1,7 @@
 package mock
 
 import (
-	"slices"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -39,15 +39,35 @@ const MaxJournalBody = 32 << 10
 // DefaultJournalSize is how many entries each session's journal keeps.
 const DefaultJournalSize = 1000
 
+// journalRecord is an entry as kept: the request's header map and the
+// bodies by reference, turned into JournalEntry only when listed, so that
+// recording costs a request no copies.
+type journalRecord struct {
+	JournalEntry
+	header http.Header
+	resp   [][]byte
+}
+
+func (r *journalRecord) entry() JournalEntry {
+	e := r.JournalEntry
+	e.Headers = flatHeaders(r.header)
+	var b strings.Builder
+	for _, c := range r.resp {
+		b.Write(c)
+	}
+	e.Response = b.String()
+	return e
+}
+
 // journal is a bounded ring of entries, oldest first. Its owner's mutex
 // guards it.
 type journal struct {
-	entries []JournalEntry
+	entries []journalRecord
 	next    int // where the next entry goes once the ring is full
 	size    int
 }
 
-func (j *journal) add(e JournalEntry) {
+func (j *journal) add(e journalRecord) {
 	if j.size <= 0 {
 		return
 	}
@@ -61,11 +81,12 @@ func (j *journal) add(e JournalEntry) {
 
 // list returns the matching entries, oldest first.
 func (j *journal) list(f JournalFilter) []JournalEntry {
-	out := make([]JournalEntry, 0, len(j.entries))
-	ordered := append(slices.Clone(j.entries[j.next:]), j.entries[:j.next]...)
-	for _, e := range ordered {
-		if f.matches(e) {
-			out = append(out, e)
+	var out []JournalEntry
+	for _, part := range [2][]journalRecord{j.entries[j.next:], j.entries[:j.next]} {
+		for i := range part {
+			if f.matches(part[i].JournalEntry) {
+				out = append(out, part[i].entry())
+			}
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -437,13 +436,29 @@ func (st *store) searchBits(needle string) *[]uint64 {
 }
 
 // appendPage writes the JSON of the list response's data object.
-func (st *store) appendPage(buf *bytes.Buffer, res result, q query) {
-	buf.WriteString(`{"feedbacks":[`)
+func (st *store) appendPage(b []byte, res result, q query) []byte {
+	b = append(b, `{"feedbacks":[`...)
 	for n, i := range res.page {
 		if n > 0 {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		buf.Write(st.json(i))
+		b = append(b, st.json(i)...)
 	}
-	fmt.Fprintf(buf, `],"total":%d,"limit":%d,"offset":%d}`, res.total, q.limit, q.offset)
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(res.total), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, q.limit, 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, q.offset, 10)
+	return append(b, '}')
+}
+
+// pageSize is the length of the page's records' JSON.
+func (st *store) pageSize(res result) int {
+	n := 0
+	for _, i := range res.page {
+		l := st.locs[i]
+		n += int(l.end-l.off) + 1
+	}
+	return n
 }

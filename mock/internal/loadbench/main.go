@@ -1,0 +1,352 @@
+// Command loadbench measures replymock against the practical limit of the
+// machine, in one run: it starts a minimal net/http handler that writes a
+// page of reviews from memory and replymock itself on loopback, drives
+// each with the same Go load generator, and prints throughput, latency
+// percentiles and the ratios the performance targets are stated in.
+//
+//	go run ./mock/internal/loadbench            # about two minutes
+//	go run ./mock/internal/loadbench -quick     # a shorter, noisier run
+//
+// It exits 1 if a target is missed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing/fstest"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+// shape is one query the targets name.
+type shape struct {
+	name  string
+	query string
+	limit float64 // the highest allowed ratio of big-shop to default-data median latency
+}
+
+var shapes = []shape{
+	{"first page", "", 2},
+	{"limit=100, offset 400", "limit=100&offset=400", 2},
+	{"answered + rating", "answered=0&rating=1&limit=100", 2},
+	{"date range", "date_from=2026-03-01&date_to=2026-04-30&limit=100", 2},
+	{"all filters, offset 50", "answered=1&rating=5&date_from=2026-01-01&date_to=2026-09-30&limit=100&offset=50", 2},
+	{"nm_id + rating", "nm_id=NMID&rating=5&limit=100", 2},
+	{"counts_only", "counts_only=1&rating=4&date_from=2026-02-01", 2},
+	{"counts_only, all filters", "counts_only=1&answered=1&rating=5&nm_id=NMID&date_from=2026-01-01&date_to=2026-09-30", 2},
+	{"search (common word)", "search=%D0%BA%D0%B0%D1%87%D0%B5%D1%81%D1%82%D0%B2%D0%BE&limit=100", 20},
+	{"search (rare word)", "search=%D0%B4%D0%B8%D1%80%D0%BA%D0%B0&limit=100", 20},
+	{"search + rating", "search=%D0%BA%D0%B0%D1%87%D0%B5%D1%81%D1%82%D0%B2%D0%BE&rating=5&answered=1&limit=100", 20},
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
+	quick := fs.Bool("quick", false, "shorter runs")
+	size := fs.Int("reviews", 1_000_000, "reviews in the big shop")
+	conc := fs.Int("c", 32, "concurrent connections for the throughput run")
+	latConc := fs.Int("lc", 4, "concurrent connections for the latency runs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dur := 4 * time.Second
+	if *quick {
+		dur = 1500 * time.Millisecond
+	}
+	fmt.Fprintf(out, "loadbench: %s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+
+	def, err := mock.New(mock.Options{})
+	if err != nil {
+		return err
+	}
+	defURL, stopDef, err := listen(def)
+	if err != nil {
+		return err
+	}
+	defer stopDef()
+
+	// The practical limit: the same bytes, from memory, by plain net/http.
+	page, header, err := fetch(defURL + "/api/v1/feedbacks")
+	if err != nil {
+		return err
+	}
+	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header()[k] = v
+		}
+		w.Write(page)
+	})
+	staticURL, stopStatic, err := listen(static)
+	if err != nil {
+		return err
+	}
+	defer stopStatic()
+
+	fmt.Fprintf(out, "\n1. Throughput, GET /api/v1/feedbacks (default data, a %d-byte page), %d connections, %s each, alternated 3 times\n", len(page), *conc, dur)
+	var ratios []float64
+	var lastStatic, lastMock result
+	for round := range 3 {
+		lastStatic = load(staticURL+"/api/v1/feedbacks", *conc, dur)
+		lastMock = load(defURL+"/api/v1/feedbacks", *conc, dur)
+		ratios = append(ratios, lastMock.rps/lastStatic.rps)
+		fmt.Fprintf(out, "   round %d: static %s | replymock %s | ratio %.2f\n", round+1, lastStatic, lastMock, ratios[round])
+	}
+	tput := median(ratios)
+	misses := 0
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		misses++
+		return "MISSED"
+	}
+	fmt.Fprintf(out, "   median ratio %.2f (target >= 0.70): %s\n", tput, verdict(tput >= 0.7))
+
+	fmt.Fprintf(out, "\n2. A shop of %d reviews: start-up and memory\n", *size)
+	big, buildTime, heapPerReview, err := buildBig(*size)
+	if err != nil {
+		return err
+	}
+	bigURL, stopBig, err := listen(big)
+	if err != nil {
+		return err
+	}
+	defer stopBig()
+	jsonPerReview, err := jsonSize(bigURL)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "   start-up (generate, encode, index): %.1f s\n", buildTime.Seconds())
+	fmt.Fprintf(out, "   heap: %.0f bytes per review, of which about %.0f are the review's own JSON text; %.0f beyond it (target < 2048): %s\n",
+		heapPerReview, jsonPerReview, heapPerReview-jsonPerReview, verdict(heapPerReview-jsonPerReview < 2048))
+
+	fmt.Fprintf(out, "\n3. Latency by query, default data vs %d reviews, %d connections, %s each (median of 2 runs' p50)\n", *size, *latConc, dur)
+	fmt.Fprintf(out, "   %-28s %12s %12s %12s %12s %7s %7s\n", "query", "default p50", "default p99", "big p50", "big p99", "ratio", "target")
+	defNM, err := someNmID(defURL)
+	if err != nil {
+		return err
+	}
+	bigNM, err := someNmID(bigURL)
+	if err != nil {
+		return err
+	}
+	for _, s := range shapes {
+		var dRes, bRes result
+		var dp50s, bp50s []float64
+		for range 2 {
+			dRes = load(defURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", defNM), *latConc, dur/2)
+			bRes = load(bigURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", bigNM), *latConc, dur/2)
+			dp50s, bp50s = append(dp50s, float64(dRes.p50)), append(bp50s, float64(bRes.p50))
+		}
+		if dRes.errors+bRes.errors > 0 {
+			return fmt.Errorf("%s: %d errors", s.name, dRes.errors+bRes.errors)
+		}
+		ratio := median(bp50s) / median(dp50s)
+		fmt.Fprintf(out, "   %-28s %12s %12s %12s %12s %7.2f %7s %s\n", s.name, time.Duration(median(dp50s)).Round(time.Microsecond), dRes.p99.Round(time.Microsecond),
+			time.Duration(median(bp50s)).Round(time.Microsecond), bRes.p99.Round(time.Microsecond), ratio, fmt.Sprintf("<= %g", s.limit), verdict(ratio <= s.limit))
+	}
+
+	fmt.Fprintf(out, "\n4. PATCH under concurrent reads: %d readers of GET /settings/ai while one client PATCHes\n", *latConc)
+	pr := patchUnderLoad(defURL, *latConc, dur)
+	fmt.Fprintf(out, "   reads %s; PATCHes %s\n", pr.reads, pr.patches)
+
+	if misses > 0 {
+		return fmt.Errorf("%d targets missed", misses)
+	}
+	fmt.Fprintln(out, "\nall targets met")
+	return nil
+}
+
+// listen serves h on a loopback port.
+func listen(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+func fetch(url string) ([]byte, http.Header, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return nil, nil, fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	h := resp.Header.Clone()
+	h.Del("Date")
+	h.Del("X-Request-Id")
+	return body, h, err
+}
+
+// buildBig makes a server whose served scenario has n generated reviews,
+// and measures the build and the heap it keeps.
+func buildBig(n int) (*mock.Server, time.Duration, float64, error) {
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	files := fstest.MapFS{
+		"default.yaml": {Data: def},
+		"big.yaml": {Data: fmt.Appendf(nil, "extends: default\ndescription: loadbench\ndata:\n  generate: {count: %d, products: %d}\n",
+			n, max(40, n/2500))},
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	srv, err := mock.New(mock.Options{Scenarios: files, Scenario: "big"})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	took := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return srv, took, float64(after.HeapAlloc-before.HeapAlloc) / float64(n), nil
+}
+
+// jsonSize is the mean size of a review's JSON, from a few pages.
+func jsonSize(base string) (float64, error) {
+	total, count := 0, 0
+	for _, off := range []int{0, 1000, 50000, 300000} {
+		body, _, err := fetch(fmt.Sprintf("%s/api/v1/feedbacks?limit=100&offset=%d", base, off))
+		if err != nil {
+			return 0, err
+		}
+		total += len(body)
+		count += 100
+	}
+	return float64(total) / float64(count), nil
+}
+
+// someNmID is the nm_id of the first review.
+func someNmID(base string) (string, error) {
+	body, _, err := fetch(base + "/api/v1/feedbacks?limit=1")
+	if err != nil {
+		return "", err
+	}
+	_, after, ok := strings.Cut(string(body), `"nm_id":`)
+	if !ok {
+		return "", errors.New("no nm_id in the first review")
+	}
+	end := strings.IndexByte(after, ',')
+	return after[:end], nil
+}
+
+// result is what one load run measured.
+type result struct {
+	requests, errors int
+	rps              float64
+	p50, p90, p99    time.Duration
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%7.0f req/s, p50 %v p90 %v p99 %v", r.rps, r.p50.Round(time.Microsecond), r.p90.Round(time.Microsecond), r.p99.Round(time.Microsecond))
+}
+
+// load sends GET url on conc keep-alive connections for d.
+func load(url string, conc int, d time.Duration) result {
+	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var mu sync.Mutex
+	var lat []time.Duration
+	errs := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Go(func() {
+			mine := make([]time.Duration, 0, 1<<16)
+			bad := 0
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				resp, err := client.Get(url)
+				if err != nil {
+					bad++
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					bad++
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			errs += bad
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(float64(len(lat))*p))]
+	}
+	return result{requests: len(lat), errors: errs, rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.5), p90: pct(0.9), p99: pct(0.99)}
+}
+
+type patchResult struct{ reads, patches result }
+
+// patchUnderLoad reads the settings while another client PATCHes them.
+func patchUnderLoad(base string, readers int, d time.Duration) patchResult {
+	done := make(chan result)
+	go func() { done <- load(base+"/api/v1/settings/ai", readers, d) }()
+	client := &http.Client{Timeout: 10 * time.Second}
+	var lat []time.Duration
+	deadline := time.Now().Add(d)
+	for i := 0; time.Now().Before(deadline); i++ {
+		body := fmt.Sprintf(`{"feedback":[{"rating":%d,"tone":"tone-%d"}]}`, i%5+1, i)
+		t0 := time.Now()
+		req, _ := http.NewRequest(http.MethodPatch, base+"/api/v1/settings/ai", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	p := result{requests: len(lat), rps: float64(len(lat)) / d.Seconds()}
+	if len(lat) > 0 {
+		p.p50, p.p90, p.p99 = lat[len(lat)/2], lat[len(lat)*9/10], lat[len(lat)*99/100]
+	}
+	return patchResult{reads: <-done, patches: p}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
