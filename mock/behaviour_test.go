@@ -62,6 +62,11 @@ func TestShippedScenariosBehave(t *testing.T) {
 			if c := counts(t, h); c != (countsData{}) {
 				t.Errorf("counts %+v, want zeros", c)
 			}
+			for _, q := range []string{"rating=5", "answered=1", "search=a", "search=a&rating=2", "nm_id=5&counts_only=1", "date_from=2026-01-01"} {
+				if d := get(t, h, "/api/v1/feedbacks?"+q); d.status != 200 || strings.Contains(string(d.body), `"total":1`) {
+					t.Errorf("%s: %d %s", q, d.status, d.body)
+				}
+			}
 			if r := get(t, h, "/api/v1/feedbacks"); !strings.Contains(string(r.body), `"feedbacks":[],"total":0`) {
 				t.Errorf("list %s", r.body)
 			}
@@ -74,6 +79,15 @@ func TestShippedScenariosBehave(t *testing.T) {
 		"all-unanswered": func(t *testing.T, h http.Handler) {
 			if c := counts(t, h); c.Total != 500 || c.Answered != 0 {
 				t.Errorf("counts %+v, want 500 unanswered", c)
+			}
+			// Filters whose posting lists are empty match nothing, not everything.
+			for _, q := range []string{"answered=1", "answered=1&rating=5", "answered=1&search=%D1%82", "answered=0&nm_id=1"} {
+				if d := list(t, h, q); d.Total != 0 {
+					t.Errorf("%s: total %d, want 0", q, d.Total)
+				}
+			}
+			if d := list(t, h, "answered=0&search=%D1%82"); d.Total == 0 {
+				t.Error("search over unanswered reviews found nothing")
 			}
 		},
 		"slow": func(t *testing.T, h http.Handler) {

@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/brianvoe/gofakeit/v6"
@@ -131,26 +133,61 @@ type generator struct {
 	end      time.Time
 }
 
-// generate makes spec.Count reviews. It draws from the source in a fixed
-// order; changing that order changes every scenario's data.
-func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings) []Feedback {
-	end, _ := time.Parse(timestampLayout, spec.End) // validated
+// generateChunk is how many reviews one source of randomness writes.
+// Chunks are generated in parallel; their number depends only on the
+// count, so the data is the same on any number of cores.
+const generateChunk = 1 << 15
+
+// generate makes spec.Count reviews. The products come from the seed;
+// each chunk of reviews from a source derived from the seed and the
+// chunk's number. Changing the order of draws changes every scenario's data.
+func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings) ([]Feedback, error) {
+	end, err := time.Parse(timestampLayout, spec.End)
+	if err != nil {
+		return nil, fmt.Errorf("generate.end: %w", err)
+	}
 	g := &generator{f: gofakeit.NewUnlocked(seed), spec: spec, bank: bank, settings: settings, end: end}
 	products, weights := g.products()
-	span := int64(spec.Days) * 86400
 	fbs := make([]Feedback, spec.Count)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for c := 0; c*generateChunk < spec.Count; c++ {
+		part := fbs[c*generateChunk : min((c+1)*generateChunk, spec.Count)]
+		cg := &generator{f: gofakeit.NewUnlocked(chunkSeed(seed, c)), spec: spec, bank: bank, settings: settings, end: end}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			cg.fill(part, products, weights)
+		})
+	}
+	wg.Wait()
+	return fbs, nil
+}
+
+// chunkSeed derives chunk c's seed (splitmix64); never 0, which gofakeit
+// would take as "random".
+func chunkSeed(seed int64, c int) int64 {
+	z := uint64(seed) + uint64(c+1)*0x9E3779B97F4A7C15
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return int64(z | 1)
+}
+
+// fill writes the reviews of one chunk.
+func (g *generator) fill(fbs []Feedback, products []product, weights []float64) {
+	span := int64(g.spec.Days) * 86400
+	created := make([]time.Time, len(fbs))
 	for i := range fbs {
-		var created time.Time
-		if i > 0 && g.chance(*spec.SameSecond) {
+		if i > 0 && g.chance(*g.spec.SameSecond) {
 			// Another review in the same second as an earlier one.
-			created, _ = time.Parse(timestampLayout, fbs[g.f.Rand.Intn(i)].CreatedDate)
+			created[i] = created[g.f.Rand.Intn(i)]
 		} else {
-			created = end.Add(-time.Duration(g.f.Rand.Int63n(span+1)) * time.Second)
+			created[i] = g.end.Add(-time.Duration(g.f.Rand.Int63n(span+1)) * time.Second)
 		}
 		p := products[g.pick(weights)]
-		fbs[i] = g.review(p, g.pick(spec.RatingWeights)+1, created)
+		fbs[i] = g.review(p, g.pick(g.spec.RatingWeights)+1, created[i])
 	}
-	return fbs
 }
 
 func (g *generator) chance(p float64) bool { return g.f.Rand.Float64() < p }

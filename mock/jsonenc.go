@@ -9,13 +9,6 @@ import (
 // writes it (without HTML escaping), several times faster: building a
 // million-review scenario encodes every record once.
 func appendFeedback(b []byte, f *Feedback) []byte {
-	return appendFeedbackWith(b, f, appendJSONString)
-}
-
-// appendFeedbackWith is appendFeedback with str encoding the fields whose
-// values repeat from review to review (texts, names, products), so that a
-// caller may cache their encodings.
-func appendFeedbackWith(b []byte, f *Feedback, str func([]byte, string) []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, f.ID, 10)
 	b = appendField(b, `,"feedback_id":`, f.FeedbackID)
@@ -23,18 +16,18 @@ func appendFeedbackWith(b []byte, f *Feedback, str func([]byte, string) []byte) 
 	b = strconv.AppendInt(b, f.NmID, 10)
 	b = append(b, `,"imt_id":`...)
 	b = strconv.AppendInt(b, f.ImtID, 10)
-	b = str(append(b, `,"text":`...), f.Text)
-	b = str(append(b, `,"pros":`...), f.Pros)
-	b = str(append(b, `,"cons":`...), f.Cons)
+	b = appendField(b, `,"text":`, f.Text)
+	b = appendField(b, `,"pros":`, f.Pros)
+	b = appendField(b, `,"cons":`, f.Cons)
 	b = append(b, `,"product_valuation":`...)
 	b = strconv.AppendInt(b, int64(f.ProductValuation), 10)
-	b = str(append(b, `,"valuation_tags":`...), f.ValuationTags)
+	b = appendField(b, `,"valuation_tags":`, f.ValuationTags)
 	b = appendField(b, `,"created_date":`, f.CreatedDate)
-	b = str(append(b, `,"answer_text":`...), f.AnswerText)
+	b = appendField(b, `,"answer_text":`, f.AnswerText)
 	b = appendField(b, `,"answer_state":`, f.AnswerState)
-	b = str(append(b, `,"product_name":`...), f.ProductName)
-	b = str(append(b, `,"supplier_article":`...), f.SupplierArticle)
-	b = str(append(b, `,"brand_name":`...), f.BrandName)
+	b = appendField(b, `,"product_name":`, f.ProductName)
+	b = appendField(b, `,"supplier_article":`, f.SupplierArticle)
+	b = appendField(b, `,"brand_name":`, f.BrandName)
 	b = appendField(b, `,"photos":`, f.Photos)
 	b = append(b, `,"video":`...)
 	if len(f.Video) == 0 {
@@ -42,7 +35,7 @@ func appendFeedbackWith(b []byte, f *Feedback, str func([]byte, string) []byte) 
 	} else {
 		b = append(b, f.Video...) // compact JSON, written by the generator or marshalJSON
 	}
-	b = str(append(b, `,"user_name":`...), f.UserName)
+	b = appendField(b, `,"user_name":`, f.UserName)
 	b = append(b, `,"was_viewed":`...)
 	b = strconv.AppendInt(b, int64(f.WasViewed), 10)
 	b = appendField(b, `,"state":`, f.State)
@@ -52,18 +45,6 @@ func appendFeedbackWith(b []byte, f *Feedback, str func([]byte, string) []byte) 
 
 func appendField(b []byte, key, s string) []byte {
 	return appendJSONString(append(b, key...), s)
-}
-
-// stringCache remembers the JSON encoding of repeated strings.
-type stringCache map[string]string
-
-func (c stringCache) append(b []byte, s string) []byte {
-	js, ok := c[s]
-	if !ok {
-		js = string(appendJSONString(nil, s))
-		c[s] = js
-	}
-	return append(b, js...)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -276,7 +276,11 @@ func (l *loader) build(name, display string, data []byte, chain []string) (*Scen
 	build := func() (*store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
-			fbs = append(fbs, generate(*gen, seed, bank, st)...)
+			more, err := generate(*gen, seed, bank, st)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", display, err)
+			}
+			fbs = append(fbs, more...)
 		}
 		return newStore(fbs)
 	}

@@ -68,11 +68,16 @@ type record struct {
 	answered bool
 }
 
-// jsonLoc is where a record's JSON is: arenas[arena][off:end].
+// jsonLoc is where a record's JSON is: blocks[block][off:end].
 type jsonLoc struct {
-	off, end uint64
-	arena    int
+	block    int32
+	off, end uint32
 }
+
+// jsonBlock is the size of the blocks records' JSON is packed into: big
+// enough for any review (the API bounds texts), small enough that the
+// space a block leaves unused is negligible.
+const jsonBlock = 4 << 20
 
 // postKey names a posting list: the records with one nm_id (0 any), one
 // rating (0 any) and one answered state (-1 any).
@@ -81,6 +86,10 @@ type postKey struct {
 	rating   int8
 	answered int8
 }
+
+// combos holds a posting list per (rating, answered) combination:
+// [rating 0..5, 0 any][answered + 1: any, without, with].
+type combos [6][3][]int32
 
 // searchField is one searched field's distinct values, case-folded, and
 // for each value the records (indices, ascending) that have it. Generated
@@ -102,12 +111,13 @@ type searchField struct {
 // matches in a bitset and intersects it with per-(rating, answered) bitsets.
 type store struct {
 	records  []record
-	locs     []jsonLoc            // parallel to records
-	arenas   [][]byte             // the records' JSON, back to back, one arena per encoder
-	postings map[postKey][]int32  // all keys but the zero one (every record)
-	bits     map[postKey][]uint64 // for nm_id 0: the same sets as bitsets
-	fields   [4]searchField       // text, pros, cons, product (supplier_article and nm_id)
-	pool     sync.Pool            // *[]uint64 bitsets for search
+	locs     []jsonLoc         // parallel to records
+	blocks   [][]byte          // the records' JSON, back to back
+	all      combos            // every product; [0][0] stays empty (every record)
+	products map[int64]*combos // per nm_id
+	bits     [6][3][]uint64    // the sets of all as bitsets
+	fields   [4]searchField    // text, pros, cons, product (supplier_article and nm_id)
+	pool     sync.Pool         // *[]uint64 bitsets for search
 }
 
 // foldString folds case for search. cases.Fold does full Unicode case folding,
@@ -142,34 +152,46 @@ func newStore(fbs []Feedback) (*store, error) {
 	slices.Reverse(order) // the list's order: newest first, then the higher id
 
 	st := &store{records: make([]record, n), locs: make([]jsonLoc, n),
-		postings: make(map[postKey][]int32), bits: make(map[postKey][]uint64)}
+		products: make(map[int64]*combos)}
 	// Encoding is the costly part of a big build: it runs on every core,
-	// each encoder with its own arena and cache, beside the indexing.
+	// each encoder filling blocks of its own, beside the indexing.
 	var wg sync.WaitGroup
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
-	st.arenas = make([][]byte, workers)
+	perWorker := make([][][]byte, workers)
 	for w := range workers {
 		from, to := n*w/workers, n*(w+1)/workers
 		wg.Go(func() {
-			size := 0
-			for _, src := range order[from:to] {
-				f := &fbs[src]
-				size += 700 + len(f.Text) + len(f.Pros) + len(f.Cons) + len(f.AnswerText) + len(f.ProductName) + len(f.Photos)
-			}
-			arena := make([]byte, 0, size)
-			cache := make(stringCache)
+			var blocks [][]byte
+			cur := make([]byte, 0, jsonBlock)
 			for pos := from; pos < to; pos++ {
-				off := len(arena)
-				arena = appendFeedbackWith(arena, &fbs[order[pos]], cache.append)
-				st.locs[pos] = jsonLoc{off: uint64(off), end: uint64(len(arena)), arena: w}
+				start := len(cur)
+				cur = appendFeedback(cur, &fbs[order[pos]])
+				if len(cur) > jsonBlock && start > 0 {
+					// Did not fit: the record starts the next block.
+					rec := slices.Clone(cur[start:])
+					blocks = append(blocks, cur[:start:start])
+					cur = append(make([]byte, 0, max(jsonBlock, len(rec))), rec...)
+					start = 0
+				}
+				st.locs[pos] = jsonLoc{block: int32(len(blocks)), off: uint32(start), end: uint32(len(cur))}
 			}
-			if cap(arena)-len(arena) > len(arena)/8 {
-				arena = append(make([]byte, 0, len(arena)), arena...) // give back the unused estimate
-			}
-			st.arenas[w] = arena
+			perWorker[w] = append(blocks, cur)
 		})
 	}
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		// Number the blocks across encoders.
+		base := make([]int32, workers)
+		for w, blocks := range perWorker {
+			base[w] = int32(len(st.blocks))
+			st.blocks = append(st.blocks, blocks...)
+		}
+		for w := range workers {
+			for pos := n * w / workers; pos < n*(w+1)/workers; pos++ {
+				st.locs[pos].block += base[w]
+			}
+		}
+	}()
 
 	var ids [4]map[string]uint32
 	for k := range ids {
@@ -202,27 +224,26 @@ func newStore(fbs []Feedback) (*store, error) {
 		for k, v := range [4]uint32{r.text, r.pros, r.cons, r.product} {
 			st.fields[k].postings[v] = append(st.fields[k].postings[v], p)
 		}
-		ans := int8(0)
+		ans := 1 // the answered index: 1 without a reply, 2 with one
 		if r.answered {
-			ans = 1
+			ans = 2
 		}
-		for _, nm := range [2]int64{0, r.nmID} {
-			for _, rt := range [2]int8{0, r.rating} {
-				for _, a := range [2]int8{-1, ans} {
-					key := postKey{nm, rt, a}
-					if key == (postKey{0, 0, -1}) {
-						continue // every record: no list needed
-					}
-					st.postings[key] = append(st.postings[key], p)
-					if nm == 0 {
-						b, ok := st.bits[key]
-						if !ok {
-							b = make([]uint64, words)
-							st.bits[key] = b
-						}
-						b[pos/64] |= 1 << (pos % 64)
-					}
+		prod := st.products[r.nmID]
+		if prod == nil {
+			prod = new(combos)
+			st.products[r.nmID] = prod
+		}
+		for _, rt := range [2]int{0, int(r.rating)} {
+			for _, a := range [2]int{0, ans} {
+				prod[rt][a] = append(prod[rt][a], p)
+				if rt == 0 && a == 0 {
+					continue // every record: no list needed
 				}
+				st.all[rt][a] = append(st.all[rt][a], p)
+				if st.bits[rt][a] == nil {
+					st.bits[rt][a] = make([]uint64, words)
+				}
+				st.bits[rt][a][pos/64] |= 1 << (pos % 64)
 			}
 		}
 	}
@@ -232,7 +253,7 @@ func newStore(fbs []Feedback) (*store, error) {
 // json is a record's encoded JSON.
 func (st *store) json(i int) []byte {
 	l := st.locs[i]
-	return st.arenas[l.arena][l.off:l.end]
+	return st.blocks[l.block][l.off:l.end]
 }
 
 // dayNumber is t's date as days since 1970-01-01, rounded down, so that
@@ -324,13 +345,26 @@ func (s span) at(i int) int {
 
 // window returns the records of key within [lo, hi).
 func (st *store) window(key postKey, lo, hi int) span {
-	if key == (postKey{0, 0, -1}) {
+	a := int(key.answered) + 1
+	var list []int32
+	switch {
+	case key.nmID != 0:
+		prod := st.products[key.nmID]
+		if prod == nil {
+			return span{list: []int32{}}
+		}
+		list = prod[key.rating][a]
+	case key.rating == 0 && a == 0:
 		return span{lo: lo, hi: hi}
+	default:
+		list = st.all[key.rating][a]
 	}
-	list := st.postings[key]
-	a, _ := slices.BinarySearch(list, int32(lo))
-	b, _ := slices.BinarySearch(list, int32(hi))
-	return span{list: list[a:b:b]}
+	if list == nil {
+		list = []int32{} // no such records: an empty list, not "every record"
+	}
+	from, _ := slices.BinarySearch(list, int32(lo))
+	to, _ := slices.BinarySearch(list, int32(hi))
+	return span{list: list[from:to:to]}
 }
 
 // findSearch runs a query with search: the matching records are marked in
@@ -366,8 +400,11 @@ func (st *store) findSearch(q query, lo, hi int) result {
 		}
 		return res
 	}
-	filter := st.bits[postKey{0, q.rating, -1}] // nil: every record
-	answered := st.bits[postKey{0, 0, 1}]
+	filter := st.bits[q.rating][0] // nil: every record
+	if q.rating != 0 && filter == nil {
+		return res // no review has this rating
+	}
+	answered := st.bits[0][2] // nil: none answered
 	for w := lo / 64; w <= (hi-1)/64; w++ {
 		bits := match[w] & windowMask(w, lo, hi)
 		if filter != nil {

@@ -25,7 +25,11 @@ func benchStore(b *testing.B, n int) *store {
 	}
 	spec := *def.file.Data.Generate
 	spec.Count, spec.Products = n, max(40, n/2500)
-	st, err := newStore(generate(spec, 20261115, bank, def.settings))
+	fbs, err := generate(spec, 20261115, bank, def.settings)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := newStore(fbs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +112,10 @@ func BenchmarkBuild(b *testing.B) {
 		def, _ := l.load("default")
 		spec := *def.file.Data.Generate
 		spec.Count = n
-		fbs := generate(spec, 1, bank, def.settings)
+		fbs, err := generate(spec, 1, bank, def.settings)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
