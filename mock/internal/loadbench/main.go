@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -219,7 +220,9 @@ func buildBig(n int) (*mock.Server, time.Duration, float64, error) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
+	old := debug.SetGCPercent(400) // as the replymock binary does while it starts
 	srv, err := mock.New(mock.Options{Scenarios: files, Scenario: "big"})
+	debug.SetGCPercent(old)
 	if err != nil {
 		return nil, 0, 0, err
 	}
