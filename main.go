@@ -65,6 +65,11 @@ type config struct {
 	journal     int
 	corsOrigins string
 	tuneGC      bool // GOGC is not set: collect less often while building data
+	adminAddr   string
+	readOnly    bool
+	maxSessions int
+	sessionTTL  time.Duration
+	timeouts    timeouts
 }
 
 // run is the whole program; main only maps its error to an exit code.
@@ -84,6 +89,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "*", "comma-separated browser origins allowed to call the server, e.g. http://localhost:*; * allows any (env REPLYMOCK_CORS_ORIGINS)")
+	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
+	fsys.BoolVar(&cfg.readOnly, "read-only", false, "demo mode: PATCH and admin changes answer 403 (env REPLYMOCK_READ_ONLY)")
+	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
+	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
 	fsys.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
@@ -99,6 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usageError{err}
 	}
 	cfg.tuneGC = getenv("GOGC") == ""
+	cfg.timeouts = defaultTimeouts
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
 	}
@@ -109,8 +119,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if journal == 0 {
 		journal = -1 // keep none
 	}
+	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
+		return usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
+	}
 	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
-		CORSOrigins: splitList(cfg.corsOrigins), Logger: newLogger(cfg.logFormat, stderr)}
+		CORSOrigins: splitList(cfg.corsOrigins), ReadOnly: cfg.readOnly, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
+		Logger: newLogger(cfg.logFormat, stderr)}
 	if cfg.scenarios != "" {
 		opts.Scenarios = os.DirFS(cfg.scenarios)
 	}
@@ -177,6 +191,9 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 // serve runs the HTTP server until ctx ends, then drains it.
 func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	start := time.Now()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	if cfg.tuneGC {
 		// Building a big scenario allocates a lot that stays: collecting
 		// less often during start-up saves a third of its time.
@@ -194,39 +211,92 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return err
+	// With --admin-addr, the admin API (and its page) has a listener of its
+	// own, and the main one serves only the API and health.
+	listeners := []struct {
+		addr    string
+		handler http.Handler
+	}{{cfg.addr, srv}}
+	if cfg.adminAddr != "" {
+		listeners = []struct {
+			addr    string
+			handler http.Handler
+		}{{cfg.addr, srv.APIHandler()}, {cfg.adminAddr, srv}}
 	}
-	opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "scenario", sc.Name, "seed", sc.Seed,
-		"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "version", version)
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	var servers []*http.Server
+	errc := make(chan error, len(listeners))
+	for i, l := range listeners {
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			for _, hs := range servers {
+				hs.Close()
+			}
+			return err
+		}
+		hs := newHTTPServer(l.handler, cfg.timeouts, opts.Logger)
+		servers = append(servers, hs)
+		go func() { errc <- hs.Serve(ln) }()
+		what := "api and admin"
+		if len(listeners) == 2 {
+			what = [2]string{"api", "admin"}[i]
+		}
+		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "serves", what, "scenario", sc.Name, "seed", sc.Seed,
+			"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "read_only", cfg.readOnly, "version", version)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
 	if cfg.scenarios != "" {
 		// Hot reload: a changed scenario file is validated and swapped in.
 		go srv.Watch(ctx, time.Second)
 	}
 	select {
 	case err := <-errc:
+		for _, hs := range servers {
+			hs.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
-	opts.Logger.Info("replymock shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	// Drain: requests in flight finish, even one waiting out an injected
+	// delay (at most mock.MaxLatency), before the process ends.
+	opts.Logger.Info("replymock shutting down; draining requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.timeouts.drain)
 	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	var errs []error
+	for _, hs := range servers {
+		if err := hs.Shutdown(shutdownCtx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// timeouts are the HTTP server's limits on slow clients.
+type timeouts struct {
+	readHeader, read, write, idle, drain time.Duration
+}
+
+// defaultTimeouts let the longest injected delay (mock.MaxLatency) finish
+// before the write timeout, and a shutdown wait for it.
+var defaultTimeouts = timeouts{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	write:      mock.MaxLatency + 30*time.Second,
+	idle:       120 * time.Second,
+	drain:      mock.MaxLatency + 10*time.Second,
+}
+
+// MaxHeaderBytes bounds a request's header; over it, net/http answers 431.
+const maxHeaderBytes = 64 << 10
+
+func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		WriteTimeout:      t.write,
+		IdleTimeout:       t.idle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // healthcheck asks a running server at addr for /__mock/health: the

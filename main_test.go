@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replymock/replymock/mock"
 )
 
 func env(kv map[string]string) func(string) string {
@@ -170,5 +174,151 @@ func TestHealthcheckDeadServer(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"healthcheck", "--addr", "nonsense"}, env(nil), &out, &out); exitCode(err) != 2 {
 		t.Errorf("healthcheck --addr nonsense: %v, want a usage error", err)
+	}
+}
+
+// startServe runs serve with cfg on free loopback ports and returns the
+// base URLs (API, then admin if asked) and a stop function that returns
+// serve's error.
+func startServe(t *testing.T, cfg config, opts mock.Options, withAdmin bool) (string, string, func() error) {
+	t.Helper()
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	cfg.addr = free()
+	if withAdmin {
+		cfg.adminAddr = free()
+	}
+	if cfg.timeouts == (timeouts{}) {
+		cfg.timeouts = defaultTimeouts
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, opts) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + cfg.addr + "/__mock/health")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("server never answered: %v", err)
+		}
+	}
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("serve did not return")
+		}
+	}
+	t.Cleanup(func() { stop() })
+	admin := ""
+	if withAdmin {
+		admin = "http://" + cfg.adminAddr
+	}
+	return "http://" + cfg.addr, admin, stop
+}
+
+// A client that never finishes its header is cut off after the
+// read-header timeout.
+func TestSlowClientIsCutOff(t *testing.T) {
+	cfg := config{timeouts: defaultTimeouts}
+	cfg.timeouts.readHeader = 300 * time.Millisecond
+	base, _, _ := startServe(t, cfg, mock.Options{}, false)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte("GET /api/v1/feedbacks HTTP/1.1\r\nHost: x\r\n")) // and never the blank line
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	buf := make([]byte, 512)
+	for {
+		if _, err := conn.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the server kept a slow client's connection open for 10 s")
+			}
+			break // closed by the server, perhaps after a 408
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cut off after %v, want about the 300ms read-header timeout", d)
+	}
+}
+
+// A header over the limit gets 431 from net/http.
+func TestHeaderTooLarge(t *testing.T) {
+	base, _, _ := startServe(t, config{}, mock.Options{}, false)
+	req, _ := http.NewRequest("GET", base+"/api/v1/feedbacks", nil)
+	req.Header.Set("X-Big", strings.Repeat("a", maxHeaderBytes+8192)) // net/http allows 4 KiB over the limit
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("status %d, want 431", resp.StatusCode)
+	}
+}
+
+// Shutdown drains requests in flight, even one waiting out an injected delay.
+func TestShutdownDrainsDelayedRequest(t *testing.T) {
+	base, _, stop := startServe(t, config{}, mock.Options{}, false)
+	body := strings.NewReader(`{"latency":{"fixed":"700ms"}}`)
+	resp, err := http.Post(base+"/__mock/faults", "application/json", body)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("add fault: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	got := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(base + "/api/v1/feedbacks?limit=1")
+		if err != nil {
+			got <- -1
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	time.Sleep(200 * time.Millisecond) // the request is now waiting out its delay
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if status := <-got; status != 200 {
+		t.Errorf("the request in flight got %d, want 200 after the drain", status)
+	}
+}
+
+// With --admin-addr the admin API is only on its own listener.
+func TestAdminAddr(t *testing.T) {
+	api, adm, _ := startServe(t, config{}, mock.Options{}, true)
+	for url, want := range map[string]int{
+		api + "/api/v1/feedbacks?limit=1": 200, api + "/__mock/health": 200, api + "/__mock/scenarios": 404,
+		adm + "/__mock/scenarios": 200, adm + "/__mock/health": 200, adm + "/api/v1/feedbacks?limit=1": 200,
+	} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", url, resp.StatusCode, want)
+		}
 	}
 }

@@ -42,6 +42,10 @@ func (s *Server) requireAdmin(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if s.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			s.writeError(w, r, errReadOnly)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -75,6 +75,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		entry.resp = rec.chunks
 		s.record(ss, entry)
 	}()
+	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500
 
 	sid := r.Header.Get(HeaderSession)
 	if sid == "" {
@@ -240,13 +241,20 @@ func (s *Server) serveTruncated(w http.ResponseWriter, r *http.Request) {
 	panic(http.ErrAbortHandler)
 }
 
+// record adds an entry to the session's journal. Over the servers's body
+// budget, the entry is kept without its bodies.
 func (s *Server) record(ss *session, e journalRecord) {
 	s.mu.Lock()
 	s.seq++
 	e.Seq = s.seq
 	s.mu.Unlock()
+	if s.journalUsed.Load()+e.size() > s.journalMax {
+		e.Body, e.resp, e.Truncated = "", nil, true
+	}
 	ss.mu.Lock()
-	ss.journal.add(e)
+	if !ss.dropped {
+		s.journalUsed.Add(ss.journal.add(e))
+	}
 	ss.mu.Unlock()
 }
 

@@ -47,7 +47,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 	if !s.originAllowed(origin) {
 		if preflight {
-			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: "forbidden",
+			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
 				Message: "origin " + strconv.Quote(origin) + " is not in --cors-origins"})
 			return true
 		}

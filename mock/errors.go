@@ -12,6 +12,7 @@ const (
 	CodeInvalidParameter     = "invalid_parameter"
 	CodeInvalidBody          = "invalid_body"
 	CodeUnauthorized         = "unauthorized"
+	CodeForbidden            = "forbidden"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodePayloadTooLarge      = "payload_too_large"
@@ -69,6 +70,7 @@ func StatusError(status int) *APIError {
 var statusCodes = map[int]string{
 	http.StatusBadRequest:            CodeInvalidParameter,
 	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusForbidden:             CodeForbidden,
 	http.StatusNotFound:              CodeNotFound,
 	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
@@ -86,6 +88,10 @@ func statusMessage(status int) string {
 	}
 	return fmt.Sprintf("status %d", status)
 }
+
+// errReadOnly answers a change in read-only (demo) mode.
+var errReadOnly = &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+	Message: "this server is read-only (demo mode): changes are switched off"}
 
 // writeError writes err in the error envelope. An *APIError keeps its status;
 // anything else is logged and answered as a 500 internal_error, so no

@@ -48,6 +48,15 @@ type journalRecord struct {
 	resp   [][]byte
 }
 
+// size is what the record keeps alive of the request and response bodies.
+func (r *journalRecord) size() int64 {
+	n := int64(len(r.Body))
+	for _, c := range r.resp {
+		n += int64(len(c))
+	}
+	return n
+}
+
 func (r *journalRecord) entry() JournalEntry {
 	e := r.JournalEntry
 	e.Headers = flatHeaders(r.header)
@@ -67,16 +76,29 @@ type journal struct {
 	size    int
 }
 
-func (j *journal) add(e journalRecord) {
+// add appends e, dropping the oldest entry when the ring is full, and
+// returns how many body bytes the ring now keeps more (or fewer).
+func (j *journal) add(e journalRecord) int64 {
 	if j.size <= 0 {
-		return
+		return 0
 	}
 	if len(j.entries) < j.size {
 		j.entries = append(j.entries, e)
-		return
+		return e.size()
 	}
+	freed := j.entries[j.next].size()
 	j.entries[j.next] = e
 	j.next = (j.next + 1) % j.size
+	return e.size() - freed
+}
+
+// bytes is the body bytes the ring keeps.
+func (j *journal) bytes() int64 {
+	var n int64
+	for i := range j.entries {
+		n += j.entries[i].size()
+	}
+	return n
 }
 
 // list returns the matching entries, oldest first.

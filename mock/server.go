@@ -43,11 +43,31 @@ type Options struct {
 	// JournalSize is how many requests each session's journal keeps; 0
 	// means DefaultJournalSize, a negative value keeps none.
 	JournalSize int
+	// JournalBytes bounds the request and response bodies all journals
+	// keep together; beyond it, new entries are kept without bodies. 0
+	// means DefaultJournalBytes.
+	JournalBytes int64
+	// MaxSessions bounds the sessions kept; a new session over it evicts
+	// the least recently used one (never the default session). 0 means
+	// DefaultMaxSessions.
+	MaxSessions int
+	// SessionTTL is how long an unused session lives; 0 means
+	// DefaultSessionTTL. The default session never expires.
+	SessionTTL time.Duration
+	// ReadOnly makes a demo: PATCH and every admin write answer 403.
+	ReadOnly bool
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 	// Now tells the time; nil means time.Now.
 	Now func() time.Time
 }
+
+// Defaults of the limits in Options.
+const (
+	DefaultJournalBytes = 256 << 20
+	DefaultMaxSessions  = 1000
+	DefaultSessionTTL   = time.Hour
+)
 
 // DefaultSession is the session of requests without X-Mock-Session.
 const DefaultSession = "default"
@@ -66,6 +86,11 @@ type Server struct {
 	adminToken  string
 	corsOrigins []string
 	journalCap  int
+	journalMax  int64        // JournalBytes
+	journalUsed atomic.Int64 // body bytes kept by all journals
+	maxSessions int
+	sessionTTL  time.Duration
+	readOnly    bool
 	allow       allowTable
 	reqSeq      atomic.Int64
 
@@ -92,6 +117,10 @@ func New(opts Options) (*Server, error) {
 		adminToken:  opts.AdminToken,
 		corsOrigins: opts.CORSOrigins,
 		journalCap:  opts.JournalSize,
+		journalMax:  opts.JournalBytes,
+		maxSessions: opts.MaxSessions,
+		sessionTTL:  opts.SessionTTL,
+		readOnly:    opts.ReadOnly,
 		sessions:    make(map[string]*session),
 	}
 	scs, sources, err := s.loader.loadAll()
@@ -123,6 +152,15 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.JournalSize == 0 {
 		opts.JournalSize = DefaultJournalSize
+	}
+	if opts.JournalBytes == 0 {
+		opts.JournalBytes = DefaultJournalBytes
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = DefaultSessionTTL
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -228,11 +266,28 @@ func (s *Server) Reset(sid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sid == AllSessions {
-		s.sessions = make(map[string]*session)
+		for id := range s.sessions {
+			s.dropSessionLocked(id)
+		}
 		s.faults = nil
 		return
 	}
-	delete(s.sessions, sid)
+	s.dropSessionLocked(sid)
+}
+
+// dropSessionLocked forgets a session and what its journal kept; the
+// caller holds s.mu.
+func (s *Server) dropSessionLocked(id string) {
+	ss, ok := s.sessions[id]
+	if !ok {
+		return
+	}
+	delete(s.sessions, id)
+	ss.mu.Lock()
+	s.journalUsed.Add(-ss.journal.bytes())
+	ss.journal = journal{}
+	ss.dropped = true // a request still running keeps no entry
+	ss.mu.Unlock()
 }
 
 // session returns the session with id, creating it.
@@ -242,12 +297,31 @@ func (s *Server) session(id string) *session {
 	return s.sessionLocked(id)
 }
 
+// sessionLocked returns the session id, creating it; the caller holds
+// s.mu. Creating one first drops the sessions idle for longer than the
+// TTL, then, at the limit, the least recently used.
 func (s *Server) sessionLocked(id string) *session {
+	now := s.now()
 	ss, ok := s.sessions[id]
 	if !ok {
+		var lru *session
+		for oid, o := range s.sessions {
+			switch {
+			case oid == DefaultSession:
+			case now.Sub(o.lastUsed) > s.sessionTTL:
+				s.dropSessionLocked(oid)
+			case lru == nil || o.lastUsed.Before(lru.lastUsed):
+				lru = o
+			}
+		}
+		if len(s.sessions) >= s.maxSessions && lru != nil {
+			s.log.Info("session evicted: too many sessions", "session", lru.id, "max", s.maxSessions)
+			s.dropSessionLocked(lru.id)
+		}
 		ss = &session{id: id, states: make(map[string]*scenarioState), journal: journal{size: s.journalCap}}
 		s.sessions[id] = ss
 	}
+	ss.lastUsed = now
 	return ss
 }
 
@@ -274,11 +348,13 @@ func (s *Server) resolve(sessionID, name string) (*session, *Scenario, error) {
 
 // session is one caller's mutable state on top of the scenarios' data.
 type session struct {
-	id string
+	id       string
+	lastUsed time.Time // guarded by Server.mu
 
 	mu       sync.Mutex // guards the fields below
 	scenario string     // picked with PUT /__mock/scenario; "" follows the server
 	states   map[string]*scenarioState
+	dropped  bool                     // reset or evicted: no longer in Server.sessions
 	faults   []*Fault                 // run-time faults of this session
 	counters map[*Fault]*faultCounter // counters of run-time faults
 	journal  journal
@@ -435,6 +511,7 @@ func (s *Server) ClearRequests(sid string) {
 	for id, ss := range s.sessions {
 		if sid == AllSessions || id == sid {
 			ss.mu.Lock()
+			s.journalUsed.Add(-ss.journal.bytes())
 			ss.journal = journal{size: s.journalCap}
 			ss.mu.Unlock()
 		}
@@ -515,18 +592,38 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
+// recoverPanic, deferred, turns a handler's panic into a logged 500 in
+// the envelope (if nothing was sent yet). http.ErrAbortHandler, a
+// deliberately dropped connection, goes on up to net/http.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+	writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
+}
+
+// APIHandler serves the API and /__mock/health but not the rest of the
+// admin API, for a public listener when the admin API has a listener of
+// its own (replymock --admin-addr).
+func (s *Server) APIHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" {
+			s.handleNotFound(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+}
+
 // ServeHTTP implements http.Handler. A panic in a handler is logged and
 // answered with a 500 in the envelope, if nothing was sent yet.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v) // an intended dropped connection
-			}
-			s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
-		}
-	}()
+	defer s.recoverPanic(w, r)
 	id := s.requestID(r)
 	w.Header().Set(HeaderRequestID, id)
 	r.Header.Set(HeaderRequestID, id) // for the journal

@@ -491,6 +491,10 @@ func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request) {
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
 // applied atomically, answered with the full settings.
 func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request) {
+	if s.readOnly {
+		s.writeError(w, r, errReadOnly)
+		return
+	}
 	body, err := readJSONBody(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
