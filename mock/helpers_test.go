@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/replymock/replymock/mock"
 )
@@ -183,3 +184,12 @@ func decodeQuiet(body []byte, v any) error {
 }
 
 func fsGlob(fsys fs.FS) ([]string, error) { return fs.Glob(fsys, "*.yaml") }
+
+// swapFS is an fs.FS whose contents a test changes while the server reads it.
+type swapFS struct{ get func() fstest.MapFS }
+
+func (s *swapFS) Open(name string) (fs.File, error) { return s.get().Open(name) }
+func (s *swapFS) ReadFile(name string) ([]byte, error) {
+	return fs.ReadFile(s.get(), name)
+}
+func (s *swapFS) Glob(pattern string) ([]string, error) { return fs.Glob(s.get(), pattern) }

@@ -100,7 +100,7 @@ type Server struct {
 	seen      map[string][]byte // contents at the last reload, to notice changes
 	active    string
 	sessions  map[string]*session
-	faults    []*Fault // run-time faults for every session
+	faults    []*Fault // run-time faults for every session; replaced, never changed in place
 	faultSeq  int
 	seq       int64 // journal sequence
 }
@@ -237,8 +237,9 @@ func (s *Server) SetScenario(sid, name string) error {
 	s.mu.Lock()
 	sc, ok := s.scenarios[name]
 	if !ok {
+		have := strings.Join(slices.Sorted(maps.Keys(s.scenarios)), ", ")
 		s.mu.Unlock()
-		return invalidBody("name", "no scenario %q; have: %s", name, strings.Join(slices.Sorted(maps.Keys(s.scenarios)), ", "))
+		return invalidBody("name", "no scenario %q; have: %s", name, have)
 	}
 	if sid == AllSessions {
 		s.active = name
@@ -472,7 +473,8 @@ func (s *Server) RemoveFaults(sid, id string) int {
 		}
 		return !drop
 	}
-	s.faults = slices.DeleteFunc(s.faults, func(f *Fault) bool { return !keep(f, AllSessions) })
+	// A new slice: requests in flight read the old one without the lock.
+	s.faults = slices.DeleteFunc(slices.Clone(s.faults), func(f *Fault) bool { return !keep(f, AllSessions) })
 	for owner, ss := range s.sessions {
 		ss.mu.Lock()
 		ss.faults = slices.DeleteFunc(ss.faults, func(f *Fault) bool { return !keep(f, owner) })

@@ -1,0 +1,123 @@
+package mock_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
+)
+
+// Many goroutines mix PATCH and GET in their own sessions with scenario
+// switches, resets, fault changes, journal reads and hot reloads around
+// them. Run with -race. In the end, each session's last PATCH is what GET
+// returns, and its journal holds its own requests only.
+func TestConcurrentMix(t *testing.T) {
+	def, _ := scenarios.FS.ReadFile("default.yaml")
+	var files sync.Map // the scenarios folder, changed by the reloader
+	files.Store("default.yaml", def)
+	files.Store("other.yaml", []byte("extends: default\ndescription: v0\n"))
+	fsys := func() fstest.MapFS {
+		m := fstest.MapFS{}
+		files.Range(func(k, v any) bool {
+			m[k.(string)] = &fstest.MapFile{Data: v.([]byte)}
+			return true
+		})
+		return m
+	}
+	h := newServer(t, mock.Options{Scenarios: &swapFS{get: fsys}})
+
+	const workers, rounds = 8, 60
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	var stop atomic.Bool
+	last := make([]string, workers)
+	for w := range workers {
+		wg.Go(func() {
+			sid := fmt.Sprintf("worker-%d", w)
+			// The header keeps the worker on default whatever the global switches do.
+			hdr := []string{"X-Mock-Session", sid, "X-Mock-Scenario", "default"}
+			for k := range rounds {
+				tone := fmt.Sprintf("t%d-%d", w, k)
+				r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":3,"tone":"`+tone+`"}]}`,
+					append([]string{"Content-Type", "application/json"}, hdr...)...)
+				if r.status != 200 {
+					if bad.Add(1) < 5 {
+						t.Logf("%s PATCH: %d %s", sid, r.status, r.body)
+					}
+					continue
+				}
+				last[w] = tone
+				var s mock.Settings
+				if r := get(t, h, "/api/v1/settings/ai", hdr...); r.status != 200 || decodeQuiet(r.body, &s) != nil || s.Feedback[2].Tone != tone {
+					if bad.Add(1) < 5 {
+						t.Logf("%s GET settings: %d %s, want tone %s", sid, r.status, truncate(r.body, 300), tone)
+					}
+				}
+				if r := get(t, h, "/api/v1/feedbacks?limit=5&rating=5", hdr...); r.status != 200 {
+					if bad.Add(1) < 5 {
+						t.Logf("%s GET feedbacks: %d %s", sid, r.status, truncate(r.body, 300))
+					}
+				}
+			}
+		})
+	}
+	chaos := []func(i int){
+		func(i int) { h.SetScenario(mock.AllSessions, []string{"default", "other", "strict-tones"}[i%3]) },
+		func(i int) { h.SetScenario(fmt.Sprintf("chaos-%d", i%7), "empty-shop") },
+		func(i int) { h.Reset(fmt.Sprintf("chaos-%d", i%7)) },
+		func(i int) {
+			f, _ := h.AddFault(mock.AllSessions, mock.Fault{Path: "/nowhere", Error: &mock.FaultError{Status: 503}})
+			h.RemoveFaults(mock.AllSessions, f.ID)
+		},
+		func(i int) {
+			h.AddFault(fmt.Sprintf("chaos-%d", i%7), mock.Fault{Times: 1, Error: &mock.FaultError{Status: 502}})
+			h.Faults(mock.AllSessions)
+		},
+		func(i int) {
+			get(t, h, "/api/v1/feedbacks?counts_only=1", "X-Mock-Session", fmt.Sprintf("chaos-%d", i%7))
+		},
+		func(i int) { h.Requests(mock.JournalFilter{Method: "PATCH", Limit: 10}) },
+		func(i int) { h.ClearRequests(fmt.Sprintf("chaos-%d", i%7)) },
+		func(i int) {
+			files.Store("other.yaml", fmt.Appendf(nil, "extends: default\ndescription: v%d\n", i))
+			h.Reload()
+		},
+		func(i int) { h.Scenarios(mock.DefaultSession) },
+	}
+	var cw sync.WaitGroup
+	for c, f := range chaos {
+		cw.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				f(i + c)
+			}
+		})
+	}
+	wg.Wait()
+	stop.Store(true)
+	cw.Wait()
+
+	if n := bad.Load(); n > 0 {
+		t.Errorf("%d requests saw an inconsistent state", n)
+	}
+	for w := range workers {
+		sid := fmt.Sprintf("worker-%d", w)
+		do := func() mock.Settings {
+			var s mock.Settings
+			decodeOK(t, sid, get(t, h, "/api/v1/settings/ai", "X-Mock-Session", sid, "X-Mock-Scenario", "default"), &s)
+			return s
+		}
+		if got := do().Feedback[2].Tone; got != last[w] {
+			t.Errorf("%s: tone %q, want its last PATCH %q", sid, got, last[w])
+		}
+		for _, e := range h.Requests(mock.JournalFilter{Session: sid}) {
+			if e.Session != sid {
+				t.Errorf("%s's journal holds a request of %s", sid, e.Session)
+			}
+		}
+	}
+}
