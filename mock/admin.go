@@ -2,7 +2,6 @@ package mock
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,7 +29,7 @@ func adminScope(r *http.Request, def string) (string, error) {
 // token comes as a bearer token or in X-Mock-Admin-Token.
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.adminToken != "" && !strings.HasSuffix(r.URL.Path, "/health") {
+		if s.adminToken != "" && r.URL.Path != AdminPrefix+"/health" {
 			got := r.Header.Get("X-Mock-Admin-Token")
 			if got == "" {
 				got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -68,15 +67,7 @@ func decodeAdminBody(r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return invalidBody("", "%s", jsonProblem(err))
-	}
-	if dec.More() {
-		return invalidBody("", "unexpected data after the JSON value")
-	}
-	return nil
+	return decodeStrict(body, v)
 }
 
 // handleScenariosList serves GET /__mock/scenarios.

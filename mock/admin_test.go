@@ -423,3 +423,80 @@ func TestDelayEndsWithClient(t *testing.T) {
 		t.Errorf("handler ran %v after the client left", d)
 	}
 }
+
+// A fault that an earlier one shadows is not reached and counts nothing:
+// "the next 2 answer 503" means the next 2 it answers.
+func TestShadowedFaultIsNotCounted(t *testing.T) {
+	h := newServer(t, mock.Options{Scenario: "first-calls-fail"})
+	h.AddFault(mock.AllSessions, mock.Fault{Method: "GET", Path: "/feedbacks", Times: 2, Error: &mock.FaultError{Status: 503}})
+	var got []int
+	for range 5 {
+		got = append(got, get(t, h, "/api/v1/feedbacks?limit=1").status)
+	}
+	if !slices.Equal(got, []int{500, 500, 503, 503, 200}) {
+		t.Errorf("statuses %v, want the scenario's two 500s, then the run-time two 503s, then 200", got)
+	}
+	e := h.Requests(mock.JournalFilter{})
+	if len(e) != 5 || e[0].Fault != "first-calls-fail: error 500" || e[2].Fault != "error 503" || e[4].Fault != "" {
+		t.Errorf("journal labels: %q %q %q", e[0].Fault, e[2].Fault, e[4].Fault)
+	}
+}
+
+// The journal keeps the request body even when no handler read it.
+func TestJournalBodyWhenFaulted(t *testing.T) {
+	for _, name := range []string{"settings-save-fails", "unauthorized", "down"} {
+		h := newServer(t, mock.Options{Scenario: name})
+		patch(t, h, `{"feedback":[{"rating":1,"tone":"calm"}]}`)
+		if e := h.Requests(mock.JournalFilter{}); len(e) != 1 || e[0].Body != `{"feedback":[{"rating":1,"tone":"calm"}]}` {
+			t.Errorf("%s: journal %+v, want the PATCH body", name, e)
+		}
+	}
+}
+
+// A truncate fault cuts whatever the answer would have been: under
+// bearer auth without a token, half a 401.
+func TestTruncateAfterAuth(t *testing.T) {
+	m := newServer(t, mock.Options{Scenario: "unauthorized"})
+	m.AddFault(mock.AllSessions, mock.Fault{Truncate: true})
+	ts := httptest.NewServer(m)
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL + "/api/v1/feedbacks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, err = io.ReadAll(resp.Body)
+	if resp.StatusCode != 401 || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("status %d, read error %v; want a truncated 401", resp.StatusCode, err)
+	}
+}
+
+// Every admin route but health needs the token, writes included.
+func TestAdminTokenEveryRoute(t *testing.T) {
+	h := newServer(t, mock.Options{AdminToken: "s3cret"})
+	for _, tc := range []struct{ method, target, body string }{
+		{"GET", "/__mock/scenarios", ""}, {"PUT", "/__mock/scenario", `{"name":"down"}`}, {"POST", "/__mock/reset", ""},
+		{"GET", "/__mock/faults", ""}, {"POST", "/__mock/faults", `{"drop":true}`}, {"DELETE", "/__mock/faults", ""},
+		{"DELETE", "/__mock/faults/f1", ""}, {"DELETE", "/__mock/faults/health", ""}, {"GET", "/__mock/requests", ""},
+		{"DELETE", "/__mock/requests", ""}, {"GET", "/__mock/openapi.yaml", ""}, {"GET", "/__mock/openapi.json", ""},
+	} {
+		checkError(t, tc.method+" "+tc.target, admin(t, h, tc.method, tc.target, tc.body), 401, mock.CodeUnauthorized, "")
+	}
+	if faults := h.Faults(mock.AllSessions); len(faults) != 0 {
+		t.Errorf("a fault was added without the token: %+v", faults)
+	}
+}
+
+// A reset keeps the scenario a session picked.
+func TestResetKeepsScenarioPick(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	admin(t, h, "PUT", "/__mock/scenario?session=s", `{"name":"empty-shop"}`)
+	admin(t, h, "POST", "/__mock/reset?session=s", "")
+	if c := counts(t, h, "X-Mock-Session", "s"); c.Total != 0 {
+		t.Errorf("after a reset, session s serves %d reviews; want its pick, empty-shop", c.Total)
+	}
+	admin(t, h, "POST", "/__mock/reset", "")
+	if c := counts(t, h, "X-Mock-Session", "s"); c.Total != 0 {
+		t.Errorf("after a reset of all, session s serves %d reviews", c.Total)
+	}
+}

@@ -48,7 +48,8 @@ func apiFrom(r *http.Request) apiContext {
 // plan is what happens to one API request, decided on arrival.
 type plan struct {
 	delay    time.Duration
-	fault    *Fault // the fault that errors, drops or truncates; nil for none
+	answer   *Fault // the fault that errors or drops instead of the API; nil for none
+	truncate bool   // cut whatever the answer is in half
 	labels   []string
 	deny     error // 401 or 429, when no fault answered first
 	retryIn  time.Duration
@@ -106,27 +107,35 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	switch f := p.fault; {
+	if p.answer != nil || p.deny != nil {
+		// No handler reads the body: read what the journal keeps of it.
+		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
+	}
+	switch f := p.answer; {
 	case f == nil:
 	case f.Error != nil:
 		writeFaultError(rec, f.Error)
 		return
 	case f.Drop:
 		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
-	case f.Truncate:
-		s.serveTruncated(rec, r.WithContext(context.WithValue(r.Context(), ctxKey{}, apiContext{ss, sc})))
-		return
 	}
-	if p.deny != nil {
-		if p.authFail {
-			rec.Header().Set("WWW-Authenticate", `Bearer realm="replymock"`)
-		} else {
-			rec.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(p.retryIn.Seconds()))))
+	answer := func(w http.ResponseWriter) {
+		if p.deny != nil {
+			if p.authFail {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="replymock"`)
+			} else {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(p.retryIn.Seconds()))))
+			}
+			s.writeError(w, r, p.deny)
+			return
 		}
-		s.writeError(rec, r, p.deny)
+		s.router.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, apiContext{ss, sc})))
+	}
+	if p.truncate {
+		writeTruncated(rec, answer)
 		return
 	}
-	s.router.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), ctxKey{}, apiContext{ss, sc})))
+	answer(rec)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
@@ -142,14 +151,21 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
 	st := ss.state(sc)
 	var p plan
 	consider := func(f *Fault, c *faultCounter) {
+		terminal := f.Error != nil || f.Drop || f.Truncate
+		if terminal && (p.answer != nil || p.truncate) {
+			return // an earlier fault decided the answer: this one is not reached, nor counted
+		}
 		if !f.matches(r.Method, apiPath) || !f.decide(c, st.rng) {
 			return
 		}
 		if f.Latency != nil {
 			p.delay += f.Latency.sample(st.rng)
 		}
-		if p.fault == nil && (f.Error != nil || f.Drop || f.Truncate) {
-			p.fault = f
+		switch {
+		case f.Truncate:
+			p.truncate = true
+		case terminal:
+			p.answer = f
 		}
 		p.labels = append(p.labels, f.label())
 	}
@@ -168,7 +184,7 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
 		consider(f, c)
 	}
 	p.delay = min(p.delay, MaxLatency)
-	if p.fault != nil {
+	if p.answer != nil {
 		return p
 	}
 	if sc.auth.Type == "bearer" && !tokenOK(r.Header.Get("Authorization"), sc.auth.Tokens) {
@@ -226,11 +242,12 @@ func (f *Fault) label() string {
 	return strings.Join(parts, " ")
 }
 
-// serveTruncated answers with the real headers, a Content-Length for the
-// whole body, half of the body, and then closes the connection.
-func (s *Server) serveTruncated(w http.ResponseWriter, r *http.Request) {
+// writeTruncated sends what answer writes with its headers and a
+// Content-Length for the whole body, but only half the body, and then
+// closes the connection.
+func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
 	buf := &bufferWriter{header: make(http.Header)}
-	s.router.ServeHTTP(buf, r)
+	answer(buf)
 	for k, v := range buf.header {
 		w.Header()[k] = v
 	}

@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -43,6 +42,8 @@ type Fault struct {
 	// Truncate sends the real answer's headers and half its body, then
 	// closes the connection.
 	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
+
+	seq int // order of run-time faults
 }
 
 // Latency is a delay: Fixed; a uniform range Min..Max; or log-normal,
@@ -256,13 +257,8 @@ func writeFaultError(w http.ResponseWriter, e *FaultError) {
 // decodeFault reads a run-time fault from a JSON body.
 func decodeFault(body []byte) (*Fault, error) {
 	var f Fault
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, invalidBody("", "fault: %s", jsonProblem(err))
-	}
-	if dec.More() {
-		return nil, invalidBody("", "unexpected data after the JSON value")
+	if err := decodeStrict(body, &f); err != nil {
+		return nil, err
 	}
 	if probs := f.validate(); len(probs) > 0 {
 		return nil, invalidBody(probs[0].field, "%s", probs[0].msg)

@@ -69,6 +69,20 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// decodeStrict decodes a JSON body into v: unknown fields, trailing data
+// and wrong types are invalid_body errors.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidBody("", "%s", jsonProblem(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalidBody("", "unexpected data after the JSON value")
+	}
+	return nil
+}
+
 // eachMember calls fn for every member of the JSON object raw, in document
 // order. It rejects anything but an object, duplicate keys and trailing
 // data; path names raw in error messages ("" is the body itself).

@@ -143,6 +143,21 @@ func (c *dataCache) source(key string, build func() (*store, error)) *dataSource
 	return d
 }
 
+// retain forgets the data no scenario in scs uses any more.
+func (c *dataCache) retain(scs map[string]*Scenario) {
+	used := make(map[*dataSource]bool, len(scs))
+	for _, sc := range scs {
+		used[sc.data] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, d := range c.m {
+		if !used[d] {
+			delete(c.m, k)
+		}
+	}
+}
+
 var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // loader reads scenario and fixture files from two file systems.

@@ -262,18 +262,28 @@ func (s *Server) SetScenario(sid, name string) error {
 
 // Reset returns session (or every session, for AllSessions) to the start:
 // scenario settings, fault counters, rate limits, run-time faults and the
-// journal. The server's active scenario stays.
+// journal. Scenario choices stay: the server's and each session's.
 func (s *Server) Reset(sid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	reset := func(id string) {
+		picked := ""
+		if ss, ok := s.sessions[id]; ok {
+			picked = ss.scenario // written only under s.mu too
+		}
+		s.dropSessionLocked(id)
+		if picked != "" {
+			s.sessionLocked(id).scenario = picked
+		}
+	}
 	if sid == AllSessions {
 		for id := range s.sessions {
-			s.dropSessionLocked(id)
+			reset(id)
 		}
 		s.faults = nil
 		return
 	}
-	s.dropSessionLocked(sid)
+	reset(sid)
 }
 
 // dropSessionLocked forgets a session and what its journal kept; the
@@ -289,13 +299,6 @@ func (s *Server) dropSessionLocked(id string) {
 	ss.journal = journal{}
 	ss.dropped = true // a request still running keeps no entry
 	ss.mu.Unlock()
-}
-
-// session returns the session with id, creating it.
-func (s *Server) session(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sessionLocked(id)
 }
 
 // sessionLocked returns the session id, creating it; the caller holds
@@ -353,7 +356,7 @@ type session struct {
 	lastUsed time.Time // guarded by Server.mu
 
 	mu       sync.Mutex // guards the fields below
-	scenario string     // picked with PUT /__mock/scenario; "" follows the server
+	scenario string     // picked with PUT /__mock/scenario; "" follows the server. Written holding Server.mu and mu
 	states   map[string]*scenarioState
 	dropped  bool                     // reset or evicted: no longer in Server.sessions
 	faults   []*Fault                 // run-time faults of this session
@@ -417,7 +420,7 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faultSeq++
-	f.ID = fmt.Sprintf("f%d", s.faultSeq)
+	f.ID, f.seq = fmt.Sprintf("f%d", s.faultSeq), s.faultSeq
 	fp := &f
 	if sid == AllSessions {
 		s.faults = append(s.faults, fp)
@@ -449,14 +452,8 @@ func (s *Server) Faults(sid string) []Fault {
 		}
 		ss.mu.Unlock()
 	}
-	slices.SortStableFunc(out, func(a, b Fault) int { return faultNum(a.ID) - faultNum(b.ID) })
+	slices.SortFunc(out, func(a, b Fault) int { return a.seq - b.seq })
 	return out
-}
-
-func faultNum(id string) int {
-	var n int
-	fmt.Sscanf(id, "f%d", &n)
-	return n
 }
 
 // RemoveFaults removes the run-time fault with id, or with id "" every
@@ -577,6 +574,7 @@ func (s *Server) Reload() error {
 		}
 	}
 	s.scenarios, s.sources = next, sources
+	s.loader.cache.retain(next) // old versions' data can go
 	return errors.Join(errs...)
 }
 

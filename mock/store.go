@@ -16,11 +16,6 @@ import (
 	"golang.org/x/text/cases"
 )
 
-var (
-	bitsCount    = bits.OnesCount64
-	bitsTrailing = bits.TrailingZeros64
-)
-
 // Timestamp layout of created_date and created_at.
 const timestampLayout = time.DateTime // "2006-01-02 15:04:05"
 
@@ -57,8 +52,6 @@ type record struct {
 	created  int64 // created_date as Unix seconds (the timestamp is zone-less; read as UTC)
 	id       int64
 	nmID     int64
-	jsonOff  uint64 // the record's JSON is arena[jsonOff:jsonEnd]
-	jsonEnd  uint64
 	day      int32  // created_date's date as days since 1970-01-01
 	text     uint32 // value ids in the search tables
 	pros     uint32
@@ -162,17 +155,17 @@ func newStore(fbs []Feedback) (*store, error) {
 		from, to := n*w/workers, n*(w+1)/workers
 		wg.Go(func() {
 			var blocks [][]byte
-			cur := make([]byte, 0, jsonBlock)
+			var cur, one []byte
 			for pos := from; pos < to; pos++ {
-				start := len(cur)
-				cur = appendFeedback(cur, &fbs[order[pos]])
-				if len(cur) > jsonBlock && start > 0 {
-					// Did not fit: the record starts the next block.
-					rec := slices.Clone(cur[start:])
-					blocks = append(blocks, cur[:start:start])
-					cur = append(make([]byte, 0, max(jsonBlock, len(rec))), rec...)
-					start = 0
+				one = appendFeedback(one[:0], &fbs[order[pos]])
+				if len(cur)+len(one) > cap(cur) {
+					if len(cur) > 0 {
+						blocks = append(blocks, cur)
+					}
+					cur = make([]byte, 0, max(jsonBlock, len(one)))
 				}
+				start := len(cur)
+				cur = append(cur, one...)
 				st.locs[pos] = jsonLoc{block: int32(len(blocks)), off: uint32(start), end: uint32(len(cur))}
 			}
 			perWorker[w] = append(blocks, cur)
@@ -406,30 +399,30 @@ func (st *store) findSearch(q query, lo, hi int) result {
 	}
 	answered := st.bits[0][2] // nil: none answered
 	for w := lo / 64; w <= (hi-1)/64; w++ {
-		bits := match[w] & windowMask(w, lo, hi)
+		word := match[w] & windowMask(w, lo, hi)
 		if filter != nil {
-			bits &= filter[w]
+			word &= filter[w]
 		}
 		var ans uint64
 		if answered != nil {
 			ans = answered[w]
 		}
-		nAns := bitsCount(bits & ans)
+		nAns := bits.OnesCount64(word & ans)
 		res.answeredCount += nAns
-		res.unansweredCount += bitsCount(bits) - nAns
+		res.unansweredCount += bits.OnesCount64(word) - nAns
 		switch q.answered {
 		case 1:
-			bits &= ans
+			word &= ans
 		case 0:
-			bits &^= ans
+			word &^= ans
 		}
-		c := bitsCount(bits)
+		c := bits.OnesCount64(word)
 		if q.countsOnly || int64(len(res.page)) >= q.limit || int64(res.total+c) <= q.offset {
 			res.total += c
 			continue
 		}
-		for ; bits != 0; bits &= bits - 1 {
-			take(w*64 + bitsTrailing(bits))
+		for ; word != 0; word &= word - 1 {
+			take(w*64 + bits.TrailingZeros64(word))
 		}
 	}
 	return res

@@ -33,7 +33,8 @@ func (p *Problem) Error() string {
 		b.WriteString(p.Field)
 		b.WriteString(": ")
 	}
-	b.WriteString(p.Message)
+	// One problem, one line: values quoted into messages may hold line breaks.
+	b.WriteString(strings.ReplaceAll(p.Message, "\n", `\n`))
 	return b.String()
 }
 
@@ -77,9 +78,9 @@ func decodeYAML(name string, data []byte, v any) *yamlFile {
 }
 
 var (
-	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	lineRE     = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	unknownRE  = regexp.MustCompile(`^field (.+) not found in type`)
-	mismatchRE = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
+	mismatchRE = regexp.MustCompile("(?s)^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
 	dupRE      = regexp.MustCompile(`^mapping key "(.*)" already defined at line (\d+)$`)
 )
 
