@@ -28,8 +28,38 @@ import (
 	"github.com/replymock/replymock/mock"
 )
 
-// version is stamped at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is stamped at build time with -ldflags "-X main.version=...";
+// without it, versionString reads the build info.
+var version = ""
+
+// versionString is the stamped version, else the module version or VCS
+// revision the Go toolchain recorded, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev != "" {
+		return "devel+" + rev + dirty
+	}
+	return "devel"
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -61,6 +91,7 @@ type config struct {
 	fixtures    string
 	seed        int64
 	logFormat   string
+	logLevel    string
 	adminToken  string
 	journal     int
 	corsOrigins string
@@ -87,6 +118,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures replacing the embedded ones (env REPLYMOCK_FIXTURES)")
 	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
+	fsys.StringVar(&cfg.logLevel, "log-level", "info", "debug, info (a line per request), warn or error (env REPLYMOCK_LOG_LEVEL)")
+	showVersion := fsys.Bool("version", false, "print the version and exit")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "*", "comma-separated browser origins allowed to call the server, e.g. http://localhost:*; * allows any (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
@@ -109,8 +142,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	cfg.tuneGC = getenv("GOGC") == ""
 	cfg.timeouts = defaultTimeouts
+	if *showVersion {
+		cmd = "version"
+	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
+		return usageError{fmt.Errorf("--log-level must be debug, info, warn or error, got %q", cfg.logLevel)}
 	}
 	if cfg.journal < 0 {
 		return usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
@@ -124,7 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), ReadOnly: cfg.readOnly, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
-		Logger: newLogger(cfg.logFormat, stderr)}
+		Version: versionString(), Logger: newLogger(cfg.logFormat, level, stderr)}
 	if cfg.scenarios != "" {
 		opts.Scenarios = os.DirFS(cfg.scenarios)
 	}
@@ -148,7 +188,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if fsys.NArg() > 0 {
 			return usageError{fmt.Errorf("version takes no arguments, got %q", fsys.Args())}
 		}
-		fmt.Fprintln(stdout, "replymock", version)
+		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
 	default:
 		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, healthcheck, version", cmd)}
@@ -181,11 +221,12 @@ func splitList(s string) []string {
 	return out
 }
 
-func newLogger(format string, w io.Writer) *slog.Logger {
+func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // serve runs the HTTP server until ctx ends, then drains it.
@@ -241,7 +282,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 			what = [2]string{"api", "admin"}[i]
 		}
 		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "serves", what, "scenario", sc.Name, "seed", sc.Seed,
-			"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "read_only", cfg.readOnly, "version", version)
+			"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "read_only", cfg.readOnly, "version", opts.Version)
 	}
 	if cfg.scenarios != "" {
 		// Hot reload: a changed scenario file is validated and swapped in.

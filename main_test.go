@@ -85,6 +85,13 @@ func TestUsageErrors(t *testing.T) {
 	if err := run(context.Background(), []string{"version"}, env(nil), &out, &out); err != nil || !strings.HasPrefix(out.String(), "replymock ") {
 		t.Errorf("version: %q, %v", out.String(), err)
 	}
+	out.Reset()
+	if err := run(context.Background(), []string{"--version"}, env(nil), &out, &out); err != nil || !strings.HasPrefix(out.String(), "replymock devel") {
+		t.Errorf("--version: %q, %v", out.String(), err)
+	}
+	if err := run(context.Background(), []string{"--log-level", "loud"}, env(nil), &out, &out); exitCode(err) != 2 {
+		t.Errorf("--log-level loud: %v", err)
+	}
 	if err := run(context.Background(), []string{"--help"}, env(nil), &out, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--help: %v", err)
 	}

@@ -68,7 +68,7 @@ func TestAdminScenarios(t *testing.T) {
 	if c := counts(t, h, "X-Mock-Session", "t1"); c.Total != 500 {
 		t.Errorf("session t1 after the global switch: total %d", c.Total)
 	}
-	var health struct{ Status, Scenario string }
+	var health mock.Health
 	decodeOK(t, "health", admin(t, h, "GET", "/__mock/health", ""), &health)
 	if health.Scenario != "all-unanswered" {
 		t.Errorf("health scenario %q", health.Scenario)

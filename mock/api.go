@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -66,12 +67,19 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	entry := journalRecord{JournalEntry: JournalEntry{RequestID: r.Header.Get(HeaderRequestID), Time: s.now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
 	var ss *session
+	var p *plan
 	defer func() {
-		if ss == nil {
-			return // the request never got a session: nothing to record
-		}
+		took := time.Since(start)
 		entry.Status = rec.status
-		entry.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+		s.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.String("session", entry.Session), slog.String("scenario", entry.Scenario),
+			slog.String("request_id", entry.RequestID), slog.String("fault", entry.Fault))
+		if ss == nil {
+			return // the request never got a session: nothing to journal
+		}
+		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 		entry.resp = rec.chunks
 		s.record(ss, entry)
@@ -94,7 +102,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entry.Scenario = sc.Name
-	p := s.plan(ss, sc, r)
+	pl := s.plan(ss, sc, r)
+	p = &pl
 	entry.Fault = strings.Join(p.labels, ", ")
 
 	if p.delay > 0 {

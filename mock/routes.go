@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 )
@@ -40,6 +41,7 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/faults/{id}", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
 	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsList)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsDelete)).Methods(http.MethodDelete)
+	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(false))).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(true))).Methods(http.MethodGet, http.MethodHead)
 
@@ -50,12 +52,24 @@ func (s *Server) routes() *mux.Router {
 	return r
 }
 
+// Health is the data of GET /__mock/health.
+type Health struct {
+	Status        string  `json:"status"`
+	Scenario      string  `json:"scenario"`
+	Reviews       int     `json:"reviews"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	Version       string  `json:"version"`
+}
+
 // handleHealth serves GET /__mock/health; it needs no admin token.
 func (s *Server) handleHealth(*http.Request) (int, any, error) {
-	return http.StatusOK, struct {
-		Status   string `json:"status"`
-		Scenario string `json:"scenario"`
-	}{"ok", s.Scenario().Name}, nil
+	sc := s.Scenario()
+	n, err := sc.Len()
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
+		UptimeSeconds: s.now().Sub(s.started).Round(time.Second).Seconds(), Version: s.version}, nil
 }
 
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package mock_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/replymock/replymock/mock"
 )
@@ -53,12 +54,12 @@ func TestHeadAndHealth(t *testing.T) {
 	if r := do(t, h, http.MethodHead, "/api/v1/settings/ai", ""); r.status != 200 {
 		t.Errorf("HEAD /settings/ai: status %d", r.status)
 	}
-	var health struct {
-		Status   string `json:"status"`
-		Scenario string `json:"scenario"`
-	}
-	decodeOK(t, "GET /__mock/health", do(t, h, http.MethodGet, "/__mock/health", ""), &health)
-	if health.Status != "ok" || health.Scenario != "default" {
+	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	h2 := newServer(t, mock.Options{Version: "v1.2.3", Now: clock.now})
+	clock.add(90 * time.Second)
+	var health mock.Health
+	decodeOK(t, "GET /__mock/health", do(t, h2, http.MethodGet, "/__mock/health", ""), &health)
+	if health != (mock.Health{Status: "ok", Scenario: "default", Reviews: 1009, UptimeSeconds: 90, Version: "v1.2.3"}) {
 		t.Errorf("health = %+v", health)
 	}
 }

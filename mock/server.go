@@ -56,6 +56,8 @@ type Options struct {
 	SessionTTL time.Duration
 	// ReadOnly makes a demo: PATCH and every admin write answer 403.
 	ReadOnly bool
+	// Version is reported by /__mock/health.
+	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 	// Now tells the time; nil means time.Now.
@@ -91,6 +93,9 @@ type Server struct {
 	maxSessions int
 	sessionTTL  time.Duration
 	readOnly    bool
+	version     string
+	started     time.Time
+	metrics     *metrics
 	allow       allowTable
 	reqSeq      atomic.Int64
 
@@ -121,6 +126,9 @@ func New(opts Options) (*Server, error) {
 		maxSessions: opts.MaxSessions,
 		sessionTTL:  opts.SessionTTL,
 		readOnly:    opts.ReadOnly,
+		version:     opts.Version,
+		started:     opts.Now(),
+		metrics:     newMetrics(),
 		sessions:    make(map[string]*session),
 	}
 	scs, sources, err := s.loader.loadAll()
@@ -634,5 +642,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r)
 		return
 	}
-	s.router.ServeHTTP(w, r)
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w}
+	s.router.ServeHTTP(rec, r)
+	level := slog.LevelInfo
+	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" {
+		level = slog.LevelDebug // health checks and journal polling would drown the rest
+	}
+	s.log.LogAttrs(r.Context(), level, "admin request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("request_id", id))
 }

@@ -1,0 +1,61 @@
+package mock_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/replymock/replymock/mock"
+)
+
+func TestMetrics(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	get(t, h, "/api/v1/feedbacks?limit=1")
+	get(t, h, "/api/v1/feedbacks?limit=0")
+	get(t, h, "/api/v1/settings/ai", "X-Mock-Scenario", "down")
+	get(t, h, "/api/v1/no/such/path/1")
+	get(t, h, "/api/v1/no/such/path/2")
+	get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "unauthorized")
+	r := get(t, h, "/__mock/metrics")
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("metrics: %d %q", r.status, r.header.Get("Content-Type"))
+	}
+	body := string(r.body)
+	for _, want := range []string{
+		`replymock_requests_total{route="/api/v1/feedbacks",scenario="default",status="200"} 1`,
+		`replymock_requests_total{route="/api/v1/feedbacks",scenario="default",status="400"} 1`,
+		`replymock_requests_total{route="/api/v1/settings/ai",scenario="down",status="503"} 1`,
+		`replymock_requests_total{route="other",scenario="default",status="404"} 2`,
+		`replymock_injected_faults_total{kind="error",scenario="down"} 1`,
+		`replymock_injected_faults_total{kind="unauthorized",scenario="unauthorized"} 1`,
+		`replymock_request_duration_seconds_count{route="/api/v1/feedbacks"} 3`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// Two servers count separately.
+	if other := get(t, newServer(t, mock.Options{}), "/__mock/metrics"); strings.Contains(string(other.body), "replymock_requests_total{") {
+		t.Error("a new server's metrics count another server's requests")
+	}
+}
+
+func TestRequestLog(t *testing.T) {
+	var logs bytes.Buffer
+	h := newServer(t, mock.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "log-test", "X-Request-Id", "req-7")
+	get(t, h, "/__mock/scenarios")
+	get(t, h, "/__mock/health")
+	out := logs.String()
+	for _, want := range []string{`"msg":"request"`, `"method":"GET"`, `"path":"/api/v1/feedbacks"`, `"status":200`, `"duration_ms":`,
+		`"session":"log-test"`, `"scenario":"default"`, `"request_id":"req-7"`, `"msg":"admin request"`, `"path":"/__mock/scenarios"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("request log lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"path":"/__mock/health"`) {
+		t.Error("health checks are logged at info level")
+	}
+}
