@@ -267,13 +267,20 @@ func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
 	panic(http.ErrAbortHandler)
 }
 
-// record adds an entry to the session's journal. Over the servers's body
-// budget, the entry is kept without its bodies.
+// record adds an entry to the session's journal. Over the server's body
+// budget, the entry is kept without its bodies; over its entry budget,
+// the oldest entry of any session goes.
 func (s *Server) record(ss *session, e journalRecord) {
 	s.mu.Lock()
 	s.seq++
 	e.Seq = s.seq
+	out, full := s.order.push(orderItem{ss, e.Seq})
 	s.mu.Unlock()
+	if full {
+		out.ss.mu.Lock()
+		s.journalUsed.Add(-out.ss.journal.dropOldest(out.seq))
+		out.ss.mu.Unlock()
+	}
 	if s.journalUsed.Load()+e.size() > s.journalMax {
 		e.Body, e.resp, e.Truncated = "", nil, true
 	}

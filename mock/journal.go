@@ -71,8 +71,9 @@ func (r *journalRecord) entry() JournalEntry {
 // journal is a bounded ring of entries, oldest first. Its owner's mutex
 // guards it.
 type journal struct {
-	entries []journalRecord
-	next    int // where the next entry goes once the ring is full
+	entries []journalRecord // grows up to size, then wraps
+	head    int             // the oldest entry
+	n       int
 	size    int
 }
 
@@ -82,21 +83,82 @@ func (j *journal) add(e journalRecord) int64 {
 	if j.size <= 0 {
 		return 0
 	}
-	if len(j.entries) < j.size {
-		j.entries = append(j.entries, e)
+	if j.n == len(j.entries) && j.n < j.size {
+		// Full but allowed to grow: double, oldest first, up to size.
+		grown := make([]journalRecord, min(max(2*j.n, 8), j.size))
+		for i := range j.n {
+			grown[i] = j.entries[(j.head+i)%len(j.entries)]
+		}
+		j.entries, j.head = grown, 0
+	}
+	if j.n < len(j.entries) {
+		j.entries[(j.head+j.n)%len(j.entries)] = e
+		j.n++
 		return e.size()
 	}
-	freed := j.entries[j.next].size()
-	j.entries[j.next] = e
-	j.next = (j.next + 1) % j.size
+	freed := j.entries[j.head].size()
+	j.entries[j.head] = e
+	j.head = (j.head + 1) % len(j.entries)
 	return e.size() - freed
+}
+
+// dropOldest removes the oldest entry if its sequence number is seq, and
+// returns the body bytes freed.
+func (j *journal) dropOldest(seq int64) int64 {
+	if j.n == 0 || j.entries[j.head].Seq != seq {
+		return 0 // already gone: overwritten, cleared or reset
+	}
+	freed := j.entries[j.head].size()
+	j.entries[j.head] = journalRecord{}
+	j.head = (j.head + 1) % len(j.entries)
+	j.n--
+	return freed
+}
+
+// all returns the entries, oldest first.
+func (j *journal) all() []journalRecord {
+	out := make([]journalRecord, 0, j.n)
+	for i := range j.n {
+		out = append(out, j.entries[(j.head+i)%len(j.entries)])
+	}
+	return out
+}
+
+// journalOrder remembers which session holds each journal entry, oldest
+// first, to bound the entries of all sessions together: when it is full,
+// the oldest entry anywhere goes.
+type journalOrder struct {
+	ring []orderItem
+	head int
+	n    int
+}
+
+type orderItem struct {
+	ss  *session
+	seq int64
+}
+
+// push records an entry and returns the item it pushed out, if full.
+func (o *journalOrder) push(it orderItem) (orderItem, bool) {
+	if len(o.ring) == 0 {
+		return it, true // no room at all: the new entry itself goes
+	}
+	if o.n < len(o.ring) {
+		o.ring[(o.head+o.n)%len(o.ring)] = it
+		o.n++
+		return orderItem{}, false
+	}
+	old := o.ring[o.head]
+	o.ring[o.head] = it
+	o.head = (o.head + 1) % len(o.ring)
+	return old, true
 }
 
 // bytes is the body bytes the ring keeps.
 func (j *journal) bytes() int64 {
 	var n int64
-	for i := range j.entries {
-		n += j.entries[i].size()
+	for _, r := range j.all() {
+		n += r.size()
 	}
 	return n
 }
@@ -104,11 +166,10 @@ func (j *journal) bytes() int64 {
 // list returns the matching entries, oldest first.
 func (j *journal) list(f JournalFilter) []JournalEntry {
 	var out []JournalEntry
-	for _, part := range [2][]journalRecord{j.entries[j.next:], j.entries[:j.next]} {
-		for i := range part {
-			if f.matches(part[i].JournalEntry) {
-				out = append(out, part[i].entry())
-			}
+	for i := range j.n {
+		r := &j.entries[(j.head+i)%len(j.entries)]
+		if f.matches(r.JournalEntry) {
+			out = append(out, r.entry())
 		}
 	}
 	return out

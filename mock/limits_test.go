@@ -134,3 +134,23 @@ func TestAPIHandler(t *testing.T) {
 		}
 	}
 }
+
+// Over the entry budget of all journals, the oldest entry of any session goes.
+func TestJournalEntries(t *testing.T) {
+	h := newServer(t, mock.Options{JournalEntries: 5})
+	for i := range 9 {
+		get(t, h, fmt.Sprintf("/api/v1/feedbacks?limit=%d", i+1), "X-Mock-Session", []string{"a", "b", "c"}[i%3])
+	}
+	e := h.Requests(mock.JournalFilter{})
+	if len(e) != 5 {
+		t.Fatalf("%d entries kept, want 5", len(e))
+	}
+	for i, want := range []string{"limit=5", "limit=6", "limit=7", "limit=8", "limit=9"} {
+		if e[i].Query != want {
+			t.Errorf("entry %d: %s, want %s (the newest five)", i, e[i].Query, want)
+		}
+	}
+	if a := h.Requests(mock.JournalFilter{Session: "a"}); len(a) != 1 || a[0].Query != "limit=7" {
+		t.Errorf("session a keeps %+v, want only its newest", a)
+	}
+}

@@ -47,6 +47,10 @@ type Options struct {
 	// keep together; beyond it, new entries are kept without bodies. 0
 	// means DefaultJournalBytes.
 	JournalBytes int64
+	// JournalEntries bounds the entries all journals keep together; beyond
+	// it, the oldest entry of any session goes. 0 means
+	// DefaultJournalEntries.
+	JournalEntries int
 	// MaxSessions bounds the sessions kept; a new session over it evicts
 	// the least recently used one (never the default session). 0 means
 	// DefaultMaxSessions.
@@ -66,9 +70,10 @@ type Options struct {
 
 // Defaults of the limits in Options.
 const (
-	DefaultJournalBytes = 256 << 20
-	DefaultMaxSessions  = 1000
-	DefaultSessionTTL   = time.Hour
+	DefaultJournalBytes   = 128 << 20
+	DefaultJournalEntries = 50_000
+	DefaultMaxSessions    = 1000
+	DefaultSessionTTL     = time.Hour
 )
 
 // DefaultSession is the session of requests without X-Mock-Session.
@@ -107,7 +112,8 @@ type Server struct {
 	sessions  map[string]*session
 	faults    []*Fault // run-time faults for every session; replaced, never changed in place
 	faultSeq  int
-	seq       int64 // journal sequence
+	seq       int64        // journal sequence
+	order     journalOrder // which session holds each journal entry
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -130,6 +136,7 @@ func New(opts Options) (*Server, error) {
 		started:     opts.Now(),
 		metrics:     newMetrics(),
 		sessions:    make(map[string]*session),
+		order:       journalOrder{ring: make([]orderItem, max(opts.JournalEntries, 0))},
 	}
 	scs, sources, err := s.loader.loadAll()
 	if err != nil {
@@ -163,6 +170,9 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.JournalBytes == 0 {
 		opts.JournalBytes = DefaultJournalBytes
+	}
+	if opts.JournalEntries == 0 {
+		opts.JournalEntries = DefaultJournalEntries
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions

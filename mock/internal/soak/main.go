@@ -1,0 +1,212 @@
+// Command soak runs a bounded, mixed load against replymock on loopback
+// and checks that it neither fails nor leaks: no unexpected 5xx, resident
+// memory within 10% from after warm-up (by then the journals have filled
+// their bounds) to the end, and no goroutines left.
+//
+//	go run ./mock/internal/soak                  # 200,000 requests
+//	go run ./mock/internal/soak -requests 20000  # a quick one
+//
+// The mix: list queries with random filters, valid and invalid PATCHes,
+// requests through fault scenarios (flaky, first-calls-fail, slow is left
+// out to keep it short), run-time faults added and removed, journal reads
+// and resets, over 2,000 sessions, twice the session limit, so sessions
+// are evicted all along. It exits 1 if a check fails.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
+	total := fs.Int("requests", 200_000, "requests to send")
+	workers := fs.Int("c", 16, "concurrent clients")
+	sessions := fs.Int("sessions", 2000, "distinct X-Mock-Session values")
+	entries := fs.Int("journal-entries", 0, "journal entries kept in all (0: the default)")
+	warmup := fs.Float64("warmup", 0.5, "share of the requests after which the start RSS is taken: by then the journal has reached its bounds")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	srv, err := mock.New(mock.Options{MaxSessions: *sessions / 2, JournalEntries: *entries})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	base := "http://" + ln.Addr().String()
+	fmt.Printf("soak: %d requests, %d clients, %d sessions (limit %d), %s/%s %d CPUs, %s\n",
+		*total, *workers, *sessions, *sessions/2, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+
+	goroutinesBefore := runtime.NumGoroutine()
+	var sent, unexpected, injected atomic.Int64
+	var rssWarm atomic.Int64
+	warmAt := int64(float64(*total) * *warmup)
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	tr := &http.Transport{MaxIdleConnsPerHost: *workers}
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range *workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for {
+				n := sent.Add(1)
+				if n > int64(*total) {
+					return
+				}
+				if n == warmAt {
+					debug.FreeOSMemory() // as at the end: count what is live, not what the runtime has yet to return
+					rssWarm.Store(rss())
+				}
+				status, faulty, err := one(client, base, rng, *sessions)
+				if err != nil {
+					if faulty {
+						injected.Add(1)
+						continue
+					}
+					fmt.Fprintln(os.Stderr, "soak: request error:", err)
+					unexpected.Add(1)
+					continue
+				}
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+				if status >= 500 {
+					if faulty {
+						injected.Add(1)
+					} else {
+						unexpected.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	debug.FreeOSMemory()
+	rssEnd := rss()
+	tr.CloseIdleConnections()
+	hs.Close()
+	time.Sleep(200 * time.Millisecond) // let connection goroutines end
+	goroutinesAfter := runtime.NumGoroutine()
+
+	fmt.Printf("  %.0f requests/s over %.1f s; statuses %v\n", float64(*total)/elapsed.Seconds(), elapsed.Seconds(), statuses)
+	fmt.Printf("  injected failures (expected): %d; unexpected 5xx or errors: %d\n", injected.Load(), unexpected.Load())
+	growth := float64(rssEnd-rssWarm.Load()) / float64(rssWarm.Load())
+	fmt.Printf("  RSS after warm-up (%d requests) %d MB, at the end %d MB: %+.1f%%\n", warmAt, rssWarm.Load()>>20, rssEnd>>20, growth*100)
+	fmt.Printf("  goroutines before %d, after %d\n", goroutinesBefore, goroutinesAfter)
+	var fails []string
+	if unexpected.Load() > 0 {
+		fails = append(fails, "unexpected 5xx or errors")
+	}
+	if growth > 0.10 {
+		fails = append(fails, "RSS grew by more than 10%")
+	}
+	if goroutinesAfter > goroutinesBefore+2 {
+		fails = append(fails, "goroutines leaked")
+	}
+	if len(fails) > 0 {
+		return fmt.Errorf("%s", strings.Join(fails, "; "))
+	}
+	fmt.Println("  all checks passed")
+	return nil
+}
+
+var queries = []string{"", "limit=100", "answered=0&rating=1", "date_from=2026-03-01&date_to=2026-06-30&limit=50",
+	"counts_only=1&rating=5", "search=%D0%BA%D0%B0%D1%87%D0%B5%D1%81%D1%82%D0%B2%D0%BE", "offset=900&limit=100",
+	"nm_id=555000111", "limit=0", "rating=9", "date_from=2026-02-30"}
+
+var patches = []string{`{"feedback":[{"rating":1,"tone":"calm"}]}`, `{"question":{"reply_mode":"auto"}}`,
+	`{"feedback":[{"rating":2,"use_unified_settings":1,"signature":"S"}]}`, `{"feedback":[{"rating":7}]}`, `{"oops":1}`, `{`}
+
+// one sends a random request; faulty says a failure may be injected.
+func one(client *http.Client, base string, rng *rand.Rand, sessions int) (int, bool, error) {
+	sid := "soak-" + strconv.Itoa(rng.IntN(sessions))
+	var req *http.Request
+	faulty := false
+	switch x := rng.IntN(100); {
+	case x < 55:
+		req, _ = http.NewRequest("GET", base+"/api/v1/feedbacks?"+queries[rng.IntN(len(queries))], nil)
+	case x < 70:
+		req, _ = http.NewRequest("PATCH", base+"/api/v1/settings/ai", strings.NewReader(patches[rng.IntN(len(patches))]))
+		req.Header.Set("Content-Type", "application/json")
+	case x < 78:
+		req, _ = http.NewRequest("GET", base+"/api/v1/settings/ai", nil)
+	case x < 86:
+		req, _ = http.NewRequest("GET", base+"/api/v1/feedbacks?limit=5", nil)
+		req.Header.Set("X-Mock-Scenario", []string{"flaky", "first-calls-fail", "empty-shop", "rate-limited"}[rng.IntN(4)])
+		faulty = true
+	case x < 90:
+		body := `{"times":1,"error":{"status":503}}`
+		if rng.IntN(4) == 0 {
+			body = `{"times":1,"drop":true}`
+		}
+		req, _ = http.NewRequest("POST", base+"/__mock/faults?session="+sid, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+	case x < 94:
+		req, _ = http.NewRequest("GET", base+"/__mock/requests?limit=20&session="+sid, nil)
+	case x < 96:
+		req, _ = http.NewRequest("POST", base+"/__mock/reset?session="+sid, nil)
+	default:
+		req, _ = http.NewRequest("DELETE", base+"/__mock/faults?session="+sid, nil)
+	}
+	req.Header.Set("X-Mock-Session", sid)
+	// A run-time fault added to this session may hit any of its API calls.
+	faulty = faulty || strings.Contains(req.URL.Path, "/api/v1/")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, faulty, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return 0, faulty, err
+	}
+	return resp.StatusCode, faulty, nil
+}
+
+// rss is the process's resident memory in bytes (Linux), or the Go
+// runtime's view of it elsewhere.
+func rss() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.Sys)
+}
