@@ -2,9 +2,12 @@ package mock
 
 import (
 	"crypto/subtle"
+	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 )
@@ -185,6 +188,13 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 	if sid != AllSessions {
 		f.Session = sid
 	}
+	if v := q.Get("since"); v != "" {
+		n, err := parseDigits(v)
+		if err != nil {
+			return 0, nil, invalidParameter("since", "must be a journal sequence number, got %q", v)
+		}
+		f.Since = n
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := parseDigits(v)
 		if err != nil || n < 1 || n > 100_000 {
@@ -207,4 +217,133 @@ func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
 	}
 	s.ClearRequests(sid)
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
+}
+
+// Overrides change auth and the rate limit for every session, whatever
+// the scenario says, until reset: the control page's switches.
+type Overrides struct {
+	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
+	// {"type":"bearer","tokens":["demo-token"]}.
+	Auth *AuthOverride `json:"auth"`
+	// RateLimit, when set, replaces the scenario's rate limit.
+	RateLimit *RateLimit `json:"rate_limit"`
+}
+
+// AuthOverride is the auth part of Overrides.
+type AuthOverride struct {
+	Type   string   `json:"type"`
+	Tokens []string `json:"tokens,omitempty"`
+}
+
+func (o Overrides) validate() error {
+	if a := o.Auth; a != nil {
+		switch {
+		case a.Type != "none" && a.Type != "bearer":
+			return invalidBody("auth.type", "must be none or bearer, got %q", a.Type)
+		case a.Type == "bearer" && len(a.Tokens) == 0:
+			return invalidBody("auth.tokens", "required with type bearer")
+		case a.Type == "none" && len(a.Tokens) > 0:
+			return invalidBody("auth.tokens", "only with type bearer")
+		}
+		for _, t := range a.Tokens {
+			if t == "" || strings.ContainsAny(t, " \t\r\n") {
+				return invalidBody("auth.tokens", "must be non-empty tokens without spaces")
+			}
+		}
+	}
+	if rl := o.RateLimit; rl != nil && (rl.Requests < 1 || rl.Window.D() < time.Millisecond || rl.Window.D() > 24*time.Hour) {
+		return invalidBody("rate_limit", "requests must be at least 1 and window from 1ms to 24h")
+	}
+	return nil
+}
+
+// SetOverrides replaces the overrides; the zero value clears them.
+func (s *Server) SetOverrides(o Overrides) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.overrides = o
+	return nil
+}
+
+// handleOverridesGet serves GET /__mock/overrides.
+func (s *Server) handleOverridesGet(*http.Request) (int, any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return http.StatusOK, s.overrides, nil
+}
+
+// handleOverridesPut serves PUT /__mock/overrides.
+func (s *Server) handleOverridesPut(r *http.Request) (int, any, error) {
+	var o Overrides
+	if err := decodeAdminBody(r, &o); err != nil {
+		return 0, nil, err
+	}
+	if err := s.SetOverrides(o); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, o, nil
+}
+
+// handleSettingsView serves GET /__mock/settings: a session's settings,
+// read without faults or auth.
+func (s *Server) handleSettingsView(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil || sid == AllSessions {
+		return 0, nil, invalidParameter("session", "must name one session")
+	}
+	ss, sc, err := s.resolve(sid, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.getSettings(sc)}, nil
+}
+
+// DataSummary is the data of GET /__mock/data: the reviews of a session's
+// scenario by rating, and the newest few.
+type DataSummary struct {
+	Scenario   string            `json:"scenario"`
+	Total      int               `json:"total"`
+	Answered   int               `json:"answered"`
+	Unanswered int               `json:"unanswered"`
+	ByRating   [5]RatingCounts   `json:"by_rating"`
+	Newest     []json.RawMessage `json:"newest"`
+}
+
+// RatingCounts counts the reviews of one rating.
+type RatingCounts struct {
+	Rating     int `json:"rating"`
+	Answered   int `json:"answered"`
+	Unanswered int `json:"unanswered"`
+}
+
+// handleData serves GET /__mock/data.
+func (s *Server) handleData(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil || sid == AllSessions {
+		return 0, nil, invalidParameter("session", "must name one session")
+	}
+	_, sc, err := s.resolve(sid, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	st, err := sc.store()
+	if err != nil {
+		return 0, nil, err
+	}
+	all := query{limit: 5, answered: -1, dayFrom: math.MinInt32, dayTo: math.MaxInt32}
+	res := st.find(all)
+	d := DataSummary{Scenario: sc.Name, Total: res.total, Answered: res.answeredCount, Unanswered: res.unansweredCount, Newest: []json.RawMessage{}}
+	for i := range d.ByRating {
+		q := all
+		q.rating, q.countsOnly = int8(i+1), true
+		rr := st.find(q)
+		d.ByRating[i] = RatingCounts{Rating: i + 1, Answered: rr.answeredCount, Unanswered: rr.unansweredCount}
+	}
+	for _, i := range res.page {
+		d.Newest = append(d.Newest, st.json(i))
+	}
+	return http.StatusOK, d, nil
 }

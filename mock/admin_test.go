@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -498,5 +499,84 @@ func TestResetKeepsScenarioPick(t *testing.T) {
 	admin(t, h, "POST", "/__mock/reset", "")
 	if c := counts(t, h, "X-Mock-Session", "s"); c.Total != 0 {
 		t.Errorf("after a reset of all, session s serves %d reviews", c.Total)
+	}
+}
+
+func TestAdminDataSettingsOverrides(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	var d mock.DataSummary
+	decodeOK(t, "GET data", admin(t, h, "GET", "/__mock/data", ""), &d)
+	c := counts(t, h)
+	sum := 0
+	for _, r := range d.ByRating {
+		sum += r.Answered + r.Unanswered
+	}
+	if d.Total != c.Total || d.Answered != c.Answered || sum != c.Total || len(d.Newest) != 5 {
+		t.Errorf("data %+v (newest %d) vs counts %+v", d, len(d.Newest), c)
+	}
+	decodeOK(t, "GET data empty", admin(t, h, "GET", "/__mock/data", "", "X-Mock-Session", "e", "X-Mock-Scenario", "x"), &d)
+
+	patch(t, h, `{"feedback":[{"rating":4,"tone":"warm"}]}`)
+	var sv struct {
+		Session  string        `json:"session"`
+		Scenario string        `json:"scenario"`
+		Settings mock.Settings `json:"settings"`
+	}
+	decodeOK(t, "GET settings", admin(t, h, "GET", "/__mock/settings", ""), &sv)
+	if sv.Settings.Feedback[3].Tone != "warm" || sv.Session != "default" {
+		t.Errorf("settings view %+v", sv)
+	}
+	// The view reads past faults: the down scenario still shows settings.
+	admin(t, h, "PUT", "/__mock/scenario?session=d", `{"name":"down"}`)
+	decodeOK(t, "GET settings of a down session", admin(t, h, "GET", "/__mock/settings?session=d", ""), &sv)
+	checkError(t, "settings of all", admin(t, h, "GET", "/__mock/settings?session=*", ""), 400, mock.CodeInvalidParameter, "session")
+
+	// Overrides switch auth and a rate limit on for every session, until reset.
+	decodeOK(t, "PUT overrides", admin(t, h, "PUT", "/__mock/overrides", `{"auth":{"type":"bearer","tokens":["demo-token"]},"rate_limit":{"requests":1,"window":"1h"}}`), new(mock.Overrides))
+	checkError(t, "no token", get(t, h, "/api/v1/feedbacks"), 401, mock.CodeUnauthorized, "")
+	if r := get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-token"); r.status != 200 {
+		t.Errorf("with the token: %d", r.status)
+	}
+	checkError(t, "second request", get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-token"), 429, mock.CodeRateLimited, "")
+	for _, bad := range []string{`{"auth":{"type":"basic"}}`, `{"auth":{"type":"bearer"}}`, `{"rate_limit":{"requests":0,"window":"1s"}}`, `{"x":1}`} {
+		if r := admin(t, h, "PUT", "/__mock/overrides", bad); r.status != 400 {
+			t.Errorf("PUT overrides %s: %d", bad, r.status)
+		}
+	}
+	admin(t, h, "POST", "/__mock/reset", "")
+	if r := get(t, h, "/api/v1/feedbacks"); r.status != 200 {
+		t.Errorf("after a reset the overrides stay: %d", r.status)
+	}
+	// Polling the journal since a sequence number.
+	var j struct {
+		Count    int                 `json:"count"`
+		Requests []mock.JournalEntry `json:"requests"`
+	}
+	decodeOK(t, "requests", admin(t, h, "GET", "/__mock/requests", ""), &j)
+	last := j.Requests[len(j.Requests)-1].Seq
+	get(t, h, "/api/v1/feedbacks?limit=2")
+	decodeOK(t, "requests since", admin(t, h, "GET", fmt.Sprintf("/__mock/requests?since=%d", last), ""), &j)
+	if len(j.Requests) != 1 || j.Requests[0].Query != "limit=2" {
+		t.Errorf("since %d: %+v", last, j.Requests)
+	}
+}
+
+func TestControlPageServed(t *testing.T) {
+	h := newServer(t, mock.Options{AdminToken: "s3cret"})
+	for target, ctype := range map[string]string{"/__mock/": "text/html", "/__mock/ui/app.js": "text/javascript", "/__mock/ui/style.css": "text/css"} {
+		r := get(t, h, target)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), ctype) {
+			t.Errorf("GET %s (no token: the page asks for it): %d %q", target, r.status, r.header.Get("Content-Type"))
+		}
+	}
+	if r := get(t, h, "/__mock"); r.status != 301 || r.header.Get("Location") != "/__mock/" {
+		t.Errorf("GET /__mock: %d %q", r.status, r.header.Get("Location"))
+	}
+	if r := get(t, h, "/__mock/ui/nope.js"); r.status != 404 {
+		t.Errorf("missing file: %d", r.status)
+	}
+	page := string(get(t, h, "/__mock/").body)
+	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
+		t.Error("the page refers to another host: it must work offline")
 	}
 }

@@ -152,7 +152,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
 	apiPath := strings.TrimPrefix(r.URL.Path, APIPrefix)
 	s.mu.Lock()
-	global := s.faults
+	global, over := s.faults, s.overrides
 	s.mu.Unlock()
 
 	ss.mu.Lock()
@@ -196,13 +196,20 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
 	if p.answer != nil {
 		return p
 	}
-	if sc.auth.Type == "bearer" && !tokenOK(r.Header.Get("Authorization"), sc.auth.Tokens) {
+	auth, rateLimit := sc.auth, sc.rateLimit
+	if over.Auth != nil {
+		auth = authSpec{Type: over.Auth.Type, Tokens: over.Auth.Tokens}
+	}
+	if over.RateLimit != nil {
+		rateLimit = over.RateLimit
+	}
+	if auth.Type == "bearer" && !tokenOK(r.Header.Get("Authorization"), auth.Tokens) {
 		p.authFail = true
 		p.deny = &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
 			Message: "this scenario requires Authorization: Bearer <token>"}
 		return p
 	}
-	if rl := sc.rateLimit; rl != nil {
+	if rl := rateLimit; rl != nil {
 		now := s.now()
 		if st.window.IsZero() || now.Sub(st.window) >= rl.Window.D() {
 			st.window, st.inWindow = now, 0

@@ -31,6 +31,7 @@ type JournalFilter struct {
 	Method  string
 	Path    string // exact path, or a prefix ending in "*"
 	Limit   int    // the newest Limit entries; 0 means all
+	Since   int64  // only entries with a larger Seq (for polling)
 }
 
 // MaxJournalBody is how much of a request or response body an entry keeps.
@@ -176,7 +177,7 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 }
 
 func (f JournalFilter) matches(e JournalEntry) bool {
-	if f.Method != "" && !strings.EqualFold(f.Method, e.Method) {
+	if e.Seq <= f.Since || f.Method != "" && !strings.EqualFold(f.Method, e.Method) {
 		return false
 	}
 	if p, ok := strings.CutSuffix(f.Path, "*"); ok {

@@ -112,6 +112,7 @@ type Server struct {
 	sessions  map[string]*session
 	faults    []*Fault // run-time faults for every session; replaced, never changed in place
 	faultSeq  int
+	overrides Overrides    // auth and rate limit for every session, from the control page
 	seq       int64        // journal sequence
 	order     journalOrder // which session holds each journal entry
 }
@@ -299,6 +300,7 @@ func (s *Server) Reset(sid string) {
 			reset(id)
 		}
 		s.faults = nil
+		s.overrides = Overrides{}
 		return
 	}
 	reset(sid)

@@ -1,0 +1,311 @@
+// The control panel of replymock: plain JavaScript over the admin API
+// (/__mock/...), no build step and nothing fetched from elsewhere.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "replymock-admin-token";
+let lastSeq = 0;
+const logRows = [];
+
+// admin calls the admin API with the token kept in this tab, if any.
+async function admin(method, path, body) {
+  const headers = {};
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers["Authorization"] = "Bearer " + token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch("/__mock/" + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const env = await resp.json().catch(() => null);
+  if (resp.status === 401) {
+    askToken(token ? "That token was refused." : "");
+    throw new Error("the admin token is needed");
+  }
+  if (!resp.ok || !env || !env.success) {
+    throw new Error((env && env.error && env.error.message) || method + " " + path + ": " + resp.status);
+  }
+  return env.data;
+}
+
+function showError(err) {
+  const e = $("error");
+  e.textContent = err ? String(err.message || err) : "";
+  e.hidden = !err;
+}
+
+function askToken(message) {
+  $("token-error").textContent = message || "";
+  const d = $("token-dialog");
+  if (!d.open) d.showModal();
+  $("token-input").focus();
+}
+
+// --- scenario -------------------------------------------------------------
+
+let scenarios = [];
+
+async function loadScenarios() {
+  const data = await admin("GET", "scenarios");
+  scenarios = data.scenarios;
+  const sel = $("scenario-select");
+  const keep = sel.value;
+  sel.replaceChildren(...scenarios.map((s) => {
+    const o = document.createElement("option");
+    o.value = s.name;
+    o.textContent = s.name;
+    return o;
+  }));
+  sel.value = keep && document.activeElement === sel ? keep : data.active;
+  describeScenario();
+  $("active-scenario").textContent = data.active;
+}
+
+function describeScenario() {
+  const s = scenarios.find((x) => x.name === $("scenario-select").value);
+  $("scenario-description").textContent = s ? s.description + (s.extends ? " (extends " + s.extends + ")" : "") : "";
+}
+
+async function switchScenario() {
+  await admin("PUT", "scenario", { name: $("scenario-select").value });
+  await refreshAll();
+}
+
+// --- faults ---------------------------------------------------------------
+
+// The page's own faults carry these names; applying one replaces it.
+const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop" };
+
+async function replaceFault(name, fault) {
+  const data = await admin("GET", "faults");
+  for (const f of data.faults) {
+    if (f.name === name) await admin("DELETE", "faults/" + encodeURIComponent(f.id));
+  }
+  if (fault) await admin("POST", "faults", Object.assign({ name }, fault));
+  await loadFaults();
+}
+
+async function applyLatency() {
+  const ms = Number($("latency").value);
+  await replaceFault(PANEL.latency, ms > 0 ? { latency: { fixed: ms + "ms" } } : null);
+}
+
+async function applyErrors() {
+  const rate = Number($("error-rate").value) / 100;
+  const status = Number($("error-status").value);
+  await replaceFault(PANEL.error, rate > 0 ? { probability: rate, error: { status } } : null);
+}
+
+async function applyDrop() {
+  await replaceFault(PANEL.drop, $("drop").checked ? { drop: true } : null);
+}
+
+async function applyOverrides() {
+  const o = { auth: null, rate_limit: null };
+  if ($("auth").checked) o.auth = { type: "bearer", tokens: ["demo-token"] };
+  if ($("rate-limit").checked) {
+    o.rate_limit = { requests: Math.max(1, Number($("rate-requests").value)), window: Math.max(1, Number($("rate-window").value)) + "s" };
+  }
+  await admin("PUT", "overrides", o);
+  await loadFaults();
+}
+
+function describeFault(f) {
+  const parts = [];
+  if (f.method || f.path) parts.push((f.method || "*") + " " + (f.path || "*"));
+  if (f.latency) parts.push("latency " + (f.latency.fixed || (f.latency.min ? f.latency.min + "–" + f.latency.max : "median " + f.latency.median + ", p99 " + f.latency.p99)));
+  if (f.error) parts.push("error " + f.error.status);
+  if (f.drop) parts.push("drop");
+  if (f.truncate) parts.push("truncate");
+  if (f.probability !== undefined) parts.push(Math.round(f.probability * 100) + "%");
+  if (f.after) parts.push("after " + f.after);
+  if (f.times) parts.push(f.times + " times");
+  return (f.name ? f.name + ": " : "") + parts.join(", ");
+}
+
+async function loadFaults() {
+  const [data, over] = await Promise.all([admin("GET", "faults"), admin("GET", "overrides")]);
+  const items = [];
+  for (const f of data.scenario_faults) {
+    const li = document.createElement("li");
+    li.textContent = "scenario " + data.scenario + " · " + describeFault(f);
+    items.push(li);
+  }
+  for (const f of data.faults) {
+    const li = document.createElement("li");
+    const span = document.createElement("span");
+    span.textContent = describeFault(f);
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "Remove";
+    b.setAttribute("aria-label", "Remove fault " + describeFault(f));
+    b.addEventListener("click", () => run(async () => { await admin("DELETE", "faults/" + encodeURIComponent(f.id)); await loadFaults(); }));
+    li.append(span, b);
+    items.push(li);
+  }
+  if (over.auth) items.push(textItem("auth: " + over.auth.type));
+  if (over.rate_limit) items.push(textItem("rate limit: " + over.rate_limit.requests + " per " + over.rate_limit.window));
+  if (items.length === 0) items.push(textItem("none: the API behaves"));
+  $("fault-list").replaceChildren(...items);
+  $("auth").checked = !!(over.auth && over.auth.type === "bearer");
+  $("rate-limit").checked = !!over.rate_limit;
+  $("drop").checked = data.faults.some((f) => f.name === PANEL.drop);
+}
+
+function textItem(text) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  return li;
+}
+
+// --- request log -----------------------------------------------------------
+
+async function pollLog() {
+  const data = await admin("GET", "requests?since=" + lastSeq);
+  for (const e of data.requests) {
+    lastSeq = Math.max(lastSeq, e.seq);
+    logRows.unshift(e);
+  }
+  logRows.splice(300);
+  if (data.requests.length > 0) renderLog();
+}
+
+function renderLog() {
+  const rows = logRows.map((e) => {
+    const tr = document.createElement("tr");
+    tr.tabIndex = 0;
+    tr.dataset.seq = e.seq;
+    const cells = [new Date(e.time).toLocaleTimeString(), e.method, e.path + (e.query ? "?" + e.query : ""),
+      e.status === 0 ? "no answer" : String(e.status), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
+    cells.forEach((c, i) => {
+      const td = document.createElement("td");
+      td.textContent = c;
+      if (i === 2) td.className = "path";
+      if (i === 3) td.className = "status s" + String(e.status).charAt(0);
+      tr.append(td);
+    });
+    const open = () => showDetail(e, tr);
+    tr.addEventListener("click", open);
+    tr.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); } });
+    return tr;
+  });
+  $("log-body").replaceChildren(...rows);
+}
+
+function showDetail(e, tr) {
+  document.querySelectorAll("#log-body tr.selected").forEach((r) => r.classList.remove("selected"));
+  tr.classList.add("selected");
+  $("detail-title").textContent = e.method + " " + e.path + " → " + (e.status || "no answer") + " (request " + e.request_id + ")";
+  const headers = Object.entries(e.headers || {}).map(([k, v]) => k + ": " + v).join("\n");
+  $("detail-request").textContent = e.method + " " + e.path + (e.query ? "?" + e.query : "") + "\n" + headers + "\n\n" + pretty(e.body);
+  $("detail-response").textContent = pretty(e.response) + (e.truncated ? "\n… (cut for the journal)" : "");
+  $("log-detail").hidden = false;
+}
+
+function pretty(text) {
+  if (!text) return "";
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
+}
+
+// --- data and settings -----------------------------------------------------
+
+async function loadData() {
+  const d = await admin("GET", "data");
+  $("reviews").textContent = d.total.toLocaleString();
+  const swatch = (color, text) => {
+    const span = document.createElement("span");
+    span.style.color = color;
+    span.textContent = "■ ";
+    return [span, text];
+  };
+  $("answered-line").replaceChildren(...swatch("#3056d3", d.answered + " answered, "), ...swatch("#f0b400", d.unanswered + " waiting for a reply"));
+  drawChart(d.by_rating);
+  $("sample").replaceChildren(...d.newest.map((f) => {
+    const li = document.createElement("li");
+    const stars = document.createElement("span");
+    stars.className = "stars";
+    stars.textContent = "★".repeat(f.product_valuation) + "☆".repeat(5 - f.product_valuation);
+    const text = f.text || f.pros || "(rating only)";
+    li.append(stars, " " + f.user_name + ", " + f.created_date + ": " + text.slice(0, 140) + (text.length > 140 ? "…" : ""),
+      document.createElement("br"), f.answer_text ? "↳ " + f.answer_text.slice(0, 120) : "↳ not answered yet");
+    return li;
+  }));
+}
+
+function drawChart(byRating) {
+  const svg = $("chart");
+  const ns = "http://www.w3.org/2000/svg";
+  const max = Math.max(1, ...byRating.map((r) => r.answered + r.unanswered));
+  const keep = svg.querySelector("title");
+  svg.replaceChildren(keep);
+  byRating.forEach((r, i) => {
+    const x = 20 + i * 60, h = 110;
+    const hAns = (r.answered / max) * h, hUn = (r.unanswered / max) * h;
+    const bar = (y, height, color, label) => {
+      const rect = document.createElementNS(ns, "rect");
+      Object.entries({ x, y, width: 40, height, fill: color }).forEach(([k, v]) => rect.setAttribute(k, v));
+      const t = document.createElementNS(ns, "title");
+      t.textContent = label;
+      rect.append(t);
+      svg.append(rect);
+    };
+    bar(120 - hAns, hAns, "#3056d3", r.rating + "★ answered: " + r.answered);
+    bar(120 - hAns - hUn, hUn, "#f0b400", r.rating + "★ waiting: " + r.unanswered);
+    const label = document.createElementNS(ns, "text");
+    Object.entries({ x: x + 20, y: 138, "text-anchor": "middle", "font-size": 12 }).forEach(([k, v]) => label.setAttribute(k, v));
+    label.textContent = r.rating + "★ " + (r.answered + r.unanswered);
+    svg.append(label);
+  });
+}
+
+async function loadSettings() {
+  const d = await admin("GET", "settings");
+  const s = d.settings;
+  const row = (who, e) => {
+    const tr = document.createElement("tr");
+    [who, e.reply_mode, e.tone, e.signature, e.empty_review_mode || "—", e.reply_from_date || "always"].forEach((c) => {
+      const td = document.createElement("td");
+      td.textContent = c;
+      tr.append(td);
+    });
+    return tr;
+  };
+  $("settings-body").replaceChildren(...s.feedback.map((e) => row(e.rating + "★ reviews", e)), row("questions", s.question));
+  $("unified").textContent = s.feedback[0].use_unified_settings === 1 ? "One set of settings for all ratings (mode and tone per rating)." : "Separate settings per rating.";
+}
+
+// --- wiring ----------------------------------------------------------------
+
+async function run(fn) {
+  try {
+    await fn();
+    showError(null);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function refreshAll() {
+  const health = await fetch("/__mock/health").then((r) => r.json());
+  $("version").textContent = health.data.version || "devel";
+  await Promise.all([loadScenarios(), loadFaults(), loadData(), loadSettings()]);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("scenario-select").addEventListener("change", describeScenario);
+  $("scenario-switch").addEventListener("click", () => run(switchScenario));
+  $("latency").addEventListener("input", () => { $("latency-value").textContent = $("latency").value + " ms"; });
+  $("latency-apply").addEventListener("click", () => run(applyLatency));
+  $("error-rate").addEventListener("input", () => { $("error-rate-value").textContent = $("error-rate").value + "%"; });
+  $("error-apply").addEventListener("click", () => run(applyErrors));
+  $("drop").addEventListener("change", () => run(applyDrop));
+  $("auth").addEventListener("change", () => run(applyOverrides));
+  $("rate-limit").addEventListener("change", () => run(applyOverrides));
+  $("heal").addEventListener("click", () => run(async () => { await admin("POST", "reset"); await refreshAll(); }));
+  $("clear-log").addEventListener("click", () => run(async () => { await admin("DELETE", "requests"); logRows.length = 0; renderLog(); }));
+  $("token-button").addEventListener("click", () => askToken(""));
+  $("token-form").addEventListener("submit", () => {
+    sessionStorage.setItem(TOKEN_KEY, $("token-input").value);
+    run(refreshAll);
+  });
+  run(refreshAll);
+  setInterval(() => run(pollLog), 1000);
+  setInterval(() => run(async () => Promise.all([loadData(), loadSettings(), loadFaults()])), 5000);
+});
