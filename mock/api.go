@@ -274,28 +274,30 @@ func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
 	panic(http.ErrAbortHandler)
 }
 
-// record adds an entry to the session's journal. Over the server's body
-// budget, the entry is kept without its bodies; over its entry budget,
-// the oldest entry of any session goes.
+// record adds an entry to the session's journal. Over the server's byte
+// budget, the entry is kept without its bodies and headers; over its entry
+// budget, the oldest entry of any session goes. It holds s.mu throughout,
+// so entries reach the journals in the order of their sequence numbers.
 func (s *Server) record(ss *session, e journalRecord) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.seq++
 	e.Seq = s.seq
-	out, full := s.order.push(orderItem{ss, e.Seq})
-	s.mu.Unlock()
-	if full {
+	if s.journalUsed.Load()+e.size() > s.journalMax {
+		e.Body, e.resp, e.header, e.Truncated = "", nil, nil, true
+	}
+	ss.mu.Lock()
+	if ss.dropped || ss.journal.size <= 0 {
+		ss.mu.Unlock()
+		return
+	}
+	s.journalUsed.Add(ss.journal.add(e))
+	ss.mu.Unlock()
+	if out, full := s.order.push(orderItem{ss, e.Seq}); full {
 		out.ss.mu.Lock()
 		s.journalUsed.Add(-out.ss.journal.dropOldest(out.seq))
 		out.ss.mu.Unlock()
 	}
-	if s.journalUsed.Load()+e.size() > s.journalMax {
-		e.Body, e.resp, e.Truncated = "", nil, true
-	}
-	ss.mu.Lock()
-	if !ss.dropped {
-		s.journalUsed.Add(ss.journal.add(e))
-	}
-	ss.mu.Unlock()
 }
 
 func flatHeaders(h http.Header) map[string]string {
@@ -331,7 +333,7 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if room := MaxJournalBody - w.kept; len(b) > room {
 		w.cut = true
 		if room > 0 {
-			w.chunks = append(w.chunks, b[:room])
+			w.chunks = append(w.chunks, bytes.Clone(b[:room])) // not the whole buffer
 			w.kept += room
 		}
 	} else {

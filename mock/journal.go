@@ -49,11 +49,17 @@ type journalRecord struct {
 	resp   [][]byte
 }
 
-// size is what the record keeps alive of the request and response bodies.
+// size is what the record keeps alive: bodies and the request's header.
 func (r *journalRecord) size() int64 {
 	n := int64(len(r.Body))
 	for _, c := range r.resp {
-		n += int64(len(c))
+		n += int64(cap(c))
+	}
+	for k, vs := range r.header {
+		n += int64(len(k))
+		for _, v := range vs {
+			n += int64(len(v))
+		}
 	}
 	return n
 }

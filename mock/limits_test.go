@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -152,5 +153,37 @@ func TestJournalEntries(t *testing.T) {
 	}
 	if a := h.Requests(mock.JournalFilter{Session: "a"}); len(a) != 1 || a[0].Query != "limit=7" {
 		t.Errorf("session a keeps %+v, want only its newest", a)
+	}
+}
+
+// The bound on all journals holds when one session's requests race.
+func TestJournalEntriesConcurrent(t *testing.T) {
+	h := newServer(t, mock.Options{JournalEntries: 20})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				do(t, h, "GET", "/api/v1/settings/ai", "")
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(h.Requests(mock.JournalFilter{})); n > 20 {
+		t.Errorf("%d entries kept, want at most 20", n)
+	}
+}
+
+// A session idle for longer than the TTL starts again, even when no other
+// session is created.
+func TestSessionTTLOnReturn(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{SessionTTL: time.Minute, Now: clock.now})
+	h.AddFault("x", mock.Fault{Error: &mock.FaultError{Status: 503}})
+	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "x"); r.status != 503 {
+		t.Fatalf("fault not applied: %d", r.status)
+	}
+	clock.add(2 * time.Hour)
+	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "x"); r.status != 200 {
+		t.Errorf("after 2 h idle, session x still has its fault: %d", r.status)
 	}
 }

@@ -172,7 +172,7 @@ func (opts Options) withDefaults() Options {
 	if opts.JournalBytes == 0 {
 		opts.JournalBytes = DefaultJournalBytes
 	}
-	if opts.JournalEntries == 0 {
+	if opts.JournalEntries <= 0 {
 		opts.JournalEntries = DefaultJournalEntries
 	}
 	if opts.MaxSessions <= 0 {
@@ -317,6 +317,8 @@ func (s *Server) dropSessionLocked(id string) {
 	ss.mu.Lock()
 	s.journalUsed.Add(-ss.journal.bytes())
 	ss.journal = journal{}
+	// The journal order may still point here for a while: keep nothing.
+	ss.states, ss.faults, ss.counters = nil, nil, nil
 	ss.dropped = true // a request still running keeps no entry
 	ss.mu.Unlock()
 }
@@ -327,6 +329,10 @@ func (s *Server) dropSessionLocked(id string) {
 func (s *Server) sessionLocked(id string) *session {
 	now := s.now()
 	ss, ok := s.sessions[id]
+	if ok && id != DefaultSession && now.Sub(ss.lastUsed) > s.sessionTTL {
+		s.dropSessionLocked(id) // expired: it starts again
+		ok = false
+	}
 	if !ok {
 		var lru *session
 		for oid, o := range s.sessions {
@@ -397,6 +403,9 @@ type scenarioState struct {
 // state returns the session's state for sc; the caller holds ss.mu. A
 // reloaded scenario keeps the session's settings but restarts its counters.
 func (ss *session) state(sc *Scenario) *scenarioState {
+	if ss.states == nil {
+		ss.states = make(map[string]*scenarioState) // dropped while a request ran
+	}
 	st, ok := ss.states[sc.Name]
 	if !ok {
 		st = &scenarioState{settings: sc.settings}
@@ -495,6 +504,11 @@ func (s *Server) RemoveFaults(sid, id string) int {
 	for owner, ss := range s.sessions {
 		ss.mu.Lock()
 		ss.faults = slices.DeleteFunc(ss.faults, func(f *Fault) bool { return !keep(f, owner) })
+		for f := range ss.counters {
+			if !slices.Contains(s.faults, f) && !slices.Contains(ss.faults, f) {
+				delete(ss.counters, f) // its fault is gone
+			}
+		}
 		ss.mu.Unlock()
 	}
 	return n

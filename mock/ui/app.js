@@ -144,9 +144,25 @@ async function loadFaults() {
   if (over.rate_limit) items.push(textItem("rate limit: " + over.rate_limit.requests + " per " + over.rate_limit.window));
   if (items.length === 0) items.push(textItem("none: the API behaves"));
   $("fault-list").replaceChildren(...items);
+  // The controls show what the server does, also after a reload.
   $("auth").checked = !!(over.auth && over.auth.type === "bearer");
   $("rate-limit").checked = !!over.rate_limit;
+  if (over.rate_limit && document.activeElement !== $("rate-requests") && document.activeElement !== $("rate-window")) {
+    $("rate-requests").value = over.rate_limit.requests;
+    $("rate-window").value = parseInt(over.rate_limit.window, 10) || $("rate-window").value;
+  }
   $("drop").checked = data.faults.some((f) => f.name === PANEL.drop);
+  const latency = data.faults.find((f) => f.name === PANEL.latency);
+  const errors = data.faults.find((f) => f.name === PANEL.error);
+  if (document.activeElement !== $("latency")) {
+    $("latency").value = latency ? parseInt(latency.latency.fixed, 10) || 0 : 0;
+    $("latency-value").textContent = $("latency").value + " ms";
+  }
+  if (document.activeElement !== $("error-rate")) {
+    $("error-rate").value = errors ? Math.round((errors.probability === undefined ? 1 : errors.probability) * 100) : 0;
+    $("error-rate-value").textContent = $("error-rate").value + "%";
+    if (errors) $("error-status").value = String(errors.error.status);
+  }
 }
 
 function textItem(text) {
@@ -158,7 +174,7 @@ function textItem(text) {
 // --- request log -----------------------------------------------------------
 
 async function pollLog() {
-  const data = await admin("GET", "requests?since=" + lastSeq);
+  const data = await admin("GET", "requests?limit=300&since=" + lastSeq);
   for (const e of data.requests) {
     lastSeq = Math.max(lastSeq, e.seq);
     logRows.unshift(e);
@@ -298,6 +314,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("drop").addEventListener("change", () => run(applyDrop));
   $("auth").addEventListener("change", () => run(applyOverrides));
   $("rate-limit").addEventListener("change", () => run(applyOverrides));
+  for (const id of ["rate-requests", "rate-window"]) {
+    $(id).addEventListener("change", () => { if ($("rate-limit").checked) run(applyOverrides); });
+  }
   $("heal").addEventListener("click", () => run(async () => { await admin("POST", "reset"); await refreshAll(); }));
   $("clear-log").addEventListener("click", () => run(async () => { await admin("DELETE", "requests"); logRows.length = 0; renderLog(); }));
   $("token-button").addEventListener("click", () => askToken(""));

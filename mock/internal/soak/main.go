@@ -47,6 +47,7 @@ func run(args []string) error {
 	workers := fs.Int("c", 16, "concurrent clients")
 	sessions := fs.Int("sessions", 2000, "distinct X-Mock-Session values")
 	entries := fs.Int("journal-entries", 0, "journal entries kept in all (0: the default)")
+	maxGrowth := fs.Float64("max-rss-growth", 0.10, "the largest allowed RSS growth from warm-up to the end")
 	warmup := fs.Float64("warmup", 0.5, "share of the requests after which the start RSS is taken: by then the journal has reached its bounds")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -128,8 +129,8 @@ func run(args []string) error {
 	if unexpected.Load() > 0 {
 		fails = append(fails, "unexpected 5xx or errors")
 	}
-	if growth > 0.10 {
-		fails = append(fails, "RSS grew by more than 10%")
+	if growth > *maxGrowth {
+		fails = append(fails, fmt.Sprintf("RSS grew by more than %.0f%%", *maxGrowth*100))
 	}
 	if goroutinesAfter > goroutinesBefore+2 {
 		fails = append(fails, "goroutines leaked")
