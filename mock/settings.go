@@ -365,67 +365,70 @@ func sameValue(a, b fieldValue) bool {
 	return a.str == b.str && a.num == b.num
 }
 
+// textField is a string field of the settings: where it is in a feedback
+// element and in the question object (nil where it is not there).
+type textField struct {
+	name string
+	fb   func(*FeedbackSettings) *string
+	q    func(*QuestionSettings) *string
+}
+
+// textFields are the settings' string fields; rating, use_unified_settings
+// and reply_from_date are handled on their own.
+var textFields = []textField{
+	{"reply_mode", func(e *FeedbackSettings) *string { return &e.ReplyMode }, func(q *QuestionSettings) *string { return &q.ReplyMode }},
+	{"signature", func(e *FeedbackSettings) *string { return &e.Signature }, func(q *QuestionSettings) *string { return &q.Signature }},
+	{"tone", func(e *FeedbackSettings) *string { return &e.Tone }, func(q *QuestionSettings) *string { return &q.Tone }},
+	{"excluded_words", func(e *FeedbackSettings) *string { return &e.ExcludedWords }, func(q *QuestionSettings) *string { return &q.ExcludedWords }},
+	{"required_words", func(e *FeedbackSettings) *string { return &e.RequiredWords }, func(q *QuestionSettings) *string { return &q.RequiredWords }},
+	{"empty_review_mode", func(e *FeedbackSettings) *string { return &e.EmptyReviewMode }, nil},
+	{"ai_instructions", func(e *FeedbackSettings) *string { return &e.AIInstructions }, func(q *QuestionSettings) *string { return &q.AIInstructions }},
+}
+
+func findTextField(name string) (textField, bool) {
+	for _, f := range textFields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return textField{}, false
+}
+
 // copyShared writes the shared field of element src to all five elements.
 func copyShared(s *Settings, src int, field string) {
 	from := s.Feedback[src]
+	tf, isText := findTextField(field)
 	for i := range s.Feedback {
 		el := &s.Feedback[i]
-		switch field {
-		case "signature":
-			el.Signature = from.Signature
-		case "excluded_words":
-			el.ExcludedWords = from.ExcludedWords
-		case "required_words":
-			el.RequiredWords = from.RequiredWords
-		case "empty_review_mode":
-			el.EmptyReviewMode = from.EmptyReviewMode
-		case "reply_from_date":
+		switch {
+		case isText:
+			*tf.fb(el) = *tf.fb(&from)
+		case field == "reply_from_date":
 			el.ReplyFromDate = from.ReplyFromDate
-		case "ai_instructions":
-			el.AIInstructions = from.AIInstructions
 		}
 	}
 }
 
 func setFeedbackField(el *FeedbackSettings, field string, v fieldValue) {
+	if tf, ok := findTextField(field); ok {
+		*tf.fb(el) = v.str
+		return
+	}
 	switch field {
-	case "reply_mode":
-		el.ReplyMode = v.str
-	case "signature":
-		el.Signature = v.str
-	case "tone":
-		el.Tone = v.str
-	case "excluded_words":
-		el.ExcludedWords = v.str
-	case "required_words":
-		el.RequiredWords = v.str
-	case "empty_review_mode":
-		el.EmptyReviewMode = v.str
 	case "use_unified_settings":
 		el.UseUnifiedSettings = v.num
 	case "reply_from_date":
 		el.ReplyFromDate = v.date
-	case "ai_instructions":
-		el.AIInstructions = v.str
 	}
 }
 
 func setQuestionField(q *QuestionSettings, field string, v fieldValue) {
-	switch field {
-	case "reply_mode":
-		q.ReplyMode = v.str
-	case "signature":
-		q.Signature = v.str
-	case "tone":
-		q.Tone = v.str
-	case "excluded_words":
-		q.ExcludedWords = v.str
-	case "required_words":
-		q.RequiredWords = v.str
-	case "reply_from_date":
+	if tf, ok := findTextField(field); ok && tf.q != nil {
+		*tf.q(q) = v.str
+		return
+	}
+	if field == "reply_from_date" {
 		q.ReplyFromDate = v.date
-	case "ai_instructions":
-		q.AIInstructions = v.str
 	}
 }
 
@@ -439,46 +442,41 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 			errs = append(errs, err.(*APIError))
 		}
 	}
-	unified := s.Feedback[0].UseUnifiedSettings
-	for i, el := range s.Feedback {
+	checkDate := func(d *string, path string) {
+		if d != nil && !isDate(*d) {
+			add(invalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d))
+		}
+	}
+	first := s.Feedback[0]
+	for i := range s.Feedback {
+		el := &s.Feedback[i]
 		p := fmt.Sprintf("feedback[%d]", i)
 		if el.Rating != i+1 {
 			add(invalidBody(p+".rating", "must be %d: elements are ordered by rating 1 to 5", i+1))
 		}
-		add(checkText("reply_mode", el.ReplyMode, p+".reply_mode", rules))
-		add(checkText("signature", el.Signature, p+".signature", rules))
-		add(checkText("tone", el.Tone, p+".tone", rules))
-		add(checkText("excluded_words", el.ExcludedWords, p+".excluded_words", rules))
-		add(checkText("required_words", el.RequiredWords, p+".required_words", rules))
-		add(checkText("empty_review_mode", el.EmptyReviewMode, p+".empty_review_mode", rules))
-		add(checkText("ai_instructions", el.AIInstructions, p+".ai_instructions", rules))
-		if el.ReplyFromDate != nil && !isDate(*el.ReplyFromDate) {
-			add(invalidBody(p+".reply_from_date", "must be null or a real date YYYY-MM-DD, got %q", *el.ReplyFromDate))
-		}
-		if el.UseUnifiedSettings != 0 && el.UseUnifiedSettings != 1 {
-			add(invalidBody(p+".use_unified_settings", "must be 0 or 1, got %d", el.UseUnifiedSettings))
-		} else if el.UseUnifiedSettings != unified {
-			add(invalidBody(p+".use_unified_settings", "must equal feedback[0].use_unified_settings: the flag is one for all ratings"))
-		}
-		if unified == 1 && i > 0 {
-			first := s.Feedback[0]
-			if el.Signature != first.Signature || el.ExcludedWords != first.ExcludedWords || el.RequiredWords != first.RequiredWords ||
-				el.EmptyReviewMode != first.EmptyReviewMode || el.AIInstructions != first.AIInstructions ||
-				!sameValue(fieldValue{date: el.ReplyFromDate}, fieldValue{date: first.ReplyFromDate}) {
-				add(invalidBody(p, "with use_unified_settings 1, %s must equal those of feedback[0]", strings.Join(sharedFields, ", ")))
+		sameShared := sameValue(fieldValue{date: el.ReplyFromDate}, fieldValue{date: first.ReplyFromDate})
+		for _, tf := range textFields {
+			add(checkText(tf.name, *tf.fb(el), p+"."+tf.name, rules))
+			if slices.Contains(sharedFields, tf.name) && *tf.fb(el) != *tf.fb(&first) {
+				sameShared = false
 			}
 		}
+		checkDate(el.ReplyFromDate, p+".reply_from_date")
+		if el.UseUnifiedSettings != 0 && el.UseUnifiedSettings != 1 {
+			add(invalidBody(p+".use_unified_settings", "must be 0 or 1, got %d", el.UseUnifiedSettings))
+		} else if el.UseUnifiedSettings != first.UseUnifiedSettings {
+			add(invalidBody(p+".use_unified_settings", "must equal feedback[0].use_unified_settings: the flag is one for all ratings"))
+		}
+		if first.UseUnifiedSettings == 1 && i > 0 && !sameShared {
+			add(invalidBody(p, "with use_unified_settings 1, %s must equal those of feedback[0]", strings.Join(sharedFields, ", ")))
+		}
 	}
-	q := s.Question
-	add(checkText("reply_mode", q.ReplyMode, "question.reply_mode", rules))
-	add(checkText("signature", q.Signature, "question.signature", rules))
-	add(checkText("tone", q.Tone, "question.tone", rules))
-	add(checkText("excluded_words", q.ExcludedWords, "question.excluded_words", rules))
-	add(checkText("required_words", q.RequiredWords, "question.required_words", rules))
-	add(checkText("ai_instructions", q.AIInstructions, "question.ai_instructions", rules))
-	if q.ReplyFromDate != nil && !isDate(*q.ReplyFromDate) {
-		add(invalidBody("question.reply_from_date", "must be null or a real date YYYY-MM-DD, got %q", *q.ReplyFromDate))
+	for _, tf := range textFields {
+		if tf.q != nil {
+			add(checkText(tf.name, *tf.q(&s.Question), "question."+tf.name, rules))
+		}
 	}
+	checkDate(s.Question.ReplyFromDate, "question.reply_from_date")
 	return errs
 }
 
