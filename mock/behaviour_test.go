@@ -220,6 +220,25 @@ func TestShippedScenariosBehave(t *testing.T) {
 				t.Errorf("GET: %d", r.status)
 			}
 		},
+		"demo": func(t *testing.T, h http.Handler) {
+			// Real clock: a test moves it an hour ahead; 30 reviews arrive.
+			before := counts(t, h).Total
+			decodeOK(t, "advance", admin(t, h, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
+			if got := counts(t, h).Total; got != before+30 {
+				t.Errorf("total %d after an hour, want %d", got, before+30)
+			}
+		},
+		"demo-frozen": func(t *testing.T, h http.Handler) {
+			before := counts(t, h)
+			decodeOK(t, "turn on auto", patch(t, h, `{"feedback":[{"rating":5,"reply_mode":"auto"}]}`), new(mock.Settings))
+			if c := counts(t, h); c != before {
+				t.Errorf("a frozen clock moved by itself: %+v -> %+v", before, c)
+			}
+			decodeOK(t, "advance", admin(t, h, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
+			if c := counts(t, h); c.Total != before.Total+30 || c.Answered <= before.Answered {
+				t.Errorf("after an hour: %+v, want 30 more reviews and more answered than %d", c, before.Answered)
+			}
+		},
 		"strict-tones": func(t *testing.T, h http.Handler) {
 			checkError(t, "tone", patch(t, h, `{"feedback":[{"rating":1,"tone":"sarcastic"}]}`), 400, mock.CodeInvalidBody, "feedback[0].tone")
 			decodeOK(t, "tone", patch(t, h, `{"feedback":[{"rating":1,"tone":"neutral"}]}`), new(mock.Settings))

@@ -158,7 +158,7 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := apiFrom(r).sc.store()
+	st, err := s.storeFor(apiFrom(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -40,6 +40,7 @@ type phraseBank struct {
 	Answers struct {
 		Greetings          []string `yaml:"greetings"`
 		GreetingsAnonymous []string `yaml:"greetings_anonymous"`
+		GreetingsFormal    []string `yaml:"greetings_formal"`
 		Positive           []string `yaml:"positive"`
 		Neutral            []string `yaml:"neutral"`
 		Negative           []string `yaml:"negative"`

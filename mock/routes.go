@@ -49,6 +49,7 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/", ui).Methods(http.MethodGet, http.MethodHead)
 	r.PathPrefix(AdminPrefix+"/ui/").Handler(ui).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/clock", a(s.handleClock)).Methods(http.MethodGet, http.MethodHead, http.MethodPost)
 	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(false))).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(true))).Methods(http.MethodGet, http.MethodHead)

@@ -26,12 +26,13 @@ type scenarioFile struct {
 	Auth        authSpec   `yaml:"auth"`
 	RateLimit   *RateLimit `yaml:"rate_limit"`
 	Faults      []Fault    `yaml:"faults"`
+	Shop        *shopSpec  `yaml:"shop"`
 	Data        dataSpec   `yaml:"data"`
 }
 
 // scenarioKeys are the top-level keys; with extends, each one given
 // replaces the parent's value whole.
-var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "data"}
+var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data"}
 
 // authSpec is a scenario's authentication: none, or a bearer token from
 // a list on every API request.
@@ -91,6 +92,8 @@ type Scenario struct {
 	auth      authSpec
 	rateLimit *RateLimit
 	faults    []Fault
+	shop      *shopSpec   // nil: the data never changes
+	bank      *phraseBank // for new reviews and replies of a living shop
 	data      *dataSource
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
@@ -287,6 +290,7 @@ func (l *loader) build(name, display string, data []byte, chain []string) (*Scen
 	if err := yf.err(); err != nil {
 		return nil, err
 	}
+	sc.shop, sc.bank = sf.Shop, bank
 	gen, seed := sf.Data.Generate, sc.Seed
 	build := func() (*store, error) {
 		fbs := slices.Clone(fixtures)
@@ -358,6 +362,8 @@ func copyScenarioKey(dst, src *scenarioFile, key string) {
 		dst.RateLimit = src.RateLimit
 	case "faults":
 		dst.Faults = src.Faults
+	case "shop":
+		dst.Shop = src.Shop
 	case "data":
 		dst.Data = src.Data
 	}
@@ -425,6 +431,9 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		if rl.Window.D() < time.Millisecond || rl.Window.D() > 24*time.Hour {
 			yf.problemf("rate_limit.window", "must be from 1ms to 24h, got %s", rl.Window)
 		}
+	}
+	if sf.Shop != nil {
+		sf.Shop.validate(yf, sf.Data.Generate != nil)
 	}
 	if len(sf.Faults) > MaxFaults {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -396,8 +397,9 @@ type scenarioState struct {
 	settings Settings
 	counters []faultCounter // one per scenario fault
 	rng      *rand.Rand
-	window   time.Time // start of the rate-limit window
-	inWindow int       // requests counted in it
+	window   time.Time  // start of the rate-limit window
+	inWindow int        // requests counted in it
+	shop     *shopState // the living shop, for a scenario with one
 }
 
 // state returns the session's state for sc; the caller holds ss.mu. A
@@ -426,14 +428,25 @@ func (ss *session) getSettings(sc *Scenario) Settings {
 	return ss.state(sc).settings
 }
 
-// patchSettings applies p atomically: on error nothing changes.
-func (ss *session) patchSettings(sc *Scenario, p *settingsPatch) (Settings, error) {
+// patchSettings applies p atomically: on error nothing changes. In a
+// living shop, a rating whose settings change can be answered from now.
+func (ss *session) patchSettings(s *Server, sc *Scenario, p *settingsPatch) (Settings, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.state(sc)
 	next, err := p.apply(st.settings)
 	if err != nil {
 		return st.settings, err
+	}
+	if sh, err := ss.shop(s, sc); err != nil {
+		return st.settings, err
+	} else if sh != nil {
+		now := sh.now(s.now())
+		for i := range next.Feedback {
+			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
+				sh.changedAt[i] = now
+			}
+		}
 	}
 	st.settings = next
 	return next, nil

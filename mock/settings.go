@@ -504,7 +504,7 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := ac.ss.patchSettings(ac.sc, p)
+	st, err := ac.ss.patchSettings(s, ac.sc, p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

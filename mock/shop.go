@@ -1,0 +1,411 @@
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v6"
+)
+
+// shopSpec makes a scenario's shop live (scenario key "shop"): new
+// reviews arrive, and the reply engine answers them by the session's
+// settings, on a clock of the session's own.
+type shopSpec struct {
+	// ArrivalsPerHour is how many new reviews arrive in an hour of the
+	// session's clock, evenly spaced; 0 means none.
+	ArrivalsPerHour float64 `yaml:"arrivals_per_hour" json:"arrivals_per_hour"`
+	// ReplyDelay is how long after a review can be answered (it arrived,
+	// or its rating's settings changed) the engine answers it.
+	ReplyDelay Duration `yaml:"reply_delay" json:"reply_delay"`
+	// Clock is "real" (the default: follows time, and POST /__mock/clock
+	// moves it ahead) or "frozen" (stands still until advanced).
+	Clock string `yaml:"clock" json:"clock"`
+}
+
+func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool) {
+	if sp.ArrivalsPerHour < 0 || sp.ArrivalsPerHour > 3600 {
+		yf.problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)
+	}
+	if sp.ArrivalsPerHour > 0 && !hasGenerator {
+		yf.problemf("shop.arrivals_per_hour", "needs data.generate: new reviews are written by the generator")
+	}
+	if sp.ReplyDelay.D() > 30*24*time.Hour {
+		yf.problemf("shop.reply_delay", "must be at most 720h, got %s", sp.ReplyDelay)
+	}
+	if sp.Clock != "" && sp.Clock != "real" && sp.Clock != "frozen" {
+		yf.problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
+	}
+}
+
+// Answer states of the reply engine, besides the spec's "sent"/"done":
+// a semi_auto reply waits as a draft.
+const (
+	AnswerStateDraft = "draft"
+	StateDraft       = "draft"
+)
+
+// shopState is one session's living shop in one scenario: its clock, the
+// reviews as they are now, and the store built from them.
+type shopState struct {
+	spec      shopSpec
+	origin    time.Time     // the clock's start
+	frozen    time.Time     // a frozen clock's time
+	advanced  time.Duration // a real clock moved ahead by POST /__mock/clock
+	processed time.Time     // the engine has run up to here
+	fbs       []Feedback
+	st        *store
+	changedAt [5]time.Time // when each rating's settings last changed
+	gen       *generator
+	products  []product
+	weights   []float64
+	arrived   int
+	rng       *rand.Rand
+}
+
+// newShopState starts a session's shop from the scenario's data.
+func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
+	base, err := sc.store()
+	if err != nil {
+		return nil, err
+	}
+	// Oldest first, as ids are given: rebuilding keeps every id.
+	n := len(base.records)
+	fbs := make([]Feedback, n)
+	for i := range base.records {
+		if err := json.Unmarshal(base.json(n-1-i), &fbs[i]); err != nil {
+			return nil, fmt.Errorf("shop: review %d: %w", i, err)
+		}
+	}
+	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, rng: newRNG(sc.Seed, "shop:"+sid)}
+	sh.origin = now
+	if sh.spec.Clock == "frozen" {
+		// A frozen clock starts at the newest review, so the data and the
+		// clock agree whatever the day the tests run.
+		if n > 0 {
+			newest, err := time.Parse(timestampLayout, fbs[n-1].CreatedDate)
+			if err != nil {
+				return nil, fmt.Errorf("shop: %w", err)
+			}
+			sh.origin = newest
+		}
+		sh.frozen = sh.origin
+	}
+	sh.processed = sh.origin
+	for i := range sh.changedAt {
+		sh.changedAt[i] = sh.origin
+	}
+	if g := sc.file.Data.Generate; g != nil && sc.bank != nil {
+		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sc.Seed, -1)), spec: *g, bank: sc.bank, settings: sc.settings}
+		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sc.Seed), spec: *g, bank: sc.bank}).products()
+	}
+	return sh, nil
+}
+
+// now is the session's clock.
+func (sh *shopState) now(real time.Time) time.Time {
+	if sh.spec.Clock == "frozen" {
+		return sh.frozen
+	}
+	return real.Add(sh.advanced)
+}
+
+// advance moves the clock ahead by d.
+func (sh *shopState) advance(d time.Duration) {
+	if sh.spec.Clock == "frozen" {
+		sh.frozen = sh.frozen.Add(d)
+	} else {
+		sh.advanced += d
+	}
+}
+
+// run brings the shop up to the clock: arrivals, then replies by the
+// settings. It rebuilds the store if anything changed.
+func (sh *shopState) run(now time.Time, settings Settings) error {
+	if !now.After(sh.processed) {
+		return nil
+	}
+	changed := false
+	if sh.spec.ArrivalsPerHour > 0 && sh.gen != nil {
+		due := int(now.Sub(sh.origin).Hours() * sh.spec.ArrivalsPerHour)
+		for ; sh.arrived < due; sh.arrived++ {
+			at := sh.origin.Add(time.Duration(float64(sh.arrived+1) / sh.spec.ArrivalsPerHour * float64(time.Hour)))
+			sh.fbs = append(sh.fbs, sh.arrival(at.Truncate(time.Second)))
+			changed = true
+		}
+	}
+	for i := range sh.fbs {
+		if sh.reply(&sh.fbs[i], now, settings) {
+			changed = true
+		}
+	}
+	sh.processed = now
+	if !changed {
+		return nil
+	}
+	// fbs is oldest first and arrivals are the newest, so newStore gives
+	// every review the id it had, and each arrival the next one.
+	st, err := newStore(slices.Clone(sh.fbs))
+	if err != nil {
+		return err
+	}
+	for i := range sh.fbs {
+		sh.fbs[i].ID = int64(i + 1)
+	}
+	sh.st = st
+	return nil
+}
+
+// arrival writes a new review at the time at.
+func (sh *shopState) arrival(at time.Time) Feedback {
+	g := sh.gen
+	p := sh.products[g.pick(sh.weights)]
+	fb := g.review(p, g.pick(g.spec.RatingWeights)+1, at)
+	// New reviews wait for the engine, unviewed.
+	fb.AnswerText, fb.AnswerState, fb.State, fb.WasViewed = "", "", "new", 0
+	fb.CreatedAt = fb.CreatedDate
+	return fb
+}
+
+// reply answers f by the settings if it is due, and reports a change.
+func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
+	if f.AnswerText != "" || f.AnswerState == AnswerStateDraft || f.ProductValuation < 1 || f.ProductValuation > 5 {
+		return false
+	}
+	s := settings.Feedback[f.ProductValuation-1]
+	if s.ReplyMode == "disabled" {
+		return false
+	}
+	created, err := time.Parse(timestampLayout, f.CreatedDate)
+	if err != nil {
+		return false
+	}
+	if s.ReplyFromDate != nil && f.CreatedDate[:10] < *s.ReplyFromDate {
+		return false
+	}
+	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
+	if empty && s.EmptyReviewMode == "skip" {
+		return false
+	}
+	due := created
+	if c := sh.changedAt[f.ProductValuation-1]; c.After(due) {
+		due = c
+	}
+	if due.Add(sh.spec.ReplyDelay.D()).After(now) {
+		return false
+	}
+	if s.ReplyMode == "semi_auto" {
+		f.AnswerState, f.State = AnswerStateDraft, StateDraft
+		return true
+	}
+	f.AnswerText = sh.compose(f, s, empty)
+	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
+	return true
+}
+
+// compose writes a reply in the review's locale: a greeting in the tone,
+// a body for the rating, every required word, none of the excluded ones,
+// and the signature last.
+func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string {
+	bank := sh.bankOrNil()
+	pick := func(list []string) string {
+		if len(list) == 0 {
+			return ""
+		}
+		return list[sh.rng.IntN(len(list))]
+	}
+	var greeting string
+	switch {
+	case bank == nil:
+	case f.UserName == "" || f.UserName == bank.Anonymous:
+		greeting = pick(bank.Answers.GreetingsAnonymous)
+	case s.Tone == "formal" && len(bank.Answers.GreetingsFormal) > 0:
+		greeting = strings.ReplaceAll(pick(bank.Answers.GreetingsFormal), "{name}", f.UserName)
+	default:
+		greeting = strings.ReplaceAll(pick(bank.Answers.Greetings), "{name}", f.UserName)
+	}
+	var bodies []string
+	if bank != nil {
+		switch {
+		case empty && s.EmptyReviewMode == "template":
+			bodies = bank.Answers.RatingOnly
+		case f.ProductValuation >= 4:
+			bodies = bank.Answers.Positive
+		case f.ProductValuation == 3:
+			bodies = bank.Answers.Neutral
+		default:
+			bodies = bank.Answers.Negative
+		}
+	}
+	excluded := splitWords(s.ExcludedWords)
+	// A body free of excluded words, if there is one; else the words go.
+	body := pick(bodies)
+	for _, b := range bodies {
+		if !containsAny(body, excluded) {
+			break
+		}
+		body = b
+	}
+	text := strings.TrimSpace(greeting + " " + body)
+	for _, w := range excluded {
+		text = replaceFold(text, w, "")
+	}
+	var missing []string
+	for _, w := range splitWords(s.RequiredWords) {
+		if !strings.Contains(foldString(text), foldString(w)) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		text += " " + upperFirst(strings.Join(missing, ", ")) + "."
+	}
+	if s.Signature != "" {
+		text += " " + s.Signature
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+func (sh *shopState) bankOrNil() *phraseBank {
+	if sh.gen == nil {
+		return nil
+	}
+	return sh.gen.bank
+}
+
+// splitWords splits a word list written with commas or line breaks.
+func splitWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ';' }) {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func containsAny(s string, words []string) bool {
+	fs := foldString(s)
+	for _, w := range words {
+		if strings.Contains(fs, foldString(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceFold removes every case-insensitive occurrence of word from s.
+func replaceFold(s, word, with string) string {
+	if word == "" {
+		return s
+	}
+	lw := []rune(foldString(word))
+	rs := []rune(s)
+	var b strings.Builder
+	for i := 0; i < len(rs); {
+		if i+len(lw) <= len(rs) && foldString(string(rs[i:i+len(lw)])) == string(lw) {
+			b.WriteString(with)
+			i += len(lw)
+			continue
+		}
+		b.WriteRune(rs[i])
+		i++
+	}
+	return b.String()
+}
+
+func upperFirst(s string) string {
+	r := []rune(s)
+	if len(r) == 0 {
+		return s
+	}
+	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
+// shop returns the session's living shop for the scenario, brought up to
+// its clock; nil when the scenario's shop is not alive. The caller holds
+// ss.mu.
+func (ss *session) shop(s *Server, sc *Scenario) (*shopState, error) {
+	if sc.shop == nil {
+		return nil, nil
+	}
+	st := ss.state(sc)
+	if st.shop == nil {
+		sh, err := newShopState(sc, ss.id, s.now())
+		if err != nil {
+			return nil, err
+		}
+		st.shop = sh
+	}
+	now := st.shop.now(s.now())
+	if st.shop.spec.Clock != "frozen" && now.Sub(st.shop.processed) < time.Second {
+		return st.shop, nil // a real clock's shop runs at most once a second
+	}
+	return st.shop, st.shop.run(now, st.settings)
+}
+
+// storeFor is the store a request of the session reads: the scenario's,
+// or the session's living shop.
+func (s *Server) storeFor(ac apiContext) (*store, error) {
+	if ac.sc.shop == nil {
+		return ac.sc.store()
+	}
+	ac.ss.mu.Lock()
+	defer ac.ss.mu.Unlock()
+	sh, err := ac.ss.shop(s, ac.sc)
+	if err != nil {
+		return nil, err
+	}
+	return sh.st, nil
+}
+
+// Clock is the data of /__mock/clock.
+type Clock struct {
+	Session  string `json:"session"`
+	Scenario string `json:"scenario"`
+	Now      string `json:"now"`
+	Frozen   bool   `json:"frozen"`
+}
+
+// handleClock serves GET and POST /__mock/clock: a session's shop clock,
+// and {"advance":"2h"} to move it ahead and run everything due.
+func (s *Server) handleClock(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil || sid == AllSessions {
+		return 0, nil, invalidParameter("session", "must name one session")
+	}
+	var body struct {
+		Advance Duration `json:"advance"`
+	}
+	if r.Method == http.MethodPost {
+		if err := decodeAdminBody(r, &body); err != nil {
+			return 0, nil, err
+		}
+		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
+			return 0, nil, invalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
+		}
+	}
+	ss, sc, err := s.resolve(sid, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	if sc.shop == nil {
+		return 0, nil, invalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sh, err := ss.shop(s, sc)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body.Advance > 0 {
+		sh.advance(body.Advance.D())
+		if err := sh.run(sh.now(s.now()), ss.state(sc).settings); err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.now(s.now()).Format(timestampLayout), Frozen: sh.spec.Clock == "frozen"}, nil
+}

@@ -1,0 +1,184 @@
+package mock_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
+)
+
+// shopServer serves a frozen living shop without arrivals (unless asked),
+// so that the reply engine's work can be counted exactly.
+func shopServer(t *testing.T, arrivals int) http.Handler {
+	t.Helper()
+	files := fstest.MapFS{}
+	for _, name := range []string{"default.yaml", "demo.yaml"} {
+		files[name] = &fstest.MapFile{Data: mustRead(t, scenarios.FS, name)}
+	}
+	files["shop.yaml"] = &fstest.MapFile{Data: fmt.Appendf(nil,
+		"extends: demo\ndescription: test shop\nshop: {arrivals_per_hour: %d, reply_delay: 10m, clock: frozen}\n", arrivals)}
+	return newServer(t, mock.Options{Scenarios: files, Scenario: "shop"})
+}
+
+func advance(t *testing.T, h http.Handler, session, by string) mock.Clock {
+	t.Helper()
+	var c mock.Clock
+	decodeOK(t, "advance "+by, admin(t, h, "POST", "/__mock/clock?session="+session, `{"advance":"`+by+`"}`), &c)
+	return c
+}
+
+func listAll(t *testing.T, h http.Handler, session, query string) []mock.Feedback {
+	t.Helper()
+	var all []mock.Feedback
+	for offset := 0; ; offset += 100 {
+		var d listData
+		decodeOK(t, query, get(t, h, fmt.Sprintf("/api/v1/feedbacks?limit=100&offset=%d&%s", offset, query), "X-Mock-Session", session), &d)
+		all = append(all, d.Feedbacks...)
+		if len(d.Feedbacks) < 100 {
+			return all
+		}
+	}
+}
+
+// Switching rating 1 to auto and advancing the clock answers exactly the
+// unanswered 1-star reviews from reply_from_date on (rating-only ones are
+// skipped), each with the signature last, every required word and no
+// excluded one. Other ratings stay as they were.
+func TestShopAnswersByTheSettings(t *testing.T) {
+	h := shopServer(t, 0)
+	before := listAll(t, h, "s", "")
+	var want []int64
+	for _, f := range before {
+		if f.ProductValuation == 1 && f.AnswerText == "" && f.CreatedDate >= "2026-01-01" && (f.Text != "" || f.Pros != "" || f.Cons != "") {
+			want = append(want, f.ID)
+		}
+	}
+	if len(want) < 3 {
+		t.Fatalf("only %d unanswered 1-star reviews to work on", len(want))
+	}
+	decodeOK(t, "PATCH", do(t, h, "PATCH", "/api/v1/settings/ai",
+		`{"feedback":[{"rating":1,"reply_mode":"auto","tone":"formal","signature":"Команда теста","excluded_words":"жаль, возврат","required_words":"извините\nсвяжитесь с нами"}]}`,
+		"Content-Type", "application/json", "X-Mock-Session", "s"), new(mock.Settings))
+	advance(t, h, "s", "5m")
+	if c := countsAs(t, h, "s"); c.Answered != countAnswered(before) {
+		t.Fatalf("answered %d before the reply delay passed, want %d", c.Answered, countAnswered(before))
+	}
+	advance(t, h, "s", "10m")
+	after := listAll(t, h, "s", "")
+	byID := map[int64]mock.Feedback{}
+	for _, f := range after {
+		byID[f.ID] = f
+	}
+	for _, id := range want {
+		f := byID[id]
+		switch {
+		case f.AnswerText == "" || f.AnswerState != "sent" || f.State != "done":
+			t.Errorf("review %d not answered: %q %q %q", id, f.AnswerText, f.AnswerState, f.State)
+		case !strings.HasSuffix(f.AnswerText, "Команда теста"):
+			t.Errorf("review %d: answer %q does not end with the signature", id, f.AnswerText)
+		case !strings.Contains(strings.ToLower(f.AnswerText), "извините") || !strings.Contains(strings.ToLower(f.AnswerText), "свяжитесь с нами"):
+			t.Errorf("review %d: answer %q lacks a required word", id, f.AnswerText)
+		case strings.Contains(strings.ToLower(f.AnswerText), "жаль") || strings.Contains(strings.ToLower(f.AnswerText), "возврат"):
+			t.Errorf("review %d: answer %q has an excluded word", id, f.AnswerText)
+		}
+	}
+	if got := countAnswered(after) - countAnswered(before); got != len(want) {
+		t.Errorf("%d reviews answered, want exactly the %d due", got, len(want))
+	}
+	for _, f := range before {
+		if g := byID[f.ID]; f.ProductValuation != 1 && g.AnswerText != f.AnswerText {
+			t.Errorf("review %d of rating %d changed with rating 1's settings", f.ID, f.ProductValuation)
+		}
+	}
+	// The list's counts move with it, and another session saw nothing.
+	if c := countsAs(t, h, "s"); c.Answered != countAnswered(before)+len(want) {
+		t.Errorf("counts_only answered %d, want %d", c.Answered, countAnswered(before)+len(want))
+	}
+	if c := countsAs(t, h, "other"); c.Answered != countAnswered(before) {
+		t.Errorf("session other sees %d answered, want the untouched %d", c.Answered, countAnswered(before))
+	}
+}
+
+func countAnswered(fbs []mock.Feedback) int {
+	n := 0
+	for _, f := range fbs {
+		if f.AnswerText != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func countsAs(t *testing.T, h http.Handler, session string) countsData {
+	t.Helper()
+	return counts(t, h, "X-Mock-Session", session)
+}
+
+// semi_auto makes drafts, which are not answers; disabled does nothing.
+func TestShopDraftsAndDisabled(t *testing.T) {
+	h := shopServer(t, 0)
+	before := countsAs(t, h, "s")
+	advance(t, h, "s", "24h")
+	if c := countsAs(t, h, "s"); c != before {
+		t.Errorf("with every mode disabled, a day changed the counts: %+v -> %+v", before, c)
+	}
+	do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":5,"reply_mode":"semi_auto"}]}`, "Content-Type", "application/json", "X-Mock-Session", "s")
+	advance(t, h, "s", "1h")
+	drafts := 0
+	for _, f := range listAll(t, h, "s", "rating=5&answered=0") {
+		if f.AnswerState == mock.AnswerStateDraft && f.State == mock.StateDraft && f.AnswerText == "" {
+			drafts++
+		}
+	}
+	if drafts == 0 {
+		t.Error("semi_auto made no drafts")
+	}
+	if c := countsAs(t, h, "s"); c != before {
+		t.Errorf("drafts counted as answers: %+v -> %+v", before, c)
+	}
+}
+
+// Arrivals come at the rate, newest first, with new ids.
+func TestShopArrivals(t *testing.T) {
+	h := newServer(t, mock.Options{Scenario: "demo-frozen"})
+	before := listAll(t, h, "a", "")
+	clock := advance(t, h, "a", "2h")
+	after := listAll(t, h, "a", "")
+	if len(after)-len(before) != 60 {
+		t.Fatalf("%d new reviews in 2 hours at 30 an hour, want 60", len(after)-len(before))
+	}
+	maxID := int64(0)
+	for _, f := range before {
+		maxID = max(maxID, f.ID)
+	}
+	for i, f := range after[:60] {
+		if f.ID <= maxID || f.CreatedDate > clock.Now || f.CreatedDate <= before[0].CreatedDate || f.AnswerText != "" {
+			t.Errorf("new review %d: id %d (old max %d), created %s (clock %s), answer %q", i, f.ID, maxID, f.CreatedDate, clock.Now, f.AnswerText)
+		}
+	}
+	checkOrder(t, after)
+	if got := listAll(t, h, "b", ""); len(got) != len(before) {
+		t.Errorf("session b has %d reviews, want the untouched %d", len(got), len(before))
+	}
+	// Unchanged ids: the old reviews keep theirs.
+	if after[60].ID != before[0].ID || after[len(after)-1].ID != before[len(before)-1].ID {
+		t.Error("old reviews changed ids after arrivals")
+	}
+}
+
+func TestShopClockErrors(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	checkError(t, "clock of a still shop", admin(t, h, "GET", "/__mock/clock", ""), 400, mock.CodeInvalidParameter, "session")
+	d := newServer(t, mock.Options{Scenario: "demo-frozen"})
+	checkError(t, "bad advance", admin(t, d, "POST", "/__mock/clock", `{"advance":"-1h"}`), 400, mock.CodeInvalidBody, "")
+	checkError(t, "zero advance", admin(t, d, "POST", "/__mock/clock", `{}`), 400, mock.CodeInvalidBody, "advance")
+	var c mock.Clock
+	decodeOK(t, "GET clock", admin(t, d, "GET", "/__mock/clock", ""), &c)
+	if !c.Frozen || c.Scenario != "demo-frozen" || c.Now == "" {
+		t.Errorf("clock %+v", c)
+	}
+}
