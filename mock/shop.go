@@ -371,7 +371,8 @@ type Clock struct {
 }
 
 // handleClock serves GET and POST /__mock/clock: a session's shop clock,
-// and {"advance":"2h"} to move it ahead and run everything due.
+// and {"advance":"2h"} to move it ahead and run everything due. The
+// scenario is the session's, or ?scenario= / X-Mock-Scenario.
 func (s *Server) handleClock(r *http.Request) (int, any, error) {
 	sid, err := adminScope(r, DefaultSession)
 	if err != nil || sid == AllSessions {
@@ -388,7 +389,11 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 			return 0, nil, invalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
 		}
 	}
-	ss, sc, err := s.resolve(sid, "")
+	name := r.URL.Query().Get("scenario")
+	if name == "" {
+		name = r.Header.Get(HeaderScenario)
+	}
+	ss, sc, err := s.resolve(sid, name)
 	if err != nil {
 		return 0, nil, err
 	}
