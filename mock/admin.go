@@ -325,11 +325,11 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	if err != nil || sid == AllSessions {
 		return 0, nil, invalidParameter("session", "must name one session")
 	}
-	_, sc, err := s.resolve(sid, "")
+	ss, sc, err := s.resolve(sid, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := sc.store()
+	st, err := s.storeFor(apiContext{ss, sc}) // a living shop's, as the list shows it
 	if err != nil {
 		return 0, nil, err
 	}

@@ -281,7 +281,7 @@ func (l *loader) build(name, display string, data []byte, chain []string) (*Scen
 		fixtures = append(fixtures, recs...)
 	}
 	var bank *phraseBank
-	if sf.Data.Generate != nil {
+	if sf.Data.Generate != nil || sf.Shop != nil { // a living shop writes replies too
 		bank, err = l.loadPhrases(sf.Data.Locale)
 		if err != nil {
 			fixtureErr("data.locale", err)
@@ -433,7 +433,11 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		}
 	}
 	if sf.Shop != nil {
-		sf.Shop.validate(yf, sf.Data.Generate != nil)
+		size := 0
+		if sf.Data.Generate != nil {
+			size = sf.Data.Generate.Count
+		}
+		sf.Shop.validate(yf, sf.Data.Generate != nil, size)
 	}
 	if len(sf.Faults) > MaxFaults {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))

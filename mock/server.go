@@ -414,7 +414,7 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 		ss.states[sc.Name] = st
 	}
 	if st.sc != sc {
-		st.sc = sc
+		st.sc, st.shop = sc, nil // a reloaded scenario's shop starts again
 		st.counters = make([]faultCounter, len(sc.faults))
 		st.rng = newRNG(sc.Seed, ss.id)
 		st.window, st.inWindow = time.Time{}, 0

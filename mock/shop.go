@@ -3,11 +3,13 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/brianvoe/gofakeit/v6"
 )
@@ -27,8 +29,12 @@ type shopSpec struct {
 	Clock string `yaml:"clock" json:"clock"`
 }
 
-func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool) {
-	if sp.ArrivalsPerHour < 0 || sp.ArrivalsPerHour > 3600 {
+// MaxShopReviews bounds a living shop: its scenario's data, and each
+// session's arrivals, so that sessions (each with its own copy) stay small.
+const MaxShopReviews = 20_000
+
+func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool, dataSize int) {
+	if !(sp.ArrivalsPerHour >= 0 && sp.ArrivalsPerHour <= 3600) {
 		yf.problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)
 	}
 	if sp.ArrivalsPerHour > 0 && !hasGenerator {
@@ -39,6 +45,9 @@ func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool) {
 	}
 	if sp.Clock != "" && sp.Clock != "real" && sp.Clock != "frozen" {
 		yf.problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
+	}
+	if dataSize > MaxShopReviews {
+		yf.problemf("shop", "a living shop copies its data into every session: at most %d reviews, got %d", MaxShopReviews, dataSize)
 	}
 }
 
@@ -60,7 +69,8 @@ type shopState struct {
 	fbs       []Feedback
 	st        *store
 	changedAt [5]time.Time // when each rating's settings last changed
-	gen       *generator
+	gen       *generator   // writes arrivals; nil without data.generate
+	bank      *phraseBank  // writes replies
 	products  []product
 	weights   []float64
 	arrived   int
@@ -81,19 +91,26 @@ func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
 			return nil, fmt.Errorf("shop: review %d: %w", i, err)
 		}
 	}
-	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, rng: newRNG(sc.Seed, "shop:"+sid)}
-	sh.origin = now
-	if sh.spec.Clock == "frozen" {
-		// A frozen clock starts at the newest review, so the data and the
-		// clock agree whatever the day the tests run.
-		if n > 0 {
-			newest, err := time.Parse(timestampLayout, fbs[n-1].CreatedDate)
-			if err != nil {
-				return nil, fmt.Errorf("shop: %w", err)
-			}
-			sh.origin = newest
+	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, bank: sc.bank, rng: newRNG(sc.Seed, "shop:"+sid)}
+	// A frozen clock starts at the newest review (or a fixed day), so
+	// data and clock agree whatever the day the tests run; a real one at
+	// now, but never before the newest review, so arrivals come on top.
+	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if n > 0 {
+		t, err := time.Parse(timestampLayout, fbs[n-1].CreatedDate)
+		if err != nil {
+			return nil, fmt.Errorf("shop: %w", err)
 		}
+		newest = t
+	}
+	sh.origin = newest
+	if sh.spec.Clock != "frozen" && now.After(newest) {
+		sh.origin = now
+	}
+	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
+	} else {
+		sh.advanced = sh.origin.Sub(now) // zero, unless the data is newer than now
 	}
 	sh.processed = sh.origin
 	for i := range sh.changedAt {
@@ -131,7 +148,8 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 	}
 	changed := false
 	if sh.spec.ArrivalsPerHour > 0 && sh.gen != nil {
-		due := int(now.Sub(sh.origin).Hours() * sh.spec.ArrivalsPerHour)
+		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
+		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
 			at := sh.origin.Add(time.Duration(float64(sh.arrived+1) / sh.spec.ArrivalsPerHour * float64(time.Hour)))
 			sh.fbs = append(sh.fbs, sh.arrival(at.Truncate(time.Second)))
@@ -173,11 +191,13 @@ func (sh *shopState) arrival(at time.Time) Feedback {
 
 // reply answers f by the settings if it is due, and reports a change.
 func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
-	if f.AnswerText != "" || f.AnswerState == AnswerStateDraft || f.ProductValuation < 1 || f.ProductValuation > 5 {
+	if f.AnswerText != "" || f.ProductValuation < 1 || f.ProductValuation > 5 {
 		return false
 	}
 	s := settings.Feedback[f.ProductValuation-1]
-	if s.ReplyMode == "disabled" {
+	// A draft waits while the mode is semi_auto (or disabled); switched to
+	// auto, the engine sends it.
+	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && f.AnswerState == AnswerStateDraft {
 		return false
 	}
 	created, err := time.Parse(timestampLayout, f.CreatedDate)
@@ -207,20 +227,31 @@ func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
 	return true
 }
 
-// compose writes a reply in the review's locale: a greeting in the tone,
-// a body for the rating, every required word, none of the excluded ones,
-// and the signature last.
+// compose writes a reply in the review's locale: a greeting (formal for
+// the tone "formal"), a body for the rating, every required word, none of
+// the excluded ones (whole words), and the signature last, as entered.
+// Required words and the signature win over excluded words.
 func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string {
 	bank := sh.bankOrNil()
+	if bank == nil {
+		return strings.TrimSpace(strings.Join(splitWords(s.RequiredWords), ", ") + " " + s.Signature)
+	}
+	excluded := splitWords(s.ExcludedWords)
+	// pick prefers an entry free of excluded words.
 	pick := func(list []string) string {
 		if len(list) == 0 {
 			return ""
 		}
-		return list[sh.rng.IntN(len(list))]
+		start := sh.rng.IntN(len(list))
+		for i := range list {
+			if c := list[(start+i)%len(list)]; !containsWord(c, excluded) {
+				return c
+			}
+		}
+		return list[start]
 	}
 	var greeting string
 	switch {
-	case bank == nil:
 	case f.UserName == "" || f.UserName == bank.Anonymous:
 		greeting = pick(bank.Answers.GreetingsAnonymous)
 	case s.Tone == "formal" && len(bank.Answers.GreetingsFormal) > 0:
@@ -229,52 +260,39 @@ func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string
 		greeting = strings.ReplaceAll(pick(bank.Answers.Greetings), "{name}", f.UserName)
 	}
 	var bodies []string
-	if bank != nil {
-		switch {
-		case empty && s.EmptyReviewMode == "template":
-			bodies = bank.Answers.RatingOnly
-		case f.ProductValuation >= 4:
-			bodies = bank.Answers.Positive
-		case f.ProductValuation == 3:
-			bodies = bank.Answers.Neutral
-		default:
-			bodies = bank.Answers.Negative
+	switch {
+	case empty && s.EmptyReviewMode == "template" && f.ProductValuation >= 4:
+		bodies = bank.Answers.RatingOnly // thanks for a high rating
+	case f.ProductValuation >= 4:
+		bodies = bank.Answers.Positive
+	case f.ProductValuation == 3:
+		bodies = bank.Answers.Neutral
+	default:
+		bodies = bank.Answers.Negative
+	}
+	var parts []string
+	for _, p := range []string{greeting, pick(bodies)} {
+		if !containsWord(p, excluded) {
+			parts = append(parts, p) // a phrase with an excluded word is left out, not cut
 		}
 	}
-	excluded := splitWords(s.ExcludedWords)
-	// A body free of excluded words, if there is one; else the words go.
-	body := pick(bodies)
-	for _, b := range bodies {
-		if !containsAny(body, excluded) {
-			break
-		}
-		body = b
-	}
-	text := strings.TrimSpace(greeting + " " + body)
-	for _, w := range excluded {
-		text = replaceFold(text, w, "")
-	}
+	text := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
 	var missing []string
 	for _, w := range splitWords(s.RequiredWords) {
-		if !strings.Contains(foldString(text), foldString(w)) {
+		if !containsWord(text, []string{w}) {
 			missing = append(missing, w)
 		}
 	}
 	if len(missing) > 0 {
-		text += " " + upperFirst(strings.Join(missing, ", ")) + "."
+		text = strings.TrimSpace(text + " " + upperFirst(strings.Join(missing, ", ")) + ".")
 	}
 	if s.Signature != "" {
-		text += " " + s.Signature
+		text = strings.TrimSpace(text + " " + s.Signature)
 	}
-	return strings.Join(strings.Fields(text), " ")
+	return text
 }
 
-func (sh *shopState) bankOrNil() *phraseBank {
-	if sh.gen == nil {
-		return nil
-	}
-	return sh.gen.bank
-}
+func (sh *shopState) bankOrNil() *phraseBank { return sh.bank }
 
 // splitWords splits a word list written with commas or line breaks.
 func splitWords(s string) []string {
@@ -287,35 +305,30 @@ func splitWords(s string) []string {
 	return out
 }
 
-func containsAny(s string, words []string) bool {
-	fs := foldString(s)
+// containsWord reports whether s holds one of words as a whole word (or
+// phrase), ignoring case.
+func containsWord(s string, words []string) bool {
+	fs := []rune(foldString(s))
 	for _, w := range words {
-		if strings.Contains(fs, foldString(w)) {
-			return true
+		fw := []rune(foldString(w))
+		if len(fw) == 0 {
+			continue
+		}
+		for i := 0; i+len(fw) <= len(fs); i++ {
+			if string(fs[i:i+len(fw)]) != string(fw) {
+				continue
+			}
+			before := i == 0 || !isWordRune(fs[i-1])
+			after := i+len(fw) == len(fs) || !isWordRune(fs[i+len(fw)])
+			if before && after {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// replaceFold removes every case-insensitive occurrence of word from s.
-func replaceFold(s, word, with string) string {
-	if word == "" {
-		return s
-	}
-	lw := []rune(foldString(word))
-	rs := []rune(s)
-	var b strings.Builder
-	for i := 0; i < len(rs); {
-		if i+len(lw) <= len(rs) && foldString(string(rs[i:i+len(lw)])) == string(lw) {
-			b.WriteString(with)
-			i += len(lw)
-			continue
-		}
-		b.WriteRune(rs[i])
-		i++
-	}
-	return b.String()
-}
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func upperFirst(s string) string {
 	r := []rune(s)

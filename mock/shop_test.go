@@ -182,3 +182,43 @@ func TestShopClockErrors(t *testing.T) {
 		t.Errorf("clock %+v", c)
 	}
 }
+
+// Drafts are sent once the mode turns auto; excluded words are whole
+// words; a rating-only template never thanks a low rating; the data view
+// follows the shop.
+func TestShopDraftsThenAutoAndWords(t *testing.T) {
+	h := shopServer(t, 0)
+	do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":2,"reply_mode":"semi_auto","empty_review_mode":"template"}]}`, "Content-Type", "application/json", "X-Mock-Session", "s")
+	advance(t, h, "s", "1h")
+	drafts := map[int64]bool{}
+	for _, f := range listAll(t, h, "s", "rating=2") {
+		if f.AnswerState == mock.AnswerStateDraft {
+			drafts[f.ID] = true
+		}
+	}
+	if len(drafts) == 0 {
+		t.Fatal("no drafts")
+	}
+	do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":2,"reply_mode":"auto","excluded_words":"ан, жаль"}]}`, "Content-Type", "application/json", "X-Mock-Session", "s")
+	advance(t, h, "s", "1h")
+	for _, f := range listAll(t, h, "s", "rating=2") {
+		if !drafts[f.ID] {
+			continue // answered in the data from the start
+		}
+		if f.AnswerState != "sent" || f.AnswerText == "" {
+			t.Errorf("review %d is not sent after the mode turned auto: %q", f.ID, f.AnswerState)
+		}
+		low := strings.ToLower(f.AnswerText)
+		if strings.Contains(low, "высокую оценку") {
+			t.Errorf("review %d (2 stars) thanked for a high rating: %q", f.ID, f.AnswerText)
+		}
+		if strings.Contains(low, " жаль") || strings.Contains(low, "тон,") {
+			t.Errorf("review %d: excluded word left or a name cut: %q", f.ID, f.AnswerText)
+		}
+	}
+	var d mock.DataSummary
+	decodeOK(t, "data", admin(t, h, "GET", "/__mock/data?session=s", ""), &d)
+	if c := countsAs(t, h, "s"); d.Answered != c.Answered {
+		t.Errorf("/__mock/data says %d answered, the list %d", d.Answered, c.Answered)
+	}
+}
