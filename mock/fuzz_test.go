@@ -149,7 +149,8 @@ func FuzzScenarioYAML(f *testing.F) {
 		"extends: default\ndescription: z\nauth: {type: bearer, tokens: [t]}\nrate_limit: {requests: 1, window: 1s}\n",
 		"kind: reviews\nreviews: [{feedback_id: a, nm_id: 1, product_name: p, product_valuation: 5, created_date: \"2026-01-01 00:00:00\"}]\n",
 		"kind: settings\nfeedback: []\n", "kind: phrases\n", "a: [b\n", "&a [*a]\n", "seed: !!binary aGVsbG8=\n",
-		"extends: default\ndescription: q\ndata: {generate: {count: 10, rating_weights: [0, 0, 0, 0, 1]}}\n"} {
+		"extends: default\ndescription: q\ndata: {generate: {count: 10, rating_weights: [0, 0, 0, 0, 1]}}\n",
+		"extends: demo\ndescription: s\nshop: {arrivals_per_hour: 0.5, reply_delay: 1m, clock: frozen}\n"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
