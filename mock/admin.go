@@ -287,14 +287,22 @@ func (s *Server) handleOverridesPut(r *http.Request) (int, any, error) {
 	return http.StatusOK, o, nil
 }
 
+// oneSession resolves the one session an admin request is about (the
+// default session unless named; "*" is refused) and its scenario, which
+// is scenario if given, else the session's.
+func (s *Server) oneSession(r *http.Request, scenario string) (string, *session, *Scenario, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil || sid == AllSessions {
+		return "", nil, nil, invalidParameter("session", "must name one session")
+	}
+	ss, sc, err := s.resolve(sid, scenario)
+	return sid, ss, sc, err
+}
+
 // handleSettingsView serves GET /__mock/settings: a session's settings,
 // read without faults or auth.
 func (s *Server) handleSettingsView(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
-	if err != nil || sid == AllSessions {
-		return 0, nil, invalidParameter("session", "must name one session")
-	}
-	ss, sc, err := s.resolve(sid, "")
+	sid, ss, sc, err := s.oneSession(r, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -321,11 +329,7 @@ type RatingCounts struct {
 
 // handleData serves GET /__mock/data.
 func (s *Server) handleData(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
-	if err != nil || sid == AllSessions {
-		return 0, nil, invalidParameter("session", "must name one session")
-	}
-	ss, sc, err := s.resolve(sid, "")
+	_, ss, sc, err := s.oneSession(r, "")
 	if err != nil {
 		return 0, nil, err
 	}

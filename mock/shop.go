@@ -387,10 +387,6 @@ type Clock struct {
 // and {"advance":"2h"} to move it ahead and run everything due. The
 // scenario is the session's, or ?scenario= / X-Mock-Scenario.
 func (s *Server) handleClock(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
-	if err != nil || sid == AllSessions {
-		return 0, nil, invalidParameter("session", "must name one session")
-	}
 	var body struct {
 		Advance Duration `json:"advance"`
 	}
@@ -406,7 +402,7 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 	if name == "" {
 		name = r.Header.Get(HeaderScenario)
 	}
-	ss, sc, err := s.resolve(sid, name)
+	sid, ss, sc, err := s.oneSession(r, name)
 	if err != nil {
 		return 0, nil, err
 	}
