@@ -286,7 +286,7 @@ func TestHeaderTooLarge(t *testing.T) {
 // Shutdown drains requests in flight, even one waiting out an injected delay.
 func TestShutdownDrainsDelayedRequest(t *testing.T) {
 	base, _, stop := startServe(t, config{}, mock.Options{}, false)
-	body := strings.NewReader(`{"latency":{"fixed":"700ms"}}`)
+	body := strings.NewReader(`{"latency":{"fixed":"2s"}}`)
 	resp, err := http.Post(base+"/__mock/faults", "application/json", body)
 	if err != nil || resp.StatusCode != 201 {
 		t.Fatalf("add fault: %v %v", resp, err)
@@ -303,7 +303,7 @@ func TestShutdownDrainsDelayedRequest(t *testing.T) {
 		resp.Body.Close()
 		got <- resp.StatusCode
 	}()
-	time.Sleep(200 * time.Millisecond) // the request is now waiting out its delay
+	time.Sleep(600 * time.Millisecond) // the request is now waiting out its delay
 	if err := stop(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
