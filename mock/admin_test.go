@@ -514,7 +514,11 @@ func TestAdminDataSettingsOverrides(t *testing.T) {
 	if d.Total != c.Total || d.Answered != c.Answered || sum != c.Total || len(d.Newest) != 5 {
 		t.Errorf("data %+v (newest %d) vs counts %+v", d, len(d.Newest), c)
 	}
-	decodeOK(t, "GET data empty", admin(t, h, "GET", "/__mock/data", "", "X-Mock-Session", "e", "X-Mock-Scenario", "x"), &d)
+	admin(t, h, "PUT", "/__mock/scenario?session=e", `{"name":"empty-shop"}`)
+	decodeOK(t, "GET data of empty-shop", admin(t, h, "GET", "/__mock/data?session=e", ""), &d)
+	if d.Scenario != "empty-shop" || d.Total != 0 || len(d.Newest) != 0 {
+		t.Errorf("data of an empty shop: %+v", d)
+	}
 
 	patch(t, h, `{"feedback":[{"rating":4,"tone":"warm"}]}`)
 	var sv struct {

@@ -41,13 +41,23 @@ type reviewFixture struct {
 
 // loadReviews reads a reviews fixture.
 func (l *loader) loadReviews(name string) ([]Feedback, error) {
+	return loadFixture(l, "reviews", name, decodeReviews)
+}
+
+// loadFixture reads the fixture name and decodes it once per content:
+// many scenarios share the same settings, reviews and phrase bank.
+// Decoded values are never changed.
+func loadFixture[T any](l *loader, kind, name string, decode func(display string, data []byte) (T, error)) (T, error) {
+	var zero T
 	data, err := fs.ReadFile(l.fixtures, name)
 	if err != nil {
-		return nil, fmt.Errorf("fixtures/%s: %w", name, err)
+		return zero, fmt.Errorf("fixtures/%s: %w", name, err)
 	}
-	v, err := l.memo("reviews", name, data, func() (any, error) { return decodeReviews("fixtures/"+name, data) })
-	recs, _ := v.([]Feedback)
-	return recs, err
+	v, err := l.memo(kind, name, data, func() (any, error) { return decode("fixtures/"+name, data) })
+	if t, ok := v.(T); ok {
+		return t, err
+	}
+	return zero, err
 }
 
 func decodeReviews(display string, data []byte) ([]Feedback, error) {
@@ -165,15 +175,10 @@ type settingsFile struct {
 }
 
 func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error) {
-	data, err := fs.ReadFile(l.fixtures, name)
-	if err != nil {
-		return Settings{}, fmt.Errorf("fixtures/%s: %w", name, err)
-	}
-	v, err := l.memo("settings "+strings.Join(rules.tones, ","), name, data, func() (any, error) {
-		return decodeSettingsFixture("fixtures/"+name, data, rules)
+	// The tones are part of the check, so of the key.
+	return loadFixture(l, "settings "+strings.Join(rules.tones, ","), name, func(display string, data []byte) (Settings, error) {
+		return decodeSettingsFixture(display, data, rules)
 	})
-	st, _ := v.(Settings)
-	return st, err
 }
 
 func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {

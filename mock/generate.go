@@ -2,7 +2,6 @@ package mock
 
 import (
 	"fmt"
-	"io/fs"
 	"maps"
 	"math"
 	"runtime"
@@ -60,14 +59,7 @@ type sentimentBank struct {
 }
 
 func (l *loader) loadPhrases(locale string) (*phraseBank, error) {
-	name := "phrases/" + locale + ".yaml"
-	data, err := fs.ReadFile(l.fixtures, name)
-	if err != nil {
-		return nil, fmt.Errorf("fixtures/%s: %w", name, err)
-	}
-	v, err := l.memo("phrases", name, data, func() (any, error) { return decodePhrases("fixtures/"+name, data) })
-	bank, _ := v.(*phraseBank)
-	return bank, err
+	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", decodePhrases)
 }
 
 func decodePhrases(display string, data []byte) (*phraseBank, error) {

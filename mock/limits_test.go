@@ -35,13 +35,8 @@ func TestSessionCap(t *testing.T) {
 	if got := tone("b"); got == "b" {
 		t.Error("the least recently used session b survived the cap")
 	}
-	var faults int
 	for i := range 50 {
 		get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", fmt.Sprintf("burst-%d", i))
-		faults++
-	}
-	if n := len(h.Scenarios(mock.DefaultSession)); n == 0 {
-		t.Fatal("no scenarios")
 	}
 	sessions := map[string]bool{}
 	for _, e := range h.Requests(mock.JournalFilter{}) {

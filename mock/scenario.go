@@ -179,8 +179,7 @@ type memoized struct {
 	err error
 }
 
-// memo decodes a fixture once per content: many scenarios share the same
-// settings, reviews and phrase bank. Decoded values are never changed.
+// memo runs decode once per kind, name and content (see loadFixture).
 func (l *loader) memo(kind, name string, data []byte, decode func() (any, error)) (any, error) {
 	sum := sha256.Sum256(data)
 	key := kind + "\x00" + name + "\x00" + string(sum[:])
