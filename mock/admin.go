@@ -1,15 +1,19 @@
 package mock
 
 import (
-	"crypto/subtle"
+	"bytes"
+	"embed"
 	"encoding/json"
-	"math"
+	"io/fs"
 	"net/http"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"gopkg.in/yaml.v3"
 )
 
 // adminScope is the session an admin request is about: ?session=ID, else
@@ -22,7 +26,7 @@ func adminScope(r *http.Request, def string) (string, error) {
 	switch {
 	case sid == "":
 		return def, nil
-	case sid == AllSessions || sessionIDRE.MatchString(sid):
+	case sid == AllSessions || validID(sid):
 		return sid, nil
 	}
 	return "", invalidParameter("session", "must be * or 1 to 128 letters, digits or ._:@-")
@@ -32,17 +36,11 @@ func adminScope(r *http.Request, def string) (string, error) {
 // token comes as a bearer token or in X-Mock-Admin-Token.
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.adminToken != "" && r.URL.Path != AdminPrefix+"/health" {
-			got := r.Header.Get("X-Mock-Admin-Token")
-			if got == "" {
-				got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			}
-			if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="replymock admin"`)
-				s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
-					Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
-				return
-			}
+		if s.adminToken != "" && r.URL.Path != AdminPrefix+"/health" && !adminTokenOK(r, s.adminToken) {
+			setChallenge(w.Header(), realmAdmin)
+			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
+			return
 		}
 		if s.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			s.writeError(w, r, errReadOnly)
@@ -71,6 +69,26 @@ func decodeAdminBody(r *http.Request, v any) error {
 		return err
 	}
 	return decodeStrict(body, v)
+}
+
+// Health is the data of GET /__mock/health.
+type Health struct {
+	Status        string  `json:"status"`
+	Scenario      string  `json:"scenario"`
+	Reviews       int     `json:"reviews"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	Version       string  `json:"version"`
+}
+
+// handleHealth serves GET /__mock/health; it needs no admin token.
+func (s *Server) handleHealth(*http.Request) (int, any, error) {
+	sc := s.Scenario()
+	n, err := sc.Len()
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
+		UptimeSeconds: s.now().Sub(s.started).Round(time.Second).Seconds(), Version: s.version}, nil
 }
 
 // handleScenariosList serves GET /__mock/scenarios.
@@ -131,7 +149,7 @@ func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	if sid == AllSessions {
 		scope = DefaultSession
 	}
-	_, sc, err := s.resolve(scope, "")
+	_, sc, err := s.peek(scope, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -219,60 +237,9 @@ func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
 }
 
-// Overrides change auth and the rate limit for every session, whatever
-// the scenario says, until reset: the control page's switches.
-type Overrides struct {
-	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
-	// {"type":"bearer","tokens":["demo-token"]}.
-	Auth *AuthOverride `json:"auth"`
-	// RateLimit, when set, replaces the scenario's rate limit.
-	RateLimit *RateLimit `json:"rate_limit"`
-}
-
-// AuthOverride is the auth part of Overrides.
-type AuthOverride struct {
-	Type   string   `json:"type"`
-	Tokens []string `json:"tokens,omitempty"`
-}
-
-func (o Overrides) validate() error {
-	if a := o.Auth; a != nil {
-		switch {
-		case a.Type != "none" && a.Type != "bearer":
-			return invalidBody("auth.type", "must be none or bearer, got %q", a.Type)
-		case a.Type == "bearer" && len(a.Tokens) == 0:
-			return invalidBody("auth.tokens", "required with type bearer")
-		case a.Type == "none" && len(a.Tokens) > 0:
-			return invalidBody("auth.tokens", "only with type bearer")
-		}
-		for _, t := range a.Tokens {
-			if t == "" || strings.ContainsAny(t, " \t\r\n") {
-				return invalidBody("auth.tokens", "must be non-empty tokens without spaces")
-			}
-		}
-	}
-	if rl := o.RateLimit; rl != nil && (rl.Requests < 1 || rl.Window.D() < time.Millisecond || rl.Window.D() > 24*time.Hour) {
-		return invalidBody("rate_limit", "requests must be at least 1 and window from 1ms to 24h")
-	}
-	return nil
-}
-
-// SetOverrides replaces the overrides; the zero value clears them.
-func (s *Server) SetOverrides(o Overrides) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.overrides = o
-	return nil
-}
-
 // handleOverridesGet serves GET /__mock/overrides.
 func (s *Server) handleOverridesGet(*http.Request) (int, any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return http.StatusOK, s.overrides, nil
+	return http.StatusOK, s.Overrides(), nil
 }
 
 // handleOverridesPut serves PUT /__mock/overrides.
@@ -287,26 +254,31 @@ func (s *Server) handleOverridesPut(r *http.Request) (int, any, error) {
 	return http.StatusOK, o, nil
 }
 
-// oneSession resolves the one session an admin request is about (the
-// default session unless named; "*" is refused) and its scenario, which
-// is scenario if given, else the session's.
-func (s *Server) oneSession(r *http.Request, scenario string) (string, *session, *Scenario, error) {
+// oneSession names the one session an admin request is about: the
+// default session unless named; "*" is refused.
+func oneSession(r *http.Request) (string, error) {
 	sid, err := adminScope(r, DefaultSession)
-	if err != nil || sid == AllSessions {
-		return "", nil, nil, invalidParameter("session", "must name one session")
+	if err != nil {
+		return "", err
 	}
-	ss, sc, err := s.resolve(sid, scenario)
-	return sid, ss, sc, err
+	if sid == AllSessions {
+		return "", invalidParameter("session", "must name one session, not *")
+	}
+	return sid, nil
 }
 
 // handleSettingsView serves GET /__mock/settings: a session's settings,
 // read without faults or auth.
 func (s *Server) handleSettingsView(r *http.Request) (int, any, error) {
-	sid, ss, sc, err := s.oneSession(r, "")
+	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.getSettings(sc)}, nil
+	ss, sc, err := s.peek(sid, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.settings(sc)}, nil
 }
 
 // DataSummary is the data of GET /__mock/data: the reviews of a session's
@@ -329,25 +301,155 @@ type RatingCounts struct {
 
 // handleData serves GET /__mock/data.
 func (s *Server) handleData(r *http.Request) (int, any, error) {
-	_, ss, sc, err := s.oneSession(r, "")
+	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := s.storeFor(apiContext{ss, sc}) // a living shop's, as the list shows it
+	ss, sc, err := s.peek(sid, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	all := query{limit: 5, answered: -1, dayFrom: math.MinInt32, dayTo: math.MaxInt32}
-	res := st.find(all)
-	d := DataSummary{Scenario: sc.Name, Total: res.total, Answered: res.answeredCount, Unanswered: res.unansweredCount, Newest: []json.RawMessage{}}
+	st, err := ss.reviews(sc, s.now()) // a living shop's, as the list shows it
+	if err != nil {
+		return 0, nil, err
+	}
+	all := reviews.All()
+	all.Limit = 5
+	res := st.Find(all)
+	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{}}
 	for i := range d.ByRating {
 		q := all
-		q.rating, q.countsOnly = int8(i+1), true
-		rr := st.find(q)
-		d.ByRating[i] = RatingCounts{Rating: i + 1, Answered: rr.answeredCount, Unanswered: rr.unansweredCount}
+		q.Rating, q.CountsOnly = int8(i+1), true
+		rr := st.Find(q)
+		d.ByRating[i] = RatingCounts{Rating: i + 1, Answered: rr.Answered, Unanswered: rr.Unanswered}
 	}
-	for _, i := range res.page {
-		d.Newest = append(d.Newest, st.json(i))
+	for _, i := range res.Page {
+		d.Newest = append(d.Newest, st.JSON(i))
 	}
 	return http.StatusOK, d, nil
+}
+
+// Clock is the data of /__mock/clock.
+type Clock struct {
+	Session  string `json:"session"`
+	Scenario string `json:"scenario"`
+	Now      string `json:"now"`
+	Frozen   bool   `json:"frozen"`
+}
+
+// handleClock serves GET and POST /__mock/clock: a session's shop clock,
+// and {"advance":"2h"} to move it ahead and run everything due. The
+// scenario is the session's, or ?scenario= / X-Mock-Scenario.
+func (s *Server) handleClock(r *http.Request) (int, any, error) {
+	var body struct {
+		Advance Duration `json:"advance"`
+	}
+	if r.Method == http.MethodPost {
+		if err := decodeAdminBody(r, &body); err != nil {
+			return 0, nil, err
+		}
+		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
+			return 0, nil, invalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
+		}
+	}
+	name := r.URL.Query().Get("scenario")
+	if name == "" {
+		name = r.Header.Get(HeaderScenario)
+	}
+	sid, err := oneSession(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	find := s.peek // reading the clock creates no session
+	if r.Method == http.MethodPost {
+		find = s.resolve
+	}
+	ss, sc, err := find(sid, name)
+	if err != nil {
+		return 0, nil, err
+	}
+	if sc.shop == nil {
+		return 0, nil, invalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
+	}
+	now := s.now()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sh, err := ss.runShop(sc, now)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body.Advance > 0 {
+		sh.advance(body.Advance.D())
+		if err := sh.run(sh.now(now), ss.state(sc).settings); err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.now(now).Format(reviews.TimestampLayout), Frozen: sh.spec.Clock == "frozen"}, nil
+}
+
+// handleMetrics serves GET /__mock/metrics in the Prometheus text format.
+func (s *Server) handleMetrics() http.Handler {
+	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+}
+
+// openAPIYAML is the OpenAPI 3.0 document of the API as replymock serves it.
+//
+//go:embed openapi.yaml
+var openAPIYAML []byte
+
+// OpenAPIDocument returns the OpenAPI 3.0 document (YAML) of the API as
+// replymock serves it; the caller may change the copy it gets.
+func OpenAPIDocument() []byte { return bytes.Clone(openAPIYAML) }
+
+// openAPIJSON is the document converted to JSON, once.
+var openAPIJSON = sync.OnceValues(func() ([]byte, error) {
+	var doc any
+	if err := yaml.Unmarshal(openAPIYAML, &doc); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(doc, "", "  ")
+})
+
+// handleOpenAPI serves GET /__mock/openapi.yaml and /__mock/openapi.json.
+func (s *Server) handleOpenAPI(asJSON bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, ctype := openAPIYAML, "application/yaml; charset=utf-8"
+		if asJSON {
+			js, err := openAPIJSON()
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			body, ctype = js, contentTypeJSON
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}
+}
+
+// uiFiles is the control panel: static files, no build step, nothing
+// fetched from elsewhere, so it works offline.
+//
+//go:embed ui
+var uiFiles embed.FS
+
+// handleUI serves the control panel at /__mock/ and its files under
+// /__mock/ui/. The page holds no secret: it asks for the admin token and
+// sends it with its API calls, so it is served without one.
+func (s *Server) handleUI() http.Handler {
+	sub, err := fs.Sub(uiFiles, "ui")
+	if err != nil {
+		panic(err) // the folder is embedded: it is there
+	}
+	files := http.StripPrefix(AdminPrefix+"/ui/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if r.URL.Path == AdminPrefix+"/" {
+			http.ServeFileFS(w, r, sub, "index.html")
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

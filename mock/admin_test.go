@@ -2,18 +2,12 @@ package mock_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
-	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/scenarios"
 )
@@ -99,196 +93,6 @@ func TestAdminScenarios(t *testing.T) {
 
 func fs_glob() ([]string, error) { return fsGlob(scenarios.FS) }
 
-func TestAdminFaults(t *testing.T) {
-	h := newServer(t, mock.Options{})
-	// The next 3 GET /feedbacks of every session answer 503.
-	var added mock.Fault
-	decodeOK(t, "POST faults", admin(t, h, "POST", "/__mock/faults", `{"method":"GET","path":"/feedbacks","times":3,"error":{"status":503}}`), &added)
-	if added.ID == "" {
-		t.Fatal("fault has no id")
-	}
-	var got []int
-	for range 4 {
-		got = append(got, get(t, h, "/api/v1/feedbacks?limit=1").status)
-	}
-	if !slices.Equal(got, []int{503, 503, 503, 200}) {
-		t.Errorf("statuses %v, want three 503 then 200", got)
-	}
-	if r := get(t, h, "/api/v1/settings/ai"); r.status != 200 {
-		t.Errorf("settings hit by a /feedbacks fault: %d", r.status)
-	}
-
-	// A fault for one session only.
-	decodeOK(t, "POST session fault", admin(t, h, "POST", "/__mock/faults?session=s1", `{"error":{"status":502,"body":"<html>bad gateway</html>","headers":{"Content-Type":"text/html"}}}`), &added)
-	r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "s1")
-	if r.status != 502 || string(r.body) != "<html>bad gateway</html>" || r.header.Get("Content-Type") != "text/html" {
-		t.Errorf("session fault: %d %q %q", r.status, r.header.Get("Content-Type"), r.body)
-	}
-	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "s2"); r.status != 200 {
-		t.Errorf("session s2 hit by s1's fault: %d", r.status)
-	}
-
-	var list struct {
-		Faults         []mock.Fault `json:"faults"`
-		Scenario       string       `json:"scenario"`
-		ScenarioFaults []mock.Fault `json:"scenario_faults"`
-	}
-	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
-	if len(list.Faults) != 2 || list.Scenario != "default" || len(list.ScenarioFaults) != 0 {
-		t.Errorf("faults list %+v", list)
-	}
-	decodeOK(t, "GET faults s2", admin(t, h, "GET", "/__mock/faults?session=s2", ""), &list)
-	if len(list.Faults) != 1 {
-		t.Errorf("faults for s2: %+v, want only the global one", list.Faults)
-	}
-
-	var removed map[string]int
-	decodeOK(t, "DELETE fault", admin(t, h, "DELETE", "/__mock/faults/"+added.ID, ""), &removed)
-	if removed["removed"] != 1 {
-		t.Errorf("removed %v", removed)
-	}
-	if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "s1"); r.status != 200 {
-		t.Errorf("after removing the fault: %d", r.status)
-	}
-	checkError(t, "DELETE unknown", admin(t, h, "DELETE", "/__mock/faults/f999", ""), 404, mock.CodeNotFound, "")
-	decodeOK(t, "DELETE all", admin(t, h, "DELETE", "/__mock/faults", ""), &removed)
-	if removed["removed"] != 1 {
-		t.Errorf("DELETE all removed %v, want the one left", removed)
-	}
-
-	for _, tc := range []struct{ name, body, field string }{
-		{"does nothing", `{"path":"/feedbacks"}`, ""},
-		{"bad status", `{"error":{"status":200}}`, "error.status"},
-		{"two actions", `{"drop":true,"truncate":true}`, ""},
-		{"bad probability", `{"probability":2,"drop":true}`, "probability"},
-		{"bad latency", `{"latency":{"fixed":"soon"}}`, ""},
-		{"latency too long", `{"latency":{"fixed":"2h"}}`, "latency.fixed"},
-		{"p99 below median", `{"latency":{"median":"1s","p99":"10ms"}}`, "latency.p99"},
-		{"bad path", `{"path":"feedbacks","drop":true}`, "path"},
-		{"bad glob", `{"path":"/[","drop":true}`, "path"},
-		{"bad method", `{"method":"GE T","drop":true}`, "method"},
-		{"unknown field", `{"status":503}`, ""},
-		{"negative times", `{"times":-1,"drop":true}`, "times"},
-	} {
-		checkError(t, "POST faults "+tc.name, admin(t, h, "POST", "/__mock/faults", tc.body), 400, mock.CodeInvalidBody, tc.field)
-	}
-	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
-	if len(list.Faults) != 0 {
-		t.Errorf("rejected faults were added: %+v", list.Faults)
-	}
-}
-
-// Injected latency is checked as a ratio to an unfaulted request, with
-// bounds wide enough for a busy machine.
-func TestLatencyFault(t *testing.T) {
-	h := newServer(t, mock.Options{})
-	timed := func(session string) time.Duration {
-		start := time.Now()
-		get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", session)
-		return time.Since(start)
-	}
-	var plain []time.Duration
-	for range 5 {
-		plain = append(plain, timed("fast"))
-	}
-	slices.Sort(plain)
-	decodeOK(t, "POST faults", admin(t, h, "POST", "/__mock/faults?session=slow", `{"latency":{"fixed":"300ms"}}`), new(mock.Fault))
-	slow := timed("slow")
-	if slow < 300*time.Millisecond {
-		t.Errorf("faulted request took %v, less than the 300ms delay", slow)
-	}
-	if median := plain[2]; slow < 2*median {
-		t.Errorf("faulted %v vs unfaulted median %v: want at least twice", slow, median)
-	}
-}
-
-// A real client sees dropped and truncated answers as errors.
-func TestDropAndTruncateWithRealClient(t *testing.T) {
-	m := newServer(t, mock.Options{})
-	ts := httptest.NewServer(m)
-	defer ts.Close()
-	m.AddFault("drop", mock.Fault{Drop: true})
-	m.AddFault("cut", mock.Fault{Truncate: true})
-	call := func(session string) (*http.Response, []byte, error) {
-		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/feedbacks", nil)
-		req.Header.Set("X-Mock-Session", session)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		return resp, body, err
-	}
-	if _, _, err := call("drop"); err == nil {
-		t.Error("dropped connection: no error")
-	}
-	resp, body, err := call("cut")
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("truncated body: err %v, want unexpected EOF", err)
-	}
-	if resp != nil && json.Valid(body) {
-		t.Errorf("truncated body is valid JSON: %d bytes", len(body))
-	}
-	if _, body, err := call("fine"); err != nil || !json.Valid(body) {
-		t.Errorf("unfaulted session: %v", err)
-	}
-	e := m.Requests(mock.JournalFilter{Session: "drop"})
-	if len(e) != 1 || e[0].Status != 0 || e[0].Fault != "drop" {
-		t.Errorf("journal of the dropped request: %+v", e)
-	}
-}
-
-func TestJournal(t *testing.T) {
-	h := newServer(t, mock.Options{JournalSize: 4})
-	get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "j")
-	patch(t, h, `{}`)
-	do(t, h, "PATCH", "/api/v1/settings/ai", `{"question":{"tone":"calm"}}`, "Content-Type", "application/json", "X-Mock-Session", "j", "X-Mock-Scenario", "strict-tones")
-	get(t, h, "/api/v1/nope", "X-Mock-Session", "j")
-	get(t, h, "/api/v1/feedbacks?limit=2", "X-Mock-Session", "j")
-	get(t, h, "/api/v1/feedbacks?limit=3", "X-Mock-Session", "j")
-
-	var j struct {
-		Count    int                 `json:"count"`
-		Requests []mock.JournalEntry `json:"requests"`
-	}
-	decodeOK(t, "GET requests", admin(t, h, "GET", "/__mock/requests?session=j", ""), &j)
-	if j.Count != 4 {
-		t.Fatalf("journal of j: %d entries, want the newest 4", j.Count)
-	}
-	if j.Requests[0].Method != "PATCH" {
-		t.Errorf("oldest kept entry %s %s, want the PATCH (the first GET fell out)", j.Requests[0].Method, j.Requests[0].Path)
-	}
-	if q := j.Requests[3].Query; q != "limit=3" {
-		t.Errorf("newest entry query %q", q)
-	}
-	decodeOK(t, "GET requests", admin(t, h, "GET", "/__mock/requests?session=j&path=/api/v1/feedbacks", ""), &j)
-	if j.Count != 2 {
-		t.Errorf("path filter: %d entries", j.Count)
-	}
-	decodeOK(t, "GET requests", admin(t, h, "GET", "/__mock/requests?method=PATCH", ""), &j)
-	if j.Count != 2 {
-		t.Fatalf("PATCH filter over all sessions: %d entries", j.Count)
-	}
-	e := j.Requests[0]
-	if e.Session != "default" || e.Status != 200 || e.Body != "{}" || !strings.Contains(e.Response, `"feedback"`) || e.Headers["Content-Type"] != "application/json" {
-		t.Errorf("PATCH entry %+v", e)
-	}
-	if j.Requests[1].Scenario != "strict-tones" || j.Requests[1].Session != "j" {
-		t.Errorf("entry scenario %q session %q", j.Requests[1].Scenario, j.Requests[1].Session)
-	}
-	decodeOK(t, "GET requests", admin(t, h, "GET", "/__mock/requests?path=/api/v1/*&limit=1", ""), &j)
-	if j.Count != 1 || j.Requests[0].Query != "limit=3" {
-		t.Errorf("limit=1: %+v", j.Requests)
-	}
-	decodeOK(t, "DELETE requests", admin(t, h, "DELETE", "/__mock/requests?session=j", ""), new(map[string]string))
-	decodeOK(t, "GET requests", admin(t, h, "GET", "/__mock/requests", ""), &j)
-	if j.Count != 1 || j.Requests[0].Session != "default" {
-		t.Errorf("after clearing j: %+v", j.Requests)
-	}
-	checkError(t, "bad limit", admin(t, h, "GET", "/__mock/requests?limit=0", ""), 400, mock.CodeInvalidParameter, "limit")
-}
-
 func TestAdminReset(t *testing.T) {
 	h := newServer(t, mock.Options{})
 	for _, sid := range []string{"a", "b"} {
@@ -339,136 +143,6 @@ func TestAdminToken(t *testing.T) {
 	}
 	if r := get(t, h, "/api/v1/feedbacks?limit=1"); r.status != 200 {
 		t.Errorf("the API needs no admin token: %d", r.status)
-	}
-}
-
-// Hot reload swaps a changed file in and keeps serving the old version of
-// a broken one.
-func TestReload(t *testing.T) {
-	def, _ := scenarios.FS.ReadFile("default.yaml")
-	files := fstest.MapFS{
-		"default.yaml": {Data: def},
-		"mine.yaml":    {Data: []byte("extends: default\ndescription: first\nfaults: [{error: {status: 500}}]\n")},
-	}
-	h := newServer(t, mock.Options{Scenarios: files})
-	desc := func() string {
-		for _, sc := range h.Scenarios(mock.DefaultSession) {
-			if sc.Name == "mine" {
-				return sc.Description
-			}
-		}
-		return ""
-	}
-	if r := get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "mine"); r.status != 500 {
-		t.Fatalf("mine: %d", r.status)
-	}
-	files["mine.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: second\nfaults: [{error: {status: 502}}]\n")}
-	if err := h.Reload(); err != nil {
-		t.Fatalf("reload of a good file: %v", err)
-	}
-	if desc() != "second" || get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "mine").status != 502 {
-		t.Errorf("after reload: %q", desc())
-	}
-	files["mine.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: third\nfaults: [{error: {status: 99}}]\n")}
-	err := h.Reload()
-	if err == nil || !strings.Contains(err.Error(), "scenarios/mine.yaml:3:") || !strings.Contains(err.Error(), "faults[0].error.status") {
-		t.Errorf("reload of a broken file: %v", err)
-	}
-	if desc() != "second" || get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "mine").status != 502 {
-		t.Errorf("the broken file replaced the good version: %q", desc())
-	}
-	files["new.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: new one\ndata: {}\n")}
-	h.Reload() // mine.yaml is still broken; new.yaml is fine
-	if c := counts(t, h, "X-Mock-Scenario", "new"); c.Total != 0 {
-		t.Errorf("new scenario: total %d", c.Total)
-	}
-}
-
-// Sessions' counters survive a reload that does not change their scenario.
-func TestReloadKeepsCounters(t *testing.T) {
-	def, _ := scenarios.FS.ReadFile("default.yaml")
-	files := fstest.MapFS{
-		"default.yaml": {Data: def},
-		"once.yaml":    {Data: []byte("extends: default\ndescription: once\nfaults: [{times: 1, error: {status: 500}}]\n")},
-	}
-	h := newServer(t, mock.Options{Scenarios: files, Scenario: "once"})
-	if get(t, h, "/api/v1/feedbacks").status != 500 {
-		t.Fatal("first call should fail")
-	}
-	files["other.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: other\n")}
-	if err := h.Reload(); err != nil {
-		t.Fatal(err)
-	}
-	if r := get(t, h, "/api/v1/feedbacks"); r.status != 200 {
-		t.Errorf("after an unrelated reload the fault fired again: %d", r.status)
-	}
-}
-
-// The delay of a request ends when its client goes away, and shutdown
-// does not wait for it.
-func TestDelayEndsWithClient(t *testing.T) {
-	m := newServer(t, mock.Options{})
-	m.AddFault(mock.AllSessions, mock.Fault{Latency: &mock.Latency{Fixed: mock.Duration(30 * time.Second)}})
-	ts := httptest.NewServer(m)
-	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/v1/feedbacks", nil)
-	start := time.Now()
-	if resp, err := ts.Client().Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatal("answered before the delay")
-	}
-	ts.Close() // waits for the handler: it must end with the client, long before 30s
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("handler ran %v after the client left", d)
-	}
-}
-
-// A fault that an earlier one shadows is not reached and counts nothing:
-// "the next 2 answer 503" means the next 2 it answers.
-func TestShadowedFaultIsNotCounted(t *testing.T) {
-	h := newServer(t, mock.Options{Scenario: "first-calls-fail"})
-	h.AddFault(mock.AllSessions, mock.Fault{Method: "GET", Path: "/feedbacks", Times: 2, Error: &mock.FaultError{Status: 503}})
-	var got []int
-	for range 5 {
-		got = append(got, get(t, h, "/api/v1/feedbacks?limit=1").status)
-	}
-	if !slices.Equal(got, []int{500, 500, 503, 503, 200}) {
-		t.Errorf("statuses %v, want the scenario's two 500s, then the run-time two 503s, then 200", got)
-	}
-	e := h.Requests(mock.JournalFilter{})
-	if len(e) != 5 || e[0].Fault != "first-calls-fail: error 500" || e[2].Fault != "error 503" || e[4].Fault != "" {
-		t.Errorf("journal labels: %q %q %q", e[0].Fault, e[2].Fault, e[4].Fault)
-	}
-}
-
-// The journal keeps the request body even when no handler read it.
-func TestJournalBodyWhenFaulted(t *testing.T) {
-	for _, name := range []string{"settings-save-fails", "unauthorized", "down"} {
-		h := newServer(t, mock.Options{Scenario: name})
-		patch(t, h, `{"feedback":[{"rating":1,"tone":"calm"}]}`)
-		if e := h.Requests(mock.JournalFilter{}); len(e) != 1 || e[0].Body != `{"feedback":[{"rating":1,"tone":"calm"}]}` {
-			t.Errorf("%s: journal %+v, want the PATCH body", name, e)
-		}
-	}
-}
-
-// A truncate fault cuts whatever the answer would have been: under
-// bearer auth without a token, half a 401.
-func TestTruncateAfterAuth(t *testing.T) {
-	m := newServer(t, mock.Options{Scenario: "unauthorized"})
-	m.AddFault(mock.AllSessions, mock.Fault{Truncate: true})
-	ts := httptest.NewServer(m)
-	defer ts.Close()
-	resp, err := ts.Client().Get(ts.URL + "/api/v1/feedbacks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, err = io.ReadAll(resp.Body)
-	if resp.StatusCode != 401 || !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("status %d, read error %v; want a truncated 401", resp.StatusCode, err)
 	}
 }
 
@@ -582,5 +256,22 @@ func TestControlPageServed(t *testing.T) {
 	page := string(get(t, h, "/__mock/").body)
 	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Error("the page refers to another host: it must work offline")
+	}
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	y := do(t, h, "GET", "/__mock/openapi.yaml", "")
+	if y.status != 200 || string(y.body) != string(mock.OpenAPIDocument()) || !strings.HasPrefix(y.header.Get("Content-Type"), "application/yaml") {
+		t.Errorf("openapi.yaml: %d %q", y.status, y.header.Get("Content-Type"))
+	}
+	j := do(t, h, "GET", "/__mock/openapi.json", "")
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(j.body)
+	if err != nil || doc.Validate(context.Background()) != nil || doc.Paths.Find("/feedbacks") == nil {
+		t.Errorf("openapi.json does not load as the same document: %v", err)
+	}
+	if _, err := contract(); err != nil {
+		t.Fatal(err)
 	}
 }

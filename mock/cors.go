@@ -10,12 +10,6 @@ import (
 // corsExposed are the answer headers a browser script may read.
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length"
 
-// HeaderRequestID names a request; a client's own value is kept, else the
-// server makes one. It is in every answer and journal entry.
-const HeaderRequestID = "X-Request-Id"
-
-var requestIDRE = sessionIDRE
-
 // originAllowed reports whether a browser page at origin may call the
 // server. No list, or "*" in it, allows any origin; entries are exact
 // origins or path.Match patterns such as http://localhost:*.
@@ -71,12 +65,4 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 	return true
-}
-
-// requestID returns the request's X-Request-Id, or a new one.
-func (s *Server) requestID(r *http.Request) string {
-	if id := r.Header.Get(HeaderRequestID); requestIDRE.MatchString(id) {
-		return id
-	}
-	return "rm-" + strconv.FormatInt(s.reqSeq.Add(1), 10)
 }

@@ -115,3 +115,19 @@ type envelope struct {
 	Success bool `json:"success"`
 	Data    any  `json:"data"`
 }
+
+// fieldProblem is one problem of a value, at a field path relative to it
+// ("" for the value itself).
+type fieldProblem struct{ field, msg string }
+
+// prefixed puts the path of the value in front of its problems' fields.
+func prefixed(path string, probs []fieldProblem) []fieldProblem {
+	out := make([]fieldProblem, len(probs))
+	for i, p := range probs {
+		out[i] = fieldProblem{joinPath(path, p.field), p.msg}
+		if p.field == "" {
+			out[i].field = path
+		}
+	}
+	return out
+}

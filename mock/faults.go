@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -229,6 +230,26 @@ func (f *Fault) decide(c *faultCounter, rng *rand.Rand) bool {
 	return true
 }
 
+// label says in the journal what a fault did.
+func (f *Fault) label() string {
+	var parts []string
+	if f.Name != "" {
+		parts = append(parts, f.Name+":")
+	}
+	if f.Latency != nil {
+		parts = append(parts, "latency")
+	}
+	switch {
+	case f.Error != nil:
+		parts = append(parts, fmt.Sprintf("error %d", f.Error.Status))
+	case f.Drop:
+		parts = append(parts, "drop")
+	case f.Truncate:
+		parts = append(parts, "truncate")
+	}
+	return strings.Join(parts, " ")
+}
+
 // writeFaultError answers with an injected error: its body, or the
 // contract's envelope for its status.
 func writeFaultError(w http.ResponseWriter, e *FaultError) {
@@ -264,4 +285,141 @@ func decodeFault(body []byte) (*Fault, error) {
 		return nil, invalidBody(probs[0].field, "%s", probs[0].msg)
 	}
 	return &f, nil
+}
+
+// meetFaults decides which faults hit a request of the session in st's
+// scenario: the scenario's own first, then the run-time faults for every
+// session (global), then the session's, each in the order added. Every
+// fault keeps one counter per session. The caller holds ss.mu.
+func (ss *session) meetFaults(st *scenarioState, global []*Fault, method, apiPath string) plan {
+	var p plan
+	consider := func(f *Fault) {
+		terminal := f.Error != nil || f.Drop || f.Truncate
+		if terminal && (p.answer != nil || p.truncate) {
+			return // an earlier fault decided the answer: this one is not reached, nor counted
+		}
+		if !f.matches(method, apiPath) || !f.decide(ss.counter(f), st.rng) {
+			return
+		}
+		if f.Latency != nil {
+			p.delay += f.Latency.sample(st.rng)
+		}
+		switch {
+		case f.Truncate:
+			p.truncate = true
+		case terminal:
+			p.answer = f
+		}
+		p.labels = append(p.labels, f.label())
+	}
+	for i := range st.sc.faults {
+		consider(&st.sc.faults[i])
+	}
+	for _, f := range global {
+		consider(f)
+	}
+	for _, f := range ss.faults {
+		consider(f)
+	}
+	p.delay = min(p.delay, MaxLatency)
+	return p
+}
+
+// runtimeFaults are the run-time faults for every session.
+func (s *Server) runtimeFaults() []*Fault {
+	s.faultsMu.Lock()
+	defer s.faultsMu.Unlock()
+	return s.faults
+}
+
+// AddFault adds a run-time fault for session, or for every session with
+// AllSessions, and returns it with its id. Faults added later are checked
+// after the scenario's own and the earlier ones.
+func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
+	if probs := f.validate(); len(probs) > 0 {
+		return Fault{}, invalidBody(probs[0].field, "%s", probs[0].msg)
+	}
+	s.faultsMu.Lock()
+	s.faultSeq++
+	f.ID, f.seq = fmt.Sprintf("f%d", s.faultSeq), s.faultSeq
+	fp := &f
+	if sid == AllSessions {
+		s.faults = append(slices.Clip(s.faults), fp) // requests in flight keep reading the old slice
+		s.faultsMu.Unlock()
+		return f, nil
+	}
+	s.faultsMu.Unlock()
+	s.sessionsMu.Lock()
+	ss := s.sessionLocked(sid)
+	s.sessionsMu.Unlock()
+	ss.mu.Lock()
+	ss.faults = append(ss.faults, fp)
+	ss.mu.Unlock()
+	return f, nil
+}
+
+// Faults lists the run-time faults that apply to session: every session's
+// first, then its own. With AllSessions, it lists every run-time fault.
+func (s *Server) Faults(sid string) []Fault {
+	var out []Fault
+	for _, f := range s.runtimeFaults() {
+		out = append(out, *f)
+	}
+	for _, ss := range s.sessionsOf(sid) {
+		ss.mu.Lock()
+		for _, f := range ss.faults {
+			out = append(out, *f)
+		}
+		ss.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b Fault) int { return a.seq - b.seq })
+	return out
+}
+
+// RemoveFaults removes the run-time fault with id, or with id "" every
+// run-time fault of session (AllSessions: of every session and global).
+// It reports how many were removed.
+func (s *Server) RemoveFaults(sid, id string) int {
+	n := 0
+	drop := func(f *Fault, owner string) bool {
+		d := id != "" && f.ID == id || id == "" && (sid == AllSessions || owner == sid)
+		if d {
+			n++
+		}
+		return d
+	}
+	s.faultsMu.Lock()
+	// A new slice: requests in flight read the old one without the lock.
+	s.faults = slices.DeleteFunc(slices.Clone(s.faults), func(f *Fault) bool { return drop(f, AllSessions) })
+	global := s.faults
+	s.faultsMu.Unlock()
+	for _, ss := range s.sessionsOf(AllSessions) {
+		ss.mu.Lock()
+		ss.faults = slices.DeleteFunc(ss.faults, func(f *Fault) bool { return drop(f, ss.id) })
+		for f := range ss.counters {
+			if f.ID != "" && !slices.Contains(global, f) && !slices.Contains(ss.faults, f) {
+				delete(ss.counters, f) // a run-time fault that is gone
+			}
+		}
+		ss.mu.Unlock()
+	}
+	return n
+}
+
+// sessionsOf lists the session sid, if it exists, or every session for
+// AllSessions.
+func (s *Server) sessionsOf(sid string) []*session {
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	if sid != AllSessions {
+		if ss, ok := s.sessions[sid]; ok {
+			return []*session{ss}
+		}
+		return nil
+	}
+	out := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
 }

@@ -8,7 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
+
+// Feedback is one review record, field for field as in the spec (2.3),
+// in the spec's order.
+type Feedback = reviews.Feedback
 
 // Bounds of the list's query parameters.
 const (
@@ -21,8 +27,9 @@ const (
 var feedbackParams = []string{"limit", "offset", "answered", "date_from", "date_to", "rating", "nm_id", "search", "counts_only"}
 
 // parseFeedbackQuery validates the raw query string of GET /feedbacks.
-func parseFeedbackQuery(rawQuery string) (query, error) {
-	q := query{limit: DefaultLimit, answered: -1, dayFrom: math.MinInt32, dayTo: math.MaxInt32}
+func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
+	q := reviews.All()
+	q.Limit = DefaultLimit
 	values, err := knownParams(rawQuery, feedbackParams)
 	if err != nil {
 		return q, err
@@ -54,51 +61,51 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		if err != nil || !ok {
 			return 0, false, err
 		}
-		t, ok := parseDate(v)
+		t, ok := reviews.ParseDate(v)
 		if !ok {
 			return 0, false, invalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
 		}
-		return dayNumber(t), true, nil
+		return reviews.DayNumber(t), true, nil
 	}
 
 	// Parameters are checked in the spec's order, so the first bad one is reported.
 	if n, ok, err := intParam("limit", 1, MaxLimit, "an integer from 1 to 100"); err != nil {
 		return q, err
 	} else if ok {
-		q.limit = n
+		q.Limit = n
 	}
 	if n, ok, err := intParam("offset", 0, math.MaxInt64, "an integer >= 0"); err != nil {
 		return q, err
 	} else if ok {
-		q.offset = n
+		q.Offset = n
 	}
 	if n, ok, err := intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)"); err != nil {
 		return q, err
 	} else if ok {
-		q.answered = int8(n)
+		q.Answered = int8(n)
 	}
 	if d, ok, err := dateParam("date_from"); err != nil {
 		return q, err
 	} else if ok {
-		q.dayFrom = d
+		q.DayFrom = d
 	}
 	if d, ok, err := dateParam("date_to"); err != nil {
 		return q, err
 	} else if ok {
-		q.dayTo = d
+		q.DayTo = d
 	}
-	if q.dayFrom > q.dayTo {
+	if q.DayFrom > q.DayTo {
 		return q, invalidParameter("date_from", "must not be after date_to (%s > %s)", values["date_from"][0], values["date_to"][0])
 	}
 	if n, ok, err := intParam("rating", 1, 5, "an integer from 1 to 5"); err != nil {
 		return q, err
 	} else if ok {
-		q.rating = int8(n)
+		q.Rating = int8(n)
 	}
 	if n, ok, err := intParam("nm_id", 1, math.MaxInt64, "a positive integer"); err != nil {
 		return q, err
 	} else if ok {
-		q.nmID = n
+		q.NmID = n
 	}
 	if v, ok, err := get("search"); err != nil {
 		return q, err
@@ -112,12 +119,12 @@ func parseFeedbackQuery(rawQuery string) (query, error) {
 		case utf8.RuneCountInString(v) > MaxSearchLength:
 			return q, invalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
 		}
-		q.search = v
+		q.Search = v
 	}
 	if n, ok, err := intParam("counts_only", 0, 1, "0 or 1"); err != nil {
 		return q, err
 	} else if ok {
-		q.countsOnly = n == 1
+		q.CountsOnly = n == 1
 	}
 	return q, nil
 }
@@ -152,31 +159,25 @@ func parseDigits(s string) (int64, error) {
 }
 
 // handleFeedbacksList serves GET /api/v1/feedbacks.
-func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac apiContext) {
 	q, err := parseFeedbackQuery(r.URL.RawQuery)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.storeFor(apiFrom(r))
+	st, err := ac.ss.reviews(ac.sc, s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res := st.find(q)
+	res := st.Find(q)
 	// One allocation of the right size: a page is up to ~100 KB.
-	b := make([]byte, 0, st.pageSize(res)+160)
+	b := make([]byte, 0, st.PageSize(res)+160)
 	b = append(b, `{"success":true,"data":`...)
-	if q.countsOnly {
-		b = append(b, `{"total":`...)
-		b = strconv.AppendInt(b, int64(res.answeredCount+res.unansweredCount), 10)
-		b = append(b, `,"unanswered":`...)
-		b = strconv.AppendInt(b, int64(res.unansweredCount), 10)
-		b = append(b, `,"answered":`...)
-		b = strconv.AppendInt(b, int64(res.answeredCount), 10)
-		b = append(b, '}')
+	if q.CountsOnly {
+		b = reviews.AppendCounts(b, res)
 	} else {
-		b = st.appendPage(b, res, q)
+		b = st.AppendPage(b, res, q)
 	}
 	b = append(b, '}')
 	writeBody(w, http.StatusOK, b)

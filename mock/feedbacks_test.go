@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -632,5 +633,16 @@ func TestSeedDeterminesData(t *testing.T) {
 	}
 	if a == c {
 		t.Error("another seed serves the same data")
+	}
+}
+
+// BenchmarkServeCountsAllFilters measures the whole handler for a
+// counts_only query that gives every parameter: parsing dominates.
+func BenchmarkServeCountsAllFilters(b *testing.B) {
+	s := newDefault(b)
+	req := httptest.NewRequest("GET", "/api/v1/feedbacks?answered=1&rating=5&date_from=2026-01-01&date_to=2026-09-30&limit=100&offset=50&search=abc&counts_only=1", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.ServeHTTP(httptest.NewRecorder(), req)
 	}
 }

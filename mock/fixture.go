@@ -3,9 +3,9 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
 // reviewsFile is a fixture of hand-written reviews (kind: reviews).
@@ -39,27 +39,6 @@ type reviewFixture struct {
 	CreatedAt        string         `yaml:"created_at"`
 }
 
-// loadReviews reads a reviews fixture.
-func (l *loader) loadReviews(name string) ([]Feedback, error) {
-	return loadFixture(l, "reviews", name, decodeReviews)
-}
-
-// loadFixture reads the fixture name and decodes it once per content:
-// many scenarios share the same settings, reviews and phrase bank.
-// Decoded values are never changed.
-func loadFixture[T any](l *loader, kind, name string, decode func(display string, data []byte) (T, error)) (T, error) {
-	var zero T
-	data, err := fs.ReadFile(l.fixtures, name)
-	if err != nil {
-		return zero, fmt.Errorf("fixtures/%s: %w", name, err)
-	}
-	v, err := l.memo(kind, name, data, func() (any, error) { return decode("fixtures/"+name, data) })
-	if t, ok := v.(T); ok {
-		return t, err
-	}
-	return zero, err
-}
-
 func decodeReviews(display string, data []byte) ([]Feedback, error) {
 	var rf reviewsFile
 	yf := decodeYAML(display, data, &rf)
@@ -89,8 +68,6 @@ func decodeReviews(display string, data []byte) ([]Feedback, error) {
 	return fbs, nil
 }
 
-type fieldProblem struct{ field, msg string }
-
 // toFeedback checks a fixture review and fills its derived fields.
 func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 	var probs []fieldProblem
@@ -112,14 +89,14 @@ func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 	if r.ProductName == "" {
 		bad("product_name", "required")
 	}
-	created, err := time.Parse(timestampLayout, r.CreatedDate)
+	created, err := time.Parse(reviews.TimestampLayout, r.CreatedDate)
 	if err != nil {
 		bad("created_date", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", r.CreatedDate)
 	}
 	createdAt := r.CreatedAt
 	if createdAt == "" {
 		createdAt = r.CreatedDate
-	} else if t, err := time.Parse(timestampLayout, createdAt); err != nil {
+	} else if t, err := time.Parse(reviews.TimestampLayout, createdAt); err != nil {
 		bad("created_at", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", createdAt)
 	} else if t.Before(created) {
 		bad("created_at", "must not be before created_date")
@@ -164,7 +141,7 @@ func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 
 // jsonList is the JSON text of a list of strings; nil gives "[]".
 func jsonList(items []string) string {
-	return string(appendJSONList(nil, items))
+	return string(reviews.AppendJSONList(nil, items))
 }
 
 // settingsFile is a settings fixture (kind: settings): the GET shape.
@@ -172,13 +149,6 @@ type settingsFile struct {
 	Kind     string             `yaml:"kind"`
 	Feedback []FeedbackSettings `yaml:"feedback"`
 	Question QuestionSettings   `yaml:"question"`
-}
-
-func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error) {
-	// The tones are part of the check, so of the key.
-	return loadFixture(l, "settings "+strings.Join(rules.tones, ","), name, func(display string, data []byte) (Settings, error) {
-		return decodeSettingsFixture(display, data, rules)
-	})
 }
 
 func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {

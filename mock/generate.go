@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
-// Locales are the languages the generator writes reviews in.
-var Locales = []string{"ru", "en"}
+// locales are the languages the generator writes reviews in.
+var locales = []string{"ru", "en"}
 
 // phraseBank is a fixture (kind: phrases) of everything the generator
 // writes: product names, brands, people's names, review sentences, tags
@@ -56,10 +57,6 @@ type sentimentBank struct {
 	Sentences []string `yaml:"sentences"`
 	Pros      []string `yaml:"pros"`
 	Cons      []string `yaml:"cons"`
-}
-
-func (l *loader) loadPhrases(locale string) (*phraseBank, error) {
-	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", decodePhrases)
 }
 
 func decodePhrases(display string, data []byte) (*phraseBank, error) {
@@ -135,7 +132,7 @@ const generateChunk = 1 << 15
 // each chunk of reviews from a source derived from the seed and the
 // chunk's number. Changing the order of draws changes every scenario's data.
 func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings) ([]Feedback, error) {
-	end, err := time.Parse(timestampLayout, spec.End)
+	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
 		return nil, fmt.Errorf("generate.end: %w", err)
 	}
@@ -282,13 +279,13 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 		Text: text, Pros: pros, Cons: cons,
 		ProductValuation: rating,
 		ValuationTags:    jsonList(tags),
-		CreatedDate:      created.Format(timestampLayout),
+		CreatedDate:      created.Format(reviews.TimestampLayout),
 		ProductName:      p.name, SupplierArticle: p.article, BrandName: p.brand,
 		Photos: jsonList(photos), Video: video,
 		UserName:  user,
 		WasViewed: 1,
 		State:     "new",
-		CreatedAt: created.Add(time.Duration(f.Number(20, 3*3600)) * time.Second).Format(timestampLayout),
+		CreatedAt: created.Add(time.Duration(f.Number(20, 3*3600)) * time.Second).Format(reviews.TimestampLayout),
 	}
 	answered := *g.spec.Answered
 	if g.end.Sub(created) < 72*time.Hour {

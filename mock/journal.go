@@ -1,7 +1,10 @@
 package mock
 
 import (
+	"bytes"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -131,6 +134,37 @@ func (j *journal) all() []journalRecord {
 	return out
 }
 
+// bytes is the body bytes the ring keeps.
+func (j *journal) bytes() int64 {
+	var n int64
+	for _, r := range j.all() {
+		n += r.size()
+	}
+	return n
+}
+
+// list returns the matching entries, oldest first.
+func (j *journal) list(f JournalFilter) []JournalEntry {
+	var out []JournalEntry
+	for i := range j.n {
+		r := &j.entries[(j.head+i)%len(j.entries)]
+		if f.matches(r.JournalEntry) {
+			out = append(out, r.entry())
+		}
+	}
+	return out
+}
+
+func (f JournalFilter) matches(e JournalEntry) bool {
+	if e.Seq <= f.Since || f.Method != "" && !strings.EqualFold(f.Method, e.Method) {
+		return false
+	}
+	if p, ok := strings.CutSuffix(f.Path, "*"); ok {
+		return strings.HasPrefix(e.Path, p)
+	}
+	return f.Path == "" || f.Path == e.Path
+}
+
 // journalOrder remembers which session holds each journal entry, oldest
 // first, to bound the entries of all sessions together: when it is full,
 // the oldest entry anywhere goes.
@@ -161,33 +195,128 @@ func (o *journalOrder) push(it orderItem) (orderItem, bool) {
 	return old, true
 }
 
-// bytes is the body bytes the ring keeps.
-func (j *journal) bytes() int64 {
-	var n int64
-	for _, r := range j.all() {
-		n += r.size()
+// record adds an entry to the session's journal. Over the server's byte
+// budget, the entry is kept without its bodies and headers; over its entry
+// budget, the oldest entry of any session goes. It holds s.journalMu
+// throughout, so entries reach the journals in the order of their sequence
+// numbers.
+func (s *Server) record(ss *session, e journalRecord) {
+	s.journalMu.Lock()
+	defer s.journalMu.Unlock()
+	s.seq++
+	e.Seq = s.seq
+	if s.journalUsed.Load()+e.size() > s.journalMax {
+		e.Body, e.resp, e.header, e.Truncated = "", nil, nil, true
 	}
-	return n
+	ss.mu.Lock()
+	if ss.dropped || ss.journal.size <= 0 {
+		ss.mu.Unlock()
+		return
+	}
+	s.journalUsed.Add(ss.journal.add(e))
+	ss.mu.Unlock()
+	if out, full := s.order.push(orderItem{ss, e.Seq}); full {
+		out.ss.mu.Lock()
+		s.journalUsed.Add(-out.ss.journal.dropOldest(out.seq))
+		out.ss.mu.Unlock()
+	}
 }
 
-// list returns the matching entries, oldest first.
-func (j *journal) list(f JournalFilter) []JournalEntry {
+// Requests returns the journal entries that match f, oldest first.
+func (s *Server) Requests(f JournalFilter) []JournalEntry {
+	sid := f.Session
+	if sid == "" {
+		sid = AllSessions
+	}
 	var out []JournalEntry
-	for i := range j.n {
-		r := &j.entries[(j.head+i)%len(j.entries)]
-		if f.matches(r.JournalEntry) {
-			out = append(out, r.entry())
-		}
+	for _, ss := range s.sessionsOf(sid) {
+		ss.mu.Lock()
+		out = append(out, ss.journal.list(f)...)
+		ss.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b JournalEntry) int { return int(a.Seq - b.Seq) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
 	}
 	return out
 }
 
-func (f JournalFilter) matches(e JournalEntry) bool {
-	if e.Seq <= f.Since || f.Method != "" && !strings.EqualFold(f.Method, e.Method) {
-		return false
+// ClearRequests empties the journal of session, or of every session.
+func (s *Server) ClearRequests(sid string) {
+	for _, ss := range s.sessionsOf(sid) {
+		ss.mu.Lock()
+		s.journalUsed.Add(-ss.journal.bytes())
+		ss.journal = journal{size: ss.journal.size}
+		ss.mu.Unlock()
 	}
-	if p, ok := strings.CutSuffix(f.Path, "*"); ok {
-		return strings.HasPrefix(e.Path, p)
+}
+
+// flatHeaders joins each header's values, as the journal lists them.
+func flatHeaders(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = strings.Join(v, ", ")
 	}
-	return f.Path == "" || f.Path == e.Path
+	return out
+}
+
+// recorder passes a response through, keeping its status and the start
+// of its body for the journal. It keeps the written slices themselves:
+// the server's handlers write each body from a buffer they never reuse.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	chunks [][]byte
+	kept   int
+	cut    bool
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if room := MaxJournalBody - w.kept; len(b) > room {
+		w.cut = true
+		if room > 0 {
+			w.chunks = append(w.chunks, bytes.Clone(b[:room])) // not the whole buffer
+			w.kept += room
+		}
+	} else {
+		w.chunks = append(w.chunks, b)
+		w.kept += len(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// capture reads a request body through, keeping its start.
+type capture struct {
+	r   io.ReadCloser
+	buf bytes.Buffer
+	cut bool
+}
+
+func (c *capture) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	keep(&c.buf, &c.cut, p[:n])
+	return n, err
+}
+
+func (c *capture) Close() error { return c.r.Close() }
+
+// keep appends b to buf up to MaxJournalBody, noting a cut.
+func keep(buf *bytes.Buffer, cut *bool, b []byte) {
+	room := MaxJournalBody - buf.Len()
+	if len(b) > room {
+		b, *cut = b[:max(room, 0)], true
+	}
+	buf.Write(b)
 }

@@ -1,13 +1,11 @@
 package mock
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
@@ -67,7 +65,7 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 		add("error")
 	case p.answer != nil && p.answer.Drop:
 		add("drop")
-	case p.authFail:
+	case p.deny == errUnauthorized:
 		add("unauthorized")
 	case p.deny != nil:
 		add("rate_limited")
@@ -75,9 +73,4 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 	if p.truncate {
 		add("truncate")
 	}
-}
-
-// handleMetrics serves GET /__mock/metrics in the Prometheus text format.
-func (s *Server) handleMetrics() http.Handler {
-	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }

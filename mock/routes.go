@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 )
@@ -18,7 +17,7 @@ const (
 
 // routes is the whole HTTP surface of the server. API routes run inside
 // serveAPI (sessions, faults, auth, journal); admin routes behind the
-// admin token.
+// admin token (health and the page's static files excepted).
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
 	// Match the path as sent: /api/v1//feedbacks and /api/v1/settings%2Fai
@@ -26,9 +25,16 @@ func (s *Server) routes() *mux.Router {
 	r.SkipClean(true)
 	r.UseEncodedPath()
 
-	r.HandleFunc(APIPrefix+"/settings/ai", s.handleSettingsGet).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc(APIPrefix+"/settings/ai", s.handleSettingsPatch).Methods(http.MethodPatch)
-	r.HandleFunc(APIPrefix+"/feedbacks", s.handleFeedbacksList).Methods(http.MethodGet, http.MethodHead)
+	// The API: serveAPI finds these in s.api by exact path and method, after
+	// sessions, faults and auth; the router knows them for 404, 405 and Allow.
+	s.api = apiTable{
+		{APIPrefix + "/settings/ai", []string{http.MethodGet, http.MethodHead}, s.handleSettingsGet},
+		{APIPrefix + "/settings/ai", []string{http.MethodPatch}, s.handleSettingsPatch},
+		{APIPrefix + "/feedbacks", []string{http.MethodGet, http.MethodHead}, s.handleFeedbacksList},
+	}
+	for _, op := range s.api {
+		r.Handle(op.path, http.HandlerFunc(s.handleNotFound)).Methods(op.methods...) // never reached: s.api answers first
+	}
 
 	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
 	r.Handle(AdminPrefix+"/health", a(s.handleHealth)).Methods(http.MethodGet, http.MethodHead)
@@ -59,26 +65,6 @@ func (s *Server) routes() *mux.Router {
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.handleMethodNotAllowed)
 	s.allow = newAllowTable(r)
 	return r
-}
-
-// Health is the data of GET /__mock/health.
-type Health struct {
-	Status        string  `json:"status"`
-	Scenario      string  `json:"scenario"`
-	Reviews       int     `json:"reviews"`
-	UptimeSeconds float64 `json:"uptime_seconds"`
-	Version       string  `json:"version"`
-}
-
-// handleHealth serves GET /__mock/health; it needs no admin token.
-func (s *Server) handleHealth(*http.Request) (int, any, error) {
-	sc := s.Scenario()
-	n, err := sc.Len()
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
-		UptimeSeconds: s.now().Sub(s.started).Round(time.Second).Seconds(), Version: s.version}, nil
 }
 
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -4,16 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"path"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
 // scenarioFile is the YAML form of a scenario (scenarios/NAME.yaml).
@@ -23,7 +20,7 @@ type scenarioFile struct {
 	Seed        int64      `yaml:"seed"`
 	Tones       []string   `yaml:"tones"`
 	Settings    string     `yaml:"settings"`
-	Auth        authSpec   `yaml:"auth"`
+	Auth        Auth       `yaml:"auth"`
 	RateLimit   *RateLimit `yaml:"rate_limit"`
 	Faults      []Fault    `yaml:"faults"`
 	Shop        *shopSpec  `yaml:"shop"`
@@ -33,20 +30,6 @@ type scenarioFile struct {
 // scenarioKeys are the top-level keys; with extends, each one given
 // replaces the parent's value whole.
 var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data"}
-
-// authSpec is a scenario's authentication: none, or a bearer token from
-// a list on every API request.
-type authSpec struct {
-	Type   string   `yaml:"type" json:"type"`
-	Tokens []string `yaml:"tokens" json:"tokens"`
-}
-
-// RateLimit allows Requests API requests per Window, per session; the
-// request over it gets 429 with Retry-After.
-type RateLimit struct {
-	Requests int      `yaml:"requests" json:"requests"`
-	Window   Duration `yaml:"window" json:"window"`
-}
 
 // dataSpec says where a scenario's reviews come from.
 type dataSpec struct {
@@ -89,7 +72,7 @@ type Scenario struct {
 	file      scenarioFile // with the parent's values merged in and defaults applied
 	rules     settingsRules
 	settings  Settings
-	auth      authSpec
+	auth      Auth
 	rateLimit *RateLimit
 	faults    []Fault
 	shop      *shopSpec   // nil: the data never changes
@@ -106,244 +89,11 @@ func (sc *Scenario) Len() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return len(st.records), nil
+	return st.Len(), nil
 }
 
-func (sc *Scenario) store() (*store, error) { return sc.data.get() }
-
-// dataSource builds a store once, on first use. Scenarios with the same
-// data (an extends without its own data or seed) share one.
-type dataSource struct {
-	once  sync.Once
-	build func() (*store, error)
-	st    *store
-	err   error
-}
-
-func (d *dataSource) get() (*store, error) {
-	d.once.Do(func() { d.st, d.err = d.build() })
-	return d.st, d.err
-}
-
-// dataCache shares built data between scenarios and across reloads, keyed
-// by everything the data depends on.
-type dataCache struct {
-	mu sync.Mutex // guards m
-	m  map[string]*dataSource
-}
-
-func (c *dataCache) source(key string, build func() (*store, error)) *dataSource {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]*dataSource)
-	}
-	if d, ok := c.m[key]; ok {
-		return d
-	}
-	d := &dataSource{build: build}
-	c.m[key] = d
-	return d
-}
-
-// retain forgets the data no scenario in scs uses any more.
-func (c *dataCache) retain(scs map[string]*Scenario) {
-	used := make(map[*dataSource]bool, len(scs))
-	for _, sc := range scs {
-		used[sc.data] = true
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, d := range c.m {
-		if !used[d] {
-			delete(c.m, k)
-		}
-	}
-}
-
-var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-// loader reads scenario and fixture files from two file systems.
-type loader struct {
-	scenarios fs.FS
-	fixtures  fs.FS
-	seed      int64 // overrides every scenario's seed when not 0
-	cache     *dataCache
-
-	mu      sync.Mutex // guards decoded
-	decoded map[string]memoized
-}
-
-type memoized struct {
-	v   any
-	err error
-}
-
-// memo runs decode once per kind, name and content (see loadFixture).
-func (l *loader) memo(kind, name string, data []byte, decode func() (any, error)) (any, error) {
-	sum := sha256.Sum256(data)
-	key := kind + "\x00" + name + "\x00" + string(sum[:])
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if m, ok := l.decoded[key]; ok {
-		return m.v, m.err
-	}
-	v, err := decode()
-	if l.decoded == nil {
-		l.decoded = make(map[string]memoized)
-	}
-	l.decoded[key] = memoized{v, err}
-	return v, err
-}
-
-// load reads and validates the scenario NAME and what it extends.
-func (l *loader) load(name string) (*Scenario, error) {
-	return l.loadChain(name, nil)
-}
-
-func (l *loader) loadChain(name string, chain []string) (*Scenario, error) {
-	if !scenarioNameRE.MatchString(name) {
-		return nil, fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
-	}
-	file := name + ".yaml"
-	data, err := fs.ReadFile(l.scenarios, file)
-	if errors.Is(err, fs.ErrNotExist) {
-		names, _ := scenarioNames(l.scenarios)
-		return nil, &notFoundError{name: name, have: names}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return l.build(name, "scenarios/"+file, data, chain)
-}
-
-// build decodes and validates one scenario file's bytes. chain lists the
-// scenarios that extend this one, to catch a loop.
-func (l *loader) build(name, display string, data []byte, chain []string) (*Scenario, error) {
-	var sf scenarioFile
-	yf := decodeYAML(display, data, &sf)
-	if yf.root == nil || len(yf.problems) > 0 {
-		return nil, yf.err()
-	}
-	if sf.Extends != "" {
-		parent, err := l.parent(yf, sf.Extends, append(chain, name))
-		if err != nil {
-			return nil, err
-		}
-		child := sf
-		sf = parent.file
-		sf.Extends = child.Extends
-		for _, key := range scenarioKeys {
-			if yf.has(key) {
-				copyScenarioKey(&sf, &child, key)
-			}
-		}
-	}
-	sf.validate(yf)
-	if err := yf.err(); err != nil {
-		return nil, err
-	}
-	sf.applyDefaults()
-
-	sc := &Scenario{Name: name, Description: sf.Description, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
-		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, faults: sf.Faults}
-	if l.seed != 0 {
-		sc.Seed = l.seed
-	}
-	// A missing fixture is the scenario's problem, placed at the reference;
-	// a broken one is reported in the fixture's own file.
-	fixtureErr := func(path string, err error) {
-		if errors.Is(err, fs.ErrNotExist) {
-			yf.problemf(path, "no such file in the fixtures folder")
-		} else {
-			yf.problems = append(yf.problems, err)
-		}
-	}
-	st, err := l.loadSettings(sf.Settings, sc.rules)
-	if err != nil {
-		fixtureErr("settings", err)
-	}
-	sc.settings = st
-	var fixtures []Feedback
-	seen := make(map[string]string)
-	for i, fx := range sf.Data.Fixtures {
-		recs, err := l.loadReviews(fx)
-		if err != nil {
-			fixtureErr(fmt.Sprintf("data.fixtures[%d]", i), err)
-		}
-		for _, r := range recs {
-			if prev, dup := seen[r.FeedbackID]; dup && prev != fx {
-				yf.problemf(fmt.Sprintf("data.fixtures[%d]", i), "feedback_id %q is also in %s", r.FeedbackID, prev)
-			}
-			seen[r.FeedbackID] = fx
-		}
-		fixtures = append(fixtures, recs...)
-	}
-	var bank *phraseBank
-	if sf.Data.Generate != nil || sf.Shop != nil { // a living shop writes replies too
-		bank, err = l.loadPhrases(sf.Data.Locale)
-		if err != nil {
-			fixtureErr("data.locale", err)
-		}
-	}
-	if err := yf.err(); err != nil {
-		return nil, err
-	}
-	sc.shop, sc.bank = sf.Shop, bank
-	gen, seed := sf.Data.Generate, sc.Seed
-	build := func() (*store, error) {
-		fbs := slices.Clone(fixtures)
-		if gen != nil {
-			more, err := generate(*gen, seed, bank, st)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", display, err)
-			}
-			fbs = append(fbs, more...)
-		}
-		return newStore(fbs)
-	}
-	if l.cache == nil {
-		l.cache = &dataCache{}
-	}
-	key := dataKey(sf.Data, seed, st, fixtures)
-	sc.data = l.cache.source(key, build)
-	sc.fingerprint = fingerprint(sf, sc.Seed, key)
-	return sc, nil
-}
-
-// notFoundError is a scenario name with no file.
-type notFoundError struct {
-	name string
-	have []string
-}
-
-func (e *notFoundError) Error() string {
-	return fmt.Sprintf("scenario %q not found; have: %s", e.name, strings.Join(e.have, ", "))
-}
-
-// parent loads the scenario that NAME extends; its problems are reported
-// at the extends line as well as in its own file.
-func (l *loader) parent(yf *yamlFile, name string, chain []string) (*Scenario, error) {
-	switch {
-	case !scenarioNameRE.MatchString(name):
-		yf.problemf("extends", "must be a scenario name (lower-case letters, digits, '-' and '_'), got %q", name)
-		return nil, yf.err()
-	case slices.Contains(chain, name):
-		yf.problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
-		return nil, yf.err()
-	}
-	parent, err := l.loadChain(name, chain)
-	var nf *notFoundError
-	switch {
-	case errors.As(err, &nf):
-		yf.problemf("extends", "%v", nf)
-		return nil, yf.err()
-	case err != nil:
-		yf.problemf("extends", "scenario %q has problems", name)
-		return nil, errors.Join(yf.err(), err)
-	}
-	return parent, nil
-}
+// store is the scenario's reviews, built on first use.
+func (sc *Scenario) store() (*reviews.Store, error) { return sc.data.get() }
 
 func copyScenarioKey(dst, src *scenarioFile, key string) {
 	switch key {
@@ -406,29 +156,12 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 	if sf.Settings == "" {
 		yf.problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
 	}
-	switch sf.Auth.Type {
-	case "", "none":
-		if len(sf.Auth.Tokens) > 0 {
-			yf.problemf("auth.tokens", "only with type: bearer")
-		}
-	case "bearer":
-		if len(sf.Auth.Tokens) == 0 {
-			yf.problemf("auth.tokens", "required with type: bearer: the tokens clients may send")
-		}
-		for i, tok := range sf.Auth.Tokens {
-			if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-				yf.problemf(fmt.Sprintf("auth.tokens[%d]", i), "must be a non-empty token without spaces")
-			}
-		}
-	default:
-		yf.problemf("auth.type", "must be none or bearer, got %q", sf.Auth.Type)
+	for _, p := range prefixed("auth", sf.Auth.problems()) {
+		yf.problemf(p.field, "%s", p.msg)
 	}
-	if rl := sf.RateLimit; rl != nil {
-		if rl.Requests < 1 {
-			yf.problemf("rate_limit.requests", "must be at least 1, got %d", rl.Requests)
-		}
-		if rl.Window.D() < time.Millisecond || rl.Window.D() > 24*time.Hour {
-			yf.problemf("rate_limit.window", "must be from 1ms to 24h, got %s", rl.Window)
+	if sf.RateLimit != nil {
+		for _, p := range prefixed("rate_limit", sf.RateLimit.problems()) {
+			yf.problemf(p.field, "%s", p.msg)
 		}
 	}
 	if sf.Shop != nil {
@@ -442,13 +175,13 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
 	}
 	for i := range sf.Faults {
-		for _, p := range sf.Faults[i].validate() {
-			yf.problemf(strings.TrimSuffix(fmt.Sprintf("faults[%d].%s", i, p.field), "."), "%s", p.msg)
+		for _, p := range prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].validate()) {
+			yf.problemf(p.field, "%s", p.msg)
 		}
 	}
 	d := sf.Data
-	if d.Locale != "" && !slices.Contains(Locales, d.Locale) {
-		yf.problemf("data.locale", "must be one of %s, got %q", strings.Join(Locales, ", "), d.Locale)
+	if d.Locale != "" && !slices.Contains(locales, d.Locale) {
+		yf.problemf("data.locale", "must be one of %s, got %q", strings.Join(locales, ", "), d.Locale)
 	}
 	for i, fx := range d.Fixtures {
 		if !fs.ValidPath(fx) || !strings.HasSuffix(fx, ".yaml") {
@@ -465,7 +198,7 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 		yf.problemf(p+".count", "must be from 0 to %d, got %d", MaxGeneratedReviews, g.Count)
 	}
 	if g.Products < 0 || g.Products > MaxProducts {
-		yf.problemf(p+".products", "must be from 1 to %d, got %d", MaxProducts, g.Products)
+		yf.problemf(p+".products", "must be from 1 to %d (0 or absent: %d), got %d", MaxProducts, defaultProducts, g.Products)
 	}
 	for _, fr := range []struct {
 		name string
@@ -490,12 +223,12 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 		}
 	}
 	if g.End != "" {
-		if _, err := time.Parse(timestampLayout, g.End); err != nil {
+		if _, err := time.Parse(reviews.TimestampLayout, g.End); err != nil {
 			yf.problemf(p+".end", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", g.End)
 		}
 	}
-	if g.Days < 0 || g.Days > 3660 {
-		yf.problemf(p+".days", "must be from 1 to 3660, got %d", g.Days)
+	if g.Days < 0 || g.Days > maxDays {
+		yf.problemf(p+".days", "must be from 1 to %d (0 or absent: %d), got %d", maxDays, defaultDays, g.Days)
 	}
 }
 
@@ -509,6 +242,7 @@ const (
 	defaultSameSecond = 0.03
 	defaultEnd        = "2026-11-15 21:00:00"
 	defaultDays       = 365
+	maxDays           = 3660
 )
 
 // defaultRatingWeights skew ratings like a real shop: mostly 5, some 1.
@@ -544,18 +278,4 @@ func (sf *scenarioFile) applyDefaults() {
 	if g.Days == 0 {
 		g.Days = defaultDays
 	}
-}
-
-// scenarioNames lists the scenarios in a folder, sorted.
-func scenarioNames(fsys fs.FS) ([]string, error) {
-	matches, err := fs.Glob(fsys, "*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(matches))
-	for _, m := range matches {
-		names = append(names, strings.TrimSuffix(path.Base(m), ".yaml"))
-	}
-	sort.Strings(names)
-	return names, nil
 }

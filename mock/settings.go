@@ -6,14 +6,15 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
-// Reply modes, empty-review modes and other enumerations of the settings.
+// The values reply_mode and empty_review_mode may take.
 var (
-	ReplyModes       = []string{"disabled", "auto", "semi_auto"}
-	EmptyReviewModes = []string{"skip", "template", "generate"}
+	replyModes       = []string{"disabled", "auto", "semi_auto"}
+	emptyReviewModes = []string{"skip", "template", "generate"}
 )
 
 // Length limits of settings fields, in characters.
@@ -89,6 +90,7 @@ type settingsPatch struct {
 }
 
 var feedbackFields = []string{"rating", "reply_mode", "signature", "tone", "excluded_words", "required_words", "empty_review_mode", "use_unified_settings", "reply_from_date", "ai_instructions"}
+
 var questionFields = []string{"reply_mode", "signature", "tone", "excluded_words", "required_words", "reply_from_date", "ai_instructions"}
 
 // decodeSettingsPatch decodes and checks a PATCH body, field by field.
@@ -195,9 +197,9 @@ func decodeField(key string, raw json.RawMessage, path string, rules settingsRul
 func checkText(key, s, path string, rules settingsRules) error {
 	switch key {
 	case "reply_mode":
-		return checkEnum(s, ReplyModes, path)
+		return checkEnum(s, replyModes, path)
 	case "empty_review_mode":
-		return checkEnum(s, EmptyReviewModes, path)
+		return checkEnum(s, emptyReviewModes, path)
 	case "tone":
 		if strings.TrimSpace(s) == "" {
 			return invalidBody(path, "must not be empty")
@@ -231,15 +233,8 @@ func checkLength(s string, max int, path string) error {
 
 // isDate reports whether s is a real calendar date written YYYY-MM-DD.
 func isDate(s string) bool {
-	_, ok := parseDate(s)
+	_, ok := reviews.ParseDate(s)
 	return ok
-}
-
-// parseDate parses a real calendar date written YYYY-MM-DD (time.Parse
-// takes only two-digit months and days and checks the day of the month).
-func parseDate(s string) (time.Time, bool) {
-	t, err := time.Parse(time.DateOnly, s)
-	return t, err == nil
 }
 
 // check finds conflicts between the elements of one PATCH: a rating named
@@ -481,14 +476,13 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 }
 
 // handleSettingsGet serves GET /api/v1/settings/ai.
-func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request) {
-	ac := apiFrom(r)
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: ac.ss.getSettings(ac.sc)})
+func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request, ac apiContext) {
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: ac.ss.settings(ac.sc)})
 }
 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
 // applied atomically, answered with the full settings.
-func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac apiContext) {
 	if s.readOnly {
 		s.writeError(w, r, errReadOnly)
 		return
@@ -498,13 +492,12 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ac := apiFrom(r)
 	p, err := decodeSettingsPatch(body, ac.sc.rules)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := ac.ss.patchSettings(s, ac.sc, p)
+	st, err := ac.ss.patchSettings(ac.sc, p, s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

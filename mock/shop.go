@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
 // shopSpec makes a scenario's shop live (scenario key "shop"): new
@@ -67,7 +67,7 @@ type shopState struct {
 	advanced  time.Duration // a real clock moved ahead by POST /__mock/clock
 	processed time.Time     // the engine has run up to here
 	fbs       []Feedback
-	st        *store
+	st        *reviews.Store
 	changedAt [5]time.Time // when each rating's settings last changed
 	gen       *generator   // writes arrivals; nil without data.generate
 	bank      *phraseBank  // writes replies
@@ -84,10 +84,10 @@ func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
 		return nil, err
 	}
 	// Oldest first, as ids are given: rebuilding keeps every id.
-	n := len(base.records)
+	n := base.Len()
 	fbs := make([]Feedback, n)
-	for i := range base.records {
-		if err := json.Unmarshal(base.json(n-1-i), &fbs[i]); err != nil {
+	for i := range fbs {
+		if err := json.Unmarshal(base.JSON(n-1-i), &fbs[i]); err != nil {
 			return nil, fmt.Errorf("shop: review %d: %w", i, err)
 		}
 	}
@@ -97,7 +97,7 @@ func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
 	// now, but never before the newest review, so arrivals come on top.
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
-		t, err := time.Parse(timestampLayout, fbs[n-1].CreatedDate)
+		t, err := time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
 		if err != nil {
 			return nil, fmt.Errorf("shop: %w", err)
 		}
@@ -165,9 +165,9 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 	if !changed {
 		return nil
 	}
-	// fbs is oldest first and arrivals are the newest, so newStore gives
+	// fbs is oldest first and arrivals are the newest, so reviews.New gives
 	// every review the id it had, and each arrival the next one.
-	st, err := newStore(slices.Clone(sh.fbs))
+	st, err := reviews.New(slices.Clone(sh.fbs))
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
 	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && f.AnswerState == AnswerStateDraft {
 		return false
 	}
-	created, err := time.Parse(timestampLayout, f.CreatedDate)
+	created, err := time.Parse(reviews.TimestampLayout, f.CreatedDate)
 	if err != nil {
 		return false
 	}
@@ -232,10 +232,7 @@ func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
 // the excluded ones (whole words), and the signature last, as entered.
 // Required words and the signature win over excluded words.
 func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string {
-	bank := sh.bankOrNil()
-	if bank == nil {
-		return strings.TrimSpace(strings.Join(splitWords(s.RequiredWords), ", ") + " " + s.Signature)
-	}
+	bank := sh.bank
 	excluded := splitWords(s.ExcludedWords)
 	// pick prefers an entry free of excluded words.
 	pick := func(list []string) string {
@@ -292,8 +289,6 @@ func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string
 	return text
 }
 
-func (sh *shopState) bankOrNil() *phraseBank { return sh.bank }
-
 // splitWords splits a word list written with commas or line breaks.
 func splitWords(s string) []string {
 	var out []string
@@ -308,9 +303,9 @@ func splitWords(s string) []string {
 // containsWord reports whether s holds one of words as a whole word (or
 // phrase), ignoring case.
 func containsWord(s string, words []string) bool {
-	fs := []rune(foldString(s))
+	fs := []rune(reviews.Fold(s))
 	for _, w := range words {
-		fw := []rune(foldString(w))
+		fw := []rune(reviews.Fold(w))
 		if len(fw) == 0 {
 			continue
 		}
@@ -336,90 +331,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(string(r[0])) + string(r[1:])
-}
-
-// shop returns the session's living shop for the scenario, brought up to
-// its clock; nil when the scenario's shop is not alive. The caller holds
-// ss.mu.
-func (ss *session) shop(s *Server, sc *Scenario) (*shopState, error) {
-	if sc.shop == nil {
-		return nil, nil
-	}
-	st := ss.state(sc)
-	if st.shop == nil {
-		sh, err := newShopState(sc, ss.id, s.now())
-		if err != nil {
-			return nil, err
-		}
-		st.shop = sh
-	}
-	now := st.shop.now(s.now())
-	if st.shop.spec.Clock != "frozen" && now.Sub(st.shop.processed) < time.Second {
-		return st.shop, nil // a real clock's shop runs at most once a second
-	}
-	return st.shop, st.shop.run(now, st.settings)
-}
-
-// storeFor is the store a request of the session reads: the scenario's,
-// or the session's living shop.
-func (s *Server) storeFor(ac apiContext) (*store, error) {
-	if ac.sc.shop == nil {
-		return ac.sc.store()
-	}
-	ac.ss.mu.Lock()
-	defer ac.ss.mu.Unlock()
-	sh, err := ac.ss.shop(s, ac.sc)
-	if err != nil {
-		return nil, err
-	}
-	return sh.st, nil
-}
-
-// Clock is the data of /__mock/clock.
-type Clock struct {
-	Session  string `json:"session"`
-	Scenario string `json:"scenario"`
-	Now      string `json:"now"`
-	Frozen   bool   `json:"frozen"`
-}
-
-// handleClock serves GET and POST /__mock/clock: a session's shop clock,
-// and {"advance":"2h"} to move it ahead and run everything due. The
-// scenario is the session's, or ?scenario= / X-Mock-Scenario.
-func (s *Server) handleClock(r *http.Request) (int, any, error) {
-	var body struct {
-		Advance Duration `json:"advance"`
-	}
-	if r.Method == http.MethodPost {
-		if err := decodeAdminBody(r, &body); err != nil {
-			return 0, nil, err
-		}
-		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
-			return 0, nil, invalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
-		}
-	}
-	name := r.URL.Query().Get("scenario")
-	if name == "" {
-		name = r.Header.Get(HeaderScenario)
-	}
-	sid, ss, sc, err := s.oneSession(r, name)
-	if err != nil {
-		return 0, nil, err
-	}
-	if sc.shop == nil {
-		return 0, nil, invalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	sh, err := ss.shop(s, sc)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body.Advance > 0 {
-		sh.advance(body.Advance.D())
-		if err := sh.run(sh.now(s.now()), ss.state(sc).settings); err != nil {
-			return 0, nil, err
-		}
-	}
-	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.now(s.now()).Format(timestampLayout), Frozen: sh.spec.Clock == "frozen"}, nil
 }

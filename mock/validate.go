@@ -18,14 +18,13 @@ type ScenarioResult struct {
 // fixtures and generated data) and reports each one's problems.
 func ValidateScenarios(opts Options) ([]ScenarioResult, error) {
 	opts = opts.withDefaults()
-	names, err := scenarioNames(opts.Scenarios)
+	p, err := newLoader(opts).newPass()
 	if err != nil {
 		return nil, err
 	}
-	l := opts.loader()
-	results := make([]ScenarioResult, 0, len(names))
-	for _, n := range names {
-		_, err := l.load(n)
+	results := make([]ScenarioResult, 0, len(p.names))
+	for _, n := range p.names {
+		_, err := p.load(n)
 		results = append(results, ScenarioResult{Name: n, Err: err})
 	}
 	return results, nil
@@ -53,7 +52,11 @@ func ValidateFile(opts Options, file string, data []byte) error {
 		return err
 	case "", "scenario":
 		name := strings.TrimSuffix(path.Base(file), ".yaml")
-		_, err := opts.loader().build(name, file, data, nil)
+		p, err := newLoader(opts).newPass()
+		if err != nil {
+			return err
+		}
+		_, err = p.build(name, file, data, nil)
 		return err
 	default:
 		return &Problem{File: file, Line: 1, Col: 1, Field: "kind",

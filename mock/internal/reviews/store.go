@@ -1,8 +1,10 @@
-package mock
+// Package reviews holds a shop's reviews indexed for the list's queries:
+// filters, counts and pages are answered here, with no HTTP, from records
+// encoded to JSON once.
+package reviews
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -12,38 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/text/cases"
 )
-
-// Timestamp layout of created_date and created_at.
-const timestampLayout = time.DateTime // "2006-01-02 15:04:05"
-
-// Feedback is one review record, field for field as in the spec (2.3),
-// in the spec's order.
-type Feedback struct {
-	ID               int64           `json:"id"`
-	FeedbackID       string          `json:"feedback_id"`
-	NmID             int64           `json:"nm_id"`
-	ImtID            int64           `json:"imt_id"`
-	Text             string          `json:"text"`
-	Pros             string          `json:"pros"`
-	Cons             string          `json:"cons"`
-	ProductValuation int             `json:"product_valuation"`
-	ValuationTags    string          `json:"valuation_tags"`
-	CreatedDate      string          `json:"created_date"`
-	AnswerText       string          `json:"answer_text"`
-	AnswerState      string          `json:"answer_state"`
-	ProductName      string          `json:"product_name"`
-	SupplierArticle  string          `json:"supplier_article"`
-	BrandName        string          `json:"brand_name"`
-	Photos           string          `json:"photos"`
-	Video            json.RawMessage `json:"video"`
-	UserName         string          `json:"user_name"`
-	WasViewed        int             `json:"was_viewed"`
-	State            string          `json:"state"`
-	CreatedAt        string          `json:"created_at"`
-}
 
 // record is a Feedback prepared for queries: the fields filters read and
 // its search values. It holds no pointers, so a million of them cost the
@@ -102,7 +73,7 @@ type searchField struct {
 // within a posting list again by binary search; so a page, a total and
 // the counts cost O(log n) whatever the shop's size. Search marks its
 // matches in a bitset and intersects it with per-(rating, answered) bitsets.
-type store struct {
+type Store struct {
 	records  []record
 	locs     []jsonLoc         // parallel to records
 	blocks   [][]byte          // the records' JSON, back to back
@@ -113,20 +84,14 @@ type store struct {
 	pool     sync.Pool         // *[]uint64 bitsets for search
 }
 
-// foldString folds case for search. cases.Fold does full Unicode case folding,
-// so "ЁЛКА" matches "ёлка" and "STRASSE" matches "straße".
-func foldString(s string) string {
-	return cases.Fold().String(s)
-}
-
-// newStore numbers the reviews 1..n from the oldest (fixtures before
+// New numbers the reviews 1..n from the oldest (fixtures before
 // generated ones within a second) and prepares them for queries.
-func newStore(fbs []Feedback) (*store, error) {
+func New(fbs []Feedback) (*Store, error) {
 	n := len(fbs)
 	order := make([]int32, n)
 	created := make([]int64, n)
 	for i := range fbs {
-		t, err := time.Parse(timestampLayout, fbs[i].CreatedDate)
+		t, err := time.Parse(TimestampLayout, fbs[i].CreatedDate)
 		if err != nil {
 			return nil, fmt.Errorf("review %s: created_date: %w", fbs[i].FeedbackID, err)
 		}
@@ -144,7 +109,7 @@ func newStore(fbs []Feedback) (*store, error) {
 	}
 	slices.Reverse(order) // the list's order: newest first, then the higher id
 
-	st := &store{records: make([]record, n), locs: make([]jsonLoc, n),
+	st := &Store{records: make([]record, n), locs: make([]jsonLoc, n),
 		products: make(map[int64]*combos)}
 	// Encoding is the costly part of a big build: it runs on every core,
 	// each encoder filling blocks of its own, beside the indexing.
@@ -157,7 +122,7 @@ func newStore(fbs []Feedback) (*store, error) {
 			var blocks [][]byte
 			var cur, one []byte
 			for pos := from; pos < to; pos++ {
-				one = appendFeedback(one[:0], &fbs[order[pos]])
+				one = AppendJSON(one[:0], &fbs[order[pos]])
 				if len(cur)+len(one) > cap(cur) {
 					if len(cur) > 0 {
 						blocks = append(blocks, cur)
@@ -195,7 +160,7 @@ func newStore(fbs []Feedback) (*store, error) {
 		if !ok {
 			id = uint32(len(st.fields[k].values))
 			ids[k][raw] = id
-			st.fields[k].values = append(st.fields[k].values, foldString(raw))
+			st.fields[k].values = append(st.fields[k].values, Fold(raw))
 			st.fields[k].postings = append(st.fields[k].postings, nil)
 		}
 		return id
@@ -205,7 +170,7 @@ func newStore(fbs []Feedback) (*store, error) {
 		f := &fbs[src]
 		r := record{
 			created: created[src], id: f.ID, nmID: f.NmID,
-			day:  dayNumber(time.Unix(created[src], 0).UTC()),
+			day:  DayNumber(time.Unix(created[src], 0).UTC()),
 			text: value(0, f.Text), pros: value(1, f.Pros), cons: value(2, f.Cons),
 			// The separator keeps a query from matching across the two.
 			product:  value(3, f.SupplierArticle+"\x00"+strconv.FormatInt(f.NmID, 10)),
@@ -243,73 +208,42 @@ func newStore(fbs []Feedback) (*store, error) {
 	return st, nil
 }
 
-// json is a record's encoded JSON.
-func (st *store) json(i int) []byte {
+// JSON is a record's encoded JSON.
+func (st *Store) JSON(i int) []byte {
 	l := st.locs[i]
 	return st.blocks[l.block][l.off:l.end]
 }
 
-// dayNumber is t's date as days since 1970-01-01, rounded down, so that
-// times before 1970 fall on their own date too.
-func dayNumber(t time.Time) int32 {
-	u := t.Unix()
-	d := u / 86400
-	if u%86400 < 0 {
-		d--
-	}
-	return int32(d)
-}
-
-// query is a validated GET /feedbacks request.
-type query struct {
-	limit, offset int64
-	answered      int8 // -1 any, 0 without reply, 1 with reply
-	rating        int8 // 0 any
-	nmID          int64
-	dayFrom       int32 // inclusive; math.MinInt32 when absent
-	dayTo         int32 // inclusive; math.MaxInt32 when absent
-	search        string
-	countsOnly    bool
-}
-
-// result is what a query found: the page (indices into records) and counts.
-// answeredCount and unansweredCount ignore the answered filter.
-type result struct {
-	page                           []int
-	total                          int
-	answeredCount, unansweredCount int
-}
-
-// find runs q over the records.
-func (st *store) find(q query) result {
+// Find runs q over the records.
+func (st *Store) Find(q Query) Result {
 	recs := st.records
 	// Sorted descending: days run from newest to oldest.
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.dayTo })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].day < q.dayFrom })
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.DayTo })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].day < q.DayFrom })
 	if lo >= hi {
-		return result{}
+		return Result{}
 	}
-	if q.search != "" {
+	if q.Search != "" {
 		return st.findSearch(q, lo, hi)
 	}
-	var res result
-	all := st.window(postKey{q.nmID, q.rating, -1}, lo, hi)
-	answered := st.window(postKey{q.nmID, q.rating, 1}, lo, hi)
-	res.answeredCount = answered.len()
-	res.unansweredCount = all.len() - res.answeredCount
+	var res Result
+	all := st.window(postKey{q.NmID, q.Rating, -1}, lo, hi)
+	answered := st.window(postKey{q.NmID, q.Rating, 1}, lo, hi)
+	res.Answered = answered.len()
+	res.Unanswered = all.len() - res.Answered
 	sel := all
-	switch q.answered {
+	switch q.Answered {
 	case 1:
 		sel = answered
 	case 0:
-		sel = st.window(postKey{q.nmID, q.rating, 0}, lo, hi)
+		sel = st.window(postKey{q.NmID, q.Rating, 0}, lo, hi)
 	}
-	res.total = sel.len()
-	if !q.countsOnly && q.offset < int64(res.total) {
-		end := min(q.offset+q.limit, int64(res.total))
-		res.page = make([]int, 0, end-q.offset)
-		for i := q.offset; i < end; i++ {
-			res.page = append(res.page, sel.at(int(i)))
+	res.Total = sel.len()
+	if !q.CountsOnly && q.Offset < int64(res.Total) {
+		end := min(q.Offset+q.Limit, int64(res.Total))
+		res.Page = make([]int, 0, end-q.Offset)
+		for i := q.Offset; i < end; i++ {
+			res.Page = append(res.Page, sel.at(int(i)))
 		}
 	}
 	return res
@@ -337,7 +271,7 @@ func (s span) at(i int) int {
 }
 
 // window returns the records of key within [lo, hi).
-func (st *store) window(key postKey, lo, hi int) span {
+func (st *Store) window(key postKey, lo, hi int) span {
 	a := int(key.answered) + 1
 	var list []int32
 	switch {
@@ -362,20 +296,20 @@ func (st *store) window(key postKey, lo, hi int) span {
 
 // findSearch runs a query with search: the matching records are marked in
 // a bitset, which is then intersected with the other filters.
-func (st *store) findSearch(q query, lo, hi int) result {
-	bp := st.searchBits(foldString(q.search))
+func (st *Store) findSearch(q Query, lo, hi int) Result {
+	bp := st.searchBits(Fold(q.Search))
 	defer st.pool.Put(bp)
 	match := *bp
-	var res result
+	var res Result
 	take := func(pos int) {
-		if int64(res.total) >= q.offset && int64(len(res.page)) < q.limit && !q.countsOnly {
-			res.page = append(res.page, pos)
+		if int64(res.Total) >= q.Offset && int64(len(res.Page)) < q.Limit && !q.CountsOnly {
+			res.Page = append(res.Page, pos)
 		}
-		res.total++
+		res.Total++
 	}
-	if q.nmID != 0 {
+	if q.NmID != 0 {
 		// One product: its posting list is short; test each record.
-		all := st.window(postKey{q.nmID, q.rating, -1}, lo, hi)
+		all := st.window(postKey{q.NmID, q.Rating, -1}, lo, hi)
 		for i := range all.len() {
 			pos := all.at(i)
 			if match[pos/64]&(1<<(pos%64)) == 0 {
@@ -383,18 +317,18 @@ func (st *store) findSearch(q query, lo, hi int) result {
 			}
 			ans := st.records[pos].answered
 			if ans {
-				res.answeredCount++
+				res.Answered++
 			} else {
-				res.unansweredCount++
+				res.Unanswered++
 			}
-			if q.answered < 0 || ans == (q.answered == 1) {
+			if q.Answered < 0 || ans == (q.Answered == 1) {
 				take(pos)
 			}
 		}
 		return res
 	}
-	filter := st.bits[q.rating][0] // nil: every record
-	if q.rating != 0 && filter == nil {
+	filter := st.bits[q.Rating][0] // nil: every record
+	if q.Rating != 0 && filter == nil {
 		return res // no review has this rating
 	}
 	answered := st.bits[0][2] // nil: none answered
@@ -408,17 +342,17 @@ func (st *store) findSearch(q query, lo, hi int) result {
 			ans = answered[w]
 		}
 		nAns := bits.OnesCount64(word & ans)
-		res.answeredCount += nAns
-		res.unansweredCount += bits.OnesCount64(word) - nAns
-		switch q.answered {
+		res.Answered += nAns
+		res.Unanswered += bits.OnesCount64(word) - nAns
+		switch q.Answered {
 		case 1:
 			word &= ans
 		case 0:
 			word &^= ans
 		}
 		c := bits.OnesCount64(word)
-		if q.countsOnly || int64(len(res.page)) >= q.limit || int64(res.total+c) <= q.offset {
-			res.total += c
+		if q.CountsOnly || int64(len(res.Page)) >= q.Limit || int64(res.Total+c) <= q.Offset {
+			res.Total += c
 			continue
 		}
 		for ; word != 0; word &= word - 1 {
@@ -443,7 +377,7 @@ func windowMask(w, lo, hi int) uint64 {
 // searchBits marks the records whose text, pros, cons, supplier_article
 // or nm_id contain needle (already folded). The caller returns the
 // bitset to the pool.
-func (st *store) searchBits(needle string) *[]uint64 {
+func (st *Store) searchBits(needle string) *[]uint64 {
 	words := (len(st.records) + 63) / 64
 	bp, ok := st.pool.Get().(*[]uint64)
 	if !ok {
@@ -465,30 +399,44 @@ func (st *store) searchBits(needle string) *[]uint64 {
 	return bp
 }
 
-// appendPage writes the JSON of the list response's data object.
-func (st *store) appendPage(b []byte, res result, q query) []byte {
+// AppendPage writes the JSON of the list response's data object.
+func (st *Store) AppendPage(b []byte, res Result, q Query) []byte {
 	b = append(b, `{"feedbacks":[`...)
-	for n, i := range res.page {
+	for n, i := range res.Page {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, st.json(i)...)
+		b = append(b, st.JSON(i)...)
 	}
 	b = append(b, `],"total":`...)
-	b = strconv.AppendInt(b, int64(res.total), 10)
+	b = strconv.AppendInt(b, int64(res.Total), 10)
 	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, q.limit, 10)
+	b = strconv.AppendInt(b, q.Limit, 10)
 	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, q.offset, 10)
+	b = strconv.AppendInt(b, q.Offset, 10)
 	return append(b, '}')
 }
 
-// pageSize is the length of the page's records' JSON.
-func (st *store) pageSize(res result) int {
+// PageSize is the length of the page's records' JSON.
+func (st *Store) PageSize(res Result) int {
 	n := 0
-	for _, i := range res.page {
+	for _, i := range res.Page {
 		l := st.locs[i]
 		n += int(l.end-l.off) + 1
 	}
 	return n
+}
+
+// Len is the number of reviews.
+func (st *Store) Len() int { return len(st.records) }
+
+// AppendCounts writes the JSON of the counts_only response's data object.
+func AppendCounts(b []byte, res Result) []byte {
+	b = append(b, `{"total":`...)
+	b = strconv.AppendInt(b, int64(res.Answered+res.Unanswered), 10)
+	b = append(b, `,"unanswered":`...)
+	b = strconv.AppendInt(b, int64(res.Unanswered), 10)
+	b = append(b, `,"answered":`...)
+	b = strconv.AppendInt(b, int64(res.Answered), 10)
+	return append(b, '}')
 }

@@ -1,4 +1,4 @@
-package mock
+package reviews
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// appendFeedback writes exactly what encoding/json writes.
-func TestAppendFeedbackMatchesEncodingJSON(t *testing.T) {
+// AppendJSON writes exactly what encoding/json writes.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	tricky := []string{"", "plain", `"quoted" \back\slash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
 		"<b>&amp;</b>", "ёЁ 🐈‍⬛ emoji", "bad \xff\xfe utf8", "line\u2028sep\u2029par", "\u00e9\u0301",
 		"end\u2028", "\u2029", "lone \xe2", "cut \xe2\x80", "\xe2\x80\xa8 valid", "\xe2\x82\xac euro", "\xed\xa0\x80 surrogate"}
@@ -18,24 +18,21 @@ func TestAppendFeedbackMatchesEncodingJSON(t *testing.T) {
 			SupplierArticle: s, BrandName: s, Photos: s, Video: json.RawMessage(`{"a":1,"b":"x"}`), UserName: s, WasViewed: i % 2, State: s, CreatedAt: s})
 	}
 	for _, f := range fbs {
-		want, err := marshalJSON(&f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendFeedback(nil, &f); !bytes.Equal(got, want) {
-			t.Errorf("appendFeedback\n got %s\nwant %s", got, want)
+		want := marshal(t, &f)
+		if got := AppendJSON(nil, &f); !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
 		}
 	}
 }
 
 func TestAppendJSONListMatchesEncodingJSON(t *testing.T) {
 	for _, items := range [][]string{nil, {}, {"a"}, {"ё", "<b>", "\u2028", "bad\xff", `q"`}} {
-		want, _ := marshalJSON(items)
+		want := marshal(t, items)
 		if items == nil {
 			want = []byte("[]")
 		}
-		if got := appendJSONList(nil, items); !bytes.Equal(got, want) {
-			t.Errorf("appendJSONList(%q) = %s, want %s", items, got, want)
+		if got := AppendJSONList(nil, items); !bytes.Equal(got, want) {
+			t.Errorf("AppendJSONList(%q) = %s, want %s", items, got, want)
 		}
 	}
 }

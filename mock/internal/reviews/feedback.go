@@ -1,14 +1,45 @@
-package mock
+package reviews
 
 import (
+	"encoding/json"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
-// appendFeedback appends f's JSON, field for field as encoding/json
+// TimestampLayout is the layout of created_date and created_at.
+const TimestampLayout = time.DateTime // "2006-01-02 15:04:05"
+
+// Feedback is one review record, field for field as in the spec (2.3),
+// in the spec's order.
+type Feedback struct {
+	ID               int64           `json:"id"`
+	FeedbackID       string          `json:"feedback_id"`
+	NmID             int64           `json:"nm_id"`
+	ImtID            int64           `json:"imt_id"`
+	Text             string          `json:"text"`
+	Pros             string          `json:"pros"`
+	Cons             string          `json:"cons"`
+	ProductValuation int             `json:"product_valuation"`
+	ValuationTags    string          `json:"valuation_tags"`
+	CreatedDate      string          `json:"created_date"`
+	AnswerText       string          `json:"answer_text"`
+	AnswerState      string          `json:"answer_state"`
+	ProductName      string          `json:"product_name"`
+	SupplierArticle  string          `json:"supplier_article"`
+	BrandName        string          `json:"brand_name"`
+	Photos           string          `json:"photos"`
+	Video            json.RawMessage `json:"video"`
+	UserName         string          `json:"user_name"`
+	WasViewed        int             `json:"was_viewed"`
+	State            string          `json:"state"`
+	CreatedAt        string          `json:"created_at"`
+}
+
+// AppendJSON appends f's JSON, field for field as encoding/json
 // writes it (without HTML escaping), several times faster: building a
 // million-review scenario encodes every record once.
-func appendFeedback(b []byte, f *Feedback) []byte {
+func AppendJSON(b []byte, f *Feedback) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, f.ID, 10)
 	b = appendField(b, `,"feedback_id":`, f.FeedbackID)
@@ -33,7 +64,7 @@ func appendFeedback(b []byte, f *Feedback) []byte {
 	if len(f.Video) == 0 {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, f.Video...) // compact JSON, written by the generator or marshalJSON
+		b = append(b, f.Video...) // compact JSON, as the loader and the generator write it
 	}
 	b = appendField(b, `,"user_name":`, f.UserName)
 	b = append(b, `,"was_viewed":`...)
@@ -44,15 +75,15 @@ func appendFeedback(b []byte, f *Feedback) []byte {
 }
 
 func appendField(b []byte, key, s string) []byte {
-	return appendJSONString(append(b, key...), s)
+	return AppendJSONString(append(b, key...), s)
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string the way encoding/json does
+// AppendJSONString appends s as a JSON string the way encoding/json does
 // with HTML escaping off: invalid UTF-8 becomes U+FFFD, and U+2028 and
 // U+2029 are escaped for JavaScript.
-func appendJSONString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		return appendJSONStringSlow(b, s)
 	}
@@ -132,15 +163,15 @@ func appendJSONStringSlow(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendJSONList appends a []string as encoding/json would, without HTML
+// AppendJSONList appends a []string as encoding/json would, without HTML
 // escaping; nil is [].
-func appendJSONList(b []byte, items []string) []byte {
+func AppendJSONList(b []byte, items []string) []byte {
 	b = append(b, '[')
 	for i, s := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = AppendJSONString(b, s)
 	}
 	return append(b, ']')
 }

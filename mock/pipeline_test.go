@@ -3,6 +3,7 @@ package mock_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,5 +120,20 @@ func TestConcurrentMix(t *testing.T) {
 				t.Errorf("%s's journal holds a request of %s", sid, e.Session)
 			}
 		}
+	}
+}
+
+// BenchmarkServeDefaultPage measures the whole handler for the default
+// first page: routing, session, faults, journal, query, page.
+func BenchmarkServeDefaultPage(b *testing.B) {
+	s, err := mock.New(mock.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/api/v1/feedbacks", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
 	}
 }

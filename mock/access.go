@@ -1,0 +1,203 @@
+package mock
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Auth is who may call the API: anyone (type none, the default), or a
+// client that sends one of Tokens as a bearer token. Scenarios give it
+// under auth:, the control panel's overrides in JSON.
+type Auth struct {
+	Type   string   `yaml:"type" json:"type"`
+	Tokens []string `yaml:"tokens" json:"tokens,omitempty"`
+}
+
+// RateLimit allows Requests API requests per Window, per session; the
+// request over it gets 429 with Retry-After.
+type RateLimit struct {
+	Requests int      `yaml:"requests" json:"requests"`
+	Window   Duration `yaml:"window" json:"window"`
+}
+
+// Bounds of a rate limit's window.
+const (
+	minRateWindow = time.Millisecond
+	maxRateWindow = 24 * time.Hour
+)
+
+// problems lists what is wrong with a, with fields relative to it.
+func (a Auth) problems() []fieldProblem {
+	var probs []fieldProblem
+	switch a.Type {
+	case "", "none":
+		if len(a.Tokens) > 0 {
+			probs = append(probs, fieldProblem{"tokens", "only with type: bearer"})
+		}
+	case "bearer":
+		if len(a.Tokens) == 0 {
+			probs = append(probs, fieldProblem{"tokens", "required with type: bearer: the tokens clients may send"})
+		}
+		for i, tok := range a.Tokens {
+			if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+				probs = append(probs, fieldProblem{fmt.Sprintf("tokens[%d]", i), "must be a non-empty token without spaces"})
+			}
+		}
+	default:
+		probs = append(probs, fieldProblem{"type", fmt.Sprintf("must be none or bearer, got %q", a.Type)})
+	}
+	return probs
+}
+
+// problems lists what is wrong with rl, with fields relative to it.
+func (rl *RateLimit) problems() []fieldProblem {
+	var probs []fieldProblem
+	if rl.Requests < 1 {
+		probs = append(probs, fieldProblem{"requests", fmt.Sprintf("must be at least 1, got %d", rl.Requests)})
+	}
+	if w := rl.Window.D(); w < minRateWindow || w > maxRateWindow {
+		probs = append(probs, fieldProblem{"window", fmt.Sprintf("must be from 1ms to 24h, got %s", rl.Window)})
+	}
+	return probs
+}
+
+// allows reports whether an Authorization header passes a, comparing the
+// token with each allowed one in constant time.
+func (a Auth) allows(header string) bool {
+	if a.Type != "bearer" {
+		return true
+	}
+	got, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok {
+		return false
+	}
+	match := 0
+	for _, t := range a.Tokens {
+		match |= subtle.ConstantTimeCompare([]byte(got), []byte(t))
+	}
+	return match == 1
+}
+
+// rateWindow counts a session's requests in the current window.
+type rateWindow struct {
+	start time.Time
+	n     int
+}
+
+// admit counts a request at now and reports whether rl lets it through;
+// when not, retryIn is how long until the window ends (at least 1s).
+func (w *rateWindow) admit(rl *RateLimit, now time.Time) (retryIn time.Duration, ok bool) {
+	if w.start.IsZero() || now.Sub(w.start) >= rl.Window.D() {
+		w.start, w.n = now, 0
+	}
+	w.n++
+	if w.n <= rl.Requests {
+		return 0, true
+	}
+	return max(w.start.Add(rl.Window.D()).Sub(now), time.Second), false
+}
+
+// Overrides change auth and the rate limit for every session, whatever
+// the scenario says, until reset: the control page's switches.
+type Overrides struct {
+	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
+	// {"type":"bearer","tokens":["demo-token"]}.
+	Auth *Auth `json:"auth"`
+	// RateLimit, when set, replaces the scenario's rate limit.
+	RateLimit *RateLimit `json:"rate_limit"`
+}
+
+// validate reports the first problem of o, with its JSON path.
+func (o Overrides) validate() error {
+	var probs []fieldProblem
+	if o.Auth != nil {
+		probs = append(probs, prefixed("auth", o.Auth.problems())...)
+	}
+	if o.RateLimit != nil {
+		probs = append(probs, prefixed("rate_limit", o.RateLimit.problems())...)
+	}
+	if len(probs) > 0 {
+		return invalidBody(probs[0].field, "%s", probs[0].msg)
+	}
+	return nil
+}
+
+// SetOverrides replaces the overrides; the zero value clears them.
+func (s *Server) SetOverrides(o Overrides) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	s.faultsMu.Lock()
+	defer s.faultsMu.Unlock()
+	s.overrides = o
+	return nil
+}
+
+// Overrides returns the overrides in force.
+func (s *Server) Overrides() Overrides {
+	s.faultsMu.Lock()
+	defer s.faultsMu.Unlock()
+	return s.overrides
+}
+
+// access is the auth and rate limit for a request in sc: the scenario's,
+// unless overridden.
+func (s *Server) access(sc *Scenario) (Auth, *RateLimit) {
+	auth, rl := sc.auth, sc.rateLimit
+	s.faultsMu.Lock()
+	if o := s.overrides.Auth; o != nil {
+		auth = *o
+	}
+	if o := s.overrides.RateLimit; o != nil {
+		rl = o
+	}
+	s.faultsMu.Unlock()
+	return auth, rl
+}
+
+// Realms of the WWW-Authenticate challenges.
+const (
+	realmAPI   = `Bearer realm="replymock"`
+	realmAdmin = `Bearer realm="replymock admin"`
+)
+
+// errUnauthorized answers an API request without a valid token.
+var errUnauthorized = &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+	Message: "this scenario requires Authorization: Bearer <token>"}
+
+// errRateLimited answers the request over rl.
+func errRateLimited(rl *RateLimit) *APIError {
+	return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
+		Message: fmt.Sprintf("rate limit of %d requests per %s exceeded", rl.Requests, rl.Window)}
+}
+
+// setRetryAfter tells a client when to try again, in whole seconds
+// rounded up, unless the answer says so already.
+func setRetryAfter(h http.Header, d time.Duration) {
+	if h.Get("Retry-After") == "" {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
+}
+
+// setChallenge asks a client for a bearer token, unless the answer does
+// already.
+func setChallenge(h http.Header, realm string) {
+	if h.Get("WWW-Authenticate") == "" {
+		h.Set("WWW-Authenticate", realm)
+	}
+}
+
+// adminTokenOK reports whether r carries the admin token, as a bearer
+// token or in X-Mock-Admin-Token, compared in constant time.
+func adminTokenOK(r *http.Request, token string) bool {
+	got := r.Header.Get("X-Mock-Admin-Token")
+	if got == "" {
+		got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}

@@ -1,0 +1,224 @@
+package mock
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// apiContext is what an API handler needs beyond the request: the
+// session and the scenario it runs in.
+type apiContext struct {
+	ss *session
+	sc *Scenario
+}
+
+// apiHandler serves one API operation.
+type apiHandler func(w http.ResponseWriter, r *http.Request, ac apiContext)
+
+// apiOp is one API operation: a path and the methods it answers.
+type apiOp struct {
+	path    string
+	methods []string
+	handle  apiHandler
+}
+
+// apiTable lists the API's operations; serveAPI finds a request's by exact
+// path (as sent, not cleaned or decoded) and method.
+type apiTable []apiOp
+
+func (t apiTable) find(escapedPath, method string) apiHandler {
+	for i := range t {
+		if t[i].path == escapedPath {
+			for _, m := range t[i].methods {
+				if m == method {
+					return t[i].handle
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// plan is what happens to one API request, decided on arrival.
+type plan struct {
+	delay    time.Duration
+	answer   *Fault // the fault that errors or drops instead of the API; nil for none
+	truncate bool   // cut whatever the answer is in half
+	labels   []string
+	deny     *APIError // 401 or 429, when no fault answered first
+	retryIn  time.Duration
+}
+
+// serveAPI runs an /api/v1 request through the scenario: faults, auth
+// and rate limit, then the API itself, and records it in the journal.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, requestID string) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w}
+	body := &capture{r: r.Body}
+	entry := journalRecord{JournalEntry: JournalEntry{RequestID: requestID, Time: s.now(),
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
+	var ss *session
+	var p *plan
+	defer func() {
+		took := time.Since(start)
+		entry.Status = rec.status
+		s.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.String("session", entry.Session), slog.String("scenario", entry.Scenario),
+			slog.String("request_id", requestID), slog.String("fault", entry.Fault))
+		if ss == nil {
+			return // the request never got a session: nothing to journal
+		}
+		entry.DurationMS = float64(took.Microseconds()) / 1000
+		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
+		entry.resp = rec.chunks
+		s.record(ss, entry)
+	}()
+	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500
+
+	sid := r.Header.Get(HeaderSession)
+	if sid == "" {
+		sid = DefaultSession
+	} else if !validID(sid) {
+		s.writeError(rec, r, invalidParameter(HeaderSession, msgBadSessionID))
+		return
+	}
+	entry.Session = sid
+	var sc *Scenario
+	var err error
+	ss, sc, err = s.resolve(sid, r.Header.Get(HeaderScenario))
+	if err != nil {
+		s.writeError(rec, r, err)
+		return
+	}
+	entry.Scenario = sc.Name
+	pl := s.plan(ss, sc, r)
+	p = &pl
+	entry.Fault = strings.Join(p.labels, ", ")
+
+	if p.delay > 0 {
+		t := time.NewTimer(p.delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			entry.Fault += " (client gone)"
+			return
+		}
+	}
+	if p.answer != nil || p.deny != nil {
+		// No handler reads the body: read what the journal keeps of it.
+		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
+	}
+	switch f := p.answer; {
+	case f == nil:
+	case f.Error != nil:
+		writeFaultError(rec, f.Error)
+		return
+	case f.Drop:
+		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
+	}
+	answer := func(w http.ResponseWriter) {
+		switch {
+		case p.deny == errUnauthorized:
+			setChallenge(w.Header(), realmAPI)
+			s.writeError(w, r, p.deny)
+		case p.deny != nil:
+			setRetryAfter(w.Header(), p.retryIn)
+			s.writeError(w, r, p.deny)
+		default:
+			s.answerAPI(w, r, body, apiContext{ss, sc})
+		}
+	}
+	if p.truncate {
+		writeTruncated(rec, answer)
+		return
+	}
+	answer(rec)
+}
+
+// answerAPI runs the operation the request names, or answers 404 or 405.
+// The handler reads the body through body, for the journal, on a shallow
+// copy of r: the caller's request is not changed.
+func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, ac apiContext) {
+	h := s.api.find(r.URL.EscapedPath(), r.Method)
+	if h == nil {
+		s.router.ServeHTTP(w, r)
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r2 := *r
+		r2.Body = body
+		r = &r2
+	}
+	h(w, r, ac)
+}
+
+// plan decides faults, auth and the rate limit for a request, advancing
+// the session's counters.
+func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
+	global := s.runtimeFaults()
+	auth, rl := s.access(sc)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.state(sc)
+	p := ss.meetFaults(st, global, r.Method, strings.TrimPrefix(r.URL.Path, APIPrefix))
+	if p.answer != nil {
+		return p
+	}
+	if !auth.allows(r.Header.Get("Authorization")) {
+		p.deny = errUnauthorized
+		return p
+	}
+	if rl != nil {
+		if retryIn, ok := st.window.admit(rl, s.now()); !ok {
+			p.deny, p.retryIn = errRateLimited(rl), retryIn
+			p.labels = append(p.labels, "rate limit")
+		}
+	}
+	return p
+}
+
+// writeTruncated sends what answer writes with its headers and a
+// Content-Length for the whole body, but only half the body, and then
+// closes the connection.
+func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
+	buf := &bufferWriter{header: make(http.Header)}
+	answer(buf)
+	for k, v := range buf.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(buf.body.Len()))
+	w.WriteHeader(buf.status)
+	w.Write(buf.body.Bytes()[:buf.body.Len()/2])
+	http.NewResponseController(w).Flush()
+	panic(http.ErrAbortHandler)
+}
+
+// bufferWriter holds a whole response in memory.
+type bufferWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferWriter) Header() http.Header { return b.header }
+
+func (b *bufferWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
