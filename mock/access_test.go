@@ -1,9 +1,11 @@
 package mock_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,35 @@ func TestTruncateAfterAuth(t *testing.T) {
 	_, err = io.ReadAll(resp.Body)
 	if resp.StatusCode != 401 || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("status %d, read error %v; want a truncated 401", resp.StatusCode, err)
+	}
+}
+
+// Auth and the rate limit have one set of rules: a scenario file and the
+// control panel's overrides reject the same values, at the same field,
+// with the same message.
+func TestAccessRulesAreOne(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	for _, c := range []struct {
+		key, json, yaml, field, msg string
+	}{
+		{"auth", `{"type":"basic"}`, `{type: basic}`, "auth.type", `must be none or bearer, got "basic"`},
+		{"auth", `{"type":"bearer"}`, `{type: bearer}`, "auth.tokens", "required with type: bearer"},
+		{"auth", `{"type":"none","tokens":["x"]}`, `{type: none, tokens: [x]}`, "auth.tokens", "only with type: bearer"},
+		{"auth", `{"type":"bearer","tokens":["a b"]}`, `{type: bearer, tokens: ["a b"]}`, "auth.tokens[0]", "must be a non-empty token without spaces"},
+		{"rate_limit", `{"requests":0,"window":"1s"}`, `{requests: 0, window: 1s}`, "rate_limit.requests", "must be at least 1, got 0"},
+		{"rate_limit", `{"requests":1,"window":"25h"}`, `{requests: 1, window: 25h}`, "rate_limit.window", "must be from 1ms to 24h, got 25h0m0s"},
+	} {
+		r := admin(t, h, "PUT", "/__mock/overrides", `{"`+c.key+`":`+c.json+`}`)
+		checkError(t, "PUT overrides "+c.json, r, 400, "invalid_body", c.field)
+		var eb errorBody
+		json.Unmarshal(r.body, &eb)
+		if !strings.Contains(eb.Error.Message, c.msg) {
+			t.Errorf("PUT overrides %s: message %q, want %q", c.json, eb.Error.Message, c.msg)
+		}
+		file := "extends: default\ndescription: x\n" + c.key + ": " + c.yaml + "\n"
+		err := mock.ValidateFile(mock.Options{}, "x.yaml", []byte(file))
+		if err == nil || !strings.Contains(err.Error(), ": "+c.field+": "+c.msg) {
+			t.Errorf("scenario with %s: %s: %v, want %q", c.key, c.yaml, err, c.field+": "+c.msg)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -44,6 +45,39 @@ func TestAPIHandler(t *testing.T) {
 	} {
 		if r := get(t, h, target); r.status != want {
 			t.Errorf("GET %s: %d, want %d", target, r.status, want)
+		}
+	}
+}
+
+// ServeHTTP leaves the caller's request as it was: no request id written
+// into its header, the same body.
+func TestServeHTTPLeavesRequestAlone(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	for _, c := range []struct{ method, target, body string }{
+		{"GET", "/api/v1/feedbacks?limit=1", ""},
+		{"PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":2,"tone":"calm"}]}`},
+		{"PATCH", "/api/v1/settings/ai", `{"bad":1}`},
+		{"GET", "/__mock/health", ""},
+	} {
+		req := httptest.NewRequest(c.method, c.target, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		before, body := req.Header.Clone(), req.Body
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Header().Get(mock.HeaderRequestID) == "" {
+			t.Errorf("%s %s: no request id in the answer", c.method, c.target)
+		}
+		if !reflect.DeepEqual(req.Header, before) {
+			t.Errorf("%s %s: request header changed from %v to %v", c.method, c.target, before, req.Header)
+		}
+		if req.Body != body {
+			t.Errorf("%s %s: request body replaced", c.method, c.target)
+		}
+	}
+	// The journal still knows each request's id.
+	for _, e := range h.Requests(mock.JournalFilter{}) {
+		if e.RequestID == "" || e.Headers[mock.HeaderRequestID] != "" {
+			t.Errorf("journal entry %d: request_id %q, header %q: the id belongs in request_id only", e.Seq, e.RequestID, e.Headers[mock.HeaderRequestID])
 		}
 	}
 }

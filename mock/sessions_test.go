@@ -148,3 +148,42 @@ func TestSessionTTLOnReturn(t *testing.T) {
 		t.Errorf("after 2 h idle, session x still has its fault: %d", r.status)
 	}
 }
+
+// Admin reads about a session that does not exist answer what it would
+// start as and create nothing: with a cap of 2, a burst of reads about
+// other sessions does not evict the one session that has state.
+func TestAdminReadsCreateNoSession(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{MaxSessions: 2, Now: clock.now})
+	decodeOK(t, "PATCH a", do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":1,"tone":"mine"}]}`,
+		"Content-Type", "application/json", "X-Mock-Session", "a"), new(mock.Settings))
+	for i := range 5 {
+		clock.add(time.Second)
+		sid := fmt.Sprintf("reader-%d", i)
+		for _, target := range []string{
+			"/__mock/faults?session=" + sid,
+			"/__mock/settings?session=" + sid,
+			"/__mock/data?session=" + sid,
+			"/__mock/scenarios?session=" + sid,
+			"/__mock/requests?session=" + sid,
+			"/__mock/clock?scenario=demo-frozen&session=" + sid,
+		} {
+			if r := admin(t, h, "GET", target, ""); r.status != 200 {
+				t.Fatalf("GET %s: %d %s", target, r.status, r.body)
+			}
+		}
+	}
+	if got := getSettingsAs(t, h, "a").Feedback[0].Tone; got != "mine" {
+		t.Errorf("session a lost its settings (tone %q): reads about other sessions created sessions and evicted it", got)
+	}
+	var view struct {
+		Session  string        `json:"session"`
+		Scenario string        `json:"scenario"`
+		Settings mock.Settings `json:"settings"`
+	}
+	decodeOK(t, "GET /__mock/settings?session=fresh", admin(t, h, "GET", "/__mock/settings?session=fresh", ""), &view)
+	if want := getSettingsAs(t, h, mock.DefaultSession).Feedback[0].Tone; view.Session != "fresh" || view.Settings.Feedback[0].Tone != want {
+		t.Errorf("a session that does not exist reads as %q with tone %q, want a fresh session with the scenario's tone %q",
+			view.Session, view.Settings.Feedback[0].Tone, want)
+	}
+}
