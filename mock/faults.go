@@ -405,21 +405,3 @@ func (s *Server) RemoveFaults(sid, id string) int {
 	}
 	return n
 }
-
-// sessionsOf lists the session sid, if it exists, or every session for
-// AllSessions.
-func (s *Server) sessionsOf(sid string) []*session {
-	s.sessionsMu.Lock()
-	defer s.sessionsMu.Unlock()
-	if sid != AllSessions {
-		if ss, ok := s.sessions[sid]; ok {
-			return []*session{ss}
-		}
-		return nil
-	}
-	out := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		out = append(out, ss)
-	}
-	return out
-}

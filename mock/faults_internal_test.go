@@ -80,7 +80,7 @@ func TestFaultDecide(t *testing.T) {
 	seq := func() string {
 		f := Fault{Probability: &p}
 		var c faultCounter
-		rng := newRNG(42, "session-a")
+		rng := (&Scenario{Seed: 42}).rng("session-a")
 		s := ""
 		for range 40 {
 			if f.decide(&c, rng) {

@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"path"
 	"regexp"
 	"slices"
@@ -304,6 +307,49 @@ func (sc *Scenario) dataBuilder(display string, fixtures []Feedback) func() (*re
 		}
 		return reviews.New(fbs)
 	}
+}
+
+// Len is the number of reviews in the scenario's data, building it if needed.
+func (sc *Scenario) Len() (int, error) {
+	st, err := sc.store()
+	if err != nil {
+		return 0, err
+	}
+	return st.Len(), nil
+}
+
+// store is the scenario's reviews, built on first use.
+func (sc *Scenario) store() (*reviews.Store, error) { return sc.data.get() }
+
+func copyScenarioKey(dst, src *scenarioFile, key string) {
+	switch key {
+	case "description":
+		dst.Description = src.Description
+	case "seed":
+		dst.Seed = src.Seed
+	case "tones":
+		dst.Tones = src.Tones
+	case "settings":
+		dst.Settings = src.Settings
+	case "auth":
+		dst.Auth = src.Auth
+	case "rate_limit":
+		dst.RateLimit = src.RateLimit
+	case "faults":
+		dst.Faults = src.Faults
+	case "shop":
+		dst.Shop = src.Shop
+	case "data":
+		dst.Data = src.Data
+	}
+}
+
+// rng is a source of random choices from the scenario's seed and a stream
+// name (a session id): the same seed and name give the same sequence.
+func (sc *Scenario) rng(stream string) *rand.Rand {
+	h := fnv.New64a()
+	io.WriteString(h, stream)
+	return rand.New(rand.NewPCG(uint64(sc.Seed), h.Sum64()))
 }
 
 // dataSource builds a store once, on first use. Scenarios with the same

@@ -83,41 +83,6 @@ type Scenario struct {
 	fingerprint string
 }
 
-// Len is the number of reviews in the scenario's data, building it if needed.
-func (sc *Scenario) Len() (int, error) {
-	st, err := sc.store()
-	if err != nil {
-		return 0, err
-	}
-	return st.Len(), nil
-}
-
-// store is the scenario's reviews, built on first use.
-func (sc *Scenario) store() (*reviews.Store, error) { return sc.data.get() }
-
-func copyScenarioKey(dst, src *scenarioFile, key string) {
-	switch key {
-	case "description":
-		dst.Description = src.Description
-	case "seed":
-		dst.Seed = src.Seed
-	case "tones":
-		dst.Tones = src.Tones
-	case "settings":
-		dst.Settings = src.Settings
-	case "auth":
-		dst.Auth = src.Auth
-	case "rate_limit":
-		dst.RateLimit = src.RateLimit
-	case "faults":
-		dst.Faults = src.Faults
-	case "shop":
-		dst.Shop = src.Shop
-	case "data":
-		dst.Data = src.Data
-	}
-}
-
 // fingerprint hashes what a scenario is made of.
 func fingerprint(sf scenarioFile, seed int64, dataKey string) string {
 	h := sha256.New()

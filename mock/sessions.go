@@ -1,10 +1,7 @@
 package mock
 
 import (
-	"hash/fnv"
-	"io"
 	"math/rand/v2"
-	"reflect"
 	"regexp"
 	"sync"
 	"time"
@@ -61,14 +58,6 @@ type scenarioState struct {
 	shop     *shopState // the living shop, for a scenario with one
 }
 
-// newRNG is the source of a session's random choices in one scenario:
-// the same seed and session id give the same sequence.
-func newRNG(seed int64, sessionID string) *rand.Rand {
-	h := fnv.New64a()
-	io.WriteString(h, sessionID)
-	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
-}
-
 // state returns the session's state for sc; the caller holds ss.mu. A
 // reloaded scenario keeps the session's settings but starts its fault
 // counters, random sequence, rate limit and shop again.
@@ -88,7 +77,7 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 			}
 		}
 		st.sc, st.shop = sc, nil
-		st.rng = newRNG(sc.Seed, ss.id)
+		st.rng = sc.rng(ss.id)
 		st.window = rateWindow{}
 	}
 	return st
@@ -112,30 +101,6 @@ func (ss *session) settings(sc *Scenario) Settings {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.state(sc).settings
-}
-
-// patchSettings applies p atomically: on error nothing changes. In a
-// living shop, a rating whose settings change can be answered from now.
-func (ss *session) patchSettings(sc *Scenario, p *settingsPatch, now time.Time) (Settings, error) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	st := ss.state(sc)
-	next, err := p.apply(st.settings)
-	if err != nil {
-		return st.settings, err
-	}
-	if sh, err := ss.runShop(sc, now); err != nil {
-		return st.settings, err
-	} else if sh != nil {
-		at := sh.now(now)
-		for i := range next.Feedback {
-			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
-				sh.changedAt[i] = at
-			}
-		}
-	}
-	st.settings = next
-	return next, nil
 }
 
 // runShop brings the session's living shop in sc up to its clock and
@@ -310,4 +275,22 @@ func (s *Server) Reset(sid string) {
 		s.faults, s.overrides = nil, Overrides{}
 		s.faultsMu.Unlock()
 	}
+}
+
+// sessionsOf lists the session sid, if it exists, or every session for
+// AllSessions.
+func (s *Server) sessionsOf(sid string) []*session {
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	if sid != AllSessions {
+		if ss, ok := s.sessions[sid]; ok {
+			return []*session{ss}
+		}
+		return nil
+	}
+	out := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
 }

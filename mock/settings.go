@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -497,10 +499,35 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac 
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := ac.ss.patchSettings(ac.sc, p, s.now())
+	st, err := patchSettings(ac.ss, ac.sc, p, s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, envelope{Success: true, Data: st})
+}
+
+// patchSettings applies p to the session's settings in sc atomically: on
+// error nothing changes. In a living shop, a rating whose settings change
+// can be answered from now.
+func patchSettings(ss *session, sc *Scenario, p *settingsPatch, now time.Time) (Settings, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.state(sc)
+	next, err := p.apply(st.settings)
+	if err != nil {
+		return st.settings, err
+	}
+	if sh, err := ss.runShop(sc, now); err != nil {
+		return st.settings, err
+	} else if sh != nil {
+		at := sh.now(now)
+		for i := range next.Feedback {
+			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
+				sh.changedAt[i] = at
+			}
+		}
+	}
+	st.settings = next
+	return next, nil
 }

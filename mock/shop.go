@@ -91,7 +91,7 @@ func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
 			return nil, fmt.Errorf("shop: review %d: %w", i, err)
 		}
 	}
-	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, bank: sc.bank, rng: newRNG(sc.Seed, "shop:"+sid)}
+	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, bank: sc.bank, rng: sc.rng("shop:" + sid)}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run; a real one at
 	// now, but never before the newest review, so arrivals come on top.
