@@ -9,63 +9,76 @@ import (
 	"github.com/replymock/replymock/mock/mocktest"
 )
 
-// A client's retry logic meets two failures, then the real answer; the
-// journal shows what the client sent.
-func Example() {
-	srv, err := mocktest.Start()
-	if err != nil {
-		panic(err)
-	}
-	defer srv.Close()
-	srv.Mock.AddFault(mock.AllSessions, mock.Fault{Method: "GET", Path: "/feedbacks", Times: 2,
-		Error: &mock.FaultError{Status: http.StatusServiceUnavailable}})
+// A Go test of client code: the client must get past the two failures
+// FailNext injects, and the journal shows the calls it made.
+func ExampleNew() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
 
-	for attempt := 1; attempt <= 3; attempt++ {
-		resp, err := srv.Client().Get(srv.APIURL() + "/feedbacks?limit=1")
-		if err != nil {
-			panic(err)
+	srv := mocktest.New(t)
+	srv.FailNext(t, 2, "GET", "/feedbacks", 503) // the next two list calls fail
+
+	// The client code under test: a GET that retries 5xx answers, three tries in all.
+	get := func(url string) (int, error) {
+		for try := 1; ; try++ {
+			resp, err := srv.Client().Get(url)
+			if err != nil {
+				return 0, err
+			}
+			resp.Body.Close()
+			if resp.StatusCode < 500 || try == 3 {
+				return resp.StatusCode, nil
+			}
 		}
-		resp.Body.Close()
-		fmt.Println("attempt", attempt, resp.StatusCode)
 	}
-	for _, e := range srv.Requests(mock.JournalFilter{Path: "/api/v1/feedbacks"}) {
-		fmt.Println(e.Method, e.Path+"?"+e.Query, e.Status, e.Fault)
+
+	status, err := get(srv.APIURL() + "/feedbacks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests(mock.JournalFilter{Path: "/api/v1/feedbacks"})
+	if status != 200 || len(reqs) != 3 {
+		t.Errorf("got %d after %d calls, want 200 after 3", status, len(reqs))
+	}
+	for _, r := range reqs {
+		fmt.Println(r.Method, r.Path, r.Status, r.Fault)
 	}
 	// Output:
-	// attempt 1 503
-	// attempt 2 503
-	// attempt 3 200
-	// GET /api/v1/feedbacks?limit=1 503 error 503
-	// GET /api/v1/feedbacks?limit=1 503 error 503
-	// GET /api/v1/feedbacks?limit=1 200
+	// GET /api/v1/feedbacks 503 error 503
+	// GET /api/v1/feedbacks 503 error 503
+	// GET /api/v1/feedbacks 200
 }
 
 // A scenario picked for the whole server: here every request needs a token.
 func Example_scenario() {
-	srv, err := mocktest.Start(mocktest.WithScenario("unauthorized"))
-	if err != nil {
-		panic(err)
-	}
-	defer srv.Close()
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t, mocktest.WithScenario("unauthorized"))
 
 	resp, err := srv.Client().Get(srv.APIURL() + "/settings/ai")
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	resp.Body.Close()
 	fmt.Println("without token:", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 
-	req, _ := http.NewRequest("GET", srv.APIURL()+"/settings/ai", nil)
+	req, err := http.NewRequest("GET", srv.APIURL()+"/settings/ai", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Authorization", "Bearer demo-token")
 	resp, err = srv.Client().Do(req)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	var body struct {
 		Data mock.Settings `json:"data"`
 	}
-	json.NewDecoder(resp.Body).Decode(&body)
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
 	fmt.Println("with token:", resp.StatusCode, len(body.Data.Feedback), "rating settings")
 	// Output:
 	// without token: 401 Bearer realm="replymock"
@@ -75,34 +88,45 @@ func Example_scenario() {
 // Parallel tests share nothing when each has its own session: here two
 // sessions of one server change their settings independently.
 func Example_sessions() {
-	srv, err := mocktest.Start()
-	if err != nil {
-		panic(err)
-	}
-	defer srv.Close()
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
 	tone := func(session string) string {
-		req, _ := http.NewRequest("GET", srv.APIURL()+"/settings/ai", nil)
+		req, err := http.NewRequest("GET", srv.APIURL()+"/settings/ai", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set(mock.HeaderSession, session)
 		resp, err := srv.Client().Do(req)
 		if err != nil {
-			panic(err)
+			t.Fatal(err)
 		}
 		defer resp.Body.Close()
 		var body struct {
 			Data mock.Settings `json:"data"`
 		}
-		json.NewDecoder(resp.Body).Decode(&body)
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
 		return body.Data.Feedback[4].Tone
 	}
-	req, _ := http.NewRequest("PATCH", srv.APIURL()+"/settings/ai",
+
+	req, err := http.NewRequest("PATCH", srv.APIURL()+"/settings/ai",
 		jsonBody(`{"feedback":[{"rating":5,"tone":"formal"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(mock.HeaderSession, "test-a")
 	resp, err := srv.Client().Do(req)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PATCH /settings/ai: status = %d, want 200", resp.StatusCode)
+	}
 	fmt.Println("test-a:", tone("test-a"))
 	fmt.Println("test-b:", tone("test-b"))
 	// Output:
