@@ -112,9 +112,19 @@ type Overrides struct {
 	RateLimit *RateLimit `json:"rate_limit"`
 }
 
-// validate reports the first problem of o, with its JSON path.
+// AuthOverride is the auth part of Overrides.
+//
+// Deprecated: use Auth, the one type for auth in scenarios and overrides.
+type AuthOverride = Auth
+
+// validate reports the first problem of o, with its JSON path. Unlike a
+// scenario file, where a missing auth means none, an override names its
+// type.
 func (o Overrides) validate() error {
 	var probs []fieldProblem
+	if o.Auth != nil && o.Auth.Type == "" {
+		probs = append(probs, fieldProblem{"auth.type", `must be none or bearer, got ""`})
+	}
 	if o.Auth != nil {
 		probs = append(probs, prefixed("auth", o.Auth.problems())...)
 	}

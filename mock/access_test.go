@@ -75,4 +75,8 @@ func TestAccessRulesAreOne(t *testing.T) {
 			t.Errorf("scenario with %s: %s: %v, want %q", c.key, c.yaml, err, c.field+": "+c.msg)
 		}
 	}
+	// An override names its type; in a scenario, no auth means none.
+	for _, body := range []string{`{"auth":{}}`, `{"auth":{"type":""}}`, `{"auth":{"tokens":["x"]}}`} {
+		checkError(t, "PUT overrides "+body, admin(t, h, "PUT", "/__mock/overrides", body), 400, "invalid_body", "auth.type")
+	}
 }

@@ -29,7 +29,7 @@ func adminScope(r *http.Request, def string) (string, error) {
 	case sid == AllSessions || validID(sid):
 		return sid, nil
 	}
-	return "", invalidParameter("session", "must be * or 1 to 128 letters, digits or ._:@-")
+	return "", invalidParameter("session", "must be * or "+msgBadSessionID)
 }
 
 // requireAdmin guards the admin routes when an admin token is set; the

@@ -353,7 +353,10 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 	ss := s.sessionLocked(sid)
 	s.sessionsMu.Unlock()
 	ss.mu.Lock()
-	ss.faults = append(ss.faults, fp)
+	// In the order of their ids, as Faults lists them, even when two are
+	// added at once.
+	i, _ := slices.BinarySearchFunc(ss.faults, f.seq, func(g *Fault, seq int) int { return g.seq - seq })
+	ss.faults = slices.Insert(ss.faults, i, fp)
 	ss.mu.Unlock()
 	return f, nil
 }
@@ -380,28 +383,30 @@ func (s *Server) Faults(sid string) []Fault {
 // run-time fault of session (AllSessions: of every session and global).
 // It reports how many were removed.
 func (s *Server) RemoveFaults(sid, id string) int {
-	n := 0
+	var removed []*Fault
 	drop := func(f *Fault, owner string) bool {
 		d := id != "" && f.ID == id || id == "" && (sid == AllSessions || owner == sid)
 		if d {
-			n++
+			removed = append(removed, f)
 		}
 		return d
 	}
 	s.faultsMu.Lock()
 	// A new slice: requests in flight read the old one without the lock.
 	s.faults = slices.DeleteFunc(slices.Clone(s.faults), func(f *Fault) bool { return drop(f, AllSessions) })
-	global := s.faults
 	s.faultsMu.Unlock()
-	for _, ss := range s.sessionsOf(AllSessions) {
+	sessions := s.sessionsOf(AllSessions)
+	for _, ss := range sessions {
 		ss.mu.Lock()
 		ss.faults = slices.DeleteFunc(ss.faults, func(f *Fault) bool { return drop(f, ss.id) })
-		for f := range ss.counters {
-			if f.ID != "" && !slices.Contains(global, f) && !slices.Contains(ss.faults, f) {
-				delete(ss.counters, f) // a run-time fault that is gone
-			}
+		ss.mu.Unlock()
+	}
+	for _, ss := range sessions {
+		ss.mu.Lock()
+		for _, f := range removed {
+			delete(ss.counters, f)
 		}
 		ss.mu.Unlock()
 	}
-	return n
+	return len(removed)
 }

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
 )
 
 func TestAdminFaults(t *testing.T) {
@@ -190,5 +193,28 @@ func TestShadowedFaultIsNotCounted(t *testing.T) {
 	e := h.Requests(mock.JournalFilter{})
 	if len(e) != 5 || e[0].Fault != "first-calls-fail: error 500" || e[2].Fault != "error 503" || e[4].Fault != "" {
 		t.Errorf("journal labels: %q %q %q", e[0].Fault, e[2].Fault, e[4].Fault)
+	}
+}
+
+// A scenario that extends another keeps its own counters of the faults it
+// inherits: "the first request fails" holds in each.
+func TestInheritedFaultsCountApart(t *testing.T) {
+	def, err := fs.ReadFile(scenarios.FS, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{
+		"default.yaml": {Data: def},
+		"parent.yaml":  {Data: []byte("extends: default\ndescription: first call fails\nfaults:\n  - {times: 1, error: {status: 500}}\n")},
+		"child.yaml":   {Data: []byte("extends: parent\ndescription: the same, its own counters\n")},
+	}
+	h := newServer(t, mock.Options{Scenarios: files, Scenario: "parent"})
+	for i, c := range []struct {
+		scenario string
+		want     int
+	}{{"parent", 500}, {"parent", 200}, {"child", 500}, {"child", 200}, {"parent", 200}} {
+		if r := get(t, h, "/api/v1/settings/ai", "X-Mock-Scenario", c.scenario); r.status != c.want {
+			t.Errorf("request %d in %s: %d, want %d", i+1, c.scenario, r.status, c.want)
+		}
 	}
 }

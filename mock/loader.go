@@ -189,7 +189,10 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	}
 	sf.applyDefaults()
 	sc := &Scenario{Name: name, Description: sf.Description, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
-		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, faults: sf.Faults, shop: sf.Shop}
+		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, shop: sf.Shop,
+		// Its own copy: a fault's counters are keyed by its address, and a
+		// scenario that extends another must not share the other's.
+		faults: slices.Clone(sf.Faults)}
 	if p.l.seed != 0 {
 		sc.Seed = p.l.seed
 	}

@@ -28,13 +28,12 @@ type ScenarioInfo struct {
 // Scenarios lists the scenarios, marking the one active for session.
 func (s *Server) Scenarios(sid string) []ScenarioInfo {
 	picked := ""
-	for _, ss := range s.sessionsOf(sid) {
-		if sid == AllSessions {
-			break // the server's own
+	if sid != AllSessions {
+		for _, ss := range s.sessionsOf(sid) {
+			ss.mu.Lock()
+			picked = ss.scenario
+			ss.mu.Unlock()
 		}
-		ss.mu.Lock()
-		picked = ss.scenario
-		ss.mu.Unlock()
 	}
 	s.scenariosMu.Lock()
 	defer s.scenariosMu.Unlock()
@@ -64,25 +63,22 @@ func (s *Server) SetScenario(sid, name string) error {
 		s.active = name
 	}
 	s.scenariosMu.Unlock()
+	// Picks are written holding sessionsMu, so that a Reset, which keeps
+	// a session's pick, cannot drop the session in between.
 	s.sessionsMu.Lock()
-	targets := []*session{}
-	if sid == AllSessions {
-		for _, ss := range s.sessions {
-			targets = append(targets, ss)
-		}
-	} else {
-		targets = append(targets, s.sessionLocked(sid))
-	}
-	s.sessionsMu.Unlock()
-	pick := name
-	if sid == AllSessions {
-		pick = "" // every session follows the server again
-	}
-	for _, ss := range targets {
+	pick := func(ss *session, name string) {
 		ss.mu.Lock()
-		ss.scenario = pick
+		ss.scenario = name
 		ss.mu.Unlock()
 	}
+	if sid == AllSessions {
+		for _, ss := range s.sessions {
+			pick(ss, "") // every session follows the server again
+		}
+	} else {
+		pick(s.sessionLocked(sid), name)
+	}
+	s.sessionsMu.Unlock()
 	s.log.Info("scenario switched", "session", sid, "scenario", name)
 	_, err := sc.store() // build its data now rather than in the next request
 	return err

@@ -33,7 +33,7 @@ func (s *Server) routes() *mux.Router {
 		{APIPrefix + "/feedbacks", []string{http.MethodGet, http.MethodHead}, s.handleFeedbacksList},
 	}
 	for _, op := range s.api {
-		r.Handle(op.path, http.HandlerFunc(s.handleNotFound)).Methods(op.methods...) // never reached: s.api answers first
+		r.Handle(op.path, unreachable(op.path)).Methods(op.methods...)
 	}
 
 	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
@@ -70,6 +70,15 @@ func (s *Server) routes() *mux.Router {
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
 		Message: "no such path: " + r.URL.Path})
+}
+
+// unreachable is the router's handler of an API operation, which serveAPI
+// answers before the router sees it: reaching it is a bug, answered as a
+// logged 500 rather than a quiet 404.
+func unreachable(path string) http.Handler {
+	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		panic("the router reached the API operation " + r.Method + " " + path)
+	})
 }
 
 // allowTable lists, for each route path, the methods it accepts.

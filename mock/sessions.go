@@ -146,7 +146,10 @@ func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
 	ss := s.sessionLocked(sid)
 	s.sessionsMu.Unlock()
 	sc, err := s.scenarioOf(ss, name)
-	return ss, sc, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return ss, sc, nil
 }
 
 // peek is resolve for a request that only reads: a session that does not
@@ -247,6 +250,13 @@ func (s *Server) dropSessionLocked(id string) {
 // AllSessions, the run-time faults for every session and the overrides go
 // too.
 func (s *Server) Reset(sid string) {
+	if sid == AllSessions {
+		// The faults for every session go first: a request meanwhile
+		// meets none, rather than the old ones with fresh counters.
+		s.faultsMu.Lock()
+		s.faults, s.overrides = nil, Overrides{}
+		s.faultsMu.Unlock()
+	}
 	s.sessionsMu.Lock()
 	reset := func(id string) {
 		ss, ok := s.sessions[id]
@@ -270,11 +280,6 @@ func (s *Server) Reset(sid string) {
 		reset(sid)
 	}
 	s.sessionsMu.Unlock()
-	if sid == AllSessions {
-		s.faultsMu.Lock()
-		s.faults, s.overrides = nil, Overrides{}
-		s.faultsMu.Unlock()
-	}
 }
 
 // sessionsOf lists the session sid, if it exists, or every session for

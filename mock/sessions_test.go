@@ -24,6 +24,12 @@ func TestScenarioHeader(t *testing.T) {
 	checkError(t, "unknown scenario", get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "nope"), 400, mock.CodeInvalidParameter, "X-Mock-Scenario")
 	checkError(t, "bad session", get(t, h, "/api/v1/feedbacks", "X-Mock-Session", "white space"), 400, mock.CodeInvalidParameter, "X-Mock-Session")
 	checkError(t, "path escape", get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "../default"), 400, mock.CodeInvalidParameter, "X-Mock-Scenario")
+	// A request that never got a scenario is not journaled: it ran nowhere.
+	for _, e := range h.Requests(mock.JournalFilter{}) {
+		if e.Status == 400 {
+			t.Errorf("journal holds the request that named no scenario: %+v", e)
+		}
+	}
 }
 
 // Parallel sessions never see each other's settings, counters or journal.
