@@ -1,17 +1,27 @@
 // Command loadbench measures replymock against the practical limit of the
-// machine, in one run: it starts a minimal net/http handler that writes a
-// page of reviews from memory and replymock itself on loopback, drives
-// each with the same Go load generator, and prints throughput, latency
-// percentiles and the ratios the performance targets are stated in.
+// machine, in one run, and prints throughput, latency percentiles and the
+// ratios the performance targets are stated in.
 //
-//	go run ./mock/internal/loadbench            # about two minutes
-//	go run ./mock/internal/loadbench -quick     # a shorter, noisier run
+// Throughput: it builds the replymock binary (or takes -bin), starts it
+// on loopback with its default flags (a text log line per request, stderr
+// a pipe it drains and discards, as a container runtime would) and once
+// more with --log-level warn, and starts a minimal net/http handler
+// writing the same page and headers from memory in a process of its own;
+// it drives each in turn with one Go load generator, in alternated
+// rounds. The other sections (a big shop's start-up, memory and latency
+// by query; PATCH under reads) measure replymock in this process.
 //
-// It exits 1 if a target is missed.
+//	go run ./mock/internal/loadbench                    # about three minutes
+//	go run ./mock/internal/loadbench -quick             # a shorter, noisier run
+//	go run ./mock/internal/loadbench -only throughput   # the throughput section alone
+//
+// It stops the processes it started, and exits 1 if a target is missed.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,12 +29,17 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing/fstest"
 	"time"
 
@@ -33,10 +48,32 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if file := os.Getenv("LOADBENCH_STATIC"); file != "" {
+		// A child of the throughput section: the static server.
+		if err := serveStatic(file, os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench static server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	// An interrupt stops the server processes started, then exits.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		stopChildren()
+		os.Exit(1)
+	}()
+	err := run(os.Args[1:], os.Stdout)
+	stopChildren()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // shape is one query the targets name.
@@ -66,8 +103,27 @@ func run(args []string, out io.Writer) error {
 	size := fs.Int("reviews", 1_000_000, "reviews in the big shop")
 	conc := fs.Int("c", 32, "concurrent connections for the throughput run")
 	latConc := fs.Int("lc", 4, "concurrent connections for the latency runs")
+	rounds := fs.Int("rounds", 3, "alternated rounds of the throughput run")
+	only := fs.String("only", "", "run only these sections, comma-separated: throughput, big (start-up, memory and latency of a big shop), patch")
+	bin := fs.String("bin", "", "the replymock binary to measure; empty builds the module's")
+	inproc := fs.Bool("static-inprocess", false, "serve the static page from this process rather than a process of its own")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	sections := map[string]bool{"throughput": true, "big": true, "patch": true}
+	if *only != "" {
+		clear(sections)
+		for name := range strings.SplitSeq(*only, ",") {
+			switch name = strings.TrimSpace(name); name {
+			case "throughput", "big", "patch":
+				sections[name] = true
+			default:
+				return fmt.Errorf("-only: unknown section %q; sections: throughput, big, patch", name)
+			}
+		}
+	}
+	if *rounds < 1 {
+		return errors.New("-rounds must be >= 1")
 	}
 	dur := 4 * time.Second
 	if *quick {
@@ -75,43 +131,6 @@ func run(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loadbench: %s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 
-	def, err := mock.New(mock.Options{})
-	if err != nil {
-		return err
-	}
-	defURL, stopDef, err := listen(def)
-	if err != nil {
-		return err
-	}
-	defer stopDef()
-
-	// The practical limit: the same bytes, from memory, by plain net/http.
-	page, header, err := fetch(defURL + "/api/v1/feedbacks")
-	if err != nil {
-		return err
-	}
-	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range header {
-			w.Header()[k] = v
-		}
-		w.Write(page)
-	})
-	staticURL, stopStatic, err := listen(static)
-	if err != nil {
-		return err
-	}
-	defer stopStatic()
-
-	fmt.Fprintf(out, "\n1. Throughput, GET /api/v1/feedbacks (default data, a %d-byte page), %d connections, %s each, alternated 3 times\n", len(page), *conc, dur)
-	var ratios []float64
-	var lastStatic, lastMock result
-	for round := range 3 {
-		lastStatic = load(staticURL+"/api/v1/feedbacks", *conc, dur)
-		lastMock = load(defURL+"/api/v1/feedbacks", *conc, dur)
-		ratios = append(ratios, lastMock.rps/lastStatic.rps)
-		fmt.Fprintf(out, "   round %d: static %s | replymock %s | ratio %.2f\n", round+1, lastStatic, lastMock, ratios[round])
-	}
-	tput := median(ratios)
 	misses := 0
 	verdict := func(ok bool) string {
 		if ok {
@@ -120,10 +139,145 @@ func run(args []string, out io.Writer) error {
 		misses++
 		return "MISSED"
 	}
-	fmt.Fprintf(out, "   median ratio %.2f (target >= 0.70): %s\n", tput, verdict(tput >= 0.7))
+	if sections["throughput"] {
+		if err := throughput(out, *bin, *conc, *rounds, dur, *inproc, verdict); err != nil {
+			return err
+		}
+	}
+	if sections["big"] || sections["patch"] {
+		// These measure the server's own work, in this process.
+		def, err := mock.New(mock.Options{})
+		if err != nil {
+			return err
+		}
+		defURL, stopDef, err := listen(def)
+		if err != nil {
+			return err
+		}
+		defer stopDef()
+		if sections["big"] {
+			if err := bigShop(out, defURL, *size, *latConc, dur, verdict); err != nil {
+				return err
+			}
+		}
+		if sections["patch"] {
+			patch(out, defURL, *latConc, dur, verdict)
+		}
+	}
+	if misses > 0 {
+		return fmt.Errorf("%d targets missed", misses)
+	}
+	fmt.Fprintln(out, "\nall targets met")
+	return nil
+}
 
-	fmt.Fprintf(out, "\n2. A shop of %d reviews: start-up and memory\n", *size)
-	big, buildTime, heapPerReview, err := buildBig(*size)
+// Throughput targets: replymock's requests per second over the static
+// handler's, with its default flags (a log line per request) and with
+// --log-level warn (no request lines).
+const (
+	targetDefault = 0.85
+	targetWarn    = 0.90
+)
+
+// throughput measures the replymock binary as deployed against a minimal
+// net/http handler that writes the same page and headers from memory:
+// the practical limit. Each round gives the static handler and replymock
+// with default flags and with --log-level warn the same time, in short
+// slots taken in turn, so that the changing load of a shared machine
+// falls on the three alike.
+func throughput(out io.Writer, bin string, conc, rounds int, dur time.Duration, inproc bool, verdict func(bool) string) error {
+	dir, err := os.MkdirTemp("", "loadbench-")
+	if err != nil {
+		return err
+	}
+	children.mu.Lock()
+	children.dirs = append(children.dirs, dir) // removed by stopChildren
+	children.mu.Unlock()
+	if bin == "" {
+		if bin, err = buildReplymock(dir); err != nil {
+			return err
+		}
+	}
+	def, err := startChild("replymock", bin, nil, nil, "/__mock/health")
+	if err != nil {
+		return err
+	}
+	defer def.stop()
+	warn, err := startChild("replymock --log-level warn", bin, []string{"--log-level", "warn"}, nil, "/__mock/health")
+	if err != nil {
+		return err
+	}
+	defer warn.stop()
+
+	page, header, err := fetch(def.url + "/api/v1/feedbacks")
+	if err != nil {
+		return err
+	}
+	staticURL, where := "", "in a process of its own"
+	if inproc {
+		url, stopStatic, err := listen(staticHandler(staticPage{header, page}))
+		if err != nil {
+			return err
+		}
+		defer stopStatic()
+		staticURL, where = url, "in this process, beside the load generator"
+	} else {
+		static, err := startStatic(dir, staticPage{header, page})
+		if err != nil {
+			return err
+		}
+		defer static.stop()
+		staticURL = static.url
+	}
+
+	fmt.Fprintf(out, "\n1. Throughput, GET /api/v1/feedbacks (default data, a %d-byte page), %d connections, %s each a round in 500 ms slots taken in turn, %d rounds\n", len(page), conc, dur, rounds)
+	fmt.Fprintf(out, "   default: the replymock binary with default flags (a text log line per request; stderr is a pipe this program drains)\n")
+	fmt.Fprintf(out, "   warn: the same with --log-level warn; static: a minimal net/http handler writing the same bytes and headers from memory, %s\n", where)
+	const slot = 500 * time.Millisecond
+	slots := max(1, int(dur/slot))
+	targets := []struct {
+		name string
+		dr   *driver
+	}{{"static", newDriver(staticURL+"/api/v1/feedbacks", conc)}, {"default", newDriver(def.url+"/api/v1/feedbacks", conc)},
+		{"warn", newDriver(warn.url+"/api/v1/feedbacks", conc)}}
+	for _, t := range targets { // warm up: connections, heap, the journal's ring
+		t.dr.run(dur / 4)
+		defer t.dr.close()
+	}
+	linesBefore := def.lines.Load()
+	var defRatios, warnRatios []float64
+	for round := range rounds {
+		samples := make(map[string][]sample)
+		for k := range slots * len(targets) {
+			t := targets[(k+round)%len(targets)]
+			samples[t.name] = append(samples[t.name], t.dr.run(slot))
+		}
+		res := make(map[string]result)
+		for _, t := range targets {
+			r := summarize(samples[t.name]...)
+			if r.errors > 0 {
+				return fmt.Errorf("%s: %d errors", t.name, r.errors)
+			}
+			res[t.name] = r
+		}
+		dr, wr := res["default"].rps/res["static"].rps, res["warn"].rps/res["static"].rps
+		defRatios, warnRatios = append(defRatios, dr), append(warnRatios, wr)
+		fmt.Fprintf(out, "   round %d: static  %s\n            default %s | ratio %.2f\n            warn    %s | ratio %.2f\n",
+			round+1, res["static"], res["default"], dr, res["warn"], wr)
+	}
+	time.Sleep(500 * time.Millisecond) // the last buffered log lines reach the pipe
+	fmt.Fprintf(out, "   replymock with default flags logged %d lines to stderr during the rounds\n", def.lines.Load()-linesBefore)
+	md, mw := median(defRatios), median(warnRatios)
+	fmt.Fprintf(out, "   median ratio, default flags:     %.2f (target >= %.2f): %s\n", md, targetDefault, verdict(md >= targetDefault))
+	fmt.Fprintf(out, "   median ratio, --log-level warn:  %.2f (target >= %.2f): %s\n", mw, targetWarn, verdict(mw >= targetWarn))
+	return nil
+}
+
+// bigShop measures the start-up, memory and latency by query of a big
+// shop, against the default data served at defURL.
+func bigShop(out io.Writer, defURL string, size, latConc int, dur time.Duration, verdict func(bool) string) error {
+	fmt.Fprintf(out, "\n2. A shop of %d reviews: start-up and memory\n", size)
+	big, buildTime, heapPerReview, err := buildBig(size)
 	if err != nil {
 		return err
 	}
@@ -140,7 +294,7 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "   heap: %.0f bytes per review, of which about %.0f are the review's own JSON text; %.0f beyond it (target < 2048): %s\n",
 		heapPerReview, jsonPerReview, heapPerReview-jsonPerReview, verdict(heapPerReview-jsonPerReview < 2048))
 
-	fmt.Fprintf(out, "\n3. Latency by query, default data vs %d reviews, %d connections, %s each (median of 2 runs' p50)\n", *size, *latConc, dur)
+	fmt.Fprintf(out, "\n3. Latency by query, default data vs %d reviews, %d connections, %s each (median of 2 runs' p50)\n", size, latConc, dur)
 	fmt.Fprintf(out, "   %-28s %12s %12s %12s %12s %7s %7s\n", "query", "default p50", "default p99", "big p50", "big p99", "ratio", "target")
 	defNM, err := someNmID(defURL)
 	if err != nil {
@@ -154,8 +308,8 @@ func run(args []string, out io.Writer) error {
 		var dRes, bRes result
 		var dp50s, bp50s []float64
 		for range 2 {
-			dRes = load(defURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", defNM), *latConc, dur/2)
-			bRes = load(bigURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", bigNM), *latConc, dur/2)
+			dRes = load(defURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", defNM), latConc, dur/2)
+			bRes = load(bigURL+"/api/v1/feedbacks?"+strings.ReplaceAll(s.query, "NMID", bigNM), latConc, dur/2)
 			dp50s, bp50s = append(dp50s, float64(dRes.p50)), append(bp50s, float64(bRes.p50))
 		}
 		if dRes.errors+bRes.errors > 0 {
@@ -166,20 +320,19 @@ func run(args []string, out io.Writer) error {
 			time.Duration(median(bp50s)).Round(time.Microsecond), bRes.p99.Round(time.Microsecond), ratio, fmt.Sprintf("<= %g", s.limit), verdict(ratio <= s.limit))
 	}
 
-	fmt.Fprintf(out, "\n4. PATCH under concurrent reads: %d readers of GET /settings/ai, alone and while one client PATCHes\n", *latConc)
-	alone := load(defURL+"/api/v1/settings/ai", *latConc, dur)
-	pr := patchUnderLoad(defURL, *latConc, dur)
+	return nil
+}
+
+// patch measures reads of the settings while one client PATCHes them.
+func patch(out io.Writer, defURL string, latConc int, dur time.Duration, verdict func(bool) string) {
+	fmt.Fprintf(out, "\n4. PATCH under concurrent reads: %d readers of GET /settings/ai, alone and while one client PATCHes\n", latConc)
+	alone := load(defURL+"/api/v1/settings/ai", latConc, dur)
+	pr := patchUnderLoad(defURL, latConc, dur)
 	slow := float64(pr.reads.p50) / float64(alone.p50)
 	fmt.Fprintf(out, "   reads alone %s\n   reads with PATCHes %s; PATCHes %s\n", alone, pr.reads, pr.patches)
 	// The PATCH client takes CPU from the readers on 2 cores; a reader that
 	// waited for a PATCH's whole work would show far more than that.
 	fmt.Fprintf(out, "   read p50 with PATCHes / alone: %.2f (target <= 2): %s\n", slow, verdict(slow <= 2))
-
-	if misses > 0 {
-		return fmt.Errorf("%d targets missed", misses)
-	}
-	fmt.Fprintln(out, "\nall targets met")
-	return nil
 }
 
 // listen serves h on a loopback port.
@@ -278,23 +431,49 @@ func (r result) String() string {
 
 // load sends GET url on conc keep-alive connections for d.
 func load(url string, conc int, d time.Duration) result {
+	dr := newDriver(url, conc)
+	defer dr.close()
+	return summarize(dr.run(d))
+}
+
+// driver sends GET url on conc keep-alive connections, kept open between
+// its runs.
+type driver struct {
+	url    string
+	conc   int
+	tr     *http.Transport
+	client *http.Client
+}
+
+func newDriver(url string, conc int) *driver {
 	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	return &driver{url: url, conc: conc, tr: tr, client: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
+}
+
+func (dr *driver) close() { dr.tr.CloseIdleConnections() }
+
+// sample is what runs of a driver measured.
+type sample struct {
+	lat     []time.Duration
+	errors  int
+	elapsed time.Duration
+}
+
+// run sends requests for d.
+func (dr *driver) run(d time.Duration) sample {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var mu sync.Mutex
-	var lat []time.Duration
-	errs := 0
+	var s sample
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range conc {
+	for range dr.conc {
 		wg.Go(func() {
-			mine := make([]time.Duration, 0, 1<<16)
+			mine := make([]time.Duration, 0, 1<<12)
 			bad := 0
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				resp, err := client.Get(url)
+				resp, err := dr.client.Get(dr.url)
 				if err != nil {
 					bad++
 					continue
@@ -307,13 +486,26 @@ func load(url string, conc int, d time.Duration) result {
 				mine = append(mine, time.Since(t0))
 			}
 			mu.Lock()
-			lat = append(lat, mine...)
-			errs += bad
+			s.lat = append(s.lat, mine...)
+			s.errors += bad
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	s.elapsed = time.Since(start)
+	return s
+}
+
+// summarize joins samples into one result.
+func summarize(samples ...sample) result {
+	var lat []time.Duration
+	var r result
+	var elapsed time.Duration
+	for _, s := range samples {
+		lat = append(lat, s.lat...)
+		r.errors += s.errors
+		elapsed += s.elapsed
+	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration {
 		if len(lat) == 0 {
@@ -321,7 +513,9 @@ func load(url string, conc int, d time.Duration) result {
 		}
 		return lat[min(len(lat)-1, int(float64(len(lat))*p))]
 	}
-	return result{requests: len(lat), errors: errs, rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.5), p90: pct(0.9), p99: pct(0.99)}
+	r.requests, r.rps = len(lat), float64(len(lat))/elapsed.Seconds()
+	r.p50, r.p90, r.p99 = pct(0.5), pct(0.9), pct(0.99)
+	return r
 }
 
 type patchResult struct{ reads, patches result }
@@ -356,5 +550,254 @@ func patchUnderLoad(base string, readers int, d time.Duration) patchResult {
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
 	return s[len(s)/2]
+}
+
+// child is a server process the benchmark started, with its stderr
+// drained and discarded as a container runtime would, counted.
+type child struct {
+	name  string
+	url   string
+	cmd   *exec.Cmd
+	lines atomic.Int64 // lines read from its stderr
+	tail  tailBuffer   // the end of its stderr, for errors
+	done  chan struct{}
+}
+
+// children are the processes started and the temporary folders made, so
+// that an early error or an interrupt stops and removes them too.
+var children struct {
+	mu   sync.Mutex
+	list []*child
+	dirs []string
+}
+
+// startChild runs bin with args (and env on top of the environment
+// without REPLYMOCK_ variables, so the binary sees its defaults) on a
+// free loopback port given by --addr, and waits until it answers ready.
+func startChild(name, bin string, args, env []string, ready string) (*child, error) {
+	var lastErr error
+	for range 3 { // the free port may be taken between asking and listening
+		addr, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		c, err := startOnce(name, bin, append(args, "--addr", addr), env, "http://"+addr, ready)
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func startOnce(name, bin string, args, env []string, url, ready string) (*child, error) {
+	c := &child{name: name, url: url, done: make(chan struct{})}
+	c.cmd = exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "REPLYMOCK_") && !strings.HasPrefix(kv, "LOADBENCH_") {
+			c.cmd.Env = append(c.cmd.Env, kv)
+		}
+	}
+	c.cmd.Env = append(c.cmd.Env, env...)
+	stderr, err := c.cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.cmd.Start(); err != nil {
+		return nil, err
+	}
+	children.mu.Lock()
+	children.list = append(children.list, c)
+	children.mu.Unlock()
+	go func() {
+		defer close(c.done)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := stderr.Read(buf)
+			c.lines.Add(int64(bytes.Count(buf[:n], []byte{'\n'})))
+			c.tail.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	client := &http.Client{Timeout: time.Second}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-c.done: // stderr closed: the process has ended
+			c.stop()
+			return nil, fmt.Errorf("%s exited at start: %s", name, c.tail.String())
+		default:
+		}
+		resp, err := client.Get(url + ready)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return c, nil
+			}
+		}
+	}
+	c.stop()
+	return nil, fmt.Errorf("%s did not answer %s within 30 s: %s", name, ready, c.tail.String())
+}
+
+// stop ends the process by its PID: SIGTERM, so that it drains and
+// flushes its logs, then SIGKILL after a few seconds.
+func (c *child) stop() {
+	p := c.cmd.Process
+	p.Signal(syscall.SIGTERM)
+	exited := make(chan struct{})
+	go func() { c.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		p.Kill()
+		<-exited
+	}
+	children.mu.Lock()
+	defer children.mu.Unlock()
+	for i, o := range children.list {
+		if o == c {
+			children.list = append(children.list[:i], children.list[i+1:]...)
+			break
+		}
+	}
+}
+
+// stopChildren stops every child still running, then removes the
+// temporary folders.
+func stopChildren() {
+	children.mu.Lock()
+	list := append([]*child(nil), children.list...)
+	children.mu.Unlock()
+	for _, c := range list {
+		c.stop()
+	}
+	children.mu.Lock()
+	defer children.mu.Unlock()
+	for _, dir := range children.dirs {
+		os.RemoveAll(dir)
+	}
+	children.dirs = nil
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - 4096; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
+
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// buildReplymock builds the replymock binary of the module the benchmark
+// runs in, into dir.
+func buildReplymock(dir string) (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	if root == "." || root == "" {
+		return "", errors.New("not inside the replymock module")
+	}
+	bin := filepath.Join(dir, "replymock")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// staticPage is what the static server serves: a page and its headers.
+type staticPage struct {
+	Header http.Header `json:"header"`
+	Body   []byte      `json:"body"`
+}
+
+// staticHandler writes the page from memory: the practical limit.
+func staticHandler(p staticPage) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range p.Header {
+			w.Header()[k] = v
+		}
+		w.Write(p.Body)
+	})
+}
+
+// startStatic runs the static handler in a process of its own (this
+// program again, told so by LOADBENCH_STATIC), so that it and replymock
+// are measured alike: another process, reached over loopback.
+func startStatic(dir string, p staticPage) (*child, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, "static-page.json")
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return nil, err
+	}
+	return startChild("static", self, nil, []string{"LOADBENCH_STATIC=" + file}, "/ready")
+}
+
+// serveStatic is the static server process: it serves the page in file
+// on --addr until it is signalled.
+func serveStatic(file string, args []string) error {
+	if len(args) != 2 || args[0] != "--addr" {
+		return fmt.Errorf("static server: want --addr ADDR, got %q", args)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var p staticPage
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", args[1])
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: staticHandler(p), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signalContext()
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Shutdown(context.Background())
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
