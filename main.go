@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -105,6 +106,13 @@ type config struct {
 
 // run is the whole program; main only maps its error to an exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	// The logs go to stderr through a buffer, so that a request's log line
+	// costs no write of its own. Deferred calls run while a panic unwinds
+	// too: on a panic in run's goroutine, the lines before it are written
+	// before the panic's message; what other crashes can lose is said at
+	// logWriter.
+	logs := newLogWriter(stderr, logFlushInterval, logBufferSize)
+	defer logs.Close()
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -164,7 +172,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), ReadOnly: cfg.readOnly, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
-		Version: versionString(), Logger: newLogger(cfg.logFormat, level, stderr)}
+		Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
 	if cfg.scenarios != "" {
 		opts.Scenarios = os.DirFS(cfg.scenarios)
 	}
@@ -219,6 +227,103 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// The log buffer: lines reach stderr at most logFlushInterval after they
+// are logged, or sooner when logBufferSize bytes are waiting.
+const (
+	logFlushInterval = 100 * time.Millisecond
+	logBufferSize    = 64 << 10
+)
+
+// logWriter buffers what is written to it, the log, and writes it to out
+// in blocks, in order: at most interval after the first byte of a block,
+// when a block would exceed limit bytes, and on Close. Lines keep being
+// buffered while a block is written. After Close, writes go straight out.
+//
+// A crash that runs no deferred call of run (a panic in another
+// goroutine, a fatal runtime error such as running out of memory or a
+// concurrent map write, SIGKILL) loses what is buffered: the lines logged
+// in at most the last interval, and never more than limit bytes.
+type logWriter struct {
+	out      io.Writer
+	interval time.Duration
+	limit    int
+	timer    *time.Timer // flushes interval after the first byte of a block
+
+	writeMu sync.Mutex // held while a block is written to out, so that blocks go out in order; guards spare
+	spare   []byte     // the block written last, emptied for reuse
+
+	mu     sync.Mutex // guards the fields below; never held while writing to out
+	buf    []byte
+	armed  bool // the timer will flush buf
+	closed bool
+}
+
+func newLogWriter(out io.Writer, interval time.Duration, limit int) *logWriter {
+	w := &logWriter{out: out, interval: interval, limit: limit}
+	w.timer = time.AfterFunc(time.Hour, func() { w.Flush() })
+	w.timer.Stop()
+	return w
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	if !w.closed && len(w.buf)+len(p) <= w.limit {
+		if w.buf == nil {
+			w.buf = make([]byte, 0, w.limit)
+		}
+		w.buf = append(w.buf, p...)
+		if !w.armed {
+			w.armed = true
+			w.timer.Reset(w.interval)
+		}
+		w.mu.Unlock()
+		return len(p), nil
+	}
+	w.mu.Unlock()
+	// Full or closed: what is buffered goes first, then p.
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	err := w.flushLocked()
+	if _, werr := w.out.Write(p); werr != nil {
+		return 0, werr
+	}
+	return len(p), err
+}
+
+// Flush writes what is buffered.
+func (w *logWriter) Flush() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.flushLocked()
+}
+
+// flushLocked writes the buffer, with w.writeMu held; lines written
+// meanwhile go to the spare buffer.
+func (w *logWriter) flushLocked() error {
+	w.mu.Lock()
+	block := w.buf
+	w.buf, w.spare = w.spare, nil
+	w.armed = false
+	w.mu.Unlock()
+	var err error
+	if len(block) > 0 {
+		_, err = w.out.Write(block)
+	}
+	w.spare = block[:0]
+	return err
+}
+
+// Close writes what is buffered; later writes go straight to out.
+func (w *logWriter) Close() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.timer.Stop()
+	return w.flushLocked()
 }
 
 func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
