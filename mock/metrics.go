@@ -2,6 +2,8 @@ package mock
 
 import (
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,7 +17,21 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	faults   *prometheus.CounterVec
+
+	// The vectors' children by label values, so that a request costs no
+	// formatting and hashing of its labels.
+	requestsBy childCache[requestLabels, prometheus.Counter]
+	latencyBy  childCache[string, prometheus.Observer]
+	faultsBy   childCache[faultLabels, prometheus.Counter]
 }
+
+type requestLabels struct {
+	route    string
+	status   int
+	scenario string
+}
+
+type faultLabels struct{ kind, scenario string }
 
 func newMetrics() *metrics {
 	m := &metrics{
@@ -36,7 +52,49 @@ func newMetrics() *metrics {
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.faults,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.requestsBy.create = func(l requestLabels) prometheus.Counter {
+		return m.requests.WithLabelValues(l.route, strconv.Itoa(l.status), l.scenario)
+	}
+	m.latencyBy.create = func(route string) prometheus.Observer { return m.latency.WithLabelValues(route) }
+	m.faultsBy.create = func(l faultLabels) prometheus.Counter { return m.faults.WithLabelValues(l.kind, l.scenario) }
 	return m
+}
+
+// childCache keeps a metric vector's children by their label values. A
+// child is made on first use, as WithLabelValues would, so that no series
+// shows before it counts something. Label values are bounded (routes,
+// statuses, scenarios, fault kinds), and so is the cache, like the vector.
+type childCache[K comparable, M any] struct {
+	create   func(K) M
+	children atomic.Pointer[map[K]M] // replaced, never changed in place: read without a lock
+	mu       sync.Mutex              // serializes additions
+}
+
+func (c *childCache[K, M]) get(k K) M {
+	if m := c.children.Load(); m != nil {
+		if child, ok := (*m)[k]; ok {
+			return child
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.children.Load()
+	if old != nil {
+		if child, ok := (*old)[k]; ok {
+			return child
+		}
+	}
+	m := make(map[K]M, 1)
+	if old != nil {
+		m = make(map[K]M, len(*old)+1)
+		for k, child := range *old {
+			m[k] = child
+		}
+	}
+	child := c.create(k)
+	m[k] = child
+	c.children.Store(&m)
+	return child
 }
 
 // apiRoute is the route label of an API path: a known route, or "other",
@@ -51,12 +109,12 @@ func apiRoute(path string) string {
 
 // observe records one API request.
 func (m *metrics) observe(route string, status int, scenario string, took time.Duration, p *plan) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status), scenario).Inc()
-	m.latency.WithLabelValues(route).Observe(took.Seconds())
+	m.requestsBy.get(requestLabels{route, status, scenario}).Inc()
+	m.latencyBy.get(route).Observe(took.Seconds())
 	if p == nil {
 		return
 	}
-	add := func(kind string) { m.faults.WithLabelValues(kind, scenario).Inc() }
+	add := func(kind string) { m.faultsBy.get(faultLabels{kind, scenario}).Inc() }
 	if p.delay > 0 {
 		add("latency")
 	}
