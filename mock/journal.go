@@ -49,13 +49,15 @@ const DefaultJournalSize = 1000
 type journalRecord struct {
 	JournalEntry
 	header http.Header
-	resp   [][]byte
+	resp   []byte   // the response body as written: its first chunk,
+	more   [][]byte // and the others, if it was written in several
+	kept   int64    // what the record keeps alive, measured once by record
 }
 
-// size is what the record keeps alive: bodies and the request's header.
-func (r *journalRecord) size() int64 {
-	n := int64(len(r.Body))
-	for _, c := range r.resp {
+// measure is what the record keeps alive: bodies and the request's header.
+func (r *journalRecord) measure() int64 {
+	n := int64(len(r.Body)) + int64(cap(r.resp))
+	for _, c := range r.more {
 		n += int64(cap(c))
 	}
 	for k, vs := range r.header {
@@ -70,8 +72,13 @@ func (r *journalRecord) size() int64 {
 func (r *journalRecord) entry() JournalEntry {
 	e := r.JournalEntry
 	e.Headers = flatHeaders(r.header)
+	if len(r.more) == 0 {
+		e.Response = string(r.resp)
+		return e
+	}
 	var b strings.Builder
-	for _, c := range r.resp {
+	b.Write(r.resp)
+	for _, c := range r.more {
 		b.Write(c)
 	}
 	e.Response = b.String()
@@ -104,12 +111,12 @@ func (j *journal) add(e journalRecord) int64 {
 	if j.n < len(j.entries) {
 		j.entries[(j.head+j.n)%len(j.entries)] = e
 		j.n++
-		return e.size()
+		return e.kept
 	}
-	freed := j.entries[j.head].size()
+	freed := j.entries[j.head].kept
 	j.entries[j.head] = e
 	j.head = (j.head + 1) % len(j.entries)
-	return e.size() - freed
+	return e.kept - freed
 }
 
 // dropOldest removes the oldest entry if its sequence number is seq, and
@@ -118,7 +125,7 @@ func (j *journal) dropOldest(seq int64) int64 {
 	if j.n == 0 || j.entries[j.head].Seq != seq {
 		return 0 // already gone: overwritten, cleared or reset
 	}
-	freed := j.entries[j.head].size()
+	freed := j.entries[j.head].kept
 	j.entries[j.head] = journalRecord{}
 	j.head = (j.head + 1) % len(j.entries)
 	j.n--
@@ -137,8 +144,8 @@ func (j *journal) all() []journalRecord {
 // bytes is the body bytes the ring keeps.
 func (j *journal) bytes() int64 {
 	var n int64
-	for _, r := range j.all() {
-		n += r.size()
+	for i := range j.n {
+		n += j.entries[(j.head+i)%len(j.entries)].kept
 	}
 	return n
 }
@@ -201,12 +208,13 @@ func (o *journalOrder) push(it orderItem) (orderItem, bool) {
 // throughout, so entries reach the journals in the order of their sequence
 // numbers.
 func (s *Server) record(ss *session, e journalRecord) {
+	e.kept = e.measure()
 	s.journalMu.Lock()
 	defer s.journalMu.Unlock()
 	s.seq++
 	e.Seq = s.seq
-	if s.journalUsed.Load()+e.size() > s.journalMax {
-		e.Body, e.resp, e.header, e.Truncated = "", nil, nil, true
+	if s.journalUsed.Load()+e.kept > s.journalMax {
+		e.Body, e.resp, e.more, e.header, e.Truncated, e.kept = "", nil, nil, nil, true, 0
 	}
 	ss.mu.Lock()
 	if ss.dropped || ss.journal.size <= 0 {
@@ -266,7 +274,8 @@ func flatHeaders(h http.Header) map[string]string {
 type recorder struct {
 	http.ResponseWriter
 	status int
-	chunks [][]byte
+	first  []byte   // the first slice written,
+	more   [][]byte // and the others: most answers are written at once
 	kept   int
 	cut    bool
 }
@@ -282,16 +291,22 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	keep := b
 	if room := MaxJournalBody - w.kept; len(b) > room {
 		w.cut = true
+		keep = nil
 		if room > 0 {
-			w.chunks = append(w.chunks, bytes.Clone(b[:room])) // not the whole buffer
-			w.kept += room
+			keep = bytes.Clone(b[:room]) // not the whole buffer
 		}
-	} else {
-		w.chunks = append(w.chunks, b)
-		w.kept += len(b)
 	}
+	switch {
+	case keep == nil:
+	case w.first == nil && w.more == nil:
+		w.first = keep
+	default:
+		w.more = append(w.more, keep)
+	}
+	w.kept += len(keep)
 	return w.ResponseWriter.Write(b)
 }
 

@@ -54,12 +54,22 @@ type plan struct {
 	retryIn  time.Duration
 }
 
+// exchange is what the server keeps of one request while it serves it,
+// in one allocation: the answer's request id header, the response
+// recorder and the request body capture.
+type exchange struct {
+	id   [1]string // the X-Request-Id header's value
+	rec  recorder
+	body capture
+}
+
 // serveAPI runs an /api/v1 request through the scenario: faults, auth
 // and rate limit, then the API itself, and records it in the journal.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, requestID string) {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	start := time.Now()
-	rec := &recorder{ResponseWriter: w}
-	body := &capture{r: r.Body}
+	requestID := x.id[0]
+	x.rec.ResponseWriter, x.body.r = w, r.Body
+	rec, body := &x.rec, &x.body
 	entry := journalRecord{JournalEntry: JournalEntry{RequestID: requestID, Time: s.now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
 	var ss *session
@@ -77,7 +87,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, requestID stri
 		}
 		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
-		entry.resp = rec.chunks
+		entry.resp, entry.more = rec.first, rec.more
 		s.record(ss, entry)
 	}()
 	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500

@@ -210,17 +210,19 @@ func (s *Server) APIHandler() http.Handler {
 // answered with a 500 in the envelope, if nothing was sent yet.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w, r)
-	id := s.requestID(r)
-	w.Header()[HeaderRequestID] = []string{id}
+	x := new(exchange)
+	x.id[0] = s.requestID(r)
+	w.Header()[HeaderRequestID] = x.id[:]
 	if s.cors(w, r) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
-		s.serveAPI(w, r, id)
+		s.serveAPI(w, r, x)
 		return
 	}
 	start := time.Now()
-	rec := &recorder{ResponseWriter: w}
+	rec := &x.rec
+	rec.ResponseWriter = w
 	s.router.ServeHTTP(rec, r)
 	level := slog.LevelInfo
 	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" {
@@ -228,7 +230,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.LogAttrs(r.Context(), level, "admin request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-		slog.String("request_id", id))
+		slog.String("request_id", x.id[0]))
 }
 
 // HeaderRequestID names a request; a client's own value is kept, else the
@@ -240,7 +242,8 @@ func (s *Server) requestID(r *http.Request) string {
 	if id := r.Header.Get(HeaderRequestID); validID(id) {
 		return id
 	}
-	return "rm-" + strconv.FormatInt(s.reqSeq.Add(1), 10)
+	var b [24]byte
+	return string(strconv.AppendInt(append(b[:0], "rm-"...), s.reqSeq.Add(1), 10))
 }
 
 // recoverPanic, deferred, turns a handler's panic into a logged 500 in
