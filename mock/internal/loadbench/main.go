@@ -190,8 +190,9 @@ func throughput(out io.Writer, bin string, conc, rounds int, dur time.Duration, 
 	if err != nil {
 		return err
 	}
+	defer os.RemoveAll(dir)
 	children.mu.Lock()
-	children.dirs = append(children.dirs, dir) // removed by stopChildren
+	children.dirs = append(children.dirs, dir) // for an interrupt
 	children.mu.Unlock()
 	if bin == "" {
 		if bin, err = buildReplymock(dir); err != nil {
