@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"strings"
 )
 
@@ -130,4 +131,19 @@ func prefixed(path string, probs []fieldProblem) []fieldProblem {
 		}
 	}
 	return out
+}
+
+// recoverPanic, deferred, turns a handler's panic into a logged 500 in
+// the envelope (if nothing was sent yet). http.ErrAbortHandler, a
+// deliberately dropped connection, goes on up to net/http.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+	writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 }

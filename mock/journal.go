@@ -30,7 +30,7 @@ type JournalEntry struct {
 
 // JournalFilter selects journal entries; zero fields match everything.
 type JournalFilter struct {
-	Session string // a session id; "" means every session
+	Session string // a session id; "" or AllSessions means every session
 	Method  string
 	Path    string // exact path, or a prefix ending in "*"
 	Limit   int    // the newest Limit entries; 0 means all

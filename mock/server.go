@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,8 +73,9 @@ const (
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
 // Locks: sessionsMu and journalMu may be held while a session's own mu is
-// taken, never the other way round; scenariosMu and faultsMu are held
-// alone.
+// taken, never the other way round; scenariosMu and faultsMu are never
+// held while taking another of these (Reload holds scenariosMu while the
+// loader's cache takes its own lock, which guards nothing else).
 type Server struct {
 	// Set by New and never changed.
 	log         *slog.Logger
@@ -244,19 +244,4 @@ func (s *Server) requestID(r *http.Request) string {
 	}
 	var b [24]byte
 	return string(strconv.AppendInt(append(b[:0], "rm-"...), s.reqSeq.Add(1), 10))
-}
-
-// recoverPanic, deferred, turns a handler's panic into a logged 500 in
-// the envelope (if nothing was sent yet). http.ErrAbortHandler, a
-// deliberately dropped connection, goes on up to net/http.
-func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
-	v := recover()
-	if v == nil {
-		return
-	}
-	if v == http.ErrAbortHandler {
-		panic(v)
-	}
-	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-	writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 }
