@@ -140,11 +140,16 @@ func TestPanelAddsErrorFault(t *testing.T) {
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/__mock/"),
 		chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
-		chromedp.SetValue(chromedp.CSS("#error-rate"), "100"),
-		chromedp.SetValue(chromedp.CSS("#error-status"), "503"),
-		chromedp.Click(chromedp.CSS("#error-apply")),
 	)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Set and apply in one task of the page: its 5-second poll rewrites the
+	// switches from the server (issue 14), and on a loaded machine it could
+	// land between separate steps.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("error-rate").value = "100";
+		document.getElementById("error-status").value = "503";
+		document.getElementById("error-apply").click(); true`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "error 503") }); err != nil {
