@@ -148,6 +148,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return usageError{err}
 	}
+	// An admin token is compared byte for byte: one copied with a trailing
+	// newline would lock the admin API for good, and one given empty would
+	// leave it open without a word.
+	tokenGiven := false
+	fsys.Visit(func(f *flag.Flag) { tokenGiven = tokenGiven || f.Name == "admin-token" })
+	cfg.adminToken = strings.TrimSpace(cfg.adminToken)
+	if tokenGiven && cfg.adminToken == "" {
+		return usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
+	}
 	cfg.tuneGC = getenv("GOGC") == ""
 	cfg.timeouts = defaultTimeouts
 	if *showVersion {
@@ -386,7 +395,11 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		if len(listeners) == 2 {
 			what = [2]string{"api", "admin"}[i]
 		}
-		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "serves", what, "scenario", sc.Name, "seed", sc.Seed,
+		admin := "open"
+		if cfg.adminToken != "" {
+			admin = "locked by token"
+		}
+		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "serves", what, "admin", admin, "scenario", sc.Name, "seed", sc.Seed,
 			"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "read_only", cfg.readOnly, "version", opts.Version)
 	}
 	if cfg.scenarios != "" {

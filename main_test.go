@@ -69,6 +69,9 @@ func TestUsageErrors(t *testing.T) {
 		{nil, map[string]string{"REPLYMOCK_SEED": "many"}, 2, "REPLYMOCK_SEED"},
 		{[]string{"serve", "extra"}, nil, 2, "no arguments"},
 		{[]string{"--help"}, nil, 2, ""},
+		{[]string{"--admin-token", ""}, nil, 2, "--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty"},
+		{[]string{"--admin-token", " \n"}, nil, 2, "is empty"},
+		{nil, map[string]string{"REPLYMOCK_ADMIN_TOKEN": "\t"}, 2, "is empty"},
 		{nil, map[string]string{"REPLYMOCK_SCENARIO": "nope", "REPLYMOCK_ADDR": "127.0.0.1:0"}, 1, `scenario "nope" not found`},
 	}
 	for _, tc := range tests {
@@ -537,5 +540,46 @@ func TestLogWriter(t *testing.T) {
 	w.Write([]byte("after close\n"))
 	if !strings.HasSuffix(out.String(), "after close\n") {
 		t.Error("a write after Close was buffered")
+	}
+}
+
+// An admin token given with a trailing newline (as from a file or an env
+// file) is trimmed: the admin API takes the token itself, and the start-up
+// log says the admin API is locked.
+func TestAdminTokenTrimmed(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", addr}, env(map[string]string{"REPLYMOCK_ADMIN_TOKEN": "s3cret\n"}), &bytes.Buffer{}, logs)
+	}()
+	waitHealthy(t, addr, done)
+	status := func(token string) int {
+		req, err := http.NewRequest("GET", "http://"+addr+"/__mock/scenarios", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Mock-Admin-Token", token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status("s3cret"); got != 200 {
+		t.Errorf("the token without the newline: %d, want 200", got)
+	}
+	if got := status("wrong"); got != 401 {
+		t.Errorf("a wrong token: %d, want 401", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `admin="locked by token"`) {
+		t.Errorf("start-up log does not say the admin API is locked:\n%s", logs.String())
 	}
 }

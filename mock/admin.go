@@ -445,6 +445,9 @@ func (s *Server) handleUI() http.Handler {
 	files := http.StripPrefix(AdminPrefix+"/ui/", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
+		// No other site may frame the panel (clickjacking its switches).
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if r.URL.Path == AdminPrefix+"/" {
 			http.ServeFileFS(w, r, sub, "index.html")

@@ -275,3 +275,14 @@ func TestOpenAPIServed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// No other site may frame the control panel.
+func TestControlPageNotFramed(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	for _, target := range []string{"/__mock/", "/__mock/ui/app.js"} {
+		r := admin(t, h, "GET", target, "")
+		if r.status != 200 || r.header.Get("Content-Security-Policy") != "frame-ancestors 'none'" || r.header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: %d, CSP %q, X-Frame-Options %q", target, r.status, r.header.Get("Content-Security-Policy"), r.header.Get("X-Frame-Options"))
+		}
+	}
+}

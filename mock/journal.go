@@ -259,11 +259,43 @@ func (s *Server) ClearRequests(sid string) {
 	}
 }
 
-// flatHeaders joins each header's values, as the journal lists them.
+// flatHeaders joins each header's values, as the journal lists them,
+// with the secrets a client sends redacted: whoever reads the journal
+// (a CI log, the control panel) must not learn a real token.
 func flatHeaders(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
+		if secretHeaders[http.CanonicalHeaderKey(k)] {
+			v = redactValues(v)
+		}
 		out[k] = strings.Join(v, ", ")
+	}
+	return out
+}
+
+// secretHeaders carry credentials; the journal keeps their scheme only.
+var secretHeaders = map[string]bool{
+	"Authorization":       true,
+	"Proxy-Authorization": true,
+	"Cookie":              true,
+	"Set-Cookie":          true,
+	"X-Mock-Admin-Token":  true,
+}
+
+// redacted stands for a secret in the journal.
+const redacted = "[redacted]"
+
+// redactValues keeps each value's scheme ("Bearer [redacted]"), or
+// nothing of it but that it was there.
+func redactValues(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		scheme, _, found := strings.Cut(strings.TrimSpace(v), " ")
+		if found && isToken(scheme) {
+			out[i] = scheme + " " + redacted
+		} else {
+			out[i] = redacted
+		}
 	}
 	return out
 }

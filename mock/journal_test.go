@@ -134,3 +134,34 @@ func TestJournalBodyWhenFaulted(t *testing.T) {
 		}
 	}
 }
+
+// The journal never gives back a secret the client sent: credentials are
+// redacted, their scheme kept; auth still checks the real token.
+func TestJournalRedactsSecrets(t *testing.T) {
+	h := newServer(t, mock.Options{Scenario: "unauthorized"})
+	ok := get(t, h, "/api/v1/settings/ai", "Authorization", "Bearer demo-token", "Cookie", "sid=s3cret; theme=dark",
+		"Proxy-Authorization", "Basic dXNlcjpzM2NyZXQ=", "X-Mock-Admin-Token", "admin-s3cret", "X-Mock-Session", "redact")
+	if ok.status != 200 {
+		t.Fatalf("the right token: %d", ok.status)
+	}
+	if r := get(t, h, "/api/v1/settings/ai", "Authorization", "Bearer wrong-token", "X-Mock-Session", "redact"); r.status != 401 {
+		t.Fatalf("a wrong token: %d", r.status)
+	}
+	list := admin(t, h, "GET", "/__mock/requests?session=redact", "")
+	for _, secret := range []string{"demo-token", "wrong-token", "s3cret", "dXNlcjpzM2NyZXQ="} {
+		if strings.Contains(string(list.body), secret) {
+			t.Errorf("GET /__mock/requests gives back %q: %s", secret, list.body)
+		}
+	}
+	entries := h.Requests(mock.JournalFilter{Session: "redact"})
+	if len(entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(entries))
+	}
+	want := map[string]string{"Authorization": "Bearer [redacted]", "Cookie": "[redacted]",
+		"Proxy-Authorization": "Basic [redacted]", "X-Mock-Admin-Token": "[redacted]", "X-Mock-Session": "redact"}
+	for k, v := range want {
+		if got := entries[0].Headers[k]; got != v {
+			t.Errorf("journal header %s = %q, want %q", k, got, v)
+		}
+	}
+}
