@@ -13,11 +13,7 @@ import (
 // each one there with what it owns. Data folders (scenarios, fixtures,
 // golden files, fuzz cases) are named as folders.
 func TestReadmeLayoutListsEveryFile(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(readme), "\n### Layout\n")
+	_, after, ok := strings.Cut(readFile(t, "README.md"), "\n### Layout\n")
 	if !ok {
 		t.Fatal("README.md has no ### Layout section")
 	}
@@ -36,7 +32,7 @@ func TestReadmeLayoutListsEveryFile(t *testing.T) {
 			t.Errorf("README Layout does not name the folder %s", d)
 		}
 	}
-	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -73,20 +69,12 @@ func TestReadmeLayoutListsEveryFile(t *testing.T) {
 // The README's Go snippet is mocktest's ExampleNew, line for line, with
 // the example's stand-in for *testing.T and its printing left out.
 func TestReadmeGoSnippetIsExampleNew(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(readme), "func TestClientRetries(t *testing.T) {\n")
+	_, after, ok := strings.Cut(readFile(t, "README.md"), "func TestClientRetries(t *testing.T) {\n")
 	if !ok {
 		t.Fatal("README.md has no func TestClientRetries")
 	}
 	snippet, _, _ := strings.Cut(after, "\n}\n```")
-	example, err := os.ReadFile("mock/mocktest/example_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, body, ok := strings.Cut(string(example), "func ExampleNew() {\n")
+	_, body, ok := strings.Cut(readFile(t, "mock/mocktest/example_test.go"), "func ExampleNew() {\n")
 	if !ok {
 		t.Fatal("mock/mocktest/example_test.go has no ExampleNew")
 	}
@@ -96,4 +84,13 @@ func TestReadmeGoSnippetIsExampleNew(t *testing.T) {
 	if strings.TrimSpace(body) != strings.TrimSpace(snippet) {
 		t.Errorf("README's TestClientRetries differs from ExampleNew:\nREADME:\n%s\nExampleNew:\n%s", snippet, body)
 	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

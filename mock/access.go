@@ -150,23 +150,20 @@ func (s *Server) SetOverrides(o Overrides) error {
 
 // Overrides returns the overrides in force.
 func (s *Server) Overrides() Overrides {
-	s.faultsMu.Lock()
-	defer s.faultsMu.Unlock()
-	return s.overrides
+	_, o := s.runtime()
+	return o
 }
 
 // access is the auth and rate limit for a request in sc: the scenario's,
-// unless overridden.
-func (s *Server) access(sc *Scenario) (Auth, *RateLimit) {
+// unless o overrides them.
+func (o Overrides) access(sc *Scenario) (Auth, *RateLimit) {
 	auth, rl := sc.auth, sc.rateLimit
-	s.faultsMu.Lock()
-	if o := s.overrides.Auth; o != nil {
-		auth = *o
+	if o.Auth != nil {
+		auth = *o.Auth
 	}
-	if o := s.overrides.RateLimit; o != nil {
-		rl = o
+	if o.RateLimit != nil {
+		rl = o.RateLimit
 	}
-	s.faultsMu.Unlock()
 	return auth, rl
 }
 

@@ -325,11 +325,12 @@ func (ss *session) meetFaults(st *scenarioState, global []*Fault, method, apiPat
 	return p
 }
 
-// runtimeFaults are the run-time faults for every session.
-func (s *Server) runtimeFaults() []*Fault {
+// runtime is what applies to every session at run time, read in one
+// lock: the run-time faults for every session and the overrides.
+func (s *Server) runtime() ([]*Fault, Overrides) {
 	s.faultsMu.Lock()
 	defer s.faultsMu.Unlock()
-	return s.faults
+	return s.faults, s.overrides
 }
 
 // AddFault adds a run-time fault for session, or for every session with
@@ -365,7 +366,8 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 // first, then its own. With AllSessions, it lists every run-time fault.
 func (s *Server) Faults(sid string) []Fault {
 	var out []Fault
-	for _, f := range s.runtimeFaults() {
+	global, _ := s.runtime()
+	for _, f := range global {
 		out = append(out, *f)
 	}
 	for _, ss := range s.sessionsOf(sid) {

@@ -173,8 +173,8 @@ func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadC
 // plan decides faults, auth and the rate limit for a request, advancing
 // the session's counters.
 func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
-	global := s.runtimeFaults()
-	auth, rl := s.access(sc)
+	global, over := s.runtime()
+	auth, rl := over.access(sc)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.state(sc)

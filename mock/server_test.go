@@ -75,7 +75,11 @@ func TestServeHTTPLeavesRequestAlone(t *testing.T) {
 		}
 	}
 	// The journal still knows each request's id.
-	for _, e := range h.Requests(mock.JournalFilter{}) {
+	entries := h.Requests(mock.JournalFilter{})
+	if len(entries) != 3 {
+		t.Fatalf("%d journal entries, want the 3 API requests", len(entries))
+	}
+	for _, e := range entries {
 		if e.RequestID == "" || e.Headers[mock.HeaderRequestID] != "" {
 			t.Errorf("journal entry %d: request_id %q, header %q: the id belongs in request_id only", e.Seq, e.RequestID, e.Headers[mock.HeaderRequestID])
 		}
