@@ -1,0 +1,164 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Main is the `replymock probe` command: args are those after "probe".
+// The report goes to stdout; the announcement of the budget, progress
+// (on a terminal) and warnings go to stderr, unless --quiet. It returns
+// nil when every rule checked holds; a *DiffersError when a rule
+// differs; a *UsageError for bad flags (wrapping flag.ErrHelp for -h);
+// an *AuthError when the target refused the token; another error when
+// nothing could be checked or the run was interrupted.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replymock probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg Config
+	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
+	fs.StringVar(&cfg.Token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
+	format := fs.String("format", "table", "the report's format: table, json or junit")
+	fs.Float64Var(&cfg.Rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
+	fs.IntVar(&cfg.MaxRequests, "max-requests", DefaultMaxRequests, "at most this many requests in all, retries included")
+	fs.DurationVar(&cfg.Timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
+	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
+	quiet := fs.Bool("quiet", false, "print the report and nothing else")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: replymock probe --target URL [--token T] [flags]\n\n"+
+			"Checks, read-only, that a server claiming to be this API follows each rule of\n"+
+			"the contract replymock fakes, and reports per rule: holds, differs (with the\n"+
+			"request and answer that show it) or could not check. Exit status 1 when a\n"+
+			"rule differs, 2 for bad flags.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return &UsageError{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return &UsageError{fmt.Errorf("probe takes no arguments, got %q", fs.Args())}
+	case cfg.Target == "":
+		return &UsageError{errors.New("--target is required: the API's base URL, up to and including /api/v1")}
+	case !slices.Contains(Formats, *format):
+		return &UsageError{fmt.Errorf("--format must be table, json or junit, got %q", *format)}
+	case !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0):
+		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", cfg.Rate)}
+	case cfg.MaxRequests < 1:
+		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", cfg.MaxRequests)}
+	case cfg.Timeout <= 0:
+		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", cfg.Timeout)}
+	}
+	if _, err := checkTarget(cfg.Target); err != nil {
+		return &UsageError{errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
+	}
+
+	say := func(format string, args ...any) {
+		if !*quiet {
+			fmt.Fprintf(stderr, format, args...)
+		}
+	}
+	if w := tokenWarning(cfg.Target, cfg.Token); w != "" {
+		say("warning: %s\n", w)
+	}
+	n := 0
+	for _, ru := range Rules() {
+		if !ru.Writes || cfg.AllowWrites {
+			n++
+		}
+	}
+	mode := "read-only (--allow-writes adds 4 rules that PATCH the settings)"
+	if cfg.AllowWrites {
+		mode = "with writes: the settings are PATCHed, then restored"
+	}
+	longest := "under a second"
+	if d := time.Duration(float64(cfg.MaxRequests) / cfg.Rate * float64(time.Second)); d >= time.Second {
+		longest = d.Round(time.Second).String()
+	}
+	say("probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
+		redacted(strings.TrimRight(cfg.Target, "/")), n, mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
+	if u, err := url.Parse(cfg.Target); err == nil && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1") {
+		say("note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
+	}
+	if !*quiet && isTerminal(stderr) {
+		cfg.Progress = func(p Progress) {
+			if p.Rule == "" {
+				fmt.Fprint(stderr, "\r\033[K")
+				return
+			}
+			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s (%d requests)", p.Done, p.Rules, p.Rule, p.Requests)
+		}
+	}
+
+	rep, err := Run(ctx, cfg)
+	if rep != nil {
+		// Said even with --quiet, and before anything else can go wrong.
+		for _, res := range rep.Results {
+			if res.Rule == "writes.restored" && res.Status != Holds {
+				fmt.Fprintf(stderr, "WARNING: %s\n", res.Detail)
+				for _, ev := range res.Evidence {
+					if ev.Body != "" {
+						fmt.Fprintf(stderr, "%s\n%s\n", ev.Request, ev.Body)
+						break
+					}
+				}
+			}
+		}
+	}
+	var ae *AuthError
+	if rep == nil || errors.As(err, &ae) {
+		return err
+	}
+	if werr := rep.Write(stdout, *format); werr != nil {
+		return werr
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("probe interrupted: %s", stopReason(err))
+	case rep.Count(Differs) > 0:
+		return &DiffersError{Rules: rep.Differing()}
+	case rep.Aborted != "":
+		return errors.New("nothing was checked: " + rep.Aborted)
+	case rep.Count(Holds) == 0:
+		return errors.New("nothing was checked: every rule was left unchecked")
+	}
+	return nil
+}
+
+// tokenWarning is a warning when a token would cross the network in the
+// clear: over http to a host that is not this machine.
+func tokenWarning(target, token string) string {
+	u, err := url.Parse(target)
+	if err != nil || token == "" || u.Scheme != "http" {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "the token goes to " + host + " over plain http, readable on the way; prefer https"
+}
+
+// isTerminal reports whether w is a terminal, where a progress line
+// that rewrites itself reads well.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,53 @@
+// Package probe checks a server that claims to be the auto-reply API
+// against the contract replymock fakes, by behaviour rather than by
+// structure: that counts_only agrees with the list, that filters
+// combine, that pages neither overlap nor skip, and so on. Run against
+// replymock every rule holds; run against the real service, a rule that
+// differs is a place where replymock would let a client pass its tests
+// and break in production.
+//
+//	replymock probe --target https://api.example.test/api/v1 --token T
+//
+// Main is that command; Run is the same check for Go code; a Report
+// writes itself as a table, JSON or JUnit XML. The rules, in the order
+// they run (Rules lists them with their titles):
+//
+//	shape.settings        5 feedback elements by rating 1..5, a question object, the spec's fields and types
+//	shape.records         {feedbacks, total, limit, offset}; every record's fields and types, media as upstream
+//	shape.envelope        the success and error envelopes, application/json
+//	list.default-limit    20 without limit; limit and offset echoed
+//	list.limit-bounds     1 and 100 accepted; 0 and 101 are 400
+//	list.offset-past-end  [] past the end, same total
+//	list.order            newest first, ties by id descending
+//	list.stable           the same page twice is the same
+//	list.walk             pages neither overlap nor miss (a sample of a big shop)
+//	filter.answered       answered=0|1, and together all
+//	filter.rating         rating=1..5, and together all
+//	filter.nm_id          one product's records
+//	filter.dates          date_from, date_to inclusive; from after to is 400
+//	filter.search         case folding (Cyrillic, ё/Ё), nm_id searchable
+//	filter.combined       filters together intersect
+//	counts.match-list     counts_only equals the list's totals
+//	counts.sum            total = answered + unanswered
+//	counts.params         counts_only ignores answered, validates limit
+//	errors.malformed      400 invalid_parameter naming the parameter
+//	errors.repeated       a parameter twice is 400
+//	errors.unknown-path   404 not_found, no redirect
+//	errors.wrong-method   405 method_not_allowed with Allow
+//	writes.round-trip     (--allow-writes) PATCH answers and stores the change
+//	writes.unified        (--allow-writes) use_unified_settings propagation
+//	writes.atomic         (--allow-writes) a bad PATCH changes nothing
+//	writes.restored       (--allow-writes) the original settings are back
+//
+// The probe is gentle: one request at a time, at most Config.Rate a
+// second, at most Config.MaxRequests in all (it says so before it
+// starts), each within Config.Timeout; a 429 is waited out as its
+// Retry-After or X-Ratelimit-Retry asks, up to 30 s. Without
+// AllowWrites it sends GETs and one PATCH of {} to /feedbacks, which no
+// server can take as a change. Values to filter by come from the first
+// page of the shop, so it works on any shop's data.
+//
+// A target that is not this API (HTML, a redirect, no answer, malformed
+// JSON on both first requests) makes every rule "could not check" with
+// one line saying why; a 401 stops the run with one message.
+package probe

@@ -1,0 +1,153 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// expectError checks that ex is the contract's error: status, the error
+// envelope, its code, and field when field is not "".
+func expectError(ex *exchange, status int, code, field string) error {
+	want := fmt.Sprintf("%d %s", status, code)
+	if field != "" {
+		want += " (field " + field + ")"
+	}
+	if ex.status >= 500 && status < 500 {
+		return unchecked("%s: answered %s", ex.request(), statusLine(ex))
+	}
+	if ex.status != status {
+		got := statusLine(ex)
+		if ex.status == http.StatusOK {
+			got = accepted(ex)
+		}
+		return differs("%s: answered %s, want %s", ex.request(), got, want).on(ex)
+	}
+	if p := errorEnvelopeProblem(ex); p != "" {
+		return differs("%s: answered %d but %s", ex.request(), ex.status, p).on(ex)
+	}
+	top, _ := decodeObject(ex)
+	e := top["error"].(map[string]any)
+	if e["code"] != code {
+		return differs("%s: error.code is %s, want %q", ex.request(), show(e["code"]), code).on(ex)
+	}
+	if field != "" && e["field"] != field {
+		return differs("%s: error.field is %s, want %q", ex.request(), show(e["field"]), field).on(ex)
+	}
+	return nil
+}
+
+// accepted describes a 200 answer to a request that should have failed.
+func accepted(ex *exchange) string {
+	data, err := okData(ex)
+	if err != nil {
+		return statusLine(ex)
+	}
+	if m, ok := data.(map[string]any); ok {
+		if fb, ok := m["feedbacks"].([]any); ok {
+			return fmt.Sprintf("200 with %d records (accepted)", len(fb))
+		}
+		if t, ok := asInt(m["total"]); ok {
+			return fmt.Sprintf("200 with total %d (accepted)", t)
+		}
+	}
+	return "200 (accepted)"
+}
+
+// malformed are values the contract refuses, one parameter each.
+var malformed = []struct{ param, value string }{
+	{"limit", "abc"},
+	{"limit", "-5"},
+	{"offset", "-1"},
+	{"offset", "x"},
+	{"answered", "2"},
+	{"rating", "6"},
+	{"nm_id", "0"},
+	{"nm_id", "abc"},
+	{"date_from", "2026-02-30"},
+	{"date_to", "15.11.2026"},
+	{"counts_only", "2"},
+	{"search", strings.Repeat("я", 201)},
+}
+
+func checkMalformed(ctx context.Context, r *run) (string, error) {
+	var bad []error
+	for _, m := range malformed {
+		ex, err := r.c.get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
+		if err != nil {
+			return "", err
+		}
+		if err := expectError(ex, 400, "invalid_parameter", m.param); err != nil {
+			if _, ok := err.(*differsError); !ok {
+				return "", err
+			}
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) > 0 {
+		first := bad[0].(*differsError)
+		d := differs("%s", first.detail)
+		for i, err := range bad {
+			if i < 3 {
+				d.on(err.(*differsError).evidence...)
+			}
+		}
+		if len(bad) > 1 {
+			d.detail += fmt.Sprintf("; %d of %d malformed values differ", len(bad), len(malformed))
+		}
+		return "", d
+	}
+	return fmt.Sprintf("%d malformed values (limit=abc, rating=6, date_from=2026-02-30, a 201-letter search, ...): each 400 invalid_parameter naming its parameter", len(malformed)), nil
+}
+
+func checkRepeated(ctx context.Context, r *run) (string, error) {
+	for _, c := range []struct{ query, field string }{
+		{"rating=1&rating=2", "rating"},
+		{"limit=5&limit=5", "limit"},
+	} {
+		ex, err := r.c.get(ctx, "/feedbacks?"+c.query, cached)
+		if err != nil {
+			return "", err
+		}
+		if err := expectError(ex, 400, "invalid_parameter", c.field); err != nil {
+			return "", err
+		}
+	}
+	return "rating=1&rating=2 and limit=5&limit=5: 400 invalid_parameter naming the parameter", nil
+}
+
+func checkUnknownPath(ctx context.Context, r *run) (string, error) {
+	for _, path := range []string{"/replymock-probe/no-such-path", "/feedbacks/"} {
+		ex, err := r.c.get(ctx, path, cached)
+		if err != nil {
+			return "", err
+		}
+		if err := expectError(ex, 404, "not_found", ""); err != nil {
+			return "", err
+		}
+	}
+	return "/replymock-probe/no-such-path and /feedbacks/: 404 not_found", nil
+}
+
+func checkWrongMethod(ctx context.Context, r *run) (string, error) {
+	// PATCH with {} is the one wrong method a read-only probe may send:
+	// a merge patch of nothing changes nothing, wherever it lands.
+	ex, err := r.c.do(ctx, http.MethodPatch, "/feedbacks", []byte("{}"), false)
+	if err != nil {
+		return "", err
+	}
+	if err := expectError(ex, 405, "method_not_allowed", ""); err != nil {
+		return "", err
+	}
+	allow := ex.header.Get("Allow")
+	var methods []string
+	for _, m := range strings.Split(allow, ",") {
+		methods = append(methods, strings.ToUpper(strings.TrimSpace(m)))
+	}
+	if !slices.Contains(methods, http.MethodGet) || slices.Contains(methods, http.MethodPatch) {
+		return "", differs("PATCH /feedbacks: 405 with Allow %q, want one that lists GET and not PATCH", allow).on(ex)
+	}
+	return fmt.Sprintf("PATCH /feedbacks: 405 method_not_allowed, Allow: %s", allow), nil
+}

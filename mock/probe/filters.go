@@ -1,0 +1,447 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+)
+
+// filter is one query filter and what it means for one record.
+type filter struct {
+	query string // "rating=5"
+	match func(rec record) bool
+}
+
+func ratingFilter(n int64) filter {
+	return filter{q("rating", fmt.Sprint(n)), func(rec record) bool { return rec.rating == n }}
+}
+
+func answeredFilter(yes bool) filter {
+	v := "0"
+	if yes {
+		v = "1"
+	}
+	return filter{q("answered", v), func(rec record) bool { return rec.answered() == yes }}
+}
+
+func nmFilter(n int64) filter {
+	return filter{q("nm_id", fmt.Sprint(n)), func(rec record) bool { return rec.nmID == n }}
+}
+
+func fromFilter(day string) filter {
+	return filter{q("date_from", day), func(rec record) bool { return rec.day() >= day }}
+}
+
+func toFilter(day string) filter {
+	return filter{q("date_to", day), func(rec record) bool { return rec.day() <= day }}
+}
+
+func searchFilter(term string) filter {
+	return filter{q("search", term), func(rec record) bool { return searchHit(rec, term) != "" }}
+}
+
+// fold is full Unicode case folding, as the contract's search uses.
+func fold(s string) string { return cases.Fold().String(s) }
+
+// searchHit names the field of rec that contains term, folding case, or
+// is "" when none does.
+func searchHit(rec record, term string) string {
+	t := fold(strings.TrimSpace(term))
+	for _, f := range []struct{ name, value string }{
+		{"text", rec.text}, {"pros", rec.pros}, {"cons", rec.cons},
+		{"supplier_article", rec.article}, {"nm_id", strconv.FormatInt(rec.nmID, 10)},
+	} {
+		if strings.Contains(fold(f.value), t) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// obeys checks that every record of p matches f.
+func obeys(p *page, f filter, what string) error {
+	for i, rec := range p.records {
+		if !f.match(rec) {
+			return differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).on(p.ex)
+		}
+	}
+	return nil
+}
+
+// sample is a record from the middle of the first page, to take filter
+// values from.
+func (r *run) sample() record {
+	return r.first.records[len(r.first.records)/2]
+}
+
+func checkAnswered(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	var totals []int64
+	for _, yes := range []bool{true, false} {
+		f := answeredFilter(yes)
+		p, err := r.list(ctx, and(f.query, "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		what := "answer_text is empty"
+		if !yes {
+			what = "answer_text is not empty"
+		}
+		if err := obeys(p, f, what); err != nil {
+			return "", err
+		}
+		totals = append(totals, p.total)
+	}
+	if totals[0]+totals[1] != r.first.total {
+		return "", r.confirm(ctx, differs("answered=1 gives %d and answered=0 %d: together %d, but the shop has %d", totals[0], totals[1], totals[0]+totals[1], r.first.total).on(r.first.ex))
+	}
+	return fmt.Sprintf("answered=1: %d, answered=0: %d, together the %d; each page obeys", totals[0], totals[1], r.first.total), nil
+}
+
+func checkRating(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	var sum int64
+	var parts []string
+	for n := int64(1); n <= 5; n++ {
+		f := ratingFilter(n)
+		p, err := r.list(ctx, and(f.query, "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		if err := obeys(p, f, "product_valuation differs"); err != nil {
+			return "", err
+		}
+		sum += p.total
+		parts = append(parts, fmt.Sprintf("%d: %d", n, p.total))
+	}
+	if sum != r.first.total {
+		return "", r.confirm(ctx, differs("ratings 1..5 give %s: together %d, but the shop has %d", strings.Join(parts, ", "), sum, r.first.total).on(r.first.ex))
+	}
+	return "ratings " + strings.Join(parts, ", ") + fmt.Sprintf("; together the %d", sum), nil
+}
+
+func checkNmID(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	s := r.sample()
+	if s.nmID <= 0 {
+		return "", unchecked("%s has no nm_id to filter by", s)
+	}
+	f := nmFilter(s.nmID)
+	p, err := r.list(ctx, and(f.query, "limit=100"))
+	if err != nil {
+		return "", err
+	}
+	if err := obeys(p, f, "another nm_id"); err != nil {
+		return "", err
+	}
+	if p.total == 0 {
+		return "", differs("%s gives nothing, but %s has it", unescape(f.query), s).on(p.ex, r.first.ex)
+	}
+	if p.total <= 100 && !slices.Contains(p.keys(), s.key()) {
+		return "", differs("%s: %s, which has it, is not among the %d records", unescape(f.query), s, p.total).on(p.ex, r.first.ex)
+	}
+	return fmt.Sprintf("nm_id=%d: %d records, all of that product", s.nmID, p.total), nil
+}
+
+// nextDay is the day after day (YYYY-MM-DD).
+func nextDay(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return t.AddDate(0, 0, 1).Format(time.DateOnly)
+}
+
+func checkDates(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	s := r.sample()
+	day := s.day()
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return "", unchecked("%s has no readable created_date to take a day from", s)
+	}
+	from, to := fromFilter(day), toFilter(day)
+	both := filter{and(from.query, to.query), func(rec record) bool { return rec.day() == day }}
+	var ps []*page
+	for _, f := range []filter{both, from, to} {
+		p, err := r.list(ctx, and(f.query, "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		if err := obeys(p, f, "created_date out of range"); err != nil {
+			return "", err
+		}
+		ps = append(ps, p)
+	}
+	one, after, before := ps[0], ps[1], ps[2]
+	if one.total == 0 || one.total <= 100 && !slices.Contains(one.keys(), s.key()) {
+		return "", differs("%s: %s, created that day, is not among the %d records: the bounds are not inclusive", unescape(both.query), s, one.total).on(one.ex, r.first.ex)
+	}
+	if after.total+before.total-one.total != r.first.total {
+		return "", r.confirm(ctx, differs("date_from=%s gives %d, date_to=%s %d, both %d: %d+%d-%d = %d, but the shop has %d; a bound is not inclusive",
+			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).on(after.ex, before.ex, one.ex))
+	}
+	ex, err := r.c.get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
+	if err != nil {
+		return "", err
+	}
+	if err := expectError(ex, 400, "invalid_parameter", "date_from"); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: %d that day (%s among them), %d from it, %d up to it, inclusive both; from after to: 400 invalid_parameter (field date_from)",
+		day, one.total, s, after.total, before.total), nil
+}
+
+// words are the runs of letters in s.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
+func hasCyrillic(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
+}
+
+// searchTerm picks a word from the records' texts to search for: a
+// lower-case Cyrillic word of 5 letters or more when there is one, else
+// any lower-case word of 4 or more.
+func searchTerm(recs []record) (string, bool) {
+	var latin string
+	for _, rec := range recs {
+		for _, w := range words(rec.text) {
+			if w != strings.ToLower(w) || utf8.RuneCountInString(w) < 4 {
+				continue
+			}
+			if hasCyrillic(w) && utf8.RuneCountInString(w) >= 5 {
+				return w, true
+			}
+			if latin == "" {
+				latin = w
+			}
+		}
+	}
+	return latin, false
+}
+
+// titleCase is s with its first letter upper-case.
+func titleCase(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// swapCase turns each letter's case around: ЁлКа becomes ёЛкА.
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsUpper(r) {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToUpper(r)
+	}, s)
+}
+
+// sameTotals searches for each variant of a term: all must give the
+// same total, at least 1, and every result must contain the term.
+func (r *run) sameTotals(ctx context.Context, variants []string) (int64, error) {
+	var first *page
+	for _, v := range variants {
+		f := searchFilter(v)
+		p, err := r.list(ctx, and(f.query, "limit=100"))
+		if err != nil {
+			return 0, err
+		}
+		if err := obeys(p, f, "none of text, pros, cons, supplier_article, nm_id contains it, case folded"); err != nil {
+			return 0, err
+		}
+		if first == nil {
+			first = p
+			continue
+		}
+		if p.total != first.total {
+			return 0, r.confirm(ctx, differs("search=%s gives %d records, search=%s %d: case is not folded", variants[0], first.total, v, p.total).on(first.ex, p.ex))
+		}
+	}
+	return first.total, nil
+}
+
+func checkSearch(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	var notes []string
+	term, cyrillic := searchTerm(r.first.records)
+	if term == "" {
+		return "", unchecked("the first page's texts have no word of 4 letters or more to search for")
+	}
+	variants := []string{term, strings.ToUpper(term), titleCase(term)}
+	n, err := r.sameTotals(ctx, variants)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", differs("search=%s gives nothing, though the first page has it in a text", term).on(r.first.ex)
+	}
+	notes = append(notes, fmt.Sprintf("«%s», «%s», «%s»: %d each", variants[0], variants[1], variants[2], n))
+	if !cyrillic {
+		notes = append(notes, "no Cyrillic word on the first page: checked with Latin")
+	}
+
+	// ё and Ё: the letters naive folding forgets. Ask for the letter
+	// alone, then a word that has it, with its case turned around.
+	yo, err := r.sameTotals(ctx, []string{"ё", "Ё"})
+	if err != nil {
+		return "", err
+	}
+	if yo == 0 {
+		notes = append(notes, "no record has ё: ё/Ё not checked")
+	} else {
+		p, err := r.list(ctx, and(q("search", "ё"), "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		word := yoWord(p.records)
+		if word != "" {
+			if _, err := r.sameTotals(ctx, []string{word, swapCase(word)}); err != nil {
+				return "", err
+			}
+			notes = append(notes, fmt.Sprintf("ё/Ё: %d each; «%s» = «%s»", yo, word, swapCase(word)))
+		} else {
+			notes = append(notes, fmt.Sprintf("ё/Ё: %d each", yo))
+		}
+	}
+
+	// The product's number is searchable too.
+	s := r.sample()
+	nm := fmt.Sprint(s.nmID)
+	byID, err := r.list(ctx, and(nmFilter(s.nmID).query, "limit=100"))
+	if err != nil {
+		return "", err
+	}
+	bySearch, err := r.list(ctx, and(q("search", nm), "limit=1"))
+	if err != nil {
+		return "", err
+	}
+	if bySearch.total < byID.total {
+		return "", r.confirm(ctx, differs("search=%s gives %d records, fewer than nm_id=%[1]s's %d: nm_id is not searched", nm, bySearch.total, byID.total).on(bySearch.ex, byID.ex))
+	}
+	notes = append(notes, fmt.Sprintf("search=%s finds the product's %d", nm, byID.total))
+	return strings.Join(notes, "; "), nil
+}
+
+// yoWord is a word with ё or Ё from the records' texts, pros or cons.
+func yoWord(recs []record) string {
+	for _, rec := range recs {
+		for _, w := range words(rec.text + " " + rec.pros + " " + rec.cons) {
+			if strings.ContainsAny(w, "ёЁ") && utf8.RuneCountInString(w) >= 3 {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// caseStable picks, from the records' texts, a word that every record
+// containing it (case folded) contains in exactly that case: a search
+// for it means the same to a server that folds case and to one that
+// does not, so filter.combined tests intersection and nothing else.
+func caseStable(recs []record) string {
+	for _, rec := range recs {
+		for _, w := range words(rec.text) {
+			if utf8.RuneCountInString(w) < 4 {
+				continue
+			}
+			ok := true
+			for _, other := range recs {
+				folded := searchHit(other, w) != ""
+				exact := strings.Contains(other.text, w) || strings.Contains(other.pros, w) || strings.Contains(other.cons, w) ||
+					strings.Contains(other.article, w)
+				if folded != exact {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+func checkCombined(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	s := r.sample()
+	// A narrow set, all of it on one page: the reference for the rest.
+	var base *page
+	var baseQuery string
+	for _, cand := range []string{nmFilter(s.nmID).query, and(nmFilter(s.nmID).query, fromFilter(s.day()).query, toFilter(s.day()).query)} {
+		p, err := r.list(ctx, and(cand, "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		if p.total >= 1 && p.total <= 100 {
+			base, baseQuery = p, cand
+			break
+		}
+	}
+	if base == nil {
+		return "", unchecked("no narrow set to intersect: the product of %s has over 100 reviews even on one day", s)
+	}
+	if int64(len(base.records)) != base.total {
+		return "", unchecked("%s: total %d but %d records on a page of 100", baseQuery, base.total, len(base.records))
+	}
+	mid := base.records[len(base.records)/2]
+	checks := []filter{ratingFilter(s.rating), answeredFilter(s.answered()), fromFilter(mid.day())}
+	if w := caseStable(base.records); w != "" {
+		checks = append(checks, searchFilter(w))
+	}
+	ra := answeredFilter(!s.answered())
+	checks = append(checks, filter{and(ratingFilter(s.rating).query, ra.query), func(rec record) bool {
+		return rec.rating == s.rating && ra.match(rec)
+	}})
+	var names []string
+	for _, f := range checks {
+		if name, _, _ := strings.Cut(f.query, "="); strings.Contains("&"+baseQuery, "&"+name+"=") {
+			continue // the base set has it already
+		}
+		var want []string
+		for _, rec := range base.records {
+			if f.match(rec) {
+				want = append(want, rec.key())
+			}
+		}
+		p, err := r.list(ctx, and(baseQuery, f.query, "limit=100"))
+		if err != nil {
+			return "", err
+		}
+		got := p.keys()
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) || p.total != int64(len(want)) {
+			return "", differs("%s gives %d records (total %d); of the %d that %s gives, %d match %s",
+				unescape(and(baseQuery, f.query)), len(got), p.total, base.total, unescape(baseQuery), len(want), unescape(f.query)).on(p.ex, base.ex)
+		}
+		names = append(names, fmt.Sprintf("%s: %d", f.query, len(want)))
+	}
+	return fmt.Sprintf("within %s (%d): %s", unescape(baseQuery), base.total, unescape(strings.Join(names, ", "))), nil
+}
+
+// unescape is a query as a person reads it.
+func unescape(s string) string {
+	ex := exchange{path: "?" + s}
+	return strings.TrimPrefix(ex.request(), " ?")
+}

@@ -1,0 +1,268 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
+	p, err := r.list(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	want := min(20, p.total)
+	if int64(len(p.records)) != want {
+		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).on(p.ex)
+	}
+	if n, ok := asInt(p.limit); !ok || n != 20 {
+		return "", differs("no limit: data.limit is %s, want 20", show(p.limit)).on(p.ex)
+	}
+	if n, ok := asInt(p.offset); !ok || n != 0 {
+		return "", differs("no offset: data.offset is %s, want 0", show(p.offset)).on(p.ex)
+	}
+	return fmt.Sprintf("no limit: %d records of %d, limit 20 and offset 0 echoed", len(p.records), p.total), nil
+}
+
+func checkLimitBounds(ctx context.Context, r *run) (string, error) {
+	var seen []string
+	for _, limit := range []int64{1, 100} {
+		p, err := r.list(ctx, q("limit", fmt.Sprint(limit)))
+		if err != nil {
+			return "", err
+		}
+		want := min(limit, p.total)
+		if int64(len(p.records)) != want {
+			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).on(p.ex)
+		}
+		if n, ok := asInt(p.limit); !ok || n != limit {
+			return "", differs("limit=%d: data.limit is %s, want %d", limit, show(p.limit), limit).on(p.ex)
+		}
+		seen = append(seen, fmt.Sprintf("limit=%d: %d", limit, len(p.records)))
+	}
+	for _, limit := range []string{"0", "101"} {
+		ex, err := r.c.get(ctx, "/feedbacks?limit="+limit, cached)
+		if err != nil {
+			return "", err
+		}
+		if err := expectError(ex, 400, "invalid_parameter", "limit"); err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(seen, ", ") + "; limit=0 and limit=101: 400 invalid_parameter (field limit)", nil
+}
+
+func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
+	if r.firstErr != nil {
+		return "", r.needRecords()
+	}
+	total := r.first.total
+	if total < 0 || total > math.MaxInt64-1000 {
+		return "", differs("total is %d", total).on(r.first.ex)
+	}
+	for _, off := range []int64{total, total + 1000} {
+		p, err := r.list(ctx, q("offset", fmt.Sprint(off)))
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case p.null:
+			return "", differs(`offset=%d (total %d): "feedbacks" is null, want []`, off, total).on(p.ex)
+		case len(p.records) != 0:
+			return "", differs("offset=%d (total %d): %d records, want none", off, total, len(p.records)).on(p.ex)
+		case p.total != total:
+			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).on(p.ex, r.first.ex))
+		}
+		if n, ok := asInt(p.offset); !ok || n != off {
+			return "", differs("offset=%d: data.offset is %s, want %d", off, show(p.offset), off).on(p.ex)
+		}
+	}
+	return fmt.Sprintf("offset=%d and %d: [] with total %d", total, total+1000, total), nil
+}
+
+// orderProblem is where p's records are not newest first, or "".
+func orderProblem(p *page) string {
+	for i := 1; i < len(p.records); i++ {
+		a, b := p.records[i-1], p.records[i]
+		switch {
+		case a.created < b.created:
+			return fmt.Sprintf("record %d, %s, comes before the newer %s", i-1, a, b)
+		case a.created == b.created && a.id < b.id:
+			return fmt.Sprintf("records %d and %d have one created_date %s and ids %d, %d: a tie is not ordered by id descending", i-1, i, a.created, a.id, b.id)
+		}
+	}
+	return ""
+}
+
+func checkOrder(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	if p := orderProblem(r.first); p != "" {
+		return "", differs("limit=100: %s", p).on(r.first.ex)
+	}
+	n := len(r.first.records)
+	if r.first.total > 100 {
+		off := r.first.total - 100
+		last, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)))
+		if err != nil {
+			return "", err
+		}
+		if p := orderProblem(last); p != "" {
+			return "", differs("offset=%d: %s", off, p).on(last.ex)
+		}
+		n += len(last.records)
+		if len(last.records) > 0 && r.first.records[0].created < last.records[0].created {
+			return "", differs("the first page starts at %s, older than the last page's %s: oldest first?", r.first.records[0], last.records[0]).on(r.first.ex, last.ex)
+		}
+	}
+	newest, oldest := r.first.records[0], r.first.records[len(r.first.records)-1]
+	return fmt.Sprintf("%d records of the newest and oldest pages in order (newest %s, then %s ...)", n, newest.created, oldest.created), nil
+}
+
+func checkStable(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	offsets := []int64{0}
+	if r.first.total > 200 {
+		offsets = append(offsets, r.first.total/2)
+	}
+	for _, off := range offsets {
+		query := q("limit", "100", "offset", fmt.Sprint(off))
+		a, err := r.list(ctx, query, fresh)
+		if err != nil {
+			return "", err
+		}
+		b, err := r.list(ctx, query, fresh)
+		if err != nil {
+			return "", err
+		}
+		if ka, kb := a.keys(), b.keys(); !slices.Equal(ka, kb) {
+			i := 0
+			for i < len(ka) && i < len(kb) && ka[i] == kb[i] {
+				i++
+			}
+			if a.total != b.total {
+				return "", r.confirm(ctx, differs("offset=%d asked twice: totals %d and %d", off, a.total, b.total).on(a.ex, b.ex))
+			}
+			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).on(a.ex, b.ex)
+		}
+	}
+	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", joinInts(offsets)), nil
+}
+
+func at(p *page, i int) string {
+	if i < len(p.records) {
+		return p.records[i].String()
+	}
+	return "nothing"
+}
+
+func joinInts(ns []int64) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, " and ")
+}
+
+// walkSeams is how many page boundaries the walk checks with a page
+// that straddles them.
+const walkSeams = 2
+
+// maxWalkPages bounds a walk: past 50 pages of 100, it walks the first
+// 50 and the last page, and says it took a sample.
+const maxWalkPages = 50
+
+func checkWalk(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	total := r.first.total
+	if total < int64(len(r.first.records)) {
+		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).on(r.first.ex)
+	}
+	pages := int((total + 99) / 100)
+	budget := r.c.max - r.c.reserve - r.c.sent - r.laterCost - walkSeams
+	walk := min(pages, maxWalkPages, budget)
+	if pages > walk {
+		walk = min(walk, budget-1) // and the last page
+	}
+	if walk < 1 || pages > 1 && walk < 2 {
+		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.max)
+	}
+	seen := map[string]int64{} // key -> offset of its page
+	var walked []*page
+	check := func(p *page, off int64) error {
+		if p.total != total {
+			return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", total, p.total, off)
+		}
+		want := min(100, total-off)
+		if int64(len(p.records)) != want {
+			return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, total).on(p.ex)
+		}
+		for i, rec := range p.records {
+			if rec.id == 0 && rec.feedbackID == "" {
+				return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
+			}
+			if prev, ok := seen[rec.key()]; ok {
+				return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).on(p.ex)
+			}
+			seen[rec.key()] = off
+		}
+		return nil
+	}
+	for i := range walk {
+		off := int64(i) * 100
+		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
+		if err != nil {
+			return "", err
+		}
+		if err := check(p, off); err != nil {
+			return "", err
+		}
+		walked = append(walked, p)
+	}
+	sample := walk < pages
+	if sample {
+		off := int64(pages-1) * 100
+		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
+		if err != nil {
+			return "", err
+		}
+		if err := check(p, off); err != nil {
+			return "", err
+		}
+	}
+	// A page across each of the first seams must be the second half of
+	// the page before and the first half of the page after: this finds
+	// a record skipped at a boundary, which ids alone cannot in a sample.
+	for s := 1; s < len(walked) && s <= walkSeams; s++ {
+		off := int64(s)*100 - 50
+		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
+		if err != nil {
+			return "", err
+		}
+		if p.total != total {
+			return "", unchecked("the shop changed during the walk (total %d, then %d); run the probe again", total, p.total)
+		}
+		prev, next := walked[s-1], walked[s]
+		want := append(prev.keys()[50:], next.keys()[:min(50, len(next.records))]...)
+		if got := p.keys(); !slices.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			return "", differs("the page at offset %d does not line up with those at %d and %d: position %d is %s, want the record at offset %d",
+				off, off-50, off+50, i, at(p, i), off+int64(i)).on(p.ex, prev.ex, next.ex)
+		}
+	}
+	if sample {
+		return fmt.Sprintf("a sample (the shop is big): the first %d of %d pages and the last one, %d records, no overlap, each page full; %d straddling pages line up",
+			walk, pages, len(seen), min(walkSeams, len(walked)-1)), nil
+	}
+	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(seen), min(walkSeams, len(walked)-1)), nil
+}

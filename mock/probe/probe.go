@@ -1,0 +1,261 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of Config, and of the command's flags.
+const (
+	// DefaultRate is the upstream's limit: 3 requests a second per seller
+	// account, shared by all review and question methods.
+	DefaultRate        = 3.0
+	DefaultMaxRequests = 400
+	DefaultTimeout     = 10 * time.Second
+)
+
+// Config is what Run probes and how gently. The zero value of each field
+// but Target means its default.
+type Config struct {
+	// Target is the API's base URL up to and including /api/v1.
+	Target string
+	// Token, when set, is sent as "Authorization: Bearer TOKEN"; a value
+	// with a space in it ("Token abc") is sent as it is.
+	Token string
+	// Rate is the most requests a second the probe sends; 0 means
+	// DefaultRate.
+	Rate float64
+	// MaxRequests is the most requests the probe sends in all, retries
+	// included; 0 means DefaultMaxRequests. Rules that find it spent are
+	// reported as not checked.
+	MaxRequests int
+	// Timeout bounds each request, its answer included; 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// AllowWrites runs the rules that PATCH the settings (for sandbox
+	// accounts). The original settings are put back at the end, even
+	// when a rule fails or ctx is cancelled.
+	AllowWrites bool
+	// Client sends the requests; nil means a new http.Client. Its
+	// redirects are never followed either way.
+	Client *http.Client
+	// Progress, when set, is called before each rule runs.
+	Progress func(p Progress)
+
+	clock clock // nil means the real one; tests set a fake
+}
+
+// Progress is where a run is: the rule about to run, and the requests
+// sent so far.
+type Progress struct {
+	Rule     string
+	Done     int // rules finished
+	Rules    int // rules in this run
+	Requests int // requests sent
+}
+
+// Status is a rule's outcome.
+type Status string
+
+// The outcomes of a rule.
+const (
+	Holds      Status = "holds"
+	Differs    Status = "differs"
+	NotChecked Status = "could not check"
+)
+
+// Result is one rule's outcome.
+type Result struct {
+	Rule   string `json:"rule"`  // its id, e.g. "list.limit-bounds"
+	Title  string `json:"title"` // what the contract says
+	Status Status `json:"status"`
+	// Detail is one line: what the target did when the rule holds, what
+	// differs, or why the rule could not be checked.
+	Detail   string        `json:"detail"`
+	Evidence []Evidence    `json:"evidence,omitempty"` // when it differs
+	Requests int           `json:"requests"`           // sent for this rule
+	Duration time.Duration `json:"-"`
+}
+
+// Evidence is a request and what came back.
+type Evidence struct {
+	Request string `json:"request"`        // "GET /feedbacks?limit=101", relative to the target
+	Body    string `json:"body,omitempty"` // the request's body, if any
+	Status  int    `json:"status"`
+	Answer  string `json:"answer"` // the answer's body, trimmed
+}
+
+// Report is a whole run.
+type Report struct {
+	Target      string    `json:"target"`
+	Started     time.Time `json:"started"`
+	Writes      bool      `json:"writes"`
+	MaxRequests int       `json:"max_requests"`
+	Rate        float64   `json:"rate"`
+	Requests    int       `json:"requests"` // sent in all
+	// Aborted says why no rule could be checked, when the target did not
+	// answer as this API at all (unreachable, HTML, a redirect, ...).
+	Aborted  string        `json:"aborted,omitempty"`
+	Results  []Result      `json:"rules"`
+	Duration time.Duration `json:"-"`
+}
+
+// Count is how many rules ended with s.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Differing lists the ids of the rules that differ.
+func (r *Report) Differing() []string {
+	var ids []string
+	for _, res := range r.Results {
+		if res.Status == Differs {
+			ids = append(ids, res.Rule)
+		}
+	}
+	return ids
+}
+
+// DiffersError is returned by Main when at least one rule differs.
+type DiffersError struct {
+	Rules []string // their ids
+}
+
+func (e *DiffersError) Error() string {
+	if len(e.Rules) == 1 {
+		return "1 rule differs: " + e.Rules[0]
+	}
+	return fmt.Sprintf("%d rules differ: %s", len(e.Rules), strings.Join(e.Rules, ", "))
+}
+
+// UsageError is returned by Main for bad flags or arguments (exit status
+// 2). For -h it wraps flag.ErrHelp, after the usage was printed.
+type UsageError struct {
+	Err error
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Rules lists the ids and titles of every rule, in the order a run
+// checks them; those that write are run only with AllowWrites.
+func Rules() []RuleInfo {
+	var out []RuleInfo
+	for _, ru := range rules {
+		out = append(out, RuleInfo{ID: ru.id, Title: ru.title, Writes: ru.writes})
+	}
+	return out
+}
+
+// RuleInfo describes one rule.
+type RuleInfo struct {
+	ID     string
+	Title  string
+	Writes bool // run only with AllowWrites
+}
+
+// Run checks every rule against cfg.Target and reports each one. The
+// error is an *AuthError when the target refused the credentials (the
+// run stops there), ctx's error when it was cancelled (the report then
+// holds what was checked, and the settings are restored first), or a
+// configuration error; a rule that differs is not an error here.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	base, err := checkTarget(cfg.Target)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.MaxRequests == 0 {
+		cfg.MaxRequests = DefaultMaxRequests
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	switch {
+	case cfg.Rate < 0:
+		return nil, fmt.Errorf("probe: Rate must be above 0, got %v", cfg.Rate)
+	case cfg.MaxRequests < 0:
+		return nil, fmt.Errorf("probe: MaxRequests must be at least 1, got %d", cfg.MaxRequests)
+	case cfg.Timeout < 0:
+		return nil, fmt.Errorf("probe: Timeout must be above 0, got %s", cfg.Timeout)
+	}
+	clk := cfg.clock
+	if clk == nil {
+		clk = realClock{}
+	}
+	hc := &http.Client{}
+	if cfg.Client != nil {
+		*hc = *cfg.Client
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c := &client{
+		base:    base,
+		auth:    authorization(cfg.Token),
+		http:    hc,
+		timeout: cfg.Timeout,
+		limit:   newLimiter(clk, cfg.Rate),
+		clock:   clk,
+		max:     cfg.MaxRequests,
+		cache:   make(map[string]*exchange),
+	}
+	if cfg.AllowWrites {
+		c.reserve = restoreReserve
+	}
+	r := &run{c: c, writes: cfg.AllowWrites}
+	rep := &Report{Target: redacted(base), Started: clk.Now(), Writes: cfg.AllowWrites, MaxRequests: cfg.MaxRequests, Rate: cfg.Rate}
+	err = r.all(ctx, rep, cfg.Progress)
+	rep.Requests = c.sent
+	rep.Duration = clk.Now().Sub(rep.Started)
+	return rep, err
+}
+
+// checkTarget returns the target without a trailing slash, or why it
+// cannot be one.
+func checkTarget(target string) (string, error) {
+	if target == "" {
+		return "", errors.New("probe: no target: give the API's base URL, up to and including /api/v1")
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("probe: target %q: %v", target, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("probe: target %q: want an http or https URL such as http://localhost:8080/api/v1", target)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("probe: target %q: give the base URL alone, without a query or fragment", target)
+	}
+	return strings.TrimRight(target, "/"), nil
+}
+
+// redacted is a target as reports show it: without a password.
+func redacted(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	return u.Redacted()
+}
+
+// authorization is the Authorization header for token: a bare token
+// gets the Bearer scheme, one that names its scheme is kept.
+func authorization(token string) string {
+	token = strings.TrimSpace(token)
+	if token == "" || strings.ContainsRune(token, ' ') {
+		return token
+	}
+	return "Bearer " + token
+}

@@ -1,0 +1,340 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+)
+
+// rule is one contract rule the probe checks. check returns the line
+// shown when the rule holds, or a *differsError or *uncheckedError.
+type rule struct {
+	id     string
+	title  string
+	writes bool // PATCHes the settings: only with AllowWrites
+	// cost is about how many requests the rule sends; the walk leaves
+	// this much of the budget to the rules after it.
+	cost  int
+	check func(ctx context.Context, r *run) (string, error)
+}
+
+// rules are checked in this order, which is also the report's.
+var rules = []rule{
+	{"shape.settings", "GET /settings/ai: 5 feedback elements ordered by rating 1..5 with the spec's fields and types, and a question object with its own", false, 0, checkSettingsShape},
+	{"shape.records", "GET /feedbacks: data is {feedbacks, total, limit, offset}; each record has the spec's fields and types, photos and video in the upstream's shapes", false, 1, checkRecordsShape},
+	{"shape.envelope", `answers are JSON envelopes: {"success":true,"data":...}, or {"success":false,"data":null,"error":{code,message[,field]}}`, false, 1, checkEnvelope},
+	{"list.default-limit", "without limit, a page has 20 records; limit and offset echo 20 and 0", false, 1, checkDefaultLimit},
+	{"list.limit-bounds", "limit 1 and 100 are accepted, 0 and 101 are 400 invalid_parameter (field limit)", false, 3, checkLimitBounds},
+	{"list.offset-past-end", `an offset at or past the end gives "feedbacks": [] with the same total`, false, 2, checkOffsetPastEnd},
+	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, checkOrder},
+	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, checkStable},
+	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, checkWalk},
+	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, checkAnswered},
+	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, checkRating},
+	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, checkNmID},
+	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, checkDates},
+	{"filter.search", "search matches text, pros, cons, supplier_article or nm_id, folding case (Cyrillic, ё/Ё included)", false, 8, checkSearch},
+	{"filter.combined", "filters together give the intersection of what each gives", false, 7, checkCombined},
+	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, checkCountsMatchList},
+	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, checkCountsSum},
+	{"counts.params", "counts_only=1 ignores answered (it is the split) and still validates limit", false, 5, checkCountsParams},
+	{"errors.malformed", "a malformed parameter value is 400 invalid_parameter naming the parameter", false, 12, checkMalformed},
+	{"errors.repeated", "a parameter given twice is 400 invalid_parameter naming it, even with equal values", false, 2, checkRepeated},
+	{"errors.unknown-path", "an unknown path is 404 not_found, with no redirect (a trailing slash included)", false, 2, checkUnknownPath},
+	{"errors.wrong-method", "a method the path does not take is 405 method_not_allowed with an Allow header", false, 1, checkWrongMethod},
+	{"writes.round-trip", "PATCH answers the full settings with the change; {} changes nothing; GET then shows the same", true, 4, checkRoundTrip},
+	{"writes.unified", "use_unified_settings is one flag; while 1, shared fields are written to all ratings, reply_mode and tone stay per rating", true, 5, checkUnified},
+	{"writes.atomic", "a PATCH with an error is 400 invalid_body naming the field, and changes nothing", true, 3, checkAtomic},
+	{"writes.restored", "the original settings are back at the end", true, 0, nil}, // done by restore
+}
+
+// restoreReserve is the part of the budget kept for putting the
+// settings back: the PATCH, the GET that checks it, one retry.
+const restoreReserve = 3
+
+// run is one probe run's state, shared by its rules.
+type run struct {
+	c      *client
+	writes bool
+
+	// From the first two requests: every rule starts from them.
+	settingsEx  *exchange
+	settings    any
+	settingsErr error
+	first       *page // GET /feedbacks?limit=100
+	firstErr    error
+
+	laterCost int // the cost of the rules after the one running
+
+	// The write rules' state.
+	original *settingsDoc // as they were before the first write
+	current  *settingsDoc // as the last answer showed them
+	wrote    bool         // a write was sent: restore is due
+}
+
+// all runs every rule into rep.
+func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) error {
+	var list []rule
+	for _, ru := range rules {
+		if !ru.writes || r.writes {
+			list = append(list, ru)
+		}
+	}
+	report := func(p Progress) {
+		if progress != nil {
+			p.Rules, p.Requests = len(list), r.c.sent
+			progress(p)
+		}
+	}
+	report(Progress{Rule: "first requests"})
+	if err := r.discover(ctx); err != nil {
+		var ue *uncheckedError
+		if errors.As(err, &ue) {
+			rep.Aborted = ue.reason
+			for _, ru := range list {
+				rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.reason})
+			}
+			if ue.interrupted {
+				return ctx.Err()
+			}
+			return nil
+		}
+		return err
+	}
+	var stop error // an *AuthError or ctx's error: the rest is not checked
+	for i, ru := range list {
+		if ru.id == "writes.restored" {
+			rep.Results = append(rep.Results, r.restore(ctx, ru))
+			continue
+		}
+		if stop != nil {
+			rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: "not run: " + stopReason(stop)})
+			continue
+		}
+		report(Progress{Rule: ru.id, Done: i})
+		res := r.one(ctx, ru, list[i+1:])
+		rep.Results = append(rep.Results, res.Result)
+		var ae *AuthError
+		switch {
+		case errors.As(res.err, &ae):
+			stop = ae
+		case ctx.Err() != nil:
+			stop = ctx.Err()
+		}
+	}
+	report(Progress{Done: len(list)})
+	return stop
+}
+
+func stopReason(err error) string {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "interrupted"
+	}
+	return err.Error()
+}
+
+// resultWithErr carries the error a rule ended with, for all.
+type resultWithErr struct {
+	Result
+	err error
+}
+
+// one runs a rule; later are the rules after it, whose cost the walk leaves.
+func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr) {
+	sent, start := r.c.sent, r.c.clock.Now()
+	res.Rule, res.Title = ru.id, ru.title
+	defer func() {
+		if p := recover(); p != nil {
+			res.Status, res.Detail, res.Evidence = NotChecked, fmt.Sprintf("the probe failed (a bug, please report it): %v: %s", p, firstFrames(debug.Stack())), nil
+		}
+		res.Requests = r.c.sent - sent
+		res.Duration = r.c.clock.Now().Sub(start)
+	}()
+	r.laterCost = 0
+	for _, l := range later {
+		r.laterCost += l.cost
+	}
+	detail, err := ru.check(ctx, r)
+	res.err = err
+	var de *differsError
+	var ue *uncheckedError
+	var ae *AuthError
+	switch {
+	case err == nil:
+		res.Status, res.Detail = Holds, detail
+	case errors.As(err, &de):
+		res.Status, res.Detail = Differs, de.detail
+		for _, ex := range de.evidence {
+			res.Evidence = append(res.Evidence, evidence(ex))
+		}
+	case errors.As(err, &ue):
+		res.Status, res.Detail = NotChecked, ue.reason
+	case errors.As(err, &ae):
+		res.Status, res.Detail = NotChecked, ae.Error()
+	default:
+		res.Status, res.Detail = NotChecked, err.Error()
+	}
+	return res
+}
+
+// firstFrames is the first lines of a stack under the panic, enough to
+// find the bug without flooding the report.
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") && !strings.Contains(l, "/runtime/") && !strings.Contains(l, "/probe/rules.go") {
+			out = append(out, strings.TrimSpace(l))
+			if len(out) == 2 {
+				break
+			}
+		}
+	}
+	return strings.Join(out, " < ")
+}
+
+// discover sends the first two requests. An error ends the run: an
+// *AuthError, or an *uncheckedError when neither answered as this API
+// (its reason, one line, becomes every rule's).
+func (r *run) discover(ctx context.Context) error {
+	r.settingsEx, r.settings, r.settingsErr = r.getData(ctx, "/settings/ai", true)
+	var ae *AuthError
+	if errors.As(r.settingsErr, &ae) {
+		return ae
+	}
+	if isInterrupted(r.settingsErr) {
+		return r.settingsErr
+	}
+	r.first, r.firstErr = r.list(ctx, "limit=100")
+	if errors.As(r.firstErr, &ae) {
+		return ae
+	}
+	if r.settingsErr == nil || r.firstErr == nil {
+		return nil
+	}
+	if isInterrupted(r.firstErr) {
+		return r.firstErr
+	}
+	prefix := "the target does not answer as this API: "
+	var u1, u2 *uncheckedError
+	if errors.As(r.settingsErr, &u1) && errors.As(r.firstErr, &u2) {
+		prefix = "the target did not answer: " // no answer, or a 5xx
+	}
+	a, b := reasonOf(r.settingsErr), reasonOf(r.firstErr)
+	const pa, pb = "GET /settings/ai: ", "GET /feedbacks?limit=100: "
+	if strings.HasPrefix(a, pa) && strings.HasPrefix(b, pb) && a[len(pa):] == b[len(pb):] {
+		return &uncheckedError{reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
+	}
+	return &uncheckedError{reason: prefix + a + "; " + b}
+}
+
+func isInterrupted(err error) bool {
+	var ue *uncheckedError
+	return errors.As(err, &ue) && ue.interrupted
+}
+
+// reasonOf is an error's one line.
+func reasonOf(err error) string {
+	var de *differsError
+	var ue *uncheckedError
+	switch {
+	case errors.As(err, &de):
+		return de.detail
+	case errors.As(err, &ue):
+		return ue.reason
+	}
+	return err.Error()
+}
+
+// needRecords is nil when the first page is known and holds records.
+func (r *run) needRecords() error {
+	if r.firstErr != nil {
+		return unchecked("the first page of /feedbacks could not be read: %s", reasonOf(r.firstErr))
+	}
+	if len(r.first.records) == 0 {
+		return unchecked("the shop has no reviews")
+	}
+	return nil
+}
+
+// shopChanged is nil when the shop's total is still the first page's;
+// else an *uncheckedError, for rules that compare totals across requests
+// (a live shop gets new reviews while the probe runs).
+func (r *run) shopChanged(ctx context.Context) error {
+	now, err := r.list(ctx, "limit=1", fresh)
+	if err != nil {
+		return err
+	}
+	if now.total != r.first.total {
+		return unchecked("the shop changed while it was probed (total %d, then %d); run the probe again", r.first.total, now.total)
+	}
+	return nil
+}
+
+// confirm turns a difference in totals into "could not check" when the
+// shop changed meanwhile.
+func (r *run) confirm(ctx context.Context, err error) error {
+	var de *differsError
+	if !errors.As(err, &de) {
+		return err
+	}
+	if cerr := r.shopChanged(ctx); cerr != nil {
+		var ue *uncheckedError
+		if errors.As(cerr, &ue) && strings.HasPrefix(ue.reason, "the shop changed") {
+			return cerr
+		}
+	}
+	return err
+}
+
+// differsError is a rule that does not hold, with the exchanges that show it.
+type differsError struct {
+	detail   string
+	evidence []*exchange
+}
+
+func (e *differsError) Error() string { return e.detail }
+
+// on adds exchanges to the evidence (nil ones are skipped).
+func (e *differsError) on(exs ...*exchange) *differsError {
+	for _, ex := range exs {
+		if ex != nil {
+			e.evidence = append(e.evidence, ex)
+		}
+	}
+	return e
+}
+
+func differs(format string, args ...any) *differsError {
+	return &differsError{detail: fmt.Sprintf(format, args...)}
+}
+
+// uncheckedError is a rule the probe could not check, and why.
+type uncheckedError struct {
+	reason      string
+	interrupted bool
+}
+
+func (e *uncheckedError) Error() string { return e.reason }
+
+func unchecked(format string, args ...any) error {
+	return &uncheckedError{reason: fmt.Sprintf(format, args...)}
+}
+
+// evidence is an exchange as a report shows it.
+func evidence(ex *exchange) Evidence {
+	ev := Evidence{Request: ex.request(), Status: ex.status, Answer: trimAnswer(ex.answer, 400)}
+	if ex.body != nil {
+		ev.Body = string(ex.body)
+	}
+	if loc := ex.header.Get("Location"); loc != "" && ex.status >= 300 && ex.status < 400 {
+		ev.Answer = strings.TrimSpace("Location: " + loc + " " + ev.Answer)
+	}
+	if ex.status == http.StatusMethodNotAllowed {
+		ev.Answer = strings.TrimSpace("Allow: " + ex.header.Get("Allow") + " " + ev.Answer)
+	}
+	return ev
+}

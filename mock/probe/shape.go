@@ -1,0 +1,545 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// field is one field of a JSON object the spec describes, and what its
+// value must be ("" when it is fine).
+type field struct {
+	name  string
+	check func(v any) string
+}
+
+func isString(v any) string {
+	if _, ok := v.(string); !ok {
+		return "is " + kind(v) + ", want a string"
+	}
+	return ""
+}
+
+func isNonBlank(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return "is " + kind(v) + ", want a string"
+	}
+	if strings.TrimSpace(s) == "" {
+		return "is blank, want a non-blank string"
+	}
+	return ""
+}
+
+func isIntIn(lo, hi int64) func(any) string {
+	return func(v any) string {
+		n, ok := asInt(v)
+		if !ok {
+			return "is " + kind(v) + ", want an integer"
+		}
+		if n < lo || n > hi {
+			return fmt.Sprintf("is %d, want %d to %d", n, lo, hi)
+		}
+		return ""
+	}
+}
+
+func isInt(v any) string {
+	if _, ok := asInt(v); !ok {
+		return "is " + kind(v) + ", want an integer"
+	}
+	return ""
+}
+
+func isOneOf(values ...string) func(any) string {
+	return func(v any) string {
+		s, ok := v.(string)
+		if !ok {
+			return "is " + kind(v) + ", want a string"
+		}
+		if !slices.Contains(values, s) {
+			return fmt.Sprintf("is %q, want one of %s", s, strings.Join(values, ", "))
+		}
+		return ""
+	}
+}
+
+func isNullOrDate(v any) string {
+	if v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "is " + kind(v) + ", want null or a date YYYY-MM-DD"
+	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != 10 {
+		return fmt.Sprintf("is %q, want null or a date YYYY-MM-DD", s)
+	}
+	return ""
+}
+
+func isTimestamp(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return "is " + kind(v) + ", want a string YYYY-MM-DD HH:MM:SS"
+	}
+	if _, err := time.Parse(time.DateTime, s); err != nil || len(s) != 19 {
+		return fmt.Sprintf("is %q, want YYYY-MM-DD HH:MM:SS", s)
+	}
+	return ""
+}
+
+// listText reads a string holding a JSON list.
+func listText(s string) ([]any, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var list []any
+	if err := dec.Decode(&list); err != nil || list == nil || dec.More() {
+		return nil, false
+	}
+	return list, true
+}
+
+// isTagsText is a string holding a JSON list of strings, as
+// valuation_tags is (the upstream's bables).
+func isTagsText(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return "is " + kind(v) + ", want a string holding a JSON list of strings"
+	}
+	list, ok := listText(s)
+	if !ok {
+		return fmt.Sprintf("is %s, want a string holding a JSON list of strings", show(s))
+	}
+	for i, item := range list {
+		if t, ok := item.(string); !ok || t == "" {
+			return fmt.Sprintf("holds [%d] %s, want a non-empty string", i, show(item))
+		}
+	}
+	return ""
+}
+
+// isHTTPURL reports whether v is an absolute http or https URL.
+func isHTTPURL(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// objectProblem is what is wrong with obj, an object of URL fields and
+// integer fields above 0 (ints), or "": a field missing, of the wrong
+// type, or one more. what names obj in the message.
+func objectProblem(what string, obj map[string]any, urls, ints []string) string {
+	for _, k := range urls {
+		if v, ok := obj[k]; !ok {
+			return what + " without " + k
+		} else if !isHTTPURL(v) {
+			return fmt.Sprintf("%s whose %s is %s, want an http(s) URL", what, k, show(v))
+		}
+	}
+	for _, k := range ints {
+		if v, ok := obj[k]; !ok {
+			return what + " without " + k
+		} else if n, ok := asInt(v); !ok || n < 1 {
+			return fmt.Sprintf("%s whose %s is %s, want an integer above 0", what, k, show(v))
+		}
+	}
+	var extra []string
+	for k := range obj {
+		if !slices.Contains(urls, k) && !slices.Contains(ints, k) {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		slices.Sort(extra)
+		return fmt.Sprintf("%s with %s, a field the upstream's does not have", what, extra[0])
+	}
+	return ""
+}
+
+// isPhotosText is a string holding a JSON list of photos, each
+// {"fullSize": URL, "miniSize": URL} as the upstream's photoLinks items.
+func isPhotosText(v any) string {
+	const want = "want a string holding a JSON list of {fullSize, miniSize}"
+	s, ok := v.(string)
+	if !ok {
+		return "is " + kind(v) + ", " + want
+	}
+	list, ok := listText(s)
+	if !ok {
+		return fmt.Sprintf("is %s, %s", show(s), want)
+	}
+	for i, item := range list {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("holds [%d] %s, want an object {fullSize, miniSize}", i, show(item))
+		}
+		if p := objectProblem(fmt.Sprintf("[%d]", i), obj, []string{"fullSize", "miniSize"}, nil); p != "" {
+			return "holds " + p
+		}
+	}
+	return ""
+}
+
+// isNullOrVideo is null or the upstream's video object
+// {"previewImage": URL, "link": URL, "durationSec": N}.
+func isNullOrVideo(v any) string {
+	if v == nil {
+		return ""
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "is " + kind(v) + ", want null or an object {previewImage, link, durationSec}"
+	}
+	if p := objectProblem("an object", obj, []string{"previewImage", "link"}, []string{"durationSec"}); p != "" {
+		return "is " + p
+	}
+	return ""
+}
+
+var (
+	replyModes = []string{"disabled", "auto", "semi_auto"}
+
+	// feedbackFields are the spec's 2.1, in its order.
+	feedbackFields = []field{
+		{"rating", isIntIn(1, 5)},
+		{"reply_mode", isOneOf(replyModes...)},
+		{"signature", isString},
+		{"tone", isNonBlank},
+		{"excluded_words", isString},
+		{"required_words", isString},
+		{"empty_review_mode", isOneOf("skip", "template", "generate")},
+		{"use_unified_settings", isIntIn(0, 1)},
+		{"reply_from_date", isNullOrDate},
+		{"ai_instructions", isString},
+	}
+	// questionFields are the spec's 2.2.
+	questionFields = []field{
+		{"reply_mode", isOneOf(replyModes...)},
+		{"signature", isString},
+		{"tone", isNonBlank},
+		{"excluded_words", isString},
+		{"required_words", isString},
+		{"reply_from_date", isNullOrDate},
+		{"ai_instructions", isString},
+	}
+	// sharedFields are equal in all five elements while
+	// use_unified_settings is 1.
+	sharedFields = []string{"signature", "excluded_words", "required_words", "empty_review_mode", "reply_from_date", "ai_instructions"}
+	// recordFields are the spec's 2.3.
+	recordFields = []field{
+		{"id", isInt},
+		{"feedback_id", isNonBlank},
+		{"nm_id", isInt},
+		{"imt_id", isInt},
+		{"text", isString},
+		{"pros", isString},
+		{"cons", isString},
+		{"product_valuation", isIntIn(1, 5)},
+		{"valuation_tags", isTagsText},
+		{"created_date", isTimestamp},
+		{"answer_text", isString},
+		{"answer_state", isString},
+		{"product_name", isString},
+		{"supplier_article", isString},
+		{"brand_name", isString},
+		{"photos", isPhotosText},
+		{"video", isNullOrVideo},
+		{"user_name", isString},
+		{"was_viewed", isInt},
+		{"state", isString},
+		{"created_at", isTimestamp},
+	}
+)
+
+// checkFields lists what is wrong with obj against fields: missing
+// fields, wrong values, and fields the spec does not have.
+func checkFields(path string, obj map[string]any, fields []field) []string {
+	var problems []string
+	known := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		known[f.name] = true
+		v, ok := obj[f.name]
+		if !ok {
+			problems = append(problems, path+"."+f.name+" is missing")
+			continue
+		}
+		if p := f.check(v); p != "" {
+			problems = append(problems, path+"."+f.name+" "+p)
+		}
+	}
+	var extra []string
+	for k := range obj {
+		if !known[k] {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		problems = append(problems, path+" has "+k+", a field the spec does not have")
+	}
+	return problems
+}
+
+// someProblems is the first few problems on one line.
+func someProblems(problems []string) string {
+	const shown = 3
+	if len(problems) <= shown {
+		return strings.Join(problems, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(problems[:shown], "; "), len(problems)-shown)
+}
+
+// settingsProblems lists what is wrong with the data of a settings answer.
+func settingsProblems(data any) []string {
+	obj, ok := data.(map[string]any)
+	if !ok {
+		return []string{"data is " + kind(data) + ", not an object"}
+	}
+	var problems []string
+	fb, ok := obj["feedback"].([]any)
+	switch {
+	case !ok:
+		problems = append(problems, "data.feedback is "+kindOf(obj, "feedback")+", want an array of 5")
+	case len(fb) != 5:
+		problems = append(problems, fmt.Sprintf("data.feedback has %d elements, want 5", len(fb)))
+	}
+	unified := map[string]bool{}
+	for i, el := range fb {
+		path := fmt.Sprintf("data.feedback[%d]", i)
+		m, ok := el.(map[string]any)
+		if !ok {
+			problems = append(problems, path+" is "+kind(el)+", not an object")
+			continue
+		}
+		if n, ok := asInt(m["rating"]); ok && n != int64(i+1) && len(fb) == 5 {
+			problems = append(problems, fmt.Sprintf("%s.rating is %d: the elements are not ordered by rating 1..5", path, n))
+		}
+		problems = append(problems, checkFields(path, m, feedbackFields)...)
+		unified[show(m["use_unified_settings"])] = true
+	}
+	if len(unified) > 1 {
+		problems = append(problems, "use_unified_settings differs between the elements: it is one flag for all ratings")
+	}
+	if len(fb) == 5 && len(unified) == 1 && unified["1"] {
+		for _, f := range sharedFields {
+			for i := 1; i < 5; i++ {
+				a, _ := fb[0].(map[string]any)
+				b, _ := fb[i].(map[string]any)
+				if a != nil && b != nil && show(a[f]) != show(b[f]) {
+					problems = append(problems, fmt.Sprintf("use_unified_settings is 1 but %s differs between ratings 1 and %d", f, i+1))
+					break
+				}
+			}
+		}
+	}
+	qm, ok := obj["question"].(map[string]any)
+	if !ok {
+		problems = append(problems, "data.question is "+kindOf(obj, "question")+", want an object")
+	} else {
+		problems = append(problems, checkFields("data.question", qm, questionFields)...)
+	}
+	for k := range obj {
+		if k != "feedback" && k != "question" {
+			problems = append(problems, "data has "+k+", a field the spec does not have")
+		}
+	}
+	return problems
+}
+
+// kindOf is the kind of obj[k], or "missing".
+func kindOf(obj map[string]any, k string) string {
+	v, ok := obj[k]
+	if !ok {
+		return "missing"
+	}
+	return kind(v)
+}
+
+func checkSettingsShape(_ context.Context, r *run) (string, error) {
+	if r.settingsErr != nil {
+		return "", r.settingsErr
+	}
+	if p := settingsProblems(r.settings); len(p) > 0 {
+		return "", differs("%s", someProblems(p)).on(r.settingsEx)
+	}
+	doc, _ := parseSettings(r.settings)
+	modes := make([]string, 5)
+	for i, el := range doc.feedback {
+		modes[i] = fmt.Sprint(el["reply_mode"])
+	}
+	return fmt.Sprintf("ratings 1..5 (reply modes %s), use_unified_settings %s; question with its 7 fields",
+		strings.Join(modes, ", "), show(doc.feedback[0]["use_unified_settings"])), nil
+}
+
+// recordsProblems lists what is wrong with the records of p, and with
+// the data object around them.
+func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
+	var problems []string
+	obj, _ := okDataObject(p.ex)
+	for k := range obj {
+		if !slices.Contains([]string{"feedbacks", "total", "limit", "offset"}, k) {
+			problems = append(problems, "data has "+k+", a field the spec does not have")
+		}
+	}
+	if p.null {
+		problems = append(problems, "data.feedbacks is null, want an array")
+	}
+	if n, ok := asInt(p.limit); !ok || n != wantLimit {
+		problems = append(problems, fmt.Sprintf("data.limit is %s, want %d (the applied limit)", show(p.limit), wantLimit))
+	}
+	if n, ok := asInt(p.offset); !ok || n != wantOffset {
+		problems = append(problems, fmt.Sprintf("data.offset is %s, want %d (the applied offset)", show(p.offset), wantOffset))
+	}
+	for i, rec := range p.records {
+		path := fmt.Sprintf("data.feedbacks[%d]", i)
+		problems = append(problems, checkFields(path, rec.raw, recordFields)...)
+		if at, ok := rec.raw["created_at"].(string); ok && isTimestamp(at) == "" && isTimestamp(rec.created) == "" && at < rec.created {
+			problems = append(problems, fmt.Sprintf("%s.created_at %s is before its created_date %s", path, at, rec.created))
+		}
+	}
+	return problems
+}
+
+// okDataObject is the data object of a success answer, or nil.
+func okDataObject(ex *exchange) (map[string]any, bool) {
+	data, err := okData(ex)
+	if err != nil {
+		return nil, false
+	}
+	m, ok := data.(map[string]any)
+	return m, ok
+}
+
+func checkRecordsShape(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	if p := recordsProblems(r.first, 100, 0); len(p) > 0 {
+		return "", differs("%s", someProblems(p)).on(r.first.ex)
+	}
+	seen := len(r.first.records)
+	// The oldest records too: hand-written or imported ones tend to be there.
+	if r.first.total > 100 {
+		off := r.first.total - 100
+		last, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)))
+		if err != nil {
+			return "", err
+		}
+		if p := recordsProblems(last, 100, off); len(p) > 0 {
+			return "", differs("%s", someProblems(p)).on(last.ex)
+		}
+		seen += len(last.records)
+	}
+	return fmt.Sprintf("%d records (newest and oldest) with the 21 fields and their types; data is {feedbacks, total, limit, offset}", seen), nil
+}
+
+func checkEnvelope(ctx context.Context, r *run) (string, error) {
+	var seen []string
+	for _, ex := range []*exchange{r.settingsEx, firstEx(r)} {
+		if ex == nil || ex.status != 200 {
+			continue
+		}
+		top, problem := decodeObject(ex)
+		if problem != "" {
+			return "", differs("%s: %s", ex.request(), problem).on(ex)
+		}
+		if p := successProblems(ex, top); p != "" {
+			return "", differs("%s: %s", ex.request(), p).on(ex)
+		}
+		seen = append(seen, strings.TrimPrefix(ex.request(), "GET "))
+	}
+	if len(seen) == 0 {
+		return "", unchecked("no success answer to look at: %s", reasonOf(r.settingsErr))
+	}
+	ex, err := r.c.get(ctx, "/feedbacks?limit=abc", cached)
+	if err != nil {
+		return "", err
+	}
+	if ex.status >= 500 {
+		return "", unchecked("%s: answered %s", ex.request(), statusLine(ex))
+	}
+	if ex.status < 400 {
+		return "", differs("%s: answered %d, want an error", ex.request(), ex.status).on(ex)
+	}
+	if p := errorEnvelopeProblem(ex); p != "" {
+		return "", differs("%s: %s", ex.request(), p).on(ex)
+	}
+	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), statusLine(ex)), nil
+}
+
+func firstEx(r *run) *exchange {
+	if r.first == nil {
+		return nil
+	}
+	return r.first.ex
+}
+
+// successProblems is what is wrong with a success envelope, or "".
+func successProblems(ex *exchange, top map[string]any) string {
+	if ct := ex.contentType(); ct != "application/json" {
+		return fmt.Sprintf("Content-Type is %q, want application/json", ex.header.Get("Content-Type"))
+	}
+	if top["success"] != true {
+		return "success is " + show(top["success"]) + ", want true"
+	}
+	if _, ok := top["data"]; !ok {
+		return "the envelope has no data"
+	}
+	for k := range top {
+		if k != "success" && k != "data" {
+			return "the envelope has " + k + ", beside success and data"
+		}
+	}
+	return ""
+}
+
+// errorEnvelopeProblem is what is wrong with an error envelope, or "".
+func errorEnvelopeProblem(ex *exchange) string {
+	top, problem := decodeObject(ex)
+	if problem != "" {
+		return problem
+	}
+	if ct := ex.contentType(); ct != "application/json" {
+		return fmt.Sprintf("Content-Type is %q, want application/json", ex.header.Get("Content-Type"))
+	}
+	if top["success"] != false {
+		return "success is " + kindOf(top, "success") + " " + show(top["success"]) + ", want false"
+	}
+	if d, ok := top["data"]; !ok || d != nil {
+		return "data is " + kindOf(top, "data") + ", want null"
+	}
+	e, ok := top["error"].(map[string]any)
+	if !ok {
+		return "error is " + kindOf(top, "error") + ", want an object {code, message[, field]}"
+	}
+	for k := range top {
+		if k != "success" && k != "data" && k != "error" {
+			return "the envelope has " + k + ", beside success, data and error"
+		}
+	}
+	if code, ok := e["code"].(string); !ok || code == "" {
+		return "error.code is " + kindOf(e, "code") + ", want a non-empty string"
+	}
+	if _, ok := e["message"].(string); !ok {
+		return "error.message is " + kindOf(e, "message") + ", want a string"
+	}
+	if f, ok := e["field"]; ok {
+		if _, ok := f.(string); !ok {
+			return "error.field is " + kind(f) + ", want a string"
+		}
+	}
+	for k := range e {
+		if k != "code" && k != "message" && k != "field" {
+			return "error has " + k + ", beside code, message and field"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,394 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// settingsDoc is the settings as an answer showed them: the five
+// elements in rating order and the question object, values as decoded.
+type settingsDoc struct {
+	feedback [5]map[string]any
+	question map[string]any
+}
+
+// parseSettings reads the data of a settings answer, which must have the
+// shape shape.settings checks.
+func parseSettings(data any) (*settingsDoc, error) {
+	if p := settingsProblems(data); len(p) > 0 {
+		return nil, errors.New(someProblems(p))
+	}
+	obj := data.(map[string]any)
+	d := &settingsDoc{question: obj["question"].(map[string]any)}
+	for i, el := range obj["feedback"].([]any) {
+		d.feedback[i] = el.(map[string]any)
+	}
+	return d, nil
+}
+
+func (d *settingsDoc) clone() *settingsDoc {
+	c := &settingsDoc{question: cloneMap(d.question)}
+	for i, el := range d.feedback {
+		c.feedback[i] = cloneMap(el)
+	}
+	return c
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func (d *settingsDoc) unified() bool { return show(d.feedback[0]["use_unified_settings"]) == "1" }
+
+// body is the PATCH that sets every field of the spec to d's values.
+func (d *settingsDoc) body() []byte {
+	type kv = map[string]any
+	fb := make([]kv, 5)
+	for i, el := range d.feedback {
+		fb[i] = kv{}
+		for _, f := range feedbackFields {
+			if v, ok := el[f.name]; ok {
+				fb[i][f.name] = v
+			}
+		}
+	}
+	qu := kv{}
+	for _, f := range questionFields {
+		if v, ok := d.question[f.name]; ok {
+			qu[f.name] = v
+		}
+	}
+	b, _ := json.Marshal(kv{"feedback": fb, "question": qu})
+	return b
+}
+
+// diffSettings lists where got differs from want, field by field.
+func diffSettings(got, want *settingsDoc) []string {
+	var out []string
+	for i := range want.feedback {
+		for _, f := range feedbackFields {
+			if a, b := show(got.feedback[i][f.name]), show(want.feedback[i][f.name]); a != b {
+				out = append(out, fmt.Sprintf("feedback[%d].%s is %s, want %s", i, f.name, a, b))
+			}
+		}
+	}
+	for _, f := range questionFields {
+		if a, b := show(got.question[f.name]), show(want.question[f.name]); a != b {
+			out = append(out, fmt.Sprintf("question.%s is %s, want %s", f.name, a, b))
+		}
+	}
+	return out
+}
+
+// settingsFrom reads a settings answer of status 200.
+func settingsFrom(ex *exchange) (*settingsDoc, error) {
+	data, err := okData(ex)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseSettings(data)
+	if err != nil {
+		return nil, differs("%s: the answer is not the full settings: %v", ex.request(), err).on(ex)
+	}
+	return doc, nil
+}
+
+// getSettings reads the settings afresh.
+func (r *run) getSettings(ctx context.Context, restoring bool) (*exchange, *settingsDoc, error) {
+	ex, err := r.c.do(ctx, http.MethodGet, "/settings/ai", nil, restoring)
+	if err != nil {
+		return ex, nil, err
+	}
+	doc, err := settingsFrom(ex)
+	return ex, doc, err
+}
+
+// begin keeps the settings as they are before the first write.
+func (r *run) begin(ctx context.Context) error {
+	if r.original != nil {
+		return nil
+	}
+	_, doc, err := r.getSettings(ctx, false)
+	if err != nil {
+		return err
+	}
+	r.original, r.current = doc, doc
+	return nil
+}
+
+// patch sends a PATCH; from then on, restore is due.
+func (r *run) patch(ctx context.Context, body any) (*exchange, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	wrote := r.wrote
+	r.wrote = true // before it is sent: a PATCH that times out may have landed
+	ex, err := r.c.do(ctx, http.MethodPatch, "/settings/ai", b, false)
+	if err == nil && ex.status == http.StatusForbidden {
+		r.wrote = wrote // refused outright: nothing changed
+		return ex, unchecked("%s: answered %s: the token may not change the settings", ex.request(), statusLine(ex))
+	}
+	return ex, err
+}
+
+// patchOK sends a PATCH that must be accepted and answered with the full
+// settings, which become the current ones.
+func (r *run) patchOK(ctx context.Context, body any) (*exchange, *settingsDoc, error) {
+	ex, err := r.patch(ctx, body)
+	if err != nil {
+		return ex, nil, err
+	}
+	doc, err := settingsFrom(ex)
+	if err != nil {
+		return ex, nil, err
+	}
+	r.current = doc
+	return ex, doc, nil
+}
+
+// probeText is a value the probe writes, different from old.
+func probeText(what string, old any) string {
+	s := "replymock probe: " + what
+	if show(old) == show(s) {
+		s += " (2)"
+	}
+	return s
+}
+
+type obj = map[string]any
+
+func checkRoundTrip(ctx context.Context, r *run) (string, error) {
+	if err := r.begin(ctx); err != nil {
+		return "", err
+	}
+	cur := r.current
+	ex, got, err := r.patchOK(ctx, obj{})
+	if err != nil {
+		return "", err
+	}
+	if d := diffSettings(got, cur); len(d) > 0 {
+		return "", differs("PATCH {} changed the settings: %s", someProblems(d)).on(ex)
+	}
+	ai := probeText("round trip", cur.feedback[2]["ai_instructions"])
+	sig := probeText("signature", cur.question["signature"])
+	want := cur.clone()
+	for i := range want.feedback {
+		if i == 2 || cur.unified() {
+			want.feedback[i]["ai_instructions"] = ai
+		}
+	}
+	want.question["signature"] = sig
+	ex, got, err = r.patchOK(ctx, obj{"feedback": []obj{{"rating": 3, "ai_instructions": ai}}, "question": obj{"signature": sig}})
+	if err != nil {
+		return "", err
+	}
+	if d := diffSettings(got, want); len(d) > 0 {
+		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).on(ex)
+	}
+	gex, again, err := r.getSettings(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	if d := diffSettings(again, got); len(d) > 0 {
+		return "", differs("GET after the PATCH shows other settings than its answer: %s", someProblems(d)).on(ex, gex)
+	}
+	return "PATCH {}: unchanged; feedback[rating 3].ai_instructions and question.signature changed, answered in full, and GET shows them", nil
+}
+
+// unifiedStep is one PATCH of writes.unified and what the contract
+// makes of the settings.
+type unifiedStep struct {
+	what string
+	body obj
+	want func(cur *settingsDoc) *settingsDoc
+}
+
+// switchOn sets use_unified_settings to 1 on rating, with a signature:
+// all five get the flag and the shared fields of that element.
+func switchOn(rating int, sig string) unifiedStep {
+	return unifiedStep{fmt.Sprintf("switch on from rating %d", rating),
+		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 1, "signature": sig}}},
+		func(cur *settingsDoc) *settingsDoc {
+			w := cur.clone()
+			src := cloneMap(cur.feedback[rating-1])
+			src["signature"] = sig
+			for i := range w.feedback {
+				w.feedback[i]["use_unified_settings"] = json.Number("1")
+				for _, f := range sharedFields {
+					w.feedback[i][f] = src[f]
+				}
+			}
+			return w
+		}}
+}
+
+// switchOff sets use_unified_settings to 0 on rating: all five get it,
+// every value stays.
+func switchOff(rating int) unifiedStep {
+	return unifiedStep{fmt.Sprintf("switch off from rating %d", rating),
+		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 0}}},
+		func(cur *settingsDoc) *settingsDoc {
+			w := cur.clone()
+			for i := range w.feedback {
+				w.feedback[i]["use_unified_settings"] = json.Number("0")
+			}
+			return w
+		}}
+}
+
+// setShared changes a shared field on one rating: on all five while
+// unified, else on that one.
+func setShared(rating int, field, value string) unifiedStep {
+	return unifiedStep{fmt.Sprintf("set %s on rating %d", field, rating),
+		obj{"feedback": []obj{{"rating": rating, field: value}}},
+		func(cur *settingsDoc) *settingsDoc {
+			w := cur.clone()
+			for i := range w.feedback {
+				if i == rating-1 || cur.unified() {
+					w.feedback[i][field] = value
+				}
+			}
+			return w
+		}}
+}
+
+func checkUnified(ctx context.Context, r *run) (string, error) {
+	if err := r.begin(ctx); err != nil {
+		return "", err
+	}
+	steps := []unifiedStep{
+		switchOn(2, probeText("unified signature", nil)),
+		setShared(4, "excluded_words", probeText("unified words", r.current.feedback[3]["excluded_words"])),
+		switchOff(1),
+		setShared(5, "signature", probeText("own signature", r.current.feedback[4]["signature"])),
+	}
+	if r.current.unified() {
+		// Already on: see a change spread first, then switch off and on.
+		steps = append(steps[1:], steps[0])
+	}
+	var done []string
+	for _, st := range steps {
+		want := st.want(r.current)
+		ex, got, err := r.patchOK(ctx, st.body)
+		if err != nil {
+			return "", err
+		}
+		if d := diffSettings(got, want); len(d) > 0 {
+			return "", differs("%s: %s", st.what, someProblems(d)).on(ex)
+		}
+		done = append(done, st.what)
+	}
+	gex, again, err := r.getSettings(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	if d := diffSettings(again, r.current); len(d) > 0 {
+		return "", differs("GET after the PATCHes shows other settings than the last answer: %s", someProblems(d)).on(gex)
+	}
+	return "as the contract says after each PATCH (" + strings.Join(done, ", ") + "); reply_mode and tone stayed per rating", nil
+}
+
+func checkAtomic(ctx context.Context, r *run) (string, error) {
+	if err := r.begin(ctx); err != nil {
+		return "", err
+	}
+	before := r.current
+	var named error // a field misnamed: reported after what matters more
+	for _, c := range []struct {
+		body  obj
+		field string
+	}{
+		{obj{"feedback": []obj{{"rating": 3, "ai_instructions": "replymock probe: must not be saved"}}, "question": obj{"reply_mode": "replymock-probe-invalid"}}, "question.reply_mode"},
+		{obj{"feedback": []obj{{"rating": 2, "signature": "replymock probe: must not be saved"}, {"rating": 4, "replymock_probe_unknown": 1}}}, "feedback[1].replymock_probe_unknown"},
+	} {
+		ex, err := r.patch(ctx, c.body)
+		if err != nil {
+			return "", err
+		}
+		if ex.status == http.StatusOK {
+			if doc, err := settingsFrom(ex); err == nil {
+				r.current = doc
+			}
+		}
+		if err := expectError(ex, 400, "invalid_body", ""); err != nil {
+			return "", err
+		}
+		if err := expectError(ex, 400, "invalid_body", c.field); err != nil && named == nil {
+			named = err
+		}
+	}
+	gex, after, err := r.getSettings(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	if d := diffSettings(after, before); len(d) > 0 {
+		return "", differs("a refused PATCH changed the settings: %s", someProblems(d)).on(gex)
+	}
+	if named != nil {
+		return "", named
+	}
+	return "a bad enum and an unknown field, each beside a valid change: 400 invalid_body naming the field; GET shows nothing changed", nil
+}
+
+// restore puts the original settings back, whatever happened before
+// (ctx cancelled included), from the reserved part of the budget.
+func (r *run) restore(ctx context.Context, ru rule) Result {
+	res := Result{Rule: ru.id, Title: ru.title}
+	sent, start := r.c.sent, r.c.clock.Now()
+	defer func() {
+		res.Requests = r.c.sent - sent
+		res.Duration = r.c.clock.Now().Sub(start)
+	}()
+	if !r.wrote {
+		res.Status, res.Detail = Holds, "nothing to restore: no write was sent"
+		return res
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*r.c.timeout+10*time.Second)
+	defer cancel()
+	body := r.original.body()
+	failed := func(err error, exs ...*exchange) Result {
+		res.Status = NotChecked
+		var de *differsError
+		if errors.As(err, &de) {
+			res.Status = Differs
+		}
+		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + reasonOf(err) + "; to restore them, send the PATCH shown"
+		if !slices.ContainsFunc(exs, func(ex *exchange) bool { return ex != nil && ex.method == http.MethodPatch }) {
+			exs = append([]*exchange{{method: http.MethodPatch, path: "/settings/ai", body: body, header: http.Header{}}}, exs...)
+		}
+		for _, ex := range exs {
+			if ex != nil {
+				ev := evidence(ex)
+				res.Evidence = append(res.Evidence, ev)
+			}
+		}
+		return res
+	}
+	ex, err := r.c.do(rctx, http.MethodPatch, "/settings/ai", body, true)
+	if err != nil {
+		return failed(err, ex)
+	}
+	if _, err := settingsFrom(ex); err != nil {
+		return failed(err, ex)
+	}
+	gex, now, err := r.getSettings(rctx, true)
+	if err != nil {
+		return failed(err, ex, gex)
+	}
+	if d := diffSettings(now, r.original); len(d) > 0 {
+		return failed(differs("after the PATCH with the original settings, %s", someProblems(d)), ex, gex)
+	}
+	res.Status, res.Detail = Holds, "PATCH with every original field; GET shows the settings as they were"
+	return res
+}
