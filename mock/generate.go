@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -33,10 +35,9 @@ type phraseBank struct {
 		Neutral  sentimentBank `yaml:"neutral"`
 		Negative sentimentBank `yaml:"negative"`
 	} `yaml:"reviews"`
-	Tags struct {
-		Positive []string `yaml:"positive"`
-		Negative []string `yaml:"negative"`
-	} `yaml:"tags"`
+	// Tags are the buyer tags every product may get, short lowercase
+	// praise; a product's own tags add to them.
+	Tags    []string `yaml:"tags"`
 	Answers struct {
 		Greetings          []string `yaml:"greetings"`
 		GreetingsAnonymous []string `yaml:"greetings_anonymous"`
@@ -49,8 +50,9 @@ type phraseBank struct {
 }
 
 type productEntry struct {
-	Name string `yaml:"name"`
-	Code string `yaml:"code"`
+	Name string   `yaml:"name"`
+	Code string   `yaml:"code"`
+	Tags []string `yaml:"tags"` // buyer tags of this product besides the bank's
 }
 
 type sentimentBank struct {
@@ -62,7 +64,7 @@ type sentimentBank struct {
 func decodePhrases(display string, data []byte) (*phraseBank, error) {
 	var b phraseBank
 	yf := decodeYAML(display, data, &b)
-	if yf.root == nil || len(yf.problems) > 0 {
+	if !yf.checkable() {
 		return nil, yf.err()
 	}
 	if b.Kind != "phrases" {
@@ -76,8 +78,7 @@ func decodePhrases(display string, data []byte) (*phraseBank, error) {
 		"reviews.positive.sentences": b.Reviews.Positive.Sentences, "reviews.positive.pros": b.Reviews.Positive.Pros, "reviews.positive.cons": b.Reviews.Positive.Cons,
 		"reviews.neutral.sentences": b.Reviews.Neutral.Sentences, "reviews.neutral.pros": b.Reviews.Neutral.Pros, "reviews.neutral.cons": b.Reviews.Neutral.Cons,
 		"reviews.negative.sentences": b.Reviews.Negative.Sentences, "reviews.negative.pros": b.Reviews.Negative.Pros, "reviews.negative.cons": b.Reviews.Negative.Cons,
-		"tags.positive": b.Tags.Positive, "tags.negative": b.Tags.Negative,
-		"answers.greetings": b.Answers.Greetings, "answers.greetings_anonymous": b.Answers.GreetingsAnonymous,
+		"tags": b.Tags, "answers.greetings": b.Answers.Greetings, "answers.greetings_anonymous": b.Answers.GreetingsAnonymous,
 		"answers.positive": b.Answers.Positive, "answers.neutral": b.Answers.Neutral, "answers.negative": b.Answers.Negative,
 		"answers.rating_only": b.Answers.RatingOnly,
 	}
@@ -89,10 +90,15 @@ func decodePhrases(display string, data []byte) (*phraseBank, error) {
 	if len(b.Products) == 0 {
 		yf.problemf("products", "must list at least one product")
 	}
+	var tagProbs []fieldProblem
 	for i, p := range b.Products {
 		if p.Name == "" || p.Code == "" {
 			yf.problemf(fmt.Sprintf("products[%d]", i), "needs a name and a code")
 		}
+		tagProbs = append(tagProbs, tagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
+	}
+	for _, p := range append(tagProblems("tags", b.Tags), tagProbs...) {
+		yf.problemf(p.field, "%s", p.msg)
 	}
 	for i, g := range b.Answers.Greetings {
 		if !strings.Contains(g, "{name}") {
@@ -105,12 +111,34 @@ func decodePhrases(display string, data []byte) (*phraseBank, error) {
 	return &b, nil
 }
 
+// maxTag bounds a buyer tag's length, in characters.
+const maxTag = 40
+
+// tagProblems lists the tags at path that are not short lowercase
+// phrases, or repeat one before them.
+func tagProblems(path string, tags []string) []fieldProblem {
+	var probs []fieldProblem
+	for i, t := range tags {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case strings.TrimSpace(t) != t || t == "" || utf8.RuneCountInString(t) > maxTag || strings.ContainsFunc(t, unicode.IsControl):
+			probs = append(probs, fieldProblem{at, fmt.Sprintf("must be a short phrase (1 to %d characters, no spaces at the ends), got %q", maxTag, t)})
+		case strings.ToLower(t) != t:
+			probs = append(probs, fieldProblem{at, fmt.Sprintf("must be lowercase, as buyer tags are (%q)", strings.ToLower(t))})
+		case slices.Contains(tags[:i], t):
+			probs = append(probs, fieldProblem{at, fmt.Sprintf("%q is listed twice", t)})
+		}
+	}
+	return probs
+}
+
 // product is one generated product: every review of it shares these.
 type product struct {
 	nmID, imtID int64
 	name        string
 	article     string
 	brand       string
+	tags        []string // the buyer tags its reviews may carry
 }
 
 // generator writes reviews from a phrase bank with one seeded source of
@@ -120,6 +148,7 @@ type generator struct {
 	spec     generateSpec
 	bank     *phraseBank
 	settings Settings
+	media    mediaURLs
 	end      time.Time
 }
 
@@ -131,19 +160,19 @@ const generateChunk = 1 << 15
 // generate makes spec.Count reviews. The products come from the seed;
 // each chunk of reviews from a source derived from the seed and the
 // chunk's number. Changing the order of draws changes every scenario's data.
-func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings) ([]Feedback, error) {
+func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings, media mediaURLs) ([]Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
 		return nil, fmt.Errorf("generate.end: %w", err)
 	}
-	g := &generator{f: gofakeit.NewUnlocked(seed), spec: spec, bank: bank, settings: settings, end: end}
+	g := &generator{f: gofakeit.NewUnlocked(seed), spec: spec, bank: bank, settings: settings, media: media, end: end}
 	products, weights := g.products()
 	fbs := make([]Feedback, spec.Count)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for c := 0; c*generateChunk < spec.Count; c++ {
 		part := fbs[c*generateChunk : min((c+1)*generateChunk, spec.Count)]
-		cg := &generator{f: gofakeit.NewUnlocked(chunkSeed(seed, c)), spec: spec, bank: bank, settings: settings, end: end}
+		cg := &generator{f: gofakeit.NewUnlocked(chunkSeed(seed, c)), spec: spec, bank: bank, settings: settings, media: media, end: end}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -223,6 +252,7 @@ func (g *generator) products() ([]product, []float64) {
 			name:    name,
 			article: fmt.Sprintf("%s-%04d-%s", e.Code, g.f.Number(1, 9999), g.f.RandomString(g.bank.Colors)),
 			brand:   g.f.RandomString(g.bank.Brands),
+			tags:    append(slices.Clip(g.bank.Tags), e.Tags...),
 		}
 		ws[i] = 1 / math.Pow(float64(i+1), 0.8)
 	}
@@ -254,25 +284,23 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 			cons = strings.Join(g.some(sb.Cons, 1, most), ", ")
 		}
 	}
+	// Buyer tags are praise: upstream, only 4- and 5-star reviews were
+	// seen with them.
 	tags := []string{}
-	if g.chance(0.3) {
-		tb := g.bank.Tags.Positive
-		if rating <= 3 {
-			tb = g.bank.Tags.Negative
-		}
-		tags = g.some(tb, 1, 2)
+	if rating >= 4 && g.chance(tagShare) {
+		tags = g.some(p.tags, 1, 3)
 	}
-	photos := []string{}
+	var photos []Photo
 	if !ratingOnly && g.chance(*g.spec.Photos) {
 		for n := range f.Number(1, 4) {
-			photos = append(photos, fmt.Sprintf("https://photos.replymock.test/feedbacks/%s/%d.jpg", id, n+1))
+			photos = append(photos, Photo{FullSize: g.media.photo(id, n+1, "fs"), MiniSize: g.media.photo(id, n+1, "ms")})
 		}
 	}
 	video := []byte("null")
 	if !ratingOnly && g.chance(*g.spec.Videos) {
-		vid := f.UUID()
-		video = fmt.Appendf(nil, `{"id":%q,"preview_image":"https://video.replymock.test/%s/preview.jpg","link":"https://video.replymock.test/%s/index.m3u8","duration_sec":%d}`,
-			vid, vid, vid, f.Number(5, 90))
+		key := f.UUID()
+		secs := f.Number(5, 90)
+		video = videoJSON(Video{PreviewImage: g.media.preview(key), Link: g.media.playlist(key, secs), DurationSec: secs})
 	}
 	fb := Feedback{
 		FeedbackID: id, NmID: p.nmID, ImtID: p.imtID,
@@ -281,7 +309,7 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 		ValuationTags:    jsonList(tags),
 		CreatedDate:      created.Format(reviews.TimestampLayout),
 		ProductName:      p.name, SupplierArticle: p.article, BrandName: p.brand,
-		Photos: jsonList(photos), Video: video,
+		Photos: photosJSON(photos), Video: video,
 		UserName:  user,
 		WasViewed: 1,
 		State:     "new",
@@ -299,6 +327,9 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 	}
 	return fb
 }
+
+// tagShare is the share of 4- and 5-star reviews with buyer tags.
+const tagShare = 0.4
 
 // sentiment picks the review sentences and answer bodies for a rating.
 func (g *generator) sentiment(rating int) (sentimentBank, []string) {
