@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/mocktest"
@@ -132,4 +133,83 @@ func Example_sessions() {
 	// Output:
 	// test-a: formal
 	// test-b: friendly
+}
+
+// Verify checks what the client sent: here, that it saved the formal
+// tone for five-star reviews once, and never listed the reviews.
+func ExampleServer_Verify() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
+
+	// The client code under test saves a setting.
+	resp, err := srv.Client().Do(jsonRequest(t, "PATCH", srv.APIURL()+"/settings/ai",
+		`{"feedback":[{"rating":5,"tone":"formal"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	saved := mocktest.Pattern{Method: "PATCH", Path: "/api/v1/settings/ai",
+		Body: map[string]string{"feedback.0.rating": "5", "feedback.0.tone": "formal"}}
+	fmt.Println(srv.Verify(t, saved, mock.Exactly(1)))
+	fmt.Println(srv.Verify(t, mocktest.Pattern{Method: "GET", Path: "/api/v1/feedbacks"}, mock.AtMost(0)))
+	// Output:
+	// true
+	// true
+}
+
+// A verification that fails names the requests that came closest and
+// where they differ (exampleT prints what the test would report).
+func ExampleServer_Verify_failure() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
+	for _, body := range []string{
+		`{"feedback":[{"rating":5,"tone":"friendly"}]}`,
+		`{"feedback":[{"rating":4,"tone":"formal"}]}`,
+	} {
+		resp, err := srv.Client().Do(jsonRequest(t, "PATCH", srv.APIURL()+"/settings/ai", body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+
+	srv.Verify(t, mocktest.Pattern{Method: "PATCH", Path: "/api/v1/settings/ai",
+		Body: map[string]string{"feedback.0.rating": "5", "feedback.0.tone": "formal"}})
+	// Output:
+	// FAIL: mocktest: requests matching PATCH /api/v1/settings/ai body.feedback.0.rating=5 body.feedback.0.tone=formal: 0, want at least 1
+	// nearest misses:
+	//   seq 2 PATCH /api/v1/settings/ai (session default): body.feedback.0.rating: want "5", got "4"
+	//   seq 1 PATCH /api/v1/settings/ai (session default): body.feedback.0.tone: want "formal", got "friendly"
+}
+
+// WaitFor waits for a request the client sends in the background, and
+// returns its journal entry.
+func ExampleServer_WaitFor() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
+
+	// The client code under test polls the unanswered reviews in the
+	// background.
+	go func() {
+		req, err := http.NewRequest("GET", srv.APIURL()+"/feedbacks?answered=0&limit=10", nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("X-Client", "worker")
+		if resp, err := srv.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+
+	e := srv.WaitFor(t, mocktest.Pattern{Path: "/api/v1/feedbacks", Query: map[string]string{"answered": "0"}}, 5*time.Second)
+	fmt.Println(e.Method, e.Path, e.Query, e.Headers["X-Client"], e.Status)
+	// Output:
+	// GET /api/v1/feedbacks answered=0&limit=10 worker 200
 }

@@ -3,11 +3,22 @@ package mocktest_test
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
 
 func jsonBody(s string) io.Reader { return strings.NewReader(s) }
+
+// jsonRequest makes a request with a JSON body.
+func jsonRequest(t testing.TB, method, url, body string) *http.Request {
+	req, err := http.NewRequest(method, url, jsonBody(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
 
 // exampleT stands in for a test's *testing.T in the examples, which get
 // none, so that an example's body reads as a test's does. Fatal and
@@ -20,6 +31,7 @@ type exampleT struct {
 }
 
 func (t *exampleT) Helper()                           {}
+func (t *exampleT) Name() string                      { return "Example" }
 func (t *exampleT) Cleanup(f func())                  { t.cleanups = append(t.cleanups, f) }
 func (t *exampleT) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
 func (t *exampleT) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }

@@ -2,6 +2,7 @@ package mocktest_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -49,13 +50,21 @@ func wantStatus(t *testing.T, srv *mocktest.Server, method, path string, want in
 // through run. The embedded testing.TB is nil: mocktest calls nothing else.
 type recordingTB struct {
 	testing.TB
+	name     string // Name's answer; "TestRecording" if unset
 	helpers  int
 	fatals   []string
+	errors   []string
 	cleanups []func()
 }
 
 func (r *recordingTB) Helper()          { r.helpers++ }
 func (r *recordingTB) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+func (r *recordingTB) Name() string {
+	if r.name == "" {
+		return "TestRecording"
+	}
+	return r.name
+}
 func (r *recordingTB) Fatalf(format string, args ...any) {
 	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
 	runtime.Goexit()
@@ -336,7 +345,8 @@ func TestWithSeed(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("GET /feedbacks: status %d", status)
 		}
-		return body
+		// Media URLs name each server's own address.
+		return bytes.ReplaceAll(body, []byte(srv.URL+"/"), []byte("BASE/"))
 	}
 	seeded, again, other, unseeded := page(mocktest.WithSeed(1)), page(mocktest.WithSeed(1)), page(mocktest.WithSeed(2)), page()
 	if !bytes.Equal(seeded, again) {
@@ -360,4 +370,53 @@ func TestWithOptions(t *testing.T) {
 	srv = mocktest.New(t, mocktest.WithOptions(mock.Options{Scenario: "default", ReadOnly: true}), mocktest.WithScenario("unauthorized"))
 	wantStatus(t, srv, "GET", "/settings/ai", http.StatusUnauthorized)
 	wantStatus(t, srv, "PATCH", "/settings/ai", http.StatusForbidden, "Authorization", "Bearer demo-token")
+}
+
+// The records' media URLs name the in-process server, so a client can
+// fetch them; a public URL in the options is kept.
+func TestStartMediaURLs(t *testing.T) {
+	srv := mocktest.New(t)
+	_, body := call(t, srv, "GET", "/feedbacks?nm_id=555000111&limit=100")
+	var env struct {
+		Data struct{ Feedbacks []mock.Feedback }
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, f := range env.Data.Feedbacks {
+		var photos []mock.Photo
+		json.Unmarshal([]byte(f.Photos), &photos)
+		for _, p := range photos {
+			urls = append(urls, p.FullSize, p.MiniSize)
+		}
+		var v mock.Video
+		if json.Unmarshal(f.Video, &v) == nil && v.Link != "" {
+			urls = append(urls, v.PreviewImage, v.Link)
+		}
+	}
+	if len(urls) < 6 {
+		t.Fatalf("media URLs %v: want the edge cases' photos and video", urls)
+	}
+	for _, u := range urls {
+		if !strings.HasPrefix(u, srv.URL+mock.MediaPrefix) {
+			t.Errorf("%s is not on the server %s", u, srv.URL)
+			continue
+		}
+		resp, err := srv.Client().Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", u, resp.StatusCode)
+		}
+	}
+	other := mocktest.New(t, mocktest.WithOptions(mock.Options{PublicURL: "https://ui.example.test"}))
+	if _, body := call(t, other, "GET", "/feedbacks?nm_id=555000111&limit=100"); !bytes.Contains(body, []byte(`https://ui.example.test/__mock/media/`)) {
+		t.Errorf("the public URL given in the options is not in the records")
+	}
+	if _, err := mocktest.Start(mocktest.WithOptions(mock.Options{PublicURL: "nope"})); err == nil || !strings.Contains(err.Error(), "public URL") {
+		t.Errorf("Start with a bad public URL: %v", err)
+	}
 }

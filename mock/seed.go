@@ -1,0 +1,973 @@
+package mock
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"gopkg.in/yaml.v3"
+)
+
+// Bounds of seeded reviews (PUT /__mock/data).
+const (
+	// MaxSeedBodyBytes is the largest body PUT /__mock/data accepts (413
+	// above it): room for MaxSeedReviews reviews of a usual size.
+	MaxSeedBodyBytes = 8 << 20
+	// MaxSeedReviews bounds the reviews of one request (400 above it) and
+	// those a session keeps seeded, in all its scenarios together (409).
+	MaxSeedReviews = 10_000
+)
+
+// CodeTooManyReviews refuses seeded reviews past MaxSeedReviews for a
+// session, or past Options.MaxSeedBytes for all sessions (409 Conflict:
+// clearing some makes room).
+const CodeTooManyReviews = "too_many_reviews"
+
+// Seed modes: the reviews replace the scenario's data, or are added to it.
+const (
+	SeedReplace = "replace"
+	SeedAppend  = "append"
+)
+
+// SeedReview is a review to seed with PUT /__mock/data or
+// Server.SeedReviews: a record of a reviews fixture (fixtures/reviews/),
+// with the spec's field names, in which only product_valuation is
+// required. A nil field is filled in, the same way for the same
+// session, position and scenario: feedback_id (20 letters and digits),
+// created_date (see Server.SeedReviews), the product fields from the
+// scenario's catalogue (nm_id, imt_id, product_name, supplier_article,
+// brand_name; those of the product nm_id names, when it names one of
+// the session's or the scenario's). The rest default as in a fixture:
+// text, pros, cons and user_name empty (a rating-only review, an
+// anonymous reviewer), created_at = created_date, answer_state and state
+// from answer_text, was_viewed 1, no tags, photos or video. id is
+// assigned.
+type SeedReview struct {
+	FeedbackID       *string  `json:"feedback_id,omitempty"`
+	NmID             *int64   `json:"nm_id,omitempty"`
+	ImtID            *int64   `json:"imt_id,omitempty"`
+	Text             string   `json:"text,omitempty"`
+	Pros             string   `json:"pros,omitempty"`
+	Cons             string   `json:"cons,omitempty"`
+	ProductValuation int      `json:"product_valuation"`
+	ValuationTags    []string `json:"valuation_tags,omitempty"`
+	CreatedDate      *string  `json:"created_date,omitempty"`
+	AnswerText       string   `json:"answer_text,omitempty"`
+	AnswerState      *string  `json:"answer_state,omitempty"`
+	ProductName      *string  `json:"product_name,omitempty"`
+	SupplierArticle  *string  `json:"supplier_article,omitempty"`
+	BrandName        *string  `json:"brand_name,omitempty"`
+	Photos           []Photo  `json:"photos,omitempty"`
+	Video            *Video   `json:"video,omitempty"`
+	UserName         string   `json:"user_name,omitempty"`
+	WasViewed        *int     `json:"was_viewed,omitempty"`
+	State            *string  `json:"state,omitempty"`
+	CreatedAt        string   `json:"created_at,omitempty"`
+}
+
+// SeedResult is the answer of PUT /__mock/data and Server.SeedReviews.
+type SeedResult struct {
+	Session  string `json:"session"`
+	Scenario string `json:"scenario"`
+	Mode     string `json:"mode"`     // the request's
+	Added    int    `json:"added"`    // reviews added by the request
+	Seeded   int    `json:"seeded"`   // reviews the session has seeded in the scenario now
+	Total    int    `json:"total"`    // reviews the session's list holds now (before a living shop's arrivals)
+	FirstID  int64  `json:"first_id"` // the ids of the added reviews: FirstID to LastID; 0 for none
+	LastID   int64  `json:"last_id"`
+	// Reviews are the added reviews as the list shows them, in the order given.
+	Reviews []Feedback `json:"-"`
+}
+
+// SeedInfo says what a session seeded in a scenario (GET /__mock/data).
+type SeedInfo struct {
+	Mode  string `json:"mode"`  // replace: the scenario's data is not shown; append: added to it
+	Count int    `json:"count"` // the seeded reviews
+}
+
+// seedState is what a session seeded in one scenario.
+type seedState struct {
+	replace bool           // the scenario's data is replaced, not added to
+	own     *reviews.Store // the seeded reviews, with their ids
+	bytes   int64          // counted in Server.seedUsed
+	view    *reviews.Stack // own on the data of the scenario version viewOf
+	viewOf  *Scenario
+}
+
+// seedBox holds what a session seeded, by scenario name. A reset hands
+// it to the session that replaces the reset one, which keeps it too: a
+// request under way during the reset, on the reset session, sees the
+// seeded reviews as the session's next requests do, and the reviews
+// stay counted once. Its mu is taken under a session's mu, never the
+// other way round.
+type seedBox struct {
+	mu sync.Mutex
+	m  map[string]*seedState
+}
+
+// any reports whether the box holds seeded reviews, in any scenario.
+func (b *seedBox) any() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.m) > 0
+}
+
+// seedOverhead estimates what a seedState keeps besides its store.
+const seedOverhead = 1 << 10
+
+func (sd *seedState) info() *SeedInfo {
+	if sd == nil {
+		return nil
+	}
+	mode := SeedAppend
+	if sd.replace {
+		mode = SeedReplace
+	}
+	return &SeedInfo{Mode: mode, Count: sd.own.Len()}
+}
+
+// seedViewLocked is the session's seeded data in sc: nil when it seeded
+// none there. The view is made again for a new version of the scenario
+// (hot reload): added reviews keep their ids unless the new data reaches
+// them, and then move up past it. The caller holds ss.mu.
+func (ss *session) seedViewLocked(sc *Scenario, base *reviews.Store) (*reviews.Stack, error) {
+	ss.seeds.mu.Lock()
+	defer ss.seeds.mu.Unlock()
+	sd := ss.seeds.m[sc.Name]
+	if sd == nil {
+		return nil, nil
+	}
+	if sd.viewOf == sc {
+		return sd.view, nil
+	}
+	if sd.replace {
+		sd.view, sd.viewOf = reviews.NewStack(sd.own), sc
+		return sd.view, nil
+	}
+	v, err := reviews.NewMixedStack(base, sd.own)
+	if err != nil { // the new data's ids reach the seeded ones
+		fbs, err := sd.own.Feedbacks()
+		if err != nil {
+			return nil, err
+		}
+		shift := base.Next() - fbs[0].ID
+		for i := range fbs {
+			shift = max(shift, base.Next()-fbs[i].ID)
+		}
+		for i := range fbs {
+			fbs[i].ID += shift
+		}
+		own, err := reviews.NewNumbered(fbs)
+		if err != nil {
+			return nil, err
+		}
+		if v, err = reviews.NewMixedStack(base, own); err != nil {
+			return nil, err
+		}
+		bytes := own.Bytes() + seedOverhead
+		if ss.seedUsed != nil {
+			ss.seedUsed.Add(bytes - sd.bytes)
+		}
+		sd.own, sd.bytes = own, bytes
+	}
+	sd.view, sd.viewOf = v, sc
+	return v, nil
+}
+
+// baseLocked is what a living shop in sc starts from: the session's
+// seeded data, or the scenario's. The caller holds ss.mu.
+func (ss *session) baseLocked(sc *Scenario) (*reviews.Stack, error) {
+	base, err := sc.store()
+	if err != nil {
+		return nil, err
+	}
+	v, err := ss.seedViewLocked(sc, base)
+	if v == nil || err != nil {
+		return reviews.NewStack(base), err
+	}
+	return v, nil
+}
+
+// countLocked counts the reviews in the box, in every scenario but
+// except. The caller holds b.mu.
+func (b *seedBox) countLocked(except string) int {
+	n := 0
+	for name, sd := range b.m {
+		if name != except {
+			n += sd.own.Len()
+		}
+	}
+	return n
+}
+
+// restartShopLocked drops the session's living shop in the scenario
+// name: it starts again on the data as it is now. The caller holds ss.mu.
+func (ss *session) restartShopLocked(name string) {
+	if st := ss.states[name]; st != nil && st.shop != nil {
+		ss.shops.remove(st.shop)
+		st.shop = nil
+	}
+}
+
+// dropSeedsLocked forgets every seeded review of the session; it returns
+// how many. The caller holds ss.mu.
+func (ss *session) dropSeedsLocked() int {
+	ss.seeds.mu.Lock()
+	seeds := ss.seeds.m
+	ss.seeds.m = nil
+	ss.seeds.mu.Unlock()
+	n := 0
+	for name, sd := range seeds {
+		n += sd.own.Len()
+		if ss.seedUsed != nil {
+			ss.seedUsed.Add(-sd.bytes)
+		}
+		ss.restartShopLocked(name)
+	}
+	return n
+}
+
+// seedInfo is what the session seeded in sc, nil for nothing.
+func (ss *session) seedInfo(sc *Scenario) *SeedInfo {
+	ss.seeds.mu.Lock()
+	defer ss.seeds.mu.Unlock()
+	return ss.seeds.m[sc.Name].info()
+}
+
+// SeedReviews seeds reviews for session (DefaultSession for "") in
+// scenario ("": the session's), as PUT /__mock/data does: mode
+// SeedReplace ("" too) makes them the session's whole data there,
+// SeedAppend adds them to what it has (the scenario's data, or reviews
+// it seeded to replace it). Missing fields are filled as SeedReview
+// says; missing created_dates put the request's reviews a minute apart,
+// the first newest: for replace, the first at the scenario's end date
+// (data.generate.end, 2026-11-15 21:00:00 by default); for append, the
+// last a minute after the session's newest review. Ids follow the
+// highest the session's list has (from 1 for replace), oldest first.
+//
+// Every problem is an *APIError naming its field (reviews[2].nm_id):
+// 400 invalid_body for a bad or duplicate field (a feedback_id given
+// twice, or already in the session's data), 409 too_many_reviews past
+// MaxSeedReviews for the session or Options.MaxSeedBytes for all. A
+// refused request changes nothing. A living shop in the scenario starts
+// again on the new data.
+func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) (SeedResult, error) {
+	if session == "" {
+		session = DefaultSession
+	}
+	switch {
+	case session == AllSessions:
+		return SeedResult{}, errSeedAllSessions
+	case !validID(session):
+		return SeedResult{}, invalidParameter("session", "%s", msgBadSessionID)
+	}
+	if mode == "" {
+		mode = SeedReplace
+	}
+	if mode != SeedReplace && mode != SeedAppend {
+		return SeedResult{}, invalidBody("mode", "must be replace or append, got %q", clip(mode))
+	}
+	if len(recs) > MaxSeedReviews {
+		return SeedResult{}, invalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(recs))
+	}
+	// Built against the session as it is, without creating it; kept only
+	// if nothing changed it meanwhile, else built again.
+	for range 8 {
+		ss, sc, err := s.peek(session, scenario)
+		if err != nil {
+			return SeedResult{}, err
+		}
+		ss.seeds.mu.Lock()
+		prev, others := ss.seeds.m[sc.Name], ss.seeds.countLocked(sc.Name)
+		ss.seeds.mu.Unlock()
+		base, err := sc.store()
+		if err != nil {
+			return SeedResult{}, err
+		}
+		next, res, err := s.buildSeed(session, sc, base, prev, mode, recs)
+		if err != nil {
+			return SeedResult{}, err
+		}
+		delta := next.bytes
+		if prev != nil {
+			delta -= prev.bytes
+		}
+		if err := s.seedRoom(others, next, delta); err != nil {
+			return SeedResult{}, err
+		}
+		ss, sc2, err := s.resolve(session, scenario)
+		if err != nil {
+			return SeedResult{}, err
+		}
+		if sc2 != sc {
+			continue // switched or reloaded meanwhile
+		}
+		ss.mu.Lock()
+		kept, err := s.keepSeed(ss, sc.Name, prev, next, delta)
+		if kept {
+			ss.restartShopLocked(sc.Name)
+		}
+		ss.mu.Unlock()
+		switch {
+		case err != nil:
+			return SeedResult{}, err
+		case kept:
+			return res, nil
+		}
+	}
+	err := StatusError(http.StatusConflict) // "conflict"
+	err.Message = "the session's data kept changing while seeding; try again"
+	return SeedResult{}, err
+}
+
+// keepSeed makes next what ss seeded in the scenario name, in place of
+// prev; false if ss is dropped or seeded something else meanwhile. The
+// caller holds ss.mu.
+func (s *Server) keepSeed(ss *session, name string, prev, next *seedState, delta int64) (bool, error) {
+	b := ss.seeds
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ss.dropped || b.m[name] != prev {
+		return false, nil
+	}
+	if err := s.seedRoom(b.countLocked(name), next, delta); err != nil {
+		return false, err
+	}
+	if !s.reserveSeed(delta) {
+		return false, s.errSeedMemory(delta)
+	}
+	if b.m == nil {
+		b.m = make(map[string]*seedState)
+	}
+	b.m[name] = next
+	return true, nil
+}
+
+var errSeedAllSessions = invalidParameter("session", "seeded reviews belong to one session: name it (session=* is allowed only to DELETE every session's)")
+
+// seedRoom checks next against the bounds: the session's count (with
+// others, its reviews seeded in other scenarios) and all sessions' bytes.
+func (s *Server) seedRoom(others int, next *seedState, delta int64) error {
+	if n := others + next.own.Len(); n > MaxSeedReviews {
+		return &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "reviews",
+			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; this would make %d (DELETE /__mock/data to start again)", MaxSeedReviews, n)}
+	}
+	if delta > 0 && s.seedUsed.Load()+delta > s.seedMax {
+		return s.errSeedMemory(delta)
+	}
+	return nil
+}
+
+func (s *Server) errSeedMemory(delta int64) error {
+	return &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "reviews",
+		Message: fmt.Sprintf("all sessions' seeded reviews would keep %d bytes, over the %d allowed (Options.MaxSeedBytes); DELETE /__mock/data of sessions done with theirs",
+			s.seedUsed.Load()+delta, s.seedMax)}
+}
+
+// reserveSeed adds delta to the seeded bytes unless that goes over the bound.
+func (s *Server) reserveSeed(delta int64) bool {
+	for {
+		used := s.seedUsed.Load()
+		if delta > 0 && used+delta > s.seedMax {
+			return false
+		}
+		if s.seedUsed.CompareAndSwap(used, used+delta) {
+			return true
+		}
+	}
+}
+
+// ClearSeeded forgets the reviews session (every session for
+// AllSessions) seeded, in every scenario, as DELETE /__mock/data does;
+// living shops start again on the scenarios' data. It returns how many
+// reviews went.
+func (s *Server) ClearSeeded(session string) int {
+	// Under sessionsMu: a reset cannot replace a session between finding
+	// it and clearing it, which would leave the replacing session's
+	// living shop on the reviews.
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	n := 0
+	for _, ss := range s.sessionsOfLocked(session) {
+		ss.mu.Lock()
+		n += ss.dropSeedsLocked()
+		ss.mu.Unlock()
+	}
+	return n
+}
+
+// buildSeed makes what the session will have seeded in sc: prev (nil for
+// nothing) with recs, by mode; base is sc's data.
+func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *seedState, mode string, recs []SeedReview) (*seedState, SeedResult, error) {
+	replace := mode == SeedReplace || prev != nil && prev.replace
+	var kept []Feedback
+	if mode == SeedAppend && prev != nil {
+		var err error
+		if kept, err = prev.own.Feedbacks(); err != nil {
+			return nil, SeedResult{}, err
+		}
+	}
+	// The newest review the session has, for the dates to fill.
+	end, _ := time.Parse(reviews.TimestampLayout, defaultEnd)
+	if g := sc.file.Data.Generate; g != nil {
+		end, _ = time.Parse(reviews.TimestampLayout, g.End)
+	}
+	anchor := end // the date of the request's first review, the newest
+	if mode == SeedAppend {
+		var newest time.Time
+		if !replace {
+			if pos, ok := reviews.NewStack(base).Newest(); ok {
+				newest = time.Unix(base.Meta(pos).Created, 0).UTC()
+			}
+		}
+		for i := range kept {
+			if t, err := time.Parse(reviews.TimestampLayout, kept[i].CreatedDate); err == nil && t.After(newest) {
+				newest = t
+			}
+		}
+		if !newest.IsZero() { // else as for replace
+			anchor = newest.Add(time.Minute * time.Duration(len(recs)))
+		}
+	}
+	f := &seedFiller{s: s, sc: sc, base: base, sid: sid, anchor: anchor}
+	if len(kept) > 0 {
+		f.kept = prev.own
+	}
+	added := make([]Feedback, len(recs))
+	for j := range recs {
+		fb, err := f.fill(&recs[j], len(kept)+j, j)
+		if err != nil {
+			return nil, SeedResult{}, err
+		}
+		added[j] = fb
+	}
+	if err := checkSeedIDs(sc, base, replace, kept, added); err != nil {
+		return nil, SeedResult{}, err
+	}
+	first := int64(1)
+	if !replace {
+		first = base.Next()
+	}
+	if prev != nil && mode == SeedAppend {
+		first = max(first, prev.own.Next())
+	}
+	if err := reviews.Number(added, first); err != nil {
+		return nil, SeedResult{}, err
+	}
+	own, err := reviews.NewNumbered(append(kept, added...))
+	if err != nil {
+		return nil, SeedResult{}, err
+	}
+	next := &seedState{replace: replace, own: own, bytes: own.Bytes() + seedOverhead, viewOf: sc}
+	if replace {
+		next.view = reviews.NewStack(own)
+	} else if next.view, err = reviews.NewMixedStack(base, own); err != nil {
+		return nil, SeedResult{}, err
+	}
+	res := SeedResult{Session: sid, Scenario: sc.Name, Mode: mode, Added: len(added), Seeded: own.Len(), Total: next.view.Len(), Reviews: added}
+	if len(added) > 0 {
+		res.FirstID, res.LastID = first, first+int64(len(added))-1
+	}
+	return next, res, nil
+}
+
+// checkSeedIDs refuses a feedback_id given twice in added, or one the
+// session's data has already (kept, and base unless replaced).
+func checkSeedIDs(sc *Scenario, base *reviews.Store, replace bool, kept, added []Feedback) error {
+	at := make(map[string]int, len(added))
+	for j := range added {
+		id := added[j].FeedbackID
+		if i, dup := at[id]; dup {
+			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is reviews[%d]'s feedback_id too", clip(id), i)
+		}
+		at[id] = j
+	}
+	for i := range kept {
+		if j, dup := at[kept[i].FeedbackID]; dup {
+			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already seeded in this session (id %d)", clip(kept[i].FeedbackID), kept[i].ID)
+		}
+	}
+	if replace || len(added) == 0 {
+		return nil
+	}
+	for pos, id := range base.FeedbackIDs() {
+		if j, dup := at[id]; dup {
+			var f struct{ ID int64 }
+			json.Unmarshal(base.JSON(pos), &f)
+			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already in scenario %s's data (id %d)", clip(id), sc.Name, f.ID)
+		}
+	}
+	return nil
+}
+
+// seedFiller fills what seeded reviews leave out, deterministically:
+// each review's random draws come from the scenario's seed, the session
+// and its position among the session's seeded reviews; its product from
+// the scenario's catalogue, as the generator made it.
+type seedFiller struct {
+	s      *Server
+	sc     *Scenario
+	base   *reviews.Store // the scenario's data
+	kept   *reviews.Store // the session's seeded reviews before the request; nil for none
+	sid    string
+	anchor time.Time // the filled created_date of the request's first review
+
+	src      splitmix
+	gen      *generator // draws with src
+	loaded   bool       // the catalogue, on first need
+	bank     *phraseBank
+	products []product
+	weights  []float64
+	byNm     map[int64]int
+	bankErr  error
+}
+
+// fill checks one review, at position pos of the session's seeded ones
+// and j of the request, and fills what it leaves out.
+func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
+	path := fmt.Sprintf("reviews[%d]", j)
+	if r.ProductValuation == 0 {
+		return Feedback{}, invalidBody(path+".product_valuation", "required: the rating, 1 to 5")
+	}
+	if f.gen == nil {
+		h := fnv.New64a()
+		io.WriteString(h, f.sid)
+		f.src.base = uint64(f.sc.Seed) ^ h.Sum64()
+		f.gen = &generator{f: &gofakeit.Faker{Rand: rand.New(&f.src)}}
+	}
+	f.src.x = uint64(chunkSeed(int64(f.src.base), pos))
+	id := f.gen.feedbackID()
+	needCatalogue := r.NmID == nil || r.ImtID == nil || r.ProductName == nil || r.SupplierArticle == nil || r.BrandName == nil
+	var p product
+	if needCatalogue {
+		if err := f.catalogue(); err != nil {
+			return Feedback{}, invalidBody(path+"."+firstMissing(r), "cannot be filled in: the scenario's phrase bank, which it comes from, cannot be read (%v); give it", err)
+		}
+		p = f.products[f.gen.pick(f.weights)]
+		if r.NmID != nil {
+			p = f.product(*r.NmID)
+		}
+	}
+	or := func(v *string, def string) string {
+		if v != nil {
+			return *v
+		}
+		return def
+	}
+	orInt := func(v *int64, def int64) int64 {
+		if v != nil {
+			return *v
+		}
+		return def
+	}
+	rf := reviewFixture{
+		FeedbackID: or(r.FeedbackID, id), NmID: orInt(r.NmID, p.nmID), ImtID: orInt(r.ImtID, p.imtID),
+		Text: r.Text, Pros: r.Pros, Cons: r.Cons, ProductValuation: r.ProductValuation,
+		ValuationTags: r.ValuationTags,
+		CreatedDate:   or(r.CreatedDate, f.anchor.Add(-time.Duration(j)*time.Minute).Format(reviews.TimestampLayout)),
+		AnswerText:    r.AnswerText, AnswerState: r.AnswerState,
+		ProductName: or(r.ProductName, p.name), SupplierArticle: or(r.SupplierArticle, p.article), BrandName: or(r.BrandName, p.brand),
+		UserName: r.UserName, WasViewed: r.WasViewed, State: r.State, CreatedAt: r.CreatedAt,
+	}
+	for _, ph := range r.Photos {
+		rf.Photos = append(rf.Photos, photoFixture{FullSize: ph.FullSize, MiniSize: ph.MiniSize})
+	}
+	if v := r.Video; v != nil {
+		rf.Video = &videoFixture{PreviewImage: v.PreviewImage, Link: v.Link, DurationSec: v.DurationSec}
+	}
+	fb, probs := rf.toFeedback(f.sc.media)
+	if len(probs) > 0 {
+		return Feedback{}, invalidBody(path+"."+probs[0].field, "%s", probs[0].msg)
+	}
+	return fb, nil
+}
+
+// product is the product nmID names: as the session's reviews have it
+// (those it seeded before, then the scenario's), else the catalogue's,
+// else one of the catalogue's chosen by nmID. The caller has loaded the
+// catalogue.
+func (f *seedFiller) product(nmID int64) product {
+	for _, st := range []*reviews.Store{f.kept, f.base} {
+		if st == nil {
+			continue
+		}
+		if pos, ok := st.ProductOf(nmID); ok {
+			var r Feedback
+			if json.Unmarshal(st.JSON(pos), &r) == nil {
+				return product{nmID: nmID, imtID: r.ImtID, name: r.ProductName, article: r.SupplierArticle, brand: r.BrandName}
+			}
+		}
+	}
+	if k, ok := f.byNm[nmID]; ok {
+		return f.products[k]
+	}
+	p := f.products[uint64(nmID)%uint64(len(f.products))]
+	p.nmID = nmID
+	return p
+}
+
+// firstMissing names the first field of r the catalogue would fill.
+func firstMissing(r *SeedReview) string {
+	switch {
+	case r.NmID == nil:
+		return "nm_id"
+	case r.ImtID == nil:
+		return "imt_id"
+	case r.ProductName == nil:
+		return "product_name"
+	case r.SupplierArticle == nil:
+		return "supplier_article"
+	}
+	return "brand_name"
+}
+
+// catalogue loads the scenario's products, as its generator made them
+// (or would, for a scenario without one), and its phrase bank.
+func (f *seedFiller) catalogue() error {
+	if f.loaded {
+		return f.bankErr
+	}
+	f.loaded = true
+	f.bank = f.sc.bank
+	if f.bank == nil {
+		if f.bank, f.bankErr = f.s.loader.loadPhrases(f.sc.Locale); f.bankErr != nil {
+			return f.bankErr
+		}
+	}
+	spec := generateSpec{Products: defaultProducts}
+	if g := f.sc.file.Data.Generate; g != nil {
+		spec = *g
+	}
+	f.products, f.weights = (&generator{f: gofakeit.NewUnlocked(f.sc.Seed), spec: spec, bank: f.bank}).products()
+	f.byNm = make(map[int64]int, len(f.products))
+	for i, p := range f.products {
+		f.byNm[p.nmID] = i
+	}
+	return nil
+}
+
+// splitmix is a small source of random numbers (SplitMix64) whose state
+// is set for each review, so that a review's draws depend on its
+// position alone.
+type splitmix struct{ x, base uint64 }
+
+func (s *splitmix) Uint64() uint64 {
+	s.x += 0x9E3779B97F4A7C15
+	z := s.x
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
+
+func (s *splitmix) Int63() int64    { return int64(s.Uint64() >> 1) }
+func (s *splitmix) Seed(seed int64) { s.x = uint64(seed) }
+
+// --- the body of PUT /__mock/data ------------------------------------------
+
+// yamlTypes are the Content-Types of a YAML body.
+var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
+
+// readSeedBody reads a PUT /__mock/data body, JSON or YAML (made JSON),
+// of at most MaxSeedBodyBytes.
+func readSeedBody(r *http.Request) ([]byte, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
+	if err != nil || mt != "application/json" && !isYAML {
+		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
+	}
+	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+		Message: fmt.Sprintf("request body is larger than %d bytes (%d reviews at most, %d MiB)", MaxSeedBodyBytes, MaxSeedReviews, MaxSeedBodyBytes>>20)}
+	if r.ContentLength > MaxSeedBodyBytes {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxSeedBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case err != nil:
+		return nil, invalidBody("", "reading request body: %v", err)
+	}
+	if isYAML {
+		return yamlToJSON(body)
+	}
+	return body, nil
+}
+
+// yamlToJSON turns a YAML document into the JSON document it stands for,
+// keys in order, so that one decoder checks both. Anchors and aliases
+// are refused.
+func yamlToJSON(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, invalidBody("", "YAML: %s", clip(strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil // empty: the JSON decoder says so
+	}
+	return appendYAMLAsJSON(nil, doc.Content[0], "")
+}
+
+func appendYAMLAsJSON(b []byte, n *yaml.Node, path string) ([]byte, error) {
+	var err error
+	switch n.Kind {
+	case yaml.MappingNode:
+		b = append(b, '{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				return nil, invalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = reviews.AppendJSONString(b, k.Value)
+			b = append(b, ':')
+			if b, err = appendYAMLAsJSON(b, v, joinPath(path, k.Value)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case yaml.SequenceNode:
+		b = append(b, '[')
+		for i, e := range n.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendYAMLAsJSON(b, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return append(b, "null"...), nil
+		case "!!bool":
+			var v bool
+			if n.Decode(&v) == nil {
+				return strconv.AppendBool(b, v), nil
+			}
+		case "!!int":
+			var v int64
+			if n.Decode(&v) == nil {
+				return strconv.AppendInt(b, v, 10), nil
+			}
+			if isDigits(strings.TrimPrefix(n.Value, "-")) {
+				return append(b, n.Value...), nil // too big: the decoder says so
+			}
+		case "!!float":
+			var v float64
+			if n.Decode(&v) == nil {
+				if js, err := json.Marshal(v); err == nil {
+					return append(b, js...), nil
+				}
+			}
+		}
+		return reviews.AppendJSONString(b, n.Value), nil // strings, timestamps and the rest
+	case yaml.AliasNode:
+		return nil, invalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
+	}
+	return nil, invalidBody(path, "YAML: unexpected node at line %d", n.Line)
+}
+
+func isDigits(s string) bool {
+	_, err := parseDigits(s)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// decodeSeedBody decodes the JSON document of PUT /__mock/data:
+// {"mode": "replace"|"append", "reviews": [...]} (mode defaults to
+// replace; "kind": "reviews" may be there, so that a reviews fixture is a
+// body as it is). Every problem names its path.
+func decodeSeedBody(body []byte) (string, []SeedReview, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "", nil, invalidBody("", `empty body: send {"mode":"replace","reviews":[...]}`)
+	}
+	var mode string
+	var raw json.RawMessage
+	err := eachMember(body, "", func(key string, v json.RawMessage) error {
+		switch key {
+		case "mode":
+			s, err := decodeString(v, key)
+			if err != nil {
+				return err
+			}
+			if s != SeedReplace && s != SeedAppend {
+				return invalidBody(key, "must be replace or append, got %q", clip(s))
+			}
+			mode = s
+		case "kind":
+			s, err := decodeString(v, key)
+			if err != nil {
+				return err
+			}
+			if s != "reviews" {
+				return invalidBody(key, "must be \"reviews\" when given, got %q", clip(s))
+			}
+		case "reviews":
+			raw = v
+		default:
+			return invalidBody(key, "unknown field: the body has mode and reviews")
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if raw == nil {
+		return "", nil, invalidBody("reviews", "required: a list of reviews ([] for none)")
+	}
+	if k := jsonKind(raw); k != "array" {
+		return "", nil, invalidBody("reviews", "must be an array, got %s", k)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return "", nil, invalidBody("reviews", "malformed JSON: %s", jsonProblem(err))
+	}
+	if len(elems) > MaxSeedReviews {
+		return "", nil, invalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(elems))
+	}
+	recs := make([]SeedReview, len(elems))
+	for i, e := range elems {
+		if err := decodeSeedReview(e, fmt.Sprintf("reviews[%d]", i), &recs[i]); err != nil {
+			return "", nil, err
+		}
+	}
+	return mode, recs, nil
+}
+
+// decodeMedia decodes a photo or video object member by member: strs
+// and ints name its string and integer members; shape says what the
+// object must be.
+func decodeMedia(raw json.RawMessage, path, shape string, strs map[string]*string, ints map[string]*int) error {
+	if k := jsonKind(raw); k != "object" {
+		return invalidBody(path, "%s, got %s", shape, k)
+	}
+	return eachMember(raw, path, func(key string, v json.RawMessage) error {
+		p := path + "." + key
+		if dst, ok := strs[key]; ok {
+			var err error
+			*dst, err = decodeString(v, p)
+			return err
+		}
+		if dst, ok := ints[key]; ok {
+			n, err := decodeInt(v, p)
+			*dst = int(n)
+			return err
+		}
+		return invalidBody(p, "unknown field: %s", shape)
+	})
+}
+
+// decodeSeedReview decodes one review of the body, member by member, so
+// that a problem names its field.
+func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
+	str := func(v json.RawMessage, p string) (*string, error) {
+		s, err := decodeString(v, p)
+		return &s, err
+	}
+	integer := func(v json.RawMessage, p string) (*int64, error) {
+		n, err := decodeInt(v, p)
+		return &n, err
+	}
+	list := func(v json.RawMessage, p string) ([]string, error) {
+		out := []string{}
+		err := eachElement(v, p, func(i int, e json.RawMessage) error {
+			s, err := decodeString(e, fmt.Sprintf("%s[%d]", p, i))
+			out = append(out, s)
+			return err
+		})
+		return out, err
+	}
+	return eachMember(raw, path, func(key string, v json.RawMessage) error {
+		p := path + "." + key
+		var err error
+		var n *int64
+		switch key {
+		case "feedback_id":
+			r.FeedbackID, err = str(v, p)
+		case "nm_id":
+			r.NmID, err = integer(v, p)
+		case "imt_id":
+			r.ImtID, err = integer(v, p)
+		case "text":
+			r.Text, err = decodeString(v, p)
+		case "pros":
+			r.Pros, err = decodeString(v, p)
+		case "cons":
+			r.Cons, err = decodeString(v, p)
+		case "answer_text":
+			r.AnswerText, err = decodeString(v, p)
+		case "created_at":
+			r.CreatedAt, err = decodeString(v, p)
+		case "product_valuation":
+			if n, err = integer(v, p); err == nil {
+				if *n < 1 || *n > 5 {
+					return invalidBody(p, "must be 1 to 5, got %d", *n)
+				}
+				r.ProductValuation = int(*n)
+			}
+		case "was_viewed":
+			if n, err = integer(v, p); err == nil {
+				if *n != 0 && *n != 1 {
+					return invalidBody(p, "must be 0 or 1, got %d", *n)
+				}
+				w := int(*n)
+				r.WasViewed = &w
+			}
+		case "valuation_tags":
+			r.ValuationTags, err = list(v, p)
+		case "photos":
+			r.Photos = []Photo{}
+			err = eachElement(v, p, func(i int, e json.RawMessage) error {
+				var ph Photo
+				err := decodeMedia(e, fmt.Sprintf("%s[%d]", p, i), "a photo is an object {fullSize, miniSize}, as upstream",
+					map[string]*string{"fullSize": &ph.FullSize, "miniSize": &ph.MiniSize}, nil)
+				r.Photos = append(r.Photos, ph)
+				return err
+			})
+		case "video":
+			if jsonKind(v) == "null" {
+				break
+			}
+			var vd Video
+			err = decodeMedia(v, p, "a video is null or an object {previewImage, link, durationSec}, as upstream",
+				map[string]*string{"previewImage": &vd.PreviewImage, "link": &vd.Link}, map[string]*int{"durationSec": &vd.DurationSec})
+			r.Video = &vd
+		case "created_date":
+			r.CreatedDate, err = str(v, p)
+		case "answer_state":
+			r.AnswerState, err = str(v, p)
+		case "product_name":
+			r.ProductName, err = str(v, p)
+		case "supplier_article":
+			r.SupplierArticle, err = str(v, p)
+		case "brand_name":
+			r.BrandName, err = str(v, p)
+		case "user_name":
+			r.UserName, err = decodeString(v, p)
+		case "state":
+			r.State, err = str(v, p)
+		case "id":
+			return invalidBody(p, "is assigned: leave it out")
+		default:
+			return invalidBody(p, "unknown field")
+		}
+		return err
+	})
+}

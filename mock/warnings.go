@@ -1,0 +1,441 @@
+package mock
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// HeaderWarning carries an API request's warnings in its answer, one
+// value per warning: 299 replymock "TEXT", as the HTTP Warning header
+// wrote them (RFC 7234), so that values a client joins with ", " stay
+// apart.
+const HeaderWarning = "X-Mock-Warning"
+
+// Bounds of a request's warnings: past MaxWarnings, one more says how
+// many were left out; a warning's text is cut to MaxWarningLength bytes.
+const (
+	MaxWarnings      = 10
+	MaxWarningLength = 300
+)
+
+// maxShownName is how much of a parameter's name a warning quotes.
+const maxShownName = 64
+
+// warnKind says what a client got wrong; its name is the kind label of
+// replymock_client_warnings_total, so the labels stay a fixed few
+// whatever names clients send.
+type warnKind uint8
+
+const (
+	warnUnknown     warnKind = iota // a name no operation takes
+	warnUpstream                    // the upstream service's name for a parameter
+	warnNearMiss                    // a known name in another case or spelling
+	warnEmpty                       // a known parameter given empty, where that is accepted
+	warnWrongOp                     // another operation's parameter
+	warnBodyOnGet                   // a body on GET or HEAD
+	warnContentType                 // a Content-Type whose charset is not UTF-8
+	numWarnKinds
+)
+
+var warnKindNames = [numWarnKinds]string{
+	"unknown_parameter", "upstream_name", "near_miss", "empty_parameter",
+	"wrong_operation", "body_on_get", "content_type",
+}
+
+// operationParams lists the query parameters an API operation takes.
+type operationParams struct {
+	method, path string // path after APIPrefix
+	params       []string
+}
+
+// apiParams is the one table of the query parameters of every API
+// operation; routes.go has the same operations.
+var apiParams = []operationParams{
+	{http.MethodGet, "/feedbacks", feedbackParams},
+	{http.MethodHead, "/feedbacks", feedbackParams},
+	{http.MethodGet, "/settings/ai", nil},
+	{http.MethodHead, "/settings/ai", nil},
+	{http.MethodPatch, "/settings/ai", nil},
+}
+
+// emptyAccepted are the known parameters an empty value is accepted for
+// (as no filter); for the others, empty is a 400.
+var emptyAccepted = []string{"search"}
+
+// upstreamParam is a parameter name of the upstream service's list
+// (GET /api/v1/feedbacks there), which clients written against it send.
+type upstreamParam struct {
+	name string // the upstream's name
+	ours string // this API's parameter for it; "" when there is none
+	hint string // what ours takes, or why there is none
+}
+
+var upstreamParams = []upstreamParam{
+	{"isAnswered", "answered", "`answered` takes 0 or 1, not true or false"},
+	{"take", "limit", "`limit` takes 1 to 100"},
+	{"skip", "offset", ""},
+	{"nmId", "nm_id", ""},
+	{"dateFrom", "date_from", "`date_from` takes a date YYYY-MM-DD, not a Unix time"},
+	{"dateTo", "date_to", "`date_to` takes a date YYYY-MM-DD, not a Unix time"},
+	{"order", "", "the list is always newest first, as with the upstream's dateDesc"},
+}
+
+// findOperation is the entry of apiParams for a request, or nil for a
+// path or method the API does not serve.
+func findOperation(method, escapedPath string) *operationParams {
+	p, ok := strings.CutPrefix(escapedPath, APIPrefix)
+	if !ok {
+		return nil
+	}
+	for i := range apiParams {
+		if apiParams[i].path == p && apiParams[i].method == method {
+			return &apiParams[i]
+		}
+	}
+	return nil
+}
+
+func (op *operationParams) String() string { return op.method + " " + APIPrefix + op.path }
+
+// warning is one mistake of a client that the API let through.
+type warning struct {
+	kind  warnKind
+	field string // the parameter or header at fault: the strict answer's field
+	text  string
+}
+
+// clientWarnings lists what is questionable in a request the API
+// accepts: unknown parameters, upstream names, near misses, empty
+// values, a body on GET, a Content-Type charset. Parameters the
+// operation rejects with a 400 are not warned about. At most MaxWarnings
+// are kept; more counts the others. counts has every one by kind, for
+// the metrics.
+type clientWarnings struct {
+	list   []warning
+	more   int
+	counts [numWarnKinds]int
+	seen   map[string]bool // names warned about, once each
+}
+
+func (c *clientWarnings) add(kind warnKind, field, format string, args ...any) {
+	c.counts[kind]++
+	if len(c.list) >= MaxWarnings {
+		c.more++
+		return
+	}
+	c.list = append(c.list, warning{kind: kind, field: clipField(field), text: clipWarning(fmt.Sprintf(format, args...))})
+}
+
+// detectWarnings looks for a client's mistakes in r. It reads neither
+// the body nor anything but the request line and headers, and costs a
+// clean request no allocation.
+func detectWarnings(r *http.Request) *clientWarnings {
+	op := findOperation(r.Method, r.URL.EscapedPath())
+	if op == nil {
+		return nil // a 404 or 405: no operation to hold it to
+	}
+	var c clientWarnings
+	for part := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		c.param(op, k, v)
+	}
+	switch {
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		if r.ContentLength > 0 {
+			c.add(warnBodyOnGet, "body", "%s request has a body (%d bytes), which is ignored", r.Method, r.ContentLength)
+		} else if r.ContentLength < 0 {
+			c.add(warnBodyOnGet, "body", "%s request has a body, which is ignored", r.Method)
+		}
+	case r.Method == http.MethodPatch:
+		if _, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil {
+			if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+				c.add(warnContentType, "Content-Type", "Content-Type names charset %s, but the body is read as UTF-8", showName(cs))
+			}
+		}
+	}
+	if len(c.list) == 0 {
+		return nil
+	}
+	out := c // c itself stays on the stack
+	return &out
+}
+
+// param checks one query parameter, its name k and value v as sent.
+func (c *clientWarnings) param(op *operationParams, k, v string) {
+	name, err := url.QueryUnescape(k)
+	if err == nil && slices.Contains(op.params, name) {
+		// A known parameter: its value is the operation's to check (a
+		// 400), except where empty is accepted.
+		if slices.Contains(emptyAccepted, name) {
+			if blankValue(v) && c.once(name) {
+				c.add(warnEmpty, name, "%s is empty, so it filters nothing; leave it out", name)
+			}
+		}
+		return
+	}
+	if err != nil {
+		name = k // not decodable: shown as sent
+	}
+	if !c.once(name) {
+		return
+	}
+	shown := showName(name)
+	if err != nil {
+		c.add(warnUnknown, name, "%s is not a parameter (its percent-encoding is malformed) and is ignored", shown)
+		return
+	}
+	for _, u := range upstreamParams {
+		if u.name == name {
+			c.upstream(op, shown, name, u, false)
+			return
+		}
+	}
+	for _, other := range apiParams {
+		if other.path != op.path && slices.Contains(other.params, name) {
+			c.add(warnWrongOp, name, "%s is not a parameter of %s and is ignored; %s takes it", shown, op, &other)
+			return
+		}
+	}
+	norm := normalizeName(name)
+	if len(norm) <= maxShownName {
+		for _, p := range op.params {
+			if normalizeName(p) == norm {
+				c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, op, p)
+				return
+			}
+		}
+		for _, u := range upstreamParams {
+			if normalizeName(u.name) == norm {
+				c.upstream(op, shown, name, u, true)
+				return
+			}
+		}
+		best, bestDist := "", 3
+		for _, p := range op.params {
+			np := normalizeName(p)
+			limit := 1
+			if len(np) > 5 {
+				limit = 2
+			}
+			if d := editDistance(norm, np); d <= limit && d < bestDist {
+				best, bestDist = p, d
+			}
+		}
+		if best != "" {
+			c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, op, best)
+			return
+		}
+	}
+	if len(op.params) == 0 {
+		c.add(warnUnknown, name, "%s is not a parameter of %s, which takes none, and is ignored", shown, op)
+		return
+	}
+	c.add(warnUnknown, name, "%s is not a parameter of %s and is ignored; it takes %s", shown, op, strings.Join(op.params, ", "))
+}
+
+// upstream warns about the upstream's name u, sent as name; alike says
+// it was sent in another case or spelling.
+func (c *clientWarnings) upstream(op *operationParams, shown, name string, u upstreamParam, alike bool) {
+	what := shown + " is the upstream's name"
+	if alike {
+		what = shown + " looks like the upstream's " + u.name
+	}
+	hint := ""
+	if u.hint != "" {
+		hint = " (" + u.hint + ")"
+	}
+	switch {
+	case u.ours == "":
+		c.add(warnUpstream, name, "%s and has no equivalent here%s; it is ignored", what, hint)
+	case slices.Contains(op.params, u.ours):
+		c.add(warnUpstream, name, "%s: did you mean `%s`? It is ignored%s", what, u.ours, hint)
+	default:
+		c.add(warnUpstream, name, "%s for `%s`, which %s does not take; it is ignored", what, u.ours, op)
+	}
+}
+
+// once reports whether name has not been warned about yet in this
+// request, and notes it.
+func (c *clientWarnings) once(name string) bool {
+	if c.seen[name] {
+		return false
+	}
+	if c.seen == nil {
+		c.seen = make(map[string]bool)
+	}
+	c.seen[name] = true
+	return true
+}
+
+// texts are the warnings as the journal and the header give them: at
+// most MaxWarnings, then one saying how many more there were.
+func (c *clientWarnings) texts() []string {
+	out := make([]string, 0, len(c.list)+1)
+	for _, w := range c.list {
+		out = append(out, w.text)
+	}
+	if c.more > 0 {
+		out = append(out, fmt.Sprintf("and %d more warnings", c.more))
+	}
+	return out
+}
+
+// strictError is the answer to a request with warnings in strict mode:
+// the first warning, as a 400 naming its parameter.
+func (c *clientWarnings) strictError() *APIError {
+	w := c.list[0]
+	return invalidParameter(w.field, "strict mode: %s", w.text)
+}
+
+// setHeader puts the warnings in the answer's X-Mock-Warning header.
+func (c *clientWarnings) setHeader(h http.Header) {
+	texts := c.texts()
+	vs := make([]string, len(texts))
+	for i, t := range texts {
+		vs[i] = `299 replymock "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(t) + `"`
+	}
+	h[HeaderWarning] = vs
+}
+
+// showName is a parameter name as a warning quotes it: as it is when it
+// is a plain name, else quoted in ASCII; cut to maxShownName bytes.
+func showName(name string) string {
+	plain := name != "" && len(name) <= maxShownName
+	for i := 0; plain && i < len(name); i++ {
+		b := name[i]
+		plain = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("_-.[]", b) >= 0
+	}
+	if plain {
+		return name
+	}
+	if len(name) <= maxShownName {
+		return strconv.QuoteToASCII(name)
+	}
+	n := maxShownName
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.QuoteToASCII(name[:n]), len(name))
+}
+
+// clipWarning makes a warning safe for a header: printable ASCII (the
+// text quotes names in ASCII already; this is a safeguard), at most
+// MaxWarningLength bytes.
+func clipWarning(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > MaxWarningLength {
+		b = append(b[:MaxWarningLength-3], "..."...)
+	}
+	return string(b)
+}
+
+// clipField is a parameter name as a strict answer's field names it:
+// valid UTF-8, at most 256 bytes.
+func clipField(s string) string {
+	if len(s) > 256 {
+		n := 256
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// blankValue reports whether the query value v, as sent, decodes to
+// white space alone (as strings.TrimSpace sees it). Most values show
+// they do not by their first character, and are not decoded.
+func blankValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '%' && i+2 < len(v) {
+			hi, lo := unhex(v[i+1]), unhex(v[i+2])
+			if hi < 0 || lo < 0 {
+				return false // malformed: the operation answers 400
+			}
+			c = byte(hi<<4 | lo)
+			i += 2
+		} else if c == '+' {
+			c = ' '
+		}
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			continue
+		case 0xC2, 0xE1, 0xE2, 0xE3: // may start a Unicode space (U+00A0, U+1680, U+2000, U+3000, ...)
+			val, err := url.QueryUnescape(v)
+			return err == nil && strings.TrimSpace(val) == ""
+		}
+		return false
+	}
+	return true
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
+}
+
+// normalizeName folds a name for near misses: ASCII lower case, without
+// '_', '-', '.' and spaces ("Date-From" and "datefrom" are date_from).
+func normalizeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// editDistance counts the single-byte insertions, deletions,
+// substitutions and swaps of neighbours that turn a into b (optimal
+// string alignment). Both are short: callers cut them.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

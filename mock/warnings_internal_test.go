@@ -1,0 +1,101 @@
+package mock
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The table of parameters has every API operation the routes serve, and
+// nothing else.
+func TestWarningsTableMatchesRoutes(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served []string
+	for _, op := range s.api {
+		for _, m := range op.methods {
+			served = append(served, m+" "+op.path)
+			if findOperation(m, op.path) == nil {
+				t.Errorf("%s %s has no entry in apiParams", m, op.path)
+			}
+		}
+	}
+	for _, op := range apiParams {
+		if !slices.Contains(served, op.method+" "+APIPrefix+op.path) {
+			t.Errorf("apiParams has %s, which no route serves", op.String())
+		}
+	}
+	for _, u := range upstreamParams {
+		if u.ours != "" && !slices.Contains(feedbackParams, u.ours) {
+			t.Errorf("upstream name %s maps to %s, which the list does not take", u.name, u.ours)
+		}
+	}
+}
+
+// Looking for warnings costs a clean request no allocation.
+func TestWarningsCleanRequestAllocatesNothing(t *testing.T) {
+	req := httptest.NewRequest("GET", "/api/v1/feedbacks?limit=20&offset=40&answered=0&rating=5&date_from=2026-01-01&search=%D0%BF", nil)
+	if n := testing.AllocsPerRun(100, func() {
+		if detectWarnings(req) != nil {
+			t.Fatal("warnings for a clean request")
+		}
+	}); n != 0 {
+		t.Errorf("detectWarnings allocates %v times for a clean request", n)
+	}
+}
+
+// A journal entry's warnings count against the journal's budget.
+func TestJournalCountsWarnings(t *testing.T) {
+	r := journalRecord{JournalEntry: JournalEntry{Method: "GET", Path: "/api/v1/feedbacks"}}
+	before := r.measure()
+	r.Warnings = []string{strings.Repeat("w", 100), "x"}
+	if got, want := r.measure()-before, int64(16+100+16+1); got != want {
+		t.Errorf("two warnings of 101 bytes add %d bytes to the entry, want %d", got, want)
+	}
+	r.kept = r.measure()
+	r.strip(10)
+	if r.Warnings != nil {
+		t.Error("a stripped entry keeps its warnings")
+	}
+}
+
+// blankValue agrees with decoding and trimming.
+func TestBlankValue(t *testing.T) {
+	for _, v := range []string{"", "+", "%20", "+%09%0A%0D%0B%0C+", "%C2%A0", "%E3%80%80", "%E2%80%89+", "%E1%9A%80", "%C2%85",
+		"a", "+a", "%20%D0%BF", "%C2%A9", "%E2%80%8B", "%E3%81%82", "%zz", "%2", "%", "%D0", "%C2"} {
+		val, err := url.QueryUnescape(v)
+		want := err == nil && strings.TrimSpace(val) == ""
+		if got := blankValue(v); got != want {
+			t.Errorf("blankValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"limit", "limit", 0}, {"limt", "limit", 1}, {"serach", "search", 1}, {"datefrom", "datefrom", 0},
+		{"answer", "answered", 2}, {"", "abc", 3}, {"abc", "", 3}, {"ca", "abc", 3}, {"page", "rating", 5}} {
+		if got := editDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+}
+
+// A warning's field and text stay bounded and printable whatever the name.
+func TestWarningClips(t *testing.T) {
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/feedbacks?"+strings.Repeat("%FF", 4000)+"=1", nil)
+	c := detectWarnings(req)
+	if c == nil || len(c.list) != 1 {
+		t.Fatalf("warnings %+v", c)
+	}
+	if w := c.list[0]; len(w.field) > 256+3 || !strings.HasSuffix(w.field, "\uFFFD") || len(w.text) > MaxWarningLength {
+		t.Errorf("field of %d bytes, text of %d: %q", len(w.field), len(w.text), w.text)
+	}
+}
