@@ -3,30 +3,39 @@
 //
 //	replymock [flags]                 serve (the default)
 //	replymock validate [FILES...]     check scenario and fixture files
+//	replymock probe --target URL      check a server against the contract's rules
 //	replymock version                 print the version
 //
 // Every flag can also be set with REPLYMOCK_<NAME> (e.g. REPLYMOCK_ADDR).
 package main
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/probe"
+	"golang.org/x/net/netutil"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...";
@@ -65,7 +74,11 @@ func versionString() string {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	// The first signal starts a graceful shutdown; a second one, while
+	// requests drain (an injected delay can last minutes), ends the
+	// process at once, by the signal's default action.
+	context.AfterFunc(ctx, stop)
+	if err := run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -76,7 +89,8 @@ func main() {
 // exitCode is 2 for usage errors and 1 for everything else.
 func exitCode(err error) int {
 	var ue usageError
-	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+	var pu *probe.UsageError
+	if errors.As(err, &ue) || errors.As(err, &pu) || errors.Is(err, flag.ErrHelp) {
 		return 2
 	}
 	return 1
@@ -86,26 +100,33 @@ type usageError struct{ error }
 
 // config is everything the flags and environment set.
 type config struct {
-	addr        string
-	scenario    string
-	scenarios   string
-	fixtures    string
-	seed        int64
-	logFormat   string
-	logLevel    string
-	adminToken  string
-	journal     int
-	corsOrigins string
-	tuneGC      bool // GOGC is not set: collect less often while building data
-	adminAddr   string
-	readOnly    bool
-	maxSessions int
-	sessionTTL  time.Duration
-	timeouts    timeouts
+	addr         string
+	scenario     string
+	scenarios    string
+	scenOnly     bool // --scenarios-only: the folder replaces the shipped scenarios
+	fixtures     string
+	seed         int64
+	logFormat    string
+	logLevel     string
+	adminToken   string
+	journal      int
+	corsOrigins  string
+	allowedHosts string
+	maxConns     int
+	maxShop      byteSize
+	tuneGC       bool // GOGC is not set: collect less often while building data
+	memLimit     bool // GOMEMLIMIT is not set: set a soft limit from the budgets
+	adminAddr    string
+	readOnly     bool
+	strict       bool
+	maxSessions  int
+	sessionTTL   time.Duration
+	publicURL    string
+	timeouts     timeouts
 }
 
 // run is the whole program; main only maps its error to an exit code.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
 	// The logs go to stderr through a buffer, so that a request's log line
 	// costs no write of its own. Deferred calls run while a panic unwinds
 	// too: on a panic in run's goroutine, the lines before it are written
@@ -117,29 +138,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
+	if cmd == "probe" { // a client of another server: flags of its own
+		return probe.Main(ctx, args, stdout, stderr)
+	}
 	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
 	fsys.SetOutput(stderr)
 	var cfg config
-	fsys.StringVar(&cfg.addr, "addr", ":8080", "listen address (env REPLYMOCK_ADDR)")
+	fsys.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address; the default serves this machine only, :8080 every interface (env REPLYMOCK_ADDR)")
 	fsys.StringVar(&cfg.scenario, "scenario", "default", "scenario to serve (env REPLYMOCK_SCENARIO)")
-	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios replacing the embedded ones (env REPLYMOCK_SCENARIOS)")
-	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures replacing the embedded ones (env REPLYMOCK_FIXTURES)")
+	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios added to the shipped ones, replacing those of the same names (env REPLYMOCK_SCENARIOS)")
+	fsys.BoolVar(&cfg.scenOnly, "scenarios-only", false, "serve only the --scenarios folder's scenarios, none of the shipped ones (env REPLYMOCK_SCENARIOS_ONLY)")
+	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures added to the shipped ones, replacing those of the same paths (env REPLYMOCK_FIXTURES)")
 	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
 	fsys.StringVar(&cfg.logLevel, "log-level", "info", "debug, info (a line per request), warn or error (env REPLYMOCK_LOG_LEVEL)")
 	showVersion := fsys.Bool("version", false, "print the version and exit")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
-	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "*", "comma-separated browser origins allowed to call the server, e.g. http://localhost:*; * allows any (env REPLYMOCK_CORS_ORIGINS)")
+	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (default any) and the admin API (default the server's own page and loopback origins), e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
+	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides loopback ones, e.g. demo.example.test,*.preview.test; requests over loopback naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
+	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, the longest idle one is closed for a new one (env REPLYMOCK_MAX_CONNS)")
+	cfg.maxShop = mock.DefaultMaxShopBytes
+	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, e.g. 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY) (default 1GiB)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
 	fsys.BoolVar(&cfg.readOnly, "read-only", false, "demo mode: PATCH and admin changes answer 403 (env REPLYMOCK_READ_ONLY)")
+	fsys.BoolVar(&cfg.strict, "strict", false, "answer API requests with warnings (X-Mock-Warning: unknown parameters, the upstream's names, ...) 400 instead; a scenario's strict and PUT /__mock/overrides win (env REPLYMOCK_STRICT)")
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
 	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
+	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()
 	}
-	if err := applyEnv(fsys, getenv); err != nil {
+	if err := applyEnv(fsys, lookupEnv); err != nil {
 		return usageError{err}
 	}
 	if err := fsys.Parse(args); err != nil {
@@ -151,13 +182,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// An admin token is compared byte for byte: one copied with a trailing
 	// newline would lock the admin API for good, and one given empty would
 	// leave it open without a word.
-	tokenGiven := false
-	fsys.Visit(func(f *flag.Flag) { tokenGiven = tokenGiven || f.Name == "admin-token" })
 	cfg.adminToken = strings.TrimSpace(cfg.adminToken)
-	if tokenGiven && cfg.adminToken == "" {
+	if flagGiven(fsys, "admin-token") && cfg.adminToken == "" {
 		return usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
 	}
-	cfg.tuneGC = getenv("GOGC") == ""
+	for _, name := range []string{"cors-origins", "allowed-hosts"} {
+		if v := fsys.Lookup(name).Value.String(); flagGiven(fsys, name) && len(splitList(v)) == 0 {
+			return usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
+		}
+	}
+	if cfg.maxConns < 1 {
+		return usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}
+	}
+	if flagGiven(fsys, "public-url") {
+		if strings.TrimSpace(cfg.publicURL) == "" {
+			return usageError{errors.New("--public-url (or REPLYMOCK_PUBLIC_URL) is empty: give the URL clients reach this server at, or leave it out for http://HOST:PORT of --addr")}
+		}
+		pub, err := mock.ParsePublicURL(strings.TrimSpace(cfg.publicURL))
+		if err != nil {
+			return usageError{fmt.Errorf("--public-url (or REPLYMOCK_PUBLIC_URL) %v", err)}
+		}
+		cfg.publicURL = pub
+	}
+	gogc, _ := lookupEnv("GOGC")
+	cfg.tuneGC = gogc == ""
+	gomemlimit, _ := lookupEnv("GOMEMLIMIT")
+	cfg.memLimit = gomemlimit == ""
 	cfg.timeouts = defaultTimeouts
 	if *showVersion {
 		cmd = "version"
@@ -179,14 +229,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
 		return usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
 	}
-	opts := mock.Options{Scenario: cfg.scenario, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
-		CORSOrigins: splitList(cfg.corsOrigins), ReadOnly: cfg.readOnly, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
-		Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
-	if cfg.scenarios != "" {
-		opts.Scenarios = os.DirFS(cfg.scenarios)
+	if cfg.scenOnly && cfg.scenarios == "" {
+		return usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
 	}
-	if cfg.fixtures != "" {
-		opts.Fixtures = os.DirFS(cfg.fixtures)
+	opts := mock.Options{Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
+	// The folders are read through os.Root: neither ".." nor a symlink
+	// leads out of them.
+	for _, d := range []struct {
+		flag, dir string
+		fs        *fs.FS
+	}{{"scenarios", cfg.scenarios, &opts.Scenarios}, {"fixtures", cfg.fixtures, &opts.Fixtures}} {
+		if d.dir == "" {
+			continue
+		}
+		root, err := os.OpenRoot(d.dir)
+		if err != nil {
+			return usageError{fmt.Errorf("--%s: %v", d.flag, err)}
+		}
+		defer root.Close()
+		*d.fs = root.FS()
 	}
 	switch cmd {
 	case "serve":
@@ -208,17 +271,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
 	default:
-		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, healthcheck, version", cmd)}
+		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, probe, healthcheck, version", cmd)}
 	}
 }
 
 // applyEnv sets every flag that has a REPLYMOCK_<NAME> variable; flags on
-// the command line are parsed afterwards and win.
-func applyEnv(fsys *flag.FlagSet, getenv func(string) string) error {
+// the command line are parsed afterwards and win. A variable set empty
+// (as compose files leave one whose value is missing) counts as unset,
+// except REPLYMOCK_ADMIN_TOKEN: an empty token would leave the admin API
+// open while its operator believes it locked, so it is refused.
+func applyEnv(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	var err error
 	fsys.VisitAll(func(f *flag.Flag) {
-		name := "REPLYMOCK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := getenv(name); v != "" && err == nil {
+		name := envName(f.Name)
+		v, set := lookupEnv(name)
+		switch {
+		case err != nil || !set:
+		case v == "" && f.Name == "admin-token":
+			err = fmt.Errorf("%s is set but empty: give a token, or unset it to keep the admin API open", name)
+		case v != "":
 			if e := fsys.Set(f.Name, v); e != nil {
 				err = fmt.Errorf("%s=%q: %v", name, v, e)
 			}
@@ -226,6 +297,53 @@ func applyEnv(fsys *flag.FlagSet, getenv func(string) string) error {
 	})
 	return err
 }
+
+// envName is the environment variable of a flag: REPLYMOCK_ADMIN_TOKEN
+// for admin-token.
+func envName(flagName string) string {
+	return "REPLYMOCK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// flagGiven reports whether the flag was set, on the command line or by
+// its environment variable.
+func flagGiven(fsys *flag.FlagSet, name string) bool {
+	given := false
+	fsys.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// byteSize is a flag of a number of bytes: 1073741824, 1GiB, 512MiB, 64KiB.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	for _, u := range byteUnits {
+		if *b >= byteSize(u.size) && int64(*b)%u.size == 0 {
+			return strconv.FormatInt(int64(*b)/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(num, u.name); ok {
+			num, mult = strings.TrimSpace(n), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/mult {
+		return fmt.Errorf("want a size such as 1GiB, 512MiB or a number of bytes, got %q", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+var byteUnits = []struct {
+	name string
+	size int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
@@ -349,58 +467,91 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.tuneGC {
-		// Building a big scenario allocates a lot that stays: collecting
-		// less often during start-up saves a third of its time.
-		debug.SetGCPercent(400)
+	if cfg.maxConns < 1 {
+		cfg.maxConns = defaultMaxConns
 	}
-	srv, err := mock.New(opts)
-	if cfg.tuneGC {
-		debug.SetGCPercent(100)
+	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
+	// With --admin-addr, the admin API (and its page) has a listener of its
+	// own, and the main one serves only the API, health and media. Both
+	// listen before the data is built: the media URLs in it name the
+	// port the main one got (--addr 127.0.0.1:0 picks one).
+	addrs := []string{cfg.addr}
+	if cfg.adminAddr != "" {
+		addrs = append(addrs, cfg.adminAddr)
 	}
-	if err != nil {
+	var lns []net.Listener
+	closeAll := func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			closeAll()
+			return err
+		}
+		lns = append(lns, ln)
+	}
+	if opts.PublicURL == "" {
+		pub, err := derivePublicURL(cfg.addr, lns[0].Addr())
+		if err != nil {
+			closeAll()
+			return usageError{err}
+		}
+		opts.PublicURL = pub
+	}
+	srv, err := build(ctx, cfg, opts)
+	if err != nil || srv == nil {
+		closeAll()
 		return err
+	}
+	memLimit := "GOMEMLIMIT"
+	if cfg.memLimit {
+		// Go lets the heap grow to twice what is live before collecting:
+		// with full budgets, the process would take twice their sum. A
+		// soft limit of the data built, the budgets and some room makes
+		// the collector work harder near it instead.
+		limit := memoryLimit(srv.MemoryBudget())
+		debug.SetMemoryLimit(limit)
+		memLimit = strconv.FormatInt(limit>>20, 10) + "MiB"
 	}
 	sc := srv.Scenario()
 	reviews, err := sc.Len()
 	if err != nil {
+		closeAll()
 		return err
 	}
-	// With --admin-addr, the admin API (and its page) has a listener of its
-	// own, and the main one serves only the API and health.
-	listeners := []struct {
-		addr    string
-		handler http.Handler
-	}{{cfg.addr, srv}}
+	handlers := []http.Handler{srv}
 	if cfg.adminAddr != "" {
-		listeners = []struct {
-			addr    string
-			handler http.Handler
-		}{{cfg.addr, srv.APIHandler()}, {cfg.adminAddr, srv}}
+		handlers = []http.Handler{srv.APIHandler(), srv}
 	}
 	var servers []*http.Server
-	errc := make(chan error, len(listeners))
-	for i, l := range listeners {
-		ln, err := net.Listen("tcp", l.addr)
-		if err != nil {
-			for _, hs := range servers {
-				hs.Close()
-			}
-			return err
-		}
-		hs := newHTTPServer(l.handler, cfg.timeouts, opts.Logger)
+	errc := make(chan error, len(lns))
+	for i, ln := range lns {
+		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
+		ln = limitConns(ln, hs, cfg.maxConns)
 		servers = append(servers, hs)
-		go func() { errc <- hs.Serve(ln) }()
 		what := "api and admin"
-		if len(listeners) == 2 {
+		if len(lns) == 2 {
 			what = [2]string{"api", "admin"}[i]
 		}
 		admin := "open"
 		if cfg.adminToken != "" {
 			admin = "locked by token"
 		}
-		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "serves", what, "admin", admin, "scenario", sc.Name, "seed", sc.Seed,
-			"reviews", reviews, "startup", time.Since(start).Round(time.Millisecond).String(), "read_only", cfg.readOnly, "version", opts.Version)
+		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
+			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
+			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns,
+			"scenario", sc.Name, "seed", sc.Seed, "reviews", reviews, "public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String(),
+			"read_only", cfg.readOnly, "strict", cfg.strict, "version", opts.Version)
+		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
+			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+
+				": set --admin-token (or --admin-addr 127.0.0.1:PORT) on a shared network", "addr", ln.Addr().String())
+		}
+		// Accept only after the line is logged: a request's line then
+		// never comes before the line that says where it is served.
+		go func() { errc <- hs.Serve(ln) }()
 	}
 	if cfg.scenarios != "" {
 		// Hot reload: a changed scenario file is validated and swapped in.
@@ -416,7 +567,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	// Drain: requests in flight finish, even one waiting out an injected
 	// delay (at most mock.MaxLatency), before the process ends.
-	opts.Logger.Info("replymock shutting down; draining requests in flight")
+	opts.Logger.Info("replymock shutting down; draining requests in flight (interrupt again to stop at once)")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.timeouts.drain)
 	defer cancel()
 	var errs []error
@@ -426,6 +577,88 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// derivePublicURL is the public URL when --public-url is not given: the
+// host of addr (localhost when it is empty or a wildcard, which clients
+// on this machine reach as localhost) and the port bound (the one the
+// system picked for port 0).
+func derivePublicURL(addr string, bound net.Addr) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	pub, err := mock.ParsePublicURL("http://" + net.JoinHostPort(host, port))
+	if err != nil {
+		return "", fmt.Errorf("no public URL can be made from --addr %q: give --public-url (%v)", addr, err)
+	}
+	return pub, nil
+}
+
+// build makes the server, or gives up when ctx ends first: a big scenario
+// takes seconds to build, and a SIGTERM meanwhile must not wait for it.
+// Giving up returns no server and no error; the build goes on in the
+// background until the process exits.
+func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, error) {
+	type built struct {
+		srv *mock.Server
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		if cfg.tuneGC {
+			// Building a big scenario allocates a lot that stays: collecting
+			// less often during start-up saves a third of its time.
+			debug.SetGCPercent(400)
+			defer debug.SetGCPercent(100)
+		}
+		srv, err := mock.New(opts)
+		done <- built{srv, err}
+	}()
+	select {
+	case b := <-done:
+		return b.srv, b.err
+	case <-ctx.Done():
+		opts.Logger.Info("replymock stopped while starting")
+		return nil, nil
+	}
+}
+
+// adminOrigins says which browser pages may call the admin API.
+func adminOrigins(opts mock.Options) []string {
+	list := []string{"loopback"}
+	if len(opts.AllowedHosts) > 0 {
+		list = append(list, "own page")
+	}
+	for _, o := range opts.CORSOrigins {
+		if o != "*" && o != "null" {
+			list = append(list, o)
+		}
+	}
+	return list
+}
+
+// reach says who can connect to a listener's address.
+func reach(addr net.Addr) string {
+	if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().Unmap().IsLoopback() {
+		return "this machine only"
+	}
+	return "every machine that can route to it"
+}
+
+// joinOr is the list joined by commas, or alt when it is empty.
+func joinOr(list []string, alt string) string {
+	if len(list) == 0 {
+		return alt
+	}
+	return strings.Join(list, ",")
 }
 
 // timeouts are the HTTP server's limits on slow clients.
@@ -439,7 +672,7 @@ var defaultTimeouts = timeouts{
 	readHeader: 10 * time.Second,
 	read:       30 * time.Second,
 	write:      mock.MaxLatency + 30*time.Second,
-	idle:       120 * time.Second,
+	idle:       30 * time.Second,
 	drain:      mock.MaxLatency + 10*time.Second,
 }
 
@@ -455,6 +688,68 @@ func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
 		IdleTimeout:       t.idle,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// defaultMaxConns is --max-conns: each connection costs a file handle and
+// some 10 KiB, and the machine's handles are often limited to a few
+// thousands more.
+const defaultMaxConns = 4096
+
+// limitConns caps the connections ln has open at max, with
+// netutil.LimitListener, and sets hs.ConnState to keep room for newcomers:
+// when a new connection fills the last place, the one that has waited
+// longest without a request in flight (an idle keep-alive, or one that
+// never sent a request) is closed. So thousands of idle connections cost
+// a bounded number of handles, and a client with a request still gets
+// in. A connection closed this way may have just started to send a
+// request; clients retry such a request on a fresh connection.
+func limitConns(ln net.Listener, hs *http.Server, max int) net.Listener {
+	c := &connLimiter{max: max, waiting: list.New(), elems: make(map[net.Conn]*list.Element)}
+	hs.ConnState = c.track
+	return netutil.LimitListener(ln, max)
+}
+
+// connLimiter tracks a listener's open connections for limitConns.
+type connLimiter struct {
+	max     int
+	mu      sync.Mutex
+	open    int
+	waiting *list.List                 // connections without a request in flight, longest waiting first
+	elems   map[net.Conn]*list.Element // their places in waiting
+}
+
+func (c *connLimiter) track(conn net.Conn, state http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch state {
+	case http.StateNew:
+		c.open++
+		if c.open >= c.max {
+			if front := c.waiting.Front(); front != nil {
+				old := c.waiting.Remove(front).(net.Conn)
+				delete(c.elems, old)
+				old.Close() // its StateClosed comes from its own goroutine
+			}
+		}
+		c.elems[conn] = c.waiting.PushBack(conn)
+	case http.StateIdle:
+		if e, ok := c.elems[conn]; ok {
+			c.waiting.MoveToBack(e)
+		} else {
+			c.elems[conn] = c.waiting.PushBack(conn)
+		}
+	case http.StateActive:
+		if e, ok := c.elems[conn]; ok {
+			c.waiting.Remove(e)
+			delete(c.elems, conn)
+		}
+	case http.StateHijacked, http.StateClosed: // the server is done with it
+		c.open--
+		if e, ok := c.elems[conn]; ok {
+			c.waiting.Remove(e)
+			delete(c.elems, conn)
+		}
 	}
 }
 
@@ -494,7 +789,8 @@ func healthcheck(ctx context.Context, addr string, stdout io.Writer) error {
 }
 
 // validate checks the named files, or with none every scenario (and the
-// fixtures they use) in the scenarios folder.
+// fixtures they use) the server would serve. Every problem of every file
+// is reported, one a line, each once.
 func validate(opts mock.Options, files []string, stdout io.Writer) error {
 	var errs []error
 	checked := 0
@@ -505,24 +801,29 @@ func validate(opts mock.Options, files []string, stdout io.Writer) error {
 		}
 		for _, r := range results {
 			checked++
-			if r.Err != nil {
-				errs = append(errs, r.Err)
-			}
+			errs = append(errs, r.Err)
 		}
 	}
+	var sources []mock.SourceFile
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		// A named pipe or device would block the read: only regular files.
+		if fi, err := os.Stat(f); err == nil && !fi.Mode().IsRegular() {
+			errs = append(errs, fmt.Errorf("%s: not a regular file (%s)", f, fi.Mode().Type()))
+			continue
+		}
+		data, err := mock.ReadFile(f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		checked++
-		if err := mock.ValidateFile(opts, f, data); err != nil {
-			errs = append(errs, err)
-		}
+		sources = append(sources, mock.SourceFile{Path: f, Data: data})
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if len(sources) > 0 {
+		errs = append(errs, mock.ValidateFiles(opts, sources))
+	}
+	if problems := mock.Problems(errors.Join(errs...)); len(problems) > 0 {
+		return errors.Join(problems...)
 	}
 	fmt.Fprintf(stdout, "ok: %d %s valid\n", checked, plural(checked, "file", "files"))
 	return nil
@@ -533,4 +834,18 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// memoryHeadroom is room, beyond the data and the budgets, for what
+// requests in flight and connections hold.
+const memoryHeadroom = 256 << 20
+
+// memoryLimit is the soft memory limit for a server whose stores may
+// keep budget bytes: what is live now (the scenarios' data, built), the
+// budget and headroom.
+func memoryLimit(budget int64) int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc) + budget + memoryHeadroom
 }

@@ -42,7 +42,13 @@ func TestReadmeLayoutListsEveryFile(t *testing.T) {
 			}
 			return nil
 		}
+		if p == ".git" {
+			return nil // a linked worktree's pointer to its repository
+		}
 		p = filepath.ToSlash(p)
+		if p == ".git" {
+			return nil // a git worktree's pointer to its repository
+		}
 		for _, dir := range dataFolders {
 			if strings.HasPrefix(p, dir) && !strings.HasSuffix(p, ".go") {
 				return nil

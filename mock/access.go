@@ -72,7 +72,7 @@ func (a Auth) allows(header string) bool {
 	if a.Type != "bearer" {
 		return true
 	}
-	got, ok := strings.CutPrefix(header, "Bearer ")
+	got, ok := bearerToken(header)
 	if !ok {
 		return false
 	}
@@ -102,15 +102,26 @@ func (w *rateWindow) admit(rl *RateLimit, now time.Time) (retryIn time.Duration,
 	return max(w.start.Add(rl.Window.D()).Sub(now), time.Second), false
 }
 
-// Overrides change auth and the rate limit for every session, whatever
-// the scenario says, until reset: the control page's switches.
+// Overrides change auth, the rate limit and strict mode whatever the
+// scenario says, until reset: the control page's switches. They are
+// for every session, or for one (SetOverridesFor), whose own win field
+// by field.
 type Overrides struct {
 	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
 	// {"type":"bearer","tokens":["demo-token"]}.
 	Auth *Auth `json:"auth"`
 	// RateLimit, when set, replaces the scenario's rate limit.
 	RateLimit *RateLimit `json:"rate_limit"`
+	// Strict, when set, says whether a request with warnings (see
+	// X-Mock-Warning) is answered 400 invalid_parameter instead,
+	// whatever the scenario and Options.Strict say.
+	Strict *bool `json:"strict"`
 }
+
+// MaxSessionOverrideBytes bounds what one session's overrides keep (its
+// tokens, 16 bytes more each): a thousand sessions must not each keep a
+// megabyte of them.
+const MaxSessionOverrideBytes = 64 << 10
 
 // AuthOverride is the auth part of Overrides.
 //
@@ -137,21 +148,97 @@ func (o Overrides) validate() error {
 	return nil
 }
 
-// SetOverrides replaces the overrides; the zero value clears them.
-func (s *Server) SetOverrides(o Overrides) error {
+// SetOverrides replaces the overrides for every session; the zero value
+// clears them.
+func (s *Server) SetOverrides(o Overrides) error { return s.SetOverridesFor(AllSessions, o) }
+
+// Overrides returns the overrides for every session.
+func (s *Server) Overrides() Overrides { return s.OverridesFor(AllSessions) }
+
+// SetOverridesFor replaces the overrides of session sid, or with
+// AllSessions those for every session; the zero value clears them. A
+// session's own, set in a field, win over those for every session; they
+// go with the session (reset, expiry, eviction). They keep at most
+// MaxSessionOverrideBytes.
+func (s *Server) SetOverridesFor(sid string, o Overrides) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	s.faultsMu.Lock()
-	defer s.faultsMu.Unlock()
-	s.overrides = o
+	if sid == AllSessions {
+		s.faultsMu.Lock()
+		defer s.faultsMu.Unlock()
+		s.overrides = o
+		return nil
+	}
+	if n := o.size(); n > MaxSessionOverrideBytes {
+		return invalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
+	}
+	s.sessionsMu.Lock()
+	ss := s.sessionLocked(sid)
+	ss.mu.Lock()
+	ss.overrides = o
+	ss.mu.Unlock()
+	s.sessionsMu.Unlock()
 	return nil
 }
 
-// Overrides returns the overrides in force.
-func (s *Server) Overrides() Overrides {
-	_, o := s.runtime()
+// OverridesFor returns the overrides session sid set itself (none for a
+// session that does not exist), or with AllSessions those for every
+// session.
+func (s *Server) OverridesFor(sid string) Overrides {
+	if sid == AllSessions {
+		_, o := s.runtime()
+		return o
+	}
+	s.sessionsMu.Lock()
+	ss, ok := s.sessions[sid]
+	if ok && s.expired(ss, s.now()) {
+		ok = false // its next request starts it again, without them
+	}
+	s.sessionsMu.Unlock()
+	if !ok {
+		return Overrides{}
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.overrides
+}
+
+// size is what o keeps beyond its fixed fields: its tokens.
+func (o Overrides) size() int {
+	n := 0
+	if o.Auth != nil {
+		for _, t := range o.Auth.Tokens {
+			n += 16 + len(t)
+		}
+	}
+	return n
+}
+
+// over lays o over base: each field o sets wins.
+func (o Overrides) over(base Overrides) Overrides {
+	if o.Auth == nil {
+		o.Auth = base.Auth
+	}
+	if o.RateLimit == nil {
+		o.RateLimit = base.RateLimit
+	}
+	if o.Strict == nil {
+		o.Strict = base.Strict
+	}
 	return o
+}
+
+// strict reports whether a request in sc with warnings is answered 400:
+// as o says, else as the scenario says, else def (Options.Strict).
+func (o Overrides) strict(sc *Scenario, def bool) bool {
+	switch {
+	case o.Strict != nil:
+		return *o.Strict
+	case sc.strict != nil:
+		return *sc.strict
+	}
+	return def
 }
 
 // access is the auth and rate limit for a request in sc: the scenario's,
@@ -204,7 +291,19 @@ func setChallenge(h http.Header, realm string) {
 func adminTokenOK(r *http.Request, token string) bool {
 	got := r.Header.Get("X-Mock-Admin-Token")
 	if got == "" {
-		got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, _ = bearerToken(r.Header.Get("Authorization"))
 	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// bearerToken is the token of an Authorization header with the Bearer
+// scheme, which RFC 9110 (section 11.1) makes case-insensitive, and
+// which may be followed by more than one space.
+func bearerToken(header string) (string, bool) {
+	scheme, token, found := strings.Cut(header, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strconv"
@@ -58,7 +59,42 @@ func (s *Server) adminHandler(h func(r *http.Request) (int, any, error)) http.Ha
 			s.writeError(w, r, err)
 			return
 		}
+		if st, ok := data.(streamed); ok {
+			s.writeStreamed(w, r, status, st)
+			return
+		}
 		writeJSON(w, status, envelope{Success: true, Data: data})
+	}
+}
+
+// streamed is the data of an answer too large to build whole: it writes
+// itself a piece at a time, so that memory holds one piece, not the
+// answer. The envelope around it is the same as writeJSON's, and the
+// bytes too; only the Content-Length is missing (HTTP/1.1 sends it
+// chunked).
+type streamed interface {
+	writeData(js *jsonStream)
+}
+
+// writeStreamed answers with data in the success envelope, as it is
+// encoded. An encoding failure, once the answer has begun, can only cut
+// the connection: the client sees a broken answer, not a wrong one.
+func (s *Server) writeStreamed(w http.ResponseWriter, r *http.Request, status int, data streamed) {
+	if rel, ok := data.(interface{ release() }); ok {
+		defer rel.release() // written, or the client gone: what it pinned is free
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	js := newJSONStream(w)
+	js.raw(`{"success":true,"data":`)
+	data.writeData(js)
+	js.raw("}")
+	if err := js.flush(); err != nil && js.encoding {
+		s.log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -135,16 +171,16 @@ func (s *Server) handleReset(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]string{"reset": sid}, nil
 }
 
-// handleFaultsList serves GET /__mock/faults.
+// handleFaultsList serves GET /__mock/faults: {"faults":[...],
+// "scenario":NAME,"scenario_faults":[...]}, the run-time faults of the
+// session (or all of them) and those of its scenario. The answer is
+// written fault by fault as it is encoded, not built whole.
 func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	sid, err := adminScope(r, AllSessions)
 	if err != nil {
 		return 0, nil, err
 	}
 	faults := s.Faults(sid)
-	if faults == nil {
-		faults = []Fault{}
-	}
 	scope := sid
 	if sid == AllSessions {
 		scope = DefaultSession
@@ -153,11 +189,24 @@ func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	scenarioFaults := sc.faults
-	if scenarioFaults == nil {
-		scenarioFaults = []Fault{}
-	}
-	return http.StatusOK, map[string]any{"faults": faults, "scenario": sc.Name, "scenario_faults": scenarioFaults}, nil
+	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.faults}, nil
+}
+
+// faultsList is the data of GET /__mock/faults.
+type faultsList struct {
+	faults         []Fault
+	scenario       string
+	scenarioFaults []Fault
+}
+
+func (l faultsList) writeData(js *jsonStream) {
+	js.raw(`{"faults":`)
+	streamArray(js, l.faults)
+	js.raw(`,"scenario":`)
+	js.value(l.scenario)
+	js.raw(`,"scenario_faults":`)
+	streamArray(js, l.scenarioFaults)
+	js.raw("}")
 }
 
 // handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
@@ -195,36 +244,91 @@ func (s *Server) handleFaultsDelete(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]int{"removed": n}, nil
 }
 
-// handleRequestsList serves GET /__mock/requests.
+// handleRequestsList serves GET /__mock/requests: {"count":N,"requests":
+// [...]}, the journal entries that match the pattern (parseJournalQuery),
+// oldest first. ?since=SEQ gives only the newer entries (for polling),
+// ?limit=N (1 to 100000) the newest N, and ?wait=5s holds the answer
+// until at least one entry matches or the wait ends (then the list is
+// empty). Without them, every entry kept, at most Options.JournalEntries.
+// The entries are gathered under the journals' locks as references, then
+// written one by one as they are encoded, so listing a full journal holds
+// a reference per entry and one encoded entry at a time, not the answer.
 func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+	q, err := parseJournalQuery(r, "limit")
 	if err != nil {
 		return 0, nil, err
 	}
-	q := r.URL.Query()
-	f := JournalFilter{Method: q.Get("method"), Path: q.Get("path")}
-	if sid != AllSessions {
-		f.Session = sid
-	}
-	if v := q.Get("since"); v != "" {
-		n, err := parseDigits(v)
-		if err != nil {
-			return 0, nil, invalidParameter("since", "must be a journal sequence number, got %q", v)
-		}
-		f.Since = n
-	}
-	if v := q.Get("limit"); v != "" {
+	limit := 0
+	if v, ok := q.params["limit"]; ok {
 		n, err := parseDigits(v)
 		if err != nil || n < 1 || n > 100_000 {
 			return 0, nil, invalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
 		}
-		f.Limit = int(n)
+		limit = int(n)
 	}
-	list := s.Requests(f)
-	if list == nil {
-		list = []JournalEntry{}
+	if err := s.waitFor(r, q, 1); err != nil {
+		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"count": len(list), "requests": list}, nil
+	recs := s.find(q.scope, q.m, limit)
+	var pinned int64
+	for _, r := range recs {
+		pinned += r.kept
+	}
+	if !s.pinListing(pinned) {
+		return 0, nil, errListingsBusy
+	}
+	return http.StatusOK, &requestsList{recs: recs, s: s, pinned: pinned}, nil
+}
+
+// MaxListingBytes bounds the journal entries that listings being written
+// keep alive together: an entry the journal drops meanwhile lives on
+// until its listing is written, and a client may read slowly. A listing
+// always fits alone (the journals keep at most Options.JournalBytes).
+const MaxListingBytes = 256 << 20
+
+var errListingsBusy = &APIError{Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable, RetryAfter: time.Second,
+	Message: fmt.Sprintf("listings being written already hold %d MiB of journal entries; try again", MaxListingBytes>>20)}
+
+// pinListing reserves n bytes of MaxListingBytes for a listing, and
+// reports whether they were free; a listing alone always gets them.
+func (s *Server) pinListing(n int64) bool {
+	for {
+		used := s.listingPinned.Load()
+		if used > 0 && used+n > MaxListingBytes {
+			return false
+		}
+		if s.listingPinned.CompareAndSwap(used, used+n) {
+			return true
+		}
+	}
+}
+
+// requestsList is the data of GET /__mock/requests: the entries, and
+// the bytes of them pinned for it until it is written.
+type requestsList struct {
+	recs   []*journalRecord
+	s      *Server
+	pinned int64
+}
+
+func (l *requestsList) release() {
+	l.s.listingPinned.Add(-l.pinned)
+	l.recs, l.pinned = nil, 0
+}
+
+func (l *requestsList) writeData(js *jsonStream) {
+	js.raw(`{"count":` + strconv.Itoa(len(l.recs)) + `,"requests":[`)
+	for i, r := range l.recs {
+		if js.err != nil {
+			return // the client is gone: build no more entries
+		}
+		if i > 0 {
+			js.raw(",")
+		}
+		e := r.entry()
+		js.value(&e)
+	}
+	js.raw("]}")
 }
 
 // handleRequestsDelete serves DELETE /__mock/requests.
@@ -237,18 +341,28 @@ func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
 }
 
-// handleOverridesGet serves GET /__mock/overrides.
-func (s *Server) handleOverridesGet(*http.Request) (int, any, error) {
-	return http.StatusOK, s.Overrides(), nil
+// handleOverridesGet serves GET /__mock/overrides: those for every
+// session, or ?session=ID's own.
+func (s *Server) handleOverridesGet(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, s.OverridesFor(sid), nil
 }
 
-// handleOverridesPut serves PUT /__mock/overrides.
+// handleOverridesPut serves PUT /__mock/overrides: for every session,
+// or ?session=ID.
 func (s *Server) handleOverridesPut(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
 	var o Overrides
 	if err := decodeAdminBody(r, &o); err != nil {
 		return 0, nil, err
 	}
-	if err := s.SetOverrides(o); err != nil {
+	if err := s.SetOverridesFor(sid, o); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, o, nil
@@ -290,6 +404,7 @@ type DataSummary struct {
 	Unanswered int               `json:"unanswered"`
 	ByRating   [5]RatingCounts   `json:"by_rating"`
 	Newest     []json.RawMessage `json:"newest"`
+	Seeded     *SeedInfo         `json:"seeded"` // null: the scenario's own data
 }
 
 // RatingCounts counts the reviews of one rating.
@@ -305,7 +420,7 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := s.peek(sid, "")
+	ss, sc, err := s.peek(sid, requestScenario(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -316,7 +431,8 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	all := reviews.All()
 	all.Limit = 5
 	res := st.Find(all)
-	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{}}
+	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{},
+		Seeded: ss.seedInfo(sc)}
 	for i := range d.ByRating {
 		q := all
 		q.Rating, q.CountsOnly = int8(i+1), true
@@ -327,6 +443,50 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 		d.Newest = append(d.Newest, st.JSON(i))
 	}
 	return http.StatusOK, d, nil
+}
+
+// requestScenario is the scenario an admin request names: ?scenario=,
+// else X-Mock-Scenario; "" for the session's.
+func requestScenario(r *http.Request) string {
+	if name := r.URL.Query().Get("scenario"); name != "" {
+		return name
+	}
+	return r.Header.Get(HeaderScenario)
+}
+
+// handleDataPut serves PUT /__mock/data: reviews seeded for one session
+// (see Server.SeedReviews), in JSON or YAML.
+func (s *Server) handleDataPut(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil {
+		return 0, nil, err
+	}
+	if sid == AllSessions {
+		return 0, nil, errSeedAllSessions
+	}
+	body, err := readSeedBody(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	mode, recs, err := decodeSeedBody(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := s.SeedReviews(sid, requestScenario(r), mode, recs)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, res, nil
+}
+
+// handleDataDelete serves DELETE /__mock/data: a session (or every one,
+// for session=*) back to its scenarios' data.
+func (s *Server) handleDataDelete(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, DefaultSession)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]any{"session": sid, "removed": s.ClearSeeded(sid)}, nil
 }
 
 // Clock is the data of /__mock/clock.
@@ -397,25 +557,41 @@ func (s *Server) handleMetrics() http.Handler {
 //go:embed openapi.yaml
 var openAPIYAML []byte
 
+// adminOpenAPIYAML is the OpenAPI 3.0 document of the admin API.
+//
+//go:embed admin-openapi.yaml
+var adminOpenAPIYAML []byte
+
 // OpenAPIDocument returns the OpenAPI 3.0 document (YAML) of the API as
 // replymock serves it; the caller may change the copy it gets.
 func OpenAPIDocument() []byte { return bytes.Clone(openAPIYAML) }
 
-// openAPIJSON is the document converted to JSON, once.
-var openAPIJSON = sync.OnceValues(func() ([]byte, error) {
-	var doc any
-	if err := yaml.Unmarshal(openAPIYAML, &doc); err != nil {
+// AdminOpenAPIDocument returns the OpenAPI 3.0 document (YAML) of the
+// admin API under /__mock/; the caller may change the copy it gets.
+func AdminOpenAPIDocument() []byte { return bytes.Clone(adminOpenAPIYAML) }
+
+// The documents converted to JSON, once.
+var (
+	openAPIJSON      = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(openAPIYAML) })
+	adminOpenAPIJSON = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(adminOpenAPIYAML) })
+)
+
+func yamlDocToJSON(doc []byte) ([]byte, error) {
+	var v any
+	if err := yaml.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(doc, "", "  ")
-})
+	return json.MarshalIndent(v, "", "  ")
+}
 
-// handleOpenAPI serves GET /__mock/openapi.yaml and /__mock/openapi.json.
-func (s *Server) handleOpenAPI(asJSON bool) http.HandlerFunc {
+// handleOpenAPI serves an OpenAPI document: GET /__mock/openapi.yaml and
+// .json (the API's), /__mock/admin/openapi.yaml and .json (the admin
+// API's). asJSON is nil for the YAML.
+func (s *Server) handleOpenAPI(doc []byte, asJSON func() ([]byte, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, ctype := openAPIYAML, "application/yaml; charset=utf-8"
-		if asJSON {
-			js, err := openAPIJSON()
+		body, ctype := doc, "application/yaml; charset=utf-8"
+		if asJSON != nil {
+			js, err := asJSON()
 			if err != nil {
 				s.writeError(w, r, err)
 				return

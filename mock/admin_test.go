@@ -132,6 +132,9 @@ func TestAdminToken(t *testing.T) {
 		if r := admin(t, h, "GET", target, "", "Authorization", "Bearer s3cret"); r.status != 200 {
 			t.Errorf("%s with bearer token: %d", target, r.status)
 		}
+		if r := admin(t, h, "GET", target, "", "Authorization", "bearer s3cret"); r.status != 200 {
+			t.Errorf("%s with the scheme in lower case: %d", target, r.status)
+		}
 		if r := admin(t, h, "GET", target, "", "X-Mock-Admin-Token", "s3cret"); r.status != 200 {
 			t.Errorf("%s with X-Mock-Admin-Token: %d", target, r.status)
 		}
@@ -154,6 +157,7 @@ func TestAdminTokenEveryRoute(t *testing.T) {
 		{"GET", "/__mock/faults", ""}, {"POST", "/__mock/faults", `{"drop":true}`}, {"DELETE", "/__mock/faults", ""},
 		{"DELETE", "/__mock/faults/f1", ""}, {"DELETE", "/__mock/faults/health", ""}, {"GET", "/__mock/requests", ""},
 		{"DELETE", "/__mock/requests", ""}, {"GET", "/__mock/openapi.yaml", ""}, {"GET", "/__mock/openapi.json", ""},
+		{"GET", "/__mock/admin/openapi.yaml", ""}, {"GET", "/__mock/admin/openapi.json", ""},
 	} {
 		checkError(t, tc.method+" "+tc.target, admin(t, h, tc.method, tc.target, tc.body), 401, mock.CodeUnauthorized, "")
 	}
@@ -272,6 +276,26 @@ func TestOpenAPIServed(t *testing.T) {
 		t.Errorf("openapi.json does not load as the same document: %v", err)
 	}
 	if _, err := contract(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The admin API's document is served like the API's, in YAML and JSON.
+func TestAdminOpenAPIServed(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	y := do(t, h, "GET", "/__mock/admin/openapi.yaml", "")
+	if y.status != 200 || string(y.body) != string(mock.AdminOpenAPIDocument()) || !strings.HasPrefix(y.header.Get("Content-Type"), "application/yaml") {
+		t.Errorf("admin/openapi.yaml: %d %q", y.status, y.header.Get("Content-Type"))
+	}
+	j := do(t, h, "GET", "/__mock/admin/openapi.json", "")
+	doc, err := openapi3.NewLoader().LoadFromData(j.body)
+	if err != nil {
+		t.Fatalf("admin/openapi.json: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil || doc.Paths.Find("/__mock/verify") == nil || doc.Paths.Find("/feedbacks") != nil {
+		t.Errorf("admin/openapi.json is not the admin document: %v", err)
+	}
+	if _, err := adminContract(); err != nil {
 		t.Fatal(err)
 	}
 }

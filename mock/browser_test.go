@@ -137,6 +137,11 @@ func TestPanelAddsErrorFault(t *testing.T) {
 	ctx := newBrowser(t)
 	ts := httptest.NewServer(newServer(t, mock.Options{}))
 	defer ts.Close()
+	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/api/v1/settings/ai", strings.NewReader(`{"question":{"signature":"kept after heal"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("PATCH: %v %v", resp, err)
+	}
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/__mock/"),
 		chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
@@ -144,12 +149,23 @@ func TestPanelAddsErrorFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Set and apply in one task of the page: its 5-second poll rewrites the
-	// switches from the server (issue 14), and on a loaded machine it could
-	// land between separate steps.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("error-rate").value = "100";
-		document.getElementById("error-status").value = "503";
-		document.getElementById("error-apply").click(); true`)); err != nil {
+	// A control being edited survives the page's poll: set it as a person
+	// would, run the poll, and only then apply.
+	edited, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const rate = document.getElementById("error-rate"), status = document.getElementById("error-status");
+		rate.value = "100"; rate.dispatchEvent(new Event("input"));
+		status.value = "503"; status.dispatchEvent(new Event("change"));
+		rate.blur(); status.blur();
+		await loadFaults();
+		return rate.value + " " + status.value;
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited != "100 503" {
+		t.Fatalf("the poll overwrote the controls being edited: %q, want \"100 503\"", edited)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#error-apply"))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "error 503") }); err != nil {
@@ -175,7 +191,7 @@ func TestPanelAddsErrorFault(t *testing.T) {
 		t.Errorf("detail: %q: %v", text, err)
 	}
 	screenshot(t, ctx, "panel-error-fault")
-	// And heal it.
+	// Heal: the faults go; the setting patched before and the log stay.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +200,65 @@ func TestPanelAddsErrorFault(t *testing.T) {
 	}
 	if c := countsOver(t, ts.URL); c.Total == 0 {
 		t.Error("the API still fails after healing in the page")
+	}
+	resp, err = http.Get(ts.URL + "/api/v1/settings/ai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "kept after heal") {
+		t.Errorf("heal reset the patched settings: %s", body)
+	}
+	if text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#log-body"))); err != nil || !strings.Contains(text, "from=test") {
+		t.Errorf("heal cleared the request log: %q %v", text, err)
+	}
+}
+
+// The panel fits a phone and a laptop: no horizontal scroll, a header of
+// a few lines, and each log row's status and path on screen.
+func TestPanelFitsTheScreen(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	for i := range 5 {
+		resp, err := http.Get(fmt.Sprintf("%s/api/v1/feedbacks?limit=%d&search=%s", ts.URL, i+1, strings.Repeat("длинный-поиск-", 8)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, width := range []int64{390, 1366} {
+		err := chromedp.Do(ctx,
+			chromedp.EmulateViewport(width, 844),
+			chromedp.Navigate(ts.URL+"/__mock/"),
+			chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
+			chromedp.WaitReady(chromedp.CSS(`#log-body tr`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layout, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`(() => {
+			const row = document.querySelector("#log-body tr"), vw = document.documentElement.clientWidth;
+			const status = row.cells[0].getBoundingClientRect(), path = row.cells[2].getBoundingClientRect();
+			const wrap = document.querySelector("#log").closest(".table-wrap").getBoundingClientRect();
+			return {viewport: vw, scroll: document.documentElement.scrollWidth, header: document.querySelector("header").offsetHeight,
+				statusRight: Math.min(status.right, wrap.right), pathLeft: path.left, wrapRight: wrap.right};
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("at %d px", width)
+		if layout["scroll"] > layout["viewport"] {
+			t.Errorf("%s: the page scrolls sideways: %v px of content in %v", what, layout["scroll"], layout["viewport"])
+		}
+		if layout["header"] > 120 {
+			t.Errorf("%s: the header is %v px high, want a few lines", what, layout["header"])
+		}
+		if layout["statusRight"] > layout["viewport"] || layout["pathLeft"] >= layout["wrapRight"] {
+			t.Errorf("%s: a log row's status or path is off screen: %v", what, layout)
+		}
+		screenshot(t, ctx, fmt.Sprintf("panel-%dpx", width))
 	}
 }
 
@@ -244,4 +319,93 @@ fetch(%q + "/api/v1/settings/ai", {method: "PATCH", credentials: "include",
 		t.Errorf("cross-origin PATCH from the page: %q, want 200, the new tone and a readable X-Request-Id", text)
 	}
 	screenshot(t, ctx, "cors-patch")
+}
+
+// A request with warnings shows a marker on its log row, beside the
+// status even on a phone, and its warnings when opened; the strict
+// switch turns them into 400s.
+func TestPanelShowsWarnings(t *testing.T) {
+	ctx := newBrowser(t)
+	s := newServer(t, mock.Options{})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	for _, q := range []string{"limit=1", "isAnswered=0&take=100", "limit=2"} {
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(ts.URL+"/__mock/"),
+		chromedp.WaitReady(chromedp.CSS(`#log-body tr .warn-mark`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]map[string]any](`[...document.querySelectorAll("#log-body tr")].map((tr) => {
+		const mark = tr.querySelector(".warn-mark"), vw = document.documentElement.clientWidth;
+		return {path: tr.cells[2].textContent, marked: !!mark, label: mark ? mark.getAttribute("aria-label") : "",
+			onScreen: mark ? mark.getBoundingClientRect().right <= vw : true};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("log rows %v, want 3", rows)
+	}
+	for _, row := range rows {
+		warned := strings.Contains(row["path"].(string), "isAnswered")
+		if row["marked"] != warned || warned && (row["label"] != "2 warnings" || row["onScreen"] != true) {
+			t.Errorf("log row %v: want a marker, labelled and on screen at 390 px, only on the warned request", row)
+		}
+	}
+	screenshot(t, ctx, "panel-warnings-390px")
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#log-body tr .warn-mark`)), chromedp.WaitVisible(chromedp.CSS("#detail-warnings-box")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "#detail-warnings", func(s string) bool {
+		return strings.Contains(s, "did you mean `answered`?") && strings.Contains(s, "did you mean `limit`?")
+	}); err != nil {
+		t.Errorf("opened row's warnings: %q: %v", text, err)
+	}
+	layout, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`({viewport: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if layout["scroll"] > layout["viewport"] {
+		t.Errorf("with the warnings open the page scrolls sideways at 390 px: %v", layout)
+	}
+	screenshot(t, ctx, "panel-warnings-detail")
+	// A clean request's row opens without a warnings box.
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#log-body tr:first-child td`)), chromedp.WaitNotVisible(chromedp.CSS("#detail-warnings-box")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The strict switch: the same request now answers 400.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#strict"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "strict: on") }); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(ts.URL + "/api/v1/feedbacks?isAnswered=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Errorf("after the strict switch: status %d, want 400", resp.StatusCode)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "none") }); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.Overrides(); o.Strict != nil {
+		t.Errorf("heal left strict at %v", *o.Strict)
+	}
 }

@@ -1,7 +1,10 @@
 package mock_test
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -16,6 +19,7 @@ func TestCORSPreflight(t *testing.T) {
 		{"/api/v1/settings/ai", "PATCH", "content-type,authorization,x-mock-scenario,x-mock-session", "GET, HEAD, PATCH, OPTIONS"},
 		{"/api/v1/settings/ai", "GET", "", "GET, HEAD, PATCH, OPTIONS"},
 		{"/api/v1/feedbacks", "GET", "authorization,x-mock-session", "GET, HEAD, OPTIONS"},
+		{"/api/v1/feedbacks", "GET", "x-mock-seed,x-mock-session,x-mock-scenario", "GET, HEAD, OPTIONS"},
 		{"/__mock/faults", "POST", "content-type,x-mock-admin-token", "DELETE, GET, HEAD, POST, OPTIONS"},
 		{"/__mock/scenario", "PUT", "content-type", "PUT, OPTIONS"},
 		{"/__mock/reset", "POST", "", "POST, OPTIONS"},
@@ -64,7 +68,7 @@ func TestCORSActualRequests(t *testing.T) {
 		t.Errorf("Allow-Origin %q: want the origin echoed, never *", got)
 	}
 	exposed := r.header.Get("Access-Control-Expose-Headers")
-	for _, want := range []string{"Retry-After", "X-Request-Id", "WWW-Authenticate"} {
+	for _, want := range []string{"Retry-After", "X-Request-Id", "WWW-Authenticate", "X-Mock-Warning"} {
 		if !strings.Contains(exposed, want) {
 			t.Errorf("Expose-Headers %q lacks %s", exposed, want)
 		}
@@ -101,12 +105,144 @@ func TestCORSOriginList(t *testing.T) {
 			}
 			continue
 		}
-		checkError(t, "preflight from "+origin, pre, http.StatusForbidden, "forbidden", "")
+		checkError(t, "preflight from "+origin, pre, http.StatusForbidden, "forbidden", "Origin")
 		if pre.header.Get("Access-Control-Allow-Origin") != "" || got.header.Get("Access-Control-Allow-Origin") != "" {
 			t.Errorf("%s: CORS headers for a disallowed origin", origin)
 		}
 		if got.status != 200 {
 			t.Errorf("%s: the request itself still answers (the browser hides it): %d", origin, got.status)
 		}
+	}
+}
+
+// arriving sends a request to h as if it arrived on the listener address
+// local ("" for none), naming host in its Host header.
+func arriving(t *testing.T, h http.Handler, local, host, method, target string, header ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	req.Host = host
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	if local != "" {
+		addr, err := net.ResolveTCPAddr("tcp", local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, addr))
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	checkContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+func TestHostCheck(t *testing.T) {
+	open := newServer(t, mock.Options{})
+	narrowed := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test", "*.preview.test"}})
+	tests := []struct {
+		name        string
+		h           *mock.Server
+		local, host string
+		want        bool
+	}{
+		{"loopback by name", open, "127.0.0.1:8080", "localhost:8080", true},
+		{"loopback by address", open, "127.0.0.1:8080", "127.0.0.1:8080", true},
+		{"other loopback address", open, "127.0.0.1:8080", "127.1.2.3:8080", true},
+		{"IPv6 loopback", open, "[::1]:8080", "[::1]:8080", true},
+		{"a .localhost name", open, "127.0.0.1:8080", "app.localhost:8080", true},
+		{"upper case", open, "127.0.0.1:8080", "LOCALHOST:8080", true},
+		{"no port", open, "127.0.0.1:80", "localhost", true},
+		{"a dev proxy keeping its Host", open, "127.0.0.1:8080", "localhost:5173", true},
+		{"DNS rebinding over IPv4 loopback", open, "127.0.0.1:8080", "evil.example.test:8080", false},
+		{"DNS rebinding over IPv6 loopback", open, "[::1]:8080", "evil.example.test", false},
+		{"a name that only starts like localhost", open, "127.0.0.1:8080", "localhost.evil.test:8080", false},
+		{"a LAN address over loopback", open, "127.0.0.1:8080", "192.168.1.5:8080", false},
+		{"a compose service name from the network", open, "172.18.0.2:8080", "replymock:8080", true},
+		{"any name from the network", open, "10.0.0.7:8080", "evil.example.test", true},
+		{"no listener (a test's recorder)", open, "", "evil.example.test", true},
+		{"listed, over loopback", narrowed, "127.0.0.1:8080", "demo.example.test", true},
+		{"listed pattern", narrowed, "10.0.0.7:8080", "pr-7.preview.test:443", true},
+		{"not listed, from the network", narrowed, "10.0.0.7:8080", "other.example.test", false},
+		{"loopback still, when narrowed", narrowed, "10.0.0.7:8080", "127.0.0.1:8080", true},
+	}
+	for _, tc := range tests {
+		for _, path := range []string{"/api/v1/feedbacks?limit=1", "/__mock/health", "/__mock/faults"} {
+			r := arriving(t, tc.h, tc.local, tc.host, http.MethodGet, path)
+			what := tc.name + ": " + path
+			if tc.want {
+				if r.status != http.StatusOK {
+					t.Errorf("%s: %d, want 200: %s", what, r.status, r.body)
+				}
+				continue
+			}
+			checkError(t, what, r, http.StatusForbidden, "forbidden", "Host")
+			if !strings.Contains(string(r.body), "--allowed-hosts") {
+				t.Errorf("%s: the message does not say how to serve the name: %s", what, r.body)
+			}
+		}
+	}
+	// A refused host changes nothing: its admin write is not applied.
+	r := arriving(t, open, "127.0.0.1:8080", "evil.example.test", http.MethodPost, "/__mock/reset")
+	checkError(t, "reset from a rebound page", r, http.StatusForbidden, "forbidden", "Host")
+}
+
+func TestAdminOrigins(t *testing.T) {
+	fault := `{"error":{"status":500}}`
+	tests := []struct {
+		name, origin, host string
+		cors               []string
+		want               bool
+	}{
+		{"a page same-origin with an unlisted Host (DNS rebinding, a container)", "http://evil.example.test:8080", "evil.example.test:8080", nil, false},
+		{"a loopback dev server", "http://localhost:5173", "localhost:8080", nil, true},
+		{"a loopback address", "http://127.0.0.1:3000", "localhost:8080", nil, true},
+		{"IPv6 loopback", "http://[::1]:3000", "localhost:8080", nil, true},
+		{"a web page the developer visits", "https://evil.example.test", "localhost:8080", nil, false},
+		{"the opaque origin", "null", "localhost:8080", nil, false},
+		{"null, even when * is listed", "null", "localhost:8080", []string{"*"}, false},
+		{"* is not enough for the admin API", "https://evil.example.test", "localhost:8080", []string{"*"}, false},
+		{"a listed origin", "https://panel.example.test", "localhost:8080", []string{"https://panel.example.test"}, true},
+		{"a listed pattern", "https://pr-3.example.test", "localhost:8080", []string{"https://*.example.test"}, true},
+		{"a look-alike of localhost", "http://localhost.evil.test", "localhost:8080", nil, false},
+		{"a look-alike of the host", "http://demo.example.test.evil.test", "demo.example.test", nil, false},
+		{"not a web origin", "file:///home/dev/x.html", "localhost:8080", nil, false},
+	}
+	for _, tc := range tests {
+		h := newServer(t, mock.Options{CORSOrigins: tc.cors})
+		// A cross-site form POST or no-cors fetch needs no preflight.
+		w := arriving(t, h, "", tc.host, http.MethodPost, "/__mock/faults", "Origin", tc.origin)
+		pre := arriving(t, h, "", tc.host, http.MethodOptions, "/__mock/faults", "Origin", tc.origin, "Access-Control-Request-Method", "POST")
+		read := arriving(t, h, "", tc.host, http.MethodGet, "/__mock/requests", "Origin", tc.origin)
+		if tc.want {
+			if w.status == http.StatusForbidden || pre.status != http.StatusNoContent || read.header.Get("Access-Control-Allow-Origin") != tc.origin {
+				t.Errorf("%s: write %d, preflight %d, read's Allow-Origin %q; want allowed", tc.name, w.status, pre.status, read.header.Get("Access-Control-Allow-Origin"))
+			}
+			continue
+		}
+		checkError(t, tc.name+": write", w, http.StatusForbidden, "forbidden", "Origin")
+		checkError(t, tc.name+": preflight", pre, http.StatusForbidden, "forbidden", "Origin")
+		if read.header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%s: a read's answer is readable by the page", tc.name)
+		}
+		if f := h.Faults(mock.AllSessions); len(f) != 0 {
+			t.Errorf("%s: the refused write added faults: %+v", tc.name, f)
+		}
+	}
+	// The server's own page, served as a listed host, may write.
+	listed := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test"}})
+	for _, origin := range []string{"http://demo.example.test:8080", "https://demo.example.test:8080"} {
+		if r := arriving(t, listed, "10.0.0.7:8080", "demo.example.test:8080", http.MethodPost, "/__mock/reset", "Origin", origin); r.status != http.StatusOK {
+			t.Errorf("the own page %s of a listed host: %d %s", origin, r.status, r.body)
+		}
+	}
+	// The API stays open to any dev origin, and curl (no Origin) may write.
+	h := newServer(t, mock.Options{})
+	if r := arriving(t, h, "", "localhost:8080", http.MethodGet, "/api/v1/feedbacks?limit=1", "Origin", "https://evil.example.test"); r.header.Get("Access-Control-Allow-Origin") != "https://evil.example.test" {
+		t.Errorf("the API refused a dev origin: %d %q", r.status, r.header.Get("Access-Control-Allow-Origin"))
+	}
+	r := do(t, h, http.MethodPost, "/__mock/faults", fault, "Content-Type", "application/json")
+	if r.status != http.StatusCreated {
+		t.Errorf("a write without Origin (curl): %d %s", r.status, r.body)
 	}
 }

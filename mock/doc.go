@@ -10,13 +10,20 @@
 //	PATCH /api/v1/settings/ai   a partial, atomic update; answers the full settings
 //	GET   /api/v1/feedbacks     reviews, newest first, with filters, pagination and counts_only
 //	GET   /__mock/health        liveness of the mock itself
-//	      /__mock/...           the admin API: scenarios, reset, faults, journal
+//	GET   /__mock/media/...     the records' photos and videos, drawn by the mock (MediaPrefix)
+//	GET   /__mock/verify        whether the journal holds requests matching a pattern
+//	      /__mock/...           the admin API: scenarios, reset, faults, journal, seeded data
 //
 // API requests run through the scenario first: faults (latency, errors,
 // dropped or truncated answers), bearer auth and a rate limit, each
-// counted per session (header X-Mock-Session). Test code can drive the
-// same controls in-process with [Server.SetScenario], [Server.AddFault],
-// [Server.Requests] and [Server.Reset], or through mock/mocktest.
+// counted per session (header X-Mock-Session). Client mistakes the API
+// lets through (unknown parameters, the upstream's names) come back as
+// warnings in X-Mock-Warning and the journal, or as 400s in strict mode
+// (Options.Strict, a scenario's strict key, [Server.SetOverridesFor]).
+// Test code can drive the same controls in-process with
+// [Server.SetScenario], [Server.AddFault], [Server.Requests],
+// [Server.Verify], [Server.WaitRequests], [Server.Reset] and
+// [Server.SeedReviews], or through mock/mocktest.
 //
 // Every answer uses the envelope {"success":true,"data":...}; errors are
 // {"success":false,"data":null,"error":{"code","message","field"}}. The

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // Error codes of the contract's error envelope.
@@ -19,10 +20,17 @@ const (
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeRateLimited          = "rate_limited"
-	CodeInternal             = "internal_error"
-	CodeBadGateway           = "bad_gateway"
-	CodeServiceUnavailable   = "service_unavailable"
-	CodeGatewayTimeout       = "gateway_timeout"
+	// CodeTooManyFaults refuses a run-time fault past MaxRuntimeFaults or
+	// MaxRuntimeFaultBytes (409 Conflict: removing some makes room).
+	CodeTooManyFaults = "too_many_faults"
+	// CodeVerificationFailed answers GET /__mock/verify when the journal
+	// does not hold what was asked (409 Conflict), with what it holds in
+	// error.details.
+	CodeVerificationFailed = "verification_failed"
+	CodeInternal           = "internal_error"
+	CodeBadGateway         = "bad_gateway"
+	CodeServiceUnavailable = "service_unavailable"
+	CodeGatewayTimeout     = "gateway_timeout"
 )
 
 // APIError mirrors the error object of the API's envelope:
@@ -32,6 +40,11 @@ type APIError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// Details, when set, says more in a shape of the route's own (a
+	// failed verification's counts and near misses).
+	Details any `json:"details,omitempty"`
+	// RetryAfter, when set, is sent as Retry-After in whole seconds.
+	RetryAfter time.Duration `json:"-"`
 }
 
 func (e *APIError) Error() string {
@@ -103,6 +116,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = StatusError(http.StatusInternalServerError)
 	}
+	if apiErr.RetryAfter > 0 {
+		setRetryAfter(w.Header(), apiErr.RetryAfter)
+	}
 	writeJSON(w, apiErr.Status, errorEnvelope{Success: false, Data: nil, Error: apiErr})
 }
 
@@ -145,5 +161,8 @@ func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
 		panic(v)
 	}
 	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+	if rec, ok := w.(*recorder); ok {
+		rec.discard() // an API answer is held: the 500 replaces what the handler began
+	}
 	writeJSON(w, http.StatusInternalServerError, errorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 }

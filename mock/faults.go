@@ -1,7 +1,9 @@
 package mock
 
 import (
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Fault is a failure injected into requests that match it: latency, an
@@ -43,8 +47,13 @@ type Fault struct {
 	// Truncate sends the real answer's headers and half its body, then
 	// closes the connection.
 	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
+	// Seed varies the fault's random stream (see decide): two faults
+	// alike but for their seed draw independently. 0, the default, is a
+	// seed like any other.
+	Seed int64 `json:"seed,omitempty" yaml:"seed"`
 
-	seq int // order of run-time faults
+	seq int    // order of run-time faults
+	key uint64 // names the fault's random stream; set by prepare
 }
 
 // Latency is a delay: Fixed; a uniform range Min..Max; or log-normal,
@@ -95,6 +104,9 @@ func (f *Fault) validate() []fieldProblem {
 	if f.Times < 0 {
 		bad("times", "must be >= 0 (0 means no limit), got %d", f.Times)
 	}
+	if f.Seed < 0 {
+		bad("seed", "must be from 0 to %d, got %d", int64(math.MaxInt64), f.Seed)
+	}
 	if l := f.Latency; l != nil {
 		forms := 0
 		if l.Fixed > 0 {
@@ -136,9 +148,12 @@ func (f *Fault) validate() []fieldProblem {
 		if e.Status < 400 || e.Status > 599 {
 			bad("error.status", "must be an error status from 400 to 599, got %d", e.Status)
 		}
-		for k := range e.Headers {
-			if !isToken(k) {
+		for k, v := range e.Headers {
+			switch {
+			case !httpguts.ValidHeaderFieldName(k):
 				bad("error.headers", "bad header name %q", k)
+			case !httpguts.ValidHeaderFieldValue(v):
+				bad("error.headers."+k, "bad header value %q: no control characters such as CR or LF", v)
 			}
 		}
 	}
@@ -214,20 +229,73 @@ type faultCounter struct {
 	hit     int // requests the fault applied to
 }
 
+// prepare names the fault's random stream by what the fault is: every
+// field but its probability (so that raising it keeps the requests hit
+// and adds more), its id and its place among other faults (so that
+// adding, removing or reordering faults, or a server numbering run-time
+// faults differently, changes no other fault's draws). Faults are
+// prepared once, before any request meets them.
+func (f *Fault) prepare() {
+	g := *f
+	g.ID, g.Probability, g.seq, g.key = "", nil, 0, 0
+	js, _ := json.Marshal(g) // of plain fields: it cannot fail
+	h := fnv.New64a()
+	h.Write(js)
+	f.key = h.Sum64()
+}
+
 // decide advances the counter for a matching request and reports whether
-// the fault applies to it. Probability draws come from rng only when the
-// other conditions hold, so a session's sequence depends only on its own
-// requests.
-func (f *Fault) decide(c *faultCounter, rng *rand.Rand) bool {
+// the fault applies to it, with the random source of its latency. The
+// draws of the fault's n-th matching request in a session come from
+// seed, the fault's stream (see prepare) and n alone: not from the
+// session's id, nor from other faults, so every session of a scenario
+// sees the same sequence for the same requests.
+func (f *Fault) decide(c *faultCounter, seed int64) (bool, *rand.Rand) {
 	c.matched++
 	if c.matched <= f.After || f.Times > 0 && c.hit >= f.Times {
-		return false
+		return false, nil
 	}
-	if p := f.Probability; p != nil && *p < 1 && rng.Float64() >= *p {
-		return false
+	if p := f.Probability; p != nil && *p < 1 && f.uniform(seed, c.matched) >= *p {
+		return false, nil
 	}
 	c.hit++
-	return true
+	var rng *rand.Rand
+	if f.Latency != nil && f.Latency.Fixed == 0 {
+		d := f.draw(seed, c.matched, laneLatency)
+		rng = rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
+	}
+	return true, rng
+}
+
+// The draws of one request, each from a lane of its own.
+const (
+	laneProbability = 1
+	laneLatency     = 2
+)
+
+// uniform is the probability draw of the fault's n-th matching request:
+// a number in [0, 1).
+func (f *Fault) uniform(seed int64, n int) float64 {
+	return float64(f.draw(seed, n, laneProbability)>>11) / (1 << 53)
+}
+
+// draw hashes seed, the fault's stream, n and a lane into 64 random bits.
+func (f *Fault) draw(seed int64, n int, lane uint64) uint64 {
+	h := mix64(uint64(seed) ^ 0x6a09e667f3bcc908)
+	h = mix64(h ^ f.key)
+	h = mix64(h ^ uint64(n))
+	return mix64(h ^ lane)
+}
+
+// mix64 is splitmix64's finalizer: a bijection on 64 bits whose every
+// output bit depends on every input bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 // label says in the journal what a fault did.
@@ -290,19 +358,24 @@ func decodeFault(body []byte) (*Fault, error) {
 // meetFaults decides which faults hit a request of the session in st's
 // scenario: the scenario's own first, then the run-time faults for every
 // session (global), then the session's, each in the order added. Every
-// fault keeps one counter per session. The caller holds ss.mu.
-func (ss *session) meetFaults(st *scenarioState, global []*Fault, method, apiPath string) plan {
+// fault keeps one counter per session. Random draws come from seed (the
+// request's X-Mock-Seed, else the scenario's). The caller holds ss.mu.
+func (ss *session) meetFaults(st *scenarioState, global []*Fault, method, apiPath string, seed int64) plan {
 	var p plan
 	consider := func(f *Fault) {
 		terminal := f.Error != nil || f.Drop || f.Truncate
 		if terminal && (p.answer != nil || p.truncate) {
 			return // an earlier fault decided the answer: this one is not reached, nor counted
 		}
-		if !f.matches(method, apiPath) || !f.decide(ss.counter(f), st.rng) {
+		if !f.matches(method, apiPath) {
+			return
+		}
+		hit, rng := f.decide(ss.counter(f), seed)
+		if !hit {
 			return
 		}
 		if f.Latency != nil {
-			p.delay += f.Latency.sample(st.rng)
+			p.delay += f.Latency.sample(rng)
 		}
 		switch {
 		case f.Truncate:
@@ -333,12 +406,78 @@ func (s *Server) runtime() ([]*Fault, Overrides) {
 	return s.faults, s.overrides
 }
 
+// MaxRuntimeFaults bounds the run-time faults kept at once: for every
+// session and of each session, all together (a scenario's own are bounded
+// by MaxFaults). Past it, AddFault and POST /__mock/faults answer 409
+// too_many_faults and change nothing.
+const MaxRuntimeFaults = 1000
+
+// MaxRuntimeFaultBytes bounds what the run-time faults keep together
+// (their names, paths, error bodies and headers), as MaxRuntimeFaults
+// bounds how many they are: a thousand error bodies of a megabyte each
+// would otherwise fit.
+const MaxRuntimeFaultBytes = 16 << 20
+
+// size is about what the fault keeps in memory.
+func (f *Fault) size() int64 {
+	n := int64(256 + len(f.ID) + len(f.Name) + len(f.Method) + len(f.Path))
+	if e := f.Error; e != nil {
+		if e.Body != nil {
+			n += int64(len(*e.Body))
+		}
+		for k, v := range e.Headers {
+			n += int64(64 + len(k) + len(v))
+		}
+	}
+	return n
+}
+
+// faultRoomLocked refuses a new run-time fault of size bytes when there
+// are MaxRuntimeFaults already, or it would take them past
+// MaxRuntimeFaultBytes. The caller holds s.sessionsMu.
+func (s *Server) faultRoomLocked(size int64) error {
+	global, _ := s.runtime()
+	n, used := len(global), int64(0)
+	for _, f := range global {
+		used += f.size()
+	}
+	for _, ss := range s.sessions {
+		ss.mu.Lock()
+		n += len(ss.faults)
+		for _, f := range ss.faults {
+			used += f.size()
+		}
+		ss.mu.Unlock()
+	}
+	switch {
+	case n >= MaxRuntimeFaults:
+		return &APIError{Status: http.StatusConflict, Code: CodeTooManyFaults,
+			Message: fmt.Sprintf("at most %d run-time faults at once; remove some first (DELETE /__mock/faults)", MaxRuntimeFaults)}
+	case used+size > MaxRuntimeFaultBytes:
+		return &APIError{Status: http.StatusConflict, Code: CodeTooManyFaults,
+			Message: fmt.Sprintf("run-time faults keep at most %d MiB together, and this one (%d bytes) would pass it; remove some first (DELETE /__mock/faults)", MaxRuntimeFaultBytes>>20, size)}
+	}
+	return nil
+}
+
 // AddFault adds a run-time fault for session, or for every session with
 // AllSessions, and returns it with its id. Faults added later are checked
-// after the scenario's own and the earlier ones.
+// after the scenario's own and the earlier ones. Past MaxRuntimeFaults
+// or MaxRuntimeFaultBytes, it returns a 409 *APIError (CodeTooManyFaults)
+// and adds nothing.
 func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 	if probs := f.validate(); len(probs) > 0 {
 		return Fault{}, invalidBody(probs[0].field, "%s", probs[0].msg)
+	}
+	f.prepare()
+	// Additions take turns on sessionsMu, so the faults counted are all
+	// there are until this one is in (removals only make more room), and
+	// ids grow in the order faults go in. faultsMu, which is never held
+	// while another lock is taken, may be taken under it.
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	if err := s.faultRoomLocked(f.size()); err != nil {
+		return Fault{}, err
 	}
 	s.faultsMu.Lock()
 	s.faultSeq++
@@ -350,14 +489,9 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 		return f, nil
 	}
 	s.faultsMu.Unlock()
-	s.sessionsMu.Lock()
 	ss := s.sessionLocked(sid)
-	s.sessionsMu.Unlock()
 	ss.mu.Lock()
-	// In the order of their ids, as Faults lists them, even when two are
-	// added at once.
-	i, _ := slices.BinarySearchFunc(ss.faults, f.seq, func(g *Fault, seq int) int { return g.seq - seq })
-	ss.faults = slices.Insert(ss.faults, i, fp)
+	ss.faults = append(ss.faults, fp)
 	ss.mu.Unlock()
 	return f, nil
 }

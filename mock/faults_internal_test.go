@@ -1,8 +1,12 @@
 package mock
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,10 +67,9 @@ func TestFaultDecide(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var c faultCounter
-		rng := rand.New(rand.NewPCG(1, 1))
 		got := ""
 		for range 6 {
-			if tc.f.decide(&c, rng) {
+			if hit, _ := tc.f.decide(&c, 1); hit {
 				got += "x"
 			} else {
 				got += "."
@@ -79,11 +82,11 @@ func TestFaultDecide(t *testing.T) {
 	// With a probability, the same seed gives the same sequence.
 	seq := func() string {
 		f := Fault{Probability: &p}
+		f.prepare()
 		var c faultCounter
-		rng := (&Scenario{Seed: 42}).rng("session-a")
 		s := ""
 		for range 40 {
-			if f.decide(&c, rng) {
+			if hit, _ := f.decide(&c, 42); hit {
 				s += "x"
 			} else {
 				s += "."
@@ -95,9 +98,109 @@ func TestFaultDecide(t *testing.T) {
 	if a != b {
 		t.Errorf("same seed, different sequences:\n%s\n%s", a, b)
 	}
-	if n := len(a) - len(slices.DeleteFunc([]byte(a), func(c byte) bool { return c == 'x' })); n < 10 || n > 30 {
+	if n := strings.Count(a, "x"); n < 10 || n > 30 {
 		t.Errorf("probability 0.5 hit %d of 40", n)
 	}
+}
+
+// hits is the fault's decisions on n matching requests in a fresh
+// session, one letter each: x hit, . not.
+func hits(f Fault, seed int64, n int) string {
+	f.prepare()
+	var c faultCounter
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '.'
+		if hit, _ := f.decide(&c, seed); hit {
+			b[i] = 'x'
+		}
+	}
+	return string(b)
+}
+
+// A probability holds over many decisions, for any seed and stream; the
+// draws are fixed by the seeds, so the test cannot flake. Bounds are 4.5
+// standard deviations of a binomial: a broken hash lands far outside.
+func TestFaultProbabilityHolds(t *testing.T) {
+	const n = 10000
+	for _, p := range []float64{0.01, 0.2, 0.5, 0.9} {
+		for _, tc := range []struct {
+			seed int64
+			f    Fault
+		}{
+			{20261115, Fault{Method: "GET", Path: "/feedbacks", Error: &FaultError{Status: 503}}},
+			{1, Fault{Drop: true}},
+			{math.MaxInt64, Fault{Truncate: true, Seed: 7}},
+			{12345, Fault{Latency: &Latency{Fixed: Duration(time.Millisecond)}, Seed: math.MaxInt64}},
+		} {
+			tc.f.Probability = &p
+			seq := hits(tc.f, tc.seed, n)
+			got := strings.Count(seq, "x")
+			sd := math.Sqrt(n * p * (1 - p))
+			if math.Abs(float64(got)-n*p) > 4.5*sd {
+				t.Errorf("p=%v seed %d fault %s: %d hits of %d, want %v ± %.0f", p, tc.seed, tc.f.label(), got, n, n*p, 4.5*sd)
+			}
+			// A hit is as likely after a hit as after a miss: draws of
+			// neighbouring requests do not hang together.
+			after := 0
+			for i := 1; i < n; i++ {
+				if seq[i-1] == 'x' && seq[i] == 'x' {
+					after++
+				}
+			}
+			if hitsBefore := strings.Count(seq[:n-1], "x"); hitsBefore > 50 {
+				if r := float64(after) / float64(hitsBefore); math.Abs(r-p) > 4.5*math.Sqrt(p*(1-p)/float64(hitsBefore))+0.01 {
+					t.Errorf("p=%v seed %d: a hit follows a hit %.3f of the time, want about %v", p, tc.seed, r, p)
+				}
+			}
+		}
+	}
+}
+
+// Each fault has a stream of its own: its n-th matching request gets the
+// same draw whatever the fault's id, its place among faults or its
+// probability; a different seed, or fault seed, gives another stream.
+func TestFaultStreams(t *testing.T) {
+	half, most := 0.5, 0.9
+	base := Fault{Path: "/feedbacks", Probability: &half, Error: &FaultError{Status: 503}}
+	const n = 200
+	want := hits(base, 7, n)
+	same := base
+	same.ID, same.seq, same.Name = "f99", 99, ""
+	if got := hits(same, 7, n); got != want {
+		t.Errorf("the id and the order changed the stream:\n%s\n%s", got, want)
+	}
+	raised := base
+	raised.Probability = &most
+	up := hits(raised, 7, n)
+	for i := range n {
+		if want[i] == 'x' && up[i] != 'x' {
+			t.Fatalf("raising the probability dropped request %d's hit:\n%s\n%s", i+1, want, up)
+		}
+	}
+	differ := func(what, a, b string) {
+		t.Helper()
+		d := 0
+		for i := range a {
+			if a[i] != b[i] {
+				d++
+			}
+		}
+		// Independent streams at p = 0.5 differ on about half the requests.
+		if d < n/4 {
+			t.Errorf("%s: the sequences differ on %d of %d requests:\n%s\n%s", what, d, n, a, b)
+		}
+	}
+	differ("another seed", want, hits(base, 8, n))
+	seeded := base
+	seeded.Seed = 1
+	differ("a fault seed", want, hits(seeded, 7, n))
+	other := base
+	other.Error = &FaultError{Status: 502}
+	differ("another fault", want, hits(other, 7, n))
+	named := base
+	named.Name = "x"
+	differ("another name", want, hits(named, 7, n))
 }
 
 func TestFaultMatches(t *testing.T) {
@@ -125,5 +228,49 @@ func TestFaultMatches(t *testing.T) {
 		if got := f.matches(tc.reqMethod, tc.reqPath); got != tc.want {
 			t.Errorf("fault %q %q on %s %s: %v, want %v", tc.method, tc.path, tc.reqMethod, tc.reqPath, got, tc.want)
 		}
+	}
+}
+
+// GET /__mock/faults is written fault by fault, in the bytes writeJSON
+// would have written for the whole answer.
+func TestFaultsListStreamed(t *testing.T) {
+	s, err := New(Options{Scenario: "first-calls-fail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `<html>"é"</html>`
+	for i := range 5 {
+		sid := AllSessions
+		if i%2 == 1 {
+			sid = "s1"
+		}
+		if _, err := s.AddFault(sid, Fault{Name: fmt.Sprintf("f<%d>", i), Path: "/feedbacks", Error: &FaultError{Status: 502, Body: &body}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ target, sid string }{{"/__mock/faults", AllSessions}, {"/__mock/faults?session=s1", "s1"}, {"/__mock/faults?session=none", "none"}} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", tc.target, nil))
+		faults := s.Faults(tc.sid)
+		if faults == nil {
+			faults = []Fault{}
+		}
+		sc := s.scenarios["first-calls-fail"]
+		want, err := marshalJSON(envelope{Success: true, Data: map[string]any{"faults": faults, "scenario": sc.Name, "scenario_faults": sc.faults}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != 200 || rec.Body.String() != string(want) {
+			t.Errorf("GET %s: %d\n%s\nwant\n%s", tc.target, rec.Code, rec.Body, want)
+		}
+	}
+	empty, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	empty.ServeHTTP(rec, httptest.NewRequest("GET", "/__mock/faults", nil))
+	if want := `{"success":true,"data":{"faults":[],"scenario":"default","scenario_faults":[]}}`; rec.Body.String() != want {
+		t.Errorf("no faults: %s, want %s", rec.Body, want)
 	}
 }

@@ -323,6 +323,13 @@ func checkAgainstReference(t *testing.T, h http.Handler, queries int, seed uint6
 	t.Helper()
 	all := fetchAll(t, h, "", 100)
 	checkOrder(t, all)
+	checkQueries(t, h, all, queries, seed)
+}
+
+// checkQueries checks random queries against the reference over all,
+// the records in the list's order.
+func checkQueries(t *testing.T, h http.Handler, all []mock.Feedback, queries int, seed uint64) {
+	t.Helper()
 	rf := newRef(all)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	nonEmpty := 0
@@ -473,8 +480,10 @@ func TestFeedbackRecordFields(t *testing.T) {
 	}
 }
 
+// The first page of the default data, byte for byte; the public URL in
+// its media URLs is pinned.
 func TestFeedbacksGoldenFirstPage(t *testing.T) {
-	r := do(t, newDefault(t), http.MethodGet, "/api/v1/feedbacks", "")
+	r := do(t, newServer(t, mock.Options{PublicURL: "http://127.0.0.1:8080"}), http.MethodGet, "/api/v1/feedbacks", "")
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, r.body, "", "  "); err != nil {
 		t.Fatal(err)
@@ -548,27 +557,11 @@ func TestDefaultDataShape(t *testing.T) {
 		if strings.IndexFunc(f.Text, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) >= 0 {
 			cyrillic++
 		}
-		var photos []string
-		if err := json.Unmarshal([]byte(f.Photos), &photos); err != nil {
-			t.Errorf("%s: photos %q is not a JSON list of strings", f.FeedbackID, f.Photos)
-		}
-		for _, p := range photos {
-			if u, err := url.Parse(p); err != nil || u.Scheme != "https" {
-				t.Errorf("%s: photo %q is not an https URL", f.FeedbackID, p)
-			}
-		}
-		if len(photos) > 0 {
+		// The media's shapes and URLs are checked in TestShippedMedia.
+		if f.Photos != "[]" {
 			withPhotos++
 		}
-		var tags []string
-		if err := json.Unmarshal([]byte(f.ValuationTags), &tags); err != nil {
-			t.Errorf("%s: valuation_tags %q is not a JSON list of strings", f.FeedbackID, f.ValuationTags)
-		}
 		if string(f.Video) != "null" {
-			var v map[string]any
-			if err := json.Unmarshal(f.Video, &v); err != nil || v["link"] == nil {
-				t.Errorf("%s: video %s is not an object with a link", f.FeedbackID, f.Video)
-			}
 			withVideo++
 		}
 		if f.CreatedAt < f.CreatedDate {

@@ -3,7 +3,13 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
 )
@@ -31,18 +37,18 @@ type reviewFixture struct {
 	ProductName      string         `yaml:"product_name"`
 	SupplierArticle  string         `yaml:"supplier_article"`
 	BrandName        string         `yaml:"brand_name"`
-	Photos           []string       `yaml:"photos"`
-	Video            map[string]any `yaml:"video"`
+	Photos           []photoFixture `yaml:"photos"`
+	Video            *videoFixture  `yaml:"video"`
 	UserName         string         `yaml:"user_name"`
 	WasViewed        *int           `yaml:"was_viewed"`
 	State            *string        `yaml:"state"`
 	CreatedAt        string         `yaml:"created_at"`
 }
 
-func decodeReviews(display string, data []byte) ([]Feedback, error) {
+func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, error) {
 	var rf reviewsFile
 	yf := decodeYAML(display, data, &rf)
-	if yf.root == nil || len(yf.problems) > 0 {
+	if !yf.checkable() {
 		return nil, yf.err()
 	}
 	if rf.Kind != "reviews" {
@@ -52,7 +58,7 @@ func decodeReviews(display string, data []byte) ([]Feedback, error) {
 	seen := make(map[string]int)
 	for i, r := range rf.Reviews {
 		p := fmt.Sprintf("reviews[%d]", i)
-		f, problems := r.toFeedback()
+		f, problems := r.toFeedback(media)
 		for _, pr := range problems {
 			yf.problemf(p+"."+pr.field, "%s", pr.msg)
 		}
@@ -68,8 +74,9 @@ func decodeReviews(display string, data []byte) ([]Feedback, error) {
 	return fbs, nil
 }
 
-// toFeedback checks a fixture review and fills its derived fields.
-func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
+// toFeedback checks a fixture review and fills its derived fields; media
+// paths become URLs under the public URL.
+func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []fieldProblem) {
 	var probs []fieldProblem
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, fieldProblem{field, fmt.Sprintf(format, args...)})
@@ -118,14 +125,34 @@ func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 			bad("was_viewed", "must be 0 or 1, got %d", wasViewed)
 		}
 	}
-	video := json.RawMessage("null")
-	if r.Video != nil {
-		js, err := marshalJSON(r.Video)
-		if err != nil {
-			bad("video", "cannot be written as JSON: %v", err)
+	probs = append(probs, tagProblems("valuation_tags", r.ValuationTags)...)
+	photos := make([]Photo, len(r.Photos))
+	for i, p := range r.Photos {
+		at := fmt.Sprintf("photos[%d].", i)
+		var msg string
+		if photos[i].FullSize, msg = media.resolve(p.FullSize, mediaItem{kind: mediaPhoto, size: "fs"}); msg != "" {
+			bad(at+"fullSize", "%s", msg)
 		}
-		video = js
+		if photos[i].MiniSize, msg = media.resolve(p.MiniSize, mediaItem{kind: mediaPhoto, size: "ms"}); msg != "" {
+			bad(at+"miniSize", "%s", msg)
+		}
 	}
+	video := json.RawMessage("null")
+	if v := r.Video; v != nil {
+		var out Video
+		var msg string
+		if out.PreviewImage, msg = media.resolve(v.PreviewImage, mediaItem{kind: mediaPreview}); msg != "" {
+			bad("video.previewImage", "%s", msg)
+		}
+		if v.DurationSec < 1 || v.DurationSec > maxVideoSecs {
+			bad("video.durationSec", "must be the video's length in seconds, 1 to %d, got %d", maxVideoSecs, v.DurationSec)
+		} else if out.Link, msg = media.resolve(v.Link, mediaItem{kind: mediaPlaylist, secs: v.DurationSec}); msg != "" {
+			bad("video.link", "%s", msg)
+		}
+		out.DurationSec = v.DurationSec
+		video = videoJSON(out)
+	}
+	probs = append(probs, r.textProblems()...)
 	return Feedback{
 		FeedbackID: r.FeedbackID, NmID: r.NmID, ImtID: r.ImtID,
 		Text: r.Text, Pros: r.Pros, Cons: r.Cons,
@@ -134,9 +161,198 @@ func (r reviewFixture) toFeedback() (Feedback, []fieldProblem) {
 		CreatedDate:      r.CreatedDate,
 		AnswerText:       r.AnswerText, AnswerState: answerState,
 		ProductName: r.ProductName, SupplierArticle: r.SupplierArticle, BrandName: r.BrandName,
-		Photos: jsonList(r.Photos), Video: video,
+		Photos: photosJSON(photos), Video: video,
 		UserName: r.UserName, WasViewed: wasViewed, State: state, CreatedAt: createdAt,
 	}, probs
+}
+
+// Bounds of a review record's fields, in characters (lists: entries),
+// for fixtures and seeded reviews alike: room for any real review (the
+// longest edge case is about 4,000 characters), not for a whole file in
+// one field.
+const (
+	maxReviewText  = 10_000 // text, pros, cons, answer_text
+	maxReviewName  = 500    // product_name, supplier_article, brand_name, user_name
+	maxFeedbackID  = 64
+	maxReviewState = 32   // answer_state, state
+	maxListEntries = 20   // valuation_tags, photos
+	maxListEntry   = 2000 // a tag or a media URL
+)
+
+// textProblems checks the record's strings: clean text (no control
+// characters but tab, line feed and carriage return; valid UTF-8) within
+// the bounds above.
+func (r reviewFixture) textProblems() []fieldProblem {
+	var probs []fieldProblem
+	check := func(field, s string, max int) {
+		if err := checkChars(s, field); err != nil {
+			probs = append(probs, fieldProblem{field, err.(*APIError).Message})
+		} else if n := utf8.RuneCountInString(s); n > max {
+			probs = append(probs, fieldProblem{field, fmt.Sprintf("must be at most %d characters, got %d", max, n)})
+		}
+	}
+	check("feedback_id", r.FeedbackID, maxFeedbackID)
+	check("text", r.Text, maxReviewText)
+	check("pros", r.Pros, maxReviewText)
+	check("cons", r.Cons, maxReviewText)
+	check("answer_text", r.AnswerText, maxReviewText)
+	check("product_name", r.ProductName, maxReviewName)
+	check("supplier_article", r.SupplierArticle, maxReviewName)
+	check("brand_name", r.BrandName, maxReviewName)
+	check("user_name", r.UserName, maxReviewName)
+	if r.AnswerState != nil {
+		check("answer_state", *r.AnswerState, maxReviewState)
+	}
+	if r.State != nil {
+		check("state", *r.State, maxReviewState)
+	}
+	if len(r.ValuationTags) > maxListEntries {
+		probs = append(probs, fieldProblem{"valuation_tags", fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.ValuationTags))})
+	} else {
+		for i, item := range r.ValuationTags {
+			check(fmt.Sprintf("valuation_tags[%d]", i), item, maxListEntry)
+		}
+	}
+	if len(r.Photos) > maxListEntries {
+		probs = append(probs, fieldProblem{"photos", fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.Photos))})
+	} else {
+		for i, ph := range r.Photos {
+			check(fmt.Sprintf("photos[%d].fullSize", i), ph.FullSize, maxListEntry)
+			check(fmt.Sprintf("photos[%d].miniSize", i), ph.MiniSize, maxListEntry)
+		}
+	}
+	if v := r.Video; v != nil {
+		check("video.previewImage", v.PreviewImage, maxListEntry)
+		check("video.link", v.Link, maxListEntry)
+	}
+	return probs
+}
+
+// photoFixture is a photo as a fixture writes it, the upstream's shape:
+// {fullSize: URL, miniSize: URL}.
+type photoFixture struct {
+	FullSize string
+	MiniSize string
+}
+
+// UnmarshalYAML reads a photo mapping. A plain URL, the form of earlier
+// versions, is refused with the form to write instead. Its errors are
+// yaml.TypeErrors, so decoding goes on and each is placed at its line.
+func (p *photoFixture) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return yamlProblem(n, "a photo is a mapping {fullSize: URL, miniSize: URL}, as upstream; got the plain URL %q "+
+			"(the form of earlier versions): write {fullSize: %s, miniSize: <a smaller image>}", clip(n.Value), clip(n.Value))
+	}
+	return decodeMapping(n, "a photo", []string{"fullSize", "miniSize"},
+		map[string]*string{"fullSize": &p.FullSize, "miniSize": &p.MiniSize}, nil, nil)
+}
+
+// videoFixture is a video as a fixture writes it, the upstream's shape:
+// {previewImage: URL, link: URL of an HLS playlist, durationSec: N}.
+type videoFixture struct {
+	PreviewImage string
+	Link         string
+	DurationSec  int
+}
+
+// oldVideoKeys are the video's keys in earlier versions.
+var oldVideoKeys = map[string]string{"id": "", "preview_image": "previewImage", "duration_sec": "durationSec"}
+
+// UnmarshalYAML reads a video mapping; the keys of earlier versions are
+// refused with the key to write instead.
+func (v *videoFixture) UnmarshalYAML(n *yaml.Node) error {
+	return decodeMapping(n, "a video", []string{"previewImage", "link", "durationSec"},
+		map[string]*string{"previewImage": &v.PreviewImage, "link": &v.Link}, map[string]*int{"durationSec": &v.DurationSec}, oldVideoKeys)
+}
+
+// decodeMapping decodes the mapping n of string and integer fields (keys
+// lists them all, in the order messages name them), strictly: unknown
+// and duplicate keys are errors, and so is a key of old, with the key
+// that replaced it. what names the value in messages.
+func decodeMapping(n *yaml.Node, what string, keys []string, strs map[string]*string, ints map[string]*int, old map[string]string) error {
+	if n.Kind != yaml.MappingNode {
+		return yamlProblem(n, "%s must be a mapping, got %s", what, describeTag(n.ShortTag()))
+	}
+	has := what + " has " + strings.Join(keys, ", ") + ", as upstream"
+	var errs []string
+	add := func(err error) {
+		if te, ok := err.(*yaml.TypeError); ok {
+			errs = append(errs, te.Errors...)
+		}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		str, num := strs[k.Value], ints[k.Value]
+		switch {
+		case seen[k.Value]:
+			add(yamlProblem(k, "duplicate key"))
+		case (str != nil || num != nil) && val.Kind != yaml.ScalarNode:
+			add(yamlProblem(val, "must be a %s, got %s", map[bool]string{true: "string", false: "integer"}[str != nil], describeTag(val.ShortTag())))
+		case str != nil:
+			*str = val.Value
+			if val.ShortTag() == "!!null" {
+				*str = ""
+			}
+		case num != nil:
+			v, err := strconv.Atoi(val.Value)
+			if val.ShortTag() != "!!int" || err != nil {
+				add(yamlProblem(val, "must be an integer, got %q", val.Value))
+			}
+			*num = v
+		default:
+			switch repl, renamed := old[k.Value]; {
+			case renamed && repl != "":
+				add(yamlProblem(k, "unknown field: it is %s now (%s)", repl, has))
+			case renamed:
+				add(yamlProblem(k, "unknown field: it is gone (%s)", has))
+			default:
+				add(yamlProblem(k, "unknown field (%s)", has))
+			}
+		}
+		seen[k.Value] = true
+	}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
+	return nil
+}
+
+// yamlProblem is a decoding problem at node n, in the form the
+// decoder's messages are placed by (yamlFile.addTypeError).
+func yamlProblem(n *yaml.Node, format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d, column %d: "+format, append([]any{n.Line, n.Column}, args...)...)}}
+}
+
+// resolve checks a media URL of a fixture and returns it absolute: an
+// http or https URL is kept; a path under MediaPrefix is taken from the
+// public URL, and must name a file of want's kind (and size, or
+// duration) that the mock serves. The problem is "" when it is fine.
+func (m mediaURLs) resolve(raw string, want mediaItem) (string, string) {
+	served := map[mediaKind]string{
+		mediaPhoto:    MediaPrefix + "photos/KEY/N/" + want.size + ".jpg",
+		mediaPreview:  MediaPrefix + "videos/KEY/preview.jpg",
+		mediaPlaylist: MediaPrefix + "videos/KEY/" + strconv.Itoa(want.secs) + "s/index.m3u8",
+	}[want.kind]
+	if raw == "" {
+		return "", "required: an http(s) URL, or a path such as " + served + " (served by the mock)"
+	}
+	if strings.HasPrefix(raw, "/") {
+		rest, ok := strings.CutPrefix(raw, MediaPrefix)
+		it, ok2 := parseMediaPath(rest)
+		if !ok || !ok2 || it.kind != want.kind || it.size != want.size || it.secs != want.secs {
+			return "", fmt.Sprintf("%q is no file the mock serves here: want a path such as %s, or an http(s) URL", clip(raw), served)
+		}
+		return m.base + raw, ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Sprintf("must be an http(s) URL, or a path such as %s (served by the mock), got %q", served, clip(raw))
+	}
+	if want.kind == mediaPlaylist && !strings.HasSuffix(u.Path, ".m3u8") {
+		return "", fmt.Sprintf("must be the URL of an HLS playlist (.m3u8), as upstream, got %q", clip(raw))
+	}
+	return raw, ""
 }
 
 // jsonList is the JSON text of a list of strings; nil gives "[]".
@@ -154,7 +370,7 @@ type settingsFile struct {
 func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {
 	var sf settingsFile
 	yf := decodeYAML(display, data, &sf)
-	if yf.root == nil || len(yf.problems) > 0 {
+	if !yf.checkable() {
 		return Settings{}, yf.err()
 	}
 	if sf.Kind != "settings" {

@@ -46,7 +46,8 @@ func serveRaw(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
 func FuzzFeedbackQuery(f *testing.F) {
 	for _, seed := range []string{"", "limit=5&offset=3", "answered=1&rating=5", "date_from=2026-01-01&date_to=2026-02-01",
 		"search=%D0%BF%D0%BB%D0%B5%D0%B4", "nm_id=555000111&counts_only=1", "limit=0", "limit=1&limit=1", "%zz=1",
-		"offset=9223372036854775807", "search=" + strings.Repeat("a", 201), "date_from=2026-02-30", "a=b;c=d&&&="} {
+		"offset=9223372036854775807", "search=" + strings.Repeat("a", 201), "date_from=2026-02-30", "a=b;c=d&&&=",
+		"isAnswered=0&take=100", "Limit=5&date-from=1&search=%C2%A0", "%22%5C%0D%0A=1"} {
 		f.Add(seed)
 	}
 	h, err := mock.New(mock.Options{})
@@ -61,6 +62,9 @@ func FuzzFeedbackQuery(f *testing.F) {
 			t.Fatalf("?%s: status %d", raw, rec.Code)
 		}
 		checkEnvelope(t, "?"+raw, rec.Code, rec.Body.Bytes())
+		if ws := warningTexts(t, "?"+raw, rec.Header()); len(ws) > mock.MaxWarnings+1 {
+			t.Fatalf("?%s: %d warnings", raw, len(ws))
+		}
 		if rec.Code == 200 && !strings.Contains(raw, "counts_only") {
 			var d struct {
 				Data struct {
@@ -159,7 +163,7 @@ func FuzzScenarioYAML(f *testing.F) {
 			return
 		}
 		for _, line := range strings.Split(err.Error(), "\n") {
-			if !strings.HasPrefix(line, "fuzz.yaml") && !strings.HasPrefix(line, "fixtures/") && !strings.HasPrefix(line, "scenarios/") && !strings.HasPrefix(line, "scenario name") {
+			if !strings.HasPrefix(line, "fuzz.yaml") && !strings.HasPrefix(line, "(shipped) fixtures/") && !strings.HasPrefix(line, "(shipped) scenarios/") && !strings.HasPrefix(line, "scenario name") {
 				t.Fatalf("a problem without its file: %q", line)
 			}
 		}

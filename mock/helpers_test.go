@@ -70,6 +70,21 @@ func do(t testing.TB, h http.Handler, method, target, body string, header ...str
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	checkContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	// Without a query, a body on GET or a charset, a request is clean: it
+	// warns of nothing, in any test (warnings_test.go has the others).
+	if strings.HasPrefix(req.URL.Path, mock.APIPrefix+"/") && req.URL.RawQuery == "" && (body == "" || method == http.MethodPatch) &&
+		!strings.Contains(strings.ToLower(req.Header.Get("Content-Type")), "charset") && rec.Header().Get(mock.HeaderWarning) != "" {
+		t.Errorf("%s %s: a clean request got warnings %q", method, target, rec.Header().Values(mock.HeaderWarning))
+	}
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// getUnchecked sends a GET that no document describes the answer of: to
+// a handler that is not the whole server (APIHandler, whose 404s for the
+// admin API are not the admin listener's answers).
+func getUnchecked(h http.Handler, target string) response {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 }
 
@@ -241,6 +256,18 @@ var contract = sync.OnceValues(func() (routers.Router, error) {
 	return gorillamux.NewRouter(doc)
 })
 
+// The admin API's OpenAPI document, likewise.
+var adminContract = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(mock.AdminOpenAPIDocument())
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the admin OpenAPI document is invalid: %w", err)
+	}
+	return gorillamux.NewRouter(doc)
+})
+
 // validated counts the responses checked against the document, by
 // operation and status, so TestMain can tell the checks really ran.
 var validated = struct {
@@ -248,24 +275,33 @@ var validated = struct {
 	seen map[string]int
 }{seen: map[string]int{}}
 
-// checkContract validates every API answer a test receives through do
-// against the OpenAPI document, so the two cannot drift apart. Answers
-// with no operation (unknown paths and methods) and bodies a fault wrote
-// itself (not JSON) have nothing to be checked against.
+// checkContract validates every answer a test receives through do (and
+// admin) against the OpenAPI document of its side: the API's, or the
+// admin API's under /__mock/, so neither can drift from the server.
+// Answers with no operation (unknown paths and methods) and API bodies a
+// fault wrote itself (not JSON) have nothing to be checked against; an
+// admin answer that is not JSON (an image, a page, the metrics) has its
+// status, content type and headers checked, not its bytes.
 func checkContract(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
 	t.Helper()
-	if !strings.HasPrefix(req.URL.Path, mock.APIPrefix+"/") || req.Method == http.MethodHead {
+	api := strings.HasPrefix(req.URL.Path, mock.APIPrefix+"/")
+	if !api && !strings.HasPrefix(req.URL.Path, mock.AdminPrefix) || req.Method == http.MethodHead {
 		return
 	}
-	router, err := contract()
+	load := contract
+	if !api {
+		load = adminContract
+	}
+	router, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	route, params, err := router.FindRoute(req)
-	if err != nil || !strings.HasPrefix(header.Get("Content-Type"), "application/json") {
+	isJSON := strings.HasPrefix(header.Get("Content-Type"), "application/json")
+	if err != nil || api && !isJSON {
 		return
 	}
-	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: !isJSON}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts},
 		Status:                 status,
@@ -297,6 +333,9 @@ func TestMain(m *testing.M) {
 		for _, want := range []string{
 			"GET /feedbacks 200", "GET /feedbacks 400", "GET /feedbacks 401", "GET /feedbacks 429", "GET /feedbacks 503",
 			"GET /settings/ai 200", "PATCH /settings/ai 200", "PATCH /settings/ai 400", "PATCH /settings/ai 413", "PATCH /settings/ai 415", "PATCH /settings/ai 500",
+			"GET /__mock/health 200", "GET /__mock/requests 200", "GET /__mock/verify 200", "GET /__mock/verify 409",
+			"POST /__mock/faults 201", "POST /__mock/faults 400", "PUT /__mock/data 200", "PUT /__mock/data 400",
+			"GET /__mock/data 200", "PUT /__mock/overrides 200", "GET /__mock/clock 200", "GET /__mock/scenarios 200",
 		} {
 			found := false
 			for _, k := range keys {

@@ -1,8 +1,18 @@
 package mock
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -18,7 +28,7 @@ func TestJournalRing(t *testing.T) {
 				j.dropOldest(model[0])
 				model = model[1:]
 			}
-			j.add(journalRecord{JournalEntry: JournalEntry{Seq: seq}})
+			j.add(&journalRecord{JournalEntry: JournalEntry{Seq: seq}})
 			model = append(model, seq)
 			if len(model) > size {
 				model = model[1:]
@@ -36,3 +46,287 @@ func TestJournalRing(t *testing.T) {
 		}
 	}
 }
+
+// The bytes all journals keep never pass the budget, however far the
+// requests go past it: long query strings, big headers, bodies and
+// answers from many sessions at once, with clears and resets between.
+// At rest, the count matches what the journals hold.
+func TestJournalBudgetInvariant(t *testing.T) {
+	const budget = 2 << 20
+	s, err := New(Options{JournalBytes: budget, JournalEntries: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := "search=" + strings.Repeat("x", 60_000)
+	pad := strings.Repeat("h", 6000)
+	var over atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 100 {
+				var req *http.Request
+				if i%3 == 0 {
+					req = httptest.NewRequest("PATCH", "/api/v1/settings/ai?"+query, strings.NewReader(`{"question":{"signature":"`+strings.Repeat("s", 40_000)+`"}}`))
+					req.Header.Set("Content-Type", "application/json")
+				} else {
+					req = httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=100&n=%d&%s", i, query[:i*400]), nil)
+				}
+				req.Header.Set(HeaderSession, fmt.Sprintf("w%d-%d", w, i%5))
+				for _, k := range []string{"X-A", "X-B", "X-C"} {
+					req.Header.Set(k, pad)
+				}
+				s.ServeHTTP(httptest.NewRecorder(), req)
+				if used := s.journalUsed.Load(); used > budget {
+					over.Store(used)
+				}
+				switch {
+				case w == 0 && i%40 == 39:
+					s.ClearRequests(AllSessions)
+				case w == 1 && i%50 == 49:
+					s.Reset(fmt.Sprintf("w2-%d", i%5))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := over.Load(); n > 0 {
+		t.Errorf("the journals kept %d bytes, over the %d budget", n, budget)
+	}
+	var held, entries int64
+	for _, ss := range s.sessionsOf(AllSessions) {
+		ss.mu.Lock()
+		for _, r := range ss.journal.all() {
+			held += r.kept
+			entries++
+			if got := r.measure(); got != r.kept {
+				t.Errorf("entry %d counted %d bytes, measures %d", r.Seq, r.kept, got)
+			}
+		}
+		ss.mu.Unlock()
+	}
+	if used := s.journalUsed.Load(); used != held {
+		t.Errorf("journalUsed = %d, but the journals hold %d bytes", used, held)
+	}
+	if entries < 10 || held < budget/2 {
+		t.Errorf("the journals hold %d entries, %d bytes: want the budget used", entries, held)
+	}
+}
+
+// The listing is streamed, and its bytes are what writeJSON would have
+// written for the whole answer.
+func TestRequestsListStreamed(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=%d&q=<b>é\"", i%5+1), nil)
+		req.Header.Set(HeaderSession, fmt.Sprintf("s%d", i%3))
+		s.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	for _, target := range []string{"/__mock/requests", "/__mock/requests?session=s1", "/__mock/requests?limit=4", "/__mock/requests?since=25", "/__mock/requests?path=/nope"} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		req := httptest.NewRequest("GET", target, nil)
+		f := JournalFilter{}
+		q := req.URL.Query()
+		f.Session, f.Path = q.Get("session"), q.Get("path")
+		f.Limit, _ = strconv.Atoi(q.Get("limit"))
+		since, _ := strconv.Atoi(q.Get("since"))
+		f.Since = int64(since)
+		list := s.Requests(f)
+		if list == nil {
+			list = []JournalEntry{}
+		}
+		want, err := marshalJSON(envelope{Success: true, Data: map[string]any{"count": len(list), "requests": list}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != 200 || rec.Body.String() != string(want) {
+			t.Errorf("GET %s: %d\n%s\nwant\n%s", target, rec.Code, truncate(rec.Body.Bytes(), 600), truncate(want, 600))
+		}
+		if cl := rec.Header().Get("Content-Length"); cl != "" {
+			t.Errorf("GET %s: Content-Length %s: the answer was built whole", target, cl)
+		}
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("HEAD", "/__mock/requests", nil))
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != contentTypeJSON {
+		t.Errorf("HEAD /__mock/requests: %d, %d bytes, %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Type"))
+	}
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n:n], "..."...)
+	}
+	return b
+}
+
+// peakWriter discards an answer, measuring the live heap (after a
+// collection) every step bytes: the most the handler holds while writing.
+type peakWriter struct {
+	header  http.Header
+	written int
+	next    int
+	step    int
+	peak    uint64
+}
+
+func (w *peakWriter) Header() http.Header { return w.header }
+func (w *peakWriter) WriteHeader(int)     {}
+func (w *peakWriter) Write(b []byte) (int, error) {
+	w.written += len(b)
+	if w.written >= w.next {
+		w.next += w.step
+		w.peak = max(w.peak, liveHeap())
+	}
+	return len(b), nil
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// fullJournal returns a server whose journal holds n entries of about 40
+// KB each (a 32 KiB answer, a long query and headers).
+func fullJournal(tb testing.TB, n int) *Server {
+	s, err := New(Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	query := "&q=" + strings.Repeat("q", 4000)
+	for i := range n {
+		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=100&offset=%d%s", i%500, query), nil)
+		req.Header.Set(HeaderSession, fmt.Sprintf("s%d", i%10))
+		req.Header.Set("X-Pad", strings.Repeat("p", 2000))
+		s.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	return s
+}
+
+// Listing a full journal holds little more than a reference per entry
+// and one entry at a time, far less than the answer: the old listing,
+// built whole, held the answer and a copy of every entry.
+func TestRequestsListPeakMemory(t *testing.T) {
+	const n = 400
+	s := fullJournal(t, n)
+	req := httptest.NewRequest("GET", "/__mock/requests", nil)
+	w := &peakWriter{header: make(http.Header), step: 256 << 10}
+	w.next = w.step
+	base := liveHeap()
+	s.ServeHTTP(w, req)
+	if w.written < n*36_000 {
+		t.Fatalf("the answer is %d bytes, want at least %d", w.written, n*36_000)
+	}
+	held := int64(w.peak) - int64(base)
+	t.Logf("answer %d bytes; the handler held at most %d bytes more while writing it", w.written, held)
+	if held > int64(w.written)/8 {
+		t.Errorf("listing %d entries (%d bytes) held %d bytes: more than an eighth of the answer", n, w.written, held)
+	}
+}
+
+// BenchmarkRequestsListFull lists a journal of 2,000 entries of about 40
+// KB: B/op is what the listing allocates in all (each entry encoded, then
+// garbage), answer-B/op the answer's size.
+func BenchmarkRequestsListFull(b *testing.B) {
+	s := fullJournal(b, 2000)
+	req := httptest.NewRequest("GET", "/__mock/requests", nil)
+	w := &peakWriter{header: make(http.Header), next: math.MaxInt}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.written = 0
+		s.ServeHTTP(w, req)
+	}
+	b.ReportMetric(float64(w.written), "answer-B/op")
+}
+
+// A redacted header keeps its first word only when it is a known
+// authentication scheme: any other first word may be half of a secret.
+func TestRedactHeaders(t *testing.T) {
+	cases := []struct{ header, value, want string }{
+		{"Authorization", "Bearer abc", "Bearer [redacted]"},
+		{"Authorization", "bearer abc", "bearer [redacted]"},
+		{"Authorization", "Basic dXNlcjpw", "Basic [redacted]"},
+		{"Authorization", "Digest username=\"u\", nonce=\"n\"", "Digest [redacted]"},
+		{"Authorization", "AWS4-HMAC-SHA256 Credential=k", "AWS4-HMAC-SHA256 [redacted]"},
+		{"Authorization", "eyJhbGciOiJIUzI1NiJ9.e30.sig", "[redacted]"}, // the upstream's form: the token alone
+		{"Authorization", "secret-half1 secret-half2", "[redacted]"},
+		{"Authorization", "", "[redacted]"},
+		{"X-Mock-Admin-Token", "part1 part2", "[redacted]"},
+		{"X-Mock-Admin-Token", "Bearer part2", "Bearer [redacted]"},
+		{"x-api-key", "k3y", "[redacted]"},
+		{"Api-Key", "k3y", "[redacted]"},
+		{"X-Auth-Token", "t0k", "[redacted]"},
+		{"Cookie", "sid=abc; theme=dark", "[redacted]"},
+		{"Accept", "application/json", "application/json"},
+	}
+	for _, c := range cases {
+		got := flatHeaders(http.Header{c.header: {c.value}})[c.header]
+		if got != c.want {
+			t.Errorf("%s: %q is journaled as %q, want %q", c.header, c.value, got, c.want)
+		}
+	}
+}
+
+// Journal listings being written keep their entries alive, within
+// MaxListingBytes together: past it, a listing is refused with a 503 and
+// Retry-After; a listing written (GET or HEAD), or whose client left,
+// frees what it pinned.
+func TestListingsPinBounded(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(method, target string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, nil)
+		req.Host = "127.0.0.1"
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w
+	}
+	for range 5 {
+		call("GET", "/api/v1/feedbacks?limit=3")
+	}
+	for _, method := range []string{"GET", "HEAD"} {
+		if w := call(method, "/__mock/requests"); w.Code != 200 {
+			t.Fatalf("%s /__mock/requests: %d %s", method, w.Code, w.Body)
+		}
+		if n := s.listingPinned.Load(); n != 0 {
+			t.Errorf("after a %s listing, %d bytes still pinned", method, n)
+		}
+	}
+	// Another listing, being written slowly, holds nearly all of it.
+	if !s.pinListing(MaxListingBytes - 10) {
+		t.Fatal("a listing alone was refused")
+	}
+	w := call("GET", "/__mock/requests")
+	if w.Code != 503 || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), `"service_unavailable"`) {
+		t.Errorf("over the budget: %d, Retry-After %q, %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if w := call("GET", "/__mock/requests?session=nobody"); w.Code != 200 {
+		t.Errorf("an empty listing pins nothing and fits: %d", w.Code)
+	}
+	s.listingPinned.Add(-(MaxListingBytes - 10))
+	if w := call("GET", "/__mock/requests"); w.Code != 200 {
+		t.Errorf("after the other listing ended: %d", w.Code)
+	}
+	// A listing whose client is gone frees its bytes too.
+	req := httptest.NewRequest("GET", "/__mock/requests", nil)
+	req.Host = "127.0.0.1"
+	func() {
+		defer func() { recover() }()
+		s.ServeHTTP(failingWriter{httptest.NewRecorder()}, req)
+	}()
+	if n := s.listingPinned.Load(); n != 0 {
+		t.Errorf("after a client left, %d bytes still pinned", n)
+	}
+}
+
+// failingWriter fails every write, as a connection whose client left.
+type failingWriter struct{ *httptest.ResponseRecorder }
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("client gone") }

@@ -2,38 +2,136 @@ package mock_test
 
 import (
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock"
 )
 
-// Over the journals' body budget, entries are kept without bodies.
+// Over the journals' byte budget, the oldest entries of any session go,
+// and the newest are kept whole.
 func TestJournalBytes(t *testing.T) {
-	h := newServer(t, mock.Options{JournalBytes: 50_000})
-	for range 6 {
-		get(t, h, "/api/v1/feedbacks") // about 18 KB each
+	h := newServer(t, mock.Options{JournalBytes: 100_000})
+	for i := range 8 {
+		get(t, h, fmt.Sprintf("/api/v1/feedbacks?offset=%d", i), "X-Mock-Session", []string{"a", "b"}[i%2]) // about 18 KB each
 	}
 	entries := h.Requests(mock.JournalFilter{})
-	if len(entries) != 6 {
-		t.Fatalf("%d entries, want 6", len(entries))
+	if len(entries) < 2 || len(entries) > 5 {
+		t.Fatalf("%d entries kept, want 2 to 5 of about 18 KB under a 100 KB budget", len(entries))
 	}
-	kept := 0
-	for _, e := range entries {
-		if e.Response != "" {
-			kept++
-		} else if !e.Truncated {
-			t.Errorf("entry %d lost its body without being marked truncated", e.Seq)
+	for i, e := range entries {
+		want := fmt.Sprintf("offset=%d", 8-len(entries)+i)
+		if e.Query != want || e.Response == "" || e.Truncated {
+			t.Errorf("entry %d: query %q, %d bytes of response, truncated %v; want %s whole (the newest)", i, e.Query, len(e.Response), e.Truncated, want)
 		}
 	}
-	if kept == 0 || kept > 3 {
-		t.Errorf("%d entries kept their bodies, want the first 1 to 3 under a 50 KB budget", kept)
-	}
 	h.ClearRequests(mock.AllSessions)
-	get(t, h, "/api/v1/feedbacks")
-	if e := h.Requests(mock.JournalFilter{}); len(e) != 1 || e[0].Response == "" {
-		t.Error("clearing the journal did not give its budget back")
+	for range 2 {
+		get(t, h, "/api/v1/feedbacks")
+	}
+	if e := h.Requests(mock.JournalFilter{}); len(e) != 2 {
+		t.Errorf("after clearing, %d entries of 2 kept: the budget was not given back", len(e))
+	}
+}
+
+// kept is what a listed entry holds in strings: the least the journal
+// must count of it.
+func kept(e mock.JournalEntry) int {
+	n := len(e.Method) + len(e.Path) + len(e.Query) + len(e.Body) + len(e.Response) + len(e.Fault)
+	for k, v := range e.Headers {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// The byte budget counts everything an entry keeps, not only its bodies:
+// requests with long query strings and big headers but small answers
+// stay within it, the newest kept. (Counting bodies only, the journal
+// kept all 300 of them, 20 MB.)
+func TestJournalBytesCountEverything(t *testing.T) {
+	const budget = 1 << 20
+	h := newServer(t, mock.Options{JournalBytes: budget})
+	query := "search=" + strings.Repeat("x", 60_000) // too long a search: a short 400 answer
+	pad := strings.Repeat("y", 8000)
+	const n = 300
+	for i := range n {
+		r := get(t, h, fmt.Sprintf("/api/v1/feedbacks?n=%d&%s", i, query), "X-Mock-Session", fmt.Sprintf("s%d", i%7),
+			"X-Pad-A", pad, "X-Pad-B", pad)
+		if r.status != 400 {
+			t.Fatalf("request %d: status %d, want 400", i, r.status)
+		}
+	}
+	entries := h.Requests(mock.JournalFilter{})
+	total := 0
+	for _, e := range entries {
+		total += kept(e)
+	}
+	if total > budget {
+		t.Errorf("%d entries hold %d bytes, over the %d-byte budget", len(entries), total, budget)
+	}
+	if len(entries) < 10 {
+		t.Errorf("%d entries kept, want the budget used (at least 10)", len(entries))
+	}
+	if last := entries[len(entries)-1]; !strings.HasPrefix(last.Query, fmt.Sprintf("n=%d&", n-1)) {
+		t.Errorf("the newest entry kept is %.20s..., want the last request", last.Query)
+	}
+}
+
+// An entry's method, path, query and headers are cut to MaxJournalHead
+// each, and Cut says what went.
+func TestJournalTrimsOversizedRequests(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	query := "q=" + strings.Repeat("é", 30_000) // 60,002 bytes: cut on a character boundary
+	get(t, h, "/api/v1/feedbacks?"+query, "X-Mock-Session", "trim", "X-Big", strings.Repeat("b", 40_000), "X-Small", "kept")
+	path := "/api/v1/" + strings.Repeat("p", 20_000)
+	get(t, h, path, "X-Mock-Session", "trim")
+	e := h.Requests(mock.JournalFilter{Session: "trim"})
+	if len(e) != 2 {
+		t.Fatalf("%d entries, want 2", len(e))
+	}
+	q := e[0]
+	if !q.Truncated || len(q.Query) > mock.MaxJournalHead || len(q.Query) < mock.MaxJournalHead-1 || !strings.HasPrefix(query, q.Query) {
+		t.Errorf("query kept: %d bytes, truncated %v; want the first %d bytes or so", len(q.Query), q.Truncated, mock.MaxJournalHead)
+	}
+	if !utf8.ValidString(q.Query) {
+		t.Error("the query was cut inside a character")
+	}
+	if _, ok := q.Headers["X-Big"]; ok || q.Headers["X-Small"] != "kept" || q.Headers["X-Mock-Session"] != "trim" {
+		t.Errorf("headers kept: %v; want all but X-Big", slices.Sorted(maps.Keys(q.Headers)))
+	}
+	wantCut := []string{fmt.Sprintf("query: kept %d of 60002 bytes", len(q.Query)), "headers: kept "}
+	if len(q.Cut) != 2 || q.Cut[0] != wantCut[0] || !strings.HasPrefix(q.Cut[1], wantCut[1]) || !strings.HasSuffix(q.Cut[1], "; dropped X-Big") {
+		t.Errorf("cut = %q, want %q and the headers', dropping X-Big", q.Cut, wantCut[0])
+	}
+	p := e[1]
+	if p.Status != 404 || p.Path != path[:mock.MaxJournalHead] || len(p.Cut) != 1 || p.Cut[0] != fmt.Sprintf("path: kept %d of %d bytes", mock.MaxJournalHead, len(path)) {
+		t.Errorf("long path: status %d, %d bytes kept, cut %q", p.Status, len(p.Path), p.Cut)
+	}
+	if r := h.Requests(mock.JournalFilter{Path: "/api/v1/feedbacks"}); len(r) != 1 || r[0].Cut == nil {
+		t.Errorf("the trimmed entry is not found by its path: %d entries", len(r))
+	}
+}
+
+// An entry larger than the whole budget keeps only its method and path;
+// with a budget too small even for that, nothing is kept.
+func TestJournalTinyBudget(t *testing.T) {
+	h := newServer(t, mock.Options{JournalBytes: 4000})
+	get(t, h, "/api/v1/feedbacks?limit=50")
+	e := h.Requests(mock.JournalFilter{})
+	if len(e) != 1 || e[0].Method != "GET" || e[0].Path != "/api/v1/feedbacks" || e[0].Query != "" || e[0].Response != "" ||
+		!e[0].Truncated || len(e[0].Cut) != 1 || !strings.HasPrefix(e[0].Cut[0], "all but method and path:") {
+		t.Errorf("entry over the whole budget: %+v", e)
+	}
+	h = newServer(t, mock.Options{JournalBytes: 10})
+	get(t, h, "/api/v1/feedbacks?limit=1")
+	if e := h.Requests(mock.JournalFilter{}); len(e) != 0 {
+		t.Errorf("a 10-byte budget keeps %d entries", len(e))
 	}
 }
 
@@ -163,5 +261,89 @@ func TestJournalRedactsSecrets(t *testing.T) {
 		if got := entries[0].Headers[k]; got != v {
 			t.Errorf("journal header %s = %q, want %q", k, got, v)
 		}
+	}
+}
+
+// journalWatch answers like httptest.ResponseRecorder and, when the
+// answer's first byte would leave, counts the journal's entries.
+type journalWatch struct {
+	*httptest.ResponseRecorder
+	count func() int
+	seen  int // entries when the answer started; -1 before
+}
+
+func (w *journalWatch) look() {
+	if w.seen < 0 {
+		w.seen = w.count()
+	}
+}
+
+func (w *journalWatch) WriteHeader(code int) { w.look(); w.ResponseRecorder.WriteHeader(code) }
+
+func (w *journalWatch) Write(b []byte) (int, error) { w.look(); return w.ResponseRecorder.Write(b) }
+
+func (w *journalWatch) Flush() { w.look(); w.ResponseRecorder.Flush() }
+
+// An API answer leaves only after its journal entry is in: a client that
+// has a status (even before reading the body) finds its request in the
+// journal, whatever the answer. (Recorded after the answer, a 100-review
+// list was often missing from the journal when its client looked.)
+func TestJournalBeforeAnswer(t *testing.T) {
+	one := 1.0
+	cases := []struct {
+		name, method, target, body, scenario string
+		fault                                *mock.Fault
+		status                               int
+	}{
+		{name: "a full page", method: "GET", target: "/api/v1/feedbacks?limit=100", status: 200},
+		{name: "settings", method: "GET", target: "/api/v1/settings/ai", status: 200},
+		{name: "a patch", method: "PATCH", target: "/api/v1/settings/ai", body: `{"feedback":[{"rating":5,"tone":"formal"}]}`, status: 200},
+		{name: "a bad parameter", method: "GET", target: "/api/v1/feedbacks?limit=0", status: 400},
+		{name: "an unknown path", method: "GET", target: "/api/v1/nowhere", status: 404},
+		{name: "a wrong method", method: "DELETE", target: "/api/v1/feedbacks", status: 405},
+		{name: "a bad session", method: "GET", target: "/api/v1/feedbacks", status: 400},
+		{name: "auth", method: "GET", target: "/api/v1/feedbacks", scenario: "unauthorized", status: 401},
+		{name: "an injected error", method: "GET", target: "/api/v1/feedbacks",
+			fault: &mock.Fault{Error: &mock.FaultError{Status: 503}}, status: 503},
+		{name: "a truncated page", method: "GET", target: "/api/v1/feedbacks?limit=100",
+			fault: &mock.Fault{Truncate: true, Probability: &one}, status: 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newServer(t, mock.Options{Scenario: c.scenario})
+			if c.fault != nil {
+				if _, err := h.AddFault(mock.AllSessions, *c.fault); err != nil {
+					t.Fatal(err)
+				}
+			}
+			req := httptest.NewRequest(c.method, c.target, strings.NewReader(c.body))
+			req.Host = "127.0.0.1"
+			if c.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			if c.name == "a bad session" {
+				req.Header.Set(mock.HeaderSession, "no spaces allowed")
+			}
+			w := &journalWatch{ResponseRecorder: httptest.NewRecorder(), seen: -1,
+				count: func() int { return len(h.Requests(mock.JournalFilter{Session: mock.AllSessions})) }}
+			func() {
+				defer func() {
+					if v := recover(); v != nil && v != http.ErrAbortHandler {
+						panic(v)
+					}
+				}()
+				h.ServeHTTP(w, req)
+			}()
+			if w.Code != c.status {
+				t.Fatalf("status %d, want %d", w.Code, c.status)
+			}
+			want := 1
+			if c.name == "a bad session" {
+				want = 0 // no session, nothing to journal
+			}
+			if w.seen != want {
+				t.Errorf("the answer started with %d journal entries, want %d", w.seen, want)
+			}
+		})
 	}
 }

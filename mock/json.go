@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // MaxBodyBytes is the largest request body the API accepts (413 above it).
@@ -57,12 +61,18 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
 	}
+	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+		Message: fmt.Sprintf("request body is larger than %d bytes", MaxBodyBytes)}
+	if r.ContentLength > MaxBodyBytes {
+		// Refused unread: a client that sent Expect: 100-continue is not
+		// asked for a body that would be thrown away.
+		return nil, tooLarge
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
+	var maxErr *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
-		return nil, &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBodyBytes)}
+	case errors.As(err, &maxErr):
+		return nil, tooLarge
 	case err != nil:
 		return nil, invalidBody("", "reading request body: %v", err)
 	}
@@ -75,12 +85,36 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return invalidBody(ute.Field, "must be %s, got %s", jsonWant(ute.Type), ute.Value)
+		}
 		return invalidBody("", "%s", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return invalidBody("", "unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// jsonWant says, without Go's names, what JSON a value of type t takes.
+func jsonWant(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return "an object"
 }
 
 // eachMember calls fn for every member of the JSON object raw, in document
@@ -170,16 +204,70 @@ func jsonKind(raw []byte) string {
 	}
 }
 
-// decodeString decodes a JSON string; null and other types are errors.
+// decodeString decodes a JSON string; null and other types are errors,
+// and so is text that encoding/json would silently change (see
+// stringProblem).
 func decodeString(raw []byte, path string) (string, error) {
 	if k := jsonKind(raw); k != "string" {
 		return "", invalidBody(path, "must be a string, got %s", k)
+	}
+	if msg := stringProblem(bytes.TrimSpace(raw)); msg != "" {
+		return "", invalidBody(path, "%s", msg)
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", invalidBody(path, "malformed JSON: %s", jsonProblem(err))
 	}
 	return s, nil
+}
+
+// stringProblem says what is wrong in a JSON string literal that
+// encoding/json would decode by replacing it with U+FFFD without a word:
+// bytes that are not UTF-8, and half a surrogate pair (a \ud800 escape
+// not followed by a \udc00-\udfff one, or one of those alone). Positions
+// count characters from 1. "" means the text is sound.
+func stringProblem(lit []byte) string {
+	if len(lit) < 2 {
+		return ""
+	}
+	s := lit[1 : len(lit)-1]
+	for i, char := 0, 1; i < len(s); char++ {
+		switch c := s[i]; {
+		case c == '\\' && i+6 <= len(s) && s[i+1] == 'u':
+			r := hex4(s[i+2 : i+6])
+			i += 6
+			if !utf16.IsSurrogate(r) {
+				break
+			}
+			if r < 0xdc00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if lo := hex4(s[i+2 : i+6]); lo >= 0xdc00 && lo <= 0xdfff {
+					i += 6 // a pair: one character
+					break
+				}
+			}
+			return fmt.Sprintf("must be valid Unicode text: \\u%04x (character %d) is half of a surrogate pair", r, char)
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", c, char)
+			}
+			i += n
+		}
+	}
+	return ""
+}
+
+// hex4 is the value of four hexadecimal digits, or -1.
+func hex4(b []byte) rune {
+	n, err := strconv.ParseUint(string(b), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
 }
 
 // decodeInt decodes a JSON integer (no fraction or exponent).
@@ -204,4 +292,64 @@ func jsonProblem(err error) string {
 		return "unexpected end of input"
 	}
 	return err.Error()
+}
+
+// jsonStream writes JSON through a buffer a piece at a time, each value
+// encoded as writeJSON would (no HTML escaping). After the first error,
+// everything is a no-op; flush returns it. Its buffers are reused from
+// one value to the next; that is no matter to the response recorder,
+// which reads what admin handlers write only for its status.
+type jsonStream struct {
+	w        *bufio.Writer
+	buf      bytes.Buffer
+	enc      *json.Encoder
+	err      error
+	encoding bool // err came from encoding a value, not from writing
+}
+
+func newJSONStream(w io.Writer) *jsonStream {
+	js := &jsonStream{w: bufio.NewWriterSize(w, 32<<10)}
+	js.enc = json.NewEncoder(&js.buf)
+	js.enc.SetEscapeHTML(false)
+	return js
+}
+
+// raw writes s, which is JSON already.
+func (js *jsonStream) raw(s string) {
+	if js.err == nil {
+		_, js.err = js.w.WriteString(s)
+	}
+}
+
+// value writes v encoded.
+func (js *jsonStream) value(v any) {
+	if js.err != nil {
+		return
+	}
+	js.buf.Reset()
+	if err := js.enc.Encode(v); err != nil {
+		js.err, js.encoding = err, true
+		return
+	}
+	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+}
+
+// flush writes what is buffered and returns the first error.
+func (js *jsonStream) flush() error {
+	if js.err == nil {
+		js.err = js.w.Flush()
+	}
+	return js.err
+}
+
+// streamArray writes items as a JSON array.
+func streamArray[T any](js *jsonStream, items []T) {
+	js.raw("[")
+	for i := range items {
+		if i > 0 {
+			js.raw(",")
+		}
+		js.value(&items[i])
+	}
+	js.raw("]")
 }

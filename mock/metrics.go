@@ -17,12 +17,14 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	faults   *prometheus.CounterVec
+	warnings *prometheus.CounterVec
 
 	// The vectors' children by label values, so that a request costs no
 	// formatting and hashing of its labels.
 	requestsBy childCache[requestLabels, prometheus.Counter]
 	latencyBy  childCache[string, prometheus.Observer]
 	faultsBy   childCache[faultLabels, prometheus.Counter]
+	warningsBy childCache[warnKind, prometheus.Counter]
 }
 
 type requestLabels struct {
@@ -49,14 +51,19 @@ func newMetrics() *metrics {
 			Name: "replymock_injected_faults_total",
 			Help: "Faults injected into API requests, by kind (latency, error, drop, truncate, unauthorized, rate_limited) and scenario.",
 		}, []string{"kind", "scenario"}),
+		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "replymock_client_warnings_total",
+			Help: "Client mistakes the API warned about (X-Mock-Warning), by kind (unknown_parameter, upstream_name, near_miss, empty_parameter, wrong_operation, body_on_get, content_type).",
+		}, []string{"kind"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.faults,
+	m.registry.MustRegister(m.requests, m.latency, m.faults, m.warnings,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.requestsBy.create = func(l requestLabels) prometheus.Counter {
 		return m.requests.WithLabelValues(l.route, strconv.Itoa(l.status), l.scenario)
 	}
 	m.latencyBy.create = func(route string) prometheus.Observer { return m.latency.WithLabelValues(route) }
 	m.faultsBy.create = func(l faultLabels) prometheus.Counter { return m.faults.WithLabelValues(l.kind, l.scenario) }
+	m.warningsBy.create = func(k warnKind) prometheus.Counter { return m.warnings.WithLabelValues(warnKindNames[k]) }
 	return m
 }
 
@@ -130,5 +137,14 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 	}
 	if p.truncate {
 		add("truncate")
+	}
+}
+
+// warned counts a request's warnings by kind.
+func (m *metrics) warned(c *clientWarnings) {
+	for k, n := range c.counts {
+		if n > 0 {
+			m.warningsBy.get(warnKind(k)).Add(float64(n))
+		}
 	}
 }

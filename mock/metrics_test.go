@@ -3,6 +3,7 @@ package mock_test
 import (
 	"bytes"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,5 +58,42 @@ func TestRequestLog(t *testing.T) {
 	}
 	if strings.Contains(out, `"path":"/__mock/health"`) {
 		t.Error("health checks are logged at info level")
+	}
+}
+
+// The memory budgets show in the metrics: the journal's and the living
+// shops' bytes, and the shops evicted to keep within theirs.
+func TestMetricsOfBudgets(t *testing.T) {
+	h := newServer(t, mock.Options{MaxShopBytes: 1})
+	value := func(name string) float64 {
+		t.Helper()
+		for line := range strings.SplitSeq(string(get(t, h, "/__mock/metrics").body), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+		}
+		t.Fatalf("metrics lack %s", name)
+		return 0
+	}
+	if j, e := value("replymock_journal_bytes"), value("replymock_shop_evictions_total"); j != 0 || e != 0 {
+		t.Errorf("a new server: journal %v bytes, %v evictions", j, e)
+	}
+	get(t, h, "/api/v1/feedbacks?limit=1&search="+strings.Repeat("x", 100))
+	if j := value("replymock_journal_bytes"); j < 100 {
+		t.Errorf("journal bytes %v after a request with a 100-byte query", j)
+	}
+	// Every shop is over a budget of one byte: each new one evicts.
+	for _, sid := range []string{"a", "b", "c"} {
+		get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Scenario", "demo-frozen", "X-Mock-Session", sid)
+	}
+	if e := value("replymock_shop_evictions_total"); e < 2 {
+		t.Errorf("%v shops evicted with a budget of one byte and 3 shops", e)
+	}
+	if b := value("replymock_shop_bytes"); b > 1 {
+		t.Errorf("the shops keep %v bytes over a budget of 1", b)
 	}
 }

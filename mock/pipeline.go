@@ -52,6 +52,7 @@ type plan struct {
 	labels   []string
 	deny     *APIError // 401 or 429, when no fault answered first
 	retryIn  time.Duration
+	strict   bool // a request with warnings is answered 400
 }
 
 // exchange is what the server keeps of one request while it serves it,
@@ -69,12 +70,20 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	start := time.Now()
 	requestID := x.id[0]
 	x.rec.ResponseWriter, x.body.r = w, r.Body
+	x.rec.hold = true
 	rec, body := &x.rec, &x.body
 	entry := journalRecord{JournalEntry: JournalEntry{RequestID: requestID, Time: s.now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
+	warns := detectWarnings(r)
+	if warns != nil {
+		warns.setHeader(rec.Header())
+		entry.Warnings = warns.texts()
+		s.metrics.warned(warns)
+	}
 	var ss *session
 	var p *plan
 	defer func() {
+		defer rec.release() // after the journal has the entry
 		took := time.Since(start)
 		entry.Status = rec.status
 		s.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
@@ -99,16 +108,23 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		s.writeError(rec, r, invalidParameter(HeaderSession, msgBadSessionID))
 		return
 	}
+	seed, err := requestSeed(r.Header)
+	if err != nil {
+		s.writeError(rec, r, err) // before the session is made: a bad request changes nothing
+		return
+	}
 	entry.Session = sid
 	var sc *Scenario
-	var err error
 	ss, sc, err = s.resolve(sid, r.Header.Get(HeaderScenario))
 	if err != nil {
 		s.writeError(rec, r, err)
 		return
 	}
 	entry.Scenario = sc.Name
-	pl := s.plan(ss, sc, r)
+	if seed == 0 {
+		seed = sc.Seed
+	}
+	pl := s.plan(ss, sc, r, seed)
 	p = &pl
 	entry.Fault = strings.Join(p.labels, ", ")
 
@@ -122,7 +138,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			return
 		}
 	}
-	if p.answer != nil || p.deny != nil {
+	if p.answer != nil || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 {
 		// No handler reads the body: read what the journal keeps of it.
 		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
 	}
@@ -142,6 +158,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		case p.deny != nil:
 			setRetryAfter(w.Header(), p.retryIn)
 			s.writeError(w, r, p.deny)
+		case p.strict && warns != nil:
+			io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody)) // for the journal
+			s.writeError(w, r, warns.strictError())
 		default:
 			s.answerAPI(w, r, body, apiContext{ss, sc})
 		}
@@ -171,14 +190,16 @@ func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadC
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
-// the session's counters.
-func (s *Server) plan(ss *session, sc *Scenario, r *http.Request) plan {
-	global, over := s.runtime()
-	auth, rl := over.access(sc)
+// the session's counters; seed is the one of its fault draws.
+func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) plan {
+	global, all := s.runtime()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	over := ss.overrides.over(all)
+	auth, rl := over.access(sc)
 	st := ss.state(sc)
-	p := ss.meetFaults(st, global, r.Method, strings.TrimPrefix(r.URL.Path, APIPrefix))
+	p := ss.meetFaults(st, global, r.Method, strings.TrimPrefix(r.URL.Path, APIPrefix), seed)
+	p.strict = over.strict(sc, s.strict)
 	if p.answer != nil {
 		return p
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -84,29 +85,63 @@ func (s *Server) SetScenario(sid, name string) error {
 	return err
 }
 
-// Reload reads the scenarios folder again. If any file changed, every
-// scenario is validated again and swapped in; a broken one is logged and
-// its previous version keeps serving. It returns the problems found.
-func (s *Server) Reload() error {
+// Reload reads the scenarios folder again and swaps in at once every file
+// that changed, for a caller that knows the files are complete (Watch
+// waits for a file to settle instead). If any file changed, every scenario
+// is validated again and swapped in; a broken one is logged and its
+// previous version keeps serving. It returns the problems found.
+func (s *Server) Reload() error { return s.reload(false) }
+
+// poll is one look at the scenarios folder by Watch: like Reload, but a
+// changed file is taken only once it read the same in two polls in a row,
+// so that a file still being written is never swapped in half-way, even
+// when its beginning alone is a valid scenario.
+func (s *Server) poll() error { return s.reload(true) }
+
+func (s *Server) reload(settled bool) error {
 	p, err := s.loader.newPass()
 	if err != nil {
 		return err
 	}
-	seen := make(map[string][]byte, len(p.names))
-	for _, n := range p.names {
-		data, err := p.read(n)
-		if err != nil {
-			data = []byte(err.Error()) // a file that cannot be read has changed too; load reports it
-		}
-		seen[n] = data
+	read := p.readAll()
+	prev := s.loader.swapPolled(&folderState{files: read, skipped: p.skipped})
+	s.loader.warnSkipped(p.skipped, prev)
+	listed := p.names
+	inFolder := func(n string) bool { return slices.Contains(listed, n) || p.skipped[n] != nil }
+	var polled map[string][]byte
+	if prev != nil {
+		polled = prev.files
 	}
 	s.scenariosMu.Lock()
 	last := s.seen
 	if last == nil {
 		last = s.sources
 	}
-	changed := !maps.EqualFunc(seen, last, bytes.Equal)
-	s.seen = seen
+	use := read // what this reload builds from
+	if settled {
+		use = make(map[string][]byte, len(read))
+		var ready []string
+		for _, n := range p.names {
+			old, ok := polled[n]
+			src, serving := s.sources[n]
+			switch {
+			case ok && bytes.Equal(old, read[n]):
+				use[n] = read[n] // the same in two polls in a row
+			case serving:
+				// Still changing: build the version serving now.
+				use[n] = src
+				p.files[n] = fileRead{data: src}
+			default:
+				// New and still changing: as if not there yet.
+				p.files[n] = fileRead{err: fs.ErrNotExist}
+				continue
+			}
+			ready = append(ready, n)
+		}
+		p.names = ready
+	}
+	changed := !maps.EqualFunc(use, last, bytes.Equal)
+	s.seen = use
 	s.scenariosMu.Unlock()
 	if !changed {
 		return nil
@@ -121,13 +156,13 @@ func (s *Server) Reload() error {
 			s.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", err)
 			continue
 		}
-		next[n], sources[n] = sc, seen[n]
+		next[n], sources[n] = sc, use[n]
 	}
 	s.scenariosMu.Lock()
 	defer s.scenariosMu.Unlock()
 	for n, old := range s.scenarios {
-		if _, ok := next[n]; !ok && (slices.Contains(p.names, n) || n == s.active) {
-			next[n] = old // broken, or removed while active: keep it
+		if _, ok := next[n]; !ok && (inFolder(n) || n == s.active) {
+			next[n] = old // broken, skipped, or removed while active: keep it
 			sources[n] = s.sources[n]
 		}
 	}
@@ -144,7 +179,9 @@ func (s *Server) Reload() error {
 	return errors.Join(errs...)
 }
 
-// Watch calls Reload every interval until ctx ends.
+// Watch looks at the scenarios folder every interval until ctx ends, and
+// swaps in each changed file once it has stayed the same for one interval
+// (see poll). Problems are logged, and the previous versions keep serving.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -153,7 +190,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.Reload() // problems are logged by Reload
+			s.poll() // problems are logged by reload
 		}
 	}
 }

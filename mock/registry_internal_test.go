@@ -1,9 +1,16 @@
 package mock
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/replymock/replymock/scenarios"
 )
@@ -31,5 +38,125 @@ func TestReloadForgetsOldData(t *testing.T) {
 	s.loader.cache.mu.Unlock()
 	if n != 2 {
 		t.Errorf("%d data versions cached after 5 reloads, want 2 (default and the current x)", n)
+	}
+}
+
+// A file being written is not swapped in half-way: a changed file is
+// taken once it read the same in two polls in a row, even when its
+// beginning alone is a valid scenario.
+func TestPollWaitsForAFileToSettle(t *testing.T) {
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const complete = "extends: default\ndescription: complete\nfaults: [{error: {status: 502}}]\n"
+	half := complete[:len("extends: default\ndescription: comp")] // valid on its own
+	files := fstest.MapFS{
+		"default.yaml": {Data: def},
+		"mine.yaml":    {Data: []byte("extends: default\ndescription: first\n")},
+	}
+	s, err := New(Options{Scenarios: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := func(name string) string {
+		s.scenariosMu.Lock()
+		defer s.scenariosMu.Unlock()
+		if sc := s.scenarios[name]; sc != nil {
+			return sc.Description
+		}
+		return "(none)"
+	}
+	steps := []struct {
+		what      string
+		mine, new string // the files' contents before the poll ("" leaves them)
+		wantMine  string // the descriptions served after it
+		wantNew   string
+	}{
+		{"the first half written", half, "", "first", "(none)"},
+		{"the rest written", complete, "", "first", "(none)"},
+		{"unchanged since the last poll", "", "", "complete", "(none)"},
+		{"a new file, half written", "", "extends: default\ndescription: ne", "complete", "(none)"},
+		{"the new file complete", "", "extends: default\ndescription: new one\n", "complete", "(none)"},
+		{"the new file unchanged", "", "", "complete", "new one"},
+	}
+	for _, st := range steps {
+		if st.mine != "" {
+			files["mine.yaml"] = &fstest.MapFile{Data: []byte(st.mine)}
+		}
+		if st.new != "" {
+			files["new.yaml"] = &fstest.MapFile{Data: []byte(st.new)}
+		}
+		if err := s.poll(); err != nil {
+			t.Fatalf("%s: poll: %v", st.what, err)
+		}
+		if got, got2 := desc("mine"), desc("new"); got != st.wantMine || got2 != st.wantNew {
+			t.Errorf("after a poll with %s: mine %q, new %q; want %q, %q", st.what, got, got2, st.wantMine, st.wantNew)
+		}
+	}
+	// Reload, for a caller that knows the file is complete, does not wait.
+	files["mine.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: at once\n")}
+	if err := s.Reload(); err != nil || desc("mine") != "at once" {
+		t.Errorf("Reload: %v, mine %q; want it swapped in at once", err, desc("mine"))
+	}
+}
+
+// A named pipe that appears in the scenarios folder stops neither polls
+// nor the reload of a good change after it, and is warned about once.
+func TestPollAfterANamedPipeAppears(t *testing.T) {
+	dir := t.TempDir()
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("default.yaml", string(def))
+	write("mine.yaml", "extends: default\ndescription: first\n")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var logs bytes.Buffer // written by the polls below, one at a time
+	s, err := New(Options{Scenarios: root.FS(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A hang detector, not a speed check: opening the pipe would wait for
+	// a writer for ever.
+	poll := func() {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- s.poll() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("poll: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("poll has not returned after 10 s: it opened the named pipe")
+		}
+	}
+	poll()
+	poll()
+	if n := strings.Count(logs.String(), "scenarios/pipe.yaml: skipped: a named pipe, not a regular file"); n != 1 {
+		t.Errorf("the pipe is warned about %d times in two polls, want once:\n%s", n, logs.String())
+	}
+	write("mine.yaml", "extends: default\ndescription: second\n")
+	poll()
+	poll()
+	s.scenariosMu.Lock()
+	got := s.scenarios["mine"].Description
+	s.scenariosMu.Unlock()
+	if got != "second" {
+		t.Errorf("after a change and two polls, mine is %q, want %q", got, "second")
 	}
 }

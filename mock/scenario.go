@@ -25,11 +25,12 @@ type scenarioFile struct {
 	Faults      []Fault    `yaml:"faults"`
 	Shop        *shopSpec  `yaml:"shop"`
 	Data        dataSpec   `yaml:"data"`
+	Strict      *bool      `yaml:"strict"`
 }
 
 // scenarioKeys are the top-level keys; with extends, each one given
 // replaces the parent's value whole.
-var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data"}
+var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict"}
 
 // dataSpec says where a scenario's reviews come from.
 type dataSpec struct {
@@ -74,9 +75,11 @@ type Scenario struct {
 	settings  Settings
 	auth      Auth
 	rateLimit *RateLimit
+	strict    *bool // warnings answer 400 (true) or not (false); nil: as Options.Strict says
 	faults    []Fault
 	shop      *shopSpec   // nil: the data never changes
 	bank      *phraseBank // for new reviews and replies of a living shop
+	media     mediaURLs   // the base of generated media URLs: the server's public URL
 	data      *dataSource
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
@@ -134,7 +137,9 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		if sf.Data.Generate != nil {
 			size = sf.Data.Generate.Count
 		}
-		sf.Shop.validate(yf, sf.Data.Generate != nil, size)
+		// Without its parent, a file's data may come from the parent.
+		dataUnknown := yf.keep != nil && !yf.has("data")
+		sf.Shop.validate(yf, sf.Data.Generate != nil || dataUnknown, size)
 	}
 	if len(sf.Faults) > MaxFaults {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))

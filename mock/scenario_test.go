@@ -92,7 +92,7 @@ func TestNewRejectsBadScenario(t *testing.T) {
 		name, scenario, want string
 		files                fstest.MapFS
 	}{
-		{"unknown scenario", "nope", `scenario "nope" not found; have: ok`, fstest.MapFS{"ok.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}}},
+		{"unknown scenario", "nope", `scenario "nope" not found in the scenarios folder; have: ok`, fstest.MapFS{"ok.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}}},
 		{"another file is broken", "ok", "scenarios/broken.yaml:1:1: file is empty", fstest.MapFS{"ok.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}, "broken.yaml": {}}},
 		{"path escape", "../default", `scenario name "../default"`, nil},
 		{"upper case", "Default", `scenario name "Default"`, nil},
@@ -316,8 +316,13 @@ func TestShippedScenariosBehave(t *testing.T) {
 			}
 			checkError(t, "wrong token", get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-tokens"), 401, mock.CodeUnauthorized, "")
 			checkError(t, "basic auth", get(t, h, "/api/v1/feedbacks", "Authorization", "Basic ZGVtbzp0b2tlbg=="), 401, mock.CodeUnauthorized, "")
-			if r := get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-token"); r.status != 200 {
-				t.Errorf("with the token: %d", r.status)
+			checkError(t, "no token after the scheme", get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer "), 401, mock.CodeUnauthorized, "")
+			checkError(t, "the token glued to the scheme", get(t, h, "/api/v1/feedbacks", "Authorization", "Bearerdemo-token"), 401, mock.CodeUnauthorized, "")
+			// The scheme is case-insensitive (RFC 9110, 11.1).
+			for _, auth := range []string{"Bearer demo-token", "bearer demo-token", "BEARER demo-token", "Bearer   demo-token"} {
+				if r := get(t, h, "/api/v1/feedbacks", "Authorization", auth); r.status != 200 {
+					t.Errorf("with %q: %d", auth, r.status)
+				}
 			}
 			if r := get(t, h, "/__mock/health"); r.status != 200 {
 				t.Errorf("health needs no API token: %d", r.status)
@@ -442,5 +447,55 @@ func TestFlakyIsDeterministic(t *testing.T) {
 	}
 	if !strings.Contains(a, "503") || !strings.Contains(a, "200") {
 		t.Errorf("sequence %s: want both 200 and 503", a)
+	}
+}
+
+// A problem quotes no more of a value than the line of the file it starts
+// on, and at most 120 characters of it: a file that is not what it should
+// be (secrets linked in by mistake) must not end up in the logs.
+func TestProblemsQuoteOneLine(t *testing.T) {
+	const secret = "SECRET-on-another-line"
+	long := strings.Repeat("9x", 150)
+	tests := []struct {
+		name, file, want string
+	}{
+		{"a file of KEY=value lines", "API_HOST=example.test\nAPI_TOKEN=" + secret + "\n",
+			`must be a mapping, got "API_HOST=example.test…"`},
+		{"a plain value over two lines", "description: x\nseed: 12ab\n  " + secret + "\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "12ab…"`},
+		{"a quoted value over two lines", "description: x\nseed: \"12ab\n  " + secret + "\"\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "12ab…"`},
+		{"a literal block", "description: x\nseed: |\n  12ab\n  " + secret + "\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "12ab…"`},
+		{"a folded block", "description: x\nseed: >\n  12ab\n  " + secret + "\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "12ab…"`},
+		{"a duration", "description: x\nseed: 1\nsettings: settings/default.yaml\nfaults:\n  - latency:\n      min: 10x\n        " + secret + "\n",
+			`faults[0].latency.min: must be a duration such as "250ms" or "2s", got "10x…"`},
+		{"a checked value", "description: x\nseed: 1\nsettings: settings/default.yaml\ndata:\n  locale: xx\n    " + secret + "\n",
+			`data.locale: must be one of ru, en, got "xx…"`},
+		{"after other characters on its line", "description: x\nseed: 1\nsettings: settings/default.yaml\ndata: {fixtures: [ёж.txt], locale: xx\n  " + secret + "}\n",
+			`data.locale: must be one of ru, en, got "xx…"`},
+		{"a fixture's value", "kind: reviews\nreviews:\n  - feedback_id: a\n    nm_id: 1\n    product_valuation: 5\n    product_name: p\n    created_date: 2026-01-01\n      " + secret + "\n",
+			`reviews[0].created_date: must be a timestamp YYYY-MM-DD HH:MM:SS, got "2026-01-01…"`},
+		{"a long line", "description: x\nseed: " + long + "\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "` + long[:120] + `…"`},
+		{"a value after an anchor, whole", "description: x\nseed: &n 12ab # a note\nsettings: settings/default.yaml\n",
+			`seed: must be an integer, got "12ab"`},
+		{"a quoted value on one line, whole", "description: x\nseed: 1\nsettings: settings/default.yaml\ndata: {locale: \"a\\\"b\"}\n",
+			`data.locale: must be one of ru, en, got "a\"b"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := mock.ValidateFile(mock.Options{}, "x.yaml", []byte(tc.file))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("problems:\n%v\nwant one with %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), long[:121]) {
+				t.Errorf("problems quote more than a line:\n%v", err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -11,8 +12,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/replymock/replymock/fixtures"
-	"github.com/replymock/replymock/scenarios"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -20,25 +20,56 @@ import (
 type Options struct {
 	// Scenario is the name of the scenario to serve; "" means "default".
 	Scenario string
-	// Scenarios holds NAME.yaml scenario files; nil means the embedded ones.
+	// Scenarios holds NAME.yaml scenario files; nil means the embedded
+	// (shipped) ones. Given, it replaces them, unless ShippedScenarios.
+	// For a folder, give the fs.FS of an os.Root (os.DirFS follows
+	// symlinks out of the folder). Only regular files are opened; others
+	// are skipped with a warning.
 	Scenarios fs.FS
+	// ScenariosDir names the Scenarios folder in problems and logs, as
+	// its user knows it (the command line's --scenarios DIR); "" is
+	// "scenarios". The shipped files are named "(shipped) scenarios/NAME.yaml".
+	ScenariosDir string
+	// ShippedScenarios serves the shipped scenarios as well as those in
+	// Scenarios: a file there adds a scenario, or replaces the shipped
+	// one of its name (and a scenario that extends that name, shipped or
+	// not, extends the replacement).
+	ShippedScenarios bool
 	// Fixtures holds the files scenarios refer to (settings/, reviews/,
-	// phrases/); nil means the embedded ones.
+	// phrases/); nil means the embedded ones. Given, it replaces them,
+	// unless ShippedFixtures. As with Scenarios, prefer an os.Root's
+	// fs.FS for a folder.
 	Fixtures fs.FS
+	// FixturesDir names the Fixtures folder in problems, as ScenariosDir
+	// does; "" is "fixtures".
+	FixturesDir string
+	// ShippedFixtures looks a fixture up in the shipped ones when
+	// Fixtures does not hold it.
+	ShippedFixtures bool
 	// Seed, when not 0, replaces every scenario's seed for generated data.
 	Seed int64
 	// AdminToken, when set, is required by every /__mock/ route but health.
 	AdminToken string
 	// CORSOrigins lists the browser origins that may call the server:
 	// exact origins or path.Match patterns (http://localhost:*). Empty, or
-	// "*" in it, allows any origin.
+	// "*" in it, allows any origin to call the API. The admin API (/__mock/)
+	// may be called only from the server's own origin, loopback origins
+	// and the origins listed here, never by "*" nor from "null".
 	CORSOrigins []string
+	// AllowedHosts guards against DNS rebinding: a request that arrives
+	// over loopback must name in its Host header a loopback name or
+	// address, or one of these (exact hosts or path.Match patterns such as
+	// *.example.test; "*" allows any); others answer 403. With entries,
+	// requests from elsewhere are held to them too; without, they may
+	// name any host.
+	AllowedHosts []string
 	// JournalSize is how many requests each session's journal keeps; 0
 	// means DefaultJournalSize, a negative value keeps none.
 	JournalSize int
-	// JournalBytes bounds the request and response bodies all journals
-	// keep together; beyond it, new entries are kept without bodies. 0
-	// means DefaultJournalBytes.
+	// JournalBytes bounds what all journals keep together: each entry's
+	// method, path, query, headers, bodies and a fixed overhead; beyond
+	// it, the oldest entries of any session go. 0 means
+	// DefaultJournalBytes.
 	JournalBytes int64
 	// JournalEntries bounds the entries all journals keep together; beyond
 	// it, the oldest entry of any session goes. 0 means
@@ -51,8 +82,29 @@ type Options struct {
 	// SessionTTL is how long an unused session lives; 0 means
 	// DefaultSessionTTL. The default session never expires.
 	SessionTTL time.Duration
+	// MaxShopBytes bounds the memory all living shops' sessions keep
+	// together; past it, the least recently used shop session goes back to
+	// its scenario's start. 0 means DefaultMaxShopBytes.
+	MaxShopBytes int64
+	// MaxSeedBytes bounds the memory all sessions' seeded reviews (PUT
+	// /__mock/data) keep together; past it, seeding more is refused with
+	// 409 too_many_reviews. 0 means DefaultMaxSeedBytes.
+	MaxSeedBytes int64
 	// ReadOnly makes a demo: PATCH and every admin write answer 403.
 	ReadOnly bool
+	// Strict answers an API request with warnings (unknown parameters,
+	// the upstream's names, ...: see X-Mock-Warning) with a 400
+	// invalid_parameter naming the first, instead of letting it through.
+	// A scenario's strict key and the overrides win over it.
+	Strict bool
+	// PublicURL is the base of the media URLs in review records (photos,
+	// video previews and playlists, served under MediaPrefix): where
+	// clients reach this server, such as http://localhost:18080 behind a
+	// port mapping. Empty means DefaultPublicURL; see ParsePublicURL.
+	PublicURL string
+	// MediaCacheBytes bounds the rendered media images kept in memory; 0
+	// means DefaultMediaCacheBytes, a negative value keeps none.
+	MediaCacheBytes int64
 	// Version is reported by /__mock/health.
 	Version string
 	// Logger receives the server's logs; nil discards them.
@@ -67,6 +119,8 @@ const (
 	DefaultJournalEntries = 50_000
 	DefaultMaxSessions    = 1000
 	DefaultSessionTTL     = time.Hour
+	DefaultMaxShopBytes   = 1 << 30
+	DefaultMaxSeedBytes   = 512 << 20
 )
 
 // Server is the fake service. It is an http.Handler and owns no listener:
@@ -78,19 +132,22 @@ const (
 // loader's cache takes its own lock, which guards nothing else).
 type Server struct {
 	// Set by New and never changed.
-	log         *slog.Logger
-	now         func() time.Time
-	loader      *loader
-	router      *mux.Router // admin routes, and the API's 404s and 405s
-	api         apiTable    // the API's operations, by exact path and method
-	allow       allowTable
-	adminToken  string
-	corsOrigins []string
-	readOnly    bool
-	version     string
-	started     time.Time
-	metrics     *metrics
-	reqSeq      atomic.Int64 // numbers the request ids the server makes
+	log          *slog.Logger
+	now          func() time.Time
+	loader       *loader
+	router       *mux.Router // admin routes, and the API's 404s and 405s
+	api          apiTable    // the API's operations, by exact path and method
+	allow        allowTable
+	adminToken   string
+	corsOrigins  []string
+	allowedHosts []string
+	readOnly     bool
+	strict       bool
+	version      string
+	started      time.Time
+	metrics      *metrics
+	reqSeq       atomic.Int64 // numbers the request ids the server makes
+	media        *mediaStore  // the media files' cache (media.go)
 
 	// The scenarios served (registry.go).
 	scenariosMu sync.Mutex // guards the fields below
@@ -104,6 +161,9 @@ type Server struct {
 	sessions    map[string]*session
 	maxSessions int
 	sessionTTL  time.Duration
+	shops       shopBudget   // the living shops' memory (shop.go), within MaxShopBytes
+	seedMax     int64        // MaxSeedBytes
+	seedUsed    atomic.Int64 // what all sessions' seeded reviews keep (seed.go)
 
 	// Run-time faults and overrides, for every session (faults.go, access.go).
 	faultsMu  sync.Mutex // guards the fields below
@@ -112,36 +172,66 @@ type Server struct {
 	overrides Overrides
 
 	// The journals of all sessions together (journal.go).
-	journalMu   sync.Mutex   // guards seq and order
-	seq         int64        // the last journal sequence number
-	order       journalOrder // which session holds each entry, oldest first
-	journalSize int          // entries per session's journal
-	journalMax  int64        // bytes all journals keep together
-	journalUsed atomic.Int64 // bytes all journals keep now
+	journalMu   sync.Mutex    // guards seq, order, wake and waiting
+	seq         int64         // the last journal sequence number
+	order       journalOrder  // which session holds each entry, oldest first
+	wake        chan struct{} // closed by the next record, when someone waits (verify.go)
+	waiting     int           // requests waiting on the journal, at most MaxWaiters
+	journalSize int           // entries per session's journal
+	journalMax  int64         // bytes all journals keep together
+	journalUsed atomic.Int64  // bytes all journals keep now
+	// listingPinned is what journal listings being written keep alive
+	// (admin.go, MaxListingBytes).
+	listingPinned atomic.Int64
 }
 
 // New loads and validates every scenario, builds the active one's data,
 // and returns the server. A bad scenario or fixture fails here, with file,
 // line and field.
 func New(opts Options) (*Server, error) {
-	opts = opts.withDefaults()
-	s := &Server{
-		log:         opts.Logger,
-		now:         opts.Now,
-		loader:      newLoader(opts),
-		adminToken:  opts.AdminToken,
-		corsOrigins: opts.CORSOrigins,
-		readOnly:    opts.ReadOnly,
-		version:     opts.Version,
-		started:     opts.Now(),
-		metrics:     newMetrics(),
-		sessions:    make(map[string]*session),
-		maxSessions: opts.MaxSessions,
-		sessionTTL:  opts.SessionTTL,
-		order:       journalOrder{ring: make([]orderItem, opts.JournalEntries)},
-		journalSize: opts.JournalSize,
-		journalMax:  opts.JournalBytes,
+	opts, err := opts.checked()
+	if err != nil {
+		return nil, err
 	}
+	s := &Server{
+		log:          opts.Logger,
+		now:          opts.Now,
+		loader:       newLoader(opts),
+		adminToken:   opts.AdminToken,
+		corsOrigins:  opts.CORSOrigins,
+		allowedHosts: opts.AllowedHosts,
+		readOnly:     opts.ReadOnly,
+		strict:       opts.Strict,
+		version:      opts.Version,
+		started:      opts.Now(),
+		metrics:      newMetrics(),
+		sessions:     make(map[string]*session),
+		maxSessions:  opts.MaxSessions,
+		sessionTTL:   opts.SessionTTL,
+		shops:        shopBudget{max: opts.MaxShopBytes, log: opts.Logger},
+		seedMax:      opts.MaxSeedBytes,
+		order:        journalOrder{ring: make([]orderItem, opts.JournalEntries)},
+		journalSize:  opts.JournalSize,
+		journalMax:   opts.JournalBytes,
+		media:        newMediaStore(opts.MediaCacheBytes),
+	}
+	s.media.register(s.metrics.registry)
+	s.metrics.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_bytes",
+			Help: "What all journals keep together, as counted against their byte budget (Options.JournalBytes)."},
+			func() float64 { return float64(s.journalUsed.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_shop_bytes",
+			Help: "What all living shops keep together, as counted against --max-shop-memory."},
+			func() float64 { return float64(s.shops.bytes()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
+			Help: "Admin requests waiting on the journal (wait=), at most 256."},
+			func() float64 { return float64(s.waiters()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
+			Help: "Living shops evicted to keep within --max-shop-memory."},
+			func() float64 { return float64(s.shops.evictions.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_seed_bytes",
+			Help: "What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes."},
+			func() float64 { return float64(s.seedUsed.Load()) }))
 	scs, sources, err := s.loader.loadAll()
 	if err != nil {
 		return nil, err
@@ -158,16 +248,22 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// checked is opts with its defaults, and its public URL checked and
+// normalized.
+func (opts Options) checked() (Options, error) {
+	opts = opts.withDefaults()
+	pub, err := ParsePublicURL(opts.PublicURL)
+	if err != nil {
+		return opts, fmt.Errorf("public URL: %w", err)
+	}
+	opts.PublicURL = pub
+	return opts, nil
+}
+
 // withDefaults fills the zero fields of opts; it is the one place defaults live.
 func (opts Options) withDefaults() Options {
 	if opts.Scenario == "" {
 		opts.Scenario = "default"
-	}
-	if opts.Scenarios == nil {
-		opts.Scenarios = scenarios.FS
-	}
-	if opts.Fixtures == nil {
-		opts.Fixtures = fixtures.FS
 	}
 	if opts.JournalSize == 0 {
 		opts.JournalSize = DefaultJournalSize
@@ -184,21 +280,33 @@ func (opts Options) withDefaults() Options {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = DefaultSessionTTL
 	}
+	if opts.MaxShopBytes <= 0 {
+		opts.MaxShopBytes = DefaultMaxShopBytes
+	}
+	if opts.MaxSeedBytes <= 0 {
+		opts.MaxSeedBytes = DefaultMaxSeedBytes
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.PublicURL == "" {
+		opts.PublicURL = DefaultPublicURL
+	}
+	if opts.MediaCacheBytes == 0 {
+		opts.MediaCacheBytes = DefaultMediaCacheBytes
+	}
 	return opts
 }
 
-// APIHandler serves the API and /__mock/health but not the rest of the
-// admin API, for a public listener when the admin API has a listener of
-// its own (replymock --admin-addr).
+// APIHandler serves the API, /__mock/health and the media files but not
+// the rest of the admin API, for a public listener when the admin API has
+// a listener of its own (replymock --admin-addr).
 func (s *Server) APIHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" {
+		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" && !isMediaPath(r.URL.Path) {
 			s.handleNotFound(w, r)
 			return
 		}
@@ -213,6 +321,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := new(exchange)
 	x.id[0] = s.requestID(r)
 	w.Header()[HeaderRequestID] = x.id[:]
+	if !s.hostAllowed(r) {
+		s.refuseHost(w, r)
+		return
+	}
 	if s.cors(w, r) {
 		return
 	}
@@ -225,8 +337,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.ResponseWriter = w
 	s.router.ServeHTTP(rec, r)
 	level := slog.LevelInfo
-	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" {
-		level = slog.LevelDebug // health checks and journal polling would drown the rest
+	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" || isMediaPath(r.URL.Path) {
+		level = slog.LevelDebug // health checks, journal polling and a page's images would drown the rest
 	}
 	s.log.LogAttrs(r.Context(), level, "admin request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
@@ -244,4 +356,11 @@ func (s *Server) requestID(r *http.Request) string {
 	}
 	var b [24]byte
 	return string(strconv.AppendInt(append(b[:0], "rm-"...), s.reqSeq.Add(1), 10))
+}
+
+// MemoryBudget is what the server's bounded stores may keep together at
+// most: the journals, the living shops, the seeded reviews, the media
+// cache and the run-time faults. The scenarios' data comes on top.
+func (s *Server) MemoryBudget() int64 {
+	return s.journalMax + s.shops.max + s.seedMax + max(s.media.max, 0) + MaxRuntimeFaultBytes
 }

@@ -34,4 +34,18 @@ func TestHandlerPanic(t *testing.T) {
 	if e := s.Requests(JournalFilter{Path: "/api/v1/boom"}); len(e) != 1 || e[0].Status != 500 {
 		t.Errorf("journal of the panicking request: %+v", e)
 	}
+	// A handler that began its answer and then panicked: the answer is
+	// held until the journal has it, so the 500 replaces it whole.
+	s.router.HandleFunc("/api/v1/halfway", func(w http.ResponseWriter, _ *http.Request) {
+		writeBody(w, http.StatusOK, []byte(`{"success":true,"data":{"half":`))
+		panic("halfway")
+	})
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/halfway", nil))
+	if rec.Code != 500 || !strings.HasPrefix(rec.Body.String(), `{"success":false`) || strings.Contains(rec.Body.String(), "half") {
+		t.Errorf("a panic halfway answered %d %s, want only the 500 envelope", rec.Code, rec.Body)
+	}
+	if e := s.Requests(JournalFilter{Path: "/api/v1/halfway"}); len(e) != 1 || e[0].Status != 500 || strings.Contains(e[0].Response, "half") {
+		t.Errorf("journal of the panicking request: %+v", e)
+	}
 }

@@ -1,9 +1,11 @@
 package mock
 
 import (
-	"math/rand/v2"
+	"math"
+	"net/http"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -20,6 +22,7 @@ const AllSessions = "*"
 const (
 	HeaderScenario = "X-Mock-Scenario"
 	HeaderSession  = "X-Mock-Session"
+	HeaderSeed     = "X-Mock-Seed"
 )
 
 // idRE is what a session id and a client's request id may be.
@@ -34,7 +37,8 @@ const msgBadSessionID = "must be 1 to 128 letters, digits or ._:@-"
 // session is one caller's mutable state on top of the scenarios' data.
 type session struct {
 	id       string
-	lastUsed time.Time // guarded by Server.sessionsMu
+	lastUsed time.Time   // guarded by Server.sessionsMu
+	shops    *shopBudget // accounts the session's living shops; nil for a session only looked at
 
 	mu       sync.Mutex // guards the fields below
 	scenario string     // picked with PUT /__mock/scenario; "" follows the server
@@ -43,24 +47,28 @@ type session struct {
 	faults   []*Fault                 // run-time faults of this session
 	counters map[*Fault]*faultCounter // of every fault the session's requests met
 	journal  journal
+	// overrides are the session's own (PUT /__mock/overrides?session=ID),
+	// over those for every session.
+	overrides Overrides
+	seeds     *seedBox      // reviews seeded by PUT /__mock/data (seed.go); shared with the session a reset made
+	seedUsed  *atomic.Int64 // Server.seedUsed, for a kept session; nil for one only looked at
 }
 
-func newSession(id string, journalSize int) *session {
-	return &session{id: id, journal: journal{size: journalSize}}
+func newSession(id string, journalSize int, shops *shopBudget) *session {
+	return &session{id: id, shops: shops, journal: journal{size: journalSize}, seeds: &seedBox{}}
 }
 
 // scenarioState is what a session changes while it uses one scenario.
 type scenarioState struct {
 	sc       *Scenario // the version the state belongs to
 	settings Settings
-	rng      *rand.Rand
 	window   rateWindow
 	shop     *shopState // the living shop, for a scenario with one
 }
 
 // state returns the session's state for sc; the caller holds ss.mu. A
 // reloaded scenario keeps the session's settings but starts its fault
-// counters, random sequence, rate limit and shop again.
+// counters, rate limit and shop again.
 func (ss *session) state(sc *Scenario) *scenarioState {
 	if ss.states == nil {
 		ss.states = make(map[string]*scenarioState)
@@ -76,11 +84,31 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 				delete(ss.counters, &st.sc.faults[i])
 			}
 		}
+		if st.shop != nil {
+			ss.shops.remove(st.shop)
+		}
 		st.sc, st.shop = sc, nil
-		st.rng = sc.rng(ss.id)
 		st.window = rateWindow{}
 	}
 	return st
+}
+
+// requestSeed is the seed a request's X-Mock-Seed header gives its fault
+// draws, or 0 without one (the scenario's seed then applies).
+func requestSeed(h http.Header) (int64, error) {
+	vs := h.Values(HeaderSeed)
+	switch len(vs) {
+	case 0:
+		return 0, nil
+	case 1:
+	default:
+		return 0, invalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
+	}
+	n, err := parseDigits(vs[0])
+	if err != nil || n < 1 {
+		return 0, invalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), clip(vs[0]))
+	}
+	return n, nil
 }
 
 // counter returns the session's counter of fault f; the caller holds ss.mu.
@@ -104,31 +132,62 @@ func (ss *session) settings(sc *Scenario) Settings {
 }
 
 // runShop brings the session's living shop in sc up to its clock and
-// returns it; nil when sc's shop is not alive. The caller holds ss.mu.
+// returns it; nil when sc's shop is not alive. A shop evicted by the
+// shops' memory budget starts again here. The caller holds ss.mu.
 func (ss *session) runShop(sc *Scenario, now time.Time) (*shopState, error) {
 	if sc.shop == nil {
 		return nil, nil
 	}
 	st := ss.state(sc)
-	if st.shop == nil {
-		sh, err := newShopState(sc, ss.id, now)
+	sh := st.shop
+	if sh == nil {
+		base, err := ss.baseLocked(sc)
 		if err != nil {
 			return nil, err
 		}
+		if sh, err = newShopState(sc, base, now); err != nil {
+			return nil, err
+		}
 		st.shop = sh
+		if !ss.dropped { // a dropped session's request keeps nothing
+			ss.shops.add(sh, ss, st)
+		}
+	} else {
+		ss.shops.touch(sh)
 	}
-	at := st.shop.now(now)
-	if st.shop.spec.Clock != "frozen" && at.Sub(st.shop.processed) < time.Second {
-		return st.shop, nil // a real clock's shop runs at most once a second
+	at := sh.now(now)
+	if sh.spec.Clock != "frozen" && at.Sub(sh.processed) < time.Second {
+		return sh, nil // a real clock's shop runs at most once a second
 	}
-	return st.shop, st.shop.run(at, st.settings)
+	return sh, sh.run(at, st.settings)
 }
 
-// reviews is the store the session's list reads in sc: the scenario's,
-// or the session's living shop, brought up to its clock.
-func (ss *session) reviews(sc *Scenario, now time.Time) (*reviews.Store, error) {
+// reviewList is what the list and /__mock/data read: a scenario's Store,
+// or a Stack on it (the session's seeded reviews, its living shop).
+type reviewList interface {
+	Find(q reviews.Query) reviews.Result
+	JSON(i int) []byte
+	PageSize(res reviews.Result) int
+	AppendPage(b []byte, res reviews.Result, q reviews.Query) []byte
+}
+
+// reviews is what the session's list reads in sc: the scenario's store,
+// the reviews the session seeded, or the session's living shop on either,
+// brought up to its clock.
+func (ss *session) reviews(sc *Scenario, now time.Time) (reviewList, error) {
 	if sc.shop == nil {
-		return sc.store()
+		// Outside ss.mu: a big scenario's first build holds no session's lock.
+		base, err := sc.store()
+		if err != nil {
+			return nil, err
+		}
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		v, err := ss.seedViewLocked(sc, base)
+		if v == nil || err != nil {
+			return base, err
+		}
+		return v, nil
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -163,7 +222,7 @@ func (s *Server) peek(sid, name string) (*session, *Scenario, error) {
 	}
 	s.sessionsMu.Unlock()
 	if !ok {
-		ss = newSession(sid, 0)
+		ss = newSession(sid, 0, nil)
 	}
 	sc, err := s.scenarioOf(ss, name)
 	return ss, sc, err
@@ -220,7 +279,8 @@ func (s *Server) sessionLocked(id string) *session {
 			s.log.Info("session evicted: too many sessions", "session", lru.id, "max", s.maxSessions)
 			s.dropSessionLocked(lru.id)
 		}
-		ss = newSession(id, s.journalSize)
+		ss = newSession(id, s.journalSize, &s.shops)
+		ss.seedUsed = &s.seedUsed
 		s.sessions[id] = ss
 	}
 	ss.lastUsed = now
@@ -236,19 +296,33 @@ func (s *Server) dropSessionLocked(id string) {
 	}
 	delete(s.sessions, id)
 	ss.mu.Lock()
-	s.journalUsed.Add(-ss.journal.bytes())
-	ss.journal = journal{}
-	// The journal order may still point here for a while: keep nothing.
-	ss.states, ss.faults, ss.counters = nil, nil, nil
-	ss.dropped = true // a request still running keeps no entry
+	ss.dropSeedsLocked()
+	s.clearSessionLocked(ss)
 	ss.mu.Unlock()
 }
 
+// clearSessionLocked empties a session taken out of s.sessions, but for
+// its scenario choice and seeded reviews, and marks it dropped, under
+// s.sessionsMu and ss.mu.
+func (s *Server) clearSessionLocked(ss *session) {
+	s.journalUsed.Add(-ss.journal.bytes())
+	ss.journal = journal{}
+	// The journal order may still point here for a while: keep nothing.
+	for _, st := range ss.states {
+		if st.shop != nil {
+			ss.shops.remove(st.shop)
+		}
+	}
+	ss.states, ss.faults, ss.counters, ss.overrides = nil, nil, nil, Overrides{}
+	ss.dropped = true // a request still running keeps no entry
+}
+
 // Reset returns session (or every session, for AllSessions) to the start:
-// scenario settings, fault counters, rate limits, run-time faults and the
-// journal. Scenario choices stay: the server's and each session's. With
-// AllSessions, the run-time faults for every session and the overrides go
-// too.
+// scenario settings, fault counters, rate limits, run-time faults, living
+// shops and the journal. Scenario choices stay: the server's and each
+// session's; so do seeded reviews, which are the session's start (a
+// living shop starts again on them). With AllSessions, the run-time
+// faults for every session and the overrides go too.
 func (s *Server) Reset(sid string) {
 	if sid == AllSessions {
 		// The faults for every session go first: a request meanwhile
@@ -263,13 +337,19 @@ func (s *Server) Reset(sid string) {
 		if !ok {
 			return // nothing to reset: a new session starts from the start
 		}
+		// In one critical section: a seeding that got this session
+		// before finds it dropped and tries again on the fresh one,
+		// rather than seed a session that is going.
 		ss.mu.Lock()
-		picked := ss.scenario
+		picked, seeds := ss.scenario, ss.seeds
+		delete(s.sessions, id)
+		s.clearSessionLocked(ss)
 		ss.mu.Unlock()
-		s.dropSessionLocked(id)
-		if picked != "" {
+		if picked != "" || seeds.any() {
+			// The fresh session shares the seeds with ss, which a
+			// request that got it before the reset may still read.
 			fresh := s.sessionLocked(id)
-			fresh.scenario = picked // nobody else has it yet
+			fresh.scenario, fresh.seeds = picked, seeds // nobody else has it yet
 		}
 	}
 	if sid == AllSessions {
@@ -287,6 +367,11 @@ func (s *Server) Reset(sid string) {
 func (s *Server) sessionsOf(sid string) []*session {
 	s.sessionsMu.Lock()
 	defer s.sessionsMu.Unlock()
+	return s.sessionsOfLocked(sid)
+}
+
+// sessionsOfLocked is sessionsOf for a caller that holds s.sessionsMu.
+func (s *Server) sessionsOfLocked(sid string) []*session {
 	if sid != AllSessions {
 		if ss, ok := s.sessions[sid]; ok {
 			return []*session{ss}

@@ -172,6 +172,7 @@ func TestAdminReadsCreateNoSession(t *testing.T) {
 			"/__mock/data?session=" + sid,
 			"/__mock/scenarios?session=" + sid,
 			"/__mock/requests?session=" + sid,
+			"/__mock/verify?count=0&session=" + sid,
 			"/__mock/clock?scenario=demo-frozen&session=" + sid,
 		} {
 			if r := admin(t, h, "GET", target, ""); r.status != 200 {

@@ -98,11 +98,11 @@ var questionFields = []string{"reply_mode", "signature", "tone", "excluded_words
 // decodeSettingsPatch decodes and checks a PATCH body, field by field.
 // Errors name the JSON path of the offending value.
 func decodeSettingsPatch(body []byte, rules settingsRules) (*settingsPatch, error) {
+	// Bytes that are not UTF-8 can only be inside strings (json.Valid
+	// refuses them elsewhere); decodeString names the field that holds them.
 	switch {
 	case len(strings.TrimSpace(string(body))) == 0:
 		return nil, invalidBody("", "request body is empty; send a JSON object such as {}")
-	case !utf8.Valid(body):
-		return nil, invalidBody("", "request body is not valid UTF-8")
 	case !json.Valid(body):
 		var v any
 		return nil, invalidBody("", "malformed JSON: %s", jsonProblem(json.Unmarshal(body, &v)))
@@ -176,12 +176,16 @@ func decodeField(key string, raw json.RawMessage, path string, rules settingsRul
 		}
 		return fieldValue{num: int(n)}, nil
 	case "reply_from_date":
-		if jsonKind(raw) == "null" {
+		k := jsonKind(raw)
+		if k == "null" {
 			return fieldValue{}, nil
+		}
+		if k != "string" {
+			return fieldValue{}, invalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
 		}
 		s, err := decodeString(raw, path)
 		if err != nil {
-			return fieldValue{}, invalidBody(path, "must be null or a date YYYY-MM-DD, got %s", jsonKind(raw))
+			return fieldValue{}, err
 		}
 		if !isDate(s) {
 			return fieldValue{}, invalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", s)
@@ -197,6 +201,9 @@ func decodeField(key string, raw json.RawMessage, path string, rules settingsRul
 
 // checkText validates one string field of the settings.
 func checkText(key, s, path string, rules settingsRules) error {
+	if err := checkChars(s, path); err != nil {
+		return err
+	}
 	switch key {
 	case "reply_mode":
 		return checkEnum(s, replyModes, path)
@@ -223,7 +230,26 @@ func checkEnum(s string, allowed []string, path string) error {
 	if slices.Contains(allowed, s) {
 		return nil
 	}
-	return invalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), s)
+	return invalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), clip(s))
+}
+
+// checkChars refuses text that is not UTF-8 and control characters other
+// than tab, line feed and carriage return (which multi-line signatures
+// and instructions need): NUL, escape sequences and the like (C0, DEL and
+// C1) would end up in the replies written from the settings, and in the
+// logs and terminals that show them.
+func checkChars(s, path string) error {
+	for i, char := 0, 1; i < len(s); char++ {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return invalidBody(path, "must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", s[i], char)
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f:
+			return invalidBody(path, "must not contain control characters: U+%04X at character %d (tab, line feed and carriage return are allowed)", r, char)
+		}
+		i += n
+	}
+	return nil
 }
 
 func checkLength(s string, max int, path string) error {

@@ -241,7 +241,28 @@ func TestSettingsPatchErrors(t *testing.T) {
 		{"empty_review_mode null", `{"feedback":[{"rating":2,"empty_review_mode":null}]}`, "feedback[0].empty_review_mode"},
 		{"use_unified_settings null", `{"feedback":[{"rating":2,"use_unified_settings":null}]}`, "feedback[0].use_unified_settings"},
 		{"question ai_instructions null", `{"question":{"ai_instructions":null}}`, "question.ai_instructions"},
-		{"invalid UTF-8", "{\"question\":{\"tone\":\"a\xff\"}}", ""},
+		// Text that encoding/json would turn into U+FFFD without a word,
+		// and control characters: the field holding it is named.
+		{"invalid UTF-8", "{\"question\":{\"tone\":\"a\xff\"}}", "question.tone"},
+		{"invalid UTF-8: an encoded surrogate", "{\"feedback\":[{\"rating\":2,\"signature\":\"a\xed\xa0\x80\"}]}", "feedback[0].signature"},
+		{"invalid UTF-8: overlong", "{\"feedback\":[{\"rating\":2,\"signature\":\"\xc0\xaf\"}]}", "feedback[0].signature"},
+		{"invalid UTF-8: cut short", "{\"question\":{\"ai_instructions\":\"\xe2\x82\"}}", "question.ai_instructions"},
+		{"invalid UTF-8 in a key", "{\"feedback\":[{\"rating\":2,\"to\xffne\":\"a\"}]}", "feedback[0].to\ufffdne"},
+		{"lone high surrogate at the end", `{"feedback":[{"rating":2,"signature":"a\ud800"}]}`, "feedback[0].signature"},
+		{"lone high surrogate before a letter", `{"feedback":[{"rating":2,"signature":"\ud800x"}]}`, "feedback[0].signature"},
+		{"two high surrogates", `{"feedback":[{"rating":2,"signature":"\ud83d\ud83d"}]}`, "feedback[0].signature"},
+		{"lone low surrogate", `{"question":{"signature":"\udc00"}}`, "question.signature"},
+		{"surrogates in the wrong order", `{"question":{"signature":"\ude00\ud83d"}}`, "question.signature"},
+		{"lone surrogate in a date", `{"feedback":[{"rating":2,"reply_from_date":"\ud800"}]}`, "feedback[0].reply_from_date"},
+		{"lone surrogate in an enum", `{"feedback":[{"rating":2,"reply_mode":"auto\udfff"}]}`, "feedback[0].reply_mode"},
+		{"NUL", `{"feedback":[{"rating":2,"signature":"a\u0000b"}]}`, "feedback[0].signature"},
+		{"NUL in tone", `{"feedback":[{"rating":2,"tone":"\u0000"}]}`, "feedback[0].tone"},
+		{"escape", `{"question":{"ai_instructions":"\u001b[31mred"}}`, "question.ai_instructions"},
+		{"bell", `{"feedback":[{"rating":2,"excluded_words":"a\u0007"}]}`, "feedback[0].excluded_words"},
+		{"vertical tab", `{"feedback":[{"rating":2,"required_words":"a\u000bb"}]}`, "feedback[0].required_words"},
+		{"DEL", `{"feedback":[{"rating":2,"signature":"\u007f"}]}`, "feedback[0].signature"},
+		{"C1 control", `{"feedback":[{"rating":2,"signature":"\u009b31m"}]}`, "feedback[0].signature"},
+		{"C1 control, raw", "{\"feedback\":[{\"rating\":2,\"signature\":\"a\u0085b\"}]}", "feedback[0].signature"},
 		{"truncated object", `{"question":{"tone":"a"}`, ""},
 		{"excluded_words too long", `{"feedback":[{"rating":2,"excluded_words":"` + long(2001) + `"}]}`, "feedback[0].excluded_words"},
 		{"required_words too long", `{"feedback":[{"rating":2,"required_words":"` + long(2001) + `"}]}`, "feedback[0].required_words"},
@@ -273,6 +294,39 @@ func TestSettingsPatchErrors(t *testing.T) {
 			checkError(t, "PATCH "+string(truncate([]byte(tc.body), 100)), r, http.StatusBadRequest, mock.CodeInvalidBody, tc.field)
 			if after := getSettingsAs(t, h, sid); !reflect.DeepEqual(before, after) {
 				t.Errorf("a rejected PATCH changed the settings:\n got %s\nwant %s", js(after), js(before))
+			}
+		})
+	}
+}
+
+// Text with any character but the control ones is taken and given back
+// as sent: a surrogate pair is one character, and tab, line feed and
+// carriage return are allowed.
+func TestSettingsPatchText(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+	}{
+		{"an escaped surrogate pair", `"\ud83d\ude00"`, "😀"},
+		{"an upper-case escaped pair", `"\uD83D\uDE00!"`, "😀!"},
+		{"emoji as UTF-8", `"😀👍🏽"`, "😀👍🏽"},
+		{"tab, line feed, carriage return", `"a\tb\nc\r\n"`, "a\tb\nc\r\n"},
+		{"a replacement character sent as such", `"\ufffd�"`, "\ufffd\ufffd"},
+		{"the characters next to the refused ones", `"~\u00a0 "`, "~\u00a0 "},
+		{"a line separator", `"a\u2028b"`, "a\u2028b"},
+	}
+	h := newServer(t, mock.Options{})
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sid := fmt.Sprintf("text-%d", i)
+			body := `{"feedback":[{"rating":2,"signature":` + tc.json + `}],"question":{"ai_instructions":` + tc.json + `}}`
+			r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", body, "Content-Type", "application/json", "X-Mock-Session", sid)
+			var patched mock.Settings
+			decodeOK(t, "PATCH "+body, r, &patched)
+			got := getSettingsAs(t, h, sid)
+			for _, s := range []mock.Settings{patched, got} {
+				if s.Feedback[1].Signature != tc.want || s.Question.AIInstructions != tc.want {
+					t.Errorf("PATCH %s: signature %q, ai_instructions %q; want %q", body, s.Feedback[1].Signature, s.Question.AIInstructions, tc.want)
+				}
 			}
 		})
 	}

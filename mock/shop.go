@@ -1,12 +1,15 @@
 package mock
 
 import (
+	"container/list"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -30,7 +33,8 @@ type shopSpec struct {
 }
 
 // MaxShopReviews bounds a living shop: its scenario's data, and each
-// session's arrivals, so that sessions (each with its own copy) stay small.
+// session's arrivals, so that the reply engine, which reads every review
+// of a session's shop when its clock moves, stays quick.
 const MaxShopReviews = 20_000
 
 func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool, dataSize int) {
@@ -47,61 +51,58 @@ func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool, dataSize int) {
 		yf.problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
 	}
 	if dataSize > MaxShopReviews {
-		yf.problemf("shop", "a living shop copies its data into every session: at most %d reviews, got %d", MaxShopReviews, dataSize)
+		yf.problemf("shop", "a living shop's reply engine reads all its data as the clock moves: at most %d reviews, got %d", MaxShopReviews, dataSize)
 	}
 }
 
 // Answer states of the reply engine, besides the spec's "sent"/"done":
 // a semi_auto reply waits as a draft.
 const (
-	AnswerStateDraft = "draft"
+	AnswerStateDraft = reviews.AnswerStateDraft
 	StateDraft       = "draft"
 )
 
-// shopState is one session's living shop in one scenario: its clock, the
-// reviews as they are now, and the store built from them.
+// shopState is one session's living shop in one scenario: its clock, and
+// its reviews as they are now. The reviews are a Stack on the scenario's
+// store, which every session shares and none changes: the session keeps
+// only its arrivals, answers and drafts.
 type shopState struct {
 	spec      shopSpec
+	sc        *Scenario     // the version the shop stands on
 	origin    time.Time     // the clock's start
 	frozen    time.Time     // a frozen clock's time
 	advanced  time.Duration // a real clock moved ahead by POST /__mock/clock
 	processed time.Time     // the engine has run up to here
-	fbs       []Feedback
-	st        *reviews.Store
+	st        *reviews.Stack
 	changedAt [5]time.Time // when each rating's settings last changed
-	gen       *generator   // writes arrivals; nil without data.generate
-	bank      *phraseBank  // writes replies
+	gen       *generator   // writes arrivals; made with the first one
 	products  []product
 	weights   []float64
+	bank      *phraseBank // writes replies
 	arrived   int
 	rng       *rand.Rand
+
+	// Set by shopBudget.add, for a session's kept shop; nil budget for a
+	// session that is only looked at, whose shop lasts one request.
+	budget *shopBudget
+	owner  *session       // whose mu guards the fields above
+	home   *scenarioState // whose shop this is (home.shop), until evicted
+	bytes  int64          // size() when last accounted; guarded by budget.mu
+	elem   *list.Element  // in budget.lru; guarded by budget.mu
 }
 
-// newShopState starts a session's shop from the scenario's data.
-func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
-	base, err := sc.store()
-	if err != nil {
-		return nil, err
-	}
-	// Oldest first, as ids are given: rebuilding keeps every id.
-	n := base.Len()
-	fbs := make([]Feedback, n)
-	for i := range fbs {
-		if err := json.Unmarshal(base.JSON(n-1-i), &fbs[i]); err != nil {
-			return nil, fmt.Errorf("shop: review %d: %w", i, err)
-		}
-	}
-	sh := &shopState{spec: *sc.shop, fbs: fbs, st: base, bank: sc.bank, rng: sc.rng("shop:" + sid)}
+// newShopState starts a session's shop from base: the scenario's data,
+// or the session's seeded data on it. Its replies draw from the
+// scenario's seed alone: every session, whatever its id, sees the same
+// shop.
+func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
+	sh := &shopState{spec: *sc.shop, sc: sc, st: base, bank: sc.bank, rng: sc.rng("shop")}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run; a real one at
 	// now, but never before the newest review, so arrivals come on top.
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if n > 0 {
-		t, err := time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
-		if err != nil {
-			return nil, fmt.Errorf("shop: %w", err)
-		}
-		newest = t
+	if pos, ok := base.Newest(); ok {
+		newest = time.Unix(base.Meta(pos).Created, 0).UTC()
 	}
 	sh.origin = newest
 	if sh.spec.Clock != "frozen" && now.After(newest) {
@@ -115,10 +116,6 @@ func newShopState(sc *Scenario, sid string, now time.Time) (*shopState, error) {
 	sh.processed = sh.origin
 	for i := range sh.changedAt {
 		sh.changedAt[i] = sh.origin
-	}
-	if g := sc.file.Data.Generate; g != nil && sc.bank != nil {
-		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sc.Seed, -1)), spec: *g, bank: sc.bank, settings: sc.settings}
-		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sc.Seed), spec: *g, bank: sc.bank}).products()
 	}
 	return sh, nil
 }
@@ -141,90 +138,117 @@ func (sh *shopState) advance(d time.Duration) {
 }
 
 // run brings the shop up to the clock: arrivals, then replies by the
-// settings. It rebuilds the store if anything changed.
+// settings. Anything changed makes the shop's next Stack.
 func (sh *shopState) run(now time.Time, settings Settings) error {
 	if !now.After(sh.processed) {
 		return nil
 	}
-	changed := false
-	if sh.spec.ArrivalsPerHour > 0 && sh.gen != nil {
+	var arrivals []Feedback
+	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.bank != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
 			at := sh.origin.Add(time.Duration(float64(sh.arrived+1) / sh.spec.ArrivalsPerHour * float64(time.Hour)))
-			sh.fbs = append(sh.fbs, sh.arrival(at.Truncate(time.Second)))
-			changed = true
+			arrivals = append(arrivals, sh.arrival(g, at.Truncate(time.Second)))
 		}
 	}
-	for i := range sh.fbs {
-		if sh.reply(&sh.fbs[i], now, settings) {
-			changed = true
+	// Oldest first, as the replies' random sequence goes: the reviews the
+	// shop has (the last in the list's order is the oldest), then the
+	// arrivals. Only a review the engine changes is decoded.
+	var changes []reviews.Change
+	for i := range sh.st.OldestFirst() {
+		mode := sh.due(sh.st.Meta(i), now, &settings)
+		if mode == "" {
+			continue
+		}
+		f := new(Feedback)
+		if err := json.Unmarshal(sh.st.JSON(i), f); err != nil {
+			return fmt.Errorf("shop: review at %d: %w", i, err)
+		}
+		sh.reply(f, mode, &settings)
+		changes = append(changes, reviews.Change{Pos: i, F: f})
+	}
+	for i := range arrivals {
+		m, err := reviews.MetaOf(&arrivals[i])
+		if err != nil {
+			return fmt.Errorf("shop: %w", err)
+		}
+		if mode := sh.due(m, now, &settings); mode != "" {
+			sh.reply(&arrivals[i], mode, &settings)
 		}
 	}
 	sh.processed = now
-	if !changed {
+	if len(changes) == 0 && len(arrivals) == 0 {
 		return nil
 	}
-	// fbs is oldest first and arrivals are the newest, so reviews.New gives
-	// every review the id it had, and each arrival the next one.
-	st, err := reviews.New(slices.Clone(sh.fbs))
+	// The stack on top of the scenario's store takes the new reviews and
+	// the changes; the previous one stays as it was for requests reading it.
+	st, err := sh.st.With(changes, arrivals)
 	if err != nil {
-		return err
-	}
-	for i := range sh.fbs {
-		sh.fbs[i].ID = int64(i + 1)
+		return fmt.Errorf("shop: %w", err)
 	}
 	sh.st = st
+	sh.budget.resize(sh)
 	return nil
 }
 
-// arrival writes a new review at the time at.
-func (sh *shopState) arrival(at time.Time) Feedback {
-	g := sh.gen
-	p := sh.products[g.pick(sh.weights)]
-	fb := g.review(p, g.pick(g.spec.RatingWeights)+1, at)
+// arrival writes a new review at the time at, by the scenario's generator spec g.
+func (sh *shopState) arrival(g *generateSpec, at time.Time) Feedback {
+	if sh.gen == nil {
+		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sh.sc.Seed, -1)), spec: *g, bank: sh.bank, settings: sh.sc.settings, media: sh.sc.media}
+		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sh.sc.Seed), spec: *g, bank: sh.bank}).products()
+	}
+	gen := sh.gen
+	p := sh.products[gen.pick(sh.weights)]
+	fb := gen.review(p, gen.pick(gen.spec.RatingWeights)+1, at)
 	// New reviews wait for the engine, unviewed.
 	fb.AnswerText, fb.AnswerState, fb.State, fb.WasViewed = "", "", "new", 0
 	fb.CreatedAt = fb.CreatedDate
 	return fb
 }
 
-// reply answers f by the settings if it is due, and reports a change.
-func (sh *shopState) reply(f *Feedback, now time.Time, settings Settings) bool {
-	if f.AnswerText != "" || f.ProductValuation < 1 || f.ProductValuation > 5 {
-		return false
+// due is what the engine does now to a review by the settings for its
+// rating: "" nothing, else the rating's reply mode (auto: answer it;
+// semi_auto: write a draft). A draft waits while the mode is semi_auto
+// (or disabled); switched to auto, the engine sends it.
+func (sh *shopState) due(m reviews.Meta, now time.Time, settings *Settings) string {
+	if m.Answered || m.Rating < 1 || m.Rating > 5 {
+		return ""
 	}
-	s := settings.Feedback[f.ProductValuation-1]
-	// A draft waits while the mode is semi_auto (or disabled); switched to
-	// auto, the engine sends it.
-	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && f.AnswerState == AnswerStateDraft {
-		return false
+	s := &settings.Feedback[m.Rating-1]
+	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && m.Draft {
+		return ""
 	}
-	created, err := time.Parse(reviews.TimestampLayout, f.CreatedDate)
-	if err != nil {
-		return false
+	if s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate {
+		return ""
 	}
-	if s.ReplyFromDate != nil && f.CreatedDate[:10] < *s.ReplyFromDate {
-		return false
+	if m.Empty && s.EmptyReviewMode == "skip" {
+		return ""
 	}
-	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
-	if empty && s.EmptyReviewMode == "skip" {
-		return false
-	}
-	due := created
-	if c := sh.changedAt[f.ProductValuation-1]; c.After(due) {
+	due := time.Unix(m.Created, 0)
+	if c := sh.changedAt[m.Rating-1]; c.After(due) {
 		due = c
 	}
 	if due.Add(sh.spec.ReplyDelay.D()).After(now) {
-		return false
+		return ""
 	}
-	if s.ReplyMode == "semi_auto" {
+	return s.ReplyMode
+}
+
+// dateOf writes a DayNumber as created_date's date part, YYYY-MM-DD.
+func dateOf(day int32) string {
+	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
+}
+
+// reply does to f what due said: a draft, or an answer by the settings.
+func (sh *shopState) reply(f *Feedback, mode string, settings *Settings) {
+	if mode == "semi_auto" {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
-		return true
+		return
 	}
-	f.AnswerText = sh.compose(f, s, empty)
+	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
+	f.AnswerText = sh.compose(f, settings.Feedback[f.ProductValuation-1], empty)
 	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
-	return true
 }
 
 // compose writes a reply in the review's locale: a greeting (formal for
@@ -331,4 +355,147 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
+// Estimates of what a shop holds besides its Stack (Stack.Bytes).
+const (
+	shopStateBytes = 1 << 10 // the state, its clock and random source
+	shopGenBytes   = 8 << 10 // the arrivals' writer: gofakeit's source and the catalogue
+)
+
+// size estimates the memory the shop holds of its own: its stack beyond
+// the scenario's store (arrivals, answers, drafts), its state, and once
+// reviews arrive, their writer. The scenario's data is not counted: every
+// session shares it.
+func (sh *shopState) size() int64 {
+	n := shopStateBytes + sh.st.Bytes()
+	if sh.gen != nil {
+		n += shopGenBytes
+	}
+	return n
+}
+
+// shopBudget keeps the memory the living shops of all sessions hold
+// together (each shop's size) under Options.MaxShopBytes. Past it, the
+// least recently used shops are evicted: each starts again from its
+// scenario's start the next time its session uses it (the session's
+// settings, faults and journal stay), and a warning names it. The
+// default session's shops go last.
+//
+// Locks: mu is taken while a session's mu is held, never the other way
+// round; to evict a shop, its session's mu is only tried (TryLock), and a
+// session busy at that moment is passed over until the next use of any
+// shop.
+type shopBudget struct {
+	max  int64
+	log  *slog.Logger
+	mu   sync.Mutex // guards used, lru, and each listed shop's bytes and elem
+	used int64      // the sizes of the shops in lru
+	lru  list.List  // *shopState, the most recently used first
+
+	evictions atomic.Int64 // shops evicted so far, for the metrics
+}
+
+// bytes is what the shops keep together now, for the metrics.
+func (b *shopBudget) bytes() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// add accounts sh, the new shop of owner's home state; the caller holds
+// owner.mu. A nil budget keeps nothing.
+func (b *shopBudget) add(sh *shopState, owner *session, home *scenarioState) {
+	if b == nil {
+		return
+	}
+	sh.budget, sh.owner, sh.home = b, owner, home
+	size := sh.size()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sh.bytes = size
+	sh.elem = b.lru.PushFront(sh)
+	b.used += size
+	b.enforceLocked(sh)
+}
+
+// touch marks sh as just used; the caller holds its owner's mu.
+func (b *shopBudget) touch(sh *shopState) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sh.elem != nil {
+		b.lru.MoveToFront(sh.elem)
+		b.enforceLocked(sh)
+	}
+}
+
+// resize accounts sh's new size; the caller holds its owner's mu.
+func (b *shopBudget) resize(sh *shopState) {
+	if b == nil {
+		return
+	}
+	size := sh.size()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sh.elem == nil {
+		return
+	}
+	b.used += size - sh.bytes
+	sh.bytes = size
+	b.lru.MoveToFront(sh.elem)
+	b.enforceLocked(sh)
+}
+
+// remove forgets sh: its session dropped it; the caller holds its owner's mu.
+func (b *shopBudget) remove(sh *shopState) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sh.elem != nil {
+		b.lru.Remove(sh.elem)
+		sh.elem = nil
+		b.used -= sh.bytes
+	}
+}
+
+// enforceLocked evicts the least recently used shops but current until
+// the total is within the budget, other sessions' first; current goes
+// too if it alone is over. The caller holds b.mu and current's owner's mu.
+func (b *shopBudget) enforceLocked(current *shopState) {
+	for pass := 0; pass < 2 && b.used > b.max; pass++ {
+		for e := b.lru.Back(); e != nil && b.used > b.max; {
+			sh := e.Value.(*shopState)
+			e = e.Prev()
+			switch {
+			case sh == current || pass == 0 && sh.owner.id == DefaultSession:
+			case sh.owner == current.owner: // another scenario's shop of the same session: its mu is held
+				b.evictLocked(sh)
+			case sh.owner.mu.TryLock():
+				b.evictLocked(sh)
+				sh.owner.mu.Unlock()
+			}
+		}
+	}
+	if current.bytes > b.max {
+		b.evictLocked(current)
+	}
+}
+
+// evictLocked drops sh from its session: the next request starts the
+// shop again. The caller holds b.mu and sh's owner's mu.
+func (b *shopBudget) evictLocked(sh *shopState) {
+	if sh.home.shop == sh {
+		sh.home.shop = nil
+	}
+	b.lru.Remove(sh.elem)
+	sh.elem = nil
+	b.used -= sh.bytes
+	b.evictions.Add(1)
+	b.log.Warn("living shop evicted: the shops' memory is over the budget (--max-shop-memory); it starts again from its scenario's start",
+		"session", sh.owner.id, "scenario", sh.sc.Name, "shop_bytes", sh.bytes, "shops_bytes", b.used, "max_shop_bytes", b.max)
 }

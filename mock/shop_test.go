@@ -1,6 +1,7 @@
 package mock_test
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"strings"
@@ -220,5 +221,28 @@ func TestShopDraftsThenAutoAndWords(t *testing.T) {
 	decodeOK(t, "data", admin(t, h, "GET", "/__mock/data?session=s", ""), &d)
 	if c := countsAs(t, h, "s"); d.Answered != c.Answered {
 		t.Errorf("/__mock/data says %d answered, the list %d", d.Answered, c.Answered)
+	}
+}
+
+// A living shop is the same in every session, whatever its id: the same
+// settings and clock give the same replies, word for word.
+func TestShopSameInEverySession(t *testing.T) {
+	h := shopServer(t, 30)
+	replies := func(sid string) []mock.Feedback {
+		t.Helper()
+		r := do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":5,"reply_mode":"auto"},{"rating":1,"reply_mode":"auto"}]}`,
+			"Content-Type", "application/json", "X-Mock-Session", sid)
+		decodeOK(t, "PATCH", r, new(mock.Settings))
+		advance(t, h, sid, "3h")
+		return listAll(t, h, sid, "answered=1")
+	}
+	a, b := replies(rand.Text()), replies(rand.Text())
+	if len(a) != len(b) || len(a) < 100 {
+		t.Fatalf("answered: %d and %d reviews", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].AnswerText != b[i].AnswerText {
+			t.Fatalf("review %d: %q\nin the other session: review %d %q", a[i].ID, a[i].AnswerText, b[i].ID, b[i].AnswerText)
+		}
 	}
 }

@@ -70,6 +70,20 @@ async function switchScenario() {
 
 // --- faults ---------------------------------------------------------------
 
+// Controls a person has changed but not applied yet: the poll leaves them
+// as they are, so that an edit is not undone under the person's hands.
+const editing = new Set();
+
+// shows reports whether the poll may set control id to the server's value.
+function shows(id) {
+  return !editing.has(id) && document.activeElement !== $(id);
+}
+
+// applied marks controls as showing what the server does again.
+function applied(...ids) {
+  ids.forEach((id) => editing.delete(id));
+}
+
 // The page's own faults carry these names; applying one replaces it.
 const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop" };
 
@@ -84,12 +98,14 @@ async function replaceFault(name, fault) {
 
 async function applyLatency() {
   const ms = Number($("latency").value);
+  applied("latency");
   await replaceFault(PANEL.latency, ms > 0 ? { latency: { fixed: ms + "ms" } } : null);
 }
 
 async function applyErrors() {
   const rate = Number($("error-rate").value) / 100;
   const status = Number($("error-status").value);
+  applied("error-rate", "error-status");
   await replaceFault(PANEL.error, rate > 0 ? { probability: rate, error: { status } } : null);
 }
 
@@ -98,13 +114,23 @@ async function applyDrop() {
 }
 
 async function applyOverrides() {
-  const o = { auth: null, rate_limit: null };
+  const o = { auth: null, rate_limit: null, strict: $("strict").checked ? true : null };
   if ($("auth").checked) o.auth = { type: "bearer", tokens: ["demo-token"] };
   if ($("rate-limit").checked) {
     o.rate_limit = { requests: Math.max(1, Number($("rate-requests").value)), window: Math.max(1, Number($("rate-window").value)) + "s" };
   }
+  applied("rate-requests", "rate-window");
   await admin("PUT", "overrides", o);
   await loadFaults();
+}
+
+// heal removes every run-time fault and switch; settings, data and the
+// journal stay as they are.
+async function heal() {
+  for (const id of ["latency", "error-rate", "error-status", "rate-requests", "rate-window"]) applied(id);
+  await admin("DELETE", "faults");
+  await admin("PUT", "overrides", { auth: null, rate_limit: null, strict: null });
+  await refreshAll();
 }
 
 function describeFault(f) {
@@ -142,27 +168,29 @@ async function loadFaults() {
   }
   if (over.auth) items.push(textItem("auth: " + over.auth.type));
   if (over.rate_limit) items.push(textItem("rate limit: " + over.rate_limit.requests + " per " + over.rate_limit.window));
+  if (over.strict !== null && over.strict !== undefined) items.push(textItem("strict: " + (over.strict ? "on" : "off")));
   if (items.length === 0) items.push(textItem("none: the API behaves"));
   $("fault-list").replaceChildren(...items);
   // The controls show what the server does, also after a reload.
   $("auth").checked = !!(over.auth && over.auth.type === "bearer");
   $("rate-limit").checked = !!over.rate_limit;
-  if (over.rate_limit && document.activeElement !== $("rate-requests") && document.activeElement !== $("rate-window")) {
+  $("strict").checked = over.strict === true;
+  if (over.rate_limit && shows("rate-requests") && shows("rate-window")) {
     $("rate-requests").value = over.rate_limit.requests;
     $("rate-window").value = parseInt(over.rate_limit.window, 10) || $("rate-window").value;
   }
   $("drop").checked = data.faults.some((f) => f.name === PANEL.drop);
   const latency = data.faults.find((f) => f.name === PANEL.latency);
   const errors = data.faults.find((f) => f.name === PANEL.error);
-  if (document.activeElement !== $("latency")) {
+  if (shows("latency")) {
     $("latency").value = latency ? parseInt(latency.latency.fixed, 10) || 0 : 0;
     $("latency-value").textContent = $("latency").value + " ms";
   }
-  if (document.activeElement !== $("error-rate")) {
+  if (shows("error-rate")) {
     $("error-rate").value = errors ? Math.round((errors.probability === undefined ? 1 : errors.probability) * 100) : 0;
     $("error-rate-value").textContent = $("error-rate").value + "%";
-    if (errors) $("error-status").value = String(errors.error.status);
   }
+  if (errors && shows("error-status")) $("error-status").value = String(errors.error.status);
 }
 
 function textItem(text) {
@@ -188,13 +216,23 @@ function renderLog() {
     const tr = document.createElement("tr");
     tr.tabIndex = 0;
     tr.dataset.seq = e.seq;
-    const cells = [new Date(e.time).toLocaleTimeString(), e.method, e.path + (e.query ? "?" + e.query : ""),
-      e.status === 0 ? "no answer" : String(e.status), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
+    // Status and path first: on a phone, they are what fits.
+    const cells = [e.status === 0 ? "no answer" : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
+      new Date(e.time).toLocaleTimeString(), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
     cells.forEach((c, i) => {
       const td = document.createElement("td");
       td.textContent = c;
       if (i === 2) td.className = "path";
-      if (i === 3) td.className = "status s" + String(e.status).charAt(0);
+      if (i === 0) td.className = "status s" + String(e.status).charAt(0);
+      if (i === 0 && e.warnings && e.warnings.length > 0) {
+        // Beside the status: on a phone it is what shows.
+        const mark = document.createElement("span");
+        mark.className = "warn-mark";
+        mark.textContent = " ⚠";
+        mark.title = e.warnings.join("\n");
+        mark.setAttribute("aria-label", e.warnings.length === 1 ? "1 warning" : e.warnings.length + " warnings");
+        td.append(mark);
+      }
       tr.append(td);
     });
     const open = () => showDetail(e, tr);
@@ -212,6 +250,9 @@ function showDetail(e, tr) {
   const headers = Object.entries(e.headers || {}).map(([k, v]) => k + ": " + v).join("\n");
   $("detail-request").textContent = e.method + " " + e.path + (e.query ? "?" + e.query : "") + "\n" + headers + "\n\n" + pretty(e.body);
   $("detail-response").textContent = pretty(e.response) + (e.truncated ? "\n… (cut for the journal)" : "");
+  const warnings = e.warnings || [];
+  $("detail-warnings").replaceChildren(...warnings.map(textItem));
+  $("detail-warnings-box").hidden = warnings.length === 0;
   $("log-detail").hidden = false;
 }
 
@@ -225,6 +266,9 @@ function pretty(text) {
 async function loadData() {
   const d = await admin("GET", "data");
   $("reviews").textContent = d.total.toLocaleString();
+  // Reviews a test seeded (PUT /__mock/data) for the default session.
+  $("seeded").textContent = d.seeded ? " (" + d.seeded.count.toLocaleString() + " seeded, " +
+    (d.seeded.mode === "replace" ? "instead of the scenario's" : "added to the scenario's") + ")" : "";
   const swatch = (color, text) => {
     const span = document.createElement("span");
     span.style.color = color;
@@ -307,17 +351,27 @@ async function refreshAll() {
 document.addEventListener("DOMContentLoaded", () => {
   $("scenario-select").addEventListener("change", describeScenario);
   $("scenario-switch").addEventListener("click", () => run(switchScenario));
-  $("latency").addEventListener("input", () => { $("latency-value").textContent = $("latency").value + " ms"; });
+  $("latency").addEventListener("input", () => { editing.add("latency"); $("latency-value").textContent = $("latency").value + " ms"; });
   $("latency-apply").addEventListener("click", () => run(applyLatency));
-  $("error-rate").addEventListener("input", () => { $("error-rate-value").textContent = $("error-rate").value + "%"; });
+  $("error-rate").addEventListener("input", () => { editing.add("error-rate"); $("error-rate-value").textContent = $("error-rate").value + "%"; });
+  $("error-status").addEventListener("change", () => editing.add("error-status"));
   $("error-apply").addEventListener("click", () => run(applyErrors));
   $("drop").addEventListener("change", () => run(applyDrop));
   $("auth").addEventListener("change", () => run(applyOverrides));
+  $("strict").addEventListener("change", () => run(applyOverrides));
   $("rate-limit").addEventListener("change", () => run(applyOverrides));
   for (const id of ["rate-requests", "rate-window"]) {
+    $(id).addEventListener("input", () => editing.add(id));
     $(id).addEventListener("change", () => { if ($("rate-limit").checked) run(applyOverrides); });
   }
-  $("heal").addEventListener("click", () => run(async () => { await admin("POST", "reset"); await refreshAll(); }));
+  $("heal").addEventListener("click", () => run(heal));
+  $("reset").addEventListener("click", () => run(async () => {
+    if (!confirm("Reset every session: settings, living shops, fault counters, rate limits, run-time faults and the request log go back to the start. Scenario choices stay.")) return;
+    await admin("POST", "reset");
+    logRows.length = 0;
+    renderLog();
+    await refreshAll();
+  }));
   $("clear-log").addEventListener("click", () => run(async () => { await admin("DELETE", "requests"); logRows.length = 0; renderLog(); }));
   $("token-button").addEventListener("click", () => askToken(""));
   $("token-form").addEventListener("submit", () => {

@@ -1,7 +1,9 @@
 package reviews
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -87,5 +89,81 @@ func BenchmarkNew(b *testing.B) {
 			}
 			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N)/float64(n), "ns/review")
 		})
+	}
+}
+
+// BenchmarkStack compares a living shop session's Stack (a shared base,
+// a day of arrivals on top, answers as edits) with a Store holding the
+// same reviews flat, as every session did before stacks.
+func BenchmarkStack(b *testing.B) {
+	for _, n := range []int{1_000, 20_000} {
+		fbs := synthetic(n, 1)
+		base, err := New(fbs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		arrivals := synthetic(720, 2)
+		newest, _ := time.Parse(TimestampLayout, "2026-11-15 21:00:00")
+		for i := range arrivals {
+			arrivals[i].CreatedDate = newest.Add(time.Duration(i+1) * 2 * time.Minute).Format(TimestampLayout)
+			arrivals[i].AnswerText, arrivals[i].AnswerState, arrivals[i].State = "", "", "new"
+		}
+		var changes []Change
+		flat := make([]Feedback, n) // by id - 1, as New numbered them
+		for _, f := range fbs {
+			flat[f.ID-1] = f
+		}
+		for i := range flat {
+			if f := &flat[i]; f.AnswerText == "" && i%2 == 0 {
+				f.AnswerText, f.AnswerState, f.State = "Спасибо!", "sent", "done"
+			}
+		}
+		for pos := range base.Len() {
+			var f Feedback
+			json.Unmarshal(base.JSON(pos), &f)
+			if g := flat[f.ID-1]; g.AnswerText != f.AnswerText {
+				changes = append(changes, Change{Pos: pos, F: &g})
+			}
+		}
+		stack, err := NewStack(base).With(changes, slices.Clone(arrivals))
+		if err != nil {
+			b.Fatal(err)
+		}
+		whole, err := New(append(flat, arrivals...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bq := range benchQueries(whole) {
+			for _, v := range []struct {
+				name string
+				find func(Query) Result
+			}{{"flat", whole.Find}, {"stack", stack.Find}} {
+				b.Run(fmt.Sprintf("%s/n=%d/%s", bq.name, n, v.name), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						v.find(bq.q)
+					}
+				})
+			}
+		}
+		b.Run(fmt.Sprintf("page100/n=%d/stack", n), func(b *testing.B) {
+			q := All()
+			q.Limit = 100
+			res := stack.Find(q)
+			var buf []byte
+			for b.Loop() {
+				buf = stack.AppendPage(buf[:0], res, q)
+			}
+		})
+		b.Run(fmt.Sprintf("page100/n=%d/flat", n), func(b *testing.B) {
+			q := All()
+			q.Limit = 100
+			res := whole.Find(q)
+			var buf []byte
+			for b.Loop() {
+				buf = whole.AppendPage(buf[:0], res, q)
+			}
+		})
+		b.Logf("n=%d: a day's stack holds %d bytes beyond the base; the flat store %d", n, stack.Bytes(), whole.Bytes())
 	}
 }

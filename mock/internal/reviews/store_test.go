@@ -1,6 +1,7 @@
 package reviews
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,15 +15,20 @@ import (
 // reference answers a query the obvious, slow way: every record tested
 // against every filter, in the list's order.
 func reference(all []Feedback, q Query) (page []int64, total, answered, unanswered int) {
-	sorted := slices.Clone(all)
-	slices.SortStableFunc(sorted, func(a, b Feedback) int {
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &all[i], &all[j]
 		if a.CreatedDate != b.CreatedDate {
 			return strings.Compare(b.CreatedDate, a.CreatedDate)
 		}
 		return int(b.ID - a.ID)
 	})
 	needle := Fold(q.Search)
-	for _, f := range sorted {
+	for _, i := range order {
+		f := &all[i]
 		t, _ := time.Parse(TimestampLayout, f.CreatedDate)
 		day := DayNumber(t)
 		switch {
@@ -162,4 +168,255 @@ func TestParseDate(t *testing.T) {
 			t.Errorf("ParseDate(%q) ok = %v, want %v", c.in, ok, c.ok)
 		}
 	}
+}
+
+// A Stack agrees with the reference on random queries through rounds of
+// answers, drafts and arrivals; every stack it was made from still
+// answers as it did, and the base store never changes.
+func TestStackMatchesReference(t *testing.T) {
+	base, err := New(synthetic(1500, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := decodeAll(t, base, base.Len())
+	stackRounds(t, NewStack(base), truth, base, rand.New(rand.NewPCG(3, 4)))
+}
+
+// A mixed Stack, a session's reviews among the scenario's at any dates,
+// agrees with the reference in the same rounds; so do its OldestFirst
+// and Newest.
+func TestMixedStackMatchesReference(t *testing.T) {
+	base, err := New(synthetic(1500, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := synthetic(300, 12)
+	for i := range own {
+		own[i].FeedbackID = fmt.Sprintf("own-%d", i)
+		own[i].NmID = int64(100000 + i%60) // some products of the base's, some not
+		if i%7 == 0 {
+			own[i].CreatedDate = synthetic(1500, 11)[i].CreatedDate // the same second as one of the base's
+		}
+	}
+	ownSt, err := NewFrom(base.Next(), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewMixedStack(ownSt, base); err == nil {
+		t.Error("NewMixedStack took added reviews whose ids are not after the base's")
+	}
+	s, err := NewMixedStack(base, ownSt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := append(decodeAll(t, base, base.Len()), decodeAll(t, ownSt, len(own))[base.Len():]...)
+	stackRounds(t, s, truth, base, rand.New(rand.NewPCG(5, 6)))
+}
+
+// decodeAll decodes st's reviews into a slice indexed by id - 1, n long.
+func decodeAll(t *testing.T, st *Store, n int) []Feedback {
+	t.Helper()
+	truth := make([]Feedback, max(n, int(st.Next()-1)))
+	for pos := range st.Len() {
+		var f Feedback
+		if err := json.Unmarshal(st.JSON(pos), &f); err != nil {
+			t.Fatal(err)
+		}
+		truth[f.ID-1] = f
+	}
+	return truth
+}
+
+// stackRounds changes s (whose reviews are truth, by id - 1, and which
+// stands on base) in rounds of answers, drafts and arrivals, checking
+// each version against the reference.
+func stackRounds(t *testing.T, s *Stack, truth []Feedback, base *Store, rng *rand.Rand) {
+	baseBefore := marshalAll(t, base.Len(), base.JSON)
+	type version struct {
+		s     *Stack
+		truth []Feedback
+	}
+	var versions []version
+	check := func(s *Stack, truth []Feedback, round int) {
+		t.Helper()
+		if s.Len() != len(truth) {
+			t.Fatalf("round %d: Len %d, want %d", round, s.Len(), len(truth))
+		}
+		for i := range 40 {
+			q := randomQuery(rng)
+			res := s.Find(q)
+			page, total, answered, unanswered := reference(truth, q)
+			var got []int64
+			for _, pos := range res.Page {
+				var f Feedback
+				if err := json.Unmarshal(s.JSON(pos), &f); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, f.ID)
+				if want := AppendJSON(nil, &truth[f.ID-1]); !bytes.Equal(s.JSON(pos), want) {
+					t.Fatalf("round %d: review %d:\n got %s\nwant %s", round, f.ID, s.JSON(pos), want)
+				}
+				if m, want := s.Meta(pos), metaOf(&truth[f.ID-1], s.Meta(pos).Created); m != want {
+					t.Fatalf("round %d: review %d: Meta %+v, want %+v", round, f.ID, m, want)
+				}
+			}
+			if !slices.Equal(got, page) || res.Total != total || res.Answered != answered || res.Unanswered != unanswered {
+				t.Fatalf("round %d, query %d %+v:\n got page %v total %d answered %d unanswered %d\nwant page %v total %d answered %d unanswered %d",
+					round, i, q, got, res.Total, res.Answered, res.Unanswered, page, total, answered, unanswered)
+			}
+			if b, want := s.AppendPage(nil, res, q), appendPageOf(res, q, s.JSON); !bytes.Equal(b, want) || s.PageSize(res) != pageSize(res, s.JSON) {
+				t.Fatalf("round %d: AppendPage or PageSize disagrees with the records' JSON", round)
+			}
+		}
+		// Oldest first is the whole list backwards; the newest is its first.
+		all := All()
+		all.Limit = int64(len(truth))
+		want, _, _, _ := reference(truth, all)
+		slices.Reverse(want)
+		var got []int64
+		for pos := range s.OldestFirst() {
+			got = append(got, idAt(t, s, pos))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: OldestFirst gives %d reviews, not the list backwards", round, len(got))
+		}
+		if pos, ok := s.Newest(); !ok || idAt(t, s, pos) != want[len(want)-1] {
+			t.Fatalf("round %d: Newest is not the list's first", round)
+		}
+	}
+	check(s, truth, -1)
+	for round := range 20 {
+		var changes []Change
+		for pos := range s.Len() {
+			f := truth[idAt(t, s, pos)-1]
+			if f.AnswerText != "" || rng.IntN(8) != 0 {
+				continue
+			}
+			if f.AnswerState == AnswerStateDraft || rng.IntN(2) == 0 {
+				f.AnswerText, f.AnswerState, f.State, f.WasViewed = fmt.Sprintf("Ответ %d", round), "sent", "done", 1
+			} else {
+				f.AnswerState, f.State = AnswerStateDraft, "draft"
+			}
+			changes = append(changes, Change{Pos: pos, F: &f})
+		}
+		var arrivals []Feedback
+		if rng.IntN(3) > 0 {
+			newest := time.Date(2026, 11, 15, 21, 0, 0, 0, time.UTC)
+			for _, f := range truth {
+				if c, _ := time.Parse(TimestampLayout, f.CreatedDate); c.After(newest) {
+					newest = c
+				}
+			}
+			for i, f := range synthetic(1+rng.IntN(1<<rng.IntN(10)), uint64(round)) {
+				f.FeedbackID = fmt.Sprintf("new-%d-%d", round, i)
+				newest = newest.Add(time.Duration(rng.IntN(2)) * time.Hour)
+				f.CreatedDate = newest.Format(TimestampLayout)
+				arrivals = append(arrivals, f)
+			}
+		}
+		next, err := s.With(changes, arrivals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth = slices.Clone(truth)
+		for _, c := range changes {
+			truth[c.F.ID-1] = *c.F
+		}
+		for i := range arrivals {
+			arrivals[i].ID = int64(len(truth) + 1)
+			truth = append(truth, arrivals[i])
+		}
+		versions = append(versions, version{s, nil})
+		s = next
+		check(s, truth, round)
+		versions[len(versions)-1].truth = truth
+		if len(s.layers) > 12 {
+			t.Errorf("round %d: %d layers", round, len(s.layers))
+		}
+		if s.Bytes() <= 0 && len(s.layers) > s.bottom() {
+			t.Errorf("round %d: Bytes %d", round, s.Bytes())
+		}
+	}
+	t.Logf("%d reviews in %d layers, %d bytes beyond the bottom", s.Len(), len(s.layers), s.Bytes())
+	// Older stacks answer as they did: With changed none of them.
+	for i := 1; i < len(versions); i += 5 {
+		check(versions[i].s, versions[i-1].truth, -i)
+	}
+	if !bytes.Equal(marshalAll(t, base.Len(), base.JSON), baseBefore) {
+		t.Error("the base store changed")
+	}
+	for pos := range s.Len() {
+		if f := truth[idAt(t, s, pos)-1]; f.AnswerText != "" {
+			f.AnswerText = ""
+			if _, err := s.With([]Change{{Pos: pos, F: &f}}, nil); err == nil {
+				t.Errorf("With took review %d's answer away", f.ID)
+			}
+			break
+		}
+	}
+}
+
+// idAt is the id of the review at pos.
+func idAt(t *testing.T, s *Stack, pos int) int64 {
+	t.Helper()
+	var f struct{ ID int64 }
+	if err := json.Unmarshal(s.JSON(pos), &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.ID
+}
+
+func marshalAll(t *testing.T, n int, js func(int) []byte) []byte {
+	t.Helper()
+	var b []byte
+	for i := range n {
+		b = append(append(b, js(i)...), '\n')
+	}
+	return b
+}
+
+func appendPageOf(res Result, q Query, js func(int) []byte) []byte {
+	var parts [][]byte
+	for _, i := range res.Page {
+		parts = append(parts, js(i))
+	}
+	return fmt.Appendf(nil, `{"feedbacks":[%s],"total":%d,"limit":%d,"offset":%d}`, bytes.Join(parts, []byte(",")), res.Total, q.Limit, q.Offset)
+}
+
+func pageSize(res Result, js func(int) []byte) int {
+	n := 0
+	for _, i := range res.Page {
+		n += len(js(i)) + 1
+	}
+	return n
+}
+
+// randomQuery is a list query with random filters, alone and combined.
+func randomQuery(rng *rand.Rand) Query {
+	day := func() int32 {
+		return DayNumber(time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(420)))
+	}
+	searches := []string{"качество", "ёлка", "ДИРКА", "straße", "ART-00", "1000", "нет такого", "👍"}
+	q := All()
+	q.Limit, q.Offset = int64(1+rng.IntN(100)), int64(rng.IntN(3)*rng.IntN(900))
+	if rng.IntN(2) == 0 {
+		q.Answered = int8(rng.IntN(2))
+	}
+	if rng.IntN(2) == 0 {
+		q.Rating = int8(1 + rng.IntN(5))
+	}
+	if rng.IntN(3) == 0 {
+		q.NmID = int64(100000 + rng.IntN(45))
+	}
+	if rng.IntN(3) == 0 {
+		q.DayFrom = day()
+	}
+	if rng.IntN(3) == 0 {
+		q.DayTo = day()
+	}
+	if rng.IntN(4) == 0 {
+		q.Search = searches[rng.IntN(len(searches))]
+	}
+	q.CountsOnly = rng.IntN(6) == 0
+	return q
 }
