@@ -25,6 +25,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,10 +50,13 @@ func run(args []string) error {
 	entries := fs.Int("journal-entries", 0, "journal entries kept in all (0: the default)")
 	maxGrowth := fs.Float64("max-rss-growth", 0.10, "the largest allowed RSS growth from warm-up to the end")
 	warmup := fs.Float64("warmup", 0.5, "share of the requests after which the start RSS is taken: by then the journal has reached its bounds")
+	shops := fs.Int("shops", 200, "living-shop sessions (demo-frozen) each advanced -shop-advance after the mixed load; 0 skips them")
+	shopAdvance := fs.String("shop-advance", "24h", "how far each living shop's clock is advanced")
+	maxShopGrowth := fs.Int64("max-shop-rss-mb", 600, "the largest allowed RSS growth in MB from the living shops")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := mock.New(mock.Options{MaxSessions: *sessions / 2, JournalEntries: *entries})
+	srv, err := mock.New(mock.Options{MaxSessions: max(*sessions/2, *shops+1), JournalEntries: *entries})
 	if err != nil {
 		return err
 	}
@@ -115,17 +119,22 @@ func run(args []string) error {
 	elapsed := time.Since(start)
 	debug.FreeOSMemory()
 	rssEnd := rss()
+	fmt.Printf("  %.0f requests/s over %.1f s; statuses %v\n", float64(*total)/elapsed.Seconds(), elapsed.Seconds(), statuses)
+	fmt.Printf("  injected failures (expected): %d; unexpected 5xx or errors: %d\n", injected.Load(), unexpected.Load())
+	growth := float64(rssEnd-rssWarm.Load()) / float64(rssWarm.Load())
+	fmt.Printf("  RSS after warm-up (%d requests) %d MB, at the end %d MB: %+.1f%%\n", warmAt, rssWarm.Load()>>20, rssEnd>>20, growth*100)
+	var fails []string
+	if *shops > 0 {
+		if err := shopPhase(client, base, *shops, *shopAdvance, *maxShopGrowth<<20); err != nil {
+			fails = append(fails, err.Error())
+		}
+	}
 	tr.CloseIdleConnections()
 	hs.Close()
 	time.Sleep(200 * time.Millisecond) // let connection goroutines end
 	goroutinesAfter := runtime.NumGoroutine()
 
-	fmt.Printf("  %.0f requests/s over %.1f s; statuses %v\n", float64(*total)/elapsed.Seconds(), elapsed.Seconds(), statuses)
-	fmt.Printf("  injected failures (expected): %d; unexpected 5xx or errors: %d\n", injected.Load(), unexpected.Load())
-	growth := float64(rssEnd-rssWarm.Load()) / float64(rssWarm.Load())
-	fmt.Printf("  RSS after warm-up (%d requests) %d MB, at the end %d MB: %+.1f%%\n", warmAt, rssWarm.Load()>>20, rssEnd>>20, growth*100)
 	fmt.Printf("  goroutines before %d, after %d\n", goroutinesBefore, goroutinesAfter)
-	var fails []string
 	if unexpected.Load() > 0 {
 		fails = append(fails, "unexpected 5xx or errors")
 	}
@@ -192,6 +201,71 @@ func one(client *http.Client, base string, rng *rand.Rand, sessions int) (int, b
 		return 0, faulty, err
 	}
 	return resp.StatusCode, faulty, nil
+}
+
+// shopPhase starts n living-shop sessions on the demo-frozen scenario,
+// moves each one's clock by advance (arrivals and answers for that
+// span), and checks that resident memory grows by at most maxGrowth
+// bytes and that the API still answers, timing a list request in the
+// first and in the last shop.
+func shopPhase(client *http.Client, base string, n int, advance string, maxGrowth int64) error {
+	send := func(method, path, sid, body string) error {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("X-Mock-Session", sid)
+		req.Header.Set("X-Mock-Scenario", "demo-frozen")
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s %s in session %s: status %d", method, path, sid, resp.StatusCode)
+		}
+		return nil
+	}
+	listLatency := func(sid string) (time.Duration, error) {
+		var times []time.Duration
+		for range 21 {
+			t0 := time.Now()
+			if err := send("GET", "/api/v1/feedbacks?limit=100&answered=0", sid, ""); err != nil {
+				return 0, err
+			}
+			times = append(times, time.Since(t0))
+		}
+		slices.Sort(times)
+		return times[len(times)/2], nil
+	}
+	debug.FreeOSMemory()
+	before := rss()
+	start := time.Now()
+	for i := range n {
+		sid := "shop-" + strconv.Itoa(i)
+		if err := send("POST", "/__mock/clock", sid, `{"advance":"`+advance+`"}`); err != nil {
+			return fmt.Errorf("living shops: %v", err)
+		}
+	}
+	elapsed := time.Since(start)
+	debug.FreeOSMemory()
+	after := rss()
+	first, err := listLatency("shop-0")
+	if err != nil {
+		return fmt.Errorf("living shops: %v", err)
+	}
+	last, err := listLatency("shop-" + strconv.Itoa(n-1))
+	if err != nil {
+		return fmt.Errorf("living shops: %v", err)
+	}
+	fmt.Printf("  living shops: %d demo-frozen sessions advanced %s in %.1f s; RSS %d MB before, %d MB after (%+d MB); "+
+		"median list latency %v (first shop), %v (last)\n",
+		n, advance, elapsed.Seconds(), before>>20, after>>20, (after-before)>>20, first.Round(time.Microsecond), last.Round(time.Microsecond))
+	if after-before > maxGrowth {
+		return fmt.Errorf("living shops grew RSS by %d MB, more than %d MB", (after-before)>>20, maxGrowth>>20)
+	}
+	return nil
 }
 
 // rss is the process's resident memory in bytes (Linux), or the Go
