@@ -1246,3 +1246,98 @@ func TestServeScenariosOverlay(t *testing.T) {
 		t.Errorf("--scenarios-only: stderr\n%s\nwant %s", logs.String(), want)
 	}
 }
+
+// An idle keep-alive connection is closed after the idle timeout, and the
+// default timeout is at most 30 seconds, so idle clients hold no handle
+// for long.
+func TestIdleConnectionClosed(t *testing.T) {
+	if defaultTimeouts.idle <= 0 || defaultTimeouts.idle > 30*time.Second {
+		t.Errorf("the default idle timeout is %v, want at most 30s", defaultTimeouts.idle)
+	}
+	to := defaultTimeouts
+	to.idle = 300 * time.Millisecond
+	base, _, _ := startServe(t, config{timeouts: to, maxConns: defaultMaxConns}, mock.Options{}, false)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/v1/feedbacks?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("first answer: %d, close %v; want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
+	}
+	// Idle now: the server closes the connection after the idle timeout,
+	// well before this read's own deadline.
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("reading an idle connection: %d bytes, %v; want EOF when the server closes it", n, err)
+	}
+	if took := time.Since(start); took < to.idle/2 {
+		t.Errorf("the idle connection was closed after %v, before the idle timeout %v", took, to.idle)
+	}
+}
+
+// The folders given by --scenarios and --fixtures are read through
+// os.Root: a link out of the folder is not followed, the scenario it
+// names is not served, and what it points to shows nowhere.
+func TestScenarioFolderLinksNotFollowed(t *testing.T) {
+	const secret = "S3CRET-outside-the-folder"
+	base := t.TempDir()
+	scDir := filepath.Join(base, "scenarios")
+	outside := filepath.Join(base, "outside.yaml")
+	for _, err := range []error{
+		os.Mkdir(scDir, 0o755),
+		os.WriteFile(outside, []byte("description: "+secret+"\nextends: default\n"), 0o600),
+		os.Symlink(outside, filepath.Join(scDir, "leak.yaml")),
+		os.WriteFile(filepath.Join(scDir, "mine.yaml"), []byte("description: a folder's own\nextends: default\n"), 0o600),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--addr", addr, "--scenarios", scDir}, env(nil), io.Discard, logs) }()
+	waitHealthy(t, addr, done)
+	status := func(scenario string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/feedbacks?limit=1", nil)
+		req.Header.Set("X-Mock-Scenario", scenario)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := status("mine"); code != http.StatusOK {
+		t.Errorf("the folder's own scenario: %d %s, want 200", code, body)
+	}
+	code, body := status("leak")
+	if code != http.StatusBadRequest {
+		t.Errorf("the scenario linked from outside the folder: %d %s, want 400 (not served)", code, body)
+	}
+	listing, _ := http.Get("http://" + addr + "/__mock/scenarios")
+	all, _ := io.ReadAll(listing.Body)
+	listing.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if strings.Contains(body, secret) || strings.Contains(string(all), secret) || strings.Contains(logs.String(), secret) {
+		t.Errorf("the linked file's contents show:\n%s\n%s\n%s", body, all, logs.String())
+	}
+	if !strings.Contains(logs.String(), "leak.yaml") {
+		t.Errorf("nothing logged names the skipped link leak.yaml:\n%s", logs.String())
+	}
+}

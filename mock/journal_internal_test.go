@@ -262,6 +262,8 @@ func TestRedactHeaders(t *testing.T) {
 		{"Api-Key", "k3y", "[redacted]"},
 		{"X-Auth-Token", "t0k", "[redacted]"},
 		{"Cookie", "sid=abc; theme=dark", "[redacted]"},
+		{"Set-Cookie", "sid=abc; HttpOnly", "[redacted]"},
+		{"Proxy-Authorization", "Basic dXNlcjpw", "Basic [redacted]"},
 		{"Accept", "application/json", "application/json"},
 	}
 	for _, c := range cases {
