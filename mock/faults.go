@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -91,6 +92,9 @@ func (f *Fault) validate() []fieldProblem {
 	if f.Path != "" {
 		if !strings.HasPrefix(f.Path, "/") && f.Path != "*" {
 			bad("path", "must start with / (it is relative to /api/v1), got %q", f.Path)
+		} else if rest, ok := strings.CutPrefix(f.Path, "/api/v1"); ok && (rest == "" || rest[0] == '/') {
+			// It would match only /api/v1/api/v1/...: a mistake, not a wish.
+			bad("path", "is relative to /api/v1: did you mean %q? got %q", cmp.Or(rest, "/**"), f.Path)
 		} else if _, err := path.Match(f.Path, "/"); err != nil {
 			bad("path", "bad glob %q: %v", f.Path, err)
 		}

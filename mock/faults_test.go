@@ -89,6 +89,8 @@ func TestAdminFaults(t *testing.T) {
 		{"p99 below median", `{"latency":{"median":"1s","p99":"10ms"}}`, "latency.p99"},
 		{"bad path", `{"path":"feedbacks","drop":true}`, "path"},
 		{"bad glob", `{"path":"/[","drop":true}`, "path"},
+		{"path with the API's base", `{"path":"/api/v1/feedbacks","drop":true}`, "path"},
+		{"path that is the API's base", `{"path":"/api/v1","drop":true}`, "path"},
 		{"bad method", `{"method":"GE T","drop":true}`, "method"},
 		{"unknown field", `{"status":503}`, ""},
 		{"negative times", `{"times":-1,"drop":true}`, "times"},
@@ -97,6 +99,11 @@ func TestAdminFaults(t *testing.T) {
 		{"header value with NUL", `{"error":{"status":503,"headers":{"X-Why":"a\u0000b"}}}`, "error.headers.X-Why"},
 	} {
 		checkError(t, "POST faults "+tc.name, admin(t, h, "POST", "/__mock/faults", tc.body), 400, mock.CodeInvalidBody, tc.field)
+	}
+	// A path given with the API's base, as the journal and verify write
+	// it, is refused with the path the fault means.
+	if r := admin(t, h, "POST", "/__mock/faults", `{"path":"/api/v1/feedbacks","drop":true}`); !strings.Contains(string(r.body), `did you mean \"/feedbacks\"?`) {
+		t.Errorf("a fault path with /api/v1: %s; want a hint naming /feedbacks", r.body)
 	}
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
 	if len(list.Faults) != 0 {
