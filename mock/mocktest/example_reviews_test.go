@@ -104,3 +104,19 @@ func ExampleReview() {
 	// {"feedback_id":"A1","nm_id":555000111,"text":"Брак","product_valuation":1}
 	// {"nm_id":555000111,"product_valuation":1,"valuation_tags":["качество"],"video":{"previewImage":"https://cdn.example/v1.jpg","link":"https://cdn.example/v1.m3u8","durationSec":12},"was_viewed":0}
 }
+
+// A test that seeded its session can give it back its scenario's data.
+func ExampleServer_ClearReviews() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
+	scenario := feedbacks(t, srv, "test-3", "limit=1").Total
+	srv.SeedReviews(t, "test-3", mocktest.Review().Rating(2).Text("Мал"))
+	fmt.Println("seeded:", feedbacks(t, srv, "test-3", "limit=1").Total)
+	srv.ClearReviews(t, "test-3")
+	fmt.Println("cleared, the scenario's again:", feedbacks(t, srv, "test-3", "limit=1").Total == scenario)
+	// Output:
+	// seeded: 1
+	// cleared, the scenario's again: true
+}

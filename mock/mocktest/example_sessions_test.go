@@ -273,3 +273,22 @@ func ExampleServer_AdvanceClock() {
 	// 2026-11-14 23:18:59 +0000 UTC
 	// new reviews: 60 newest: 2026-11-14 23:18:59
 }
+
+// Reset returns every session to the scenario's start between steps of
+// one test: settings, faults and the journal alike.
+func ExampleServer_Reset() {
+	t := &exampleT{} // in a test: the test's *testing.T
+	defer t.finish()
+
+	srv := mocktest.New(t)
+	a, b := srv.Session(t), srv.Session(t)
+	send(t, srv, a, "PATCH", "/settings/ai", formalFive)
+	send(t, srv, b, "PATCH", "/settings/ai", formalFive)
+	srv.FailNext(t, 1, "GET", "/feedbacks", 503)
+	srv.Reset()
+	fmt.Println(srv.Settings(t, a).Feedback[4].Tone, srv.Settings(t, b).Feedback[4].Tone)
+	fmt.Println("journal:", len(srv.Requests(mock.JournalFilter{Session: a})), "faults:", len(srv.Mock.Faults(mock.AllSessions)))
+	// Output:
+	// friendly friendly
+	// journal: 0 faults: 0
+}
