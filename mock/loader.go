@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/replymock/replymock/fixtures"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -570,7 +570,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	if err := yf.err(); err != nil || parentErr != nil {
 		return nil, errors.Join(err, parentErr)
 	}
-	key := dataKey(sf.Data, sc.Seed, sc.settings, fixtures)
+	key := dataKey(sf.Data, sc.Seed, sc.settings, sc.historyDelay(), fixtures)
 	sc.data = p.l.cache.source(key, sc.dataBuilder(display, fixtures))
 	sc.fingerprint = fingerprint(sf, sc.Seed, key)
 	return sc, nil
@@ -654,13 +654,24 @@ func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
 	return fixtures
 }
 
+// historyDelay is the reply engine's delay in sc's history: its living
+// shop's, so that the history reads as the shop would have written it,
+// or historyDelay.
+func (sc *Scenario) historyDelay() time.Duration {
+	if sc.shop != nil {
+		return sc.shop.ReplyDelay.D()
+	}
+	return historyDelay
+}
+
 // dataBuilder builds sc's reviews: the fixtures, then the generated ones.
 func (sc *Scenario) dataBuilder(display string, fixtures []Feedback) func() (*reviews.Store, error) {
 	gen, seed, bank, settings, media := sc.file.Data.Generate, sc.Seed, sc.bank, sc.settings, sc.media
+	delay := sc.historyDelay()
 	return func() (*reviews.Store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
-			more, err := generate(*gen, seed, bank, settings, media)
+			more, err := generate(*gen, seed, bank, settings, media, delay)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", display, err)
 			}
@@ -709,11 +720,7 @@ func copyScenarioKey(dst, src *scenarioFile, key string) {
 
 // rng is a source of random choices from the scenario's seed and a stream
 // name: the same seed and name give the same sequence.
-func (sc *Scenario) rng(stream string) *rand.Rand {
-	h := fnv.New64a()
-	io.WriteString(h, stream)
-	return rand.New(rand.NewPCG(uint64(sc.Seed), h.Sum64()))
-}
+func (sc *Scenario) rng(stream string) *rand.Rand { return seededRand(sc.Seed, stream) }
 
 // dataSource builds a store once, on first use. Scenarios with the same
 // data (an extends without its own data or seed) share one.

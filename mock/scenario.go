@@ -42,8 +42,15 @@ type dataSpec struct {
 // generateSpec are the generator's parameters. Pointers tell "absent"
 // (a default applies) from zero.
 type generateSpec struct {
-	Count         int       `yaml:"count" json:"count"`
-	Products      int       `yaml:"products" json:"products"`
+	Count    int `yaml:"count" json:"count"`
+	Products int `yaml:"products" json:"products"`
+	// Replies is who answered the history: "settings" (the default), the
+	// reply engine by the scenario's settings, as they would have been
+	// answered as they arrived; "none", nobody yet (the service was just
+	// switched on).
+	Replies string `yaml:"replies" json:"replies"`
+	// Answered is the older form of Replies: 0 is "none", any other
+	// share is "settings", which decide what is answered.
 	Answered      *float64  `yaml:"answered" json:"answered"`
 	RatingWeights []float64 `yaml:"rating_weights" json:"rating_weights"`
 	RatingOnly    *float64  `yaml:"rating_only" json:"rating_only"`
@@ -98,12 +105,13 @@ func fingerprint(sf scenarioFile, seed int64, dataKey string) string {
 
 // dataKey names a scenario's data by everything that goes into it, so
 // identical data is built once.
-func dataKey(d dataSpec, seed int64, st Settings, fixtures []Feedback) string {
+func dataKey(d dataSpec, seed int64, st Settings, delay time.Duration, fixtures []Feedback) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	enc.Encode(d)
 	enc.Encode(seed)
 	enc.Encode(st)
+	enc.Encode(delay)
 	enc.Encode(fixtures)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -170,6 +178,12 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 	if g.Products < 0 || g.Products > MaxProducts {
 		yf.problemf(p+".products", "must be from 1 to %d (0 or absent: %d), got %d", MaxProducts, defaultProducts, g.Products)
 	}
+	switch {
+	case g.Replies != "" && g.Replies != repliesSettings && g.Replies != repliesNone:
+		yf.problemf(p+".replies", "must be %s (the reply engine answered the history by the settings) or %s (nobody yet), got %q", repliesSettings, repliesNone, g.Replies)
+	case g.Replies != "" && g.Answered != nil:
+		yf.problemf(p+".answered", "give replies or its older form answered, not both")
+	}
 	for _, fr := range []struct {
 		name string
 		v    *float64
@@ -202,10 +216,15 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 	}
 }
 
+// Who answered a scenario's generated history (generate.replies).
+const (
+	repliesSettings = "settings"
+	repliesNone     = "none"
+)
+
 // Defaults of the generator, applied in one place after validation.
 const (
 	defaultProducts   = 40
-	defaultAnswered   = 0.6
 	defaultRatingOnly = 0.15
 	defaultPhotos     = 0.2
 	defaultVideos     = 0.02
@@ -231,7 +250,13 @@ func (sf *scenarioFile) applyDefaults() {
 			*p = &v
 		}
 	}
-	orDefault(&g.Answered, defaultAnswered)
+	if g.Replies == "" {
+		g.Replies = repliesSettings
+		if g.Answered != nil && *g.Answered == 0 {
+			g.Replies = repliesNone
+		}
+	}
+	g.Answered = nil // said by Replies now
 	orDefault(&g.RatingOnly, defaultRatingOnly)
 	orDefault(&g.Photos, defaultPhotos)
 	orDefault(&g.Videos, defaultVideos)

@@ -70,7 +70,7 @@ type refShop struct {
 	products  []product
 	weights   []float64
 	arrived   int
-	words     *shopState // compose's bank and random source
+	words     *replyEngine // compose's bank and random source
 	settings  Settings
 }
 
@@ -96,7 +96,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	}
 	n := len(fbs)
 	sh := &refShop{spec: *sc.shop, fbs: fbs, st: st, settings: sc.settings,
-		words: &shopState{bank: sc.bank, rng: sc.rng("shop")}}
+		words: &replyEngine{bank: sc.bank, rng: sc.rng("shop")}}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
@@ -118,7 +118,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 		sh.changedAt[i] = sh.origin
 	}
 	if g := sc.file.Data.Generate; g != nil && sc.bank != nil {
-		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sc.Seed, -1)), spec: *g, bank: sc.bank, settings: sc.settings, media: sc.media}
+		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sc.Seed, -1)), spec: *g, bank: sc.bank, media: sc.media}
 		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sc.Seed), spec: *g, bank: sc.bank}).products()
 	}
 	return sh

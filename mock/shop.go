@@ -78,9 +78,8 @@ type shopState struct {
 	gen       *generator   // writes arrivals; made with the first one
 	products  []product
 	weights   []float64
-	bank      *phraseBank // writes replies
+	engine    replyEngine // writes replies
 	arrived   int
-	rng       *rand.Rand
 
 	// Set by shopBudget.add, for a session's kept shop; nil budget for a
 	// session that is only looked at, whose shop lasts one request.
@@ -96,7 +95,7 @@ type shopState struct {
 // scenario's seed alone: every session, whatever its id, sees the same
 // shop.
 func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
-	sh := &shopState{spec: *sc.shop, sc: sc, st: base, bank: sc.bank, rng: sc.rng("shop")}
+	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: replyEngine{bank: sc.bank, rng: sc.rng("shop")}}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run; a real one at
 	// now, but never before the newest review, so arrivals come on top.
@@ -144,7 +143,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		return nil
 	}
 	var arrivals []Feedback
-	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.bank != nil {
+	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.bank != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
@@ -165,7 +164,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		if err := json.Unmarshal(sh.st.JSON(i), f); err != nil {
 			return fmt.Errorf("shop: review at %d: %w", i, err)
 		}
-		sh.reply(f, mode, &settings)
+		sh.engine.reply(f, mode, &settings)
 		changes = append(changes, reviews.Change{Pos: i, F: f})
 	}
 	for i := range arrivals {
@@ -174,7 +173,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 			return fmt.Errorf("shop: %w", err)
 		}
 		if mode := sh.due(m, now, &settings); mode != "" {
-			sh.reply(&arrivals[i], mode, &settings)
+			sh.engine.reply(&arrivals[i], mode, &settings)
 		}
 	}
 	sh.processed = now
@@ -195,8 +194,8 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 // arrival writes a new review at the time at, by the scenario's generator spec g.
 func (sh *shopState) arrival(g *generateSpec, at time.Time) Feedback {
 	if sh.gen == nil {
-		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sh.sc.Seed, -1)), spec: *g, bank: sh.bank, settings: sh.sc.settings, media: sh.sc.media}
-		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sh.sc.Seed), spec: *g, bank: sh.bank}).products()
+		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sh.sc.Seed, -1)), spec: *g, bank: sh.engine.bank, media: sh.sc.media}
+		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sh.sc.Seed), spec: *g, bank: sh.engine.bank}).products()
 	}
 	gen := sh.gen
 	p := sh.products[gen.pick(sh.weights)]
@@ -207,15 +206,28 @@ func (sh *shopState) arrival(g *generateSpec, at time.Time) Feedback {
 	return fb
 }
 
-// due is what the engine does now to a review by the settings for its
-// rating: "" nothing, else the rating's reply mode (auto: answer it;
-// semi_auto: write a draft). A draft waits while the mode is semi_auto
-// (or disabled); switched to auto, the engine sends it.
+// due is what the engine does now to a review of the shop, by the
+// settings for its rating and when they last changed.
 func (sh *shopState) due(m reviews.Meta, now time.Time, settings *Settings) string {
-	if m.Answered || m.Rating < 1 || m.Rating > 5 {
+	if m.Rating < 1 || m.Rating > 5 {
 		return ""
 	}
-	s := &settings.Feedback[m.Rating-1]
+	return dueMode(m, now, &settings.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
+}
+
+// dueMode is what the reply engine does at now to a review, by s, the
+// settings for its rating (in force since changed): "" nothing, else the
+// rating's reply mode (auto: answer it; semi_auto: write a draft). A
+// review is due delay after it arrived, or after its settings changed,
+// whichever is later. It is left alone when answered, when its rating is
+// disabled, when it is older than reply_from_date, and when it is
+// rating-only and empty reviews are skipped. A draft waits while the mode
+// is semi_auto (or disabled); switched to auto, the engine sends it. A
+// living shop and a scenario's history both follow it.
+func dueMode(m reviews.Meta, now time.Time, s *FeedbackSettings, changed time.Time, delay time.Duration) string {
+	if m.Answered {
+		return ""
+	}
 	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && m.Draft {
 		return ""
 	}
@@ -226,10 +238,10 @@ func (sh *shopState) due(m reviews.Meta, now time.Time, settings *Settings) stri
 		return ""
 	}
 	due := time.Unix(m.Created, 0)
-	if c := sh.changedAt[m.Rating-1]; c.After(due) {
-		due = c
+	if changed.After(due) {
+		due = changed
 	}
-	if due.Add(sh.spec.ReplyDelay.D()).After(now) {
+	if due.Add(delay).After(now) {
 		return ""
 	}
 	return s.ReplyMode
@@ -240,14 +252,21 @@ func dateOf(day int32) string {
 	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
 }
 
-// reply does to f what due said: a draft, or an answer by the settings.
-func (sh *shopState) reply(f *Feedback, mode string, settings *Settings) {
+// replyEngine writes the replies of the reply engine: for a living
+// shop as its clock moves, and for a scenario's history as it is built.
+type replyEngine struct {
+	bank *phraseBank
+	rng  *rand.Rand
+}
+
+// reply does to f what dueMode said: a draft, or an answer by the settings.
+func (e *replyEngine) reply(f *Feedback, mode string, settings *Settings) {
 	if mode == "semi_auto" {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
 		return
 	}
 	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
-	f.AnswerText = sh.compose(f, settings.Feedback[f.ProductValuation-1], empty)
+	f.AnswerText = e.compose(f, settings.Feedback[f.ProductValuation-1], empty)
 	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
 }
 
@@ -255,15 +274,15 @@ func (sh *shopState) reply(f *Feedback, mode string, settings *Settings) {
 // the tone "formal"), a body for the rating, every required word, none of
 // the excluded ones (whole words), and the signature last, as entered.
 // Required words and the signature win over excluded words.
-func (sh *shopState) compose(f *Feedback, s FeedbackSettings, empty bool) string {
-	bank := sh.bank
+func (e *replyEngine) compose(f *Feedback, s FeedbackSettings, empty bool) string {
+	bank := e.bank
 	excluded := splitWords(s.ExcludedWords)
 	// pick prefers an entry free of excluded words.
 	pick := func(list []string) string {
 		if len(list) == 0 {
 			return ""
 		}
-		start := sh.rng.IntN(len(list))
+		start := e.rng.IntN(len(list))
 		for i := range list {
 			if c := list[(start+i)%len(list)]; !containsWord(c, excluded) {
 				return c

@@ -252,7 +252,7 @@ func ExampleServer_Now() {
 	srv := mocktest.New(t, mocktest.WithScenario("demo-frozen"))
 	fmt.Println(srv.Now(t, ""))
 	// Output:
-	// 2026-11-14 21:18:59 +0000 UTC
+	// 2026-11-15 03:12:55 +0000 UTC
 }
 
 // Moving a living shop's clock ahead brings the reviews due meanwhile
@@ -270,8 +270,8 @@ func ExampleServer_AdvanceClock() {
 	list := feedbacks(t, srv, sess, "limit=1")
 	fmt.Println("new reviews:", list.Total-before, "newest:", list.Feedbacks[0].CreatedDate)
 	// Output:
-	// 2026-11-14 23:18:59 +0000 UTC
-	// new reviews: 60 newest: 2026-11-14 23:18:59
+	// 2026-11-15 05:12:55 +0000 UTC
+	// new reviews: 60 newest: 2026-11-15 05:12:55
 }
 
 // Reset returns every session to the scenario's start between steps of
