@@ -570,11 +570,52 @@ func OpenAPIDocument() []byte { return bytes.Clone(openAPIYAML) }
 // admin API under /__mock/; the caller may change the copy it gets.
 func AdminOpenAPIDocument() []byte { return bytes.Clone(adminOpenAPIYAML) }
 
-// The documents converted to JSON, once.
+// The documents converted to JSON, and the API's with absolute paths,
+// once.
 var (
-	openAPIJSON      = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(openAPIYAML) })
-	adminOpenAPIJSON = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(adminOpenAPIYAML) })
+	openAPIJSON         = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(openAPIYAML) })
+	adminOpenAPIJSON    = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(adminOpenAPIYAML) })
+	openAPIAbsolute     = sync.OnceValues(func() ([]byte, error) { return absolutePaths(openAPIYAML, APIPrefix) })
+	openAPIAbsoluteJSON = sync.OnceValues(func() ([]byte, error) {
+		doc, err := openAPIAbsolute()
+		if err != nil {
+			return nil, err
+		}
+		return yamlDocToJSON(doc)
+	})
 )
+
+// absolutePaths rewrites an OpenAPI document whose paths are relative to
+// its server's base (prefix) into one whose paths hold the base and whose
+// server is the host's root, for tools that ignore servers (Prism's
+// validation proxy, some gateways).
+func absolutePaths(doc []byte, prefix string) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(doc, &root); err != nil {
+		return nil, err
+	}
+	if len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("openapi: not a mapping")
+	}
+	top := root.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		switch key, val := top.Content[i].Value, top.Content[i+1]; key {
+		case "servers":
+			for _, srv := range val.Content {
+				for j := 0; j+1 < len(srv.Content); j += 2 {
+					if srv.Content[j].Value == "url" {
+						srv.Content[j+1].Value = "/"
+					}
+				}
+			}
+		case "paths":
+			for j := 0; j < len(val.Content); j += 2 {
+				val.Content[j].Value = prefix + val.Content[j].Value
+			}
+		}
+	}
+	return yaml.Marshal(&root)
+}
 
 func yamlDocToJSON(doc []byte) ([]byte, error) {
 	var v any
@@ -586,17 +627,25 @@ func yamlDocToJSON(doc []byte) ([]byte, error) {
 
 // handleOpenAPI serves an OpenAPI document: GET /__mock/openapi.yaml and
 // .json (the API's), /__mock/admin/openapi.yaml and .json (the admin
-// API's). asJSON is nil for the YAML.
-func (s *Server) handleOpenAPI(doc []byte, asJSON func() ([]byte, error)) http.HandlerFunc {
+// API's). doc makes it; absolute, for ?paths=absolute, makes it with
+// absolute paths (nil: its paths are absolute already).
+func (s *Server) handleOpenAPI(ctype string, doc, absolute func() ([]byte, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, ctype := doc, "application/yaml; charset=utf-8"
-		if asJSON != nil {
-			js, err := asJSON()
-			if err != nil {
-				s.writeError(w, r, err)
-				return
+		build := doc
+		switch v, given := r.URL.Query()["paths"]; {
+		case !given || len(v) == 1 && v[0] == "relative":
+		case len(v) == 1 && v[0] == "absolute":
+			if absolute != nil {
+				build = absolute
 			}
-			body, ctype = js, contentTypeJSON
+		default:
+			s.writeError(w, r, invalidParameter("paths", "must be relative (the default: paths after the servers base) or absolute (paths whole, server /), once; got %q", v))
+			return
+		}
+		body, err := build()
+		if err != nil {
+			s.writeError(w, r, err)
+			return
 		}
 		w.Header().Set("Content-Type", ctype)
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))

@@ -2,12 +2,15 @@ package mock_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/scenarios"
 )
@@ -277,6 +280,61 @@ func TestOpenAPIServed(t *testing.T) {
 	}
 	if _, err := contract(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// ?paths=absolute serves the API's document with whole paths and the
+// server /, for tools that ignore servers: the same operations, under
+// /api/v1; a router made from it finds the API's requests. Any other
+// value is a 400 naming paths.
+func TestOpenAPIAbsolutePaths(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	relative, err := openapi3.NewLoader().LoadFromData(do(t, h, "GET", "/__mock/openapi.json", "").body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"/__mock/openapi.json?paths=absolute", "/__mock/openapi.yaml?paths=absolute"} {
+		r := do(t, h, "GET", target, "")
+		doc, err := openapi3.NewLoader().LoadFromData(r.body)
+		if r.status != 200 || err != nil {
+			t.Fatalf("%s: %d %v", target, r.status, err)
+		}
+		if err := doc.Validate(context.Background()); err != nil {
+			t.Errorf("%s: %v", target, err)
+		}
+		if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
+			t.Errorf("%s: servers %v, want /", target, doc.Servers)
+		}
+		if got, want := len(doc.Paths.Map()), len(relative.Paths.Map()); got != want {
+			t.Errorf("%s: %d paths, want %d", target, got, want)
+		}
+		for p, item := range relative.Paths.Map() {
+			abs := doc.Paths.Find("/api/v1" + p)
+			if abs == nil {
+				t.Errorf("%s: no path /api/v1%s", target, p)
+				continue
+			}
+			a, _ := json.Marshal(abs)
+			b, _ := json.Marshal(item)
+			if string(a) != string(b) {
+				t.Errorf("%s: /api/v1%s differs from %s", target, p, p)
+			}
+		}
+		router, err := gorillamux.NewRouter(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/api/v1/feedbacks?limit=1", nil)
+		if route, _, err := router.FindRoute(req); err != nil || route.Operation.OperationID != "listFeedbacks" {
+			t.Errorf("%s: a router made from it does not find GET /api/v1/feedbacks: %v", target, err)
+		}
+	}
+	// The admin document's paths are whole already: the same either way.
+	if a, b := do(t, h, "GET", "/__mock/admin/openapi.yaml?paths=absolute", ""), do(t, h, "GET", "/__mock/admin/openapi.yaml", ""); a.status != 200 || string(a.body) != string(b.body) {
+		t.Errorf("admin document with paths=absolute: %d, same %v", a.status, string(a.body) == string(b.body))
+	}
+	for _, target := range []string{"/__mock/openapi.json?paths=whole", "/__mock/openapi.yaml?paths=absolute&paths=absolute", "/__mock/admin/openapi.json?paths="} {
+		checkError(t, target, do(t, h, "GET", target, ""), 400, mock.CodeInvalidParameter, "paths")
 	}
 }
 

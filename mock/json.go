@@ -18,7 +18,10 @@ import (
 // MaxBodyBytes is the largest request body the API accepts (413 above it).
 const MaxBodyBytes = 1 << 20
 
-const contentTypeJSON = "application/json; charset=utf-8"
+const (
+	contentTypeJSON = "application/json; charset=utf-8"
+	contentTypeYAML = "application/yaml; charset=utf-8"
+)
 
 // marshalJSON encodes v without HTML escaping, so review texts such as
 // "<b>" stay readable in raw responses, and without a trailing newline.

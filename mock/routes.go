@@ -60,10 +60,11 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/clock", a(s.handleClock)).Methods(http.MethodGet, http.MethodHead, http.MethodPost)
 	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(openAPIYAML, nil))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(openAPIYAML, openAPIJSON))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.yaml", s.requireAdmin(s.handleOpenAPI(adminOpenAPIYAML, nil))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.json", s.requireAdmin(s.handleOpenAPI(adminOpenAPIYAML, adminOpenAPIJSON))).Methods(http.MethodGet, http.MethodHead)
+	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
+	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(contentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(contentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.yaml", s.requireAdmin(s.handleOpenAPI(contentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.json", s.requireAdmin(s.handleOpenAPI(contentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
 	// The records' photos and videos: no token, they hold no data.
 	r.PathPrefix(MediaPrefix).HandlerFunc(s.handleMedia).Methods(http.MethodGet, http.MethodHead)
 

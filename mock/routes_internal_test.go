@@ -68,8 +68,8 @@ func TestOpenAPIDocumentsListEveryRoute(t *testing.T) {
 			ops, doc = apiOps, "openapi.yaml"
 		}
 		for _, m := range methods {
-			if m == http.MethodHead {
-				continue // GET's answer without the body
+			if m == http.MethodHead && doc == "admin-openapi.yaml" {
+				continue // GET's answer without the body; the API's document lists its HEADs
 			}
 			routes++
 			found := slices.ContainsFunc(ops, func(op string) bool {

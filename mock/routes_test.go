@@ -54,6 +54,10 @@ func TestHeadAndHealth(t *testing.T) {
 	if r := do(t, h, http.MethodHead, "/api/v1/settings/ai", ""); r.status != 200 {
 		t.Errorf("HEAD /settings/ai: status %d", r.status)
 	}
+	// A bad parameter is the GET's 400 (net/http sends no body for HEAD).
+	if r := do(t, h, http.MethodHead, "/api/v1/feedbacks?limit=500", ""); r.status != 400 {
+		t.Errorf("HEAD /feedbacks?limit=500: status %d; want 400", r.status)
+	}
 	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	h2 := newServer(t, mock.Options{Version: "v1.2.3", Now: clock.now})
 	clock.add(90 * time.Second)
