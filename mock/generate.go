@@ -178,8 +178,8 @@ const historyDelay = 3 * time.Hour
 // each chunk of reviews from a source derived from the seed and the
 // chunk's number. Then, unless spec.Replies is "none", the reply engine
 // goes through them oldest first, as it would have while they arrived,
-// with settings and delay: what it answers, drafts and leaves is what
-// the settings say. Changing the order of draws changes every scenario's
+// up to the newest, with settings and delay: what it answers, drafts and
+// leaves is what the settings say. Changing the order of draws changes every scenario's
 // data.
 func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings, media mediaURLs, delay time.Duration) ([]Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
@@ -201,8 +201,15 @@ func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings
 		})
 	}
 	wg.Wait()
-	if spec.Replies != repliesNone {
-		if err := replyHistory(fbs, replyEngine{bank: bank, rng: seededRand(seed, "history")}, settings, end, delay); err != nil {
+	if spec.Replies != repliesNone && len(fbs) > 0 {
+		// As of the newest review, where a living shop's frozen clock
+		// starts, so that no review is answered before its delay.
+		newest := slices.MaxFunc(fbs, func(a, b Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
+		now, err := time.Parse(reviews.TimestampLayout, newest.CreatedDate)
+		if err != nil {
+			return nil, fmt.Errorf("generate: %w", err)
+		}
+		if err := replyHistory(fbs, replyEngine{bank: bank, rng: seededRand(seed, "history")}, settings, now, delay); err != nil {
 			return nil, err
 		}
 	}
@@ -321,7 +328,7 @@ func (g *generator) products() ([]product, []float64) {
 		if card >= len(g.bank.Products) {
 			size = max(size, 2) // the bank ran out: the same kind of item, in other colours
 		}
-		size = min(size, n-len(ps))
+		size = min(size, n-len(ps), len(variants))
 		imt := int64(g.f.Number(100_000_000, 299_999_999))
 		brand := g.f.RandomString(g.bank.Brands)
 		if g.chance(0.03) {

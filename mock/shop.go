@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,12 @@ type shopSpec struct {
 	// moves it ahead) or "frozen" (stands still until advanced).
 	Clock string `yaml:"clock" json:"clock"`
 }
+
+// maxShopGap is how far back before now a living shop on a real clock
+// goes on from its newest review: data that ends longer ago (a fixed
+// generate.end shown months later) has an empty stretch before it;
+// anchor it to now (generate.end: now) for a demo.
+const maxShopGap = 48 * time.Hour
 
 // MaxShopReviews bounds a living shop: its scenario's data, and each
 // session's arrivals, so that the reply engine, which reads every review
@@ -97,20 +104,22 @@ type shopState struct {
 func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
 	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: replyEngine{bank: sc.bank, rng: sc.rng("shop")}}
 	// A frozen clock starts at the newest review (or a fixed day), so
-	// data and clock agree whatever the day the tests run; a real one at
-	// now, but never before the newest review, so arrivals come on top.
+	// data and clock agree whatever the day the tests run. A real one
+	// shows now (never before the newest review), and the shop goes on
+	// from the newest review: the stretch between it and now, up to
+	// maxShopGap, fills with arrivals and replies, with no empty gap.
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if pos, ok := base.Newest(); ok {
 		newest = time.Unix(base.Meta(pos).Created, 0).UTC()
 	}
 	sh.origin = newest
-	if sh.spec.Clock != "frozen" && now.After(newest) {
-		sh.origin = now
-	}
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
 	} else {
-		sh.advanced = sh.origin.Sub(now) // zero, unless the data is newer than now
+		if from := now.Add(-maxShopGap); from.After(newest) {
+			sh.origin = from
+		}
+		sh.advanced = max(newest.Sub(now), 0) // zero, unless the data is newer than now
 	}
 	sh.processed = sh.origin
 	for i := range sh.changedAt {
@@ -257,7 +266,32 @@ func dateOf(day int32) string {
 type replyEngine struct {
 	bank *phraseBank
 	rng  *rand.Rand
+	// clean caches whether a phrase of the bank is free of a rating's
+	// excluded words (keyed by both): most replies reuse a few phrases.
+	clean map[[2]string]bool
 }
+
+// free reports whether phrase holds none of the excluded words, written
+// as excludedRaw (the setting) and split as excluded.
+func (e *replyEngine) free(phrase, excludedRaw string, excluded []string) bool {
+	if len(excluded) == 0 {
+		return true
+	}
+	key := [2]string{phrase, excludedRaw}
+	ok, seen := e.clean[key]
+	if !seen {
+		if e.clean == nil || len(e.clean) >= maxCleanCache {
+			e.clean = make(map[[2]string]bool)
+		}
+		ok = !containsWord(phrase, excluded)
+		e.clean[key] = ok
+	}
+	return ok
+}
+
+// maxCleanCache bounds replyEngine.clean (some 50 KB): a bank's answer
+// phrases times the excluded-word settings a session goes through.
+const maxCleanCache = 512
 
 // reply does to f what dueMode said: a draft, or an answer by the settings.
 func (e *replyEngine) reply(f *Feedback, mode string, settings *Settings) {
@@ -284,7 +318,7 @@ func (e *replyEngine) compose(f *Feedback, s FeedbackSettings, empty bool) strin
 		}
 		start := e.rng.IntN(len(list))
 		for i := range list {
-			if c := list[(start+i)%len(list)]; !containsWord(c, excluded) {
+			if c := list[(start+i)%len(list)]; e.free(c, s.ExcludedWords, excluded) {
 				return c
 			}
 		}
@@ -312,15 +346,18 @@ func (e *replyEngine) compose(f *Feedback, s FeedbackSettings, empty bool) strin
 	}
 	var parts []string
 	for _, p := range []string{greeting, pick(bodies)} {
-		if !containsWord(p, excluded) {
+		if !containsWord(p, excluded) { // with the name in it: not cached
 			parts = append(parts, p) // a phrase with an excluded word is left out, not cut
 		}
 	}
 	text := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
 	var missing []string
-	for _, w := range splitWords(s.RequiredWords) {
-		if !containsWord(text, []string{w}) {
-			missing = append(missing, w)
+	if required := splitWords(s.RequiredWords); len(required) > 0 {
+		folded := []rune(reviews.Fold(text))
+		for _, w := range required {
+			if !holdsWord(folded, w) {
+				missing = append(missing, w)
+			}
 		}
 	}
 	if len(missing) > 0 {
@@ -346,21 +383,28 @@ func splitWords(s string) []string {
 // containsWord reports whether s holds one of words as a whole word (or
 // phrase), ignoring case.
 func containsWord(s string, words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
 	fs := []rune(reviews.Fold(s))
-	for _, w := range words {
-		fw := []rune(reviews.Fold(w))
-		if len(fw) == 0 {
+	return slices.ContainsFunc(words, func(w string) bool { return holdsWord(fs, w) })
+}
+
+// holdsWord reports whether fs, case-folded text, holds w as a whole
+// word (or phrase), ignoring case.
+func holdsWord(fs []rune, w string) bool {
+	fw := []rune(reviews.Fold(w))
+	if len(fw) == 0 {
+		return false
+	}
+	for i := 0; i+len(fw) <= len(fs); i++ {
+		if fs[i] != fw[0] || !slices.Equal(fs[i:i+len(fw)], fw) {
 			continue
 		}
-		for i := 0; i+len(fw) <= len(fs); i++ {
-			if string(fs[i:i+len(fw)]) != string(fw) {
-				continue
-			}
-			before := i == 0 || !isWordRune(fs[i-1])
-			after := i+len(fw) == len(fs) || !isWordRune(fs[i+len(fw)])
-			if before && after {
-				return true
-			}
+		before := i == 0 || !isWordRune(fs[i-1])
+		after := i+len(fw) == len(fs) || !isWordRune(fs[i+len(fw)])
+		if before && after {
+			return true
 		}
 	}
 	return false
