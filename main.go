@@ -122,6 +122,7 @@ type config struct {
 	maxSessions  int
 	sessionTTL   time.Duration
 	publicURL    string
+	now          string
 	timeouts     timeouts
 }
 
@@ -165,6 +166,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
 	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
+	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
@@ -232,7 +234,16 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if cfg.scenOnly && cfg.scenarios == "" {
 		return usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
 	}
-	opts := mock.Options{Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+	var now func() time.Time
+	if flagGiven(fsys, "now") {
+		at, err := time.Parse(time.RFC3339, strings.TrimSpace(cfg.now))
+		if err != nil {
+			return usageError{fmt.Errorf("--now (or REPLYMOCK_NOW) must be an RFC 3339 time such as 2026-12-01T10:00:00Z, got %q", cfg.now)}
+		}
+		at, started := at.UTC(), time.Now()
+		now = func() time.Time { return at.Add(time.Since(started)) }
+	}
+	opts := mock.Options{Now: now, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
 	// The folders are read through os.Root: neither ".." nor a symlink

@@ -155,6 +155,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--cors-origins", " , "}, nil, 2, "--cors-origins is empty"},
 		{[]string{"--allowed-hosts", ","}, nil, 2, "--allowed-hosts is empty"},
 		{[]string{"--max-conns", "0"}, nil, 2, "--max-conns must be >= 1"},
+		{[]string{"--now", "yesterday"}, nil, 2, "--now (or REPLYMOCK_NOW) must be an RFC 3339 time"},
+		{nil, map[string]string{"REPLYMOCK_NOW": "2027-03-01 12:00"}, 2, "--now (or REPLYMOCK_NOW) must be an RFC 3339 time"},
 		{[]string{"--max-shop-memory", "lots"}, nil, 2, "want a size such as 1GiB"},
 		{[]string{"--max-shop-memory", "0"}, nil, 2, "want a size"},
 		{[]string{"--scenarios", "/no/such/folder"}, nil, 2, "--scenarios"},
@@ -1340,4 +1342,92 @@ func TestScenarioFolderLinksNotFollowed(t *testing.T) {
 	if !strings.Contains(logs.String(), "leak.yaml") {
 		t.Errorf("nothing logged names the skipped link leak.yaml:\n%s", logs.String())
 	}
+}
+
+// The demo's data ends when the server starts, or at --now
+// (REPLYMOCK_NOW): its newest review is within a day of that time, and
+// the shop's clock runs on from it. The default scenario's data stays
+// fixed, byte for byte, whatever the time.
+func TestDemoDataIsCurrent(t *testing.T) {
+	serveWith := func(extra map[string]string, args ...string) (string, func()) {
+		addr := freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, append([]string{"--addr", addr}, args...), env(extra), io.Discard, io.Discard)
+		}()
+		waitHealthy(t, addr, done)
+		return addr, func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		}
+	}
+	get := func(addr, scenario, path string) []byte {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+		req.Header.Set("X-Mock-Scenario", scenario)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", scenario, path, resp.StatusCode, body)
+		}
+		return body
+	}
+	newest := func(addr string) (time.Time, time.Time) {
+		var list struct {
+			Data struct{ Feedbacks []mock.Feedback }
+		}
+		json.Unmarshal(get(addr, "demo", "/api/v1/feedbacks?limit=1"), &list)
+		var clock struct{ Data mock.Clock }
+		json.Unmarshal(get(addr, "demo", "/__mock/clock"), &clock)
+		created, err1 := time.Parse(time.DateTime, list.Data.Feedbacks[0].CreatedDate)
+		now, err2 := time.Parse(time.DateTime, clock.Data.Now)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("newest %v, clock %v: %v %v", list.Data.Feedbacks, clock.Data, err1, err2)
+		}
+		return created, now
+	}
+
+	// The real time.
+	addr, stop := serveWith(nil)
+	created, clock := newest(addr)
+	real := time.Now().UTC()
+	if d := real.Sub(created); d < -time.Minute || d > 24*time.Hour {
+		t.Errorf("demo's newest review is %v, %v before now (%v); want within a day", created, d, real)
+	}
+	if d := real.Sub(clock); d < -time.Minute || d > time.Minute {
+		t.Errorf("demo's clock says %v at %v", clock, real)
+	}
+	// The media URLs hold the server's address; the rest is the data.
+	page := func(addr string) string {
+		return strings.ReplaceAll(string(get(addr, "default", "/api/v1/feedbacks?limit=100&offset=200")), addr, "ADDR")
+	}
+	defaultPage := page(addr)
+	stop()
+
+	// Pinned, by the flag and by the environment.
+	pinned := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, how := range []struct {
+		env  map[string]string
+		args []string
+	}{{nil, []string{"--now", "2027-03-01T12:00:00Z"}}, {map[string]string{"REPLYMOCK_NOW": "2027-03-01T15:00:00+03:00"}, nil}} {
+		addr, stop := serveWith(how.env, how.args...)
+		created, clock := newest(addr)
+		if d := pinned.Sub(created); d < 0 || d > 24*time.Hour {
+			t.Errorf("%v %v: demo's newest review is %v; want within the day before %v", how.env, how.args, created, pinned)
+		}
+		if d := clock.Sub(pinned); d < 0 || d > time.Minute {
+			t.Errorf("%v %v: demo's clock says %v; want it to run on from %v", how.env, how.args, clock, pinned)
+		}
+		if page(addr) != defaultPage {
+			t.Errorf("%v %v: the default scenario's data changed with the time", how.env, how.args)
+		}
+		stop()
+	}
+
 }

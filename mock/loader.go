@@ -31,10 +31,11 @@ var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 // sharing a fixture or data, and a reload of unchanged files, repeat no
 // work.
 type loader struct {
-	scenarios []layer   // NAME.yaml files; the first layer with a name is read
-	fixtures  []layer   // the files scenarios name; likewise
-	seed      int64     // overrides every scenario's seed when not 0
-	media     mediaURLs // the server's public URL, the base of the records' media
+	scenarios []layer          // NAME.yaml files; the first layer with a name is read
+	fixtures  []layer          // the files scenarios name; likewise
+	seed      int64            // overrides every scenario's seed when not 0
+	now       func() time.Time // anchors data that ends now
+	media     mediaURLs        // the server's public URL, the base of the records' media
 	log       *slog.Logger
 	cache     dataCache
 
@@ -44,10 +45,14 @@ type loader struct {
 }
 
 func newLoader(opts Options) *loader {
-	return &loader{
+	l := &loader{
 		scenarios: layers(opts.Scenarios, opts.ScenariosDir, opts.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(opts.Fixtures, opts.FixturesDir, opts.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      opts.Seed, media: mediaURLs{opts.PublicURL}, log: opts.Logger}
+		seed:      opts.Seed, now: opts.Now, media: mediaURLs{opts.PublicURL}, log: opts.Logger}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	return l
 }
 
 // layer is one folder of scenario or fixture files, or the scenario files
@@ -554,7 +559,11 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 		}
 	}
 	sf.validate(yf)
-	sf.applyDefaults()
+	// As written, before an end anchored to now is resolved: a reload
+	// that changes nothing else keeps the version serving, and its data.
+	written := sf
+	written.applyDefaults(time.Time{})
+	sf.applyDefaults(p.l.now())
 	sc := &Scenario{Name: name, Description: sf.Description, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
 		// Its own copy: a fault's counters are keyed by its address, and a
@@ -572,7 +581,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	}
 	key := dataKey(sf.Data, sc.Seed, sc.settings, sc.historyDelay(), fixtures)
 	sc.data = p.l.cache.source(key, sc.dataBuilder(display, fixtures))
-	sc.fingerprint = fingerprint(sf, sc.Seed, key)
+	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.settings, sc.historyDelay(), fixtures))
 	return sc, nil
 }
 

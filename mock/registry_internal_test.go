@@ -160,3 +160,46 @@ func TestPollAfterANamedPipeAppears(t *testing.T) {
 		t.Errorf("after a change and two polls, mine is %q, want %q", got, "second")
 	}
 }
+
+// Data anchored to now ends at the clock's time when its scenario is
+// loaded; a reload that changes another file keeps that version and its
+// data, although the clock has moved on; a change to the file itself
+// anchors it anew.
+func TestReloadKeepsDataAnchoredToNow(t *testing.T) {
+	clock := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+	anchored := func(count int) []byte {
+		return fmt.Appendf(nil, "description: now\nseed: 5\nsettings: settings/default.yaml\ndata:\n  generate:\n    count: %d\n    end: now-1h\n    days: 30\n", count)
+	}
+	files := fstest.MapFS{"now.yaml": {Data: anchored(50)}, "other.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}}
+	s, err := New(Options{Scenarios: files, Scenario: "now", Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := func() string {
+		st, err := s.scenarios["now"].store()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fbs := listFeedbacks(t, st)
+		return fbs[0].CreatedDate // newest first
+	}
+	first := s.scenarios["now"]
+	if got := newest(); got > "2027-03-01 11:00:00" || got < "2027-02-28 11:00:00" {
+		t.Fatalf("newest review %s; want within the day before 2027-03-01 11:00:00 (now-1h)", got)
+	}
+	clock = clock.Add(72 * time.Hour)
+	files["other.yaml"] = &fstest.MapFile{Data: []byte("description: y\nseed: 2\nsettings: settings/default.yaml\n")}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if s.scenarios["now"] != first {
+		t.Errorf("a change to another file made a new version of the scenario anchored to now")
+	}
+	files["now.yaml"] = &fstest.MapFile{Data: anchored(60)}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := newest(); got < "2027-03-03 11:00:00" {
+		t.Errorf("after its own change, the newest review is %s; want it anchored to the clock's new time", got)
+	}
+}

@@ -207,8 +207,8 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 		}
 	}
 	if g.End != "" {
-		if _, err := time.Parse(reviews.TimestampLayout, g.End); err != nil {
-			yf.problemf(p+".end", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", g.End)
+		if _, err := g.endAt(time.Now()); err != nil {
+			yf.problemf(p+".end", "must be a timestamp YYYY-MM-DD HH:MM:SS, now, or now-DURATION (now-6h), got %q", g.End)
 		}
 	}
 	if g.Days < 0 || g.Days > maxDays {
@@ -237,13 +237,41 @@ const (
 // defaultRatingWeights skew ratings like a real shop: mostly 5, some 1.
 var defaultRatingWeights = []float64{7, 3, 6, 14, 70}
 
-func (sf *scenarioFile) applyDefaults() {
+// endAt is when the generated reviews end: End as written, or for now
+// and now-DURATION, that long before now (whole seconds).
+func (g *generateSpec) endAt(now time.Time) (time.Time, error) {
+	rest, relative := strings.CutPrefix(g.End, "now")
+	if !relative {
+		return time.Parse(reviews.TimestampLayout, g.End)
+	}
+	var ago time.Duration
+	if rest != "" {
+		d, ok := strings.CutPrefix(rest, "-")
+		var err error
+		if ago, err = time.ParseDuration(d); !ok || err != nil || ago < 0 || ago > maxDays*24*time.Hour {
+			return time.Time{}, fmt.Errorf("not now or now-DURATION: %q", g.End)
+		}
+	}
+	return now.UTC().Add(-ago).Truncate(time.Second), nil
+}
+
+// applyDefaults fills what the file leaves out, and writes a generated
+// data's end anchored to now as the timestamp it is at now (unless now
+// is zero: then it stays as written).
+func (sf *scenarioFile) applyDefaults(now time.Time) {
 	if sf.Data.Locale == "" {
 		sf.Data.Locale = "ru"
 	}
-	g := sf.Data.Generate
-	if g == nil {
+	if sf.Data.Generate == nil {
 		return
+	}
+	own := *sf.Data.Generate // the file's own: a parent's is shared
+	g := &own
+	sf.Data.Generate = g
+	if strings.HasPrefix(g.End, "now") && !now.IsZero() {
+		if end, err := g.endAt(now); err == nil {
+			g.End = end.Format(reviews.TimestampLayout)
+		}
 	}
 	orDefault := func(p **float64, v float64) {
 		if *p == nil {

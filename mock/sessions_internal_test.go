@@ -104,14 +104,18 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 			t.Fatal(err)
 		}
 	}
+	// A real clock shows now and goes on from the newest review, at
+	// most two days back; a frozen one starts at the newest review.
 	sh.origin = newest
-	if sh.spec.Clock != "frozen" && now.After(newest) {
-		sh.origin = now
-	}
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
 	} else {
-		sh.advanced = sh.origin.Sub(now)
+		if now.Sub(newest) > 48*time.Hour {
+			sh.origin = now.Add(-48 * time.Hour)
+		}
+		if newest.After(now) {
+			sh.advanced = newest.Sub(now)
+		}
 	}
 	sh.processed = sh.origin
 	for i := range sh.changedAt {
