@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/fixtures"
 	"gopkg.in/yaml.v3"
 )
@@ -385,5 +386,28 @@ func TestRepliesAndAnswered(t *testing.T) {
 	// The same data key, so one store: answered: 0.6 is read as settings.
 	if bodies["old-share"] != bodies["engine"] || bodies["old-zero"] != bodies["nobody"] {
 		t.Errorf("answered: 0.6 and 0 do not give the data of replies: settings and none")
+	}
+}
+
+// A phrase bank with one colour and few products still makes as many
+// products as asked, in cards no bigger than its colours allow.
+func TestProductsFromASmallBank(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank := *s.scenarios["default"].bank
+	bank.Variants, bank.Colors, bank.Products = nil, []string{"BLK"}, bank.Products[:2]
+	g := &generator{f: gofakeit.NewUnlocked(3), spec: generateSpec{Products: 9}, bank: &bank}
+	ps, ws := g.products()
+	if len(ps) != 9 || len(ws) != 9 {
+		t.Fatalf("%d products, %d weights; want 9", len(ps), len(ws))
+	}
+	nms := map[int64]bool{}
+	for _, p := range ps {
+		if nms[p.nmID] {
+			t.Errorf("nm_id %d twice", p.nmID)
+		}
+		nms[p.nmID] = true
 	}
 }
