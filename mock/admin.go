@@ -2,6 +2,7 @@ package mock
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -172,9 +173,12 @@ func (s *Server) handleReset(r *http.Request) (int, any, error) {
 }
 
 // handleFaultsList serves GET /__mock/faults: {"faults":[...],
-// "scenario":NAME,"scenario_faults":[...]}, the run-time faults of the
-// session (or all of them) and those of its scenario. The answer is
-// written fault by fault as it is encoded, not built whole.
+// "scenario":NAME,"scenario_faults":[...],"scenario_auth":"none"|"bearer",
+// "scenario_rate_limit":{...}|null}, the run-time faults of the session
+// (or all of them) and what its scenario itself does to requests: its
+// faults, auth and rate limit (overrides may replace the last two). The
+// scenario's tokens are not shown. The answer is written fault by fault
+// as it is encoded, not built whole.
 func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	sid, err := adminScope(r, AllSessions)
 	if err != nil {
@@ -189,7 +193,8 @@ func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.faults}, nil
+	auth := cmp.Or(sc.auth.Type, "none")
+	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.faults, scenarioAuth: auth, scenarioRate: sc.rateLimit}, nil
 }
 
 // faultsList is the data of GET /__mock/faults.
@@ -197,6 +202,8 @@ type faultsList struct {
 	faults         []Fault
 	scenario       string
 	scenarioFaults []Fault
+	scenarioAuth   string
+	scenarioRate   *RateLimit
 }
 
 func (l faultsList) writeData(js *jsonStream) {
@@ -206,6 +213,10 @@ func (l faultsList) writeData(js *jsonStream) {
 	js.value(l.scenario)
 	js.raw(`,"scenario_faults":`)
 	streamArray(js, l.scenarioFaults)
+	js.raw(`,"scenario_auth":`)
+	js.value(l.scenarioAuth)
+	js.raw(`,"scenario_rate_limit":`)
+	js.value(l.scenarioRate)
 	js.raw("}")
 }
 

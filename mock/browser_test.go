@@ -409,3 +409,63 @@ func TestPanelShowsWarnings(t *testing.T) {
 		t.Errorf("heal left strict at %v", *o.Strict)
 	}
 }
+
+// The panel tells the truth about a scenario that refuses requests: the
+// unauthorized scenario's auth and rate-limited's limit are listed, never
+// "the API behaves"; the scenario's auth can be switched off and on.
+func TestPanelShowsScenarioAuthAndLimit(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{Scenario: "unauthorized"}))
+	defer ts.Close()
+	status := func() int {
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?limit=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "scenario unauthorized") })
+	if err != nil || !strings.Contains(text, "needs its bearer token") || strings.Contains(text, "the API behaves") {
+		t.Fatalf("the panel lists %q for the unauthorized scenario (%v)", text, err)
+	}
+	screenshot(t, ctx, "panel-unauthorized")
+	if s := status(); s != 401 {
+		t.Fatalf("the unauthorized scenario answers %d, want 401", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#fault-list .scenario-auth button"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "switched off") }); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != 200 {
+		t.Errorf("with the scenario's auth switched off in the page, the API answers %d, want 200", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#fault-list .scenario-auth button"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "needs its bearer token") }); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != 401 {
+		t.Errorf("with the scenario's auth back on, the API answers %d, want 401", s)
+	}
+
+	// A scenario's rate limit is listed too.
+	req, _ := http.NewRequest(http.MethodPut, ts.URL+"/__mock/scenario", strings.NewReader(`{"name":"rate-limited"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("switch to rate-limited: %v %v", resp, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "scenario rate-limited · rate limit:") }); err != nil {
+		t.Errorf("the panel lists %q for the rate-limited scenario (%v)", text, err)
+	}
+	screenshot(t, ctx, "panel-rate-limited")
+}

@@ -256,7 +256,13 @@ func TestFaultsListStreamed(t *testing.T) {
 			faults = []Fault{}
 		}
 		sc := s.scenarios["first-calls-fail"]
-		want, err := marshalJSON(envelope{Success: true, Data: map[string]any{"faults": faults, "scenario": sc.Name, "scenario_faults": sc.faults}})
+		want, err := marshalJSON(envelope{Success: true, Data: struct {
+			Faults         []Fault    `json:"faults"`
+			Scenario       string     `json:"scenario"`
+			ScenarioFaults []Fault    `json:"scenario_faults"`
+			ScenarioAuth   string     `json:"scenario_auth"`
+			ScenarioRate   *RateLimit `json:"scenario_rate_limit"`
+		}{faults, sc.Name, sc.faults, "none", nil}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +276,7 @@ func TestFaultsListStreamed(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	empty.ServeHTTP(rec, httptest.NewRequest("GET", "/__mock/faults", nil))
-	if want := `{"success":true,"data":{"faults":[],"scenario":"default","scenario_faults":[]}}`; rec.Body.String() != want {
+	if want := `{"success":true,"data":{"faults":[],"scenario":"default","scenario_faults":[],"scenario_auth":"none","scenario_rate_limit":null}}`; rec.Body.String() != want {
 		t.Errorf("no faults: %s, want %s", rec.Body, want)
 	}
 }

@@ -52,13 +52,29 @@ func TestAdminFaults(t *testing.T) {
 	}
 
 	var list struct {
-		Faults         []mock.Fault `json:"faults"`
-		Scenario       string       `json:"scenario"`
-		ScenarioFaults []mock.Fault `json:"scenario_faults"`
+		Faults         []mock.Fault    `json:"faults"`
+		Scenario       string          `json:"scenario"`
+		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
+		ScenarioAuth   string          `json:"scenario_auth"`
+		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
 	}
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
-	if len(list.Faults) != 2 || list.Scenario != "default" || len(list.ScenarioFaults) != 0 {
+	if len(list.Faults) != 2 || list.Scenario != "default" || len(list.ScenarioFaults) != 0 || list.ScenarioAuth != "none" || list.ScenarioRate != nil {
 		t.Errorf("faults list %+v", list)
+	}
+	// What a session's scenario itself does to requests: its auth (not
+	// its tokens) and its rate limit.
+	for _, tc := range []struct {
+		scenario, auth string
+		rate           bool
+	}{{"unauthorized", "bearer", false}, {"rate-limited", "none", true}, {"flaky", "none", false}} {
+		var switched map[string]string
+		decodeOK(t, "PUT scenario", admin(t, h, "PUT", "/__mock/scenario?session=of-"+tc.scenario, `{"name":"`+tc.scenario+`"}`), &switched)
+		r := admin(t, h, "GET", "/__mock/faults?session=of-"+tc.scenario, "")
+		decodeOK(t, "GET faults of "+tc.scenario, r, &list)
+		if list.Scenario != tc.scenario || list.ScenarioAuth != tc.auth || (list.ScenarioRate != nil) != tc.rate || strings.Contains(string(r.body), "token") {
+			t.Errorf("faults of %s: %s", tc.scenario, r.body)
+		}
 	}
 	decodeOK(t, "GET faults s2", admin(t, h, "GET", "/__mock/faults?session=s2", ""), &list)
 	if len(list.Faults) != 1 {
@@ -470,9 +486,11 @@ func TestFaultSeedField(t *testing.T) {
 		t.Errorf("fault seeds 1 and 2 gave the same sequence")
 	}
 	var listed struct {
-		Faults         []mock.Fault `json:"faults"`
-		Scenario       string       `json:"scenario"`
-		ScenarioFaults []mock.Fault `json:"scenario_faults"`
+		Faults         []mock.Fault    `json:"faults"`
+		Scenario       string          `json:"scenario"`
+		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
+		ScenarioAuth   string          `json:"scenario_auth"`
+		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
 	}
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults?session=c", ""), &listed)
 	if len(listed.Faults) != 1 || listed.Faults[0].Seed != 2 {

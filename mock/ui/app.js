@@ -113,9 +113,14 @@ async function applyDrop() {
   await replaceFault(PANEL.drop, $("drop").checked ? { drop: true } : null);
 }
 
+// scenarioAuthOff: the page let API requests past the scenario's own
+// bearer auth (an override of type none), until switched back or healed.
+let scenarioAuthOff = false;
+
 async function applyOverrides() {
   const o = { auth: null, rate_limit: null, strict: $("strict").checked ? true : null };
   if ($("auth").checked) o.auth = { type: "bearer", tokens: ["demo-token"] };
+  else if (scenarioAuthOff) o.auth = { type: "none" };
   if ($("rate-limit").checked) {
     o.rate_limit = { requests: Math.max(1, Number($("rate-requests").value)), window: Math.max(1, Number($("rate-window").value)) + "s" };
   }
@@ -149,9 +154,31 @@ function describeFault(f) {
 async function loadFaults() {
   const [data, over] = await Promise.all([admin("GET", "faults"), admin("GET", "overrides")]);
   const items = [];
+  const ofScenario = "scenario " + data.scenario + " · ";
+  scenarioAuthOff = !!(over.auth && over.auth.type === "none");
+  if (data.scenario_auth === "bearer") {
+    // The scenario's own auth: every API request without its token is a 401.
+    const li = document.createElement("li");
+    li.className = "scenario-auth";
+    const span = document.createElement("span");
+    span.textContent = ofScenario + (scenarioAuthOff
+      ? "auth: switched off, requests pass without a token"
+      : "auth: every API request needs its bearer token (401 without)");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = scenarioAuthOff ? "Require the token again" : "Let requests in without a token";
+    b.addEventListener("click", () => run(async () => { scenarioAuthOff = !scenarioAuthOff; await applyOverrides(); }));
+    li.append(span, b);
+    items.push(li);
+  }
+  if (data.scenario_rate_limit) {
+    const rl = data.scenario_rate_limit;
+    const replaced = over.rate_limit ? " (replaced by the run-time limit below)" : "";
+    items.push(textItem(ofScenario + "rate limit: " + rl.requests + " per " + rl.window + ", 429 past it" + replaced));
+  }
   for (const f of data.scenario_faults) {
     const li = document.createElement("li");
-    li.textContent = "scenario " + data.scenario + " · " + describeFault(f);
+    li.textContent = ofScenario + describeFault(f);
     items.push(li);
   }
   for (const f of data.faults) {
@@ -166,7 +193,7 @@ async function loadFaults() {
     li.append(span, b);
     items.push(li);
   }
-  if (over.auth) items.push(textItem("auth: " + over.auth.type));
+  if (over.auth && over.auth.type === "bearer") items.push(textItem("auth: bearer token required (run-time)"));
   if (over.rate_limit) items.push(textItem("rate limit: " + over.rate_limit.requests + " per " + over.rate_limit.window));
   if (over.strict !== null && over.strict !== undefined) items.push(textItem("strict: " + (over.strict ? "on" : "off")));
   if (items.length === 0) items.push(textItem("none: the API behaves"));
