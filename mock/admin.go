@@ -241,6 +241,28 @@ func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
 	return http.StatusCreated, added, nil
 }
 
+// handleFaultsReplace serves PUT /__mock/faults: a named Fault in JSON
+// that takes the place of the run-time faults of that name, in one step.
+func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	body, err := readJSONBody(nil, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := decodeFault(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	put, _, err := s.ReplaceFault(sid, *f)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, put, nil
+}
+
 // handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.
 func (s *Server) handleFaultsDelete(r *http.Request) (int, any, error) {
 	sid, err := adminScope(r, AllSessions)

@@ -439,17 +439,22 @@ func (f *Fault) size() int64 {
 // faultRoomLocked refuses a new run-time fault of size bytes when there
 // are MaxRuntimeFaults already, or it would take them past
 // MaxRuntimeFaultBytes. The caller holds s.sessionsMu.
-func (s *Server) faultRoomLocked(size int64) error {
+func (s *Server) faultRoomLocked(size int64, going func(f *Fault, owner string) bool) error {
 	global, _ := s.runtime()
-	n, used := len(global), int64(0)
+	n, used := 0, int64(0)
+	count := func(f *Fault, owner string) {
+		if !going(f, owner) {
+			n++
+			used += f.size()
+		}
+	}
 	for _, f := range global {
-		used += f.size()
+		count(f, AllSessions)
 	}
 	for _, ss := range s.sessions {
 		ss.mu.Lock()
-		n += len(ss.faults)
 		for _, f := range ss.faults {
-			used += f.size()
+			count(f, ss.id)
 		}
 		ss.mu.Unlock()
 	}
@@ -470,34 +475,74 @@ func (s *Server) faultRoomLocked(size int64) error {
 // or MaxRuntimeFaultBytes, it returns a 409 *APIError (CodeTooManyFaults)
 // and adds nothing.
 func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
+	f, _, err := s.putFault(sid, f, false)
+	return f, err
+}
+
+// ReplaceFault puts f, named, in place of the run-time faults of the same
+// name for session (AllSessions: those for every session), in one step:
+// no request sees both, or neither. With none of that name, it adds f.
+// It returns f with its new id and how many faults it replaced; past the
+// bounds, the 409 of AddFault, and nothing changes.
+func (s *Server) ReplaceFault(sid string, f Fault) (Fault, int, error) {
+	if f.Name == "" {
+		return Fault{}, 0, invalidBody("name", "required: the name of the fault to replace")
+	}
+	return s.putFault(sid, f, true)
+}
+
+// putFault adds f for sid, first taking out the faults of sid with f's
+// name when replace is set.
+func (s *Server) putFault(sid string, f Fault, replace bool) (Fault, int, error) {
 	if probs := f.validate(); len(probs) > 0 {
-		return Fault{}, invalidBody(probs[0].field, "%s", probs[0].msg)
+		return Fault{}, 0, invalidBody(probs[0].field, "%s", probs[0].msg)
 	}
 	f.prepare()
+	going := func(g *Fault, owner string) bool { return replace && owner == sid && g.Name == f.Name }
 	// Additions take turns on sessionsMu, so the faults counted are all
 	// there are until this one is in (removals only make more room), and
 	// ids grow in the order faults go in. faultsMu, which is never held
 	// while another lock is taken, may be taken under it.
 	s.sessionsMu.Lock()
 	defer s.sessionsMu.Unlock()
-	if err := s.faultRoomLocked(f.size()); err != nil {
-		return Fault{}, err
+	if err := s.faultRoomLocked(f.size(), going); err != nil {
+		return Fault{}, 0, err
+	}
+	var removed []*Fault
+	keep := func(owner string) func(*Fault) bool {
+		return func(g *Fault) bool {
+			if going(g, owner) {
+				removed = append(removed, g)
+				return true
+			}
+			return false
+		}
 	}
 	s.faultsMu.Lock()
 	s.faultSeq++
 	f.ID, f.seq = fmt.Sprintf("f%d", s.faultSeq), s.faultSeq
 	fp := &f
 	if sid == AllSessions {
-		s.faults = append(slices.Clip(s.faults), fp) // requests in flight keep reading the old slice
+		// A new slice: requests in flight keep reading the old one.
+		s.faults = append(slices.DeleteFunc(slices.Clone(s.faults), keep(AllSessions)), fp)
 		s.faultsMu.Unlock()
-		return f, nil
+	} else {
+		s.faultsMu.Unlock()
+		ss := s.sessionLocked(sid)
+		ss.mu.Lock()
+		ss.faults = append(slices.DeleteFunc(ss.faults, keep(sid)), fp)
+		ss.mu.Unlock()
 	}
-	s.faultsMu.Unlock()
-	ss := s.sessionLocked(sid)
-	ss.mu.Lock()
-	ss.faults = append(ss.faults, fp)
-	ss.mu.Unlock()
-	return f, nil
+	if len(removed) > 0 {
+		for _, ss := range s.sessions {
+			ss.mu.Lock()
+			for _, g := range removed {
+				delete(ss.counters, g)
+			}
+			ss.mu.Unlock()
+		}
+	}
+	return f, len(removed), nil
 }
 
 // Faults lists the run-time faults that apply to session: every session's

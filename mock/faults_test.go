@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -531,5 +532,77 @@ func TestFaultAddedChangesNoOther(t *testing.T) {
 			}
 		}
 		h.RemoveFaults(mock.AllSessions, "")
+	}
+}
+
+// PUT /__mock/faults puts a named fault in place of those of its name,
+// in one step: a request never sees neither (a 200 here) nor both.
+func TestReplaceFault(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	var first, second, other mock.Fault
+	decodeOK(t, "POST", admin(t, h, "POST", "/__mock/faults", `{"name":"switch","error":{"status":503}}`), &first)
+	decodeOK(t, "POST session", admin(t, h, "POST", "/__mock/faults?session=s1", `{"name":"switch","error":{"status":500}}`), &other)
+	decodeOK(t, "PUT", admin(t, h, "PUT", "/__mock/faults", `{"name":"switch","error":{"status":502}}`), &second)
+	if second.ID == first.ID || second.Error == nil || second.Error.Status != 502 {
+		t.Fatalf("PUT answered %+v after %+v", second, first)
+	}
+	var list struct {
+		Faults         []mock.Fault    `json:"faults"`
+		Scenario       string          `json:"scenario"`
+		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
+		ScenarioAuth   string          `json:"scenario_auth"`
+		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
+	}
+	decodeOK(t, "GET", admin(t, h, "GET", "/__mock/faults", ""), &list)
+	if len(list.Faults) != 2 || list.Faults[0].ID != other.ID || list.Faults[1].ID != second.ID {
+		t.Errorf("after PUT for every session: %+v; want s1's own and the new one", list.Faults)
+	}
+	// For one session: its faults of the name, not the others'.
+	decodeOK(t, "PUT s1", admin(t, h, "PUT", "/__mock/faults?session=s1", `{"name":"switch","error":{"status":504}}`), &other)
+	decodeOK(t, "GET", admin(t, h, "GET", "/__mock/faults", ""), &list)
+	if len(list.Faults) != 2 || list.Faults[0].ID != second.ID || list.Faults[1].Error.Status != 504 {
+		t.Errorf("after PUT for s1: %+v", list.Faults)
+	}
+	checkError(t, "PUT without a name", admin(t, h, "PUT", "/__mock/faults", `{"error":{"status":502}}`), 400, mock.CodeInvalidBody, "name")
+	checkError(t, "PUT a bad fault", admin(t, h, "PUT", "/__mock/faults", `{"name":"switch","error":{"status":99}}`), 400, mock.CodeInvalidBody, "error.status")
+	decodeOK(t, "GET", admin(t, h, "GET", "/__mock/faults", ""), &list)
+	if len(list.Faults) != 2 || list.Faults[0].ID != second.ID {
+		t.Errorf("a refused PUT changed the faults: %+v", list.Faults)
+	}
+
+	// Switched back and forth while requests run: each request meets one.
+	admin(t, h, "DELETE", "/__mock/faults", "")
+	admin(t, h, "PUT", "/__mock/faults", `{"name":"switch","error":{"status":503}}`)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	statuses := make(chan int, 1<<16)
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				statuses <- get(t, h, "/api/v1/feedbacks?limit=1").status
+			}
+		})
+	}
+	for i := range 200 {
+		admin(t, h, "PUT", "/__mock/faults", fmt.Sprintf(`{"name":"switch","error":{"status":%d}}`, 502+i%2))
+	}
+	close(stop)
+	wg.Wait()
+	close(statuses)
+	seen := map[int]int{}
+	for st := range statuses {
+		seen[st]++
+	}
+	if seen[200] > 0 || seen[502]+seen[503] == 0 {
+		t.Errorf("statuses while the switch was replaced: %v; want only 502 and 503", seen)
+	}
+	decodeOK(t, "GET", admin(t, h, "GET", "/__mock/faults", ""), &list)
+	if len(list.Faults) != 1 {
+		t.Errorf("after 200 replacements, %d faults; want 1", len(list.Faults))
 	}
 }

@@ -335,7 +335,7 @@ func TestMain(m *testing.M) {
 			"GET /feedbacks 200", "GET /feedbacks 400", "HEAD /feedbacks 200", "HEAD /feedbacks 400", "HEAD /settings/ai 200", "GET /feedbacks 401", "GET /feedbacks 429", "GET /feedbacks 503",
 			"GET /settings/ai 200", "PATCH /settings/ai 200", "PATCH /settings/ai 400", "PATCH /settings/ai 413", "PATCH /settings/ai 415", "PATCH /settings/ai 500",
 			"GET /__mock/health 200", "GET /__mock/requests 200", "GET /__mock/verify 200", "GET /__mock/verify 409",
-			"POST /__mock/faults 201", "POST /__mock/faults 400", "PUT /__mock/data 200", "PUT /__mock/data 400",
+			"POST /__mock/faults 201", "POST /__mock/faults 400", "PUT /__mock/faults 200", "PUT /__mock/faults 400", "PUT /__mock/data 200", "PUT /__mock/data 400",
 			"GET /__mock/data 200", "PUT /__mock/overrides 200", "GET /__mock/clock 200", "GET /__mock/scenarios 200",
 		} {
 			found := false

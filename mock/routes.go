@@ -43,6 +43,7 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/reset", a(s.handleReset)).Methods(http.MethodPost)
 	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsList)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsAdd)).Methods(http.MethodPost)
+	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsReplace)).Methods(http.MethodPut)
 	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
 	r.Handle(AdminPrefix+"/faults/{id}", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
 	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsList)).Methods(http.MethodGet, http.MethodHead)

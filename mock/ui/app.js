@@ -88,11 +88,15 @@ function applied(...ids) {
 const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop" };
 
 async function replaceFault(name, fault) {
-  const data = await admin("GET", "faults");
-  for (const f of data.faults) {
-    if (f.name === name) await admin("DELETE", "faults/" + encodeURIComponent(f.id));
+  // One call puts the switch in place of the old one: no request sees
+  // both, or neither.
+  if (fault) await admin("PUT", "faults", Object.assign({ name }, fault));
+  else {
+    const data = await admin("GET", "faults");
+    for (const f of data.faults) {
+      if (f.name === name) await admin("DELETE", "faults/" + encodeURIComponent(f.id));
+    }
   }
-  if (fault) await admin("POST", "faults", Object.assign({ name }, fault));
   await loadFaults();
 }
 
