@@ -469,3 +469,74 @@ func TestPanelShowsScenarioAuthAndLimit(t *testing.T) {
 	}
 	screenshot(t, ctx, "panel-rate-limited")
 }
+
+// A living shop moves in the page: its clock is shown, the page moves it
+// ahead, and the arrivals show in the counts and the newest reviews
+// without a reload. A scenario without a shop shows no clock.
+func TestPanelShowsTheLivingShop(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{Scenario: "demo-frozen"}))
+	defer ts.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	clock, err := waitText(ctx, "#shop-clock", func(s string) bool { return s != "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,009" || s == "1009" }); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := waitText(ctx, "#sample li", func(string) bool { return true })
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#shop-advance"), "1h"),
+		chromedp.Click(chromedp.CSS("#shop-advance-apply")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,039" || s == "1039" }); err != nil {
+		t.Errorf("after an hour of demo-frozen (30 arrivals an hour), the page shows %v reviews", err)
+	}
+	if after, err := waitText(ctx, "#shop-clock", func(s string) bool { return s != clock }); err != nil {
+		t.Errorf("the clock still says %q: %v", after, err)
+	}
+	if newest, _ := waitText(ctx, "#sample li", func(s string) bool { return s != before }); newest == before {
+		t.Errorf("the newest reviews did not change: %q", newest)
+	}
+	screenshot(t, ctx, "panel-living-shop")
+
+	// Time passing on the server shows within the page's poll, unasked.
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/__mock/clock", strings.NewReader(`{"advance":"2h"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST clock: %v %v", resp, err)
+	}
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,099" || s == "1099" }); err != nil {
+		t.Errorf("the page did not show the arrivals of two more hours by itself: %v", err)
+	}
+
+	// No shop, no clock.
+	req, _ = http.NewRequest(http.MethodPut, ts.URL+"/__mock/scenario", strings.NewReader(`{"name":"default"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("switch to default: %v %v", resp, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#active-scenario", func(s string) bool { return s == "default" }); err != nil {
+		t.Fatal(err)
+	}
+	// Shown before the reload, for demo-frozen; the page's check for
+	// default takes it away (the poll checks again every 5 s).
+	state := ""
+	for deadline := time.Now().Add(12 * time.Second); state != "true " && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if state, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.getElementById("shop"); return s.hidden + " " + (s.dataset.scenario || ""); })()`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if state != "true " {
+		t.Errorf("the shop's clock for default, which has no shop: hidden and scenario %q", state)
+	}
+}

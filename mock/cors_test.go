@@ -20,7 +20,7 @@ func TestCORSPreflight(t *testing.T) {
 		{"/api/v1/settings/ai", "GET", "", "GET, HEAD, PATCH, OPTIONS"},
 		{"/api/v1/feedbacks", "GET", "authorization,x-mock-session", "GET, HEAD, OPTIONS"},
 		{"/api/v1/feedbacks", "GET", "x-mock-seed,x-mock-session,x-mock-scenario", "GET, HEAD, OPTIONS"},
-		{"/__mock/faults", "POST", "content-type,x-mock-admin-token", "DELETE, GET, HEAD, POST, OPTIONS"},
+		{"/__mock/faults", "POST", "content-type,x-mock-admin-token", "DELETE, GET, HEAD, POST, PUT, OPTIONS"},
 		{"/__mock/scenario", "PUT", "content-type", "PUT, OPTIONS"},
 		{"/__mock/reset", "POST", "", "POST, OPTIONS"},
 	}

@@ -52,7 +52,7 @@ func TestShippedDataRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range historyProblems(gen, sc.settings, end, sc.historyDelay(), g.Replies == repliesNone) {
+			for _, p := range historyProblems(gen, sc.history, end, sc.historyDelay(), g.Replies == repliesNone) {
 				t.Errorf("%s: %s", name, p)
 			}
 			for _, p := range varietyProblems(gen, sc.bank, g.Products) {

@@ -579,9 +579,9 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	if err := yf.err(); err != nil || parentErr != nil {
 		return nil, errors.Join(err, parentErr)
 	}
-	key := dataKey(sf.Data, sc.Seed, sc.settings, sc.historyDelay(), fixtures)
+	key := dataKey(sf.Data, sc.Seed, sc.history, sc.historyDelay(), fixtures)
 	sc.data = p.l.cache.source(key, sc.dataBuilder(display, fixtures))
-	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.settings, sc.historyDelay(), fixtures))
+	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.historyDelay(), fixtures))
 	return sc, nil
 }
 
@@ -637,6 +637,12 @@ func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
 			problem("settings", err)
 		}
 	}
+	sc.history = sc.settings
+	if g := sf.Data.Generate; g != nil && g.HistorySettings != "" && follow("data.generate.history_settings") {
+		if sc.history, err = l.loadSettings(g.HistorySettings, settingsRules{}); err != nil {
+			problem("data.generate.history_settings", err)
+		}
+	}
 	var fixtures []Feedback
 	seen := make(map[string]string)
 	for i, fx := range sf.Data.Fixtures {
@@ -675,7 +681,7 @@ func (sc *Scenario) historyDelay() time.Duration {
 
 // dataBuilder builds sc's reviews: the fixtures, then the generated ones.
 func (sc *Scenario) dataBuilder(display string, fixtures []Feedback) func() (*reviews.Store, error) {
-	gen, seed, bank, settings, media := sc.file.Data.Generate, sc.Seed, sc.bank, sc.settings, sc.media
+	gen, seed, bank, settings, media := sc.file.Data.Generate, sc.Seed, sc.bank, sc.history, sc.media
 	delay := sc.historyDelay()
 	return func() (*reviews.Store, error) {
 		fbs := slices.Clone(fixtures)

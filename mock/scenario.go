@@ -49,6 +49,10 @@ type generateSpec struct {
 	// answered as they arrived; "none", nobody yet (the service was just
 	// switched on).
 	Replies string `yaml:"replies" json:"replies"`
+	// HistorySettings is a settings fixture the history was answered by,
+	// when not the scenario's own: settings that held until the
+	// scenario's clock starts (a demo paused now, busy before).
+	HistorySettings string `yaml:"history_settings" json:"history_settings"`
 	// Answered is the older form of Replies: 0 is "none", any other
 	// share is "settings", which decide what is answered.
 	Answered      *float64  `yaml:"answered" json:"answered"`
@@ -80,6 +84,7 @@ type Scenario struct {
 	file      scenarioFile // with the parent's values merged in and defaults applied
 	rules     settingsRules
 	settings  Settings
+	history   Settings // what the generated history was answered by: settings, or generate.history_settings
 	auth      Auth
 	rateLimit *RateLimit
 	strict    *bool // warnings answer 400 (true) or not (false); nil: as Options.Strict says
@@ -183,6 +188,11 @@ func (g *generateSpec) validate(yf *yamlFile, p string) {
 		yf.problemf(p+".replies", "must be %s (the reply engine answered the history by the settings) or %s (nobody yet), got %q", repliesSettings, repliesNone, g.Replies)
 	case g.Replies != "" && g.Answered != nil:
 		yf.problemf(p+".answered", "give replies or its older form answered, not both")
+	case g.HistorySettings != "" && g.Replies == repliesNone:
+		yf.problemf(p+".history_settings", "nobody answered the history (replies: none): no settings to answer it by")
+	}
+	if g.HistorySettings != "" && (!fs.ValidPath(g.HistorySettings) || !strings.HasSuffix(g.HistorySettings, ".yaml")) {
+		yf.problemf(p+".history_settings", "must be a .yaml path inside the fixtures folder, got %q", g.HistorySettings)
 	}
 	for _, fr := range []struct {
 		name string

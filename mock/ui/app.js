@@ -315,7 +315,8 @@ async function loadData() {
     stars.textContent = "★".repeat(f.product_valuation) + "☆".repeat(5 - f.product_valuation);
     const text = f.text || f.pros || "(rating only)";
     li.append(stars, " " + f.user_name + ", " + f.created_date + ": " + text.slice(0, 140) + (text.length > 140 ? "…" : ""),
-      document.createElement("br"), f.answer_text ? "↳ " + f.answer_text.slice(0, 120) : "↳ not answered yet");
+      document.createElement("br"), f.answer_text ? "↳ " + f.answer_text.slice(0, 120)
+        : f.answer_state === "draft" ? "↳ a draft, waiting for a person" : "↳ not answered yet");
     return li;
   }));
 }
@@ -344,6 +345,28 @@ function drawChart(byRating) {
     label.textContent = r.rating + "★ " + (r.answered + r.unanswered);
     svg.append(label);
   });
+}
+
+// loadShop shows a living shop's clock, with a control to move it ahead;
+// for a scenario without a shop (the clock answers 400) it hides.
+async function loadShop() {
+  let clock = null;
+  try {
+    clock = await admin("GET", "clock");
+  } catch {
+    clock = null;
+  }
+  $("shop").hidden = !clock;
+  $("shop").dataset.scenario = clock ? clock.scenario : "";
+  if (!clock) return;
+  $("shop-clock").textContent = clock.now;
+  $("shop-clock").dateTime = clock.now.replace(" ", "T");
+  $("shop-kind").textContent = clock.frozen ? "(frozen: it moves only when advanced)" : "(real: it follows time)";
+}
+
+async function advanceShop() {
+  await admin("POST", "clock", { advance: $("shop-advance").value });
+  await Promise.all([loadShop(), loadData()]);
 }
 
 async function loadSettings() {
@@ -376,7 +399,7 @@ async function run(fn) {
 async function refreshAll() {
   const health = await fetch("/__mock/health").then((r) => r.json());
   $("version").textContent = health.data.version || "devel";
-  await Promise.all([loadScenarios(), loadFaults(), loadData(), loadSettings()]);
+  await Promise.all([loadScenarios(), loadFaults(), loadData(), loadSettings(), loadShop()]);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -396,6 +419,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $(id).addEventListener("change", () => { if ($("rate-limit").checked) run(applyOverrides); });
   }
   $("heal").addEventListener("click", () => run(heal));
+  $("shop-advance-apply").addEventListener("click", () => run(advanceShop));
   $("reset").addEventListener("click", () => run(async () => {
     if (!confirm("Reset every session: settings, living shops, fault counters, rate limits, run-time faults and the request log go back to the start. Scenario choices stay.")) return;
     await admin("POST", "reset");
@@ -411,5 +435,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   run(refreshAll);
   setInterval(() => run(pollLog), 1000);
-  setInterval(() => run(async () => Promise.all([loadData(), loadSettings(), loadFaults()])), 5000);
+  // A living shop moves on its own: its arrivals and answers show within
+  // the poll, without a reload.
+  setInterval(() => run(async () => Promise.all([loadData(), loadSettings(), loadFaults(), loadShop()])), 5000);
 });
