@@ -22,7 +22,7 @@ const chromiumPath = "/usr/bin/chromium"
 // newBrowser starts headless Chromium for one test. Without Chromium the
 // test is skipped with a message, unless REPLYMOCK_REQUIRE_BROWSER is set
 // (as CI does), when it fails.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("REPLYMOCK_REQUIRE_BROWSER") != "" {
@@ -36,6 +36,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1366, 900))
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
@@ -228,15 +229,32 @@ func TestPanelFitsTheScreen(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	for _, width := range []int64{390, 1366} {
+	for _, tc := range []struct {
+		width int64
+		lang  string
+	}{{360, "en"}, {360, "ru"}, {390, "en"}, {390, "ru"}, {1366, "en"}, {1366, "ru"}} {
+		width := tc.width
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 844), chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(localStorage.setItem("replymock-lang", "`+tc.lang+`"), true)`)); err != nil {
+			t.Fatal(err)
+		}
 		err := chromedp.Do(ctx,
-			chromedp.EmulateViewport(width, 844),
 			chromedp.Navigate(ts.URL+"/__mock/"),
 			chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
 			chromedp.WaitReady(chromedp.CSS(`#log-body tr`)),
 		)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The page speaks the language picked, and only it.
+		words, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang + " " + document.getElementById("faults-title").textContent`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"en": "en Break and heal", "ru": "ru Сломать и починить"}[tc.lang]; words != want {
+			t.Errorf("at %d px in %s: %q, want %q", width, tc.lang, words, want)
 		}
 		layout, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`(() => {
 			const row = document.querySelector("#log-body tr"), vw = document.documentElement.clientWidth;
@@ -248,7 +266,7 @@ func TestPanelFitsTheScreen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		what := fmt.Sprintf("at %d px", width)
+		what := fmt.Sprintf("at %d px in %s", width, tc.lang)
 		if layout["scroll"] > layout["viewport"] {
 			t.Errorf("%s: the page scrolls sideways: %v px of content in %v", what, layout["scroll"], layout["viewport"])
 		}
@@ -258,7 +276,55 @@ func TestPanelFitsTheScreen(t *testing.T) {
 		if layout["statusRight"] > layout["viewport"] || layout["pathLeft"] >= layout["wrapRight"] {
 			t.Errorf("%s: a log row's status or path is off screen: %v", what, layout)
 		}
-		screenshot(t, ctx, fmt.Sprintf("panel-%dpx", width))
+		screenshot(t, ctx, fmt.Sprintf("panel-%dpx-%s", width, tc.lang))
+	}
+}
+
+// The page speaks the browser's language until a person picks another
+// in the header: Russian for a Russian browser, with the scenarios'
+// Russian descriptions, then English with their English ones, kept
+// across a reload.
+func TestPanelSpeaksTheBrowsersLanguage(t *testing.T) {
+	ctx := newBrowser(t, chromedp.Flag("accept-lang", "ru-RU,ru"), chromedp.Flag("lang", "ru-RU"))
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	text := func(js string) string {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	if nav := text(`navigator.language`); !strings.HasPrefix(nav, "ru") {
+		t.Fatalf("the browser's language is %q; the test needs a Russian one", nav)
+	}
+	desc, err := waitText(ctx, "#scenario-description", func(s string) bool { return s != "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(`document.documentElement.lang + " | " + document.getElementById("heal").textContent`); got != "ru | Починить: убрать все сбои и переключатели" || !strings.HasPrefix(desc, "Магазин с годом отзывов") {
+		t.Errorf("in a Russian browser: %q, description %q", got, desc)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool {
+		return strings.Contains(s, "ничего: API отвечает как должно")
+	}); err != nil {
+		t.Error(err)
+	}
+	screenshot(t, ctx, "panel-ru")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.getElementById("lang"); s.value = "en"; s.dispatchEvent(new Event("change")); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if desc, err := waitText(ctx, "#scenario-description", func(s string) bool { return strings.HasPrefix(s, "A shop with a year of reviews") }); err != nil {
+		t.Errorf("after picking English, the description is %q: %v", desc, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#faults-title", func(s string) bool { return s == "Break and heal" }); err != nil {
+		t.Errorf("English was not kept across a reload: %v", err)
 	}
 }
 

@@ -564,7 +564,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	written := sf
 	written.applyDefaults(time.Time{})
 	sf.applyDefaults(p.l.now())
-	sc := &Scenario{Name: name, Description: sf.Description, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
+	sc := &Scenario{Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
 		// Its own copy: a fault's counters are keyed by its address, and a
 		// scenario that extends another must not share the other's.
@@ -711,7 +711,10 @@ func (sc *Scenario) store() (*reviews.Store, error) { return sc.data.get() }
 func copyScenarioKey(dst, src *scenarioFile, key string) {
 	switch key {
 	case "description":
-		dst.Description = src.Description
+		// A description of its own: the parent's translations no longer fit.
+		dst.Description, dst.Descriptions = src.Description, src.Descriptions
+	case "descriptions":
+		dst.Descriptions = src.Descriptions
 	case "seed":
 		dst.Seed = src.Seed
 	case "tones":

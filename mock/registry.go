@@ -22,8 +22,11 @@ func (s *Server) Scenario() *Scenario {
 type ScenarioInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Extends     string `json:"extends,omitempty"`
-	Active      bool   `json:"active"`
+	// Descriptions is the description by language (en, ru), when the
+	// scenario gives them.
+	Descriptions map[string]string `json:"descriptions,omitempty"`
+	Extends      string            `json:"extends,omitempty"`
+	Active       bool              `json:"active"`
 }
 
 // Scenarios lists the scenarios, marking the one active for session.
@@ -45,7 +48,7 @@ func (s *Server) Scenarios(sid string) []ScenarioInfo {
 	out := make([]ScenarioInfo, 0, len(s.scenarios))
 	for _, name := range slices.Sorted(maps.Keys(s.scenarios)) {
 		sc := s.scenarios[name]
-		out = append(out, ScenarioInfo{Name: name, Description: sc.Description, Extends: sc.Extends, Active: name == active})
+		out = append(out, ScenarioInfo{Name: name, Description: sc.Description, Descriptions: sc.Descriptions, Extends: sc.Extends, Active: name == active})
 	}
 	return out
 }

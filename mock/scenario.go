@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -15,22 +16,25 @@ import (
 
 // scenarioFile is the YAML form of a scenario (scenarios/NAME.yaml).
 type scenarioFile struct {
-	Extends     string     `yaml:"extends"`
-	Description string     `yaml:"description"`
-	Seed        int64      `yaml:"seed"`
-	Tones       []string   `yaml:"tones"`
-	Settings    string     `yaml:"settings"`
-	Auth        Auth       `yaml:"auth"`
-	RateLimit   *RateLimit `yaml:"rate_limit"`
-	Faults      []Fault    `yaml:"faults"`
-	Shop        *shopSpec  `yaml:"shop"`
-	Data        dataSpec   `yaml:"data"`
-	Strict      *bool      `yaml:"strict"`
+	Extends     string `yaml:"extends"`
+	Description string `yaml:"description"`
+	// Descriptions are the description in other languages, by locale
+	// (en, ru), for the control panel; description is the fallback.
+	Descriptions map[string]string `yaml:"descriptions"`
+	Seed         int64             `yaml:"seed"`
+	Tones        []string          `yaml:"tones"`
+	Settings     string            `yaml:"settings"`
+	Auth         Auth              `yaml:"auth"`
+	RateLimit    *RateLimit        `yaml:"rate_limit"`
+	Faults       []Fault           `yaml:"faults"`
+	Shop         *shopSpec         `yaml:"shop"`
+	Data         dataSpec          `yaml:"data"`
+	Strict       *bool             `yaml:"strict"`
 }
 
 // scenarioKeys are the top-level keys; with extends, each one given
 // replaces the parent's value whole.
-var scenarioKeys = []string{"description", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict"}
+var scenarioKeys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict"}
 
 // dataSpec says where a scenario's reviews come from.
 type dataSpec struct {
@@ -77,9 +81,12 @@ const (
 type Scenario struct {
 	Name        string
 	Description string
-	Extends     string
-	Seed        int64
-	Locale      string
+	// Descriptions is Description by language (en, ru), when the file
+	// gives them.
+	Descriptions map[string]string
+	Extends      string
+	Seed         int64
+	Locale       string
 
 	file      scenarioFile // with the parent's values merged in and defaults applied
 	rules     settingsRules
@@ -125,6 +132,14 @@ func dataKey(d dataSpec, seed int64, st Settings, delay time.Duration, fixtures 
 func (sf *scenarioFile) validate(yf *yamlFile) {
 	if strings.TrimSpace(sf.Description) == "" {
 		yf.problemf("description", "required: one line saying what the scenario is for")
+	}
+	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
+		switch {
+		case !slices.Contains(locales, l):
+			yf.problemf("descriptions", "languages are %s, got %q", strings.Join(locales, ", "), l)
+		case strings.TrimSpace(sf.Descriptions[l]) == "":
+			yf.problemf("descriptions."+l, "must not be empty")
+		}
 	}
 	if sf.Seed == 0 {
 		yf.problemf("seed", "required and not 0: the seed makes the data the same on every run")

@@ -499,3 +499,32 @@ func TestProblemsQuoteOneLine(t *testing.T) {
 		})
 	}
 }
+
+// A scenario's descriptions in other languages are listed with it; a
+// scenario that extends it keeps them only with its description: one of
+// its own drops the parent's translations.
+func TestScenarioDescriptions(t *testing.T) {
+	files := fstest.MapFS{
+		"parent.yaml": {Data: []byte("description: Магазин\ndescriptions:\n  en: A shop\nseed: 1\nsettings: settings/default.yaml\n")},
+		"same.yaml":   {Data: []byte("extends: parent\n")},
+		"own.yaml":    {Data: []byte("extends: parent\ndescription: Другой магазин\n")},
+	}
+	s, err := mock.New(mock.Options{Scenarios: files, Scenario: "parent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, sc := range s.Scenarios(mock.DefaultSession) {
+		got[sc.Name] = sc.Description + " | " + sc.Descriptions["en"]
+	}
+	want := map[string]string{"parent": "Магазин | A shop", "same": "Магазин | A shop", "own": "Другой магазин | "}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
+	}
+	r := admin(t, s, "GET", "/__mock/scenarios", "")
+	if !strings.Contains(string(r.body), `"descriptions":{"en":"A shop"}`) {
+		t.Errorf("GET /__mock/scenarios: %s", r.body)
+	}
+}

@@ -16,8 +16,8 @@ async function admin(method, path, body) {
   const resp = await fetch("/__mock/" + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const env = await resp.json().catch(() => null);
   if (resp.status === 401) {
-    askToken(token ? "That token was refused." : "");
-    throw new Error("the admin token is needed");
+    askToken(token ? t("token-refused") : "");
+    throw new Error(t("token-needed-error"));
   }
   if (!resp.ok || !env || !env.success) {
     throw new Error((env && env.error && env.error.message) || method + " " + path + ": " + resp.status);
@@ -60,7 +60,8 @@ async function loadScenarios() {
 
 function describeScenario() {
   const s = scenarios.find((x) => x.name === $("scenario-select").value);
-  $("scenario-description").textContent = s ? s.description + (s.extends ? " (extends " + s.extends + ")" : "") : "";
+  const text = s ? (s.descriptions && s.descriptions[lang()]) || s.description : "";
+  $("scenario-description").textContent = s ? text + (s.extends ? " " + t("extends", { name: s.extends }) : "") : "";
 }
 
 async function switchScenario() {
@@ -145,40 +146,38 @@ async function heal() {
 function describeFault(f) {
   const parts = [];
   if (f.method || f.path) parts.push((f.method || "*") + " " + (f.path || "*"));
-  if (f.latency) parts.push("latency " + (f.latency.fixed || (f.latency.min ? f.latency.min + "–" + f.latency.max : "median " + f.latency.median + ", p99 " + f.latency.p99)));
-  if (f.error) parts.push("error " + f.error.status);
-  if (f.drop) parts.push("drop");
-  if (f.truncate) parts.push("truncate");
+  if (f.latency) parts.push(t("f-latency") + " " + (f.latency.fixed || (f.latency.min ? f.latency.min + "–" + f.latency.max : "median " + f.latency.median + ", p99 " + f.latency.p99)));
+  if (f.error) parts.push(t("f-error") + " " + f.error.status);
+  if (f.drop) parts.push(t("f-drop"));
+  if (f.truncate) parts.push(t("f-truncate"));
   if (f.probability !== undefined) parts.push(Math.round(f.probability * 100) + "%");
-  if (f.after) parts.push("after " + f.after);
-  if (f.times) parts.push(f.times + " times");
+  if (f.after) parts.push(t("f-after", { n: f.after }));
+  if (f.times) parts.push(t("f-times", { n: f.times }));
   return (f.name ? f.name + ": " : "") + parts.join(", ");
 }
 
 async function loadFaults() {
   const [data, over] = await Promise.all([admin("GET", "faults"), admin("GET", "overrides")]);
   const items = [];
-  const ofScenario = "scenario " + data.scenario + " · ";
+  const ofScenario = t("of-scenario", { name: data.scenario }) + " · ";
   scenarioAuthOff = !!(over.auth && over.auth.type === "none");
   if (data.scenario_auth === "bearer") {
     // The scenario's own auth: every API request without its token is a 401.
     const li = document.createElement("li");
     li.className = "scenario-auth";
     const span = document.createElement("span");
-    span.textContent = ofScenario + (scenarioAuthOff
-      ? "auth: switched off, requests pass without a token"
-      : "auth: every API request needs its bearer token (401 without)");
+    span.textContent = ofScenario + t(scenarioAuthOff ? "auth-off" : "auth-on");
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = scenarioAuthOff ? "Require the token again" : "Let requests in without a token";
+    b.textContent = t(scenarioAuthOff ? "auth-require" : "auth-let-in");
     b.addEventListener("click", () => run(async () => { scenarioAuthOff = !scenarioAuthOff; await applyOverrides(); }));
     li.append(span, b);
     items.push(li);
   }
   if (data.scenario_rate_limit) {
     const rl = data.scenario_rate_limit;
-    const replaced = over.rate_limit ? " (replaced by the run-time limit below)" : "";
-    items.push(textItem(ofScenario + "rate limit: " + rl.requests + " per " + rl.window + ", 429 past it" + replaced));
+    const replaced = over.rate_limit ? " " + t("rate-replaced") : "";
+    items.push(textItem(ofScenario + t("scenario-rate", { n: rl.requests, w: rl.window }) + replaced));
   }
   for (const f of data.scenario_faults) {
     const li = document.createElement("li");
@@ -191,16 +190,16 @@ async function loadFaults() {
     span.textContent = describeFault(f);
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = "Remove";
-    b.setAttribute("aria-label", "Remove fault " + describeFault(f));
+    b.textContent = t("remove");
+    b.setAttribute("aria-label", t("remove-fault", { fault: describeFault(f) }));
     b.addEventListener("click", () => run(async () => { await admin("DELETE", "faults/" + encodeURIComponent(f.id)); await loadFaults(); }));
     li.append(span, b);
     items.push(li);
   }
-  if (over.auth && over.auth.type === "bearer") items.push(textItem("auth: bearer token required (run-time)"));
-  if (over.rate_limit) items.push(textItem("rate limit: " + over.rate_limit.requests + " per " + over.rate_limit.window));
-  if (over.strict !== null && over.strict !== undefined) items.push(textItem("strict: " + (over.strict ? "on" : "off")));
-  if (items.length === 0) items.push(textItem("none: the API behaves"));
+  if (over.auth && over.auth.type === "bearer") items.push(textItem(t("runtime-auth")));
+  if (over.rate_limit) items.push(textItem(t("runtime-rate", { n: over.rate_limit.requests, w: over.rate_limit.window })));
+  if (over.strict !== null && over.strict !== undefined) items.push(textItem(t(over.strict ? "strict-on" : "strict-off")));
+  if (items.length === 0) items.push(textItem(t("none-behaves")));
   $("fault-list").replaceChildren(...items);
   // The controls show what the server does, also after a reload.
   $("auth").checked = !!(over.auth && over.auth.type === "bearer");
@@ -248,7 +247,7 @@ function renderLog() {
     tr.tabIndex = 0;
     tr.dataset.seq = e.seq;
     // Status and path first: on a phone, they are what fits.
-    const cells = [e.status === 0 ? "no answer" : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
+    const cells = [e.status === 0 ? t("no-answer") : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
       new Date(e.time).toLocaleTimeString(), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
     cells.forEach((c, i) => {
       const td = document.createElement("td");
@@ -261,7 +260,7 @@ function renderLog() {
         mark.className = "warn-mark";
         mark.textContent = " ⚠";
         mark.title = e.warnings.join("\n");
-        mark.setAttribute("aria-label", e.warnings.length === 1 ? "1 warning" : e.warnings.length + " warnings");
+        mark.setAttribute("aria-label", t(e.warnings.length === 1 ? "one-warning" : "n-warnings", { n: e.warnings.length }));
         td.append(mark);
       }
       tr.append(td);
@@ -277,10 +276,10 @@ function renderLog() {
 function showDetail(e, tr) {
   document.querySelectorAll("#log-body tr.selected").forEach((r) => r.classList.remove("selected"));
   tr.classList.add("selected");
-  $("detail-title").textContent = e.method + " " + e.path + " → " + (e.status || "no answer") + " (request " + e.request_id + ")";
+  $("detail-title").textContent = e.method + " " + e.path + " → " + (e.status || t("no-answer")) + " " + t("request-id", { id: e.request_id });
   const headers = Object.entries(e.headers || {}).map(([k, v]) => k + ": " + v).join("\n");
   $("detail-request").textContent = e.method + " " + e.path + (e.query ? "?" + e.query : "") + "\n" + headers + "\n\n" + pretty(e.body);
-  $("detail-response").textContent = pretty(e.response) + (e.truncated ? "\n… (cut for the journal)" : "");
+  $("detail-response").textContent = pretty(e.response) + (e.truncated ? "\n… " + t("cut") : "");
   const warnings = e.warnings || [];
   $("detail-warnings").replaceChildren(...warnings.map(textItem));
   $("detail-warnings-box").hidden = warnings.length === 0;
@@ -296,27 +295,25 @@ function pretty(text) {
 
 async function loadData() {
   const d = await admin("GET", "data");
-  $("reviews").textContent = d.total.toLocaleString();
+  $("reviews").textContent = d.total.toLocaleString(NUMBERS);
   // Reviews a test seeded (PUT /__mock/data) for the default session.
-  $("seeded").textContent = d.seeded ? " (" + d.seeded.count.toLocaleString() + " seeded, " +
-    (d.seeded.mode === "replace" ? "instead of the scenario's" : "added to the scenario's") + ")" : "";
+  $("seeded").textContent = d.seeded ? " " + t(d.seeded.mode === "replace" ? "seeded-replace" : "seeded-append", { n: d.seeded.count.toLocaleString(NUMBERS) }) : "";
   const swatch = (color, text) => {
     const span = document.createElement("span");
     span.style.color = color;
     span.textContent = "■ ";
     return [span, text];
   };
-  $("answered-line").replaceChildren(...swatch("#3056d3", d.answered + " answered, "), ...swatch("#f0b400", d.unanswered + " waiting for a reply"));
+  $("answered-line").replaceChildren(...swatch("#3056d3", t("n-answered", { n: d.answered }) + ", "), ...swatch("#f0b400", t("n-waiting", { n: d.unanswered })));
   drawChart(d.by_rating);
   $("sample").replaceChildren(...d.newest.map((f) => {
     const li = document.createElement("li");
     const stars = document.createElement("span");
     stars.className = "stars";
     stars.textContent = "★".repeat(f.product_valuation) + "☆".repeat(5 - f.product_valuation);
-    const text = f.text || f.pros || "(rating only)";
+    const text = f.text || f.pros || t("rating-only");
     li.append(stars, " " + f.user_name + ", " + f.created_date + ": " + text.slice(0, 140) + (text.length > 140 ? "…" : ""),
-      document.createElement("br"), f.answer_text ? "↳ " + f.answer_text.slice(0, 120)
-        : f.answer_state === "draft" ? "↳ a draft, waiting for a person" : "↳ not answered yet");
+      document.createElement("br"), "↳ " + (f.answer_text ? f.answer_text.slice(0, 120) : t(f.answer_state === "draft" ? "a-draft" : "not-answered")));
     return li;
   }));
 }
@@ -338,8 +335,8 @@ function drawChart(byRating) {
       rect.append(t);
       svg.append(rect);
     };
-    bar(120 - hAns, hAns, "#3056d3", r.rating + "★ answered: " + r.answered);
-    bar(120 - hAns - hUn, hUn, "#f0b400", r.rating + "★ waiting: " + r.unanswered);
+    bar(120 - hAns, hAns, "#3056d3", r.rating + "★ " + t("n-answered", { n: r.answered }));
+    bar(120 - hAns - hUn, hUn, "#f0b400", r.rating + "★ " + t("n-waiting", { n: r.unanswered }));
     const label = document.createElementNS(ns, "text");
     Object.entries({ x: x + 20, y: 138, "text-anchor": "middle", "font-size": 12 }).forEach(([k, v]) => label.setAttribute(k, v));
     label.textContent = r.rating + "★ " + (r.answered + r.unanswered);
@@ -361,7 +358,7 @@ async function loadShop() {
   if (!clock) return;
   $("shop-clock").textContent = clock.now;
   $("shop-clock").dateTime = clock.now.replace(" ", "T");
-  $("shop-kind").textContent = clock.frozen ? "(frozen: it moves only when advanced)" : "(real: it follows time)";
+  $("shop-kind").textContent = t(clock.frozen ? "clock-frozen" : "clock-real");
 }
 
 async function advanceShop() {
@@ -374,15 +371,15 @@ async function loadSettings() {
   const s = d.settings;
   const row = (who, e) => {
     const tr = document.createElement("tr");
-    [who, e.reply_mode, e.tone, e.signature, e.empty_review_mode || "—", e.reply_from_date || "always"].forEach((c) => {
+    [who, e.reply_mode, e.tone, e.signature, e.empty_review_mode || "—", e.reply_from_date || t("always")].forEach((c) => {
       const td = document.createElement("td");
       td.textContent = c;
       tr.append(td);
     });
     return tr;
   };
-  $("settings-body").replaceChildren(...s.feedback.map((e) => row(e.rating + "★ reviews", e)), row("questions", s.question));
-  $("unified").textContent = s.feedback[0].use_unified_settings === 1 ? "One set of settings for all ratings (mode and tone per rating)." : "Separate settings per rating.";
+  $("settings-body").replaceChildren(...s.feedback.map((e) => row(t("n-star-reviews", { n: e.rating }), e)), row(t("questions"), s.question));
+  $("unified").textContent = t(s.feedback[0].use_unified_settings === 1 ? "unified" : "separate");
 }
 
 // --- wiring ----------------------------------------------------------------
@@ -403,6 +400,12 @@ async function refreshAll() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  translatePage();
+  $("lang").value = lang();
+  $("lang").addEventListener("change", () => {
+    setLang($("lang").value);
+    run(refreshAll);
+  });
   $("scenario-select").addEventListener("change", describeScenario);
   $("scenario-switch").addEventListener("click", () => run(switchScenario));
   $("latency").addEventListener("input", () => { editing.add("latency"); $("latency-value").textContent = $("latency").value + " ms"; });
@@ -421,7 +424,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("heal").addEventListener("click", () => run(heal));
   $("shop-advance-apply").addEventListener("click", () => run(advanceShop));
   $("reset").addEventListener("click", () => run(async () => {
-    if (!confirm("Reset every session: settings, living shops, fault counters, rate limits, run-time faults and the request log go back to the start. Scenario choices stay.")) return;
+    if (!confirm(t("reset-confirm"))) return;
     await admin("POST", "reset");
     logRows.length = 0;
     renderLog();
