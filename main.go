@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"encoding/json"
@@ -123,6 +124,7 @@ type config struct {
 	sessionTTL   time.Duration
 	publicURL    string
 	now          string
+	proxy        string
 	timeouts     timeouts
 }
 
@@ -166,6 +168,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
 	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
+	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
@@ -243,7 +246,13 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		at, started := at.UTC(), time.Now()
 		now = func() time.Time { return at.Add(time.Since(started)) }
 	}
-	opts := mock.Options{Now: now, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+	if flagGiven(fsys, "proxy") {
+		if _, err := mock.ParseProxyURL(strings.TrimSpace(cfg.proxy)); err != nil {
+			return usageError{fmt.Errorf("--proxy (or REPLYMOCK_PROXY) %v", err)}
+		}
+		cfg.proxy = strings.TrimSpace(cfg.proxy)
+	}
+	opts := mock.Options{Now: now, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
 	// The folders are read through os.Root: neither ".." nor a symlink
@@ -555,7 +564,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
 			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns,
 			"scenario", sc.Name, "seed", sc.Seed, "reviews", reviews, "public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String(),
-			"read_only", cfg.readOnly, "strict", cfg.strict, "version", opts.Version)
+			"read_only", cfg.readOnly, "strict", cfg.strict, "proxy", cmp.Or(cfg.proxy, "none"), "version", opts.Version)
 		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
 			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+
 				": set --admin-token (or --admin-addr 127.0.0.1:PORT) on a shared network", "addr", ln.Addr().String())

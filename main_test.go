@@ -156,6 +156,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--allowed-hosts", ","}, nil, 2, "--allowed-hosts is empty"},
 		{[]string{"--max-conns", "0"}, nil, 2, "--max-conns must be >= 1"},
 		{[]string{"--now", "yesterday"}, nil, 2, "--now (or REPLYMOCK_NOW) must be an RFC 3339 time"},
+		{[]string{"--proxy", "localhost:9000"}, nil, 2, "--proxy (or REPLYMOCK_PROXY) must be an absolute http or https URL"},
+		{nil, map[string]string{"REPLYMOCK_PROXY": "https://x.test/?a=1"}, 2, "--proxy (or REPLYMOCK_PROXY) must have no query"},
 		{nil, map[string]string{"REPLYMOCK_NOW": "2027-03-01 12:00"}, 2, "--now (or REPLYMOCK_NOW) must be an RFC 3339 time"},
 		{[]string{"--max-shop-memory", "lots"}, nil, 2, "want a size such as 1GiB"},
 		{[]string{"--max-shop-memory", "0"}, nil, 2, "want a size"},

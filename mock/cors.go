@@ -11,7 +11,7 @@ import (
 )
 
 // corsExposed are the answer headers a browser script may read.
-const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning"
+const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
 
 // originAllowed reports whether a browser page at origin may call the
 // API. No list, or "*" in it, allows any origin; entries are exact

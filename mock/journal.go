@@ -37,6 +37,9 @@ type JournalEntry struct {
 	// Warnings are the client's mistakes the API let through (or, in
 	// strict mode, answered with a 400), as X-Mock-Warning gives them.
 	Warnings []string `json:"warnings,omitempty"`
+	// Proxied is set when the request went to the real service (a
+	// scenario's proxy, or --proxy), not to replymock's fake.
+	Proxied bool `json:"proxied,omitempty"`
 }
 
 // JournalFilter selects journal entries; zero fields match everything.

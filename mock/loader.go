@@ -733,6 +733,8 @@ func copyScenarioKey(dst, src *scenarioFile, key string) {
 		dst.Data = src.Data
 	case "strict":
 		dst.Strict = src.Strict
+	case "proxy":
+		dst.Proxy = src.Proxy
 	}
 }
 

@@ -162,7 +162,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody)) // for the journal
 			s.writeError(w, r, warns.strictError())
 		default:
-			s.answerAPI(w, r, body, apiContext{ss, sc})
+			entry.Proxied = s.answerAPI(w, r, body, apiContext{ss, sc})
 		}
 	}
 	if p.truncate {
@@ -172,21 +172,32 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	answer(rec)
 }
 
-// answerAPI runs the operation the request names, or answers 404 or 405.
-// The handler reads the body through body, for the journal, on a shallow
-// copy of r: the caller's request is not changed.
-func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, ac apiContext) {
+// answerAPI runs the operation the request names, or sends it to the
+// real service when a proxy takes it (and reports so), or answers 404 or
+// 405. The handler reads the body through body, for the journal, on a
+// shallow copy of r: the caller's request is not changed.
+func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, ac apiContext) (proxied bool) {
 	h := s.api.find(r.URL.EscapedPath(), r.Method)
-	if h == nil {
+	spec := s.proxySpec(ac.sc)
+	if h == nil && spec == nil {
 		s.router.ServeHTTP(w, r)
-		return
+		return false
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		r2 := *r
 		r2.Body = body
 		r = &r2
 	}
+	if spec != nil && spec.takes(strings.TrimPrefix(r.URL.Path, APIPrefix), h != nil) {
+		s.proxyOf(spec.URL).rp.ServeHTTP(w, r)
+		return true
+	}
+	if h == nil {
+		s.router.ServeHTTP(w, r)
+		return false
+	}
 	h(w, r, ac)
+	return false
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing

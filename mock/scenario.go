@@ -30,11 +30,12 @@ type scenarioFile struct {
 	Shop         *shopSpec         `yaml:"shop"`
 	Data         dataSpec          `yaml:"data"`
 	Strict       *bool             `yaml:"strict"`
+	Proxy        *ProxySpec        `yaml:"proxy"`
 }
 
 // scenarioKeys are the top-level keys; with extends, each one given
 // replaces the parent's value whole.
-var scenarioKeys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict"}
+var scenarioKeys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict", "proxy"}
 
 // dataSpec says where a scenario's reviews come from.
 type dataSpec struct {
@@ -132,6 +133,11 @@ func dataKey(d dataSpec, seed int64, st Settings, delay time.Duration, fixtures 
 func (sf *scenarioFile) validate(yf *yamlFile) {
 	if strings.TrimSpace(sf.Description) == "" {
 		yf.problemf("description", "required: one line saying what the scenario is for")
+	}
+	if sf.Proxy != nil {
+		for _, pr := range sf.Proxy.problems() {
+			yf.problemf("proxy."+pr.field, "%s", pr.msg)
+		}
 	}
 	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
 		switch {

@@ -97,6 +97,14 @@ type Options struct {
 	// invalid_parameter naming the first, instead of letting it through.
 	// A scenario's strict key and the overrides win over it.
 	Strict bool
+	// Proxy, when set, is the base URL of the real service: API requests
+	// replymock has no operation for go there (with the caller's headers
+	// but the X-Mock- ones), unless the scenario names its own (scenario
+	// key proxy). Off by default.
+	Proxy string
+	// ProxyTimeout bounds the wait for the upstream's answer; 0 means
+	// DefaultProxyTimeout.
+	ProxyTimeout time.Duration
 	// PublicURL is the base of the media URLs in review records (photos,
 	// video previews and playlists, served under MediaPrefix): where
 	// clients reach this server, such as http://localhost:18080 behind a
@@ -143,6 +151,9 @@ type Server struct {
 	allowedHosts []string
 	readOnly     bool
 	strict       bool
+	proxy        *ProxySpec    // Options.Proxy; nil: none
+	proxyTimeout time.Duration // Options.ProxyTimeout
+	proxies      sync.Map      // upstream base URL -> *proxy
 	version      string
 	started      time.Time
 	metrics      *metrics
@@ -202,6 +213,8 @@ func New(opts Options) (*Server, error) {
 		allowedHosts: opts.AllowedHosts,
 		readOnly:     opts.ReadOnly,
 		strict:       opts.Strict,
+		proxyTimeout: opts.ProxyTimeout,
+		proxy:        proxyOption(opts.Proxy),
 		version:      opts.Version,
 		started:      opts.Now(),
 		metrics:      newMetrics(),
@@ -257,6 +270,11 @@ func (opts Options) checked() (Options, error) {
 		return opts, fmt.Errorf("public URL: %w", err)
 	}
 	opts.PublicURL = pub
+	if opts.Proxy != "" {
+		if _, err := ParseProxyURL(opts.Proxy); err != nil {
+			return opts, fmt.Errorf("proxy: %w", err)
+		}
+	}
 	return opts, nil
 }
 
@@ -294,6 +312,9 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.PublicURL == "" {
 		opts.PublicURL = DefaultPublicURL
+	}
+	if opts.ProxyTimeout <= 0 {
+		opts.ProxyTimeout = DefaultProxyTimeout
 	}
 	if opts.MediaCacheBytes == 0 {
 		opts.MediaCacheBytes = DefaultMediaCacheBytes

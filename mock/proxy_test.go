@@ -1,0 +1,181 @@
+package mock_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
+)
+
+// upstream is a stand-in for the real service on loopback: it records
+// what reached it and answers with its own JSON.
+type upstream struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []*http.Request
+	body []string
+}
+
+func newUpstream(t *testing.T, answer http.HandlerFunc) *upstream {
+	u := &upstream{}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.seen, u.body = append(u.seen, r), append(u.body, string(b))
+		u.mu.Unlock()
+		answer(w, r)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *upstream) requests() ([]*http.Request, []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]*http.Request(nil), u.seen...), append([]string(nil), u.body...)
+}
+
+// With --proxy, a path replymock does not fake goes to the real service
+// with the caller's method, query, body and headers, but none of the
+// mock's own; its answer comes back as it is, and the journal marks it.
+// What replymock fakes stays here.
+func TestProxyForwardsWhatIsNotFaked(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Upstream", "yes")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"data":{"id":"q1"},"error":false}`)
+	})
+	h := newServer(t, mock.Options{Proxy: up.URL})
+	r := do(t, h, http.MethodPost, "/api/v1/feedbacks/answer?x=%D0%B9&y=1", `{"id":"abc","text":"Спасибо"}`,
+		"Content-Type", "application/json", "Authorization", "Bearer real-token", "X-Mock-Session", "p1", "X-Mock-Admin-Token", "adm1n", "X-Mock-Scenario", "default")
+	if r.status != http.StatusCreated || string(r.body) != `{"data":{"id":"q1"},"error":false}` || r.header.Get("X-Upstream") != "yes" || r.header.Get(mock.HeaderProxied) != "1" {
+		t.Fatalf("proxied answer: %d %q %v", r.status, r.body, r.header)
+	}
+	seen, bodies := up.requests()
+	if len(seen) != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", len(seen))
+	}
+	got := seen[0]
+	if got.Method != http.MethodPost || got.URL.Path != "/api/v1/feedbacks/answer" || got.URL.RawQuery != "x=%D0%B9&y=1" || bodies[0] != `{"id":"abc","text":"Спасибо"}` {
+		t.Errorf("the upstream saw %s %s?%s %q", got.Method, got.URL.Path, got.URL.RawQuery, bodies[0])
+	}
+	if got.Header.Get("Authorization") != "Bearer real-token" || got.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("the caller's headers did not reach the upstream: %v", got.Header)
+	}
+	for name := range got.Header {
+		if strings.HasPrefix(name, "X-Mock-") {
+			t.Errorf("the mock's own header %s reached the upstream", name)
+		}
+	}
+	var list struct {
+		Count    int
+		Requests []mock.JournalEntry
+	}
+	decodeOK(t, "journal", admin(t, h, "GET", "/__mock/requests?session=p1", ""), &list)
+	if len(list.Requests) != 1 || !list.Requests[0].Proxied || list.Requests[0].Status != http.StatusCreated || !strings.Contains(list.Requests[0].Response, "q1") {
+		t.Errorf("journal: %+v; want one proxied entry with the upstream's answer", list.Requests)
+	}
+	// What replymock fakes is answered here, and not journaled as proxied.
+	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "p1"); r.status != 200 || r.header.Get(mock.HeaderProxied) != "" {
+		t.Errorf("GET /feedbacks with a proxy: %d, %s %q", r.status, mock.HeaderProxied, r.header.Get(mock.HeaderProxied))
+	}
+	if seen, _ := up.requests(); len(seen) != 1 {
+		t.Errorf("a faked operation reached the upstream")
+	}
+	// Without a proxy, the same path is a 404 here.
+	checkError(t, "no proxy", do(t, newServer(t, mock.Options{}), http.MethodPost, "/api/v1/feedbacks/answer", `{}`, "Content-Type", "application/json"), 404, mock.CodeNotFound, "")
+}
+
+// A scenario's proxy sends its listed paths upstream too, even ones
+// replymock fakes; faults, auth and the rate limit apply before it.
+func TestScenarioProxyPathsAndFaults(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"real":true}`)
+	})
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{
+		"default.yaml": {Data: def},
+		"bridge.yaml": {Data: []byte("extends: default\ndescription: the real settings, the mock's reviews\nproxy:\n  url: " + up.URL + "/base\n  paths: [/settings/**]\n" +
+			"faults:\n  - {path: /questions, times: 1, error: {status: 503}}\n")},
+	}
+	h := newServer(t, mock.Options{Scenarios: files, Scenario: "bridge"})
+	if r := get(t, h, "/api/v1/settings/ai"); r.status != 200 || string(r.body) != `{"real":true}` {
+		t.Errorf("GET /settings/ai on bridge: %d %s; want the upstream's answer", r.status, r.body)
+	}
+	if r := get(t, h, "/api/v1/feedbacks?limit=1"); r.status != 200 || strings.Contains(string(r.body), "real") {
+		t.Errorf("GET /feedbacks on bridge: %d; want replymock's list", r.status)
+	}
+	if r := get(t, h, "/api/v1/questions"); r.status != 503 {
+		t.Errorf("the scenario's fault on /questions: %d, want 503 before the upstream", r.status)
+	}
+	if r := get(t, h, "/api/v1/questions"); r.status != 200 {
+		t.Errorf("/questions after the fault: %d, want the upstream's 200", r.status)
+	}
+	seen, _ := up.requests()
+	paths := []string{}
+	for _, r := range seen {
+		paths = append(paths, r.URL.Path)
+	}
+	if strings.Join(paths, " ") != "/base/api/v1/settings/ai /base/api/v1/questions" {
+		t.Errorf("the upstream saw %v", paths)
+	}
+}
+
+// An upstream that is down, or too slow, is a clear 502 or 504 in the
+// envelope, journaled as proxied.
+func TestProxyUpstreamFails(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	base := down.URL
+	down.Close()
+	h := newServer(t, mock.Options{Proxy: base})
+	r := get(t, h, "/api/v1/questions")
+	checkError(t, "upstream down", r, http.StatusBadGateway, mock.CodeBadGateway, "")
+	if !strings.Contains(string(r.body), "the upstream 127.0.0.1") {
+		t.Errorf("502 body: %s", r.body)
+	}
+
+	release := make(chan struct{})
+	slow := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { <-release })
+	defer close(release)
+	h = newServer(t, mock.Options{Proxy: slow.URL, ProxyTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	r = get(t, h, "/api/v1/questions", "X-Mock-Session", "slow")
+	checkError(t, "upstream too slow", r, http.StatusGatewayTimeout, mock.CodeGatewayTimeout, "")
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the 504 took %v", took)
+	}
+	var list struct {
+		Count    int
+		Requests []mock.JournalEntry
+	}
+	decodeOK(t, "journal", admin(t, h, "GET", "/__mock/requests?session=slow", ""), &list)
+	if len(list.Requests) != 1 || !list.Requests[0].Proxied || list.Requests[0].Status != 504 {
+		t.Errorf("journal: %+v", list.Requests)
+	}
+}
+
+// A bad proxy is refused: by mock.New, and in a scenario file with the
+// field at fault.
+func TestProxyRefusesBadSpecs(t *testing.T) {
+	for _, base := range []string{"ftp://x", "localhost:8080", "http://x/?q=1", "http://u:p@x/"} {
+		if _, err := mock.New(mock.Options{Proxy: base}); err == nil || !strings.Contains(err.Error(), "proxy") {
+			t.Errorf("Proxy %q: %v; want an error", base, err)
+		}
+	}
+	err := mock.ValidateFile(mock.Options{}, "bad.yaml", []byte("description: x\nseed: 1\nsettings: settings/default.yaml\nproxy:\n  url: nowhere\n  paths: [feedbacks]\n"))
+	if err == nil || !strings.Contains(err.Error(), "proxy.url") || !strings.Contains(err.Error(), "proxy.paths[0]") {
+		t.Errorf("a bad proxy key: %v", err)
+	}
+}
