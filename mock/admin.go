@@ -222,15 +222,7 @@ func (l faultsList) writeData(js *jsonStream) {
 
 // handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
 func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
-	if err != nil {
-		return 0, nil, err
-	}
-	body, err := readJSONBody(nil, r)
-	if err != nil {
-		return 0, nil, err
-	}
-	f, err := decodeFault(body)
+	sid, f, err := faultRequest(r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -244,15 +236,7 @@ func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
 // handleFaultsReplace serves PUT /__mock/faults: a named Fault in JSON
 // that takes the place of the run-time faults of that name, in one step.
 func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
-	if err != nil {
-		return 0, nil, err
-	}
-	body, err := readJSONBody(nil, r)
-	if err != nil {
-		return 0, nil, err
-	}
-	f, err := decodeFault(body)
+	sid, f, err := faultRequest(r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -261,6 +245,21 @@ func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, put, nil
+}
+
+// faultRequest reads a request that carries a fault: its scope (a
+// session, or AllSessions) and the Fault in its JSON body.
+func faultRequest(r *http.Request) (string, *Fault, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return "", nil, err
+	}
+	body, err := readJSONBody(nil, r)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := decodeFault(body)
+	return sid, f, err
 }
 
 // handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.

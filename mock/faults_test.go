@@ -52,13 +52,7 @@ func TestAdminFaults(t *testing.T) {
 		t.Errorf("session s2 hit by s1's fault: %d", r.status)
 	}
 
-	var list struct {
-		Faults         []mock.Fault    `json:"faults"`
-		Scenario       string          `json:"scenario"`
-		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
-		ScenarioAuth   string          `json:"scenario_auth"`
-		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
-	}
+	var list faultList
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
 	if len(list.Faults) != 2 || list.Scenario != "default" || len(list.ScenarioFaults) != 0 || list.ScenarioAuth != "none" || list.ScenarioRate != nil {
 		t.Errorf("faults list %+v", list)
@@ -486,13 +480,7 @@ func TestFaultSeedField(t *testing.T) {
 	if a == c {
 		t.Errorf("fault seeds 1 and 2 gave the same sequence")
 	}
-	var listed struct {
-		Faults         []mock.Fault    `json:"faults"`
-		Scenario       string          `json:"scenario"`
-		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
-		ScenarioAuth   string          `json:"scenario_auth"`
-		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
-	}
+	var listed faultList
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults?session=c", ""), &listed)
 	if len(listed.Faults) != 1 || listed.Faults[0].Seed != 2 {
 		t.Errorf("listed %+v, want the fault with its seed 2", listed.Faults)
@@ -546,13 +534,7 @@ func TestReplaceFault(t *testing.T) {
 	if second.ID == first.ID || second.Error == nil || second.Error.Status != 502 {
 		t.Fatalf("PUT answered %+v after %+v", second, first)
 	}
-	var list struct {
-		Faults         []mock.Fault    `json:"faults"`
-		Scenario       string          `json:"scenario"`
-		ScenarioFaults []mock.Fault    `json:"scenario_faults"`
-		ScenarioAuth   string          `json:"scenario_auth"`
-		ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
-	}
+	var list faultList
 	decodeOK(t, "GET", admin(t, h, "GET", "/__mock/faults", ""), &list)
 	if len(list.Faults) != 2 || list.Faults[0].ID != other.ID || list.Faults[1].ID != second.ID {
 		t.Errorf("after PUT for every session: %+v; want s1's own and the new one", list.Faults)
@@ -605,4 +587,13 @@ func TestReplaceFault(t *testing.T) {
 	if len(list.Faults) != 1 {
 		t.Errorf("after 200 replacements, %d faults; want 1", len(list.Faults))
 	}
+}
+
+// faultList is the data of GET /__mock/faults.
+type faultList struct {
+	Faults         []mock.Fault    `json:"faults"`
+	Scenario       string          `json:"scenario"`
+	ScenarioFaults []mock.Fault    `json:"scenario_faults"`
+	ScenarioAuth   string          `json:"scenario_auth"`
+	ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
 }
