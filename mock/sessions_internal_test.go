@@ -110,7 +110,13 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
 	} else {
-		if now.Sub(newest) > 48*time.Hour {
+		// From the data's end, or its newest review if later.
+		if g := sc.file.Data.Generate; g != nil {
+			if end, err := time.Parse(reviews.TimestampLayout, g.End); err == nil && end.After(sh.origin) {
+				sh.origin = end
+			}
+		}
+		if now.Sub(sh.origin) > 48*time.Hour {
 			sh.origin = now.Add(-48 * time.Hour)
 		}
 		if newest.After(now) {

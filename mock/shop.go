@@ -106,8 +106,10 @@ func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState,
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
-	// from the newest review: the stretch between it and now, up to
-	// maxShopGap, fills with arrivals and replies, with no empty gap.
+	// from where its data ends (generate.end, or the newest review if
+	// later): the stretch between that and now, up to maxShopGap, fills
+	// with arrivals and replies, with no empty gap. Data anchored to now
+	// ends when the scenario loaded, so a shop starts where it does.
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if pos, ok := base.Newest(); ok {
 		newest = time.Unix(base.Meta(pos).Created, 0).UTC()
@@ -116,7 +118,12 @@ func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState,
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
 	} else {
-		if from := now.Add(-maxShopGap); from.After(newest) {
+		if g := sc.file.Data.Generate; g != nil {
+			if end, err := time.Parse(reviews.TimestampLayout, g.End); err == nil && end.After(sh.origin) {
+				sh.origin = end
+			}
+		}
+		if from := now.Add(-maxShopGap); from.After(sh.origin) {
 			sh.origin = from
 		}
 		sh.advanced = max(newest.Sub(now), 0) // zero, unless the data is newer than now

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/scenarios"
@@ -244,5 +245,37 @@ func TestShopSameInEverySession(t *testing.T) {
 		if a[i].ID != b[i].ID || a[i].AnswerText != b[i].AnswerText {
 			t.Fatalf("review %d: %q\nin the other session: review %d %q", a[i].ID, a[i].AnswerText, b[i].ID, b[i].AnswerText)
 		}
+	}
+}
+
+// The demo's data ends when the scenario loads, and its real-clock shop
+// goes on from there: no burst of arrivals fills the stretch between the
+// history's newest review and the start; then 30 an hour come, as said.
+// A shop whose data ended long ago fills at most the last two days.
+func TestRealClockShopGoesOnFromTheDataEnd(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{Scenario: "demo", Now: clock.now})
+	total := func(scenario string) int {
+		var c struct{ Total, Answered, Unanswered int }
+		decodeOK(t, "counts", get(t, h, "/api/v1/feedbacks?counts_only=1", "X-Mock-Session", "s-"+scenario, "X-Mock-Scenario", scenario), &c)
+		return c.Total
+	}
+	if n := total("demo"); n != 1009 {
+		t.Errorf("demo at its start: %d reviews, want the 1,009 of its data and no burst of arrivals", n)
+	}
+	clock.add(time.Hour)
+	if n := total("demo"); n != 1039 {
+		t.Errorf("demo an hour later: %d reviews, want 1,039 (30 an hour)", n)
+	}
+	// The default data ends on 2026-11-15: a real-clock shop on it, months
+	// later, fills the two days before now, not the months between.
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{"default.yaml": {Data: def}, "old.yaml": {Data: []byte("extends: default\ndescription: x\nshop: {arrivals_per_hour: 1, clock: real}\n")}}
+	h = newServer(t, mock.Options{Scenarios: files, Now: clock.now})
+	if n := total("old"); n != 1009+48 {
+		t.Errorf("a real-clock shop on data that ended months ago: %d reviews, want 1,009 and 48 hours of arrivals", n)
 	}
 }
