@@ -554,9 +554,23 @@ type recorder struct {
 	hold  bool
 	held  [][]byte // what was written while holding
 	flush bool     // a flush was asked for while holding
+	// copies is set for a writer that reuses its buffer (the proxy's
+	// copy loop): what the journal keeps is copied.
+	copies bool
+}
+
+// passThrough stops holding before anything is written: the answer
+// streams to the client as it comes (a proxied one may be large or
+// slow), and the journal keeps copies of its start.
+func (w *recorder) passThrough() {
+	w.copies = true
+	w.release()
 }
 
 func (w *recorder) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		return // an informational answer is not the answer
+	}
 	if w.status == 0 {
 		w.status = code
 	}
@@ -576,6 +590,9 @@ func (w *recorder) Write(b []byte) (int, error) {
 		if room > 0 {
 			keep = bytes.Clone(b[:room]) // not the whole buffer
 		}
+	}
+	if w.copies && len(keep) > 0 && &keep[0] == &b[0] {
+		keep = bytes.Clone(keep)
 	}
 	switch {
 	case keep == nil:

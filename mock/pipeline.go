@@ -138,7 +138,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			return
 		}
 	}
-	if p.answer != nil || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 {
+	goesUp := s.goesUpstream(r, sc)
+	if p.answer != nil || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
 		// No handler reads the body: read what the journal keeps of it.
 		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
 	}
@@ -161,8 +162,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		case p.strict && warns != nil:
 			io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody)) // for the journal
 			s.writeError(w, r, warns.strictError())
+		case goesUp:
+			entry.Proxied = true // before: a broken upstream copy ends the handler
+			s.passUpstream(w, r, body, sc)
 		default:
-			entry.Proxied = s.answerAPI(w, r, body, apiContext{ss, sc})
+			s.answerAPI(w, r, body, apiContext{ss, sc})
 		}
 	}
 	if p.truncate {
@@ -172,32 +176,42 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	answer(rec)
 }
 
-// answerAPI runs the operation the request names, or sends it to the
-// real service when a proxy takes it (and reports so), or answers 404 or
-// 405. The handler reads the body through body, for the journal, on a
-// shallow copy of r: the caller's request is not changed.
-func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, ac apiContext) (proxied bool) {
+// answerAPI runs the operation the request names, or answers 404 or 405.
+// The handler reads the body through body, for the journal, on a shallow
+// copy of r: the caller's request is not changed.
+func (s *Server) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, ac apiContext) {
 	h := s.api.find(r.URL.EscapedPath(), r.Method)
-	spec := s.proxySpec(ac.sc)
-	if h == nil && spec == nil {
-		s.router.ServeHTTP(w, r)
-		return false
-	}
-	if r.Body != nil && r.Body != http.NoBody {
-		r2 := *r
-		r2.Body = body
-		r = &r2
-	}
-	if spec != nil && spec.takes(strings.TrimPrefix(r.URL.Path, APIPrefix), h != nil) {
-		s.proxyOf(spec.URL).rp.ServeHTTP(w, r)
-		return true
-	}
 	if h == nil {
 		s.router.ServeHTTP(w, r)
-		return false
+		return
 	}
-	h(w, r, ac)
-	return false
+	h(w, withBody(r, body), ac)
+}
+
+// withBody is r, or a shallow copy of it whose body reads through body.
+func withBody(r *http.Request, body io.ReadCloser) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r
+	}
+	r2 := *r
+	r2.Body = body
+	return &r2
+}
+
+// goesUpstream reports whether sc's proxy takes r: a path replymock has
+// no operation for, or one its proxy lists.
+func (s *Server) goesUpstream(r *http.Request, sc *Scenario) bool {
+	spec := s.proxySpec(sc)
+	return spec != nil && spec.takes(strings.TrimPrefix(r.URL.Path, APIPrefix), s.api.find(r.URL.EscapedPath(), r.Method) != nil)
+}
+
+// passUpstream sends r to sc's real service and its answer back as it
+// streams (a recorder stops holding it), the body read through body.
+func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadCloser, sc *Scenario) {
+	if rec, ok := w.(*recorder); ok {
+		rec.passThrough()
+	}
+	s.proxyOf(s.proxySpec(sc).URL).rp.ServeHTTP(w, withBody(r, body))
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
@@ -260,7 +274,7 @@ func (b *bufferWriter) Write(p []byte) (int, error) {
 }
 
 func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
+	if b.status == 0 && code >= 200 { // an informational answer is not the answer
 		b.status = code
 	}
 }

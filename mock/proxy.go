@@ -118,11 +118,23 @@ func newProxy(base string, timeout time.Duration, s *Server) *proxy {
 					pr.Out.Header.Del(name)
 				}
 			}
+			// The mock read the body already (Expect: 100-continue is
+			// answered here), and no connection is taken over.
+			for _, name := range []string{"Expect", "Upgrade", "Connection"} {
+				pr.Out.Header.Del(name)
+			}
 			pr.SetXForwarded()
 		},
 		Transport: transport,
 		// The real service's answer, as it came: the client can tell.
 		ModifyResponse: func(resp *http.Response) error {
+			// The mock's own CORS and request id stand; the upstream's
+			// would make them twice.
+			for name := range resp.Header {
+				if strings.HasPrefix(name, "Access-Control-") || name == "X-Request-Id" {
+					resp.Header.Del(name)
+				}
+			}
 			resp.Header.Set(HeaderProxied, "1")
 			return nil
 		},

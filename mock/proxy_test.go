@@ -1,9 +1,12 @@
 package mock_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +33,7 @@ func newUpstream(t *testing.T, answer http.HandlerFunc) *upstream {
 		u.mu.Lock()
 		u.seen, u.body = append(u.seen, r), append(u.body, string(b))
 		u.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(b))) // for answer to read again
 		answer(w, r)
 	}))
 	t.Cleanup(u.Close)
@@ -177,5 +181,92 @@ func TestProxyRefusesBadSpecs(t *testing.T) {
 	err := mock.ValidateFile(mock.Options{}, "bad.yaml", []byte("description: x\nseed: 1\nsettings: settings/default.yaml\nproxy:\n  url: nowhere\n  paths: [feedbacks]\n"))
 	if err == nil || !strings.Contains(err.Error(), "proxy.url") || !strings.Contains(err.Error(), "proxy.paths[0]") {
 		t.Errorf("a bad proxy key: %v", err)
+	}
+}
+
+// A large answer, written by the upstream in many pieces, streams
+// through whole (the proxy's copy loop reuses its buffer; the journal
+// keeps a copy of the start), with the mock's own CORS headers and
+// request id only; a body sent with Expect: 100-continue, or with a GET
+// on a listed path, reaches the upstream whole.
+func TestProxyStreamsLargeAnswersWhole(t *testing.T) {
+	var b strings.Builder
+	for i := range 28_000 {
+		fmt.Fprintf(&b, "%08d,", i) // no two pieces alike: a reused buffer shows
+	}
+	big := b.String() // 252 KB, over many reads
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/big" {
+			w.Header().Set("Access-Control-Allow-Origin", "https://upstream.example")
+			w.Header().Set("X-Request-Id", "upstream-id")
+			for i := 0; i < len(big); i += 4096 {
+				io.WriteString(w, big[i:min(i+4096, len(big))])
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"got":`+strconv.Quote(string(b))+`}`)
+	})
+	srv := httptest.NewServer(newServer(t, mock.Options{Proxy: up.URL}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/big", nil)
+	req.Header.Set("Origin", "http://localhost:5173")
+	req.Header.Set("X-Mock-Session", "big")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(body) != big {
+		t.Fatalf("the 256 KB answer came through as %d bytes (%v); equal %v", len(body), err, string(body) == big)
+	}
+	if got := resp.Header.Values("Access-Control-Allow-Origin"); len(got) != 1 || got[0] != "http://localhost:5173" {
+		t.Errorf("Access-Control-Allow-Origin: %q; want only the mock's", got)
+	}
+	if got := resp.Header.Values("X-Request-Id"); len(got) != 1 || got[0] == "upstream-id" {
+		t.Errorf("X-Request-Id: %q; want only the mock's", got)
+	}
+	var list struct {
+		Count    int
+		Requests []mock.JournalEntry
+	}
+	// The journal of the streamed one, read from the server that served it.
+	jr, err := http.Get(srv.URL + "/__mock/requests?session=big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(jr.Body).Decode(&struct{ Data any }{&list})
+	jr.Body.Close()
+	if len(list.Requests) != 1 || !strings.HasPrefix(big, list.Requests[0].Response) || len(list.Requests[0].Response) < 4096 || !list.Requests[0].Truncated {
+		t.Errorf("journal of the big answer: %d entries, response %d bytes, a prefix %v", len(list.Requests), len(list.Requests[0].Response), strings.HasPrefix(big, list.Requests[0].Response))
+	}
+
+	// A body sent with Expect: 100-continue reaches the upstream whole.
+	req, _ = http.NewRequest(http.MethodPost, srv.URL+"/api/v1/echo", strings.NewReader(`{"a":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"got":"{\"a\":1}"}` {
+		t.Errorf("POST with Expect: %d %s", resp.StatusCode, body)
+	}
+
+	// A GET with a body on a path a scenario's proxy lists: the body is
+	// not eaten by the body-on-GET warning.
+	def, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{"default.yaml": {Data: def}, "up.yaml": {Data: []byte("extends: default\ndescription: x\nproxy: {url: \"" + up.URL + "\", paths: [/feedbacks]}\n")}}
+	r := do(t, newServer(t, mock.Options{Scenarios: files, Scenario: "up"}), http.MethodGet, "/api/v1/feedbacks", `{"q":2}`)
+	if r.status != 200 || string(r.body) != `{"got":"{\"q\":2}"}` {
+		t.Errorf("GET with a body on a listed path: %d %s", r.status, r.body)
 	}
 }
