@@ -3,7 +3,6 @@ package mocktest_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/replymock/replymock/mock"
@@ -15,26 +14,7 @@ func feedbacks(t *exampleT, srv *mocktest.Server, session, query string) (list s
 	Feedbacks []mock.Feedback `json:"feedbacks"`
 	Total     int             `json:"total"`
 }) {
-	req, err := http.NewRequest("GET", srv.APIURL()+"/feedbacks?"+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(mock.HeaderSession, session)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Data *struct {
-			Feedbacks []mock.Feedback `json:"feedbacks"`
-			Total     int             `json:"total"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.Data == nil {
-		t.Fatalf("GET /feedbacks?%s: status %d, %v", query, resp.StatusCode, err)
-	}
-	list.Feedbacks, list.Total = body.Data.Feedbacks, body.Data.Total
+	exchange(t, srv, session, "GET", "/feedbacks?"+query, "", &list)
 	return list
 }
 

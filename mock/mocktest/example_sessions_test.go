@@ -1,6 +1,7 @@
 package mocktest_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,12 @@ import (
 // unless ""; header as name, value pairs) in session, and returns its
 // status.
 func send(t *exampleT, srv *mocktest.Server, session, method, path, body string, header ...string) int {
+	return exchange(t, srv, session, method, path, body, nil, header...)
+}
+
+// exchange is send that also decodes the answer's data into data, unless
+// it is nil; an answer without data is fatal then.
+func exchange(t *exampleT, srv *mocktest.Server, session, method, path, body string, data any, header ...string) int {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -34,7 +41,15 @@ func send(t *exampleT, srv *mocktest.Server, session, method, path, body string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
+	if data != nil {
+		env := struct {
+			Data json.RawMessage `json:"data"`
+		}{}
+		if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || json.Unmarshal(env.Data, data) != nil {
+			t.Fatalf("%s %s: status %d, no data (%v)", method, path, resp.StatusCode, err)
+		}
+	}
 	return resp.StatusCode
 }
 
