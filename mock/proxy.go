@@ -73,9 +73,9 @@ func (ps *ProxySpec) problems() []fieldProblem {
 		probs = append(probs, fieldProblem{"url", err.Error()})
 	}
 	for i, p := range ps.Paths {
-		if f := (Fault{Path: p}); !strings.HasPrefix(p, "/") {
+		if !strings.HasPrefix(p, "/") {
 			probs = append(probs, fieldProblem{fmt.Sprintf("paths[%d]", i), fmt.Sprintf("must start with / (it is relative to /api/v1), got %q", p)})
-		} else if _, err := path.Match(f.Path, "/"); err != nil {
+		} else if _, err := path.Match(p, "/"); err != nil {
 			probs = append(probs, fieldProblem{fmt.Sprintf("paths[%d]", i), fmt.Sprintf("bad glob %q: %v", p, err)})
 		}
 	}
