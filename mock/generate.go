@@ -258,10 +258,13 @@ func replyHistory(fbs []Feedback, e replyEngine, settings Settings, now time.Tim
 
 // seededRand is a source of random choices from a seed and a stream
 // name: the same seed and name give the same sequence.
-func seededRand(seed int64, stream string) *rand.Rand {
+func seededRand(seed int64, stream string) *rand.Rand { return rand.New(seededPCG(seed, stream)) }
+
+// seededPCG is seededRand's source.
+func seededPCG(seed int64, stream string) *rand.PCG {
 	h := fnv.New64a()
 	io.WriteString(h, stream)
-	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	return rand.NewPCG(uint64(seed), h.Sum64())
 }
 
 // chunkSeed derives chunk c's seed (splitmix64); never 0, which gofakeit

@@ -60,6 +60,8 @@ func (s *Server) routes() *mux.Router {
 	r.PathPrefix(AdminPrefix+"/ui/").Handler(ui).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/clock", a(s.handleClock)).Methods(http.MethodGet, http.MethodHead, http.MethodPost)
+	r.Handle(AdminPrefix+"/snapshot", s.requireAdmin(http.HandlerFunc(s.handleSnapshotGet))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/snapshot", a(s.handleSnapshotPost)).Methods(http.MethodPost)
 	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
 	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
 	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(contentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)

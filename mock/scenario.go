@@ -67,6 +67,9 @@ type generateSpec struct {
 	Videos        *float64  `yaml:"videos" json:"videos"`
 	SameSecond    *float64  `yaml:"same_second" json:"same_second"`
 	End           string    `yaml:"end" json:"end"`
+	// anchored: End was written now or now-DURATION, and is the time
+	// that was when the scenario loaded.
+	anchored bool
 	Days          int       `yaml:"days" json:"days"`
 }
 
@@ -301,7 +304,7 @@ func (sf *scenarioFile) applyDefaults(now time.Time) {
 	sf.Data.Generate = g
 	if strings.HasPrefix(g.End, "now") && !now.IsZero() {
 		if end, err := g.endAt(now); err == nil {
-			g.End = end.Format(reviews.TimestampLayout)
+			g.End, g.anchored = end.Format(reviews.TimestampLayout), true
 		}
 	}
 	orDefault := func(p **float64, v float64) {

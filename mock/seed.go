@@ -682,6 +682,13 @@ var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
 // readSeedBody reads a PUT /__mock/data body, JSON or YAML (made JSON),
 // of at most MaxSeedBodyBytes.
 func readSeedBody(r *http.Request) ([]byte, error) {
+	return readDocument(r, MaxSeedBodyBytes, fmt.Sprintf("%d reviews at most, %d MiB", MaxSeedReviews, MaxSeedBodyBytes>>20))
+}
+
+// readDocument reads a request body of JSON or YAML (by its
+// Content-Type) of at most limit bytes, as JSON; bound says what the
+// limit is for a request that passes it.
+func readDocument(r *http.Request, limit int64, bound string) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
@@ -690,11 +697,11 @@ func readSeedBody(r *http.Request) ([]byte, error) {
 			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
 	}
 	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes (%d reviews at most, %d MiB)", MaxSeedBodyBytes, MaxSeedReviews, MaxSeedBodyBytes>>20)}
-	if r.ContentLength > MaxSeedBodyBytes {
+		Message: fmt.Sprintf("request body is larger than %d bytes (%s)", limit, bound)}
+	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxSeedBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

@@ -265,26 +265,33 @@ func (s *Server) sessionLocked(id string) *session {
 		ok = false
 	}
 	if !ok {
-		var lru *session
-		for oid, o := range s.sessions {
-			switch {
-			case oid == DefaultSession:
-			case s.expired(o, now):
-				s.dropSessionLocked(oid)
-			case lru == nil || o.lastUsed.Before(lru.lastUsed):
-				lru = o
-			}
-		}
-		if len(s.sessions) >= s.maxSessions && lru != nil {
-			s.log.Info("session evicted: too many sessions", "session", lru.id, "max", s.maxSessions)
-			s.dropSessionLocked(lru.id)
-		}
+		s.evictForLocked(now)
 		ss = newSession(id, s.journalSize, &s.shops)
 		ss.seedUsed = &s.seedUsed
 		s.sessions[id] = ss
 	}
 	ss.lastUsed = now
 	return ss
+}
+
+// evictForLocked makes room for one more session: it drops the sessions
+// idle for longer than the TTL, then, at the limit, the least recently
+// used. The caller holds s.sessionsMu.
+func (s *Server) evictForLocked(now time.Time) {
+	var lru *session
+	for oid, o := range s.sessions {
+		switch {
+		case oid == DefaultSession:
+		case s.expired(o, now):
+			s.dropSessionLocked(oid)
+		case lru == nil || o.lastUsed.Before(lru.lastUsed):
+			lru = o
+		}
+	}
+	if len(s.sessions) >= s.maxSessions && lru != nil {
+		s.log.Info("session evicted: too many sessions", "session", lru.id, "max", s.maxSessions)
+		s.dropSessionLocked(lru.id)
+	}
 }
 
 // dropSessionLocked forgets a session and what its journal kept; the

@@ -102,7 +102,8 @@ type shopState struct {
 // scenario's seed alone: every session, whatever its id, sees the same
 // shop.
 func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
-	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: replyEngine{bank: sc.bank, rng: sc.rng("shop")}}
+	src := seededPCG(sc.Seed, "shop")
+	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: replyEngine{bank: sc.bank, rng: rand.New(src), src: src}}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
@@ -163,8 +164,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
-			at := sh.origin.Add(time.Duration(float64(sh.arrived+1) / sh.spec.ArrivalsPerHour * float64(time.Hour)))
-			arrivals = append(arrivals, sh.arrival(g, at.Truncate(time.Second)))
+			arrivals = append(arrivals, sh.arrival(g, sh.arrivalTime(sh.arrived)))
 		}
 	}
 	// Oldest first, as the replies' random sequence goes: the reviews the
@@ -205,6 +205,11 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 	sh.st = st
 	sh.budget.resize(sh)
 	return nil
+}
+
+// arrivalTime is when the shop's i-th new review (from 0) arrives.
+func (sh *shopState) arrivalTime(i int) time.Time {
+	return sh.origin.Add(time.Duration(float64(i+1) / sh.spec.ArrivalsPerHour * float64(time.Hour))).Truncate(time.Second)
 }
 
 // arrival writes a new review at the time at, by the scenario's generator spec g.
@@ -273,6 +278,7 @@ func dateOf(day int32) string {
 type replyEngine struct {
 	bank *phraseBank
 	rng  *rand.Rand
+	src  *rand.PCG // rng's source, for a living shop's snapshot; nil for a history
 	// clean caches whether a phrase of the bank is free of a rating's
 	// excluded words (keyed by both): most replies reuse a few phrases.
 	clean map[[2]string]bool
