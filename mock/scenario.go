@@ -70,7 +70,7 @@ type generateSpec struct {
 	// anchored: End was written now or now-DURATION, and is the time
 	// that was when the scenario loaded.
 	anchored bool
-	Days          int       `yaml:"days" json:"days"`
+	Days     int `yaml:"days" json:"days"`
 }
 
 // Limits on scenario data, so a typo cannot exhaust memory.
