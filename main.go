@@ -809,7 +809,9 @@ func healthcheck(ctx context.Context, addr string, stdout io.Writer) error {
 }
 
 // validate checks the named files, or with none every scenario (and the
-// fixtures they use) the server would serve. Every problem of every file
+// fixtures they use) the server would serve. A snapshot (GET
+// /__mock/snapshot) is checked as restoring it into this server would
+// be; what would not come back as it was is noted. Every problem of every file
 // is reported, one a line, each once.
 func validate(opts mock.Options, files []string, stdout io.Writer) error {
 	var errs []error
@@ -837,6 +839,14 @@ func validate(opts mock.Options, files []string, stdout io.Writer) error {
 			continue
 		}
 		checked++
+		if mock.IsSnapshot(data) {
+			notes, err := mock.ValidateSnapshot(opts, f, data)
+			for _, n := range notes {
+				fmt.Fprintf(stdout, "%s: note: %s\n", f, n)
+			}
+			errs = append(errs, err)
+			continue
+		}
 		sources = append(sources, mock.SourceFile{Path: f, Data: data})
 	}
 	if len(sources) > 0 {

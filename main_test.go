@@ -63,6 +63,58 @@ func TestValidateCommand(t *testing.T) {
 	}
 }
 
+// validate checks a snapshot as restoring it would: a good one passes, a
+// broken one fails naming its field, and one of a scenario that is gone
+// passes with a note saying what would not come back.
+func TestValidateSnapshot(t *testing.T) {
+	srv, err := mock.New(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(method, target, ctype, body string) []byte {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("X-Mock-Session", "bug-42")
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body)
+		}
+		return rec.Body.Bytes()
+	}
+	send("PUT", "/__mock/data", "application/json", `{"mode":"append","reviews":[{"product_valuation":2,"text":"Порвалось"}]}`)
+	send("PATCH", "/api/v1/settings/ai", "application/json", `{"feedback":[{"rating":2,"reply_mode":"auto"}]}`)
+	doc := string(send("GET", "/__mock/snapshot", "", ""))
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.yaml", doc)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"validate", good}, env(nil), &out, &out); err != nil || out.String() != "ok: 1 file valid\n" {
+		t.Fatalf("validate a good snapshot: %v, printed %q", err, out.String())
+	}
+	if !strings.Contains(doc, "product_valuation: 2") {
+		t.Fatalf("the snapshot does not hold the seeded review:\n%s", doc)
+	}
+	bad := write("bad.yaml", strings.Replace(doc, "product_valuation: 2", "product_valuation: 9", 1))
+	err = run(context.Background(), []string{"validate", bad}, env(nil), &out, &out)
+	if want := bad + ": scenarios[0].seeded.reviews[0].product_valuation: must be 1 to 5, got 9"; err == nil || err.Error() != want || exitCode(err) != 1 {
+		t.Errorf("validate a broken snapshot: %v\nwant %s", err, want)
+	}
+	gone := write("gone.yaml", strings.Replace(doc, "name: default", "name: retired", 1))
+	out.Reset()
+	if err := run(context.Background(), []string{"validate", gone}, env(nil), &out, &out); err != nil || !strings.Contains(out.String(), gone+`: note: scenario "retired": no such scenario now`) {
+		t.Errorf("validate a snapshot of a scenario that is gone: %v, printed %q", err, out.String())
+	}
+}
+
 // validate reports every problem of every file it is given, each once,
 // by the path it was given and with its line; extends is resolved as the
 // server resolves it: among the files given, then --scenarios DIR, then

@@ -896,3 +896,37 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	}
 	return http.StatusOK, res, nil
 }
+
+// IsSnapshot reports whether data is a snapshot document (its format
+// key names one), rather than a scenario or fixture.
+func IsSnapshot(data []byte) bool {
+	var head struct {
+		Format string `yaml:"format"`
+	}
+	yaml.Unmarshal(data, &head) // JSON is YAML; a broken file is no snapshot
+	return strings.HasPrefix(head.Format, "replymock-snapshot/")
+}
+
+// ValidateSnapshot checks a snapshot file as POST /__mock/snapshot would
+// restore it into a server of opts (its scenarios): a problem is an
+// error naming the file and the field; notes say what would not come
+// back as it was (a scenario gone or changed since).
+func ValidateSnapshot(opts Options, path string, data []byte) (notes []string, err error) {
+	if len(data) > MaxSnapshotBytes {
+		return nil, &Problem{File: path, Message: fmt.Sprintf("larger than a snapshot may be (%d MiB)", MaxSnapshotBytes>>20)}
+	}
+	snap, err := DecodeSnapshot(data)
+	if err == nil {
+		var s *Server
+		if s, err = New(opts); err != nil {
+			return nil, err
+		}
+		var res RestoreResult
+		res, err = s.Restore("", snap)
+		notes = res.Dropped
+	}
+	if ae, ok := err.(*APIError); ok {
+		return nil, &Problem{File: path, Field: ae.Field, Message: ae.Message}
+	}
+	return notes, err
+}
