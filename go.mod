@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/brianvoe/gofakeit/v6 v6.28.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/mux v1.8.1
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0

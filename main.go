@@ -125,6 +125,8 @@ type config struct {
 	publicURL    string
 	now          string
 	proxy        string
+	stateDir     string
+	stateEvery   time.Duration
 	timeouts     timeouts
 }
 
@@ -170,6 +172,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
 	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
+	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
+	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir is brought up to date, besides at shutdown (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
@@ -233,6 +237,12 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
 		return usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
+	}
+	if cfg.stateEvery < 10*time.Millisecond {
+		return usageError{fmt.Errorf("--state-interval must be at least 10ms, got %v", cfg.stateEvery)}
+	}
+	if flagGiven(fsys, "state-dir") && strings.TrimSpace(cfg.stateDir) == "" {
+		return usageError{errors.New("--state-dir (or REPLYMOCK_STATE_DIR) is empty: name a folder, or leave it out to keep state in memory only")}
 	}
 	if cfg.scenOnly && cfg.scenarios == "" {
 		return usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
@@ -521,10 +531,54 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		}
 		opts.PublicURL = pub
 	}
+	var state *mock.StateDir
+	if cfg.stateDir != "" {
+		var err error
+		if state, err = mock.OpenStateDir(cfg.stateDir, opts.Logger); err != nil {
+			closeAll()
+			return usageError{err}
+		}
+		// Restarted soon, the server serves the data it served: its
+		// sessions' living shops come back as they were.
+		now := time.Now
+		if opts.Now != nil {
+			now = opts.Now
+		}
+		opts.DataAnchor = state.Anchor(now())
+	}
 	srv, err := build(ctx, cfg, opts)
 	if err != nil || srv == nil {
 		closeAll()
 		return err
+	}
+	if state != nil {
+		state.Restore(srv)
+		saved := make(chan struct{})
+		defer func() {
+			<-saved // the loop's last save is done before the final one
+			if err := state.Save(srv); err != nil {
+				opts.Logger.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
+			} else {
+				opts.Logger.Info("state saved", "dir", cfg.stateDir)
+			}
+		}()
+		loopCtx, stopLoop := context.WithCancel(ctx)
+		defer stopLoop()
+		go func() {
+			defer close(saved)
+			t := time.NewTicker(cfg.stateEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-loopCtx.Done():
+					return
+				case <-t.C:
+					if err := state.Save(srv); err != nil {
+						opts.Logger.Warn("state: a save failed", "dir", cfg.stateDir, "err", err)
+					}
+				}
+			}
+		}()
 	}
 	memLimit := "GOMEMLIMIT"
 	if cfg.memLimit {
@@ -564,7 +618,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
 			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns,
 			"scenario", sc.Name, "seed", sc.Seed, "reviews", reviews, "public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String(),
-			"read_only", cfg.readOnly, "strict", cfg.strict, "proxy", cmp.Or(cfg.proxy, "none"), "version", opts.Version)
+			"read_only", cfg.readOnly, "strict", cfg.strict, "proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
 		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
 			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+
 				": set --admin-token (or --admin-addr 127.0.0.1:PORT) on a shared network", "addr", ln.Addr().String())

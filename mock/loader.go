@@ -35,9 +35,12 @@ type loader struct {
 	fixtures  []layer          // the files scenarios name; likewise
 	seed      int64            // overrides every scenario's seed when not 0
 	now       func() time.Time // anchors data that ends now
-	media     mediaURLs        // the server's public URL, the base of the records' media
-	log       *slog.Logger
-	cache     dataCache
+	// anchor, when set, anchors data that ends now instead (the loads
+	// of New: every scenario at the same present).
+	anchor time.Time
+	media  mediaURLs // the server's public URL, the base of the records' media
+	log    *slog.Logger
+	cache  dataCache
 
 	mu      sync.Mutex // guards decoded and polled
 	decoded map[string]memoized
@@ -53,6 +56,26 @@ func newLoader(opts Options) *loader {
 		l.now = time.Now
 	}
 	return l
+}
+
+// unbased is fixtures with their media URLs relative to the server.
+func unbased(fixtures []Feedback, base string) []Feedback {
+	if base == "" || len(fixtures) == 0 {
+		return fixtures
+	}
+	out := slices.Clone(fixtures)
+	for i := range out {
+		rebase{from: base, to: ""}.apply(&out[i])
+	}
+	return out
+}
+
+// anchorAt is the present data that ends now is anchored to.
+func (l *loader) anchorAt() time.Time {
+	if !l.anchor.IsZero() {
+		return l.anchor
+	}
+	return l.now()
 }
 
 // layer is one folder of scenario or fixture files, or the scenario files
@@ -563,7 +586,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	// that changes nothing else keeps the version serving, and its data.
 	written := sf
 	written.applyDefaults(time.Time{})
-	sf.applyDefaults(p.l.now())
+	sf.applyDefaults(p.l.anchorAt())
 	sc := &Scenario{Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
 		// Its own copy: a fault's counters are keyed by its address, and a
@@ -581,7 +604,10 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	}
 	key := dataKey(sf.Data, sc.Seed, sc.history, sc.historyDelay(), fixtures)
 	sc.data = p.l.cache.source(key, sc.dataBuilder(display, fixtures))
-	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.historyDelay(), fixtures))
+	// The fingerprint leaves out where the server is reached (the media
+	// URLs' base): a snapshot names the same version on a server
+	// restarted on another port or behind another address.
+	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.historyDelay(), unbased(fixtures, p.l.media.base)))
 	return sc, nil
 }
 

@@ -119,6 +119,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now tells the time; nil means time.Now.
 	Now func() time.Time
+	// DataAnchor, when set, is the present that generated data ending
+	// now (generate.end: now) is anchored to at the start, instead of
+	// Now's: a server restarted from a state folder (StateDir.Anchor)
+	// serves the data it served before, and its sessions' living shops
+	// come back as they were.
+	DataAnchor time.Time
 }
 
 // Defaults of the limits in Options.
@@ -156,6 +162,7 @@ type Server struct {
 	proxies      sync.Map      // upstream base URL -> *proxy
 	version      string
 	started      time.Time
+	anchor       time.Time // the present data that ends now was anchored to at the start
 	metrics      *metrics
 	reqSeq       atomic.Int64 // numbers the request ids the server makes
 	media        *mediaStore  // the media files' cache (media.go)
@@ -245,7 +252,13 @@ func New(opts Options) (*Server, error) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_seed_bytes",
 			Help: "What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes."},
 			func() float64 { return float64(s.seedUsed.Load()) }))
+	s.anchor = opts.DataAnchor
+	if s.anchor.IsZero() {
+		s.anchor = opts.Now().UTC().Truncate(time.Second)
+	}
+	s.loader.anchor = s.anchor
 	scs, sources, err := s.loader.loadAll()
+	s.loader.anchor = time.Time{} // a reload anchors to its own present
 	if err != nil {
 		return nil, err
 	}

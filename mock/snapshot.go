@@ -41,6 +41,10 @@ type Snapshot struct {
 	TakenAt time.Time `json:"taken_at"`
 	// ServerVersion is the version of the server that took it, for a reader.
 	ServerVersion string `json:"server_version,omitempty"`
+	// MediaBase is the base of the media URLs in its reviews (the public
+	// URL of the server that took it); restored on a server reached
+	// elsewhere, the URLs are moved to that server's.
+	MediaBase string `json:"media_base,omitempty"`
 	// Scenario is the session's pick (PUT /__mock/scenario); "" follows
 	// the server's.
 	Scenario  string     `json:"scenario,omitempty"`
@@ -133,7 +137,7 @@ func (sc *Scenario) dataEnd() string {
 // to their clocks first, as a list request would.
 func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 	now := s.now()
-	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version}
+	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.loader.media.base}
 	s.sessionsMu.Lock()
 	ss, ok := s.sessions[sid]
 	if ok && s.expired(ss, now) {
@@ -305,6 +309,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	drop := func(format string, args ...any) { res.Dropped = append(res.Dropped, fmt.Sprintf(format, args...)) }
 	current := s.scenarioMap()
 	now := s.now()
+	rb := rebase{from: snap.MediaBase, to: s.loader.media.base}
 
 	// Everything is built before the session is touched.
 	fresh := newSession(sid, s.journalSize, &s.shops)
@@ -350,7 +355,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			drop("scenario %q: its data is anchored to the present and now ends at %s, not %s: its living shop starts again", rec.Name, sc.dataEnd(), rec.DataEnd)
 		}
 		if rec.Seeded != nil {
-			sd, err := restoreSeeds(rec.Seeded, path+".seeded")
+			sd, err := restoreSeeds(rec.Seeded, path+".seeded", rb)
 			if err != nil {
 				return RestoreResult{}, err
 			}
@@ -394,7 +399,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			if err != nil {
 				return RestoreResult{}, err
 			}
-			sh, err := restoreShop(sc, base, rec.Shop, path+".shop", now)
+			sh, err := restoreShop(sc, base, rec.Shop, path+".shop", now, rb)
 			if err != nil {
 				return RestoreResult{}, err
 			}
@@ -523,11 +528,11 @@ func (s *Server) faultsFitLocked(sid string, n int, size int64) error {
 }
 
 // restoreSeeds builds what a session seeded from its snapshot.
-func restoreSeeds(in *SeededSnapshot, path string) (*seedState, error) {
+func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*seedState, error) {
 	if in.Mode != SeedReplace && in.Mode != SeedAppend {
 		return nil, invalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
 	}
-	fbs, err := decodeRecords(in.Reviews, path+".reviews")
+	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
 	if err != nil {
 		return nil, err
 	}
@@ -542,7 +547,7 @@ func restoreSeeds(in *SeededSnapshot, path string) (*seedState, error) {
 }
 
 // decodeRecords reads reviews as the list shows them, each checked.
-func decodeRecords(raws []json.RawMessage, path string) ([]Feedback, error) {
+func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, error) {
 	fbs := make([]Feedback, len(raws))
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -559,8 +564,22 @@ func decodeRecords(raws []json.RawMessage, path string) ([]Feedback, error) {
 		if _, err := reviews.MetaOf(f); err != nil {
 			return nil, invalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
 		}
+		rb.apply(f)
 	}
 	return fbs, nil
+}
+
+// rebase moves the media URLs of restored reviews from the server that
+// took the snapshot to this one.
+type rebase struct{ from, to string }
+
+func (rb rebase) apply(f *Feedback) {
+	if rb.from == "" || rb.from == rb.to {
+		return
+	}
+	from, to := rb.from+MediaPrefix, rb.to+MediaPrefix
+	f.Photos = strings.ReplaceAll(f.Photos, from, to)
+	f.Video = bytes.ReplaceAll(f.Video, []byte(from), []byte(to))
 }
 
 // namedUnknown names the field of an "unknown field" error.
@@ -589,7 +608,7 @@ func prefixField(err error, path string) error {
 }
 
 // restoreShop builds a session's living shop in sc, on base, from in.
-func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path string, now time.Time) (*shopState, error) {
+func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path string, now time.Time, rb rebase) (*shopState, error) {
 	sh, err := newShopState(sc, base, now)
 	if err != nil {
 		return nil, err
@@ -607,7 +626,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
 		return nil, invalidBody(path+".processed", "must lie between origin and now")
 	}
-	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals")
+	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals", rb)
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +658,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 			sh.origin, sh.processed = sh.origin.Add(skip), from
 		}
 	}
-	changed, err := decodeRecords(in.Changed, path+".changed")
+	changed, err := decodeRecords(in.Changed, path+".changed", rb)
 	if err != nil {
 		return nil, err
 	}
