@@ -143,8 +143,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	if cmd == "probe" { // a client of another server: flags of its own
+	switch cmd { // clients of another server: flags of their own
+	case "probe":
 		return probe.Main(ctx, args, stdout, stderr)
+	case "record":
+		return probe.RecordMain(ctx, args, stdout, stderr)
 	}
 	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
 	fsys.SetOutput(stderr)
@@ -176,7 +179,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir is brought up to date, besides at shutdown (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock record --from URL --out DIR [flags] (see replymock record -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()
 	}
 	if err := applyEnv(fsys, lookupEnv); err != nil {
@@ -301,7 +304,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
 	default:
-		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, probe, healthcheck, version", cmd)}
+		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, probe, record, healthcheck, version", cmd)}
 	}
 }
 

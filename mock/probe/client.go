@@ -81,6 +81,19 @@ type client struct {
 	cache map[string]*exchange // GET answers by path, for rules that only read
 }
 
+// newClient is a client of base: at most rate requests a second and
+// max in all, each within timeout, sent with hc (nil: a new one) but
+// never following a redirect.
+func newClient(base, token string, rate float64, max int, timeout time.Duration, hc *http.Client, clk clock) *client {
+	own := &http.Client{}
+	if hc != nil {
+		*own = *hc
+	}
+	own.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &client{base: base, auth: authorization(token), http: own, timeout: timeout,
+		limit: newLimiter(clk, rate), clock: clk, max: max, cache: make(map[string]*exchange)}
+}
+
 // AuthError is returned by Run when the target refuses the probe's
 // credentials (401): every further request would fail the same way, so
 // the probe stops at the first.

@@ -50,4 +50,9 @@
 // A target that is not this API (HTML, a redirect, no answer, malformed
 // JSON on both first requests) makes every rule "could not check" with
 // one line saying why; a 401 stops the run with one message.
+//
+// Record (the `replymock record` command, RecordMain) is the probe's
+// companion: with the same client, it pages through a shop's settings
+// and reviews and writes a scenario that serves them, anonymised unless
+// asked not to, and a living one calibrated on them.
 package probe

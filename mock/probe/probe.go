@@ -196,21 +196,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if clk == nil {
 		clk = realClock{}
 	}
-	hc := &http.Client{}
-	if cfg.Client != nil {
-		*hc = *cfg.Client
-	}
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c := &client{
-		base:    base,
-		auth:    authorization(cfg.Token),
-		http:    hc,
-		timeout: cfg.Timeout,
-		limit:   newLimiter(clk, cfg.Rate),
-		clock:   clk,
-		max:     cfg.MaxRequests,
-		cache:   make(map[string]*exchange),
-	}
+	c := newClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client, clk)
 	if cfg.AllowWrites {
 		c.reserve = restoreReserve
 	}
