@@ -606,3 +606,72 @@ func TestPanelShowsTheLivingShop(t *testing.T) {
 		t.Errorf("the shop's clock for default, which has no shop: hidden and scenario %q", state)
 	}
 }
+
+// The panel saves the default session's snapshot as a file, and
+// restoring a file brings the session back: a living shop an hour on,
+// reset meanwhile, shows its arrivals again.
+func TestPanelSavesAndRestoresASnapshot(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{Scenario: "demo-frozen"}))
+	defer ts.Close()
+	post := func(path, ctype, body string) string {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %v %v", path, resp, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	post("/__mock/clock", "application/json", `{"advance":"1h"}`)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,039" || s == "1039" }); err != nil {
+		t.Fatal(err)
+	}
+	// Save: the file the page hands the browser is the session's snapshot.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.saved = null; URL.createObjectURL = (b) => { window.saved = b; return "blob:none"; }; true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#snapshot-save"))); err != nil {
+		t.Fatal(err)
+	}
+	var doc string
+	for deadline := time.Now().Add(10 * time.Second); doc == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		doc, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`window.saved ? window.saved.text() : ""`, chromedp.EvalAwaitPromise))
+	}
+	if !strings.HasPrefix(doc, "format: "+mock.SnapshotFormat) || !strings.Contains(doc, "arrivals:") {
+		t.Fatalf("the saved file is not the session's snapshot: %.200s", doc)
+	}
+	if _, err := waitText(ctx, "#snapshot-status", func(s string) bool { return strings.HasPrefix(s, "Saved replymock-default-") }); err != nil {
+		t.Error(err)
+	}
+	// Reset, then restore the file.
+	post("/__mock/reset", "application/json", "")
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,009" || s == "1009" }); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "seen.yaml")
+	os.WriteFile(file, []byte(doc), 0o600)
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#snapshot-file"), []string{file})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#snapshot-status", func(s string) bool { return s == "Restored from seen.yaml." }); err != nil {
+		t.Error(err)
+	}
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,039" || s == "1039" }); err != nil {
+		t.Errorf("restored, the page shows %v reviews, want the 1,039 of the snapshot", err)
+	}
+	screenshot(t, ctx, "panel-snapshot-restored")
+	// A broken file is refused with its field, and changes nothing.
+	os.WriteFile(file, []byte(strings.Replace(doc, "format: "+mock.SnapshotFormat, "format: nope", 1)), 0o600)
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#snapshot-file"), []string{file})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#error", func(s string) bool { return strings.HasPrefix(s, "format: must be") }); err != nil {
+		t.Error(err)
+	}
+}

@@ -366,6 +366,49 @@ async function advanceShop() {
   await Promise.all([loadShop(), loadData()]);
 }
 
+// --- snapshots ------------------------------------------------------------
+
+// authHeaders are the admin token's header, if this tab has one.
+function authHeaders() {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { Authorization: "Bearer " + token } : {};
+}
+
+// saveSnapshot downloads the default session's snapshot as a YAML file.
+async function saveSnapshot() {
+  const resp = await fetch("/__mock/snapshot?session=default", { headers: authHeaders() });
+  if (!resp.ok) {
+    const env = await resp.json().catch(() => null);
+    throw new Error((env && env.error && env.error.message) || "GET snapshot: " + resp.status);
+  }
+  const blob = await resp.blob();
+  const file = "replymock-default-" + new Date().toISOString().replace(/[:.]/g, "-") + ".yaml";
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = file;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  $("snapshot-status").textContent = t("snapshot-saved", { file });
+}
+
+// restoreSnapshot makes the default session what a snapshot file says.
+async function restoreSnapshot(file) {
+  const text = await file.text();
+  const headers = authHeaders();
+  headers["Content-Type"] = text.trimStart().startsWith("{") ? "application/json" : "application/yaml";
+  const resp = await fetch("/__mock/snapshot?session=default", { method: "POST", headers, body: text });
+  const env = await resp.json().catch(() => null);
+  if (!resp.ok || !env || !env.success) {
+    const e = env && env.error;
+    throw new Error(e ? (e.field ? e.field + ": " : "") + e.message : "POST snapshot: " + resp.status);
+  }
+  const dropped = env.data.dropped || [];
+  $("snapshot-status").textContent = dropped.length
+    ? t("snapshot-dropped", { file: file.name, what: dropped.join("; ") })
+    : t("snapshot-restored", { file: file.name });
+  await refreshAll();
+}
+
 async function loadSettings() {
   const d = await admin("GET", "settings");
   const s = d.settings;
@@ -423,6 +466,13 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   $("heal").addEventListener("click", () => run(heal));
   $("shop-advance-apply").addEventListener("click", () => run(advanceShop));
+  $("snapshot-save").addEventListener("click", () => run(saveSnapshot));
+  $("snapshot-restore").addEventListener("click", () => $("snapshot-file").click());
+  $("snapshot-file").addEventListener("change", () => {
+    const f = $("snapshot-file").files[0];
+    $("snapshot-file").value = "";
+    if (f) run(() => restoreSnapshot(f));
+  });
   $("reset").addEventListener("click", () => run(async () => {
     if (!confirm(t("reset-confirm"))) return;
     await admin("POST", "reset");
