@@ -286,6 +286,18 @@ type RestoreResult struct {
 // snapshot of up to MaxSnapshotBytes.
 var restoreMu sync.Mutex
 
+// snapshotTakers lets two snapshots be written at a time: a living shop
+// at its bound writes some 20 MB of JSON, and its YAML takes more.
+var snapshotTakers = make(chan struct{}, 2)
+
+// Bounds of what a snapshot may say: a real clock's lead (as far as a
+// year of POST /__mock/clock moves at most, ten times over), and ids
+// (far past any shop's, and exact in a float64).
+const (
+	maxLead     = 10 * 8784 * time.Hour
+	maxRecordID = 1 << 50
+)
+
 // Restore makes session sid ("" for the snapshot's own) what snap says,
 // in place of what it was: the list, counts and settings then answer as
 // they did when it was taken. A problem with the document is a 400
@@ -556,8 +568,8 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, 
 		}
 		f := &fbs[i]
 		switch {
-		case f.ID <= 0:
-			return nil, invalidBody(p+".id", "must be a positive integer, got %d", f.ID)
+		case f.ID <= 0 || f.ID > maxRecordID:
+			return nil, invalidBody(p+".id", "must be an integer from 1 to %d, got %d", int64(maxRecordID), f.ID)
 		case f.ProductValuation < 1 || f.ProductValuation > 5:
 			return nil, invalidBody(p+".product_valuation", "must be 1 to 5, got %d", f.ProductValuation)
 		}
@@ -623,8 +635,19 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	if err != nil {
 		return nil, invalidBody(path+".replies", "not the state of a reply engine: %v", err)
 	}
+	for _, tf := range []struct {
+		name string
+		t    time.Time
+	}{{"origin", in.Origin}, {"processed", in.Processed}, {"now", in.Now}} {
+		if tf.t.Year() < 2000 || tf.t.Year() > 2200 {
+			return nil, invalidBody(path+"."+tf.name, "must be a time from 2000 to 2200, got %s", tf.t.Format(time.RFC3339))
+		}
+	}
 	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
 		return nil, invalidBody(path+".processed", "must lie between origin and now")
+	}
+	if in.Lead < 0 || in.Lead.D() > maxLead {
+		return nil, invalidBody(path+".lead", "must be from 0 to %s, got %s", Duration(maxLead), in.Lead)
 	}
 	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals", rb)
 	if err != nil {
@@ -819,6 +842,12 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 	asYAML, err := snapshotAsYAML(r)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	select {
+	case snapshotTakers <- struct{}{}:
+		defer func() { <-snapshotTakers }()
+	case <-r.Context().Done():
 		return
 	}
 	snap, err := s.Snapshot(sid)

@@ -278,6 +278,11 @@ func TestSnapshotRestoreErrors(t *testing.T) {
 		{"arrivals out of the data's ids", "application/json", edit(func(m map[string]any) {
 			shop(m)["arrivals"].([]any)[0].(map[string]any)["id"] = 5
 		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].id"},
+		{"a time out of range", "application/json", edit(func(m map[string]any) { shop(m)["origin"] = "1970-01-01T00:00:00Z" }), 400, "invalid_body", "scenarios[0].shop.origin"},
+		{"a lead of centuries", "application/json", edit(func(m map[string]any) { shop(m)["lead"] = "2000000h" }), 400, "invalid_body", "scenarios[0].shop.lead"},
+		{"an id past the bound", "application/json", edit(func(m map[string]any) {
+			shop(m)["arrivals"].([]any)[0].(map[string]any)["id"] = int64(1) << 60
+		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].id"},
 		{"another clock", "application/json", edit(func(m map[string]any) { shop(m)["clock"] = "real" }), 400, "invalid_body", "scenarios[0].shop.clock"},
 		{"an engine state that is not one", "application/json", edit(func(m map[string]any) { shop(m)["replies"] = "AAAA" }), 400, "invalid_body", "scenarios[0].shop.replies"},
 		{"a scenario twice", "application/json", edit(func(m map[string]any) {

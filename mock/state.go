@@ -160,6 +160,12 @@ const maxStateFile = MaxSnapshotBytes
 
 // readStateFile reads a regular file of at most maxStateFile bytes.
 func readStateFile(path string) ([]byte, error) {
+	// A link is not followed: the folder's files are the server's own.
+	if fi, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
