@@ -521,6 +521,10 @@ func (s *Server) handleDataDelete(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]any{"session": sid, "removed": s.ClearSeeded(sid)}, nil
 }
 
+// maxClockYear is the last year a living shop's clock reaches: the dates
+// it writes stay four-digit years, with room.
+const maxClockYear = 2199
+
 // Clock is the data of /__mock/clock.
 type Clock struct {
 	Session  string `json:"session"`
@@ -571,6 +575,9 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if body.Advance > 0 {
+		if sh.now(now).Add(body.Advance.D()).Year() > maxClockYear {
+			return 0, nil, invalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", maxClockYear)
+		}
 		sh.advance(body.Advance.D())
 		if err := sh.run(sh.now(now), ss.state(sc).settings); err != nil {
 			return 0, nil, err

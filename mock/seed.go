@@ -682,19 +682,24 @@ var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
 // readSeedBody reads a PUT /__mock/data body, JSON or YAML (made JSON),
 // of at most MaxSeedBodyBytes.
 func readSeedBody(r *http.Request) ([]byte, error) {
-	return readDocument(r, MaxSeedBodyBytes, fmt.Sprintf("%d reviews at most, %d MiB", MaxSeedReviews, MaxSeedBodyBytes>>20))
+	bound := fmt.Sprintf("%d reviews at most, %d MiB", MaxSeedReviews, MaxSeedBodyBytes>>20)
+	return readDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
 }
 
-// readDocument reads a request body of JSON or YAML (by its
-// Content-Type) of at most limit bytes, as JSON; bound says what the
-// limit is for a request that passes it.
-func readDocument(r *http.Request, limit int64, bound string) ([]byte, error) {
+// readDocument reads a request body of JSON (at most limit bytes) or
+// YAML (at most yamlLimit: decoded, YAML takes many times its size), by
+// its Content-Type, as JSON; bound and yamlBound say what the limits are
+// for a request that passes one.
+func readDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound string) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
 	if err != nil || mt != "application/json" && !isYAML {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
+	}
+	if isYAML {
+		limit, bound = yamlLimit, yamlBound
 	}
 	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
 		Message: fmt.Sprintf("request body is larger than %d bytes (%s)", limit, bound)}

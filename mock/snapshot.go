@@ -27,6 +27,10 @@ const SnapshotFormat = "replymock-snapshot/1"
 // (MaxShopReviews each) fit with room.
 const MaxSnapshotBytes = 96 << 20
 
+// MaxSnapshotYAMLBytes bounds a snapshot sent as YAML, which takes many
+// times its size while it is read: a bigger one goes as JSON.
+const MaxSnapshotYAMLBytes = 8 << 20
+
 // Snapshot is everything that makes a session what it is: the scenario it
 // picked, its overrides and run-time faults with their counters, and per
 // scenario it used its settings, the reviews it seeded, the counters of
@@ -294,8 +298,9 @@ var snapshotTakers = make(chan struct{}, 2)
 // year of POST /__mock/clock moves at most, ten times over), and ids
 // (far past any shop's, and exact in a float64).
 const (
-	maxLead     = 10 * 8784 * time.Hour
-	maxRecordID = 1 << 50
+	maxLead              = 10 * 8784 * time.Hour
+	maxRecordID          = 1 << 50
+	maxSnapshotScenarios = 1000
 )
 
 // Restore makes session sid ("" for the snapshot's own) what snap says,
@@ -335,6 +340,10 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	}
 	if snap.Overrides != nil {
 		fresh.overrides = *snap.Overrides
+		if a := fresh.overrides.Auth; a != nil && slices.Contains(a.Tokens, redacted) {
+			fresh.overrides.Auth = nil
+			drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
+		}
 	}
 	fresh.counters = make(map[*Fault]*faultCounter)
 	for i := range snap.Faults {
@@ -577,8 +586,32 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, 
 			return nil, invalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
 		}
 		rb.apply(f)
+		if problem := mediaProblem(f); problem != "" {
+			return nil, invalidBody(p+"."+problem, "not as the list writes it")
+		}
 	}
 	return fbs, nil
+}
+
+// mediaProblem names the field of f that is not as the list writes it:
+// valuation_tags and photos JSON text of their lists, video an object or
+// null.
+func mediaProblem(f *Feedback) string {
+	var tags []string
+	if f.ValuationTags != "" && json.Unmarshal([]byte(f.ValuationTags), &tags) != nil {
+		return "valuation_tags"
+	}
+	var photos []Photo
+	if f.Photos != "" && json.Unmarshal([]byte(f.Photos), &photos) != nil {
+		return "photos"
+	}
+	if v := bytes.TrimSpace(f.Video); len(v) > 0 && string(v) != "null" {
+		var video Video
+		if v[0] != '{' || json.Unmarshal(v, &video) != nil {
+			return "video"
+		}
+	}
+	return ""
 }
 
 // rebase moves the media URLs of restored reviews from the server that
@@ -639,8 +672,8 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 		name string
 		t    time.Time
 	}{{"origin", in.Origin}, {"processed", in.Processed}, {"now", in.Now}} {
-		if tf.t.Year() < 2000 || tf.t.Year() > 2200 {
-			return nil, invalidBody(path+"."+tf.name, "must be a time from 2000 to 2200, got %s", tf.t.Format(time.RFC3339))
+		if tf.t.Year() < 2000 || tf.t.Year() > maxClockYear {
+			return nil, invalidBody(path+"."+tf.name, "must be a time from 2000 to the end of %d, got %s", maxClockYear, tf.t.Format(time.RFC3339))
 		}
 	}
 	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
@@ -655,6 +688,17 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	}
 	if len(arrivals) > MaxShopReviews {
 		return nil, invalidBody(path+".arrivals", "at most %d, got %d", MaxShopReviews, len(arrivals))
+	}
+	if pos, ok := base.Newest(); ok {
+		newest := time.Unix(base.Meta(pos).Created, 0)
+		if in.Origin.Before(newest) {
+			return nil, invalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+		}
+		for i := range arrivals {
+			if m, _ := reviews.MetaOf(&arrivals[i]); time.Unix(m.Created, 0).Before(newest) {
+				return nil, invalidBody(fmt.Sprintf("%s.arrivals[%d].created_date", path, i), "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+			}
+		}
 	}
 	sh.origin, sh.processed = in.Origin, in.Processed
 	for i, t := range in.SettingsChanged {
@@ -743,6 +787,14 @@ func (snap *Snapshot) check() error {
 		if err := snap.Overrides.validate(); err != nil {
 			return prefixField(err, "overrides")
 		}
+		if n := snap.Overrides.size(); n > MaxSessionOverrideBytes {
+			return invalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
+		}
+	}
+	if snap.MediaBase != "" {
+		if _, err := ParsePublicURL(snap.MediaBase); err != nil {
+			return invalidBody("media_base", "%v", err)
+		}
 	}
 	if len(snap.Faults) > MaxRuntimeFaults {
 		return invalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(snap.Faults))
@@ -756,6 +808,12 @@ func (snap *Snapshot) check() error {
 			return invalidBody(fmt.Sprintf("faults[%d].hit", i), "counters must be 0 <= hit <= matched")
 		}
 	}
+	if len(snap.Scenarios) > maxSnapshotScenarios {
+		return invalidBody("scenarios", "at most %d, got %d", maxSnapshotScenarios, len(snap.Scenarios))
+	}
+	if len(snap.SharedFaultCounters) > MaxRuntimeFaults {
+		return invalidBody("shared_fault_counters", "at most %d, got %d", MaxRuntimeFaults, len(snap.SharedFaultCounters))
+	}
 	seen := make(map[string]bool)
 	for i, rec := range snap.Scenarios {
 		path := fmt.Sprintf("scenarios[%d]", i)
@@ -763,9 +821,24 @@ func (snap *Snapshot) check() error {
 			return invalidBody(path+".name", "must name a scenario, each once")
 		}
 		seen[rec.Name] = true
+		if len(rec.FaultCounters) > MaxFaults {
+			return invalidBody(path+".fault_counters", "at most %d, got %d", MaxFaults, len(rec.FaultCounters))
+		}
 		for j, c := range rec.FaultCounters {
 			if c.Index < 0 || c.Matched < 0 || c.Hit < 0 || c.Hit > c.Matched {
 				return invalidBody(fmt.Sprintf("%s.fault_counters[%d]", path, j), "index must be >= 0 and counters 0 <= hit <= matched")
+			}
+		}
+		// Counted before anything is decoded of them.
+		if sd := rec.Seeded; sd != nil && len(sd.Reviews) > MaxSeedReviews {
+			return invalidBody(path+".seeded.reviews", "at most %d, got %d", MaxSeedReviews, len(sd.Reviews))
+		}
+		if sh := rec.Shop; sh != nil {
+			if len(sh.Arrivals) > MaxShopReviews {
+				return invalidBody(path+".shop.arrivals", "at most %d, got %d", MaxShopReviews, len(sh.Arrivals))
+			}
+			if len(sh.Changed) > MaxShopReviews {
+				return invalidBody(path+".shop.changed", "at most %d, got %d", MaxShopReviews, len(sh.Changed))
 			}
 		}
 	}
@@ -774,9 +847,12 @@ func (snap *Snapshot) check() error {
 
 // DecodeSnapshot reads a snapshot document, JSON or YAML, strictly: an
 // unknown field is an error naming it.
-func DecodeSnapshot(data []byte) (*Snapshot, error) {
+func DecodeSnapshot(data []byte) (*Snapshot, error) { return decodeSnapshot(data, true) }
+
+// decodeSnapshot is DecodeSnapshot, of YAML too when allowYAML is set.
+func decodeSnapshot(data []byte, allowYAML bool) (*Snapshot, error) {
 	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] != '{' {
+	if allowYAML && len(data) > 0 && data[0] != '{' {
 		js, err := yamlToJSON(data)
 		if err != nil {
 			return nil, err
@@ -855,6 +931,7 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	snap.redactTokens()
 	body, err := MarshalSnapshot(snap, asYAML)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -871,6 +948,19 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	if r.Method != http.MethodHead {
 		w.Write(body)
+	}
+}
+
+// redactTokens hides the bearer tokens of the session's auth override:
+// a snapshot is made to be handed on, and secrets never come back out of
+// the server. Restored, such an override is left out (see Restore);
+// --state-dir, which keeps them, writes its files itself.
+func (snap *Snapshot) redactTokens() {
+	if o := snap.Overrides; o != nil && o.Auth != nil && len(o.Auth.Tokens) > 0 {
+		c, a := *o, *o.Auth
+		a.Tokens = []string{redacted}
+		c.Auth = &a
+		snap.Overrides = &c
 	}
 }
 
@@ -927,11 +1017,12 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	}
 	restoreMu.Lock()
 	defer restoreMu.Unlock()
-	body, err := readDocument(r, MaxSnapshotBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20))
+	body, err := readDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
+		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
 	if err != nil {
 		return 0, nil, err
 	}
-	snap, err := DecodeSnapshot(body)
+	snap, err := decodeSnapshot(body, false)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -283,6 +283,21 @@ func TestSnapshotRestoreErrors(t *testing.T) {
 		{"an id past the bound", "application/json", edit(func(m map[string]any) {
 			shop(m)["arrivals"].([]any)[0].(map[string]any)["id"] = int64(1) << 60
 		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].id"},
+		{"a media base that is no URL", "application/json", edit(func(m map[string]any) { m["media_base"] = `"` }), 400, "invalid_body", "media_base"},
+		{"a video that is not one", "application/json", edit(func(m map[string]any) {
+			shop(m)["arrivals"].([]any)[0].(map[string]any)["video"] = []any{"/__mock/media/a"}
+		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].video"},
+		{"tokens past the bound", "application/json", edit(func(m map[string]any) {
+			m["overrides"] = map[string]any{"auth": map[string]any{"type": "bearer", "tokens": []string{strings.Repeat("t", 70<<10)}}}
+		}), 400, "invalid_body", "overrides.auth.tokens"},
+		{"an arrival older than the data", "application/json", edit(func(m map[string]any) {
+			shop(m)["arrivals"].([]any)[0].(map[string]any)["created_date"] = "2026-01-02 03:04:05"
+		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].created_date"},
+		{"an origin before the data", "application/json", edit(func(m map[string]any) { shop(m)["origin"] = "2026-01-01T00:00:00Z" }), 400, "invalid_body", "scenarios[0].shop.origin"},
+		{"too many arrivals, counted before reading them", "application/json", edit(func(m map[string]any) {
+			shop(m)["arrivals"] = make([]any, mock.MaxShopReviews+1)
+		}), 400, "invalid_body", "scenarios[0].shop.arrivals"},
+		{"YAML past its bound", "application/yaml", "format: x\n" + strings.Repeat("# padding\n", (mock.MaxSnapshotYAMLBytes/10)+1), 413, "payload_too_large", "-"},
 		{"another clock", "application/json", edit(func(m map[string]any) { shop(m)["clock"] = "real" }), 400, "invalid_body", "scenarios[0].shop.clock"},
 		{"an engine state that is not one", "application/json", edit(func(m map[string]any) { shop(m)["replies"] = "AAAA" }), 400, "invalid_body", "scenarios[0].shop.replies"},
 		{"a scenario twice", "application/json", edit(func(m map[string]any) {
@@ -394,5 +409,52 @@ func TestSnapshotSharedFaultCounters(t *testing.T) {
 	}
 	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "fresh"); r.status != http.StatusServiceUnavailable {
 		t.Errorf("a fresh session meets the fault; got %d", r.status)
+	}
+}
+
+// A snapshot handed out hides the bearer tokens of the session's auth
+// override; restored, that override is left out and said so.
+func TestSnapshotRedactsTokens(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	decodeOK(t, "overrides", admin(t, h, "PUT", "/__mock/overrides?session=a", `{"auth":{"type":"bearer","tokens":["s3cret-token"]},"strict":true}`), new(mock.Overrides))
+	for _, accept := range []string{"", "application/json"} {
+		if doc := takeSnapshot(t, h, "a", accept); bytes.Contains(doc, []byte("s3cret-token")) || !bytes.Contains(doc, []byte("[redacted]")) {
+			t.Errorf("the snapshot (%q) shows the token: %s", accept, doc)
+		}
+	}
+	res := restore(t, h, "b", "application/json", takeSnapshot(t, h, "a", "application/json"))
+	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "overrides.auth") {
+		t.Errorf("dropped %q, want the auth override named", res.Dropped)
+	}
+	var o mock.Overrides
+	decodeOK(t, "overrides of b", admin(t, h, "GET", "/__mock/overrides?session=b", ""), &o)
+	if o.Auth != nil || o.Strict == nil || !*o.Strict {
+		t.Errorf("restored overrides: %+v; want strict kept and no auth", o)
+	}
+}
+
+// A shop's clock stops at the end of 2199: past it, an advance is
+// refused, and the session still answers and can be taken.
+func TestShopClockStopsAt2200(t *testing.T) {
+	h := newServer(t, mock.Options{Scenarios: shopFiles(t), Scenario: "shop"})
+	advance(t, h, "a", "1h")
+	var m map[string]any
+	json.Unmarshal(takeSnapshot(t, h, "a", "application/json"), &m)
+	shop := m["scenarios"].([]any)[0].(map[string]any)["shop"].(map[string]any)
+	for _, k := range []string{"origin", "processed", "now"} {
+		shop[k] = "2199-12-31T23:30:00Z"
+	}
+	shop["settings_changed"] = []string{}
+	for range 5 {
+		shop["settings_changed"] = append(shop["settings_changed"].([]string), "2199-12-31T23:30:00Z")
+	}
+	shop["arrivals"] = nil
+	doc, _ := json.Marshal(m)
+	restore(t, h, "late", "application/json", doc)
+	checkError(t, "advance past 2200", admin(t, h, "POST", "/__mock/clock?session=late", `{"advance":"1h"}`), 400, "invalid_body", "advance")
+	advance(t, h, "late", "20m")
+	takeSnapshot(t, h, "late", "")
+	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "late"); r.status != http.StatusOK {
+		t.Errorf("the list at the end of time: %d %s", r.status, r.body)
 	}
 }
