@@ -197,6 +197,9 @@ func TestStateDirSetsAsideWhatDoesNotLoad(t *testing.T) {
 		"other.json":     string(good), // session "good" under another's name
 		".good.json1234": "half a write",
 	}
+	if err := syscall.Mkfifo(filepath.Join(sessions, "pipe.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	secret := filepath.Join(t.TempDir(), "elsewhere.json")
 	os.WriteFile(secret, good, 0o600)
 	if err := os.Symlink(secret, filepath.Join(sessions, "link.json")); err != nil {
@@ -211,14 +214,14 @@ func TestStateDirSetsAsideWhatDoesNotLoad(t *testing.T) {
 	stop, base, logs := stateServer(t, dir)
 	defer stop(syscall.SIGTERM)
 	out := logs.String()
-	for _, name := range []string{"garbage.json", "cut.json", "foreign.json", "other.json", "link.json", "server.json"} {
+	for _, name := range []string{"garbage.json", "cut.json", "foreign.json", "other.json", "link.json", "pipe.json", "server.json"} {
 		if !strings.Contains(out, `"file":"`+name) && !strings.Contains(out, `"file":"sessions/`+name) {
 			t.Errorf("no log line sets %s aside:\n%s", name, out)
 		}
 	}
 	rejected, _ := os.ReadDir(filepath.Join(dir, "rejected"))
-	if len(rejected) != 6 {
-		t.Errorf("rejected/ holds %d files, want 6: %v", len(rejected), rejected)
+	if len(rejected) != 7 {
+		t.Errorf("rejected/ holds %d files, want 7: %v", len(rejected), rejected)
 	}
 	if _, err := os.Stat(filepath.Join(sessions, ".good.json1234")); err == nil {
 		t.Error("an unfinished write was left in place")

@@ -253,16 +253,23 @@ func (d *StateDir) setAside(name string, why error) {
 }
 
 // sessionFile is the file name of a session's snapshot: its id, with
-// the characters other than letters, digits, - and _ written %XX.
+// every character but lower-case letters, digits, - and _ written %XX
+// (so that ids differing in case differ on a file system that ignores
+// it); an id that would make a name over 200 bytes is named by its
+// SHA-256 instead.
 func sessionFile(id string) string {
 	var b strings.Builder
 	for i := range len(id) {
 		c := id[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
+	}
+	if b.Len() > 200 {
+		sum := sha256.Sum256([]byte(id))
+		return fmt.Sprintf("sha256-%x.json", sum[:16])
 	}
 	return b.String() + ".json"
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,14 +22,15 @@ func TestStateDirSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"a", "b", "c.1"} {
+	long := strings.Repeat(".", 128)
+	for _, s := range []string{"a", "b", "c.1", "Alice", "alice", long} {
 		patchIn(t, h, s, `{"feedback":[{"rating":1,"signature":"`+s+`"}]}`)
 	}
 	if err := d.Save(h); err != nil {
 		t.Fatal(err)
 	}
 	file := func(name string) string { return filepath.Join(dir, "sessions", name) }
-	for _, name := range []string{"a.json", "b.json", "c%2E1.json"} {
+	for _, name := range []string{"a.json", "b.json", "c%2E1.json", "%41lice.json", "alice.json"} {
 		if _, err := os.Stat(file(name)); err != nil {
 			t.Errorf("not written: %v", err)
 		}
@@ -52,11 +54,11 @@ func TestStateDirSave(t *testing.T) {
 	if _, err := os.Stat(file("c%2E1.json")); !os.IsNotExist(err) {
 		t.Errorf("a reset session's file is still there: %v", err)
 	}
-	want := map[string]string{"a": sessionView(t, h, "a"), "b": sessionView(t, h, "b")}
+	want := map[string]string{"a": sessionView(t, h, "a"), "b": sessionView(t, h, "b"), "Alice": sessionView(t, h, "Alice"), "alice": sessionView(t, h, "alice"), long: sessionView(t, h, long)}
 	again := newServer(t, mock.Options{Now: clock.now})
 	d2, _ := mock.OpenStateDir(dir, nil)
-	if n := d2.Restore(again); n != 2 {
-		t.Errorf("restored %d sessions, want 2", n)
+	if n := d2.Restore(again); n != len(want) {
+		t.Errorf("restored %d sessions, want %d", n, len(want))
 	}
 	for s, w := range want {
 		if got := sessionView(t, again, s); got != w {
