@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"github.com/google/renameio/v2"
+	"github.com/replymock/replymock/mock"
 	"gopkg.in/yaml.v3"
 )
 
@@ -90,7 +91,14 @@ type RecordResult struct {
 	// left out of the fixtures.
 	UnknownFields map[string]int `json:"unknown_fields"`
 	// Anonymized says what was replaced or cut, and how often.
-	Anonymized  map[string]int `json:"anonymized"`
+	Anonymized map[string]int `json:"anonymized"`
+	// Unreadable counts the fields left out of the fixtures because they
+	// were not as the API writes them (photos that are not a JSON list);
+	// the records as they came are in recorded/NAME.json.
+	Unreadable map[string]int `json:"unreadable"`
+	// Problems are what keeps the written scenario from serving, if
+	// anything: the record then fails.
+	Problems    []string       `json:"problems,omitempty"`
 	Calibration Calibration    `json:"calibration"`
 }
 
@@ -113,13 +121,95 @@ type Calibration struct {
 	Locale          string         `json:"locale"`
 }
 
-// recordState is an unfinished recording, kept in Out/.record-NAME.json
-// after each page so that a run cut short goes on where it stood.
+// recordState is an unfinished recording, kept in Out/.record-NAME.jsonl
+// so that a run cut short goes on where it stood: a first line with the
+// target and its settings, then a line per page, appended and synced
+// as each page comes (never rewritten: a recording costs its size once).
 type recordState struct {
-	From     string            `json:"from"`
-	Settings json.RawMessage   `json:"settings"`
-	Total    int               `json:"total"`
-	Records  []json.RawMessage `json:"records"`
+	From     string          `json:"from"`
+	Settings json.RawMessage `json:"settings"`
+
+	offset  int // the list's offset the next page starts at
+	total   int // the list's total, as last answered
+	records []json.RawMessage
+	seen    map[string]bool
+}
+
+// statePage is a line of the state file after the first.
+type statePage struct {
+	Offset  int               `json:"offset"` // of the page's first record
+	Total   int               `json:"total"`
+	Records []json.RawMessage `json:"records"`
+}
+
+// add keeps a page's records, each once.
+func (st *recordState) add(p statePage) {
+	if st.seen == nil {
+		st.seen = map[string]bool{}
+	}
+	for _, raw := range p.Records {
+		if k := recordKey(raw); k == "/" || !st.seen[k] {
+			st.seen[k] = true
+			st.records = append(st.records, raw)
+		}
+	}
+	st.offset, st.total = p.Offset+len(p.Records), p.Total
+}
+
+// loadState reads the state file of an earlier run from the same target;
+// a line cut short by a crash, and what follows it, are dropped (the
+// file is cut back to the last whole line). It returns nil for none.
+func loadState(path, from string) (*recordState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	st := &recordState{}
+	good := 0
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			break
+		}
+		if i == 0 {
+			if json.Unmarshal(line, st) != nil || st.From != from || st.Settings == nil {
+				return nil, nil // another target's, or unreadable: start again
+			}
+		} else {
+			var p statePage
+			if json.Unmarshal(line, &p) != nil {
+				break
+			}
+			st.add(p)
+		}
+		good += len(line)
+	}
+	if good == 0 {
+		return nil, nil
+	}
+	if good < len(data) {
+		if err := os.Truncate(path, int64(good)); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// appendLine appends v as a line of JSON to the file at path and syncs it.
+func appendLine(path string, v any, create bool) error {
+	flags := os.O_WRONLY | os.O_APPEND
+	if create {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		return err
+	}
+	b := append(mustJSON(v), '\n')
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // Record pages read-only through a shop's settings and reviews at
@@ -150,26 +240,19 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 		clk = realClock{}
 	}
 	c := newClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client, clk)
-	res := &RecordResult{Name: cfg.Name, From: redacted(base), UnknownFields: map[string]int{}, Anonymized: map[string]int{}}
+	res := &RecordResult{Name: cfg.Name, From: redacted(base), UnknownFields: map[string]int{}, Anonymized: map[string]int{}, Unreadable: map[string]int{}}
 
-	statePath := filepath.Join(cfg.Out, ".record-"+cfg.Name+".json")
-	var st recordState
-	if b, err := os.ReadFile(statePath); err == nil && json.Unmarshal(b, &st) == nil && st.From == base {
-		res.Resumed = len(st.Records)
-	} else {
-		st = recordState{From: base}
-	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	save := func() error {
-		b, err := json.Marshal(st)
-		if err == nil {
-			err = renameio.WriteFile(statePath, b, 0o600)
-		}
-		return err
+	statePath := filepath.Join(cfg.Out, ".record-"+cfg.Name+".jsonl")
+	st, err := loadState(statePath, base)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
 	}
-	if st.Settings == nil {
+	if st != nil {
+		res.Resumed = len(st.records)
+	} else {
 		ex, err := c.get(ctx, "/settings/ai", false)
 		if err != nil {
 			return nil, recordError(err)
@@ -181,19 +264,15 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 		if _, ok := data.(map[string]any); !ok {
 			return nil, fmt.Errorf("record: GET /settings/ai: data is %s, not the settings object", kind(data))
 		}
-		st.Settings = json.RawMessage(mustJSON(data))
-		if err := save(); err != nil {
+		st = &recordState{From: base, Settings: json.RawMessage(mustJSON(data))}
+		if err := appendLine(statePath, st, true); err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
 	}
-	seen := make(map[string]bool, len(st.Records))
-	for _, raw := range st.Records {
-		seen[recordKey(raw)] = true
-	}
-	for {
+	for st.total == 0 || st.offset < st.total {
 		// New reviews may arrive meanwhile, pushing the older ones a
 		// place on: a page may repeat a review, which is kept once.
-		path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", recordPage, len(st.Records))
+		path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", recordPage, st.offset)
 		ex, err := c.get(ctx, path, false)
 		if err != nil {
 			return res, recordError(err)
@@ -207,35 +286,51 @@ func Record(ctx context.Context, cfg RecordConfig) (*RecordResult, error) {
 		if !ok {
 			return res, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 		}
+		if len(list) > recordPage {
+			return res, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), recordPage)
+		}
+		page := statePage{Offset: st.offset, Total: st.total}
 		if t, ok := asInt(obj["total"]); ok {
-			st.Total = int(t)
+			page.Total = int(t)
 		}
 		for i, item := range list {
 			m, ok := item.(map[string]any)
 			if !ok {
 				return res, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, kind(item))
 			}
-			raw := json.RawMessage(mustJSON(m))
-			if k := recordKey(raw); !seen[k] {
-				seen[k] = true
-				st.Records = append(st.Records, raw)
-			}
+			page.Records = append(page.Records, mustJSON(m))
 		}
-		if err := save(); err != nil {
+		if err := appendLine(statePath, page, false); err != nil {
 			return res, fmt.Errorf("record: %w", err)
 		}
+		st.add(page)
 		if cfg.Progress != nil {
-			cfg.Progress(RecordProgress{Reviews: len(st.Records), Total: st.Total, Requests: c.sent})
+			cfg.Progress(RecordProgress{Reviews: len(st.records), Total: st.total, Requests: c.sent})
 		}
-		if len(list) < recordPage || len(st.Records) >= st.Total {
+		if len(list) < recordPage {
 			break
 		}
 	}
 	res.Requests = c.sent
-	if err := write(cfg, base, &st, res); err != nil {
+	if err := write(cfg, base, st, res); err != nil {
 		return res, fmt.Errorf("record: %w", err)
 	}
 	os.Remove(statePath)
+	// What was written must serve: each problem is reported, with the
+	// file and the review it is in.
+	results, err := mock.ValidateScenarios(mock.Options{Scenarios: os.DirFS(filepath.Join(cfg.Out, "scenarios")),
+		Fixtures: os.DirFS(filepath.Join(cfg.Out, "fixtures")), ShippedFixtures: true, Scenario: cfg.Name})
+	if err != nil {
+		return res, fmt.Errorf("record: checking what was written: %w", err)
+	}
+	for _, r := range results {
+		for _, p := range mock.Problems(r.Err) {
+			res.Problems = append(res.Problems, p.Error())
+		}
+	}
+	if len(res.Problems) > 0 {
+		return res, fmt.Errorf("record: the recording does not serve as written: %s (and %d more problems in the summary)", res.Problems[0], len(res.Problems)-1)
+	}
 	return res, nil
 }
 
@@ -346,11 +441,11 @@ type fixtureVideo struct {
 
 // write turns the recorded state into the scenario's files.
 func write(cfg RecordConfig, base string, st *recordState, res *RecordResult) error {
-	recs := make([]apiRecord, len(st.Records))
-	raws := make([]map[string]any, len(st.Records))
-	for i, raw := range st.Records {
+	recs := make([]apiRecord, len(st.records))
+	raws := make([]map[string]any, len(st.records))
+	for i, raw := range st.records {
 		if err := json.Unmarshal(raw, &recs[i]); err != nil {
-			return fmt.Errorf("record %d: %v", i, err)
+			return fmt.Errorf("feedbacks[%d] (id %s): a field of the wrong type: %v", i, recordKey(raw), err)
 		}
 		json.Unmarshal(raw, &raws[i])
 		for k := range raws[i] {
@@ -375,21 +470,29 @@ func write(cfg RecordConfig, base string, st *recordState, res *RecordResult) er
 	from, _ := url.Parse(base)
 	var out []fixtureReview
 	var keptRaw []map[string]any
-	for _, i := range order {
+	for n, i := range order {
 		r := recs[i]
+		if r.FeedbackID == "" {
+			// A fixture names each review: one the upstream sent without
+			// a feedback_id gets one made up, and counted.
+			r.FeedbackID = fmt.Sprintf("recorded-%d", n+1)
+			res.Unreadable["feedback_id (made up)"]++
+		}
 		an.record(&r)
 		fr := fixtureReview{FeedbackID: r.FeedbackID, NmID: r.NmID, ImtID: r.ImtID, Text: r.Text, Pros: r.Pros, Cons: r.Cons,
 			ProductValuation: r.ProductValuation, CreatedDate: r.CreatedDate, AnswerText: r.AnswerText, AnswerState: r.AnswerState,
 			ProductName: r.ProductName, SupplierArticle: r.SupplierArticle, BrandName: r.BrandName, UserName: r.UserName,
 			WasViewed: r.WasViewed, State: r.State, CreatedAt: r.CreatedAt}
-		if r.ValuationTags != "" {
-			if err := json.Unmarshal([]byte(r.ValuationTags), &fr.ValuationTags); err != nil {
-				return fmt.Errorf("review %s: valuation_tags is not a JSON list of strings: %q", r.FeedbackID, r.ValuationTags)
-			}
+		// Media the API writes otherwise than it should are left out of
+		// the fixture (and counted), not the review.
+		if r.ValuationTags != "" && json.Unmarshal([]byte(r.ValuationTags), &fr.ValuationTags) != nil {
+			fr.ValuationTags = nil
+			res.Unreadable["valuation_tags"]++
 		}
 		if r.Photos != "" {
-			if err := json.Unmarshal([]byte(r.Photos), &fr.Photos); err != nil {
-				return fmt.Errorf("review %s: photos is not a JSON list of {fullSize, miniSize}: %q", r.FeedbackID, trimAnswer([]byte(r.Photos), 80))
+			if json.Unmarshal([]byte(r.Photos), &fr.Photos) != nil {
+				fr.Photos = nil
+				res.Unreadable["photos"]++
 			}
 			for j := range fr.Photos {
 				fr.Photos[j].FullSize = served(from, fr.Photos[j].FullSize)
@@ -398,10 +501,12 @@ func write(cfg RecordConfig, base string, st *recordState, res *RecordResult) er
 		}
 		if v := bytes.TrimSpace(r.Video); len(v) > 0 && string(v) != "null" {
 			fr.Video = new(fixtureVideo)
-			if err := json.Unmarshal(v, fr.Video); err != nil {
-				return fmt.Errorf("review %s: video is not {previewImage, link, durationSec}: %s", r.FeedbackID, trimAnswer(v, 80))
+			if json.Unmarshal(v, fr.Video) != nil {
+				fr.Video = nil
+				res.Unreadable["video"]++
+			} else {
+				fr.Video.PreviewImage, fr.Video.Link = served(from, fr.Video.PreviewImage), served(from, fr.Video.Link)
 			}
-			fr.Video.PreviewImage, fr.Video.Link = served(from, fr.Video.PreviewImage), served(from, fr.Video.Link)
 		}
 		out = append(out, fr)
 		kept := raws[i]
@@ -422,11 +527,17 @@ func write(cfg RecordConfig, base string, st *recordState, res *RecordResult) er
 	fixtureSettings := knownSettings(settings, res.UnknownFields)
 
 	files := map[string]any{
-		filepath.Join("fixtures", "reviews", cfg.Name+".yaml"):  yamlDoc{"Recorded from " + res.From + ": " + strconv.Itoa(len(out)) + " reviews, oldest first.", map[string]any{"kind": "reviews", "reviews": out}},
 		filepath.Join("fixtures", "settings", cfg.Name+".yaml"): yamlDoc{"The settings recorded from " + res.From + ".", fixtureSettings},
 		filepath.Join("scenarios", cfg.Name+".yaml"):            yamlDoc{"The shop recorded from " + res.From + ", as it was: serve it with\n  replymock --scenarios OUT/scenarios --fixtures OUT/fixtures --scenario " + cfg.Name, recordedScenario(cfg, res)},
 		filepath.Join("scenarios", cfg.Name+"-live.yaml"):       yamlDoc{"The recorded shop, kept alive: its reviews, as many again generated by its measures\n(raise generate.count to scale it up), and new ones arriving at its rate.", liveScenario(cfg, res)},
 		filepath.Join("recorded", cfg.Name+".json"):             map[string]any{"from": res.From, "settings": settings, "feedbacks": keptRaw},
+	}
+	// The reviews in files of at most fixtureChunk each, oldest first,
+	// well within what a fixture may be.
+	for i, name := range fixtureNames(cfg.Name, len(out)) {
+		part := out[i*fixtureChunk : min((i+1)*fixtureChunk, len(out))]
+		files[filepath.Join("fixtures", name)] = yamlDoc{fmt.Sprintf("Recorded from %s: reviews %d to %d of %d, oldest first.", res.From, i*fixtureChunk+1, i*fixtureChunk+len(part), len(out)),
+			map[string]any{"kind": "reviews", "reviews": part}}
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for k := range files {
@@ -457,6 +568,24 @@ func write(cfg RecordConfig, base string, st *recordState, res *RecordResult) er
 		res.Files = append(res.Files, filepath.ToSlash(name))
 	}
 	return nil
+}
+
+// fixtureChunk is how many reviews a recorded fixture file holds at
+// most: some 10 MB of long reviews, a third of what a fixture may be.
+const fixtureChunk = 5000
+
+// fixtureNames are the reviews fixtures of a recording of n reviews, as
+// a scenario names them: reviews/NAME.yaml, or reviews/NAME-01.yaml and
+// on for more than fixtureChunk.
+func fixtureNames(name string, n int) []string {
+	if n <= fixtureChunk {
+		return []string{"reviews/" + name + ".yaml"}
+	}
+	var out []string
+	for i := 0; i*fixtureChunk < n; i++ {
+		out = append(out, fmt.Sprintf("reviews/%s-%02d.yaml", name, i+1))
+	}
+	return out
 }
 
 // yamlDoc is a YAML file with a comment on top.
@@ -530,7 +659,7 @@ func recordedScenario(cfg RecordConfig, res *RecordResult) map[string]any {
 		"description": fmt.Sprintf("Recorded from %s: %d reviews, %s to %s", res.From, res.Reviews, res.Calibration.First, res.Calibration.Last),
 		"seed":        cfg.Seed,
 		"settings":    "settings/" + cfg.Name + ".yaml",
-		"data":        map[string]any{"locale": res.Calibration.Locale, "fixtures": []string{"reviews/" + cfg.Name + ".yaml"}},
+		"data":        map[string]any{"locale": res.Calibration.Locale, "fixtures": fixtureNames(cfg.Name, res.Reviews)},
 	}
 }
 
@@ -547,18 +676,33 @@ func liveScenario(cfg RecordConfig, res *RecordResult) map[string]any {
 		replies = "none"
 	}
 	round := func(f float64) float64 { return math.Round(f*1000) / 1000 }
+	// A living shop reads all its reviews as its clock moves: at most
+	// mock.MaxShopReviews. The recording and as many again, if they fit;
+	// else the room left; for a shop too big, generated reviews alone.
+	count, fixtures := res.Reviews, fixtureNames(cfg.Name, res.Reviews)
+	if room := mock.MaxShopReviews - res.Reviews; room >= 1 {
+		count = min(max(res.Reviews, 1), room)
+	} else {
+		count, fixtures = mock.MaxShopReviews/2, nil
+	}
 	gen := map[string]any{
-		"count": max(res.Reviews, 1), "products": max(c.Products, 1), "replies": replies, "rating_weights": weights,
+		"count": count, "products": max(c.Products, 1), "replies": replies, "rating_weights": weights,
 		"rating_only": round(c.RatingOnlyShare), "photos": round(c.PhotoShare), "videos": round(c.VideoShare),
 		"same_second": round(c.SameSecondShare), "days": max(c.Days, 1),
 	}
 	if c.Last != "" {
 		gen["end"] = c.Last
 	}
+	data := map[string]any{"locale": c.Locale, "generate": gen}
+	recorded := 0
+	if fixtures != nil {
+		data["fixtures"] = fixtures
+		recorded = res.Reviews
+	}
 	return map[string]any{
-		"description": fmt.Sprintf("The shop recorded from %s, alive: %d recorded and %d generated reviews, %.1f new an hour", res.From, res.Reviews, max(res.Reviews, 1), c.ArrivalsPerHour),
+		"description": fmt.Sprintf("The shop recorded from %s, alive: %d recorded and %d generated reviews, %.2f new an hour", res.From, recorded, count, c.ArrivalsPerHour),
 		"extends":     cfg.Name,
-		"data":        map[string]any{"locale": c.Locale, "fixtures": []string{"reviews/" + cfg.Name + ".yaml"}, "generate": gen},
+		"data":        data,
 		"shop":        map[string]any{"arrivals_per_hour": math.Max(round(c.ArrivalsPerHour), 0.01), "reply_delay": "2m", "clock": "real"},
 	}
 }
@@ -863,6 +1007,9 @@ func RecordMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if res != nil && ctx.Err() != nil {
 			say("interrupted: run the same command again to go on from where it stood\n")
 		}
+		if res != nil && len(res.Problems) > 0 && *format == "text" {
+			res.writeText(stdout) // what was written, and each problem
+		}
 		return err
 	}
 	if *format == "json" {
@@ -889,6 +1036,12 @@ func (res *RecordResult) writeText(w io.Writer) error {
 		c.Ratings, 100*c.AnsweredShare, 100*c.RatingOnlyShare, 100*c.PhotoShare, 100*c.VideoShare, c.Products, c.First, c.Last, c.ArrivalsPerHour)
 	if len(res.Anonymized) > 0 {
 		fmt.Fprintf(&b, "anonymised: %s\n", joinCounts(res.Anonymized))
+	}
+	if len(res.Unreadable) > 0 {
+		fmt.Fprintf(&b, "left out of the fixtures, not as the API writes them (kept in recorded/%s.json): %s\n", res.Name, joinCounts(res.Unreadable))
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintf(&b, "problem: %s\n", p)
 	}
 	if len(res.UnknownFields) > 0 {
 		fmt.Fprintf(&b, "fields this version does not know (kept in recorded/%s.json, not served): %s\n", res.Name, joinCounts(res.UnknownFields))

@@ -9,13 +9,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/replymock/replymock/mock"
@@ -257,7 +258,7 @@ func TestRecordResumes(t *testing.T) {
 	if _, err := probe.Record(ctx, cfg); err == nil {
 		t.Fatal("a cancelled recording succeeded")
 	}
-	if _, err := os.Stat(filepath.Join(out, ".record-shop.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, ".record-shop.jsonl")); err != nil {
 		t.Fatalf("no state kept: %v", err)
 	}
 	cfg.Progress = nil
@@ -276,7 +277,7 @@ func TestRecordResumes(t *testing.T) {
 			t.Errorf("%s differs from a recording in one go", f)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, ".record-shop.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, ".record-shop.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("the state of a finished recording is left: %v", err)
 	}
 }
@@ -383,5 +384,128 @@ func TestRecordCommand(t *testing.T) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}
-	_ = url.Parse
+}
+
+// A shop bigger than a fixture file, or a living shop, may hold: its
+// reviews go in several files, its living scenario within the bound, and
+// everything written serves.
+func TestRecordABigShop(t *testing.T) {
+	files := fstest.MapFS{"big.yaml": {Data: []byte("description: big\nseed: 5\nsettings: settings/default.yaml\ndata:\n  generate: {count: 12000, products: 300, end: \"2026-11-15 21:00:00\", days: 365}\n")}}
+	src := newSource(t, mock.Options{Scenarios: files, ShippedFixtures: true, Scenario: "big"})
+	out, res := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Raw = true })
+	if res.Reviews != 12000 || len(res.Problems) != 0 {
+		t.Fatalf("recorded %d reviews, problems %q", res.Reviews, res.Problems)
+	}
+	parts, _ := filepath.Glob(filepath.Join(out, "fixtures", "reviews", "shop-*.yaml"))
+	if len(parts) != 3 {
+		t.Errorf("the reviews in %d files, want 3 of at most 5,000", len(parts))
+	}
+	dst := replay(t, out, "shop")
+	for _, q := range []string{"counts_only=1", "counts_only=1&rating=2", "limit=100&offset=11950"} {
+		if got, want := answer(t, dst, "/api/v1/feedbacks?"+q, "http://replay.test"), answer(t, src.srv, "/api/v1/feedbacks?"+q, src.url); got != want {
+			t.Errorf("%s differs:\n got %.200s\nwant %.200s", q, got, want)
+		}
+	}
+	live := replay(t, out, "shop-live")
+	var counts struct{ Data struct{ Total int } }
+	json.Unmarshal([]byte(answer(t, live, "/api/v1/feedbacks?counts_only=1", "")), &counts)
+	// Its data is all a living shop may hold; its real clock adds the
+	// last two days' arrivals on top.
+	if counts.Data.Total < mock.MaxShopReviews || counts.Data.Total > mock.MaxShopReviews+48*10 {
+		t.Errorf("the living scenario holds %d reviews, want the %d a living shop may and two days of arrivals", counts.Data.Total, mock.MaxShopReviews)
+	}
+}
+
+// An upstream whose records lack ids, or whose media are not JSON, is
+// recorded anyway: every record kept, the offset moving by pages, the
+// unreadable media left out and counted. One that sends more records
+// than asked is refused.
+func TestRecordOddRecords(t *testing.T) {
+	src := newSource(t, mock.Options{Scenario: "empty-shop"})
+	recs := make([]string, 0, 150)
+	for i := range 150 {
+		photos := `"[]"`
+		if i == 7 {
+			photos = `"not json"`
+		}
+		recs = append(recs, fmt.Sprintf(`{"text":"отзыв %d","product_valuation":%d,"created_date":"2026-10-%02d 10:00:00","photos":%s,"nm_id":1,"imt_id":1,"product_name":"x","supplier_article":"","brand_name":"","valuation_tags":"[]","video":null,"answer_text":"","answer_state":"","user_name":"","was_viewed":1,"state":"new","created_at":"2026-10-%02d 10:00:00"}`, i, i%5+1, i%28+1, photos, i%28+1))
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
+			src.srv.ServeHTTP(w, r)
+			return
+		}
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		page := recs[min(off, len(recs)):min(off+100, len(recs))]
+		fmt.Fprintf(w, `{"success":true,"data":{"feedbacks":[%s],"total":%d,"limit":100,"offset":%d}}`, strings.Join(page, ","), len(recs), off)
+	})
+	out, res := recordInto(t, strings.TrimSuffix(serve(t, h), "/api/v1"), nil)
+	if res.Reviews != 150 || res.Requests != 3 || res.Unreadable["photos"] != 1 || res.Unreadable["feedback_id (made up)"] != 150 {
+		t.Errorf("recorded %d in %d requests, unreadable %v; want 150 in 3, one photos, 150 feedback_ids made up", res.Reviews, res.Requests, res.Unreadable)
+	}
+	replay(t, out, "shop")
+
+	// Records that break the fixtures' rules are listed, each with its
+	// file and place, and the recording fails.
+	bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
+			src.srv.ServeHTTP(w, r)
+			return
+		}
+		io.WriteString(w, `{"success":true,"data":{"feedbacks":[{"feedback_id":"x","product_valuation":9,"created_date":"2026-10-01 10:00:00"}],"total":1,"limit":100,"offset":0}}`)
+	})
+	var stdout bytes.Buffer
+	err := probe.RecordMain(context.Background(), []string{"--from", serve(t, bad), "--out", t.TempDir(), "--rate", "1000", "--quiet"}, &stdout, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "does not serve as written") || !strings.Contains(stdout.String(), "problem: fixtures/reviews/recorded.yaml:") || !strings.Contains(stdout.String(), "product_valuation") {
+		t.Errorf("a record with rating 9: %v\n%s", err, stdout.String())
+	}
+
+	greedy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
+			src.srv.ServeHTTP(w, r)
+			return
+		}
+		fmt.Fprintf(w, `{"success":true,"data":{"feedbacks":[%s],"total":99999,"limit":100,"offset":0}}`, strings.Join(recs, ","))
+	})
+	_, err = probe.Record(context.Background(), probe.RecordConfig{From: serve(t, greedy), Out: t.TempDir(), Rate: fastRate})
+	if err == nil || !strings.Contains(err.Error(), "the page holds 150 records, more than the 100 asked for") {
+		t.Errorf("a page of 150: %v", err)
+	}
+}
+
+// A run killed while it appended a page goes on from the last whole one.
+func TestRecordResumesAfterACrash(t *testing.T) {
+	src := newSource(t, mock.Options{})
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := probe.RecordConfig{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
+		Progress: func(p probe.RecordProgress) {
+			if p.Reviews >= 500 {
+				cancel()
+			}
+		}}
+	probe.Record(ctx, cfg)
+	state := filepath.Join(out, ".record-shop.jsonl")
+	f, err := os.OpenFile(state, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"offset":500,"total":1009,"records":[{"id":1`) // the crash
+	f.Close()
+	cfg.Progress = nil
+	res, err := probe.Record(context.Background(), cfg)
+	if err != nil || res.Resumed != 500 || res.Reviews != 1009 {
+		t.Fatalf("resumed from %v with %v reviews: %v", res.Resumed, res.Reviews, err)
+	}
+	whole, _ := recordInto(t, src.url, nil)
+	for _, f := range res.Files {
+		a, _ := os.ReadFile(filepath.Join(out, f))
+		b, _ := os.ReadFile(filepath.Join(whole, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from a recording in one go", f)
+		}
+	}
 }
