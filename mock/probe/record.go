@@ -98,8 +98,8 @@ type RecordResult struct {
 	Unreadable map[string]int `json:"unreadable"`
 	// Problems are what keeps the written scenario from serving, if
 	// anything: the record then fails.
-	Problems    []string       `json:"problems,omitempty"`
-	Calibration Calibration    `json:"calibration"`
+	Problems    []string    `json:"problems,omitempty"`
+	Calibration Calibration `json:"calibration"`
 }
 
 // Calibration is what the recorded shop measures: the generate block of
