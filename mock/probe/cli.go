@@ -27,11 +27,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg Config
 	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
-	fs.StringVar(&cfg.Token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
+	clientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
 	format := fs.String("format", "table", "the report's format: table, json or junit")
-	fs.Float64Var(&cfg.Rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
-	fs.IntVar(&cfg.MaxRequests, "max-requests", DefaultMaxRequests, "at most this many requests in all, retries included")
-	fs.DurationVar(&cfg.Timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
 	quiet := fs.Bool("quiet", false, "print the report and nothing else")
 	fs.Usage = func() {
@@ -52,12 +49,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return &UsageError{errors.New("--target is required: the API's base URL, up to and including /api/v1")}
 	case !slices.Contains(Formats, *format):
 		return &UsageError{fmt.Errorf("--format must be table, json or junit, got %q", *format)}
-	case !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0):
-		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", cfg.Rate)}
-	case cfg.MaxRequests < 1:
-		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", cfg.MaxRequests)}
-	case cfg.Timeout <= 0:
-		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", cfg.Timeout)}
+	}
+	if err := checkClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+		return err
 	}
 	if _, err := checkTarget(cfg.Target); err != nil {
 		return &UsageError{errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
@@ -131,6 +125,29 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("nothing was checked: " + rep.Aborted)
 	case rep.Count(Holds) == 0:
 		return errors.New("nothing was checked: every rule was left unchecked")
+	}
+	return nil
+}
+
+// clientFlags adds the flags of a command that talks to a server: its
+// token, rate, request budget (def, and what a request brings, said in
+// per) and timeout.
+func clientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
+	fs.StringVar(token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
+	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
+	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
+	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
+}
+
+// checkClientFlags checks what clientFlags read.
+func checkClientFlags(rate float64, max int, timeout time.Duration) error {
+	switch {
+	case !(rate > 0) || math.IsInf(rate, 0):
+		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", rate)}
+	case max < 1:
+		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", max)}
+	case timeout <= 0:
+		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", timeout)}
 	}
 	return nil
 }

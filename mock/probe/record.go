@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -369,37 +370,15 @@ func recordKey(raw json.RawMessage) string {
 
 // apiRecord is a record as the API sends it; fields it does not name are
 // kept aside.
-type apiRecord struct {
-	ID               int64           `json:"id"`
-	FeedbackID       string          `json:"feedback_id"`
-	NmID             int64           `json:"nm_id"`
-	ImtID            int64           `json:"imt_id"`
-	Text             string          `json:"text"`
-	Pros             string          `json:"pros"`
-	Cons             string          `json:"cons"`
-	ProductValuation int             `json:"product_valuation"`
-	ValuationTags    string          `json:"valuation_tags"`
-	CreatedDate      string          `json:"created_date"`
-	AnswerText       string          `json:"answer_text"`
-	AnswerState      string          `json:"answer_state"`
-	ProductName      string          `json:"product_name"`
-	SupplierArticle  string          `json:"supplier_article"`
-	BrandName        string          `json:"brand_name"`
-	Photos           string          `json:"photos"`
-	Video            json.RawMessage `json:"video"`
-	UserName         string          `json:"user_name"`
-	WasViewed        int             `json:"was_viewed"`
-	State            string          `json:"state"`
-	CreatedAt        string          `json:"created_at"`
-}
+type apiRecord = mock.Feedback
 
 // knownFields are apiRecord's fields by their JSON names.
 var knownFields = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range []string{"id", "feedback_id", "nm_id", "imt_id", "text", "pros", "cons", "product_valuation", "valuation_tags",
-		"created_date", "answer_text", "answer_state", "product_name", "supplier_article", "brand_name", "photos", "video",
-		"user_name", "was_viewed", "state", "created_at"} {
-		m[f] = true
+	t := reflect.TypeFor[apiRecord]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		m[name] = true
 	}
 	return m
 }()
@@ -933,15 +912,12 @@ func RecordMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	var cfg RecordConfig
 	fs.StringVar(&cfg.From, "from", "", "the API's base URL, up to and including /api/v1 (required)")
-	fs.StringVar(&cfg.Token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
 	fs.StringVar(&cfg.Out, "out", "", "the folder to write the scenario in (required): OUT/scenarios, OUT/fixtures, OUT/recorded")
 	fs.StringVar(&cfg.Name, "name", "recorded", "the scenario's name, and its files'")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "the seed of fake names and remapped products: the same input and seed give the same files")
 	fs.BoolVar(&cfg.Raw, "raw", false, "keep user names and texts as recorded (default: fake names; phones, e-mails, URLs and long numbers cut out)")
 	fs.BoolVar(&cfg.AnonymizeProducts, "anonymize-products", false, "also remap nm_id, imt_id, supplier_article, brand and product names, consistently")
-	fs.Float64Var(&cfg.Rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
-	fs.IntVar(&cfg.MaxRequests, "max-requests", DefaultRecordRequests, "at most this many requests in all, retries included (100 reviews a request)")
-	fs.DurationVar(&cfg.Timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
+	clientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultRecordRequests, " (100 reviews a request)")
 	format := fs.String("format", "text", "the summary's format: text or json")
 	quiet := fs.Bool("quiet", false, "print the summary and nothing else")
 	fs.Usage = func() {
@@ -965,14 +941,11 @@ func RecordMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return &UsageError{errors.New("--out is required: the folder to write the scenario in")}
 	case *format != "text" && *format != "json":
 		return &UsageError{fmt.Errorf("--format must be text or json, got %q", *format)}
-	case !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0):
-		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", cfg.Rate)}
-	case cfg.MaxRequests < 1:
-		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", cfg.MaxRequests)}
-	case cfg.Timeout <= 0:
-		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", cfg.Timeout)}
 	case !nameRE.MatchString(cfg.Name):
 		return &UsageError{fmt.Errorf("--name must be lower-case letters, digits, - and _ (a scenario's file name), got %q", cfg.Name)}
+	}
+	if err := checkClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+		return err
 	}
 	if _, err := checkTarget(cfg.From); err != nil {
 		return &UsageError{errors.New("--from" + strings.TrimPrefix(err.Error(), "probe: target"))}

@@ -270,13 +270,7 @@ func TestRecordResumes(t *testing.T) {
 		t.Errorf("resumed from %d, %d reviews in %d requests; want from 300, 1009 in 8", res.Resumed, res.Reviews, res.Requests)
 	}
 	whole, _ := recordInto(t, src.url, nil)
-	for _, f := range res.Files {
-		a, _ := os.ReadFile(filepath.Join(out, f))
-		b, _ := os.ReadFile(filepath.Join(whole, f))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs from a recording in one go", f)
-		}
-	}
+	sameFiles(t, res.Files, out, whole)
 	if _, err := os.Stat(filepath.Join(out, ".record-shop.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("the state of a finished recording is left: %v", err)
 	}
@@ -501,10 +495,16 @@ func TestRecordResumesAfterACrash(t *testing.T) {
 		t.Fatalf("resumed from %v with %v reviews: %v", res.Resumed, res.Reviews, err)
 	}
 	whole, _ := recordInto(t, src.url, nil)
-	for _, f := range res.Files {
-		a, _ := os.ReadFile(filepath.Join(out, f))
-		b, _ := os.ReadFile(filepath.Join(whole, f))
-		if !bytes.Equal(a, b) {
+	sameFiles(t, res.Files, out, whole)
+}
+
+// sameFiles fails unless each of files is the same in folders a and b.
+func sameFiles(t *testing.T, files []string, a, b string) {
+	t.Helper()
+	for _, f := range files {
+		x, _ := os.ReadFile(filepath.Join(a, f))
+		y, _ := os.ReadFile(filepath.Join(b, f))
+		if !bytes.Equal(x, y) {
 			t.Errorf("%s differs from a recording in one go", f)
 		}
 	}
