@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/scenarios"
 )
 
 // Properties every answer has: a known status, and the contract's
@@ -210,4 +212,68 @@ func FuzzAdminBodies(f *testing.F) {
 			}()
 		}
 	})
+}
+
+// FuzzSnapshotRestore: any body POSTed as a snapshot is restored (200)
+// or refused (400, 409) in the envelope, never a panic; a refused one
+// leaves the session as it was, and a restored one still answers its list.
+func FuzzSnapshotRestore(f *testing.F) {
+	files := fstest.MapFS{}
+	for _, name := range []string{"default.yaml", "demo.yaml"} {
+		data, err := scenarios.FS.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		files[name] = &fstest.MapFile{Data: data}
+	}
+	files["shop.yaml"] = &fstest.MapFile{Data: []byte("extends: demo\ndescription: s\nshop: {arrivals_per_hour: 6, clock: frozen}\n")}
+	h, err := mock.New(mock.Options{Scenarios: files, Scenario: "shop", MaxSessions: 100})
+	if err != nil {
+		f.Fatal(err)
+	}
+	send := func(method, target, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return serveRaw(h, req)
+	}
+	send("POST", "/__mock/clock?session=seed", `{"advance":"2h"}`)
+	good := send("GET", "/__mock/snapshot?session=seed&format=json", "").Body.String()
+	f.Add([]byte(good))
+	f.Add([]byte(strings.Replace(good, `"clock":"frozen"`, `"clock":"real"`, 1)))
+	f.Add([]byte(`{"format":"replymock-snapshot/1","session":"x","taken_at":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"format":"replymock-snapshot/1","session":"x","taken_at":"2026-01-01T00:00:00Z","scenarios":[{"name":"default","fingerprint":"","seeded":{"mode":"append","reviews":[{"id":1}]}}]}`))
+	f.Add([]byte(`{"format":1}`))
+	var n atomic.Int64
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sid := fmt.Sprintf("fuzz-%d", n.Add(1))
+		before := send("GET", "/__mock/snapshot?session="+sid+"&format=json", "").Body.String()
+		rec := send("POST", "/__mock/snapshot?session="+sid, string(body))
+		checkEnvelope(t, "POST snapshot", rec.Code, rec.Body.Bytes())
+		switch rec.Code {
+		case 200:
+			req := httptest.NewRequest("GET", "/api/v1/feedbacks?limit=100", nil)
+			req.Header.Set("X-Mock-Session", sid)
+			if list := serveRaw(h, req); list.Code != 200 && list.Code != 401 && list.Code != 429 {
+				t.Fatalf("the restored session's list: %d %s", list.Code, list.Body)
+			} else if list.Code == 200 && !json.Valid(list.Body.Bytes()) {
+				t.Fatalf("the restored session's list is not JSON: %.300s", list.Body)
+			}
+		case 400, 409:
+			after := send("GET", "/__mock/snapshot?session="+sid+"&format=json", "").Body.String()
+			if strip(after) != strip(before) {
+				t.Fatalf("a refused snapshot (%d %s) changed the session", rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	})
+}
+
+// strip drops a JSON snapshot's taken_at.
+func strip(doc string) string {
+	var m map[string]any
+	json.Unmarshal([]byte(doc), &m)
+	delete(m, "taken_at")
+	b, _ := json.Marshal(m)
+	return string(b)
 }
