@@ -436,15 +436,16 @@ func (f *Fault) size() int64 {
 	return n
 }
 
-// faultRoomLocked refuses a new run-time fault of size bytes when there
-// are MaxRuntimeFaults already, or it would take them past
-// MaxRuntimeFaultBytes. The caller holds s.sessionsMu.
-func (s *Server) faultRoomLocked(size int64, going func(f *Fault, owner string) bool) error {
+// faultRoomLocked refuses n new run-time faults of size bytes together
+// when they would take the faults past MaxRuntimeFaults or
+// MaxRuntimeFaultBytes, counting all there are but those going (which
+// the new ones replace). The caller holds s.sessionsMu.
+func (s *Server) faultRoomLocked(n int, size int64, going func(f *Fault, owner string) bool) error {
 	global, _ := s.runtime()
-	n, used := 0, int64(0)
+	have, used := 0, int64(0)
 	count := func(f *Fault, owner string) {
 		if !going(f, owner) {
-			n++
+			have++
 			used += f.size()
 		}
 	}
@@ -458,13 +459,17 @@ func (s *Server) faultRoomLocked(size int64, going func(f *Fault, owner string) 
 		}
 		ss.mu.Unlock()
 	}
+	these := "this one"
+	if n != 1 {
+		these = fmt.Sprintf("these %d", n)
+	}
 	switch {
-	case n >= MaxRuntimeFaults:
+	case have+n > MaxRuntimeFaults:
 		return &APIError{Status: http.StatusConflict, Code: CodeTooManyFaults,
-			Message: fmt.Sprintf("at most %d run-time faults at once; remove some first (DELETE /__mock/faults)", MaxRuntimeFaults)}
+			Message: fmt.Sprintf("at most %d run-time faults at once, and %s would pass it; remove some first (DELETE /__mock/faults)", MaxRuntimeFaults, these)}
 	case used+size > MaxRuntimeFaultBytes:
 		return &APIError{Status: http.StatusConflict, Code: CodeTooManyFaults,
-			Message: fmt.Sprintf("run-time faults keep at most %d MiB together, and this one (%d bytes) would pass it; remove some first (DELETE /__mock/faults)", MaxRuntimeFaultBytes>>20, size)}
+			Message: fmt.Sprintf("run-time faults keep at most %d MiB together, and %s (%d bytes) would pass it; remove some first (DELETE /__mock/faults)", MaxRuntimeFaultBytes>>20, these, size)}
 	}
 	return nil
 }
@@ -505,7 +510,7 @@ func (s *Server) putFault(sid string, f Fault, replace bool) (Fault, int, error)
 	// while another lock is taken, may be taken under it.
 	s.sessionsMu.Lock()
 	defer s.sessionsMu.Unlock()
-	if err := s.faultRoomLocked(f.size(), going); err != nil {
+	if err := s.faultRoomLocked(1, f.size(), going); err != nil {
 		return Fault{}, 0, err
 	}
 	var removed []*Fault

@@ -189,6 +189,13 @@ type Server struct {
 	faultSeq  int
 	overrides Overrides
 
+	// Snapshots (snapshot.go): one restore decodes and builds at a time,
+	// each holding a snapshot of up to MaxSnapshotBytes; two are written
+	// at a time (a living shop at its bound is some 20 MB of JSON, and
+	// its YAML takes more).
+	restoreMu      sync.Mutex
+	snapshotTakers chan struct{}
+
 	// The journals of all sessions together (journal.go).
 	journalMu   sync.Mutex    // guards seq, order, wake and waiting
 	seq         int64         // the last journal sequence number
@@ -234,6 +241,8 @@ func New(opts Options) (*Server, error) {
 		journalSize:  opts.JournalSize,
 		journalMax:   opts.JournalBytes,
 		media:        newMediaStore(opts.MediaCacheBytes),
+
+		snapshotTakers: make(chan struct{}, 2),
 	}
 	s.media.register(s.metrics.registry)
 	s.metrics.registry.MustRegister(

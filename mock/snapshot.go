@@ -2,6 +2,7 @@ package mock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -250,7 +250,7 @@ func (ss *session) shopSnapshot(sc *Scenario, now time.Time) (*ShopSnapshot, err
 	if err != nil {
 		return nil, err
 	}
-	out := &ShopSnapshot{Clock: cmpOr(sh.spec.Clock, "real"), Now: sh.now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
+	out := &ShopSnapshot{Clock: cmp.Or(sh.spec.Clock, "real"), Now: sh.now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
 		Replies: base64.StdEncoding.EncodeToString(state)}
 	if sh.spec.Clock != "frozen" {
 		out.Lead = Duration(sh.advanced)
@@ -271,13 +271,6 @@ func (ss *session) shopSnapshot(sc *Scenario, now time.Time) (*ShopSnapshot, err
 	return out, nil
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // RestoreResult is the answer of POST /__mock/snapshot.
 type RestoreResult struct {
 	Session string `json:"session"`
@@ -285,14 +278,6 @@ type RestoreResult struct {
 	// and why (a scenario gone or changed since); empty when all did.
 	Dropped []string `json:"dropped"`
 }
-
-// restoreMu lets one restore decode and build at a time: each may hold a
-// snapshot of up to MaxSnapshotBytes.
-var restoreMu sync.Mutex
-
-// snapshotTakers lets two snapshots be written at a time: a living shop
-// at its bound writes some 20 MB of JSON, and its YAML takes more.
-var snapshotTakers = make(chan struct{}, 2)
 
 // Bounds of what a snapshot may say: a real clock's lead (as far as a
 // year of POST /__mock/clock moves at most, ten times over), and ids
@@ -449,8 +434,11 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	for _, f := range fresh.faults {
 		newBytes += f.size()
 	}
-	if err := s.faultsFitLocked(sid, len(fresh.faults), newBytes); err != nil {
-		return RestoreResult{}, err
+	if len(fresh.faults) > 0 {
+		// In place of the session's own.
+		if err := s.faultRoomLocked(len(fresh.faults), newBytes, func(_ *Fault, owner string) bool { return owner == sid }); err != nil {
+			return RestoreResult{}, err
+		}
 	}
 	var oldSeeds int64
 	if old, ok := s.sessions[sid]; ok {
@@ -516,36 +504,6 @@ func (s *Server) faultIDTakenLocked(id string) bool {
 		}
 	}
 	return false
-}
-
-// faultsFitLocked checks that n more run-time faults of size bytes fit,
-// beside every other session's and those for every session (sid's own
-// are replaced). The caller holds s.sessionsMu.
-func (s *Server) faultsFitLocked(sid string, n int, size int64) error {
-	if n == 0 {
-		return nil
-	}
-	global, _ := s.runtime()
-	count, used := len(global)+n, size
-	for _, f := range global {
-		used += f.size()
-	}
-	for id, ss := range s.sessions {
-		if id == sid {
-			continue
-		}
-		ss.mu.Lock()
-		count += len(ss.faults)
-		for _, f := range ss.faults {
-			used += f.size()
-		}
-		ss.mu.Unlock()
-	}
-	if count > MaxRuntimeFaults || used > MaxRuntimeFaultBytes {
-		return &APIError{Status: http.StatusConflict, Code: CodeTooManyFaults, Field: "faults",
-			Message: fmt.Sprintf("the snapshot's %d run-time faults would pass the bounds (%d faults, %d MiB, for all sessions together); remove some first (DELETE /__mock/faults)", n, MaxRuntimeFaults, MaxRuntimeFaultBytes>>20)}
-	}
-	return nil
 }
 
 // restoreSeeds builds what a session seeded from its snapshot.
@@ -658,8 +616,8 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	if err != nil {
 		return nil, err
 	}
-	if in.Clock != cmpOr(sh.spec.Clock, "real") {
-		return nil, invalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmpOr(sh.spec.Clock, "real"), in.Clock)
+	if in.Clock != cmp.Or(sh.spec.Clock, "real") {
+		return nil, invalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
 	}
 	state, err := base64.StdEncoding.DecodeString(in.Replies)
 	if err == nil {
@@ -921,8 +879,8 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	select {
-	case snapshotTakers <- struct{}{}:
-		defer func() { <-snapshotTakers }()
+	case s.snapshotTakers <- struct{}{}:
+		defer func() { <-s.snapshotTakers }()
 	case <-r.Context().Done():
 		return
 	}
@@ -1015,8 +973,8 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if sid == AllSessions {
 		return 0, nil, invalidParameter("session", "must name one session, not *")
 	}
-	restoreMu.Lock()
-	defer restoreMu.Unlock()
+	s.restoreMu.Lock()
+	defer s.restoreMu.Unlock()
 	body, err := readDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
 		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
 	if err != nil {

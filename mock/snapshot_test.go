@@ -311,7 +311,7 @@ func TestSnapshotRestoreErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := takeSnapshot(t, h, "a", "application/json")
 			checkError(t, tc.name, do(t, h, http.MethodPost, "/__mock/snapshot?session=a", tc.body, "Content-Type", tc.ctype), tc.status, tc.code, tc.field)
-			if after := takeSnapshot(t, h, "a", "application/json"); !bytes.Equal(stripTaken(after), stripTaken(before)) {
+			if after := takeSnapshot(t, h, "a", "application/json"); withoutTakenAt(after) != withoutTakenAt(before) {
 				t.Errorf("a refused snapshot changed the session")
 			}
 		})
@@ -326,13 +326,13 @@ func TestSnapshotRestoreErrors(t *testing.T) {
 	checkError(t, "POST into *", do(t, h, http.MethodPost, "/__mock/snapshot?session=*", string(good), "Content-Type", "application/json"), 400, "invalid_parameter", "session")
 }
 
-// stripTaken drops the taken_at line of a JSON snapshot.
-func stripTaken(doc []byte) []byte {
+// withoutTakenAt is a JSON snapshot without its taken_at.
+func withoutTakenAt(doc []byte) string {
 	var m map[string]any
 	json.Unmarshal(doc, &m)
 	delete(m, "taken_at")
 	b, _ := json.Marshal(m)
-	return b
+	return string(b)
 }
 
 // What belongs to a scenario that is gone, or changed, is said in
@@ -456,5 +456,30 @@ func TestShopClockStopsAt2200(t *testing.T) {
 	takeSnapshot(t, h, "late", "")
 	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "late"); r.status != http.StatusOK {
 		t.Errorf("the list at the end of time: %d %s", r.status, r.body)
+	}
+}
+
+// A snapshot whose faults would take the server's run-time faults past
+// their bound is refused (the session's own, which it replaces, not
+// counted), and changes nothing.
+func TestSnapshotRestoreFaultBound(t *testing.T) {
+	s := newServer(t, mock.Options{})
+	for range mock.MaxRuntimeFaults - 2 {
+		if _, err := s.AddFault(mock.AllSessions, mock.Fault{Path: "/nothing-here", Drop: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		decodeOK(t, "fault of a", admin(t, s, "POST", "/__mock/faults?session=a", `{"drop":true,"path":"/x"}`), new(mock.Fault))
+	}
+	doc := takeSnapshot(t, s, "a", "application/json")
+	restore(t, s, "a", "application/json", doc) // in place of its own two: fits
+	before := takeSnapshot(t, s, "a", "application/json")
+	checkError(t, "two more", do(t, s, http.MethodPost, "/__mock/snapshot?session=b", string(doc), "Content-Type", "application/json"), 409, "too_many_faults", "-")
+	if after := takeSnapshot(t, s, "a", "application/json"); withoutTakenAt(after) != withoutTakenAt(before) {
+		t.Error("a refused restore changed another session")
+	}
+	if r := do(t, s, http.MethodGet, "/__mock/snapshot?session=b&format=json", ""); bytes.Contains(r.body, []byte(`"faults"`)) {
+		t.Errorf("the refused session has faults: %s", r.body)
 	}
 }

@@ -899,7 +899,7 @@ func (a *anonymizer) record(r *apiRecord) {
 		if r.SupplierArticle != "" {
 			r.SupplierArticle = fmt.Sprintf("ART-%06d", a.hash("article", r.SupplierArticle)%1_000_000)
 		}
-		a.counts["products"] = len(a.ids)
+		a.counts["product_ids"] = len(a.ids)
 	}
 }
 

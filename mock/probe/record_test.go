@@ -248,20 +248,10 @@ func all(t *testing.T, h http.Handler) []mock.Feedback {
 func TestRecordResumes(t *testing.T) {
 	src := newSource(t, mock.Options{})
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg := probe.RecordConfig{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
-		Progress: func(p probe.RecordProgress) {
-			if p.Reviews >= 300 {
-				cancel()
-			}
-		}}
-	if _, err := probe.Record(ctx, cfg); err == nil {
-		t.Fatal("a cancelled recording succeeded")
-	}
+	cfg := cutShort(t, src, out, 300)
 	if _, err := os.Stat(filepath.Join(out, ".record-shop.jsonl")); err != nil {
 		t.Fatalf("no state kept: %v", err)
 	}
-	cfg.Progress = nil
 	res, err := probe.Record(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -424,15 +414,10 @@ func TestRecordOddRecords(t *testing.T) {
 		}
 		recs = append(recs, fmt.Sprintf(`{"text":"отзыв %d","product_valuation":%d,"created_date":"2026-10-%02d 10:00:00","photos":%s,"nm_id":1,"imt_id":1,"product_name":"x","supplier_article":"","brand_name":"","valuation_tags":"[]","video":null,"answer_text":"","answer_state":"","user_name":"","was_viewed":1,"state":"new","created_at":"2026-10-%02d 10:00:00"}`, i, i%5+1, i%28+1, photos, i%28+1))
 	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
-			src.srv.ServeHTTP(w, r)
-			return
-		}
+	h := upstream(src, func(r *http.Request) string {
 		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 		page := recs[min(off, len(recs)):min(off+100, len(recs))]
-		fmt.Fprintf(w, `{"success":true,"data":{"feedbacks":[%s],"total":%d,"limit":100,"offset":%d}}`, strings.Join(page, ","), len(recs), off)
+		return fmt.Sprintf(`{"success":true,"data":{"feedbacks":[%s],"total":%d,"limit":100,"offset":%d}}`, strings.Join(page, ","), len(recs), off)
 	})
 	out, res := recordInto(t, strings.TrimSuffix(serve(t, h), "/api/v1"), nil)
 	if res.Reviews != 150 || res.Requests != 3 || res.Unreadable["photos"] != 1 || res.Unreadable["feedback_id (made up)"] != 150 {
@@ -442,13 +427,8 @@ func TestRecordOddRecords(t *testing.T) {
 
 	// Records that break the fixtures' rules are listed, each with its
 	// file and place, and the recording fails.
-	bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
-			src.srv.ServeHTTP(w, r)
-			return
-		}
-		io.WriteString(w, `{"success":true,"data":{"feedbacks":[{"feedback_id":"x","product_valuation":9,"created_date":"2026-10-01 10:00:00"}],"total":1,"limit":100,"offset":0}}`)
+	bad := upstream(src, func(*http.Request) string {
+		return `{"success":true,"data":{"feedbacks":[{"feedback_id":"x","product_valuation":9,"created_date":"2026-10-01 10:00:00"}],"total":1,"limit":100,"offset":0}}`
 	})
 	var stdout bytes.Buffer
 	err := probe.RecordMain(context.Background(), []string{"--from", serve(t, bad), "--out", t.TempDir(), "--rate", "1000", "--quiet"}, &stdout, io.Discard)
@@ -456,13 +436,8 @@ func TestRecordOddRecords(t *testing.T) {
 		t.Errorf("a record with rating 9: %v\n%s", err, stdout.String())
 	}
 
-	greedy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
-			src.srv.ServeHTTP(w, r)
-			return
-		}
-		fmt.Fprintf(w, `{"success":true,"data":{"feedbacks":[%s],"total":99999,"limit":100,"offset":0}}`, strings.Join(recs, ","))
+	greedy := upstream(src, func(*http.Request) string {
+		return fmt.Sprintf(`{"success":true,"data":{"feedbacks":[%s],"total":99999,"limit":100,"offset":0}}`, strings.Join(recs, ","))
 	})
 	_, err = probe.Record(context.Background(), probe.RecordConfig{From: serve(t, greedy), Out: t.TempDir(), Rate: fastRate})
 	if err == nil || !strings.Contains(err.Error(), "the page holds 150 records, more than the 100 asked for") {
@@ -474,14 +449,7 @@ func TestRecordOddRecords(t *testing.T) {
 func TestRecordResumesAfterACrash(t *testing.T) {
 	src := newSource(t, mock.Options{})
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg := probe.RecordConfig{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
-		Progress: func(p probe.RecordProgress) {
-			if p.Reviews >= 500 {
-				cancel()
-			}
-		}}
-	probe.Record(ctx, cfg)
+	cfg := cutShort(t, src, out, 500)
 	state := filepath.Join(out, ".record-shop.jsonl")
 	f, err := os.OpenFile(state, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -489,7 +457,6 @@ func TestRecordResumesAfterACrash(t *testing.T) {
 	}
 	f.WriteString(`{"offset":500,"total":1009,"records":[{"id":1`) // the crash
 	f.Close()
-	cfg.Progress = nil
 	res, err := probe.Record(context.Background(), cfg)
 	if err != nil || res.Resumed != 500 || res.Reviews != 1009 {
 		t.Fatalf("resumed from %v with %v reviews: %v", res.Resumed, res.Reviews, err)
@@ -508,4 +475,36 @@ func sameFiles(t *testing.T, files []string, a, b string) {
 			t.Errorf("%s differs from a recording in one go", f)
 		}
 	}
+}
+
+// upstream is a stand-in for the API: src's settings, and list pages as
+// page writes them.
+func upstream(src *source, page func(r *http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/settings/ai") {
+			src.srv.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, page(r))
+	})
+}
+
+// cutShort records src into out and cancels the run once it holds n
+// reviews; it returns the recording's config, to go on with.
+func cutShort(t *testing.T, src *source, out string, n int) probe.RecordConfig {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := probe.RecordConfig{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
+		Progress: func(p probe.RecordProgress) {
+			if p.Reviews >= n {
+				cancel()
+			}
+		}}
+	if _, err := probe.Record(ctx, cfg); err == nil {
+		t.Fatal("a cancelled recording succeeded")
+	}
+	cfg.Progress = nil
+	return cfg
 }
