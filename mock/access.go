@@ -3,11 +3,11 @@ package mock
 import (
 	"crypto/subtle"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Auth is who may call the API: anyone (type none, the default), or a
@@ -32,36 +32,36 @@ const (
 )
 
 // problems lists what is wrong with a, with fields relative to it.
-func (a Auth) problems() []fieldProblem {
-	var probs []fieldProblem
+func (a Auth) problems() []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	switch a.Type {
 	case "", "none":
 		if len(a.Tokens) > 0 {
-			probs = append(probs, fieldProblem{"tokens", "only with type: bearer"})
+			probs = append(probs, wire.FieldProblem{Field: "tokens", Msg: "only with type: bearer"})
 		}
 	case "bearer":
 		if len(a.Tokens) == 0 {
-			probs = append(probs, fieldProblem{"tokens", "required with type: bearer: the tokens clients may send"})
+			probs = append(probs, wire.FieldProblem{Field: "tokens", Msg: "required with type: bearer: the tokens clients may send"})
 		}
 		for i, tok := range a.Tokens {
 			if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-				probs = append(probs, fieldProblem{fmt.Sprintf("tokens[%d]", i), "must be a non-empty token without spaces"})
+				probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("tokens[%d]", i), Msg: "must be a non-empty token without spaces"})
 			}
 		}
 	default:
-		probs = append(probs, fieldProblem{"type", fmt.Sprintf("must be none or bearer, got %q", a.Type)})
+		probs = append(probs, wire.FieldProblem{Field: "type", Msg: fmt.Sprintf("must be none or bearer, got %q", a.Type)})
 	}
 	return probs
 }
 
 // problems lists what is wrong with rl, with fields relative to it.
-func (rl *RateLimit) problems() []fieldProblem {
-	var probs []fieldProblem
+func (rl *RateLimit) problems() []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	if rl.Requests < 1 {
-		probs = append(probs, fieldProblem{"requests", fmt.Sprintf("must be at least 1, got %d", rl.Requests)})
+		probs = append(probs, wire.FieldProblem{Field: "requests", Msg: fmt.Sprintf("must be at least 1, got %d", rl.Requests)})
 	}
 	if w := rl.Window.D(); w < minRateWindow || w > maxRateWindow {
-		probs = append(probs, fieldProblem{"window", fmt.Sprintf("must be from 1ms to 24h, got %s", rl.Window)})
+		probs = append(probs, wire.FieldProblem{Field: "window", Msg: fmt.Sprintf("must be from 1ms to 24h, got %s", rl.Window)})
 	}
 	return probs
 }
@@ -132,18 +132,18 @@ type AuthOverride = Auth
 // scenario file, where a missing auth means none, an override names its
 // type.
 func (o Overrides) validate() error {
-	var probs []fieldProblem
+	var probs []wire.FieldProblem
 	if o.Auth != nil && o.Auth.Type == "" {
-		probs = append(probs, fieldProblem{"auth.type", `must be none or bearer, got ""`})
+		probs = append(probs, wire.FieldProblem{Field: "auth.type", Msg: `must be none or bearer, got ""`})
 	}
 	if o.Auth != nil {
-		probs = append(probs, prefixed("auth", o.Auth.problems())...)
+		probs = append(probs, wire.Prefixed("auth", o.Auth.problems())...)
 	}
 	if o.RateLimit != nil {
-		probs = append(probs, prefixed("rate_limit", o.RateLimit.problems())...)
+		probs = append(probs, wire.Prefixed("rate_limit", o.RateLimit.problems())...)
 	}
 	if len(probs) > 0 {
-		return invalidBody(probs[0].field, "%s", probs[0].msg)
+		return wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (s *Server) SetOverridesFor(sid string, o Overrides) error {
 		return nil
 	}
 	if n := o.size(); n > MaxSessionOverrideBytes {
-		return invalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
+		return wire.InvalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
 	}
 	s.sessionsMu.Lock()
 	ss := s.sessionLocked(sid)
@@ -268,14 +268,6 @@ var errUnauthorized = &APIError{Status: http.StatusUnauthorized, Code: CodeUnaut
 func errRateLimited(rl *RateLimit) *APIError {
 	return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
 		Message: fmt.Sprintf("rate limit of %d requests per %s exceeded", rl.Requests, rl.Window)}
-}
-
-// setRetryAfter tells a client when to try again, in whole seconds
-// rounded up, unless the answer says so already.
-func setRetryAfter(h http.Header, d time.Duration) {
-	if h.Get("Retry-After") == "" {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
-	}
 }
 
 // setChallenge asks a client for a bearer token, unless the answer does

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -31,7 +32,7 @@ func adminScope(r *http.Request, def string) (string, error) {
 	case sid == AllSessions || validID(sid):
 		return sid, nil
 	}
-	return "", invalidParameter("session", "must be * or "+msgBadSessionID)
+	return "", wire.InvalidParameter("session", "must be * or "+msgBadSessionID)
 }
 
 // requireAdmin guards the admin routes when an admin token is set; the
@@ -45,7 +46,7 @@ func (s *Server) requireAdmin(next http.Handler) http.Handler {
 			return
 		}
 		if s.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			s.writeError(w, r, errReadOnly)
+			s.writeError(w, r, wire.ErrReadOnly)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -64,17 +65,17 @@ func (s *Server) adminHandler(h func(r *http.Request) (int, any, error)) http.Ha
 			s.writeStreamed(w, r, status, st)
 			return
 		}
-		writeJSON(w, status, envelope{Success: true, Data: data})
+		wire.WriteJSON(w, status, wire.Envelope{Success: true, Data: data})
 	}
 }
 
 // streamed is the data of an answer too large to build whole: it writes
 // itself a piece at a time, so that memory holds one piece, not the
-// answer. The envelope around it is the same as writeJSON's, and the
+// answer. The envelope around it is the same as wire.WriteJSON's, and the
 // bytes too; only the Content-Length is missing (HTTP/1.1 sends it
 // chunked).
 type streamed interface {
-	writeData(js *jsonStream)
+	writeData(js *wire.Stream)
 }
 
 // writeStreamed answers with data in the success envelope, as it is
@@ -84,16 +85,16 @@ func (s *Server) writeStreamed(w http.ResponseWriter, r *http.Request, status in
 	if rel, ok := data.(interface{ release() }); ok {
 		defer rel.release() // written, or the client gone: what it pinned is free
 	}
-	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Content-Type", wire.ContentTypeJSON)
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	js := newJSONStream(w)
-	js.raw(`{"success":true,"data":`)
+	js := wire.NewStream(w)
+	js.Raw(`{"success":true,"data":`)
 	data.writeData(js)
-	js.raw("}")
-	if err := js.flush(); err != nil && js.encoding {
+	js.Raw("}")
+	if err := js.Flush(); err != nil && js.EncodingFailed() {
 		s.log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		panic(http.ErrAbortHandler)
 	}
@@ -101,11 +102,11 @@ func (s *Server) writeStreamed(w http.ResponseWriter, r *http.Request, status in
 
 // decodeAdminBody decodes a JSON body into v, strictly.
 func decodeAdminBody(r *http.Request, v any) error {
-	body, err := readJSONBody(nil, r)
+	body, err := wire.ReadJSONBody(nil, r)
 	if err != nil {
 		return err
 	}
-	return decodeStrict(body, v)
+	return wire.DecodeStrict(body, v)
 }
 
 // Health is the data of GET /__mock/health.
@@ -206,18 +207,18 @@ type faultsList struct {
 	scenarioRate   *RateLimit
 }
 
-func (l faultsList) writeData(js *jsonStream) {
-	js.raw(`{"faults":`)
-	streamArray(js, l.faults)
-	js.raw(`,"scenario":`)
-	js.value(l.scenario)
-	js.raw(`,"scenario_faults":`)
-	streamArray(js, l.scenarioFaults)
-	js.raw(`,"scenario_auth":`)
-	js.value(l.scenarioAuth)
-	js.raw(`,"scenario_rate_limit":`)
-	js.value(l.scenarioRate)
-	js.raw("}")
+func (l faultsList) writeData(js *wire.Stream) {
+	js.Raw(`{"faults":`)
+	wire.StreamArray(js, l.faults)
+	js.Raw(`,"scenario":`)
+	js.Value(l.scenario)
+	js.Raw(`,"scenario_faults":`)
+	wire.StreamArray(js, l.scenarioFaults)
+	js.Raw(`,"scenario_auth":`)
+	js.Value(l.scenarioAuth)
+	js.Raw(`,"scenario_rate_limit":`)
+	js.Value(l.scenarioRate)
+	js.Raw("}")
 }
 
 // handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
@@ -254,7 +255,7 @@ func faultRequest(r *http.Request) (string, *Fault, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	body, err := readJSONBody(nil, r)
+	body, err := wire.ReadJSONBody(nil, r)
 	if err != nil {
 		return "", nil, err
 	}
@@ -294,7 +295,7 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 	if v, ok := q.params["limit"]; ok {
 		n, err := parseDigits(v)
 		if err != nil || n < 1 || n > 100_000 {
-			return 0, nil, invalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
+			return 0, nil, wire.InvalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
 		}
 		limit = int(n)
 	}
@@ -348,19 +349,19 @@ func (l *requestsList) release() {
 	l.recs, l.pinned = nil, 0
 }
 
-func (l *requestsList) writeData(js *jsonStream) {
-	js.raw(`{"count":` + strconv.Itoa(len(l.recs)) + `,"requests":[`)
+func (l *requestsList) writeData(js *wire.Stream) {
+	js.Raw(`{"count":` + strconv.Itoa(len(l.recs)) + `,"requests":[`)
 	for i, r := range l.recs {
-		if js.err != nil {
+		if js.Err() != nil {
 			return // the client is gone: build no more entries
 		}
 		if i > 0 {
-			js.raw(",")
+			js.Raw(",")
 		}
 		e := r.entry()
-		js.value(&e)
+		js.Value(&e)
 	}
-	js.raw("]}")
+	js.Raw("]}")
 }
 
 // handleRequestsDelete serves DELETE /__mock/requests.
@@ -408,7 +409,7 @@ func oneSession(r *http.Request) (string, error) {
 		return "", err
 	}
 	if sid == AllSessions {
-		return "", invalidParameter("session", "must name one session, not *")
+		return "", wire.InvalidParameter("session", "must name one session, not *")
 	}
 	return sid, nil
 }
@@ -545,7 +546,7 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 			return 0, nil, err
 		}
 		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
-			return 0, nil, invalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
+			return 0, nil, wire.InvalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
 		}
 	}
 	name := r.URL.Query().Get("scenario")
@@ -565,7 +566,7 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if sc.shop == nil {
-		return 0, nil, invalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
+		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
 	now := s.now()
 	ss.mu.Lock()
@@ -576,7 +577,7 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 	}
 	if body.Advance > 0 {
 		if sh.now(now).Add(body.Advance.D()).Year() > maxClockYear {
-			return 0, nil, invalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", maxClockYear)
+			return 0, nil, wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", maxClockYear)
 		}
 		sh.advance(body.Advance.D())
 		if err := sh.run(sh.now(now), ss.state(sc).settings); err != nil {
@@ -678,7 +679,7 @@ func (s *Server) handleOpenAPI(ctype string, doc, absolute func() ([]byte, error
 				build = absolute
 			}
 		default:
-			s.writeError(w, r, invalidParameter("paths", "must be relative (the default: paths after the servers base) or absolute (paths whole, server /), once; got %q", v))
+			s.writeError(w, r, wire.InvalidParameter("paths", "must be relative (the default: paths after the servers base) or absolute (paths whole, server /), once; got %q", v))
 			return
 		}
 		body, err := build()

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -81,10 +82,10 @@ const MaxLatency = 60 * time.Second
 
 // validate lists the fault's problems as (field path relative to the
 // fault, message) pairs.
-func (f *Fault) validate() []fieldProblem {
-	var probs []fieldProblem
+func (f *Fault) validate() []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	bad := func(field, format string, args ...any) {
-		probs = append(probs, fieldProblem{field, fmt.Sprintf(format, args...)})
+		probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	if f.Method != "" && f.Method != "*" && !isToken(f.Method) {
 		bad("method", "must be an HTTP method such as GET, or * for any; got %q", f.Method)
@@ -336,11 +337,11 @@ func writeFaultError(w http.ResponseWriter, e *FaultError) {
 		h.Set("WWW-Authenticate", `Bearer realm="replymock"`)
 	}
 	if e.Body == nil {
-		writeJSON(w, e.Status, errorEnvelope{Error: StatusError(e.Status)})
+		wire.WriteJSON(w, e.Status, wire.ErrorEnvelope{Error: StatusError(e.Status)})
 		return
 	}
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", contentTypeJSON)
+		h.Set("Content-Type", wire.ContentTypeJSON)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(*e.Body)))
 	w.WriteHeader(e.Status)
@@ -350,11 +351,11 @@ func writeFaultError(w http.ResponseWriter, e *FaultError) {
 // decodeFault reads a run-time fault from a JSON body.
 func decodeFault(body []byte) (*Fault, error) {
 	var f Fault
-	if err := decodeStrict(body, &f); err != nil {
+	if err := wire.DecodeStrict(body, &f); err != nil {
 		return nil, err
 	}
 	if probs := f.validate(); len(probs) > 0 {
-		return nil, invalidBody(probs[0].field, "%s", probs[0].msg)
+		return nil, wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)
 	}
 	return &f, nil
 }
@@ -491,7 +492,7 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 // bounds, the 409 of AddFault, and nothing changes.
 func (s *Server) ReplaceFault(sid string, f Fault) (Fault, int, error) {
 	if f.Name == "" {
-		return Fault{}, 0, invalidBody("name", "required: the name of the fault to replace")
+		return Fault{}, 0, wire.InvalidBody("name", "required: the name of the fault to replace")
 	}
 	return s.putFault(sid, f, true)
 }
@@ -500,7 +501,7 @@ func (s *Server) ReplaceFault(sid string, f Fault) (Fault, int, error) {
 // name when replace is set.
 func (s *Server) putFault(sid string, f Fault, replace bool) (Fault, int, error) {
 	if probs := f.validate(); len(probs) > 0 {
-		return Fault{}, 0, invalidBody(probs[0].field, "%s", probs[0].msg)
+		return Fault{}, 0, wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)
 	}
 	f.prepare()
 	going := func(g *Fault, owner string) bool { return replace && owner == sid && g.Name == f.Name }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // The log-normal latency has the median and p99 it was given.
@@ -231,7 +233,7 @@ func TestFaultMatches(t *testing.T) {
 	}
 }
 
-// GET /__mock/faults is written fault by fault, in the bytes writeJSON
+// GET /__mock/faults is written fault by fault, in the bytes wire.WriteJSON
 // would have written for the whole answer.
 func TestFaultsListStreamed(t *testing.T) {
 	s, err := New(Options{Scenario: "first-calls-fail"})
@@ -256,7 +258,7 @@ func TestFaultsListStreamed(t *testing.T) {
 			faults = []Fault{}
 		}
 		sc := s.scenarios["first-calls-fail"]
-		want, err := marshalJSON(envelope{Success: true, Data: struct {
+		want, err := wire.MarshalJSON(wire.Envelope{Success: true, Data: struct {
 			Faults         []Fault    `json:"faults"`
 			Scenario       string     `json:"scenario"`
 			ScenarioFaults []Fault    `json:"scenario_faults"`

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Feedback is one review record, field for field as in the spec (2.3),
@@ -40,7 +41,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 			return "", false, nil
 		}
 		if len(vs) > 1 {
-			return "", false, invalidParameter(name, "given %d times; give it at most once", len(vs))
+			return "", false, wire.InvalidParameter(name, "given %d times; give it at most once", len(vs))
 		}
 		return vs[0], true, nil
 	}
@@ -52,7 +53,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 		}
 		n, perr := parseDigits(v)
 		if perr != nil || n < min || n > max {
-			return 0, false, invalidParameter(name, "must be %s, got %q", want, v)
+			return 0, false, wire.InvalidParameter(name, "must be %s, got %q", want, v)
 		}
 		return n, true, nil
 	}
@@ -63,7 +64,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 		}
 		t, ok := reviews.ParseDate(v)
 		if !ok {
-			return 0, false, invalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
+			return 0, false, wire.InvalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
 		}
 		return reviews.DayNumber(t), true, nil
 	}
@@ -95,7 +96,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 		q.DayTo = d
 	}
 	if q.DayFrom > q.DayTo {
-		return q, invalidParameter("date_from", "must not be after date_to (%s > %s)", values["date_from"][0], values["date_to"][0])
+		return q, wire.InvalidParameter("date_from", "must not be after date_to (%s > %s)", values["date_from"][0], values["date_to"][0])
 	}
 	if n, ok, err := intParam("rating", 1, 5, "an integer from 1 to 5"); err != nil {
 		return q, err
@@ -113,11 +114,11 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 		v = strings.TrimSpace(v)
 		switch {
 		case !utf8.ValidString(v):
-			return q, invalidParameter("search", "must be valid UTF-8")
+			return q, wire.InvalidParameter("search", "must be valid UTF-8")
 		case strings.ContainsRune(v, 0):
-			return q, invalidParameter("search", "must not contain NUL characters")
+			return q, wire.InvalidParameter("search", "must not contain NUL characters")
 		case utf8.RuneCountInString(v) > MaxSearchLength:
-			return q, invalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
+			return q, wire.InvalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
 		}
 		q.Search = v
 	}
@@ -142,7 +143,7 @@ func knownParams(rawQuery string, names []string) (map[string][]string, error) {
 		}
 		val, err := url.QueryUnescape(v)
 		if err != nil {
-			return nil, invalidParameter(key, "malformed percent-encoding in %q", v)
+			return nil, wire.InvalidParameter(key, "malformed percent-encoding in %q", v)
 		}
 		values[key] = append(values[key], val)
 	}
@@ -180,5 +181,5 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac 
 		b = st.AppendPage(b, res, q)
 	}
 	b = append(b, '}')
-	writeBody(w, http.StatusOK, b)
+	wire.WriteBody(w, http.StatusOK, b)
 }

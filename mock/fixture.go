@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // reviewsFile is a fixture of hand-written reviews (kind: reviews).
@@ -60,7 +61,7 @@ func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, er
 		p := fmt.Sprintf("reviews[%d]", i)
 		f, problems := r.toFeedback(media)
 		for _, pr := range problems {
-			yf.problemf(p+"."+pr.field, "%s", pr.msg)
+			yf.problemf(p+"."+pr.Field, "%s", pr.Msg)
 		}
 		if j, dup := seen[r.FeedbackID]; dup && r.FeedbackID != "" {
 			yf.problemf(p+".feedback_id", "%q is already used by reviews[%d]", r.FeedbackID, j)
@@ -76,10 +77,10 @@ func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, er
 
 // toFeedback checks a fixture review and fills its derived fields; media
 // paths become URLs under the public URL.
-func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []fieldProblem) {
-	var probs []fieldProblem
+func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []wire.FieldProblem) {
+	var probs []wire.FieldProblem
 	bad := func(field, format string, args ...any) {
-		probs = append(probs, fieldProblem{field, fmt.Sprintf(format, args...)})
+		probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	if r.FeedbackID == "" {
 		bad("feedback_id", "required")
@@ -182,13 +183,13 @@ const (
 // textProblems checks the record's strings: clean text (no control
 // characters but tab, line feed and carriage return; valid UTF-8) within
 // the bounds above.
-func (r reviewFixture) textProblems() []fieldProblem {
-	var probs []fieldProblem
+func (r reviewFixture) textProblems() []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	check := func(field, s string, max int) {
 		if err := checkChars(s, field); err != nil {
-			probs = append(probs, fieldProblem{field, err.(*APIError).Message})
+			probs = append(probs, wire.FieldProblem{Field: field, Msg: err.(*APIError).Message})
 		} else if n := utf8.RuneCountInString(s); n > max {
-			probs = append(probs, fieldProblem{field, fmt.Sprintf("must be at most %d characters, got %d", max, n)})
+			probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf("must be at most %d characters, got %d", max, n)})
 		}
 	}
 	check("feedback_id", r.FeedbackID, maxFeedbackID)
@@ -207,14 +208,14 @@ func (r reviewFixture) textProblems() []fieldProblem {
 		check("state", *r.State, maxReviewState)
 	}
 	if len(r.ValuationTags) > maxListEntries {
-		probs = append(probs, fieldProblem{"valuation_tags", fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.ValuationTags))})
+		probs = append(probs, wire.FieldProblem{Field: "valuation_tags", Msg: fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.ValuationTags))})
 	} else {
 		for i, item := range r.ValuationTags {
 			check(fmt.Sprintf("valuation_tags[%d]", i), item, maxListEntry)
 		}
 	}
 	if len(r.Photos) > maxListEntries {
-		probs = append(probs, fieldProblem{"photos", fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.Photos))})
+		probs = append(probs, wire.FieldProblem{Field: "photos", Msg: fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.Photos))})
 	} else {
 		for i, ph := range r.Photos {
 			check(fmt.Sprintf("photos[%d].fullSize", i), ph.FullSize, maxListEntry)

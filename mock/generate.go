@@ -19,6 +19,7 @@ import (
 
 	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // locales are the languages the generator writes reviews in.
@@ -103,7 +104,7 @@ func decodePhrases(display string, data []byte) (*phraseBank, error) {
 	if len(b.Products) == 0 {
 		yf.problemf("products", "must list at least one product")
 	}
-	var tagProbs []fieldProblem
+	var tagProbs []wire.FieldProblem
 	for i, p := range b.Products {
 		if p.Name == "" || p.Code == "" {
 			yf.problemf(fmt.Sprintf("products[%d]", i), "needs a name and a code")
@@ -111,7 +112,7 @@ func decodePhrases(display string, data []byte) (*phraseBank, error) {
 		tagProbs = append(tagProbs, tagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
 	}
 	for _, p := range append(tagProblems("tags", b.Tags), tagProbs...) {
-		yf.problemf(p.field, "%s", p.msg)
+		yf.problemf(p.Field, "%s", p.Msg)
 	}
 	for i, g := range b.Answers.Greetings {
 		if !strings.Contains(g, "{name}") {
@@ -129,17 +130,17 @@ const maxTag = 40
 
 // tagProblems lists the tags at path that are not short lowercase
 // phrases, or repeat one before them.
-func tagProblems(path string, tags []string) []fieldProblem {
-	var probs []fieldProblem
+func tagProblems(path string, tags []string) []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	for i, t := range tags {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
 		case strings.TrimSpace(t) != t || t == "" || utf8.RuneCountInString(t) > maxTag || strings.ContainsFunc(t, unicode.IsControl):
-			probs = append(probs, fieldProblem{at, fmt.Sprintf("must be a short phrase (1 to %d characters, no spaces at the ends), got %q", maxTag, t)})
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("must be a short phrase (1 to %d characters, no spaces at the ends), got %q", maxTag, t)})
 		case strings.ToLower(t) != t:
-			probs = append(probs, fieldProblem{at, fmt.Sprintf("must be lowercase, as buyer tags are (%q)", strings.ToLower(t))})
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("must be lowercase, as buyer tags are (%q)", strings.ToLower(t))})
 		case slices.Contains(tags[:i], t):
-			probs = append(probs, fieldProblem{at, fmt.Sprintf("%q is listed twice", t)})
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("%q is listed twice", t)})
 		}
 	}
 	return probs

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // The ring keeps the newest entries in order through any mix of adds
@@ -112,7 +114,7 @@ func TestJournalBudgetInvariant(t *testing.T) {
 	}
 }
 
-// The listing is streamed, and its bytes are what writeJSON would have
+// The listing is streamed, and its bytes are what wire.WriteJSON would have
 // written for the whole answer.
 func TestRequestsListStreamed(t *testing.T) {
 	s, err := New(Options{})
@@ -138,7 +140,7 @@ func TestRequestsListStreamed(t *testing.T) {
 		if list == nil {
 			list = []JournalEntry{}
 		}
-		want, err := marshalJSON(envelope{Success: true, Data: map[string]any{"count": len(list), "requests": list}})
+		want, err := wire.MarshalJSON(wire.Envelope{Success: true, Data: map[string]any{"count": len(list), "requests": list}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +153,7 @@ func TestRequestsListStreamed(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest("HEAD", "/__mock/requests", nil))
-	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != contentTypeJSON {
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != wire.ContentTypeJSON {
 		t.Errorf("HEAD /__mock/requests: %d, %d bytes, %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Type"))
 	}
 }

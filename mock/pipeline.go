@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // apiContext is what an API handler needs beyond the request: the
@@ -105,7 +107,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	if sid == "" {
 		sid = DefaultSession
 	} else if !validID(sid) {
-		s.writeError(rec, r, invalidParameter(HeaderSession, msgBadSessionID))
+		s.writeError(rec, r, wire.InvalidParameter(HeaderSession, msgBadSessionID))
 		return
 	}
 	seed, err := requestSeed(r.Header)
@@ -157,7 +159,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			setChallenge(w.Header(), realmAPI)
 			s.writeError(w, r, p.deny)
 		case p.deny != nil:
-			setRetryAfter(w.Header(), p.retryIn)
+			wire.SetRetryAfter(w.Header(), p.retryIn)
 			s.writeError(w, r, p.deny)
 		case p.strict && warns != nil:
 			io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody)) // for the journal

@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // ProxySpec sends API requests replymock does not fake to the real
@@ -67,16 +69,16 @@ func ParseProxyURL(raw string) (*url.URL, error) {
 }
 
 // problems lists what is wrong with ps, with fields relative to it.
-func (ps *ProxySpec) problems() []fieldProblem {
-	var probs []fieldProblem
+func (ps *ProxySpec) problems() []wire.FieldProblem {
+	var probs []wire.FieldProblem
 	if _, err := ParseProxyURL(ps.URL); err != nil {
-		probs = append(probs, fieldProblem{"url", err.Error()})
+		probs = append(probs, wire.FieldProblem{Field: "url", Msg: err.Error()})
 	}
 	for i, p := range ps.Paths {
 		if !strings.HasPrefix(p, "/") {
-			probs = append(probs, fieldProblem{fmt.Sprintf("paths[%d]", i), fmt.Sprintf("must start with / (it is relative to /api/v1), got %q", p)})
+			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("must start with / (it is relative to /api/v1), got %q", p)})
 		} else if _, err := path.Match(p, "/"); err != nil {
-			probs = append(probs, fieldProblem{fmt.Sprintf("paths[%d]", i), fmt.Sprintf("bad glob %q: %v", p, err)})
+			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("bad glob %q: %v", p, err)})
 		}
 	}
 	return probs

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Scenario returns the scenario the server serves by default.
@@ -61,7 +63,7 @@ func (s *Server) SetScenario(sid, name string) error {
 	if !ok {
 		have := strings.Join(slices.Sorted(maps.Keys(s.scenarios)), ", ")
 		s.scenariosMu.Unlock()
-		return invalidBody("name", "no scenario %q; have: %s", name, have)
+		return wire.InvalidBody("name", "no scenario %q; have: %s", name, have)
 	}
 	if sid == AllSessions {
 		s.active = name

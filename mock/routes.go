@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Path prefixes of the API and of the mock's own admin routes.
@@ -64,10 +65,10 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/snapshot", a(s.handleSnapshotPost)).Methods(http.MethodPost)
 	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
 	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
-	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(contentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(contentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.yaml", s.requireAdmin(s.handleOpenAPI(contentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.json", s.requireAdmin(s.handleOpenAPI(contentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.yaml", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.json", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
 	// The records' photos and videos: no token, they hold no data.
 	r.PathPrefix(MediaPrefix).HandlerFunc(s.handleMedia).Methods(http.MethodGet, http.MethodHead)
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // scenarioFile is the YAML form of a scenario (scenarios/NAME.yaml).
@@ -139,7 +140,7 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 	}
 	if sf.Proxy != nil {
 		for _, pr := range sf.Proxy.problems() {
-			yf.problemf("proxy."+pr.field, "%s", pr.msg)
+			yf.problemf("proxy."+pr.Field, "%s", pr.Msg)
 		}
 	}
 	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
@@ -161,12 +162,12 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 	if sf.Settings == "" {
 		yf.problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
 	}
-	for _, p := range prefixed("auth", sf.Auth.problems()) {
-		yf.problemf(p.field, "%s", p.msg)
+	for _, p := range wire.Prefixed("auth", sf.Auth.problems()) {
+		yf.problemf(p.Field, "%s", p.Msg)
 	}
 	if sf.RateLimit != nil {
-		for _, p := range prefixed("rate_limit", sf.RateLimit.problems()) {
-			yf.problemf(p.field, "%s", p.msg)
+		for _, p := range wire.Prefixed("rate_limit", sf.RateLimit.problems()) {
+			yf.problemf(p.Field, "%s", p.Msg)
 		}
 	}
 	if sf.Shop != nil {
@@ -182,8 +183,8 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
 	}
 	for i := range sf.Faults {
-		for _, p := range prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].validate()) {
-			yf.problemf(p.field, "%s", p.msg)
+		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].validate()) {
+			yf.problemf(p.Field, "%s", p.Msg)
 		}
 	}
 	d := sf.Data

@@ -17,6 +17,7 @@ import (
 
 	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -271,16 +272,16 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 	case session == AllSessions:
 		return SeedResult{}, errSeedAllSessions
 	case !validID(session):
-		return SeedResult{}, invalidParameter("session", "%s", msgBadSessionID)
+		return SeedResult{}, wire.InvalidParameter("session", "%s", msgBadSessionID)
 	}
 	if mode == "" {
 		mode = SeedReplace
 	}
 	if mode != SeedReplace && mode != SeedAppend {
-		return SeedResult{}, invalidBody("mode", "must be replace or append, got %q", clip(mode))
+		return SeedResult{}, wire.InvalidBody("mode", "must be replace or append, got %q", clip(mode))
 	}
 	if len(recs) > MaxSeedReviews {
-		return SeedResult{}, invalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(recs))
+		return SeedResult{}, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(recs))
 	}
 	// Built against the session as it is, without creating it; kept only
 	// if nothing changed it meanwhile, else built again.
@@ -355,7 +356,7 @@ func (s *Server) keepSeed(ss *session, name string, prev, next *seedState, delta
 	return true, nil
 }
 
-var errSeedAllSessions = invalidParameter("session", "seeded reviews belong to one session: name it (session=* is allowed only to DELETE every session's)")
+var errSeedAllSessions = wire.InvalidParameter("session", "seeded reviews belong to one session: name it (session=* is allowed only to DELETE every session's)")
 
 // seedRoom checks next against the bounds: the session's count (with
 // others, its reviews seeded in other scenarios) and all sessions' bytes.
@@ -490,13 +491,13 @@ func checkSeedIDs(sc *Scenario, base *reviews.Store, replace bool, kept, added [
 	for j := range added {
 		id := added[j].FeedbackID
 		if i, dup := at[id]; dup {
-			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is reviews[%d]'s feedback_id too", clip(id), i)
+			return wire.InvalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is reviews[%d]'s feedback_id too", clip(id), i)
 		}
 		at[id] = j
 	}
 	for i := range kept {
 		if j, dup := at[kept[i].FeedbackID]; dup {
-			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already seeded in this session (id %d)", clip(kept[i].FeedbackID), kept[i].ID)
+			return wire.InvalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already seeded in this session (id %d)", clip(kept[i].FeedbackID), kept[i].ID)
 		}
 	}
 	if replace || len(added) == 0 {
@@ -506,7 +507,7 @@ func checkSeedIDs(sc *Scenario, base *reviews.Store, replace bool, kept, added [
 		if j, dup := at[id]; dup {
 			var f struct{ ID int64 }
 			json.Unmarshal(base.JSON(pos), &f)
-			return invalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already in scenario %s's data (id %d)", clip(id), sc.Name, f.ID)
+			return wire.InvalidBody(fmt.Sprintf("reviews[%d].feedback_id", j), "%q is already in scenario %s's data (id %d)", clip(id), sc.Name, f.ID)
 		}
 	}
 	return nil
@@ -539,7 +540,7 @@ type seedFiller struct {
 func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 	path := fmt.Sprintf("reviews[%d]", j)
 	if r.ProductValuation == 0 {
-		return Feedback{}, invalidBody(path+".product_valuation", "required: the rating, 1 to 5")
+		return Feedback{}, wire.InvalidBody(path+".product_valuation", "required: the rating, 1 to 5")
 	}
 	if f.gen == nil {
 		h := fnv.New64a()
@@ -553,7 +554,7 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 	var p product
 	if needCatalogue {
 		if err := f.catalogue(); err != nil {
-			return Feedback{}, invalidBody(path+"."+firstMissing(r), "cannot be filled in: the scenario's phrase bank, which it comes from, cannot be read (%v); give it", err)
+			return Feedback{}, wire.InvalidBody(path+"."+firstMissing(r), "cannot be filled in: the scenario's phrase bank, which it comes from, cannot be read (%v); give it", err)
 		}
 		p = f.products[f.gen.pick(f.weights)]
 		if r.NmID != nil {
@@ -589,7 +590,7 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 	}
 	fb, probs := rf.toFeedback(f.sc.media)
 	if len(probs) > 0 {
-		return Feedback{}, invalidBody(path+"."+probs[0].field, "%s", probs[0].msg)
+		return Feedback{}, wire.InvalidBody(path+"."+probs[0].Field, "%s", probs[0].Msg)
 	}
 	return fb, nil
 }
@@ -712,7 +713,7 @@ func readDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound stri
 	case errors.As(err, &mbe):
 		return nil, tooLarge
 	case err != nil:
-		return nil, invalidBody("", "reading request body: %v", err)
+		return nil, wire.InvalidBody("", "reading request body: %v", err)
 	}
 	if isYAML {
 		return yamlToJSON(body)
@@ -726,7 +727,7 @@ func readDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound stri
 func yamlToJSON(data []byte) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, invalidBody("", "YAML: %s", clip(strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, wire.InvalidBody("", "YAML: %s", clip(strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil // empty: the JSON decoder says so
@@ -742,14 +743,14 @@ func appendYAMLAsJSON(b []byte, n *yaml.Node, path string) ([]byte, error) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				return nil, invalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
+				return nil, wire.InvalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
 			}
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = reviews.AppendJSONString(b, k.Value)
 			b = append(b, ':')
-			if b, err = appendYAMLAsJSON(b, v, joinPath(path, k.Value)); err != nil {
+			if b, err = appendYAMLAsJSON(b, v, wire.JoinPath(path, k.Value)); err != nil {
 				return nil, err
 			}
 		}
@@ -792,9 +793,9 @@ func appendYAMLAsJSON(b []byte, n *yaml.Node, path string) ([]byte, error) {
 		}
 		return reviews.AppendJSONString(b, n.Value), nil // strings, timestamps and the rest
 	case yaml.AliasNode:
-		return nil, invalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
+		return nil, wire.InvalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
 	}
-	return nil, invalidBody(path, "YAML: unexpected node at line %d", n.Line)
+	return nil, wire.InvalidBody(path, "YAML: unexpected node at line %d", n.Line)
 }
 
 func isDigits(s string) bool {
@@ -808,33 +809,33 @@ func isDigits(s string) bool {
 // body as it is). Every problem names its path.
 func decodeSeedBody(body []byte) (string, []SeedReview, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return "", nil, invalidBody("", `empty body: send {"mode":"replace","reviews":[...]}`)
+		return "", nil, wire.InvalidBody("", `empty body: send {"mode":"replace","reviews":[...]}`)
 	}
 	var mode string
 	var raw json.RawMessage
-	err := eachMember(body, "", func(key string, v json.RawMessage) error {
+	err := wire.EachMember(body, "", func(key string, v json.RawMessage) error {
 		switch key {
 		case "mode":
-			s, err := decodeString(v, key)
+			s, err := wire.DecodeString(v, key)
 			if err != nil {
 				return err
 			}
 			if s != SeedReplace && s != SeedAppend {
-				return invalidBody(key, "must be replace or append, got %q", clip(s))
+				return wire.InvalidBody(key, "must be replace or append, got %q", clip(s))
 			}
 			mode = s
 		case "kind":
-			s, err := decodeString(v, key)
+			s, err := wire.DecodeString(v, key)
 			if err != nil {
 				return err
 			}
 			if s != "reviews" {
-				return invalidBody(key, "must be \"reviews\" when given, got %q", clip(s))
+				return wire.InvalidBody(key, "must be \"reviews\" when given, got %q", clip(s))
 			}
 		case "reviews":
 			raw = v
 		default:
-			return invalidBody(key, "unknown field: the body has mode and reviews")
+			return wire.InvalidBody(key, "unknown field: the body has mode and reviews")
 		}
 		return nil
 	})
@@ -842,17 +843,17 @@ func decodeSeedBody(body []byte) (string, []SeedReview, error) {
 		return "", nil, err
 	}
 	if raw == nil {
-		return "", nil, invalidBody("reviews", "required: a list of reviews ([] for none)")
+		return "", nil, wire.InvalidBody("reviews", "required: a list of reviews ([] for none)")
 	}
-	if k := jsonKind(raw); k != "array" {
-		return "", nil, invalidBody("reviews", "must be an array, got %s", k)
+	if k := wire.JSONKind(raw); k != "array" {
+		return "", nil, wire.InvalidBody("reviews", "must be an array, got %s", k)
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		return "", nil, invalidBody("reviews", "malformed JSON: %s", jsonProblem(err))
+		return "", nil, wire.InvalidBody("reviews", "malformed JSON: %s", wire.JSONProblem(err))
 	}
 	if len(elems) > MaxSeedReviews {
-		return "", nil, invalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(elems))
+		return "", nil, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(elems))
 	}
 	recs := make([]SeedReview, len(elems))
 	for i, e := range elems {
@@ -867,22 +868,22 @@ func decodeSeedBody(body []byte) (string, []SeedReview, error) {
 // and ints name its string and integer members; shape says what the
 // object must be.
 func decodeMedia(raw json.RawMessage, path, shape string, strs map[string]*string, ints map[string]*int) error {
-	if k := jsonKind(raw); k != "object" {
-		return invalidBody(path, "%s, got %s", shape, k)
+	if k := wire.JSONKind(raw); k != "object" {
+		return wire.InvalidBody(path, "%s, got %s", shape, k)
 	}
-	return eachMember(raw, path, func(key string, v json.RawMessage) error {
+	return wire.EachMember(raw, path, func(key string, v json.RawMessage) error {
 		p := path + "." + key
 		if dst, ok := strs[key]; ok {
 			var err error
-			*dst, err = decodeString(v, p)
+			*dst, err = wire.DecodeString(v, p)
 			return err
 		}
 		if dst, ok := ints[key]; ok {
-			n, err := decodeInt(v, p)
+			n, err := wire.DecodeInt(v, p)
 			*dst = int(n)
 			return err
 		}
-		return invalidBody(p, "unknown field: %s", shape)
+		return wire.InvalidBody(p, "unknown field: %s", shape)
 	})
 }
 
@@ -890,23 +891,23 @@ func decodeMedia(raw json.RawMessage, path, shape string, strs map[string]*strin
 // that a problem names its field.
 func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 	str := func(v json.RawMessage, p string) (*string, error) {
-		s, err := decodeString(v, p)
+		s, err := wire.DecodeString(v, p)
 		return &s, err
 	}
 	integer := func(v json.RawMessage, p string) (*int64, error) {
-		n, err := decodeInt(v, p)
+		n, err := wire.DecodeInt(v, p)
 		return &n, err
 	}
 	list := func(v json.RawMessage, p string) ([]string, error) {
 		out := []string{}
-		err := eachElement(v, p, func(i int, e json.RawMessage) error {
-			s, err := decodeString(e, fmt.Sprintf("%s[%d]", p, i))
+		err := wire.EachElement(v, p, func(i int, e json.RawMessage) error {
+			s, err := wire.DecodeString(e, fmt.Sprintf("%s[%d]", p, i))
 			out = append(out, s)
 			return err
 		})
 		return out, err
 	}
-	return eachMember(raw, path, func(key string, v json.RawMessage) error {
+	return wire.EachMember(raw, path, func(key string, v json.RawMessage) error {
 		p := path + "." + key
 		var err error
 		var n *int64
@@ -918,26 +919,26 @@ func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 		case "imt_id":
 			r.ImtID, err = integer(v, p)
 		case "text":
-			r.Text, err = decodeString(v, p)
+			r.Text, err = wire.DecodeString(v, p)
 		case "pros":
-			r.Pros, err = decodeString(v, p)
+			r.Pros, err = wire.DecodeString(v, p)
 		case "cons":
-			r.Cons, err = decodeString(v, p)
+			r.Cons, err = wire.DecodeString(v, p)
 		case "answer_text":
-			r.AnswerText, err = decodeString(v, p)
+			r.AnswerText, err = wire.DecodeString(v, p)
 		case "created_at":
-			r.CreatedAt, err = decodeString(v, p)
+			r.CreatedAt, err = wire.DecodeString(v, p)
 		case "product_valuation":
 			if n, err = integer(v, p); err == nil {
 				if *n < 1 || *n > 5 {
-					return invalidBody(p, "must be 1 to 5, got %d", *n)
+					return wire.InvalidBody(p, "must be 1 to 5, got %d", *n)
 				}
 				r.ProductValuation = int(*n)
 			}
 		case "was_viewed":
 			if n, err = integer(v, p); err == nil {
 				if *n != 0 && *n != 1 {
-					return invalidBody(p, "must be 0 or 1, got %d", *n)
+					return wire.InvalidBody(p, "must be 0 or 1, got %d", *n)
 				}
 				w := int(*n)
 				r.WasViewed = &w
@@ -946,7 +947,7 @@ func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 			r.ValuationTags, err = list(v, p)
 		case "photos":
 			r.Photos = []Photo{}
-			err = eachElement(v, p, func(i int, e json.RawMessage) error {
+			err = wire.EachElement(v, p, func(i int, e json.RawMessage) error {
 				var ph Photo
 				err := decodeMedia(e, fmt.Sprintf("%s[%d]", p, i), "a photo is an object {fullSize, miniSize}, as upstream",
 					map[string]*string{"fullSize": &ph.FullSize, "miniSize": &ph.MiniSize}, nil)
@@ -954,7 +955,7 @@ func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 				return err
 			})
 		case "video":
-			if jsonKind(v) == "null" {
+			if wire.JSONKind(v) == "null" {
 				break
 			}
 			var vd Video
@@ -972,13 +973,13 @@ func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 		case "brand_name":
 			r.BrandName, err = str(v, p)
 		case "user_name":
-			r.UserName, err = decodeString(v, p)
+			r.UserName, err = wire.DecodeString(v, p)
 		case "state":
 			r.State, err = str(v, p)
 		case "id":
-			return invalidBody(p, "is assigned: leave it out")
+			return wire.InvalidBody(p, "is assigned: leave it out")
 		default:
-			return invalidBody(p, "unknown field")
+			return wire.InvalidBody(p, "unknown field")
 		}
 		return err
 	})

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // A panic in a handler becomes a logged 500 in the envelope, and the
@@ -37,7 +39,7 @@ func TestHandlerPanic(t *testing.T) {
 	// A handler that began its answer and then panicked: the answer is
 	// held until the journal has it, so the 500 replaces it whole.
 	s.router.HandleFunc("/api/v1/halfway", func(w http.ResponseWriter, _ *http.Request) {
-		writeBody(w, http.StatusOK, []byte(`{"success":true,"data":{"half":`))
+		wire.WriteBody(w, http.StatusOK, []byte(`{"success":true,"data":{"half":`))
 		panic("halfway")
 	})
 	rec = httptest.NewRecorder()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // DefaultSession is the session of requests without X-Mock-Session.
@@ -102,11 +103,11 @@ func requestSeed(h http.Header) (int64, error) {
 		return 0, nil
 	case 1:
 	default:
-		return 0, invalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
+		return 0, wire.InvalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
 	}
 	n, err := parseDigits(vs[0])
 	if err != nil || n < 1 {
-		return 0, invalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), clip(vs[0]))
+		return 0, wire.InvalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), clip(vs[0]))
 	}
 	return n, nil
 }
@@ -243,7 +244,7 @@ func (s *Server) scenarioOf(ss *session, name string) (*Scenario, error) {
 	}
 	sc, ok := s.scenarios[name]
 	if !ok {
-		return nil, invalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
+		return nil, wire.InvalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
 	}
 	return sc, nil
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // The values reply_mode and empty_review_mode may take.
@@ -99,19 +100,19 @@ var questionFields = []string{"reply_mode", "signature", "tone", "excluded_words
 // Errors name the JSON path of the offending value.
 func decodeSettingsPatch(body []byte, rules settingsRules) (*settingsPatch, error) {
 	// Bytes that are not UTF-8 can only be inside strings (json.Valid
-	// refuses them elsewhere); decodeString names the field that holds them.
+	// refuses them elsewhere); wire.DecodeString names the field that holds them.
 	switch {
 	case len(strings.TrimSpace(string(body))) == 0:
-		return nil, invalidBody("", "request body is empty; send a JSON object such as {}")
+		return nil, wire.InvalidBody("", "request body is empty; send a JSON object such as {}")
 	case !json.Valid(body):
 		var v any
-		return nil, invalidBody("", "malformed JSON: %s", jsonProblem(json.Unmarshal(body, &v)))
+		return nil, wire.InvalidBody("", "malformed JSON: %s", wire.JSONProblem(json.Unmarshal(body, &v)))
 	}
 	p := &settingsPatch{}
-	err := eachMember(body, "", func(key string, value json.RawMessage) error {
+	err := wire.EachMember(body, "", func(key string, value json.RawMessage) error {
 		switch key {
 		case "feedback":
-			return eachElement(value, "feedback", func(i int, raw json.RawMessage) error {
+			return wire.EachElement(value, "feedback", func(i int, raw json.RawMessage) error {
 				e, err := decodePatchElement(raw, fmt.Sprintf("feedback[%d]", i), feedbackFields, rules)
 				if err != nil {
 					return err
@@ -124,7 +125,7 @@ func decodeSettingsPatch(body []byte, rules settingsRules) (*settingsPatch, erro
 			p.question = e
 			return err
 		default:
-			return invalidBody(key, "unknown field; the body may hold feedback and question")
+			return wire.InvalidBody(key, "unknown field; the body may hold feedback and question")
 		}
 	})
 	if err != nil {
@@ -135,10 +136,10 @@ func decodeSettingsPatch(body []byte, rules settingsRules) (*settingsPatch, erro
 
 func decodePatchElement(raw []byte, path string, allowed []string, rules settingsRules) (*patchElement, error) {
 	e := &patchElement{path: path, fields: make(map[string]fieldValue)}
-	err := eachMember(raw, path, func(key string, value json.RawMessage) error {
+	err := wire.EachMember(raw, path, func(key string, value json.RawMessage) error {
 		fp := path + "." + key
 		if !slices.Contains(allowed, key) {
-			return invalidBody(fp, "unknown field; allowed: %s", strings.Join(allowed, ", "))
+			return wire.InvalidBody(fp, "unknown field; allowed: %s", strings.Join(allowed, ", "))
 		}
 		v, err := decodeField(key, value, fp, rules)
 		if err != nil {
@@ -156,7 +157,7 @@ func decodePatchElement(raw []byte, path string, allowed []string, rules setting
 		return nil, err
 	}
 	if path != "question" && e.rating == 0 {
-		return nil, invalidBody(path+".rating", "required: each feedback element names its rating (1 to 5)")
+		return nil, wire.InvalidBody(path+".rating", "required: each feedback element names its rating (1 to 5)")
 	}
 	return e, nil
 }
@@ -164,35 +165,35 @@ func decodePatchElement(raw []byte, path string, allowed []string, rules setting
 func decodeField(key string, raw json.RawMessage, path string, rules settingsRules) (fieldValue, error) {
 	switch key {
 	case "rating", "use_unified_settings":
-		n, err := decodeInt(raw, path)
+		n, err := wire.DecodeInt(raw, path)
 		if err != nil {
 			return fieldValue{}, err
 		}
 		if key == "rating" && (n < 1 || n > 5) {
-			return fieldValue{}, invalidBody(path, "must be 1, 2, 3, 4 or 5, got %d", n)
+			return fieldValue{}, wire.InvalidBody(path, "must be 1, 2, 3, 4 or 5, got %d", n)
 		}
 		if key == "use_unified_settings" && n != 0 && n != 1 {
-			return fieldValue{}, invalidBody(path, "must be 0 or 1, got %d", n)
+			return fieldValue{}, wire.InvalidBody(path, "must be 0 or 1, got %d", n)
 		}
 		return fieldValue{num: int(n)}, nil
 	case "reply_from_date":
-		k := jsonKind(raw)
+		k := wire.JSONKind(raw)
 		if k == "null" {
 			return fieldValue{}, nil
 		}
 		if k != "string" {
-			return fieldValue{}, invalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
+			return fieldValue{}, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
 		}
-		s, err := decodeString(raw, path)
+		s, err := wire.DecodeString(raw, path)
 		if err != nil {
 			return fieldValue{}, err
 		}
 		if !isDate(s) {
-			return fieldValue{}, invalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", s)
+			return fieldValue{}, wire.InvalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", s)
 		}
 		return fieldValue{date: &s}, nil
 	}
-	s, err := decodeString(raw, path)
+	s, err := wire.DecodeString(raw, path)
 	if err != nil {
 		return fieldValue{}, err
 	}
@@ -211,7 +212,7 @@ func checkText(key, s, path string, rules settingsRules) error {
 		return checkEnum(s, emptyReviewModes, path)
 	case "tone":
 		if strings.TrimSpace(s) == "" {
-			return invalidBody(path, "must not be empty")
+			return wire.InvalidBody(path, "must not be empty")
 		}
 		if len(rules.tones) > 0 {
 			if err := checkEnum(s, rules.tones, path); err != nil {
@@ -230,7 +231,7 @@ func checkEnum(s string, allowed []string, path string) error {
 	if slices.Contains(allowed, s) {
 		return nil
 	}
-	return invalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), clip(s))
+	return wire.InvalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), clip(s))
 }
 
 // checkChars refuses text that is not UTF-8 and control characters other
@@ -243,9 +244,9 @@ func checkChars(s, path string) error {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			return invalidBody(path, "must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", s[i], char)
+			return wire.InvalidBody(path, "must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", s[i], char)
 		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f:
-			return invalidBody(path, "must not contain control characters: U+%04X at character %d (tab, line feed and carriage return are allowed)", r, char)
+			return wire.InvalidBody(path, "must not contain control characters: U+%04X at character %d (tab, line feed and carriage return are allowed)", r, char)
 		}
 		i += n
 	}
@@ -254,7 +255,7 @@ func checkChars(s, path string) error {
 
 func checkLength(s string, max int, path string) error {
 	if n := utf8.RuneCountInString(s); n > max {
-		return invalidBody(path, "must be at most %d characters, got %d", max, n)
+		return wire.InvalidBody(path, "must be at most %d characters, got %d", max, n)
 	}
 	return nil
 }
@@ -275,12 +276,12 @@ func (p *settingsPatch) check() error {
 	for i := range p.feedback {
 		e := &p.feedback[i]
 		if prev, ok := byRating[e.rating]; ok {
-			return invalidBody(e.path+".rating", "rating %d is already set by %s", e.rating, prev)
+			return wire.InvalidBody(e.path+".rating", "rating %d is already set by %s", e.rating, prev)
 		}
 		byRating[e.rating] = e.path
 		if v, ok := e.fields["use_unified_settings"]; ok {
 			if unified != nil && unified.fields["use_unified_settings"].num != v.num {
-				return invalidBody(e.path+".use_unified_settings", "conflicts with %s.use_unified_settings: the flag is one for all ratings", unified.path)
+				return wire.InvalidBody(e.path+".use_unified_settings", "conflicts with %s.use_unified_settings: the flag is one for all ratings", unified.path)
 			}
 			if unified == nil {
 				unified = e
@@ -317,7 +318,7 @@ func (p *settingsPatch) apply(cur Settings) (Settings, error) {
 					continue
 				}
 				if prev, ok := setBy[f]; ok && !sameValue(prev.fields[f], v) {
-					return cur, invalidBody(e.path+"."+f, "conflicts with %s.%s: with use_unified_settings 1 the field is shared by all ratings", prev.path, f)
+					return cur, wire.InvalidBody(e.path+"."+f, "conflicts with %s.%s: with use_unified_settings 1 the field is shared by all ratings", prev.path, f)
 				}
 				setBy[f] = e
 			}
@@ -467,7 +468,7 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 	}
 	checkDate := func(d *string, path string) {
 		if d != nil && !isDate(*d) {
-			add(invalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d))
+			add(wire.InvalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d))
 		}
 	}
 	first := s.Feedback[0]
@@ -475,7 +476,7 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 		el := &s.Feedback[i]
 		p := fmt.Sprintf("feedback[%d]", i)
 		if el.Rating != i+1 {
-			add(invalidBody(p+".rating", "must be %d: elements are ordered by rating 1 to 5", i+1))
+			add(wire.InvalidBody(p+".rating", "must be %d: elements are ordered by rating 1 to 5", i+1))
 		}
 		sameShared := sameValue(fieldValue{date: el.ReplyFromDate}, fieldValue{date: first.ReplyFromDate})
 		for _, tf := range textFields {
@@ -486,12 +487,12 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 		}
 		checkDate(el.ReplyFromDate, p+".reply_from_date")
 		if el.UseUnifiedSettings != 0 && el.UseUnifiedSettings != 1 {
-			add(invalidBody(p+".use_unified_settings", "must be 0 or 1, got %d", el.UseUnifiedSettings))
+			add(wire.InvalidBody(p+".use_unified_settings", "must be 0 or 1, got %d", el.UseUnifiedSettings))
 		} else if el.UseUnifiedSettings != first.UseUnifiedSettings {
-			add(invalidBody(p+".use_unified_settings", "must equal feedback[0].use_unified_settings: the flag is one for all ratings"))
+			add(wire.InvalidBody(p+".use_unified_settings", "must equal feedback[0].use_unified_settings: the flag is one for all ratings"))
 		}
 		if first.UseUnifiedSettings == 1 && i > 0 && !sameShared {
-			add(invalidBody(p, "with use_unified_settings 1, %s must equal those of feedback[0]", strings.Join(sharedFields, ", ")))
+			add(wire.InvalidBody(p, "with use_unified_settings 1, %s must equal those of feedback[0]", strings.Join(sharedFields, ", ")))
 		}
 	}
 	for _, tf := range textFields {
@@ -505,17 +506,17 @@ func (s *Settings) validate(rules settingsRules) []*APIError {
 
 // handleSettingsGet serves GET /api/v1/settings/ai.
 func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request, ac apiContext) {
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: ac.ss.settings(ac.sc)})
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: ac.ss.settings(ac.sc)})
 }
 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
 // applied atomically, answered with the full settings.
 func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac apiContext) {
 	if s.readOnly {
-		s.writeError(w, r, errReadOnly)
+		s.writeError(w, r, wire.ErrReadOnly)
 		return
 	}
-	body, err := readJSONBody(w, r)
+	body, err := wire.ReadJSONBody(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -530,7 +531,7 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac 
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: st})
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: st})
 }
 
 // patchSettings applies p to the session's settings in sc atomically: on

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -305,7 +306,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 		return RestoreResult{}, err
 	}
 	if !validID(sid) {
-		return RestoreResult{}, invalidParameter("session", msgBadSessionID)
+		return RestoreResult{}, wire.InvalidParameter("session", msgBadSessionID)
 	}
 	res := RestoreResult{Session: sid, Dropped: []string{}}
 	drop := func(format string, args ...any) { res.Dropped = append(res.Dropped, fmt.Sprintf(format, args...)) }
@@ -379,7 +380,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 		if probs := st.settings.validate(sc.rules); len(probs) > 0 {
 			if same {
 				p := probs[0]
-				return RestoreResult{}, invalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
+				return RestoreResult{}, wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
 			}
 			drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
 			st.settings = sc.settings
@@ -393,13 +394,13 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 		}
 		for j, c := range rec.FaultCounters {
 			if c.Index >= len(sc.faults) {
-				return RestoreResult{}, invalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.faults), c.Index+1)
+				return RestoreResult{}, wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.faults), c.Index+1)
 			}
 			fresh.counters[&sc.faults[c.Index]] = &faultCounter{matched: c.Matched, hit: c.Hit}
 		}
 		if rec.Shop != nil {
 			if sc.shop == nil {
-				return RestoreResult{}, invalidBody(path+".shop", "scenario %q has no living shop", rec.Name)
+				return RestoreResult{}, wire.InvalidBody(path+".shop", "scenario %q has no living shop", rec.Name)
 			}
 			base, err := fresh.baseLocked(sc)
 			if err != nil {
@@ -509,18 +510,18 @@ func (s *Server) faultIDTakenLocked(id string) bool {
 // restoreSeeds builds what a session seeded from its snapshot.
 func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*seedState, error) {
 	if in.Mode != SeedReplace && in.Mode != SeedAppend {
-		return nil, invalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
+		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
 	}
 	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
 	if err != nil {
 		return nil, err
 	}
 	if len(fbs) == 0 {
-		return nil, invalidBody(path+".reviews", "must hold at least one review")
+		return nil, wire.InvalidBody(path+".reviews", "must hold at least one review")
 	}
 	own, err := reviews.NewNumbered(fbs)
 	if err != nil {
-		return nil, invalidBody(path+".reviews", "%v", err)
+		return nil, wire.InvalidBody(path+".reviews", "%v", err)
 	}
 	return &seedState{replace: in.Mode == SeedReplace, own: own, bytes: own.Bytes() + seedOverhead}, nil
 }
@@ -530,22 +531,22 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, 
 	fbs := make([]Feedback, len(raws))
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		if err := decodeStrict(raw, &fbs[i]); err != nil {
+		if err := wire.DecodeStrict(raw, &fbs[i]); err != nil {
 			return nil, prefixField(namedUnknown(err), p)
 		}
 		f := &fbs[i]
 		switch {
 		case f.ID <= 0 || f.ID > maxRecordID:
-			return nil, invalidBody(p+".id", "must be an integer from 1 to %d, got %d", int64(maxRecordID), f.ID)
+			return nil, wire.InvalidBody(p+".id", "must be an integer from 1 to %d, got %d", int64(maxRecordID), f.ID)
 		case f.ProductValuation < 1 || f.ProductValuation > 5:
-			return nil, invalidBody(p+".product_valuation", "must be 1 to 5, got %d", f.ProductValuation)
+			return nil, wire.InvalidBody(p+".product_valuation", "must be 1 to 5, got %d", f.ProductValuation)
 		}
 		if _, err := reviews.MetaOf(f); err != nil {
-			return nil, invalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
+			return nil, wire.InvalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
 		}
 		rb.apply(f)
 		if problem := mediaProblem(f); problem != "" {
-			return nil, invalidBody(p+"."+problem, "not as the list writes it")
+			return nil, wire.InvalidBody(p+"."+problem, "not as the list writes it")
 		}
 	}
 	return fbs, nil
@@ -617,44 +618,44 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 		return nil, err
 	}
 	if in.Clock != cmp.Or(sh.spec.Clock, "real") {
-		return nil, invalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
+		return nil, wire.InvalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
 	}
 	state, err := base64.StdEncoding.DecodeString(in.Replies)
 	if err == nil {
 		err = sh.engine.src.UnmarshalBinary(state)
 	}
 	if err != nil {
-		return nil, invalidBody(path+".replies", "not the state of a reply engine: %v", err)
+		return nil, wire.InvalidBody(path+".replies", "not the state of a reply engine: %v", err)
 	}
 	for _, tf := range []struct {
 		name string
 		t    time.Time
 	}{{"origin", in.Origin}, {"processed", in.Processed}, {"now", in.Now}} {
 		if tf.t.Year() < 2000 || tf.t.Year() > maxClockYear {
-			return nil, invalidBody(path+"."+tf.name, "must be a time from 2000 to the end of %d, got %s", maxClockYear, tf.t.Format(time.RFC3339))
+			return nil, wire.InvalidBody(path+"."+tf.name, "must be a time from 2000 to the end of %d, got %s", maxClockYear, tf.t.Format(time.RFC3339))
 		}
 	}
 	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
-		return nil, invalidBody(path+".processed", "must lie between origin and now")
+		return nil, wire.InvalidBody(path+".processed", "must lie between origin and now")
 	}
 	if in.Lead < 0 || in.Lead.D() > maxLead {
-		return nil, invalidBody(path+".lead", "must be from 0 to %s, got %s", Duration(maxLead), in.Lead)
+		return nil, wire.InvalidBody(path+".lead", "must be from 0 to %s, got %s", Duration(maxLead), in.Lead)
 	}
 	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals", rb)
 	if err != nil {
 		return nil, err
 	}
 	if len(arrivals) > MaxShopReviews {
-		return nil, invalidBody(path+".arrivals", "at most %d, got %d", MaxShopReviews, len(arrivals))
+		return nil, wire.InvalidBody(path+".arrivals", "at most %d, got %d", MaxShopReviews, len(arrivals))
 	}
 	if pos, ok := base.Newest(); ok {
 		newest := time.Unix(base.Meta(pos).Created, 0)
 		if in.Origin.Before(newest) {
-			return nil, invalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+			return nil, wire.InvalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
 		}
 		for i := range arrivals {
 			if m, _ := reviews.MetaOf(&arrivals[i]); time.Unix(m.Created, 0).Before(newest) {
-				return nil, invalidBody(fmt.Sprintf("%s.arrivals[%d].created_date", path, i), "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+				return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].created_date", path, i), "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
 			}
 		}
 	}
@@ -669,7 +670,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 			sh.arrival(g, sh.arrivalTime(sh.arrived))
 		}
 	} else if len(arrivals) > 0 {
-		return nil, invalidBody(path+".arrivals", "the scenario's shop has no arrivals")
+		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
 	}
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = in.Now
@@ -696,11 +697,11 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 		wantIDs[i] = arrivals[i].ID
 	}
 	if sh.st, err = base.With(changes, arrivals); err != nil {
-		return nil, invalidBody(path, "%v", err)
+		return nil, wire.InvalidBody(path, "%v", err)
 	}
 	for i, id := range wantIDs {
 		if arrivals[i].ID != id {
-			return nil, invalidBody(fmt.Sprintf("%s.arrivals[%d].id", path, i), "must be %d: arrivals follow the data's ids, oldest first", arrivals[i].ID)
+			return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].id", path, i), "must be %d: arrivals follow the data's ids, oldest first", arrivals[i].ID)
 		}
 	}
 	return sh, nil
@@ -725,7 +726,7 @@ func positionsOf(base *reviews.Stack, changed []Feedback, path string) ([]review
 	for i := range changed {
 		p, ok := pos[changed[i].ID]
 		if !ok {
-			return nil, invalidBody(fmt.Sprintf("%s[%d].id", path, i), "no review %d in the shop's data", changed[i].ID)
+			return nil, wire.InvalidBody(fmt.Sprintf("%s[%d].id", path, i), "no review %d in the shop's data", changed[i].ID)
 		}
 		changes[i] = reviews.Change{Pos: p, F: &changed[i]}
 	}
@@ -736,67 +737,67 @@ func positionsOf(base *reviews.Stack, changed []Feedback, path string) ([]review
 // check looks the document over before anything is built of it.
 func (snap *Snapshot) check() error {
 	if snap.Format != SnapshotFormat {
-		return invalidBody("format", "must be %q (a snapshot of GET /__mock/snapshot), got %q", SnapshotFormat, clip(snap.Format))
+		return wire.InvalidBody("format", "must be %q (a snapshot of GET /__mock/snapshot), got %q", SnapshotFormat, clip(snap.Format))
 	}
 	if !validID(snap.Session) {
-		return invalidBody("session", "%s", msgBadSessionID)
+		return wire.InvalidBody("session", "%s", msgBadSessionID)
 	}
 	if snap.Overrides != nil {
 		if err := snap.Overrides.validate(); err != nil {
 			return prefixField(err, "overrides")
 		}
 		if n := snap.Overrides.size(); n > MaxSessionOverrideBytes {
-			return invalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
+			return wire.InvalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
 		}
 	}
 	if snap.MediaBase != "" {
 		if _, err := ParsePublicURL(snap.MediaBase); err != nil {
-			return invalidBody("media_base", "%v", err)
+			return wire.InvalidBody("media_base", "%v", err)
 		}
 	}
 	if len(snap.Faults) > MaxRuntimeFaults {
-		return invalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(snap.Faults))
+		return wire.InvalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(snap.Faults))
 	}
 	for i := range snap.Faults {
 		f := &snap.Faults[i]
 		if probs := f.Fault.validate(); len(probs) > 0 {
-			return invalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].field), "%s", probs[0].msg)
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].Field), "%s", probs[0].Msg)
 		}
 		if f.Matched < 0 || f.Hit < 0 || f.Hit > f.Matched {
-			return invalidBody(fmt.Sprintf("faults[%d].hit", i), "counters must be 0 <= hit <= matched")
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].hit", i), "counters must be 0 <= hit <= matched")
 		}
 	}
 	if len(snap.Scenarios) > maxSnapshotScenarios {
-		return invalidBody("scenarios", "at most %d, got %d", maxSnapshotScenarios, len(snap.Scenarios))
+		return wire.InvalidBody("scenarios", "at most %d, got %d", maxSnapshotScenarios, len(snap.Scenarios))
 	}
 	if len(snap.SharedFaultCounters) > MaxRuntimeFaults {
-		return invalidBody("shared_fault_counters", "at most %d, got %d", MaxRuntimeFaults, len(snap.SharedFaultCounters))
+		return wire.InvalidBody("shared_fault_counters", "at most %d, got %d", MaxRuntimeFaults, len(snap.SharedFaultCounters))
 	}
 	seen := make(map[string]bool)
 	for i, rec := range snap.Scenarios {
 		path := fmt.Sprintf("scenarios[%d]", i)
 		if rec.Name == "" || seen[rec.Name] {
-			return invalidBody(path+".name", "must name a scenario, each once")
+			return wire.InvalidBody(path+".name", "must name a scenario, each once")
 		}
 		seen[rec.Name] = true
 		if len(rec.FaultCounters) > MaxFaults {
-			return invalidBody(path+".fault_counters", "at most %d, got %d", MaxFaults, len(rec.FaultCounters))
+			return wire.InvalidBody(path+".fault_counters", "at most %d, got %d", MaxFaults, len(rec.FaultCounters))
 		}
 		for j, c := range rec.FaultCounters {
 			if c.Index < 0 || c.Matched < 0 || c.Hit < 0 || c.Hit > c.Matched {
-				return invalidBody(fmt.Sprintf("%s.fault_counters[%d]", path, j), "index must be >= 0 and counters 0 <= hit <= matched")
+				return wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d]", path, j), "index must be >= 0 and counters 0 <= hit <= matched")
 			}
 		}
 		// Counted before anything is decoded of them.
 		if sd := rec.Seeded; sd != nil && len(sd.Reviews) > MaxSeedReviews {
-			return invalidBody(path+".seeded.reviews", "at most %d, got %d", MaxSeedReviews, len(sd.Reviews))
+			return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", MaxSeedReviews, len(sd.Reviews))
 		}
 		if sh := rec.Shop; sh != nil {
 			if len(sh.Arrivals) > MaxShopReviews {
-				return invalidBody(path+".shop.arrivals", "at most %d, got %d", MaxShopReviews, len(sh.Arrivals))
+				return wire.InvalidBody(path+".shop.arrivals", "at most %d, got %d", MaxShopReviews, len(sh.Arrivals))
 			}
 			if len(sh.Changed) > MaxShopReviews {
-				return invalidBody(path+".shop.changed", "at most %d, got %d", MaxShopReviews, len(sh.Changed))
+				return wire.InvalidBody(path+".shop.changed", "at most %d, got %d", MaxShopReviews, len(sh.Changed))
 			}
 		}
 	}
@@ -818,7 +819,7 @@ func decodeSnapshot(data []byte, allowYAML bool) (*Snapshot, error) {
 		data = js
 	}
 	var snap Snapshot
-	if err := decodeStrict(data, &snap); err != nil {
+	if err := wire.DecodeStrict(data, &snap); err != nil {
 		return nil, namedUnknown(err)
 	}
 	return &snap, snap.check()
@@ -895,9 +896,9 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ctype, ext := contentTypeJSON, "json"
+	ctype, ext := wire.ContentTypeJSON, "json"
 	if asYAML {
-		ctype, ext = contentTypeYAML, "yaml"
+		ctype, ext = wire.ContentTypeYAML, "yaml"
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)
@@ -932,7 +933,7 @@ func snapshotAsYAML(r *http.Request) (bool, error) {
 	case len(f) == 1 && f[0] == "yaml":
 		return true, nil
 	default:
-		return false, invalidParameter("format", "must be json or yaml, once; got %q", f)
+		return false, wire.InvalidParameter("format", "must be json or yaml, once; got %q", f)
 	}
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
@@ -950,10 +951,10 @@ func snapshotAsYAML(r *http.Request) (bool, error) {
 func onlyParams(r *http.Request, names ...string) error {
 	for k, v := range r.URL.Query() {
 		if !slices.Contains(names, k) {
-			return invalidParameter(k, "unknown parameter; this route takes %s", strings.Join(names, ", "))
+			return wire.InvalidParameter(k, "unknown parameter; this route takes %s", strings.Join(names, ", "))
 		}
 		if len(v) > 1 {
-			return invalidParameter(k, "given %d times; give it at most once", len(v))
+			return wire.InvalidParameter(k, "given %d times; give it at most once", len(v))
 		}
 	}
 	return nil
@@ -971,7 +972,7 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if sid == AllSessions {
-		return 0, nil, invalidParameter("session", "must name one session, not *")
+		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // ServerStateFormat names the server's own state file in a state folder.
@@ -49,20 +50,20 @@ func (s *Server) serverState() ServerState {
 // the faults' ids. A problem changes nothing.
 func (s *Server) restoreServerState(st ServerState) error {
 	if st.Format != ServerStateFormat {
-		return invalidBody("format", "must be %q, got %q", ServerStateFormat, clip(st.Format))
+		return wire.InvalidBody("format", "must be %q, got %q", ServerStateFormat, clip(st.Format))
 	}
 	if len(st.Faults) > MaxRuntimeFaults {
-		return invalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(st.Faults))
+		return wire.InvalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(st.Faults))
 	}
 	var faults []*Fault
 	size := int64(0)
 	for i := range st.Faults {
 		f := st.Faults[i]
 		if probs := f.validate(); len(probs) > 0 {
-			return invalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].field), "%s", probs[0].msg)
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].Field), "%s", probs[0].Msg)
 		}
 		if faultSeqOf(f.ID) == 0 || slices.ContainsFunc(faults, func(g *Fault) bool { return g.ID == f.ID }) {
-			return invalidBody(fmt.Sprintf("faults[%d].id", i), "must be f and a number, each once; got %q", f.ID)
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].id", i), "must be f and a number, each once; got %q", f.ID)
 		}
 		f.prepare()
 		f.seq = faultSeqOf(f.ID)
@@ -70,7 +71,7 @@ func (s *Server) restoreServerState(st ServerState) error {
 		faults = append(faults, &f)
 	}
 	if size > MaxRuntimeFaultBytes {
-		return invalidBody("faults", "over %d MiB together", MaxRuntimeFaultBytes>>20)
+		return wire.InvalidBody("faults", "over %d MiB together", MaxRuntimeFaultBytes>>20)
 	}
 	o := Overrides{}
 	if st.Overrides != nil {
@@ -150,7 +151,7 @@ func (d *StateDir) readServer() (ServerState, error) {
 		return st, nil
 	}
 	if err == nil {
-		err = decodeStrict(data, &st)
+		err = wire.DecodeStrict(data, &st)
 	}
 	return st, err
 }

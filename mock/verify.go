@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Patterns over the journal: one matcher for GET /__mock/requests,
@@ -149,13 +151,13 @@ func (f JournalFilter) compile() (*matcher, error) {
 	m := &matcher{since: f.Since}
 	if f.Method != "" {
 		if !isToken(f.Method) {
-			return nil, invalidParameter("method", "must be an HTTP method such as GET, got %q", f.Method)
+			return nil, wire.InvalidParameter("method", "must be an HTTP method such as GET, got %q", f.Method)
 		}
 		m.parts = append(m.parts, part{kind: partMethod, field: "method", want: f.Method})
 	}
 	if f.Path != "" {
 		if !strings.HasPrefix(f.Path, "/") && f.Path != "*" {
-			return nil, invalidParameter("path", "must be a path from the root such as /api/v1/feedbacks, or a prefix of one ending in *, got %q", f.Path)
+			return nil, wire.InvalidParameter("path", "must be a path from the root such as /api/v1/feedbacks, or a prefix of one ending in *, got %q", f.Path)
 		}
 		m.parts = append(m.parts, part{kind: partPath, field: "path", want: f.Path})
 	}
@@ -164,7 +166,7 @@ func (f JournalFilter) compile() (*matcher, error) {
 	for _, name := range sortedKeys(f.Query) {
 		field := "query." + name
 		if name == "" {
-			return nil, invalidParameter(field, "must name a query parameter: query.NAME=VALUE")
+			return nil, wire.InvalidParameter(field, "must name a query parameter: query.NAME=VALUE")
 		}
 		more = append(more, part{kind: partQuery, field: field, name: name, want: f.Query[name]})
 	}
@@ -172,16 +174,16 @@ func (f JournalFilter) compile() (*matcher, error) {
 	for _, name := range sortedKeys(f.Header) {
 		field, want := "header."+name, f.Header[name]
 		if !isToken(name) {
-			return nil, invalidParameter(field, "must name a header: header.NAME=VALUE")
+			return nil, wire.InvalidParameter(field, "must name a header: header.NAME=VALUE")
 		}
 		canon := http.CanonicalHeaderKey(name)
 		if other, ok := seen[canon]; ok {
-			return nil, invalidParameter(field, "names the same header as header.%s (names are case-insensitive)", other)
+			return nil, wire.InvalidParameter(field, "names the same header as header.%s (names are case-insensitive)", other)
 		}
 		seen[canon] = name
 		p := part{kind: partHeader, field: field, name: canon, want: want, secret: secretHeaders[canon]}
 		if p.secret && !redactedForm(want) {
-			return nil, invalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give its scheme alone (Bearer) or as journaled (Bearer %s)", canon, redacted)
+			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give its scheme alone (Bearer) or as journaled (Bearer %s)", canon, redacted)
 		}
 		more = append(more, p)
 	}
@@ -189,7 +191,7 @@ func (f JournalFilter) compile() (*matcher, error) {
 		field := "body." + path
 		segs := strings.Split(path, ".")
 		if slices.Contains(segs, "") {
-			return nil, invalidParameter(field, "must be a dotted path into the JSON body, such as body.feedback.0.tone")
+			return nil, wire.InvalidParameter(field, "must be a dotted path into the JSON body, such as body.feedback.0.tone")
 		}
 		more = append(more, part{kind: partBody, field: field, segs: segs, want: f.Body[path]})
 	}
@@ -656,18 +658,18 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 		k, v, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(k)
 		if err != nil {
-			return nil, invalidParameter(k, "has a bad %%-escape")
+			return nil, wire.InvalidParameter(k, "has a bad %%-escape")
 		}
 		if key == "" {
-			return nil, invalidParameter(pair, "a parameter without a name")
+			return nil, wire.InvalidParameter(pair, "a parameter without a name")
 		}
 		if given[key] {
-			return nil, invalidParameter(key, "given more than once; give it at most once")
+			return nil, wire.InvalidParameter(key, "given more than once; give it at most once")
 		}
 		given[key] = true
 		val, err := url.QueryUnescape(v)
 		if err != nil {
-			return nil, invalidParameter(key, "has a bad %%-escape")
+			return nil, wire.InvalidParameter(key, "has a bad %%-escape")
 		}
 		if name, ok := strings.CutPrefix(key, "query."); ok {
 			f.Query = setKey(f.Query, name, val)
@@ -688,7 +690,7 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 			case "since":
 				n, err := parseDigits(val)
 				if err != nil {
-					return nil, invalidParameter("since", "must be a journal sequence number, got %q", val)
+					return nil, wire.InvalidParameter("since", "must be a journal sequence number, got %q", val)
 				}
 				f.Since = n
 			case "wait":
@@ -698,7 +700,7 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 			default:
 				if !slices.Contains(own, key) {
 					known := append([]string{"session", "method", "path", "query.NAME", "header.NAME", "body.PATH", "since", "wait"}, own...)
-					return nil, invalidParameter(key, "unknown parameter; this route takes %s and %s", strings.Join(known[:len(known)-1], ", "), known[len(known)-1])
+					return nil, wire.InvalidParameter(key, "unknown parameter; this route takes %s and %s", strings.Join(known[:len(known)-1], ", "), known[len(known)-1])
 				}
 				q.params[key] = val
 			}
@@ -708,7 +710,7 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 	case sid == "":
 		sid = AllSessions
 	case sid != AllSessions && !validID(sid):
-		return nil, invalidParameter("session", "must be * or "+msgBadSessionID)
+		return nil, wire.InvalidParameter("session", "must be * or "+msgBadSessionID)
 	}
 	q.scope = sid
 	if sid != AllSessions {
@@ -737,7 +739,7 @@ func parseWait(v string) (time.Duration, error) {
 		d, err = time.Duration(n)*time.Second, nil
 	}
 	if err != nil || d < 0 || d > MaxWait {
-		return 0, invalidParameter("wait", "must be a duration from 0s to %s, such as 5s or 500ms, got %q", MaxWait, v)
+		return 0, wire.InvalidParameter("wait", "must be a duration from 0s to %s, such as 5s or 500ms, got %q", MaxWait, v)
 	}
 	return d, nil
 }
@@ -752,7 +754,7 @@ func (q *journalQuery) times() (Times, error) {
 		}
 		n, err := parseDigits(v)
 		if err != nil || n > maxTimes {
-			return 0, true, invalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
+			return 0, true, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
 		}
 		return int(n), true, nil
 	}
@@ -770,11 +772,11 @@ func (q *journalQuery) times() (Times, error) {
 	}
 	switch {
 	case hasCount && (hasMin || hasMax):
-		return Times{}, invalidParameter("count", "give count alone, or min and max (either or both)")
+		return Times{}, wire.InvalidParameter("count", "give count alone, or min and max (either or both)")
 	case hasCount:
 		return Exactly(count), nil
 	case hasMin && hasMax && lo > hi:
-		return Times{}, invalidParameter("min", "must not be more than max, got min %d and max %d", lo, hi)
+		return Times{}, wire.InvalidParameter("min", "must not be more than max, got min %d and max %d", lo, hi)
 	case hasMin && hasMax:
 		return Between(lo, hi), nil
 	case hasMax:

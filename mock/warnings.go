@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // HeaderWarning carries an API request's warnings in its answer, one
@@ -293,7 +295,7 @@ func (c *clientWarnings) texts() []string {
 // the first warning, as a 400 naming its parameter.
 func (c *clientWarnings) strictError() *APIError {
 	w := c.list[0]
-	return invalidParameter(w.field, "strict mode: %s", w.text)
+	return wire.InvalidParameter(w.field, "strict mode: %s", w.text)
 }
 
 // setHeader puts the warnings in the answer's X-Mock-Warning header.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -256,7 +257,7 @@ func (f *yamlFile) find(match func(n *yaml.Node, isKey bool) bool) (*yaml.Node, 
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				p := joinPath(path, clip(k.Value))
+				p := wire.JoinPath(path, clip(k.Value))
 				if match(k, true) {
 					return k, p
 				}

@@ -1,0 +1,367 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxBodyBytes is the largest request body the API accepts (413 above it).
+const MaxBodyBytes = 1 << 20
+
+const (
+	ContentTypeJSON = "application/json; charset=utf-8"
+	ContentTypeYAML = "application/yaml; charset=utf-8"
+)
+
+// MarshalJSON encodes v without HTML escaping, so review texts such as
+// "<b>" stay readable in raw responses, and without a trailing newline.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// WriteJSON writes v as the whole response body with the contract's
+// Content-Type. Values written here are built by the server itself, so an
+// encoding failure is a programming error: it is answered as a bare 500.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := MarshalJSON(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"success":false,"data":null,"error":{"code":"internal_error","message":"response encoding failed"}}`)
+	}
+	WriteBody(w, status, body)
+}
+
+// WriteBody writes an already encoded JSON body.
+func WriteBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", ContentTypeJSON)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// ReadJSONBody checks the Content-Type and reads at most MaxBodyBytes.
+func ReadJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
+	}
+	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+		Message: fmt.Sprintf("request body is larger than %d bytes", MaxBodyBytes)}
+	if r.ContentLength > MaxBodyBytes {
+		// Refused unread: a client that sent Expect: 100-continue is not
+		// asked for a body that would be thrown away.
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return nil, tooLarge
+	case err != nil:
+		return nil, InvalidBody("", "reading request body: %v", err)
+	}
+	return body, nil
+}
+
+// DecodeStrict decodes a JSON body into v: unknown fields, trailing data
+// and wrong types are invalid_body errors.
+func DecodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return InvalidBody(ute.Field, "must be %s, got %s", jsonWant(ute.Type), ute.Value)
+		}
+		return InvalidBody("", "%s", JSONProblem(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return InvalidBody("", "unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// jsonWant says, without Go's names, what JSON a value of type t takes.
+func jsonWant(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return "an object"
+}
+
+// EachMember calls fn for every member of the JSON object raw, in document
+// order. It rejects anything but an object, duplicate keys and trailing
+// data; path names raw in error messages ("" is the body itself).
+func EachMember(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return InvalidBody(path, "must be a JSON object, got %s", JSONKind(raw))
+	}
+	seen := make(map[string]bool)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+		}
+		key := tok.(string) // object keys are always strings
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return InvalidBody(JoinPath(path, key), "malformed JSON: %s", JSONProblem(err))
+		}
+		if seen[key] {
+			return InvalidBody(JoinPath(path, key), "duplicate key")
+		}
+		seen[key] = true
+		if err := fn(key, value); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return InvalidBody(path, "unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// EachElement calls fn for every element of the JSON array raw.
+func EachElement(raw []byte, path string, fn func(i int, value json.RawMessage) error) error {
+	if JSONKind(raw) != "array" {
+		return InvalidBody(path, "must be an array, got %s", JSONKind(raw))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+	}
+	for i, e := range elems {
+		if err := fn(i, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// JoinPath is path.key, or key alone at the top.
+func JoinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// JSONKind names the JSON type of a valid value by its first byte.
+func JSONKind(raw []byte) string {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// DecodeString decodes a JSON string; null and other types are errors,
+// and so is text that encoding/json would silently change (see
+// StringProblem).
+func DecodeString(raw []byte, path string) (string, error) {
+	if k := JSONKind(raw); k != "string" {
+		return "", InvalidBody(path, "must be a string, got %s", k)
+	}
+	if msg := StringProblem(bytes.TrimSpace(raw)); msg != "" {
+		return "", InvalidBody(path, "%s", msg)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+	}
+	return s, nil
+}
+
+// StringProblem says what is wrong in a JSON string literal that
+// encoding/json would decode by replacing it with U+FFFD without a word:
+// bytes that are not UTF-8, and half a surrogate pair (a \ud800 escape
+// not followed by a \udc00-\udfff one, or one of those alone). Positions
+// count characters from 1. "" means the text is sound.
+func StringProblem(lit []byte) string {
+	if len(lit) < 2 {
+		return ""
+	}
+	s := lit[1 : len(lit)-1]
+	for i, char := 0, 1; i < len(s); char++ {
+		switch c := s[i]; {
+		case c == '\\' && i+6 <= len(s) && s[i+1] == 'u':
+			r := hex4(s[i+2 : i+6])
+			i += 6
+			if !utf16.IsSurrogate(r) {
+				break
+			}
+			if r < 0xdc00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if lo := hex4(s[i+2 : i+6]); lo >= 0xdc00 && lo <= 0xdfff {
+					i += 6 // a pair: one character
+					break
+				}
+			}
+			return fmt.Sprintf("must be valid Unicode text: \\u%04x (character %d) is half of a surrogate pair", r, char)
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", c, char)
+			}
+			i += n
+		}
+	}
+	return ""
+}
+
+// hex4 is the value of four hexadecimal digits, or -1.
+func hex4(b []byte) rune {
+	n, err := strconv.ParseUint(string(b), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
+
+// DecodeInt decodes a JSON integer (no fraction or exponent).
+func DecodeInt(raw []byte, path string) (int64, error) {
+	if k := JSONKind(raw); k != "number" {
+		return 0, InvalidBody(path, "must be an integer, got %s", k)
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil {
+		return 0, InvalidBody(path, "must be an integer, got %s", bytes.TrimSpace(raw))
+	}
+	return n, nil
+}
+
+// JSONProblem turns a decoder error into a message without Go type names.
+func JSONProblem(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	return err.Error()
+}
+
+// Stream writes JSON through a buffer a piece at a time, each value
+// encoded as WriteJSON would (no HTML escaping). After the first error,
+// everything is a no-op; flush returns it. Its buffers are reused from
+// one value to the next; that is no matter to the response recorder,
+// which reads what admin handlers write only for its status.
+type Stream struct {
+	w        *bufio.Writer
+	buf      bytes.Buffer
+	enc      *json.Encoder
+	err      error
+	encoding bool // err came from encoding a value, not from writing
+}
+
+// NewStream writes to w through a 32 KiB buffer.
+func NewStream(w io.Writer) *Stream {
+	js := &Stream{w: bufio.NewWriterSize(w, 32<<10)}
+	js.enc = json.NewEncoder(&js.buf)
+	js.enc.SetEscapeHTML(false)
+	return js
+}
+
+// Raw writes s, which is JSON already.
+func (js *Stream) Raw(s string) {
+	if js.err == nil {
+		_, js.err = js.w.WriteString(s)
+	}
+}
+
+// Value writes v encoded.
+func (js *Stream) Value(v any) {
+	if js.err != nil {
+		return
+	}
+	js.buf.Reset()
+	if err := js.enc.Encode(v); err != nil {
+		js.err, js.encoding = err, true
+		return
+	}
+	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+}
+
+// Flush writes what is buffered and returns the first error.
+func (js *Stream) Flush() error {
+	if js.err == nil {
+		js.err = js.w.Flush()
+	}
+	return js.err
+}
+
+// StreamArray writes items as a JSON array.
+func StreamArray[T any](js *Stream, items []T) {
+	js.Raw("[")
+	for i := range items {
+		if i > 0 {
+			js.Raw(",")
+		}
+		js.Value(&items[i])
+	}
+	js.Raw("]")
+}
+
+// Err is the first error met, if any: after it, writing is a no-op.
+func (js *Stream) Err() error { return js.err }
+
+// EncodingFailed reports whether the first error came from encoding a
+// value (a programming error) rather than from writing (a client gone).
+func (js *Stream) EncodingFailed() bool { return js.encoding }
