@@ -3,9 +3,6 @@ package mock
 import (
 	"math"
 	"net/http"
-	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,140 +21,109 @@ const (
 	MaxSearchLength = 200
 )
 
-// feedbackParams are the query parameters GET /feedbacks knows; others are ignored.
-var feedbackParams = []string{"limit", "offset", "answered", "date_from", "date_to", "rating", "nm_id", "search", "counts_only"}
+// listParam is one query parameter of GET /feedbacks: its name and how
+// its value goes into the query.
+type listParam struct {
+	name string
+	set  func(q *reviews.Query, v wire.Query) error
+}
+
+// listParams is the one table of GET /feedbacks' query parameters, in
+// the spec's order, so the first bad one is reported; the parameter
+// warnings (warnings.go) read their names here.
+var listParams = []listParam{
+	intParam("limit", 1, MaxLimit, "an integer from 1 to 100", func(q *reviews.Query, n int64) { q.Limit = n }),
+	intParam("offset", 0, math.MaxInt64, "an integer >= 0", func(q *reviews.Query, n int64) { q.Offset = n }),
+	intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)", func(q *reviews.Query, n int64) { q.Answered = int8(n) }),
+	dateParam("date_from", func(q *reviews.Query, d int32) { q.DayFrom = d }),
+	dateParam("date_to", func(q *reviews.Query, d int32) { q.DayTo = d }),
+	intParam("rating", 1, 5, "an integer from 1 to 5", func(q *reviews.Query, n int64) { q.Rating = int8(n) }),
+	intParam("nm_id", 1, math.MaxInt64, "a positive integer", func(q *reviews.Query, n int64) { q.NmID = n }),
+	{"search", setSearch},
+	intParam("counts_only", 0, 1, "0 or 1", func(q *reviews.Query, n int64) { q.CountsOnly = n == 1 }),
+}
+
+// feedbackParams are the query parameters GET /feedbacks knows; others
+// are ignored (and warned about).
+var feedbackParams = func() *wire.Params {
+	p := &wire.Params{IgnoreUnknown: true}
+	for _, lp := range listParams {
+		p.Names = append(p.Names, lp.name)
+	}
+	return p
+}()
 
 // parseFeedbackQuery validates the raw query string of GET /feedbacks.
 func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 	q := reviews.All()
 	q.Limit = DefaultLimit
-	values, err := knownParams(rawQuery, feedbackParams)
+	v, err := wire.ReadQuery(rawQuery, feedbackParams)
 	if err != nil {
 		return q, err
 	}
-	get := func(name string) (string, bool, error) {
-		vs, ok := values[name]
-		if !ok {
-			return "", false, nil
+	for _, lp := range listParams {
+		if err := lp.set(&q, v); err != nil {
+			return q, err
 		}
-		if len(vs) > 1 {
-			return "", false, wire.InvalidParameter(name, "given %d times; give it at most once", len(vs))
+		if lp.name == "date_to" && q.DayFrom > q.DayTo {
+			from, _, _ := v.Get("date_from")
+			to, _, _ := v.Get("date_to")
+			return q, wire.InvalidParameter("date_from", "must not be after date_to (%s > %s)", from, to)
 		}
-		return vs[0], true, nil
-	}
-	// intParam parses a parameter of plain decimal digits within [min, max].
-	intParam := func(name string, min, max int64, want string) (int64, bool, error) {
-		v, ok, err := get(name)
-		if err != nil || !ok {
-			return 0, false, err
-		}
-		n, perr := parseDigits(v)
-		if perr != nil || n < min || n > max {
-			return 0, false, wire.InvalidParameter(name, "must be %s, got %q", want, v)
-		}
-		return n, true, nil
-	}
-	dateParam := func(name string) (int32, bool, error) {
-		v, ok, err := get(name)
-		if err != nil || !ok {
-			return 0, false, err
-		}
-		t, ok := reviews.ParseDate(v)
-		if !ok {
-			return 0, false, wire.InvalidParameter(name, "must be a real date YYYY-MM-DD, got %q", v)
-		}
-		return reviews.DayNumber(t), true, nil
-	}
-
-	// Parameters are checked in the spec's order, so the first bad one is reported.
-	if n, ok, err := intParam("limit", 1, MaxLimit, "an integer from 1 to 100"); err != nil {
-		return q, err
-	} else if ok {
-		q.Limit = n
-	}
-	if n, ok, err := intParam("offset", 0, math.MaxInt64, "an integer >= 0"); err != nil {
-		return q, err
-	} else if ok {
-		q.Offset = n
-	}
-	if n, ok, err := intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)"); err != nil {
-		return q, err
-	} else if ok {
-		q.Answered = int8(n)
-	}
-	if d, ok, err := dateParam("date_from"); err != nil {
-		return q, err
-	} else if ok {
-		q.DayFrom = d
-	}
-	if d, ok, err := dateParam("date_to"); err != nil {
-		return q, err
-	} else if ok {
-		q.DayTo = d
-	}
-	if q.DayFrom > q.DayTo {
-		return q, wire.InvalidParameter("date_from", "must not be after date_to (%s > %s)", values["date_from"][0], values["date_to"][0])
-	}
-	if n, ok, err := intParam("rating", 1, 5, "an integer from 1 to 5"); err != nil {
-		return q, err
-	} else if ok {
-		q.Rating = int8(n)
-	}
-	if n, ok, err := intParam("nm_id", 1, math.MaxInt64, "a positive integer"); err != nil {
-		return q, err
-	} else if ok {
-		q.NmID = n
-	}
-	if v, ok, err := get("search"); err != nil {
-		return q, err
-	} else if ok {
-		v = strings.TrimSpace(v)
-		switch {
-		case !utf8.ValidString(v):
-			return q, wire.InvalidParameter("search", "must be valid UTF-8")
-		case strings.ContainsRune(v, 0):
-			return q, wire.InvalidParameter("search", "must not contain NUL characters")
-		case utf8.RuneCountInString(v) > MaxSearchLength:
-			return q, wire.InvalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(v))
-		}
-		q.Search = v
-	}
-	if n, ok, err := intParam("counts_only", 0, 1, "0 or 1"); err != nil {
-		return q, err
-	} else if ok {
-		q.CountsOnly = n == 1
 	}
 	return q, nil
 }
 
-// knownParams decodes the query parameters in names, keeping repeats;
-// others are ignored without being decoded, so a malformed unknown
-// parameter is ignored too. "&" alone separates parameters.
-func knownParams(rawQuery string, names []string) (map[string][]string, error) {
-	values := make(map[string][]string)
-	for part := range strings.SplitSeq(rawQuery, "&") {
-		k, v, _ := strings.Cut(part, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil || !slices.Contains(names, key) {
-			continue
+// intParam is a parameter of plain decimal digits within [lo, hi].
+func intParam(name string, lo, hi int64, want string, set func(*reviews.Query, int64)) listParam {
+	return listParam{name, func(q *reviews.Query, v wire.Query) error {
+		n, ok, err := v.Int(name, lo, hi, want)
+		if ok {
+			set(q, n)
 		}
-		val, err := url.QueryUnescape(v)
-		if err != nil {
-			return nil, wire.InvalidParameter(key, "malformed percent-encoding in %q", v)
-		}
-		values[key] = append(values[key], val)
-	}
-	return values, nil
+		return err
+	}}
 }
 
-// parseDigits parses a non-empty string of ASCII digits that fits in int64.
-// strconv alone would also take a sign.
-func parseDigits(s string) (int64, error) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.ParseInt(s, 10, 64)
+// dateParam is a parameter holding a real date YYYY-MM-DD.
+func dateParam(name string, set func(*reviews.Query, int32)) listParam {
+	return listParam{name, func(q *reviews.Query, v wire.Query) error {
+		s, ok, err := v.Get(name)
+		if err != nil || !ok {
+			return err
+		}
+		t, ok := reviews.ParseDate(s)
+		if !ok {
+			return wire.InvalidParameter(name, "must be a real date YYYY-MM-DD, got %q", s)
+		}
+		set(q, reviews.DayNumber(t))
+		return nil
+	}}
 }
+
+// setSearch reads search: text of at most MaxSearchLength characters,
+// trimmed.
+func setSearch(q *reviews.Query, v wire.Query) error {
+	s, ok, err := v.Get("search")
+	if err != nil || !ok {
+		return err
+	}
+	s = strings.TrimSpace(s)
+	switch {
+	case !utf8.ValidString(s):
+		return wire.InvalidParameter("search", "must be valid UTF-8")
+	case strings.ContainsRune(s, 0):
+		return wire.InvalidParameter("search", "must not contain NUL characters")
+	case utf8.RuneCountInString(s) > MaxSearchLength:
+		return wire.InvalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(s))
+	}
+	q.Search = s
+	return nil
+}
+
+// parseDigits is wire.ParseDigits, under the name mock's files call it by
+// until they move into packages of their own.
+func parseDigits(s string) (int64, error) { return wire.ParseDigits(s) }
 
 // handleFeedbacksList serves GET /api/v1/feedbacks.
 func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac apiContext) {

@@ -59,8 +59,8 @@ type operationParams struct {
 // apiParams is the one table of the query parameters of every API
 // operation; routes.go has the same operations.
 var apiParams = []operationParams{
-	{http.MethodGet, "/feedbacks", feedbackParams},
-	{http.MethodHead, "/feedbacks", feedbackParams},
+	{http.MethodGet, "/feedbacks", feedbackParams.Names},
+	{http.MethodHead, "/feedbacks", feedbackParams.Names},
 	{http.MethodGet, "/settings/ai", nil},
 	{http.MethodHead, "/settings/ai", nil},
 	{http.MethodPatch, "/settings/ai", nil},

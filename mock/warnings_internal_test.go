@@ -31,7 +31,7 @@ func TestWarningsTableMatchesRoutes(t *testing.T) {
 		}
 	}
 	for _, u := range upstreamParams {
-		if u.ours != "" && !slices.Contains(feedbackParams, u.ours) {
+		if u.ours != "" && !slices.Contains(feedbackParams.Names, u.ours) {
 			t.Errorf("upstream name %s maps to %s, which the list does not take", u.name, u.ours)
 		}
 	}

@@ -1,0 +1,170 @@
+package wire
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Params is what a route takes in its query string, and what it does
+// with the rest. Every route reads its query through ReadQuery, so a
+// mistake is worded alike on every route.
+type Params struct {
+	// Names are the parameters the route takes.
+	Names []string
+	// Prefixes are families of parameters the route takes ("query." for
+	// query.NAME); a name with one and a non-empty rest is known.
+	Prefixes []string
+	// Shown, when set, is how the refusal of an unknown parameter lists
+	// what the route takes ("query.NAME" for the prefix "query.");
+	// empty means Names then Prefixes as written.
+	Shown []string
+	// IgnoreUnknown lets other parameters through unread, as the API
+	// does (its warnings tell the client); otherwise an unknown
+	// parameter is a 400, as on the admin API.
+	IgnoreUnknown bool
+}
+
+// Query holds a request's known query parameters, decoded, with every
+// value given (a repeat is an error only when the parameter is read).
+// A route's few parameters are kept in order and looked up by a scan:
+// a query costs one allocation, and none when it is empty.
+type Query struct {
+	pairs []param
+}
+
+type param struct{ name, value string }
+
+// ReadQuery decodes rawQuery's parameters that p knows. "&" alone
+// separates parameters. Refused at once: a parameter without a name, a
+// known one with malformed percent-encoding, and, unless IgnoreUnknown,
+// an unknown one (unknown names are not decoded when ignored, so a
+// malformed one is ignored too).
+func ReadQuery(rawQuery string, p *Params) (Query, error) {
+	var q Query
+	if rawQuery != "" {
+		q.pairs = make([]param, 0, strings.Count(rawQuery, "&")+1)
+	}
+	for part := range strings.SplitSeq(rawQuery, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(k)
+		switch {
+		case err != nil && p.IgnoreUnknown:
+			continue
+		case err != nil:
+			return Query{}, InvalidParameter(clipName(k), "malformed percent-encoding in %q", clipName(k))
+		case key == "" && p.IgnoreUnknown:
+			continue
+		case key == "":
+			return Query{}, InvalidParameter(clipName(part), "a parameter without a name")
+		case !p.knows(key) && p.IgnoreUnknown:
+			continue
+		case !p.knows(key):
+			return Query{}, InvalidParameter(clipName(key), "unknown parameter; this route takes %s", p.shown())
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return Query{}, InvalidParameter(key, "malformed percent-encoding in %q", clipName(v))
+		}
+		q.pairs = append(q.pairs, param{key, val})
+	}
+	return q, nil
+}
+
+func (p *Params) knows(key string) bool {
+	if slices.Contains(p.Names, key) {
+		return true
+	}
+	for _, pre := range p.Prefixes {
+		if len(key) > len(pre) && strings.HasPrefix(key, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// shown lists what the route takes: "a, b and c".
+func (p *Params) shown() string {
+	all := p.Shown
+	if len(all) == 0 {
+		all = append(slices.Clip(p.Names), p.Prefixes...)
+	}
+	switch len(all) {
+	case 0:
+		return "no parameters"
+	case 1:
+		return all[0]
+	}
+	return strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
+}
+
+// clipName keeps what a client sent from filling an error message.
+func clipName(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	cut := most
+	for cut > 0 && s[cut]&0xc0 == 0x80 { // not in the middle of a character
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// Get returns the value of the parameter name, whether it was given,
+// and an error if it was given more than once.
+func (q Query) Get(name string) (string, bool, error) {
+	var v string
+	n := 0
+	for _, p := range q.pairs {
+		if p.name == name {
+			v = p.value
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return "", false, nil
+	case n > 1:
+		return "", false, InvalidParameter(name, "given %d times; give it at most once", n)
+	}
+	return v, true, nil
+}
+
+// Names are the names given, each once, in the order they first came.
+func (q Query) Names() []string {
+	var names []string
+	for _, p := range q.pairs {
+		if !slices.Contains(names, p.name) {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// Int reads the parameter name as plain decimal digits within [lo, hi];
+// want says what it takes in the error ("an integer from 1 to 5").
+func (q Query) Int(name string, lo, hi int64, want string) (int64, bool, error) {
+	v, ok, err := q.Get(name)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	n, perr := ParseDigits(v)
+	if perr != nil || n < lo || n > hi {
+		return 0, false, InvalidParameter(name, "must be %s, got %q", want, clipName(v))
+	}
+	return n, true, nil
+}
+
+// ParseDigits parses a non-empty string of ASCII digits that fits in
+// int64; strconv alone would also take a sign.
+func ParseDigits(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
