@@ -372,28 +372,11 @@ func (f *yamlFile) problemf(path, format string, args ...any) {
 	f.problems = append(f.problems, p)
 }
 
-// maxQuoted is how much of a value from a file a problem quotes, in
-// characters: enough to recognise it. Problems go to logs and terminals,
-// and a file that is not what it should be (one holding secrets, linked
-// in by mistake) must not end up there.
-const maxQuoted = 120
+// clip shortens a value to quote; see wire.Clip.
+func clip(s string) string { return wire.Clip(s) }
 
-// clip shortens a value to quote: its first line, at most maxQuoted
-// characters; a cut is marked with "…".
-func clip(s string) string { return clipped(s, false) }
-
-func clipped(s string, cut bool) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s, cut = s[:i], true
-	}
-	if utf8.RuneCountInString(s) > maxQuoted {
-		s, cut = string([]rune(s)[:maxQuoted]), true
-	}
-	if cut {
-		s += "…"
-	}
-	return s
-}
+// clipped is wire.Clipped: clip, marked as cut also when cut is true.
+func clipped(s string, cut bool) string { return wire.Clipped(s, cut) }
 
 // quotable is the part of scalar n's value a problem may quote: no more
 // than the line of the file it starts on holds, clipped. The value alone
