@@ -8,6 +8,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/replymock/replymock/mock/internal/media"
 )
 
 // corsExposed are the answer headers a browser script may read.
@@ -144,7 +146,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Add("Vary", "Origin")
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 	// Media files hold no data: any page the API serves may show them.
-	admin := strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && !isMediaPath(r.URL.Path)
+	admin := strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && !media.IsPath(r.URL.Path)
 	allowed := s.originAllowed(origin)
 	if admin {
 		allowed = s.adminOriginAllowed(origin, r.Host)

@@ -3,7 +3,6 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -46,7 +46,7 @@ type reviewFixture struct {
 	CreatedAt        string         `yaml:"created_at"`
 }
 
-func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, error) {
+func decodeReviews(display string, data []byte, urls media.URLs) ([]Feedback, error) {
 	var rf reviewsFile
 	yf := decodeYAML(display, data, &rf)
 	if !yf.checkable() {
@@ -59,7 +59,7 @@ func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, er
 	seen := make(map[string]int)
 	for i, r := range rf.Reviews {
 		p := fmt.Sprintf("reviews[%d]", i)
-		f, problems := r.toFeedback(media)
+		f, problems := r.toFeedback(urls)
 		for _, pr := range problems {
 			yf.problemf(p+"."+pr.Field, "%s", pr.Msg)
 		}
@@ -77,7 +77,7 @@ func decodeReviews(display string, data []byte, media mediaURLs) ([]Feedback, er
 
 // toFeedback checks a fixture review and fills its derived fields; media
 // paths become URLs under the public URL.
-func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []wire.FieldProblem) {
+func (r reviewFixture) toFeedback(urls media.URLs) (Feedback, []wire.FieldProblem) {
 	var probs []wire.FieldProblem
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf(format, args...)})
@@ -131,10 +131,10 @@ func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []wire.FieldProble
 	for i, p := range r.Photos {
 		at := fmt.Sprintf("photos[%d].", i)
 		var msg string
-		if photos[i].FullSize, msg = media.resolve(p.FullSize, mediaItem{kind: mediaPhoto, size: "fs"}); msg != "" {
+		if photos[i].FullSize, msg = urls.ResolvePhoto(p.FullSize, media.SizeFull); msg != "" {
 			bad(at+"fullSize", "%s", msg)
 		}
-		if photos[i].MiniSize, msg = media.resolve(p.MiniSize, mediaItem{kind: mediaPhoto, size: "ms"}); msg != "" {
+		if photos[i].MiniSize, msg = urls.ResolvePhoto(p.MiniSize, media.SizeMini); msg != "" {
 			bad(at+"miniSize", "%s", msg)
 		}
 	}
@@ -142,16 +142,16 @@ func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []wire.FieldProble
 	if v := r.Video; v != nil {
 		var out Video
 		var msg string
-		if out.PreviewImage, msg = media.resolve(v.PreviewImage, mediaItem{kind: mediaPreview}); msg != "" {
+		if out.PreviewImage, msg = urls.ResolvePreview(v.PreviewImage); msg != "" {
 			bad("video.previewImage", "%s", msg)
 		}
-		if v.DurationSec < 1 || v.DurationSec > maxVideoSecs {
-			bad("video.durationSec", "must be the video's length in seconds, 1 to %d, got %d", maxVideoSecs, v.DurationSec)
-		} else if out.Link, msg = media.resolve(v.Link, mediaItem{kind: mediaPlaylist, secs: v.DurationSec}); msg != "" {
+		if v.DurationSec < 1 || v.DurationSec > media.MaxVideoSecs {
+			bad("video.durationSec", "must be the video's length in seconds, 1 to %d, got %d", media.MaxVideoSecs, v.DurationSec)
+		} else if out.Link, msg = urls.ResolvePlaylist(v.Link, v.DurationSec); msg != "" {
 			bad("video.link", "%s", msg)
 		}
 		out.DurationSec = v.DurationSec
-		video = videoJSON(out)
+		video = media.VideoJSON(out)
 	}
 	probs = append(probs, r.textProblems()...)
 	return Feedback{
@@ -162,7 +162,7 @@ func (r reviewFixture) toFeedback(media mediaURLs) (Feedback, []wire.FieldProble
 		CreatedDate:      r.CreatedDate,
 		AnswerText:       r.AnswerText, AnswerState: answerState,
 		ProductName: r.ProductName, SupplierArticle: r.SupplierArticle, BrandName: r.BrandName,
-		Photos: photosJSON(photos), Video: video,
+		Photos: media.PhotosJSON(photos), Video: video,
 		UserName: r.UserName, WasViewed: wasViewed, State: state, CreatedAt: createdAt,
 	}, probs
 }
@@ -323,37 +323,6 @@ func decodeMapping(n *yaml.Node, what string, keys []string, strs map[string]*st
 // decoder's messages are placed by (yamlFile.addTypeError).
 func yamlProblem(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d, column %d: "+format, append([]any{n.Line, n.Column}, args...)...)}}
-}
-
-// resolve checks a media URL of a fixture and returns it absolute: an
-// http or https URL is kept; a path under MediaPrefix is taken from the
-// public URL, and must name a file of want's kind (and size, or
-// duration) that the mock serves. The problem is "" when it is fine.
-func (m mediaURLs) resolve(raw string, want mediaItem) (string, string) {
-	served := map[mediaKind]string{
-		mediaPhoto:    MediaPrefix + "photos/KEY/N/" + want.size + ".jpg",
-		mediaPreview:  MediaPrefix + "videos/KEY/preview.jpg",
-		mediaPlaylist: MediaPrefix + "videos/KEY/" + strconv.Itoa(want.secs) + "s/index.m3u8",
-	}[want.kind]
-	if raw == "" {
-		return "", "required: an http(s) URL, or a path such as " + served + " (served by the mock)"
-	}
-	if strings.HasPrefix(raw, "/") {
-		rest, ok := strings.CutPrefix(raw, MediaPrefix)
-		it, ok2 := parseMediaPath(rest)
-		if !ok || !ok2 || it.kind != want.kind || it.size != want.size || it.secs != want.secs {
-			return "", fmt.Sprintf("%q is no file the mock serves here: want a path such as %s, or an http(s) URL", clip(raw), served)
-		}
-		return m.base + raw, ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Sprintf("must be an http(s) URL, or a path such as %s (served by the mock), got %q", served, clip(raw))
-	}
-	if want.kind == mediaPlaylist && !strings.HasSuffix(u.Path, ".m3u8") {
-		return "", fmt.Sprintf("must be the URL of an HLS playlist (.m3u8), as upstream, got %q", clip(raw))
-	}
-	return raw, ""
 }
 
 // jsonList is the JSON text of a list of strings; nil gives "[]".

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -161,7 +162,7 @@ type generator struct {
 	f     *gofakeit.Faker
 	spec  generateSpec
 	bank  *phraseBank
-	media mediaURLs
+	media media.URLs
 	end   time.Time
 }
 
@@ -182,19 +183,19 @@ const historyDelay = 3 * time.Hour
 // up to the newest, with settings and delay: what it answers, drafts and
 // leaves is what the settings say. Changing the order of draws changes every scenario's
 // data.
-func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings, media mediaURLs, delay time.Duration) ([]Feedback, error) {
+func generate(spec generateSpec, seed int64, bank *phraseBank, settings Settings, urls media.URLs, delay time.Duration) ([]Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
 		return nil, fmt.Errorf("generate.end: %w", err)
 	}
-	g := &generator{f: gofakeit.NewUnlocked(seed), spec: spec, bank: bank, media: media, end: end}
+	g := &generator{f: gofakeit.NewUnlocked(seed), spec: spec, bank: bank, media: urls, end: end}
 	products, weights := g.products()
 	fbs := make([]Feedback, spec.Count)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for c := 0; c*generateChunk < spec.Count; c++ {
 		part := fbs[c*generateChunk : min((c+1)*generateChunk, spec.Count)]
-		cg := &generator{f: gofakeit.NewUnlocked(chunkSeed(seed, c)), spec: spec, bank: bank, media: media, end: end}
+		cg := &generator{f: gofakeit.NewUnlocked(chunkSeed(seed, c)), spec: spec, bank: bank, media: urls, end: end}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -435,14 +436,14 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 	var photos []Photo
 	if !ratingOnly && g.chance(*g.spec.Photos) {
 		for n := range f.Number(1, 4) {
-			photos = append(photos, Photo{FullSize: g.media.photo(id, n+1, "fs"), MiniSize: g.media.photo(id, n+1, "ms")})
+			photos = append(photos, Photo{FullSize: g.media.Photo(id, n+1, media.SizeFull), MiniSize: g.media.Photo(id, n+1, media.SizeMini)})
 		}
 	}
 	video := []byte("null")
 	if !ratingOnly && g.chance(*g.spec.Videos) {
 		key := f.UUID()
 		secs := f.Number(5, 90)
-		video = videoJSON(Video{PreviewImage: g.media.preview(key), Link: g.media.playlist(key, secs), DurationSec: secs})
+		video = media.VideoJSON(Video{PreviewImage: g.media.Preview(key), Link: g.media.Playlist(key, secs), DurationSec: secs})
 	}
 	wasViewed := 1
 	if g.chance(0.3) {
@@ -455,7 +456,7 @@ func (g *generator) review(p product, rating int, created time.Time) Feedback {
 		ValuationTags:    jsonList(tags),
 		CreatedDate:      created.Format(reviews.TimestampLayout),
 		ProductName:      p.name, SupplierArticle: p.article, BrandName: p.brand,
-		Photos: photosJSON(photos), Video: video,
+		Photos: media.PhotosJSON(photos), Video: video,
 		UserName:  user,
 		WasViewed: wasViewed,
 		State:     "new",

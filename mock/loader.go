@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/fixtures"
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/scenarios"
 )
@@ -38,7 +39,7 @@ type loader struct {
 	// anchor, when set, anchors data that ends now instead (the loads
 	// of New: every scenario at the same present).
 	anchor time.Time
-	media  mediaURLs // the server's public URL, the base of the records' media
+	media  media.URLs // the server's public URL, the base of the records' media
 	log    *slog.Logger
 	cache  dataCache
 
@@ -51,7 +52,7 @@ func newLoader(opts Options) *loader {
 	l := &loader{
 		scenarios: layers(opts.Scenarios, opts.ScenariosDir, opts.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(opts.Fixtures, opts.FixturesDir, opts.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      opts.Seed, now: opts.Now, media: mediaURLs{opts.PublicURL}, log: opts.Logger}
+		seed:      opts.Seed, now: opts.Now, media: media.URLs{Base: opts.PublicURL}, log: opts.Logger}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -607,7 +608,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	// The fingerprint leaves out where the server is reached (the media
 	// URLs' base): a snapshot names the same version on a server
 	// restarted on another port or behind another address.
-	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.historyDelay(), unbased(fixtures, p.l.media.base)))
+	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.historyDelay(), unbased(fixtures, p.l.media.Base)))
 	return sc, nil
 }
 
@@ -707,12 +708,12 @@ func (sc *Scenario) historyDelay() time.Duration {
 
 // dataBuilder builds sc's reviews: the fixtures, then the generated ones.
 func (sc *Scenario) dataBuilder(display string, fixtures []Feedback) func() (*reviews.Store, error) {
-	gen, seed, bank, settings, media := sc.file.Data.Generate, sc.Seed, sc.bank, sc.history, sc.media
+	gen, seed, bank, settings, urls := sc.file.Data.Generate, sc.Seed, sc.bank, sc.history, sc.media
 	delay := sc.historyDelay()
 	return func() (*reviews.Store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
-			more, err := generate(*gen, seed, bank, settings, media, delay)
+			more, err := generate(*gen, seed, bank, settings, urls, delay)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", display, err)
 			}

@@ -2,7 +2,6 @@ package mock
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -160,7 +159,8 @@ func checkMediaFile(t *testing.T, h http.Handler, path, want string) {
 	}
 	switch want {
 	case "fs", "ms", "preview":
-		size := map[string]image.Point{"fs": photoFull, "ms": photoMini, "preview": videoPreview}[want]
+		// The sizes the package documents (mock/internal/media).
+		size := map[string]image.Point{"fs": image.Pt(450, 600), "ms": image.Pt(90, 120), "preview": image.Pt(640, 360)}[want]
 		img, format, err := image.Decode(bytes.NewReader(body))
 		switch {
 		case ct != "image/jpeg":
@@ -293,187 +293,10 @@ func TestShippedMedia(t *testing.T) {
 	t.Logf("%d records, %d media URLs: %v", records, len(urls), kinds)
 }
 
-// The cache keeps rendered images within its byte budget, the least
-// recently used going first; an evicted image is drawn again, to the
-// same bytes; one bigger than the budget is served but not kept.
-func TestMediaCacheBudget(t *testing.T) {
-	const budget = 100 << 10
-	m := newMediaStore(budget)
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	first := map[string][]byte{}
-	for i := range 40 { // about 20 KB each: twice the budget and more
-		path := fmt.Sprintf("photos/k%d/1/fs.jpg", i)
-		it, _ := parseMediaPath(path)
-		f, ok := m.image(req, path, it)
-		if !ok {
-			t.Fatal("no image")
-		}
-		first[path] = f.body
-		if used := m.bytes(); used > budget {
-			t.Fatalf("after %d images the cache holds %d bytes, over its budget of %d", i+1, used, budget)
-		}
+// The media files are served below the admin routes' prefix, as the
+// token, CORS and log rules that exempt them expect.
+func TestMediaPrefixUnderAdmin(t *testing.T) {
+	if MediaPrefix != AdminPrefix+"/media/" {
+		t.Errorf("MediaPrefix %q, want %q", MediaPrefix, AdminPrefix+"/media/")
 	}
-	if n := m.rendered.Load(); n != 40 {
-		t.Errorf("rendered %d images, want 40", n)
-	}
-	if len(m.files) >= 40 || len(m.files) < 2 || m.bytes() < budget/2 {
-		t.Errorf("the cache keeps %d files, %d bytes: want some evicted and the budget used", len(m.files), m.bytes())
-	}
-	// The newest is kept: asking again draws nothing.
-	last := "photos/k39/1/fs.jpg"
-	it, _ := parseMediaPath(last)
-	m.image(req, last, it)
-	if n := m.rendered.Load(); n != 40 {
-		t.Errorf("a cached image was drawn again (%d renders)", n)
-	}
-	// The oldest was evicted: it is drawn again, the same.
-	oldest := "photos/k0/1/fs.jpg"
-	it, _ = parseMediaPath(oldest)
-	f, _ := m.image(req, oldest, it)
-	if n := m.rendered.Load(); n != 41 {
-		t.Errorf("an evicted image was not drawn again (%d renders)", n)
-	}
-	if !bytes.Equal(f.body, first[oldest]) {
-		t.Error("an evicted image drawn again differs")
-	}
-	// A budget smaller than one image keeps nothing.
-	tiny := newMediaStore(1 << 10)
-	tiny.image(req, oldest, it)
-	tiny.image(req, oldest, it)
-	if tiny.bytes() != 0 || tiny.rendered.Load() != 2 {
-		t.Errorf("a 1 KiB cache holds %d bytes after 2 renders of %d", tiny.bytes(), tiny.rendered.Load())
-	}
-	// No budget (Options.MediaCacheBytes < 0) keeps nothing either.
-	none := newMediaStore(-1)
-	none.image(req, oldest, it)
-	if none.bytes() != 0 {
-		t.Errorf("a cache without budget holds %d bytes", none.bytes())
-	}
-}
-
-// A client that leaves while waiting for a turn to draw gets nothing and
-// costs nothing.
-func TestMediaRenderWaitEndsWithClient(t *testing.T) {
-	m := newMediaStore(1 << 20)
-	for range cap(m.renders) {
-		m.renders <- struct{}{} // every drawing slot busy
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
-	it, _ := parseMediaPath("photos/k/1/fs.jpg")
-	if f, ok := m.image(req, "photos/k/1/fs.jpg", it); ok || f != nil || m.rendered.Load() != 0 {
-		t.Errorf("image for a client gone: %v, %v, %d renders", f != nil, ok, m.rendered.Load())
-	}
-}
-
-// The transport stream is well formed: PAT and PMT with their CRCs, then
-// one PES packet per frame with timestamps 1/10 s apart that run on from
-// the previous segment, each starting with an access unit delimiter; the
-// first frame of a segment is an IDR picture with SPS and PPS.
-func TestHLSSegmentStructure(t *testing.T) {
-	for _, tc := range []struct{ secs, seg, frames int }{{21, 0, 100}, {21, 1, 100}, {21, 2, 10}, {5, 0, 50}} {
-		b := hlsSegment(tc.secs, tc.seg)
-		if len(b)%tsPacket != 0 {
-			t.Fatalf("segment %d of %d s: %d bytes, not whole packets", tc.seg, tc.secs, len(b))
-		}
-		pes := map[int][]byte{}
-		var frames [][]byte
-		cc := map[int]int{}
-		for off := 0; off < len(b); off += tsPacket {
-			p := b[off : off+tsPacket]
-			pid := int(p[1]&0x1F)<<8 | int(p[2])
-			pusi := p[1]&0x40 != 0
-			if c, seen := cc[pid]; seen && int(p[3]&0x0F) != (c+1)&0x0F {
-				t.Fatalf("pid %#x: continuity counter jumps", pid)
-			}
-			cc[pid] = int(p[3] & 0x0F)
-			payload := p[4:]
-			if p[3]&0x20 != 0 {
-				payload = p[5+int(p[4]):]
-			}
-			switch pid {
-			case 0, pidPMT:
-				section := payload[1:]
-				n := 3 + (int(section[1]&0x0F)<<8 | int(section[2]))
-				if crc32MPEG(section[:n]) != 0 { // a section with its CRC checks to 0
-					t.Errorf("pid %#x: bad CRC", pid)
-				}
-			case pidVideo:
-				if pusi && pes[pid] != nil {
-					frames = append(frames, pes[pid])
-					pes[pid] = nil
-				}
-				pes[pid] = append(pes[pid], payload...)
-			default:
-				t.Fatalf("unexpected pid %#x", pid)
-			}
-		}
-		frames = append(frames, pes[pidVideo])
-		if len(frames) != tc.frames {
-			t.Fatalf("segment %d of %d s: %d frames, want %d", tc.seg, tc.secs, len(frames), tc.frames)
-		}
-		for k, f := range frames {
-			if !bytes.HasPrefix(f, []byte{0, 0, 1, 0xE0}) {
-				t.Fatalf("frame %d: not a video PES packet", k)
-			}
-			pts := int64(f[9]&0x0E)<<29 | int64(f[10])<<22 | int64(f[11]&0xFE)<<14 | int64(f[12])<<7 | int64(f[13])>>1
-			if want := int64(ptsStart + (tc.seg*segmentSecs*videoFPS+k)*ptsPerFrame); pts != want {
-				t.Fatalf("frame %d: PTS %d, want %d", k, pts, want)
-			}
-			es := f[9+int(f[8]):]
-			var types []byte
-			for _, nal := range bytes.Split(es, []byte{0, 0, 0, 1})[1:] {
-				types = append(types, nal[0]&0x1F)
-			}
-			want := []byte{9, 1}
-			if k == 0 {
-				want = []byte{9, 7, 8, 5}
-			}
-			if !bytes.Equal(types, want) {
-				t.Fatalf("frame %d: NAL unit types %v, want %v", k, types, want)
-			}
-		}
-	}
-}
-
-func TestHLSPlaylist(t *testing.T) {
-	want := "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n" +
-		"#EXTINF:10.000,\n0.ts\n#EXTINF:10.000,\n1.ts\n#EXTINF:1.000,\n2.ts\n#EXT-X-ENDLIST\n"
-	if got := string(hlsPlaylist(21)); got != want {
-		t.Errorf("playlist of 21 s:\n%s\nwant\n%s", got, want)
-	}
-	if got := string(hlsPlaylist(10)); strings.Count(got, "#EXTINF:10.000,") != 1 || strings.Contains(got, "1.ts") {
-		t.Errorf("playlist of 10 s:\n%s", got)
-	}
-}
-
-func BenchmarkRenderMedia(b *testing.B) {
-	for _, bc := range []struct {
-		name string
-		it   mediaItem
-	}{
-		{"photo-fs", mediaItem{kind: mediaPhoto, key: "Ij2V5jHW3HW1YCswao90", n: 1, size: "fs"}},
-		{"photo-ms", mediaItem{kind: mediaPhoto, key: "Ij2V5jHW3HW1YCswao90", n: 1, size: "ms"}},
-		{"preview", mediaItem{kind: mediaPreview, key: "06e5accc-172b-4144-9273-d57f4c39ddd2"}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				renderMedia(bc.it)
-			}
-		})
-	}
-	b.Run("playlist", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			hlsPlaylist(90)
-		}
-	})
-	b.Run("segment", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			hlsSegment(90, 3)
-		}
-	})
 }

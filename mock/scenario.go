@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -103,7 +104,7 @@ type Scenario struct {
 	faults    []Fault
 	shop      *shopSpec   // nil: the data never changes
 	bank      *phraseBank // for new reviews and replies of a living shop
-	media     mediaURLs   // the base of generated media URLs: the server's public URL
+	media     media.URLs  // the base of generated media URLs: the server's public URL
 	data      *dataSource
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/media"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -165,7 +166,7 @@ type Server struct {
 	anchor       time.Time // the present data that ends now was anchored to at the start
 	metrics      *metrics
 	reqSeq       atomic.Int64 // numbers the request ids the server makes
-	media        *mediaStore  // the media files' cache (media.go)
+	media        *media.Store // the media files and their cache (mock/internal/media)
 
 	// The scenarios served (registry.go).
 	scenariosMu sync.Mutex // guards the fields below
@@ -240,11 +241,11 @@ func New(opts Options) (*Server, error) {
 		order:        journalOrder{ring: make([]orderItem, opts.JournalEntries)},
 		journalSize:  opts.JournalSize,
 		journalMax:   opts.JournalBytes,
-		media:        newMediaStore(opts.MediaCacheBytes),
+		media:        media.NewStore(opts.MediaCacheBytes),
 
 		snapshotTakers: make(chan struct{}, 2),
 	}
-	s.media.register(s.metrics.registry)
+	s.media.Register(s.metrics.registry)
 	s.metrics.registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_bytes",
 			Help: "What all journals keep together, as counted against their byte budget (Options.JournalBytes)."},
@@ -349,7 +350,7 @@ func (opts Options) withDefaults() Options {
 // a listener of its own (replymock --admin-addr).
 func (s *Server) APIHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" && !isMediaPath(r.URL.Path) {
+		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" && !media.IsPath(r.URL.Path) {
 			s.handleNotFound(w, r)
 			return
 		}
@@ -380,7 +381,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.ResponseWriter = w
 	s.router.ServeHTTP(rec, r)
 	level := slog.LevelInfo
-	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" || isMediaPath(r.URL.Path) {
+	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" || media.IsPath(r.URL.Path) {
 		level = slog.LevelDebug // health checks, journal polling and a page's images would drown the rest
 	}
 	s.log.LogAttrs(r.Context(), level, "admin request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
@@ -405,5 +406,5 @@ func (s *Server) requestID(r *http.Request) string {
 // most: the journals, the living shops, the seeded reviews, the media
 // cache and the run-time faults. The scenarios' data comes on top.
 func (s *Server) MemoryBudget() int64 {
-	return s.journalMax + s.shops.max + s.seedMax + max(s.media.max, 0) + MaxRuntimeFaultBytes
+	return s.journalMax + s.shops.max + s.seedMax + s.media.Budget() + MaxRuntimeFaultBytes
 }

@@ -142,7 +142,7 @@ func (sc *Scenario) dataEnd() string {
 // to their clocks first, as a list request would.
 func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 	now := s.now()
-	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.loader.media.base}
+	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.loader.media.Base}
 	s.sessionsMu.Lock()
 	ss, ok := s.sessions[sid]
 	if ok && s.expired(ss, now) {
@@ -312,7 +312,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	drop := func(format string, args ...any) { res.Dropped = append(res.Dropped, fmt.Sprintf(format, args...)) }
 	current := s.scenarioMap()
 	now := s.now()
-	rb := rebase{from: snap.MediaBase, to: s.loader.media.base}
+	rb := rebase{from: snap.MediaBase, to: s.loader.media.Base}
 
 	// Everything is built before the session is touched.
 	fresh := newSession(sid, s.journalSize, &s.shops)

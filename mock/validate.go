@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/media"
 	"gopkg.in/yaml.v3"
 )
 
@@ -99,7 +100,7 @@ func ValidateFiles(opts Options, files []SourceFile) error {
 	for i, f := range files {
 		switch kinds[i] {
 		case "reviews":
-			_, err = decodeReviews(f.Path, f.Data, mediaURLs{opts.PublicURL})
+			_, err = decodeReviews(f.Path, f.Data, media.URLs{Base: opts.PublicURL})
 		case "settings":
 			_, err = decodeSettingsFixture(f.Path, f.Data, settingsRules{})
 		case "phrases":

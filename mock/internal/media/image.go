@@ -1,4 +1,4 @@
-package mock
+package media
 
 import (
 	"bytes"
@@ -20,17 +20,17 @@ var (
 // jpegQuality keeps a full-size photo near 11 KB.
 const jpegQuality = 80
 
-// renderMedia draws the JPEG of a photo or a video preview: a still life
+// render draws the JPEG of a photo or a video preview: a still life
 // of one object on a surface, its colours and shape chosen by the path's
 // key and number, so the photos of a review differ and a miniature shows
 // the same picture as its full size. A photo carries its number in a
 // badge; a preview carries a play button. Only integer arithmetic goes
 // into the pixels, so the bytes are the same on every machine.
-func renderMedia(it mediaItem) []byte {
+func render(it item) []byte {
 	h := fnv.New64a()
 	h.Write([]byte(it.key))
 	size := videoPreview
-	if it.kind == mediaPhoto {
+	if it.kind == kindPhoto {
 		h.Write([]byte("/" + strconv.Itoa(it.n)))
 		size = photoFull
 		if it.size == "ms" {
@@ -39,7 +39,7 @@ func renderMedia(it mediaItem) []byte {
 	}
 	c := newCanvas(size.X, size.Y)
 	c.scene(h.Sum64())
-	if it.kind == mediaPhoto {
+	if it.kind == kindPhoto {
 		c.badge(it.n)
 	} else {
 		c.playButton()

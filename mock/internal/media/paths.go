@@ -1,0 +1,131 @@
+// Package media owns the review records' media: the photos, video
+// previews, HLS playlists and segments the mock serves under Prefix, the
+// public URL they are reached at, the URLs a record carries (built for
+// generated reviews, checked for fixtures' and seeds'), the Photo and
+// Video shapes with their JSON, and the cache of drawn images with its
+// byte budget and its metrics.
+//
+// The files hold no data: each is drawn from its path alone, the same
+// bytes on every run and machine. Paths under Prefix:
+//
+//	photos/KEY/N/fs.jpg          a review's photo N, 450×600
+//	photos/KEY/N/ms.jpg          its miniature, 90×120
+//	videos/KEY/preview.jpg       a video's preview image, 640×360
+//	videos/KEY/Ds/index.m3u8     an HLS playlist of D seconds
+//	videos/KEY/Ds/I.ts           its segment I (10 seconds each, the last shorter)
+//
+// KEY is 1 to 64 letters, digits, '_' and '-'; N is 1 to 99, D 1 to
+// 3600, I from 0: plain decimals without leading zeros, so each file has
+// one path.
+package media
+
+import "strings"
+
+// Prefix is the path the media files are served under, below the admin
+// routes (/__mock) but open to any client.
+const Prefix = "/__mock/media/"
+
+// IsPath reports whether path is under Prefix.
+func IsPath(path string) bool { return strings.HasPrefix(path, Prefix) }
+
+// itemKind is what a media path names.
+type itemKind int
+
+const (
+	kindPhoto itemKind = iota + 1
+	kindPreview
+	kindPlaylist
+	kindSegment
+)
+
+// item is a parsed media path.
+type item struct {
+	kind itemKind
+	key  string
+	n    int    // photo number
+	size string // photo size: fs or ms
+	secs int    // a video's duration in seconds
+	seg  int    // a segment's index
+}
+
+// MaxVideoSecs bounds a video's duration, in seconds.
+const MaxVideoSecs = 3600
+
+// Bounds of the names in a media path.
+const (
+	maxKey      = 64
+	maxPhotoN   = 99
+	segmentSecs = 10
+	maxPath     = len("videos/") + maxKey + len("/3600s/index.m3u8")
+)
+
+// parsePath reads a path below Prefix, as sent (escaped).
+func parsePath(rest string) (item, bool) {
+	if len(rest) > maxPath {
+		return item{}, false
+	}
+	parts := strings.Split(rest, "/")
+	switch {
+	case len(parts) == 4 && parts[0] == "photos":
+		n, ok := number(parts[2], 1, maxPhotoN)
+		size, _ := strings.CutSuffix(parts[3], ".jpg")
+		if !ok || !validKey(parts[1]) || (parts[3] != "fs.jpg" && parts[3] != "ms.jpg") {
+			return item{}, false
+		}
+		return item{kind: kindPhoto, key: parts[1], n: n, size: size}, true
+	case len(parts) == 3 && parts[0] == "videos" && parts[2] == "preview.jpg":
+		if !validKey(parts[1]) {
+			return item{}, false
+		}
+		return item{kind: kindPreview, key: parts[1]}, true
+	case len(parts) == 4 && parts[0] == "videos":
+		d, ok := strings.CutSuffix(parts[2], "s")
+		secs, ok2 := number(d, 1, MaxVideoSecs)
+		if !ok || !ok2 || !validKey(parts[1]) {
+			return item{}, false
+		}
+		it := item{kind: kindPlaylist, key: parts[1], secs: secs}
+		if parts[3] == "index.m3u8" {
+			return it, true
+		}
+		i, ok := strings.CutSuffix(parts[3], ".ts")
+		seg, ok2 := number(i, 0, segmentCount(secs)-1)
+		if !ok || !ok2 {
+			return item{}, false
+		}
+		it.kind, it.seg = kindSegment, seg
+		return it, true
+	}
+	return item{}, false
+}
+
+// number reads a plain decimal from lo to hi without leading zeros.
+func number(s string, lo, hi int) (int, bool) {
+	if s == "" || len(s) > 4 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, n >= lo && n <= hi
+}
+
+func validKey(k string) bool {
+	if k == "" || len(k) > maxKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentCount is how many segments a video of secs seconds has.
+func segmentCount(secs int) int { return (secs + segmentSecs - 1) / segmentSecs }
