@@ -56,19 +56,19 @@ func ReadQuery(rawQuery string, p *Params) (Query, error) {
 		case err != nil && p.IgnoreUnknown:
 			continue
 		case err != nil:
-			return Query{}, InvalidParameter(clipName(k), "malformed percent-encoding in %q", clipName(k))
+			return Query{}, InvalidParameter(Clip(k), "malformed percent-encoding in %q", Clip(k))
 		case key == "" && p.IgnoreUnknown:
 			continue
 		case key == "":
-			return Query{}, InvalidParameter(clipName(part), "a parameter without a name")
+			return Query{}, InvalidParameter(Clip(part), "a parameter without a name")
 		case !p.knows(key) && p.IgnoreUnknown:
 			continue
 		case !p.knows(key):
-			return Query{}, InvalidParameter(clipName(key), "unknown parameter; this route takes %s", p.shown())
+			return Query{}, InvalidParameter(Clip(key), "unknown parameter; this route takes %s", p.shown())
 		}
 		val, err := url.QueryUnescape(v)
 		if err != nil {
-			return Query{}, InvalidParameter(key, "malformed percent-encoding in %q", clipName(v))
+			return Query{}, InvalidParameter(key, "malformed percent-encoding in %q", Clip(v))
 		}
 		q.pairs = append(q.pairs, param{key, val})
 	}
@@ -100,19 +100,6 @@ func (p *Params) shown() string {
 		return all[0]
 	}
 	return strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
-}
-
-// clipName keeps what a client sent from filling an error message.
-func clipName(s string) string {
-	const most = 64
-	if len(s) <= most {
-		return s
-	}
-	cut := most
-	for cut > 0 && s[cut]&0xc0 == 0x80 { // not in the middle of a character
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 // Get returns the value of the parameter name, whether it was given,
@@ -155,7 +142,7 @@ func (q Query) Int(name string, lo, hi int64, want string) (int64, bool, error) 
 	}
 	n, perr := ParseDigits(v)
 	if perr != nil || n < lo || n > hi {
-		return 0, false, InvalidParameter(name, "must be %s, got %q", want, clipName(v))
+		return 0, false, InvalidParameter(name, "must be %s, got %q", want, Clip(v))
 	}
 	return n, true, nil
 }

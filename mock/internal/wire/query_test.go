@@ -31,7 +31,7 @@ func TestReadQueryRefusals(t *testing.T) {
 		{"=1", admin, "", "=1", "a parameter without a name"},
 		{"%zz=1", admin, "", "%zz", `malformed percent-encoding in "%zz"`},
 		{"since=%2", admin, "", "since", `malformed percent-encoding in "%2"`},
-		{strings.Repeat("x", 300) + "=1", admin, "", strings.Repeat("x", 64) + "...", "unknown parameter"},
+		{strings.Repeat("x", 300) + "=1", admin, "", strings.Repeat("x", MaxQuoted) + "…", "unknown parameter"},
 	} {
 		q, err := ReadQuery(tc.raw, tc.p)
 		if err == nil && tc.read != "" {
