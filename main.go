@@ -128,6 +128,8 @@ type config struct {
 	stateDir     string
 	stateEvery   time.Duration
 	timeouts     timeouts
+	showVersion  *bool            // --version
+	clock        func() time.Time // --now's clock; nil for the real one
 }
 
 // run is the whole program; main only maps its error to an exit code.
@@ -149,9 +151,37 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	case "record":
 		return probe.RecordMain(ctx, args, stdout, stderr)
 	}
+	var cfg config
+	fsys := cfg.flagSet(cmd, stderr)
+	if err := applyEnv(fsys, lookupEnv); err != nil {
+		return usageError{err}
+	}
+	if err := fsys.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if *cfg.showVersion {
+		cmd = "version"
+	}
+	level, err := cfg.check(fsys, lookupEnv)
+	if err != nil {
+		return err
+	}
+	opts := cfg.options(level, logs)
+	closeFolders, err := openFolders(&cfg, &opts)
+	defer closeFolders()
+	if err != nil {
+		return err
+	}
+	return dispatch(ctx, cmd, fsys.Args(), cfg, opts, stdout)
+}
+
+// flagSet defines the server's flags on cfg, for the command cmd.
+func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
 	fsys.SetOutput(stderr)
-	var cfg config
 	fsys.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address; the default serves this machine only, :8080 every interface (env REPLYMOCK_ADDR)")
 	fsys.StringVar(&cfg.scenario, "scenario", "default", "scenario to serve (env REPLYMOCK_SCENARIO)")
 	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios added to the shipped ones, replacing those of the same names (env REPLYMOCK_SCENARIOS)")
@@ -160,7 +190,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
 	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
 	fsys.StringVar(&cfg.logLevel, "log-level", "info", "debug, info (a line per request), warn or error (env REPLYMOCK_LOG_LEVEL)")
-	showVersion := fsys.Bool("version", false, "print the version and exit")
+	cfg.showVersion = fsys.Bool("version", false, "print the version and exit")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (default any) and the admin API (default the server's own page and loopback origins), e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides loopback ones, e.g. demo.example.test,*.preview.test; requests over loopback naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
@@ -182,37 +212,34 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock record --from URL --out DIR [flags] (see replymock record -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()
 	}
-	if err := applyEnv(fsys, lookupEnv); err != nil {
-		return usageError{err}
-	}
-	if err := fsys.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
+	return fsys
+}
+
+// check refuses flags that make no sense together or alone, and
+// normalizes the rest; it returns the log level.
+func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) (level slog.Level, err error) {
 	// An admin token is compared byte for byte: one copied with a trailing
 	// newline would lock the admin API for good, and one given empty would
 	// leave it open without a word.
 	cfg.adminToken = strings.TrimSpace(cfg.adminToken)
 	if flagGiven(fsys, "admin-token") && cfg.adminToken == "" {
-		return usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
+		return level, usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
 	}
 	for _, name := range []string{"cors-origins", "allowed-hosts"} {
 		if v := fsys.Lookup(name).Value.String(); flagGiven(fsys, name) && len(splitList(v)) == 0 {
-			return usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
+			return level, usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
 		}
 	}
 	if cfg.maxConns < 1 {
-		return usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}
+		return level, usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}
 	}
 	if flagGiven(fsys, "public-url") {
 		if strings.TrimSpace(cfg.publicURL) == "" {
-			return usageError{errors.New("--public-url (or REPLYMOCK_PUBLIC_URL) is empty: give the URL clients reach this server at, or leave it out for http://HOST:PORT of --addr")}
+			return level, usageError{errors.New("--public-url (or REPLYMOCK_PUBLIC_URL) is empty: give the URL clients reach this server at, or leave it out for http://HOST:PORT of --addr")}
 		}
 		pub, err := mock.ParsePublicURL(strings.TrimSpace(cfg.publicURL))
 		if err != nil {
-			return usageError{fmt.Errorf("--public-url (or REPLYMOCK_PUBLIC_URL) %v", err)}
+			return level, usageError{fmt.Errorf("--public-url (or REPLYMOCK_PUBLIC_URL) %v", err)}
 		}
 		cfg.publicURL = pub
 	}
@@ -221,53 +248,64 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	gomemlimit, _ := lookupEnv("GOMEMLIMIT")
 	cfg.memLimit = gomemlimit == ""
 	cfg.timeouts = defaultTimeouts
-	if *showVersion {
-		cmd = "version"
-	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
-		return usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
+		return level, usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
 	}
-	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
-		return usageError{fmt.Errorf("--log-level must be debug, info, warn or error, got %q", cfg.logLevel)}
+		return level, usageError{fmt.Errorf("--log-level must be debug, info, warn or error, got %q", cfg.logLevel)}
 	}
 	if cfg.journal < 0 {
-		return usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
+		return level, usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
 	}
+	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
+		return level, usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
+	}
+	if cfg.stateEvery < 10*time.Millisecond {
+		return level, usageError{fmt.Errorf("--state-interval must be at least 10ms, got %v", cfg.stateEvery)}
+	}
+	if flagGiven(fsys, "state-dir") && strings.TrimSpace(cfg.stateDir) == "" {
+		return level, usageError{errors.New("--state-dir (or REPLYMOCK_STATE_DIR) is empty: name a folder, or leave it out to keep state in memory only")}
+	}
+	if cfg.scenOnly && cfg.scenarios == "" {
+		return level, usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
+	}
+	if flagGiven(fsys, "now") {
+		at, err := time.Parse(time.RFC3339, strings.TrimSpace(cfg.now))
+		if err != nil {
+			return level, usageError{fmt.Errorf("--now (or REPLYMOCK_NOW) must be an RFC 3339 time such as 2026-12-01T10:00:00Z, got %q", cfg.now)}
+		}
+		at, started := at.UTC(), time.Now()
+		cfg.clock = func() time.Time { return at.Add(time.Since(started)) }
+	}
+	if flagGiven(fsys, "proxy") {
+		if _, err := mock.ParseProxyURL(strings.TrimSpace(cfg.proxy)); err != nil {
+			return level, usageError{fmt.Errorf("--proxy (or REPLYMOCK_PROXY) %v", err)}
+		}
+		cfg.proxy = strings.TrimSpace(cfg.proxy)
+	}
+	return level, nil
+}
+
+// options are the server's Options that cfg gives, logging to logs.
+func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	journal := cfg.journal
 	if journal == 0 {
 		journal = -1 // keep none
 	}
-	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
-		return usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
-	}
-	if cfg.stateEvery < 10*time.Millisecond {
-		return usageError{fmt.Errorf("--state-interval must be at least 10ms, got %v", cfg.stateEvery)}
-	}
-	if flagGiven(fsys, "state-dir") && strings.TrimSpace(cfg.stateDir) == "" {
-		return usageError{errors.New("--state-dir (or REPLYMOCK_STATE_DIR) is empty: name a folder, or leave it out to keep state in memory only")}
-	}
-	if cfg.scenOnly && cfg.scenarios == "" {
-		return usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
-	}
-	var now func() time.Time
-	if flagGiven(fsys, "now") {
-		at, err := time.Parse(time.RFC3339, strings.TrimSpace(cfg.now))
-		if err != nil {
-			return usageError{fmt.Errorf("--now (or REPLYMOCK_NOW) must be an RFC 3339 time such as 2026-12-01T10:00:00Z, got %q", cfg.now)}
-		}
-		at, started := at.UTC(), time.Now()
-		now = func() time.Time { return at.Add(time.Since(started)) }
-	}
-	if flagGiven(fsys, "proxy") {
-		if _, err := mock.ParseProxyURL(strings.TrimSpace(cfg.proxy)); err != nil {
-			return usageError{fmt.Errorf("--proxy (or REPLYMOCK_PROXY) %v", err)}
-		}
-		cfg.proxy = strings.TrimSpace(cfg.proxy)
-	}
-	opts := mock.Options{Now: now, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
+}
+
+// openFolders gives opts the --scenarios and --fixtures folders;
+// closeAll closes them.
+func openFolders(cfg *config, opts *mock.Options) (closeAll func(), err error) {
+	var roots []*os.Root
+	closeAll = func() {
+		for _, r := range roots {
+			r.Close()
+		}
+	}
 	// The folders are read through os.Root: neither ".." nor a symlink
 	// leads out of them.
 	for _, d := range []struct {
@@ -279,27 +317,32 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		}
 		root, err := os.OpenRoot(d.dir)
 		if err != nil {
-			return usageError{fmt.Errorf("--%s: %v", d.flag, err)}
+			return closeAll, usageError{fmt.Errorf("--%s: %v", d.flag, err)}
 		}
-		defer root.Close()
+		roots = append(roots, root)
 		*d.fs = root.FS()
 	}
+	return closeAll, nil
+}
+
+// dispatch runs the command cmd, with its arguments args.
+func dispatch(ctx context.Context, cmd string, args []string, cfg config, opts mock.Options, stdout io.Writer) error {
 	switch cmd {
 	case "serve":
-		if fsys.NArg() > 0 {
-			return usageError{fmt.Errorf("serve takes no arguments, got %q", fsys.Args())}
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("serve takes no arguments, got %q", args)}
 		}
 		return serve(ctx, cfg, opts)
 	case "validate":
-		return validate(opts, fsys.Args(), stdout)
+		return validate(opts, args, stdout)
 	case "healthcheck":
-		if fsys.NArg() > 0 {
-			return usageError{fmt.Errorf("healthcheck takes no arguments, got %q", fsys.Args())}
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("healthcheck takes no arguments, got %q", args)}
 		}
 		return healthcheck(ctx, cfg.addr, stdout)
 	case "version":
-		if fsys.NArg() > 0 {
-			return usageError{fmt.Errorf("version takes no arguments, got %q", fsys.Args())}
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("version takes no arguments, got %q", args)}
 		}
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
@@ -505,26 +548,10 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
 	// With --admin-addr, the admin API (and its page) has a listener of its
-	// own, and the main one serves only the API, health and media. Both
-	// listen before the data is built: the media URLs in it name the
-	// port the main one got (--addr 127.0.0.1:0 picks one).
-	addrs := []string{cfg.addr}
-	if cfg.adminAddr != "" {
-		addrs = append(addrs, cfg.adminAddr)
-	}
-	var lns []net.Listener
-	closeAll := func() {
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}
-	for _, a := range addrs {
-		ln, err := net.Listen("tcp", a)
-		if err != nil {
-			closeAll()
-			return err
-		}
-		lns = append(lns, ln)
+	// own, and the main one serves only the API, health and media.
+	lns, closeAll, err := listen(cfg)
+	if err != nil {
+		return err
 	}
 	if opts.PublicURL == "" {
 		pub, err := derivePublicURL(cfg.addr, lns[0].Addr())
@@ -536,7 +563,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	var state *mock.StateDir
 	if cfg.stateDir != "" {
-		var err error
 		if state, err = mock.OpenStateDir(cfg.stateDir, opts.Logger); err != nil {
 			closeAll()
 			return usageError{err}
@@ -556,43 +582,9 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	if state != nil {
 		state.Restore(srv)
-		saved := make(chan struct{})
-		defer func() {
-			<-saved // the loop's last save is done before the final one
-			if err := state.Save(srv); err != nil {
-				opts.Logger.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
-			} else {
-				opts.Logger.Info("state saved", "dir", cfg.stateDir)
-			}
-		}()
-		loopCtx, stopLoop := context.WithCancel(ctx)
-		defer stopLoop()
-		go func() {
-			defer close(saved)
-			t := time.NewTicker(cfg.stateEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-loopCtx.Done():
-					return
-				case <-t.C:
-					if err := state.Save(srv); err != nil {
-						opts.Logger.Warn("state: a save failed", "dir", cfg.stateDir, "err", err)
-					}
-				}
-			}
-		}()
+		defer keepState(ctx, cfg, state, srv, opts.Logger)()
 	}
-	memLimit := "GOMEMLIMIT"
-	if cfg.memLimit {
-		// Go lets the heap grow to twice what is live before collecting:
-		// with full budgets, the process would take twice their sum. A
-		// soft limit of the data built, the budgets and some room makes
-		// the collector work harder near it instead.
-		limit := memoryLimit(srv.MemoryBudget())
-		debug.SetMemoryLimit(limit)
-		memLimit = strconv.FormatInt(limit>>20, 10) + "MiB"
-	}
+	memLimit := setMemoryLimit(cfg, srv)
 	sc := srv.Scenario()
 	reviews, err := sc.Len()
 	if err != nil {
@@ -603,6 +595,102 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if cfg.adminAddr != "" {
 		handlers = []http.Handler{srv.APIHandler(), srv}
 	}
+	servers, errc := startServing(cfg, opts, lns, handlers, "scenario", sc.Name, "seed", sc.Seed, "reviews", reviews,
+		"public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String())
+	if cfg.scenarios != "" {
+		// Hot reload: a changed scenario file is validated and swapped in.
+		go srv.Watch(ctx, time.Second)
+	}
+	select {
+	case err := <-errc:
+		for _, hs := range servers {
+			hs.Close()
+		}
+		return err
+	case <-ctx.Done():
+	}
+	return drain(servers, cfg, opts.Logger)
+}
+
+// listen opens the listeners of --addr and --admin-addr; closeAll
+// closes them. Both listen before the data is built: the media URLs in it
+// name the port the main one got (--addr 127.0.0.1:0 picks one).
+func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
+	addrs := []string{cfg.addr}
+	if cfg.adminAddr != "" {
+		addrs = append(addrs, cfg.adminAddr)
+	}
+	closeAll = func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		lns = append(lns, ln)
+	}
+	return lns, closeAll, nil
+}
+
+// keepState saves the server's state into its folder every
+// --state-interval; the function it returns, deferred, stops the loop and
+// saves a last time.
+func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.Server, log *slog.Logger) (stop func()) {
+	saved := make(chan struct{})
+	last := func() {
+		<-saved // the loop's last save is done before the final one
+		if err := state.Save(srv); err != nil {
+			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
+		} else {
+			log.Info("state saved", "dir", cfg.stateDir)
+		}
+	}
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	go func() {
+		defer close(saved)
+		t := time.NewTicker(cfg.stateEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-loopCtx.Done():
+				return
+			case <-t.C:
+				if err := state.Save(srv); err != nil {
+					log.Warn("state: a save failed", "dir", cfg.stateDir, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		stopLoop()
+		last()
+	}
+}
+
+// setMemoryLimit sets a soft memory limit from the server's budgets,
+// unless GOMEMLIMIT is set; it says which.
+func setMemoryLimit(cfg config, srv *mock.Server) string {
+	memLimit := "GOMEMLIMIT"
+	if cfg.memLimit {
+		// Go lets the heap grow to twice what is live before collecting:
+		// with full budgets, the process would take twice their sum. A
+		// soft limit of the data built, the budgets and some room makes
+		// the collector work harder near it instead.
+		limit := memoryLimit(srv.MemoryBudget())
+		debug.SetMemoryLimit(limit)
+		memLimit = strconv.FormatInt(limit>>20, 10) + "MiB"
+	}
+	return memLimit
+}
+
+// startServing serves each listener with its handler, after logging where
+// and what; errc receives the first listener's failure.
+// served are the log attributes that say what is served.
+func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []http.Handler, served ...any) ([]*http.Server, chan error) {
 	var servers []*http.Server
 	errc := make(chan error, len(lns))
 	for i, ln := range lns {
@@ -617,11 +705,12 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		if cfg.adminToken != "" {
 			admin = "locked by token"
 		}
-		opts.Logger.Info("replymock serving", "addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
+		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns,
-			"scenario", sc.Name, "seed", sc.Seed, "reviews", reviews, "public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String(),
-			"read_only", cfg.readOnly, "strict", cfg.strict, "proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
+			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
+			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
+		opts.Logger.Info("replymock serving", attrs...)
 		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
 			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+
 				": set --admin-token (or --admin-addr 127.0.0.1:PORT) on a shared network", "addr", ln.Addr().String())
@@ -630,21 +719,13 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		// never comes before the line that says where it is served.
 		go func() { errc <- hs.Serve(ln) }()
 	}
-	if cfg.scenarios != "" {
-		// Hot reload: a changed scenario file is validated and swapped in.
-		go srv.Watch(ctx, time.Second)
-	}
-	select {
-	case err := <-errc:
-		for _, hs := range servers {
-			hs.Close()
-		}
-		return err
-	case <-ctx.Done():
-	}
-	// Drain: requests in flight finish, even one waiting out an injected
-	// delay (at most mock.MaxLatency), before the process ends.
-	opts.Logger.Info("replymock shutting down; draining requests in flight (interrupt again to stop at once)")
+	return servers, errc
+}
+
+// drain lets requests in flight finish, even one waiting out an injected
+// delay (at most mock.MaxLatency), before the process ends.
+func drain(servers []*http.Server, cfg config, log *slog.Logger) error {
+	log.Info("replymock shutting down; draining requests in flight (interrupt again to stop at once)")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.timeouts.drain)
 	defer cancel()
 	var errs []error
