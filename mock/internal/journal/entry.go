@@ -1,0 +1,71 @@
+package journal
+
+import "time"
+
+// Entry is one API request as the journal keeps it.
+type Entry struct {
+	Seq        int64             `json:"seq"`
+	RequestID  string            `json:"request_id"`
+	Time       time.Time         `json:"time"`
+	Method     string            `json:"method"`
+	Path       string            `json:"path"`
+	Query      string            `json:"query"`
+	Headers    map[string]string `json:"headers"`
+	Body       string            `json:"body"`
+	Status     int               `json:"status"` // 0 when the connection was dropped
+	DurationMS float64           `json:"duration_ms"`
+	Session    string            `json:"session"`
+	Scenario   string            `json:"scenario"`
+	Fault      string            `json:"fault,omitempty"` // what was injected, e.g. "error 503"
+	Response   string            `json:"response"`
+	// Truncated is set when the entry lost anything: a body or the
+	// response cut to MaxBody, or what Cut names.
+	Truncated bool `json:"truncated,omitempty"`
+	// Cut says what the journal left out of an oversized request, one
+	// part a line: "query: kept 16384 of 61440 bytes".
+	Cut []string `json:"cut,omitempty"`
+	// Warnings are the client's mistakes the API let through (or, in
+	// strict mode, answered with a 400), as X-Mock-Warning gives them.
+	Warnings []string `json:"warnings,omitempty"`
+	// Proxied is set when the request went to the real service (a
+	// scenario's proxy, or --proxy), not to replymock's fake.
+	Proxied bool `json:"proxied,omitempty"`
+}
+
+// Filter selects journal entries; zero fields match everything. It is
+// the pattern of GET /__mock/requests and /__mock/verify too.
+type Filter struct {
+	Session string // a session id; "" or AllSessions means every session
+	Method  string // in any case
+	Path    string // exact path, or a prefix ending in "*"
+	// Query wants query parameters by name, each with its value (one of
+	// its values, when given more than once), decoded.
+	Query map[string]string
+	// Header wants headers by name, in any case, each with its value as
+	// the journal shows it (values joined by ", "), or one of its values.
+	// Credential headers (Authorization, Cookie, ...) are journaled
+	// redacted: they match by scheme ("Bearer") or as journaled ("Bearer
+	// [redacted]"), never by their secret.
+	Header map[string]string
+	// Body wants values in a JSON body by dotted path, an array taking an
+	// index ("feedback.0.tone"): a string as it is, anything else as its
+	// JSON text (1, 1.5, true, null; numbers as the client wrote them).
+	Body  map[string]string
+	Limit int   // the newest Limit entries; 0 means all
+	Since int64 // only entries with a larger Seq (for polling)
+}
+
+// AllSessions, as a Filter's Session or a scope, means every session.
+const AllSessions = "*"
+
+// MaxBody is how much of a request or response body an entry keeps.
+const MaxBody = 32 << 10
+
+// MaxHead is how much an entry keeps of each of a request's method, path
+// and query, of its headers together (names and values, with a few bytes
+// each for their bookkeeping), and of the labels of the faults it met.
+// Beyond it the entry is kept trimmed, and its Cut says what went.
+const MaxHead = 16 << 10
+
+// DefaultSize is how many entries each session's journal keeps.
+const DefaultSize = 1000

@@ -1,0 +1,199 @@
+package journal
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Journals keeps the journals of all sessions, each a ring of entries
+// keyed by session id, and the bounds of all of them together: how many
+// entries (an order of every entry, oldest first) and how many bytes
+// they keep. It numbers the entries, and wakes the requests that wait
+// for one (wait.go).
+//
+// Locks: mu guards seq, order, rings (the map), gen, wake and waiting;
+// each ring's own mu guards its contents. A ring's contents change only
+// under both, mu first, so Record, Clear and Drop, which hold mu, read
+// any ring freely, and a reader (a listing, a verification, a waiter)
+// holds mu only to find the rings in its scope, then each ring's mu in
+// turn, never two at once. Journals calls nothing outside the package
+// while it holds a lock: its callers may hold their own locks (the
+// server's sessions lock, a session's) while calling in, and must never
+// call in from code that runs under one of these.
+type Journals struct {
+	mu      sync.Mutex
+	seq     int64            // the last sequence number given
+	order   order            // which ring holds each entry, oldest first
+	rings   map[string]*ring // by session id: the sessions that are
+	gen     uint64           // the last Key's generation given
+	wake    chan struct{}    // closed by the next Record, when someone waits
+	waiting int              // requests waiting, at most MaxWaiters
+
+	size int          // entries a session's ring keeps
+	max  int64        // bytes all rings keep together
+	used atomic.Int64 // bytes all rings keep now
+
+	// pinned is what listings being written keep alive (MaxListingBytes).
+	pinned atomic.Int64
+}
+
+// Key names the journal of one session: its id, and which session of
+// that id it is, so that a request still running when its session went
+// (reset, evicted, expired) keeps no entry in the journal of the
+// session that took the id next. The zero Key names no journal.
+type Key struct {
+	id  string
+	gen uint64
+}
+
+// New returns empty journals: each session's keeps size entries (none
+// for size <= 0), and all together keep at most maxEntries entries and
+// maxBytes bytes.
+func New(size int, maxBytes int64, maxEntries int) *Journals {
+	return &Journals{
+		order: order{ring: make([]orderItem, max(maxEntries, 0))},
+		rings: make(map[string]*ring),
+		size:  size,
+		max:   maxBytes,
+	}
+}
+
+// Open starts the empty journal of session id, which comes into being,
+// and returns its Key. A journal the id had goes with what it kept.
+func (j *Journals) Open(id string) Key {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if old := j.rings[id]; old != nil {
+		j.dropLocked(id, old)
+	}
+	j.gen++
+	j.rings[id] = &ring{gen: j.gen, size: j.size}
+	return Key{id, j.gen}
+}
+
+// Drop forgets the journal of the session k names, which goes, and what
+// it kept. A request of that session still running keeps no entry.
+func (j *Journals) Drop(k Key) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if rg := j.rings[k.id]; rg != nil && rg.gen == k.gen {
+		j.dropLocked(k.id, rg)
+	}
+}
+
+// dropLocked takes ring rg of session id out of the map and empties it;
+// the order may still point at it for a while. The caller holds j.mu.
+func (j *Journals) dropLocked(id string, rg *ring) {
+	delete(j.rings, id)
+	rg.mu.Lock()
+	j.used.Add(-rg.clear())
+	rg.mu.Unlock()
+}
+
+// Clear empties the journal of session scope, or of every session for
+// AllSessions. The sessions stay, and so does the numbering.
+func (j *Journals) Clear(scope string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, rg := range j.scopeLocked(scope) {
+		rg.mu.Lock()
+		j.used.Add(-rg.clear())
+		rg.mu.Unlock()
+	}
+}
+
+// scope lists the rings of session sid, or every ring for AllSessions.
+func (j *Journals) scope(sid string) []*ring {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.scopeLocked(sid)
+}
+
+func (j *Journals) scopeLocked(sid string) []*ring {
+	if sid != AllSessions {
+		if rg := j.rings[sid]; rg != nil {
+			return []*ring{rg}
+		}
+		return nil
+	}
+	out := make([]*ring, 0, len(j.rings))
+	for _, rg := range j.rings {
+		out = append(out, rg)
+	}
+	return out
+}
+
+// Used is what all journals keep now, in bytes, as counted against their
+// budget.
+func (j *Journals) Used() int64 { return j.used.Load() }
+
+// Max is the byte budget of all journals together.
+func (j *Journals) Max() int64 { return j.max }
+
+// Record adds an entry to the journal of the session k names. Everything
+// an entry keeps counts against the byte budget of all journals: method,
+// path, query, headers, bodies, labels and a fixed cost for the record
+// itself. A request's method, path, query and headers are first cut to
+// MaxHead each (Cut says what went). Over the budget, or over the entry
+// budget, the oldest entries of any session go until the new one fits:
+// the newest requests are the ones a test asks about. An entry larger
+// than the whole budget is kept with only its method and path, or, if
+// even that is too large, not at all. It holds j.mu throughout, so
+// entries reach the journals in the order of their sequence numbers, and
+// the bytes kept never exceed the budget.
+func (j *Journals) Record(k Key, e Record) {
+	e.trim()
+	e.kept = e.measure()
+	if e.kept > j.max {
+		e.strip(j.max)
+	}
+	r := &e
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	defer j.wakeWaiters() // once the entry is in, or known to stay out
+	j.seq++
+	r.Seq = j.seq
+	rg := j.rings[k.id]
+	if rg == nil || rg.gen != k.gen {
+		return // the session went: its request keeps nothing
+	}
+	if rg.size <= 0 || r.kept > j.max {
+		lose(rg, r.Seq)
+		return
+	}
+	// Only this function adds bytes, and everything that changes a ring
+	// holds j.mu: once the entry fits, it still fits when it goes in.
+	freed := rg.freedByAdd()
+	for j.used.Load()-freed+r.kept > j.max {
+		out, ok := j.order.pop()
+		if !ok {
+			lose(rg, r.Seq)
+			return // nothing left to evict, and still no room: not kept
+		}
+		j.dropOldest(out)
+		if out.r == rg {
+			freed = rg.freedByAdd()
+		}
+	}
+	rg.mu.Lock()
+	j.used.Add(rg.add(r))
+	rg.mu.Unlock()
+	if out, full := j.order.push(orderItem{rg, r.Seq}); full {
+		j.dropOldest(out)
+	}
+}
+
+// dropOldest drops the entry the order item names, if its ring still has
+// it oldest; the caller holds j.mu.
+func (j *Journals) dropOldest(it orderItem) {
+	it.r.mu.Lock()
+	j.used.Add(-it.r.dropOldest(it.seq))
+	it.r.mu.Unlock()
+}
+
+// lose notes that ring rg did not keep entry seq; the caller holds j.mu.
+func lose(rg *ring, seq int64) {
+	rg.mu.Lock()
+	rg.lost = max(rg.lost, seq)
+	rg.mu.Unlock()
+}

@@ -1,0 +1,140 @@
+package journal
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// gather returns the records in scope newer than since that match p's
+// method and path, in no particular order. With limit, a session gives
+// at most its newest limit records, which is right only when nothing
+// else is filtered after. References only are copied under the rings'
+// locks: records never change once kept.
+func (j *Journals) gather(scope string, p *Pattern, since int64, limit int) []*Record {
+	var out []*Record
+	for _, rg := range j.scope(scope) {
+		rg.mu.Lock()
+		start := len(out)
+		for i := rg.n - 1; i >= 0 && (limit <= 0 || len(out)-start < limit); i-- {
+			r := rg.entries[(rg.head+i)%len(rg.entries)]
+			if r.Seq <= since {
+				break // older ones are older still
+			}
+			if p.matchesCheap(r) {
+				out = append(out, r)
+			}
+		}
+		rg.mu.Unlock()
+	}
+	return out
+}
+
+// find returns the records in p's scope that match p, oldest first; with
+// limit, only the newest limit of them.
+func (j *Journals) find(p *Pattern, limit int) []*Record {
+	perSession := 0
+	if p.cheap == len(p.parts) {
+		perSession = limit // nothing is filtered after gather
+	}
+	out := j.gather(p.scope, p, p.since, perSession)
+	if p.cheap < len(p.parts) {
+		out = slices.DeleteFunc(out, func(r *Record) bool { return !p.matches(r) })
+	}
+	slices.SortFunc(out, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
+	if limit > 0 && len(out) > limit {
+		out = slices.Clone(out[len(out)-limit:])
+	}
+	return out
+}
+
+// Entries returns the entries that match p, oldest first; with limit,
+// only the newest limit of them. The caller owns them.
+func (j *Journals) Entries(p *Pattern, limit int) []Entry {
+	return entries(j.find(p, limit))
+}
+
+// lost reports whether a journal in scope lost entries newer than since.
+func (j *Journals) lost(scope string, since int64) bool {
+	for _, rg := range j.scope(scope) {
+		rg.mu.Lock()
+		lost := rg.lost > since
+		rg.mu.Unlock()
+		if lost {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxListingBytes bounds the journal entries that listings being written
+// keep alive together: an entry the journal drops meanwhile lives on
+// until its listing is written, and a client may read slowly. A listing
+// always fits alone (the journals keep at most their byte budget).
+const MaxListingBytes = 256 << 20
+
+// ErrListingsBusy refuses a listing past MaxListingBytes.
+var ErrListingsBusy = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+	Message: fmt.Sprintf("listings being written already hold %d MiB of journal entries; try again", MaxListingBytes>>20)}
+
+// Pin reserves n bytes of MaxListingBytes for a listing, and reports
+// whether they were free; a listing alone always gets them. Unpin gives
+// them back.
+func (j *Journals) Pin(n int64) bool {
+	for {
+		used := j.pinned.Load()
+		if used > 0 && used+n > MaxListingBytes {
+			return false
+		}
+		if j.pinned.CompareAndSwap(used, used+n) {
+			return true
+		}
+	}
+}
+
+// Unpin gives back n bytes Pin reserved.
+func (j *Journals) Unpin(n int64) { j.pinned.Add(-n) }
+
+// Pinned is what listings being written keep alive now, in bytes.
+func (j *Journals) Pinned() int64 { return j.pinned.Load() }
+
+// Listing is the entries that matched a pattern, to be written one at a
+// time: it holds references to the records, which it pins (see
+// MaxListingBytes) until Release.
+type Listing struct {
+	j      *Journals
+	recs   []*Record
+	pinned int64
+}
+
+// List returns the entries that match p, oldest first (the newest limit
+// of them, with a limit), as a Listing the caller must Release once
+// written. Past MaxListingBytes pinned by listings together, it returns
+// ErrListingsBusy.
+func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
+	recs := j.find(p, limit)
+	var pinned int64
+	for _, r := range recs {
+		pinned += r.kept
+	}
+	if !j.Pin(pinned) {
+		return nil, ErrListingsBusy
+	}
+	return &Listing{j: j, recs: recs, pinned: pinned}, nil
+}
+
+// Len is how many entries the listing holds.
+func (l *Listing) Len() int { return len(l.recs) }
+
+// Entry returns the listing's entry i, built now: the caller's to keep.
+func (l *Listing) Entry(i int) Entry { return l.recs[i].entry() }
+
+// Release frees what the listing pinned; it then holds nothing.
+func (l *Listing) Release() {
+	l.j.Unpin(l.pinned)
+	l.recs, l.pinned = nil, 0
+}

@@ -1,0 +1,197 @@
+package journal
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// What an entry costs beyond the bytes of its strings and bodies, counted
+// against the byte budget with them: the record, its slot in its
+// session's ring and in the order of all journals, and the header map's
+// structure (a slot and a value slice a name, a string header a value).
+const (
+	recordCost      = int64(unsafe.Sizeof(Record{})+unsafe.Sizeof(orderItem{})) + 128
+	headerNameCost  = 64
+	headerValueCost = 16
+	chunkCost       = 24 // a slice header for each further chunk of the response
+)
+
+// Record is an entry as kept: the request's header map and the bodies by
+// reference, turned into an Entry only when listed, so that recording
+// costs a request no copies. A record never changes once kept, so a
+// listing reads it without the lock.
+type Record struct {
+	Entry
+	// Header is the request's header map, kept as it came: the entry
+	// lists it redacted.
+	Header http.Header
+	// Resp is the response body as written: its first chunk, and More
+	// the others, if it was written in several.
+	Resp []byte
+	More [][]byte
+
+	kept   int64 // what the record keeps alive, measured once by Record
+	copied bool  // method, path and query are copies, not parts of the request line
+}
+
+// measure is what the record keeps alive, in bytes. Method, path and
+// query as received are cut from the request line, which they keep
+// alive whole, and which holds the path as sent: up to three times as
+// long as the decoded path (%XX for a byte). So the path counts three
+// times, unless they are copies.
+func (r *Record) measure() int64 {
+	path := 3 * int64(len(r.Path))
+	if r.copied {
+		path = int64(len(r.Path))
+	}
+	n := recordCost + path + int64(len(r.Method)+len(r.Query)+len(r.RequestID)+len(r.Session)+
+		len(r.Scenario)+len(r.Fault)+len(r.Body)) + int64(cap(r.Resp))
+	for _, c := range r.More {
+		n += chunkCost + int64(cap(c))
+	}
+	for _, c := range r.Cut {
+		n += 16 + int64(len(c))
+	}
+	for _, w := range r.Warnings {
+		n += 16 + int64(len(w))
+	}
+	return n + headerBytes(r.Header)
+}
+
+// headerBytes is what header h keeps: its names and values, and the
+// map's structure for them.
+func headerBytes(h http.Header) int64 {
+	var n int64
+	for k, vs := range h {
+		n += fieldBytes(k, vs)
+	}
+	return n
+}
+
+func fieldBytes(name string, values []string) int64 {
+	n := headerNameCost + int64(len(name)) + headerValueCost*int64(len(values))
+	for _, v := range values {
+		n += int64(len(v))
+	}
+	return n
+}
+
+// trim cuts a request's oversized parts to MaxHead, noting each in Cut.
+func (r *Record) trim() {
+	line := []struct {
+		name string
+		s    *string
+	}{{"method", &r.Method}, {"path", &r.Path}, {"query", &r.Query}}
+	for _, p := range line {
+		if len(*p.s) > MaxHead {
+			r.copied = true
+		}
+	}
+	if r.copied {
+		// A part kept whole would keep the whole line alive: copy them all.
+		for _, p := range line {
+			*p.s = strings.Clone(r.cutString(p.name, *p.s))
+		}
+	}
+	if len(r.Fault) > MaxHead {
+		r.Fault = strings.Clone(r.cutString("fault", r.Fault))
+	}
+	if headerBytes(r.Header) > MaxHead {
+		r.trimHeaders()
+	}
+}
+
+// cutString returns s cut to MaxHead on a character boundary, noting the
+// cut of part.
+func (r *Record) cutString(part, s string) string {
+	if len(s) <= MaxHead {
+		return s
+	}
+	n := MaxHead
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	r.Cut = append(r.Cut, fmt.Sprintf("%s: kept %d of %d bytes", part, n, len(s)))
+	r.Truncated = true
+	return s[:n]
+}
+
+// trimHeaders keeps, in the order of their names, the headers that fit
+// in MaxHead together, and drops the others.
+func (r *Record) trimHeaders() {
+	names := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	kept := make(http.Header)
+	var used, total int64
+	var dropped []string
+	for _, k := range names {
+		n := fieldBytes(k, r.Header[k])
+		total += n
+		if used+n > MaxHead {
+			dropped = append(dropped, k)
+			continue
+		}
+		// The values are strings of their own, but their slice may share
+		// an array with every other header's: copy it.
+		kept[k] = slices.Clone(r.Header[k])
+		used += n
+	}
+	const listed = 5
+	more := ""
+	if len(dropped) > listed {
+		more = fmt.Sprintf(" and %d more", len(dropped)-listed)
+		dropped = dropped[:listed]
+	}
+	r.Cut = append(r.Cut, fmt.Sprintf("headers: kept %d of %d bytes; dropped %s%s", used, total, strings.Join(dropped, ", "), more))
+	r.Truncated = true
+	r.Header = kept
+}
+
+// strip leaves an entry only what names the request: for a budget too
+// small to hold it whole.
+func (r *Record) strip(budget int64) {
+	r.Cut = []string{fmt.Sprintf("all but method and path: the entry (%d bytes) is larger than the journal's whole budget (%d bytes)", r.kept, budget)}
+	r.Method, r.Path, r.copied = strings.Clone(r.Method), strings.Clone(r.Path), true
+	r.Query, r.Fault, r.Body, r.Header, r.Resp, r.More, r.Truncated = "", "", "", nil, nil, nil, true
+	r.Warnings = nil
+	r.kept = r.measure()
+}
+
+// entry is the record as listed: headers flattened and redacted, the
+// response joined, every slice the caller's own.
+func (r *Record) entry() Entry {
+	e := r.Entry
+	e.Headers = flatHeaders(r.Header)
+	e.Cut = slices.Clone(r.Cut) // the caller's to change
+	e.Warnings = slices.Clone(r.Warnings)
+	if len(r.More) == 0 {
+		e.Response = string(r.Resp)
+		return e
+	}
+	var b strings.Builder
+	b.Write(r.Resp)
+	for _, c := range r.More {
+		b.Write(c)
+	}
+	e.Response = b.String()
+	return e
+}
+
+// entries turns records into the entries they list as; nil for none.
+func entries(recs []*Record) []Entry {
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		out[i] = r.entry()
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package journal
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxVerifySeqs is how many sequence numbers of matching entries a
+// verification lists: the newest.
+const MaxVerifySeqs = 100
+
+// NearMisses is how many of the closest entries a failed verification
+// shows.
+const NearMisses = 3
+
+// Times says how many journal entries must match a pattern: from Min to
+// Max, a negative Max meaning no upper bound.
+type Times struct {
+	Min int
+	Max int
+}
+
+// Exactly wants n matching entries.
+func Exactly(n int) Times { return Times{n, n} }
+
+// AtLeast wants n matching entries or more.
+func AtLeast(n int) Times { return Times{n, -1} }
+
+// AtMost wants at most n matching entries.
+func AtMost(n int) Times { return Times{0, n} }
+
+// Between wants from min to max matching entries.
+func Between(min, max int) Times { return Times{min, max} }
+
+func (t Times) holds(n int) bool { return n >= t.Min && (t.Max < 0 || n <= t.Max) }
+
+// String says what t wants, as verifications word it: "at least 1".
+func (t Times) String() string {
+	switch {
+	case t.Max < 0 && t.Min <= 0:
+		return "any number"
+	case t.Max < 0:
+		return fmt.Sprintf("at least %d", t.Min)
+	case t.Min == t.Max:
+		return fmt.Sprintf("exactly %d", t.Min)
+	case t.Min <= 0:
+		return fmt.Sprintf("at most %d", t.Max)
+	}
+	return fmt.Sprintf("from %d to %d", t.Min, t.Max)
+}
+
+// Verification is the outcome of a verification, and the data of GET
+// /__mock/verify (in a 409's error.details when it does not hold).
+type Verification struct {
+	// OK reports whether the count is as wanted.
+	OK bool `json:"-"`
+	// Matched counts the entries that match.
+	Matched int `json:"matched"`
+	// Want is what was wanted: "at least 1", "exactly 2", "from 1 to 3".
+	Want string `json:"want"`
+	// Seqs are the sequence numbers of the matching entries, oldest
+	// first: the newest MaxVerifySeqs of them.
+	Seqs []int64 `json:"seqs"`
+	// Incomplete is set when the journals searched lost entries newer
+	// than the pattern's since to their bounds (the oldest go first), so
+	// Matched may be short.
+	Incomplete bool `json:"incomplete"`
+	// NearMisses, when fewer entries matched than wanted, are the
+	// entries closest to the pattern: fewest differing parts, then
+	// newest; at most NearMisses of them.
+	NearMisses []NearMiss `json:"near_misses,omitzero"`
+}
+
+// NearMiss is an entry that does not match a pattern, with the parts
+// that differ.
+type NearMiss struct {
+	Seq     int64  `json:"seq"`
+	Session string `json:"session"`
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	// Differs names each part of the pattern the entry does not have, as
+	// the pattern names it: "method", "query.answered", "body.feedback.0.tone".
+	Differs map[string]Difference `json:"differs"`
+}
+
+// Difference is what a pattern wants of a part and what an entry has
+// there; Got is nil when the entry has no such part (no such query
+// parameter or header, no such path in its body, or a body that is not
+// JSON).
+type Difference struct {
+	Want string  `json:"want"`
+	Got  *string `json:"got"`
+}
+
+// DiffersString words the differing parts in one line, in the order of
+// their names: `query.answered: want "0", got "1"; header.X-Client: want "web", got nothing`.
+func (nm NearMiss) DiffersString() string {
+	var parts []string
+	for _, field := range slices.Sorted(maps.Keys(nm.Differs)) {
+		d := nm.Differs[field]
+		got := "nothing"
+		if d.Got != nil {
+			got = strconv.Quote(*d.Got)
+		}
+		parts = append(parts, fmt.Sprintf("%s: want %q, got %s", field, d.Want, got))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nearMiss describes how r differs from the pattern.
+func (p *Pattern) nearMiss(r *Record) NearMiss {
+	nm := NearMiss{Seq: r.Seq, Session: r.Session, Method: r.Method, Path: r.Path, Differs: map[string]Difference{}}
+	for i := range p.parts {
+		pt := &p.parts[i]
+		if ok, got := pt.check(r); !ok {
+			if got != nil {
+				g := *got // not a pointer into the record
+				got = &g
+			}
+			nm.Differs[pt.field] = Difference{Want: pt.want, Got: got}
+		}
+	}
+	return nm
+}
+
+// Verify counts the entries that match p and checks the count against
+// want. When fewer match than want.Min, the answer lists the nearest
+// misses.
+func (j *Journals) Verify(p *Pattern, want Times) Verification {
+	all := j.gather(p.scope, &Pattern{}, p.since, 0)
+	slices.SortFunc(all, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
+	v := Verification{Want: want.String(), Seqs: []int64{}, Incomplete: j.lost(p.scope, p.since)}
+	type miss struct {
+		r *Record
+		n int
+	}
+	var near []miss // the best so far: fewest differences, then newest
+	for _, r := range all {
+		n := p.differs(r)
+		if n == 0 {
+			v.Matched++
+			v.Seqs = append(v.Seqs, r.Seq)
+			continue
+		}
+		// Entries come oldest first: a newer one with as few differences
+		// goes before the ones already kept.
+		i, _ := slices.BinarySearchFunc(near, n, func(x miss, n int) int { return cmp.Compare(x.n, n) })
+		if i < NearMisses {
+			near = slices.Insert(near, i, miss{r, n})
+			near = near[:min(len(near), NearMisses)]
+		}
+	}
+	if len(v.Seqs) > MaxVerifySeqs {
+		v.Seqs = slices.Clone(v.Seqs[len(v.Seqs)-MaxVerifySeqs:])
+	}
+	v.OK = want.holds(v.Matched)
+	if v.Matched < want.Min {
+		v.NearMisses = make([]NearMiss, 0, len(near))
+		for _, x := range near {
+			v.NearMisses = append(v.NearMisses, p.nearMiss(x.r))
+		}
+	}
+	return v
+}
