@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
@@ -302,63 +303,35 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 	if err := s.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	recs := s.find(q.scope, q.m, limit)
-	var pinned int64
-	for _, r := range recs {
-		pinned += r.kept
+	l, err := s.journals.List(q.p, limit)
+	if err != nil {
+		return 0, nil, err // past journal.MaxListingBytes
 	}
-	if !s.pinListing(pinned) {
-		return 0, nil, errListingsBusy
-	}
-	return http.StatusOK, &requestsList{recs: recs, s: s, pinned: pinned}, nil
+	return http.StatusOK, requestsList{l}, nil
 }
 
 // MaxListingBytes bounds the journal entries that listings being written
 // keep alive together: an entry the journal drops meanwhile lives on
 // until its listing is written, and a client may read slowly. A listing
 // always fits alone (the journals keep at most Options.JournalBytes).
-const MaxListingBytes = 256 << 20
+const MaxListingBytes = journal.MaxListingBytes
 
-var errListingsBusy = &APIError{Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable, RetryAfter: time.Second,
-	Message: fmt.Sprintf("listings being written already hold %d MiB of journal entries; try again", MaxListingBytes>>20)}
+// requestsList is the data of GET /__mock/requests: the entries, pinned
+// until they are written.
+type requestsList struct{ *journal.Listing }
 
-// pinListing reserves n bytes of MaxListingBytes for a listing, and
-// reports whether they were free; a listing alone always gets them.
-func (s *Server) pinListing(n int64) bool {
-	for {
-		used := s.listingPinned.Load()
-		if used > 0 && used+n > MaxListingBytes {
-			return false
-		}
-		if s.listingPinned.CompareAndSwap(used, used+n) {
-			return true
-		}
-	}
-}
+func (l requestsList) release() { l.Release() }
 
-// requestsList is the data of GET /__mock/requests: the entries, and
-// the bytes of them pinned for it until it is written.
-type requestsList struct {
-	recs   []*journalRecord
-	s      *Server
-	pinned int64
-}
-
-func (l *requestsList) release() {
-	l.s.listingPinned.Add(-l.pinned)
-	l.recs, l.pinned = nil, 0
-}
-
-func (l *requestsList) writeData(js *wire.Stream) {
-	js.Raw(`{"count":` + strconv.Itoa(len(l.recs)) + `,"requests":[`)
-	for i, r := range l.recs {
+func (l requestsList) writeData(js *wire.Stream) {
+	js.Raw(`{"count":` + strconv.Itoa(l.Len()) + `,"requests":[`)
+	for i := range l.Len() {
 		if js.Err() != nil {
 			return // the client is gone: build no more entries
 		}
 		if i > 0 {
 			js.Raw(",")
 		}
-		e := r.entry()
+		e := l.Entry(i)
 		js.Value(&e)
 	}
 	js.Raw("]}")

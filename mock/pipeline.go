@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -74,8 +75,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	x.rec.ResponseWriter, x.body.r = w, r.Body
 	x.rec.hold = true
 	rec, body := &x.rec, &x.body
-	entry := journalRecord{JournalEntry: JournalEntry{RequestID: requestID, Time: s.now(),
-		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, header: r.Header}
+	entry := journal.Record{Entry: JournalEntry{RequestID: requestID, Time: s.now(),
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
 	warns := detectWarnings(r)
 	if warns != nil {
 		warns.setHeader(rec.Header())
@@ -98,8 +99,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		}
 		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
-		entry.resp, entry.more = rec.first, rec.more
-		s.record(ss, entry)
+		entry.Resp, entry.More = rec.first, rec.more
+		s.journals.Record(ss.journalKey, entry)
 	}()
 	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 )
 
@@ -141,10 +142,12 @@ const (
 // Server is the fake service. It is an http.Handler and owns no listener:
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
-// Locks: sessionsMu and journalMu may be held while a session's own mu is
-// taken, never the other way round; scenariosMu and faultsMu are never
-// held while taking another of these (Reload holds scenariosMu while the
-// loader's cache takes its own lock, which guards nothing else).
+// Locks: sessionsMu may be held while a session's own mu is taken, never
+// the other way round; scenariosMu and faultsMu are never held while
+// taking another of these (Reload holds scenariosMu while the loader's
+// cache takes its own lock, which guards nothing else). The journals'
+// locks come last: any of these may be held while calling into journals,
+// which call nothing back.
 type Server struct {
 	// Set by New and never changed.
 	log          *slog.Logger
@@ -197,18 +200,9 @@ type Server struct {
 	restoreMu      sync.Mutex
 	snapshotTakers chan struct{}
 
-	// The journals of all sessions together (journal.go).
-	journalMu   sync.Mutex    // guards seq, order, wake and waiting
-	seq         int64         // the last journal sequence number
-	order       journalOrder  // which session holds each entry, oldest first
-	wake        chan struct{} // closed by the next record, when someone waits (verify.go)
-	waiting     int           // requests waiting on the journal, at most MaxWaiters
-	journalSize int           // entries per session's journal
-	journalMax  int64         // bytes all journals keep together
-	journalUsed atomic.Int64  // bytes all journals keep now
-	// listingPinned is what journal listings being written keep alive
-	// (admin.go, MaxListingBytes).
-	listingPinned atomic.Int64
+	// The journals of all sessions together, with their own locks
+	// (package journal).
+	journals *journal.Journals
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -238,9 +232,7 @@ func New(opts Options) (*Server, error) {
 		sessionTTL:   opts.SessionTTL,
 		shops:        shopBudget{max: opts.MaxShopBytes, log: opts.Logger},
 		seedMax:      opts.MaxSeedBytes,
-		order:        journalOrder{ring: make([]orderItem, opts.JournalEntries)},
-		journalSize:  opts.JournalSize,
-		journalMax:   opts.JournalBytes,
+		journals:     journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
 		media:        media.NewStore(opts.MediaCacheBytes),
 
 		snapshotTakers: make(chan struct{}, 2),
@@ -249,13 +241,13 @@ func New(opts Options) (*Server, error) {
 	s.metrics.registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_bytes",
 			Help: "What all journals keep together, as counted against their byte budget (Options.JournalBytes)."},
-			func() float64 { return float64(s.journalUsed.Load()) }),
+			func() float64 { return float64(s.journals.Used()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_shop_bytes",
 			Help: "What all living shops keep together, as counted against --max-shop-memory."},
 			func() float64 { return float64(s.shops.bytes()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
 			Help: "Admin requests waiting on the journal (wait=), at most 256."},
-			func() float64 { return float64(s.waiters()) }),
+			func() float64 { return float64(s.journals.Waiters()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
 			Help: "Living shops evicted to keep within --max-shop-memory."},
 			func() float64 { return float64(s.shops.evictions.Load()) }),
@@ -406,5 +398,5 @@ func (s *Server) requestID(r *http.Request) string {
 // most: the journals, the living shops, the seeded reviews, the media
 // cache and the run-time faults. The scenarios' data comes on top.
 func (s *Server) MemoryBudget() int64 {
-	return s.journalMax + s.shops.max + s.seedMax + s.media.Budget() + MaxRuntimeFaultBytes
+	return s.journals.Max() + s.shops.max + s.seedMax + s.media.Budget() + MaxRuntimeFaultBytes
 }

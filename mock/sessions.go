@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -17,7 +18,7 @@ const DefaultSession = "default"
 
 // AllSessions, given as a session to Reset, AddFault and friends, means
 // every session (for a fault: each session, counted separately).
-const AllSessions = "*"
+const AllSessions = journal.AllSessions
 
 // Headers that steer the mock per request.
 const (
@@ -40,6 +41,10 @@ type session struct {
 	id       string
 	lastUsed time.Time   // guarded by Server.sessionsMu
 	shops    *shopBudget // accounts the session's living shops; nil for a session only looked at
+	// journalKey names the session's journal in Server.journals, from
+	// before the session is kept, and never changes; the zero Key, of a
+	// session only looked at, names none.
+	journalKey journal.Key
 
 	mu       sync.Mutex // guards the fields below
 	scenario string     // picked with PUT /__mock/scenario; "" follows the server
@@ -47,7 +52,6 @@ type session struct {
 	dropped  bool                     // reset or evicted: no longer in Server.sessions
 	faults   []*Fault                 // run-time faults of this session
 	counters map[*Fault]*faultCounter // of every fault the session's requests met
-	journal  journal
 	// overrides are the session's own (PUT /__mock/overrides?session=ID),
 	// over those for every session.
 	overrides Overrides
@@ -55,8 +59,8 @@ type session struct {
 	seedUsed  *atomic.Int64 // Server.seedUsed, for a kept session; nil for one only looked at
 }
 
-func newSession(id string, journalSize int, shops *shopBudget) *session {
-	return &session{id: id, shops: shops, journal: journal{size: journalSize}, seeds: &seedBox{}}
+func newSession(id string, shops *shopBudget) *session {
+	return &session{id: id, shops: shops, seeds: &seedBox{}}
 }
 
 // scenarioState is what a session changes while it uses one scenario.
@@ -223,7 +227,7 @@ func (s *Server) peek(sid, name string) (*session, *Scenario, error) {
 	}
 	s.sessionsMu.Unlock()
 	if !ok {
-		ss = newSession(sid, 0, nil)
+		ss = newSession(sid, nil)
 	}
 	sc, err := s.scenarioOf(ss, name)
 	return ss, sc, err
@@ -267,8 +271,9 @@ func (s *Server) sessionLocked(id string) *session {
 	}
 	if !ok {
 		s.evictForLocked(now)
-		ss = newSession(id, s.journalSize, &s.shops)
+		ss = newSession(id, &s.shops)
 		ss.seedUsed = &s.seedUsed
+		ss.journalKey = s.journals.Open(id)
 		s.sessions[id] = ss
 	}
 	ss.lastUsed = now
@@ -313,16 +318,14 @@ func (s *Server) dropSessionLocked(id string) {
 // its scenario choice and seeded reviews, and marks it dropped, under
 // s.sessionsMu and ss.mu.
 func (s *Server) clearSessionLocked(ss *session) {
-	s.journalUsed.Add(-ss.journal.bytes())
-	ss.journal = journal{}
-	// The journal order may still point here for a while: keep nothing.
+	s.journals.Drop(ss.journalKey)
 	for _, st := range ss.states {
 		if st.shop != nil {
 			ss.shops.remove(st.shop)
 		}
 	}
 	ss.states, ss.faults, ss.counters, ss.overrides = nil, nil, nil, Overrides{}
-	ss.dropped = true // a request still running keeps no entry
+	ss.dropped = true // a request still running keeps no shop (nor, by its Key, any entry)
 }
 
 // Reset returns session (or every session, for AllSessions) to the start:

@@ -315,7 +315,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	rb := rebase{from: snap.MediaBase, to: s.loader.media.Base}
 
 	// Everything is built before the session is touched.
-	fresh := newSession(sid, s.journalSize, &s.shops)
+	fresh := newSession(sid, &s.shops)
 	fresh.seedUsed = &s.seedUsed
 	if snap.Scenario != "" {
 		if current[snap.Scenario] == nil {
@@ -466,6 +466,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	s.faultsMu.Unlock()
 	s.evictForLocked(now)
 	fresh.lastUsed = now
+	fresh.journalKey = s.journals.Open(sid)
 	s.sessions[sid] = fresh
 	for _, sh := range shops {
 		fresh.shops.add(sh.sh, fresh, sh.st)

@@ -49,21 +49,6 @@ func TestWarningsCleanRequestAllocatesNothing(t *testing.T) {
 	}
 }
 
-// A journal entry's warnings count against the journal's budget.
-func TestJournalCountsWarnings(t *testing.T) {
-	r := journalRecord{JournalEntry: JournalEntry{Method: "GET", Path: "/api/v1/feedbacks"}}
-	before := r.measure()
-	r.Warnings = []string{strings.Repeat("w", 100), "x"}
-	if got, want := r.measure()-before, int64(16+100+16+1); got != want {
-		t.Errorf("two warnings of 101 bytes add %d bytes to the entry, want %d", got, want)
-	}
-	r.kept = r.measure()
-	r.strip(10)
-	if r.Warnings != nil {
-		t.Error("a stripped entry keeps its warnings")
-	}
-}
-
 // blankValue agrees with decoding and trimming.
 func TestBlankValue(t *testing.T) {
 	for _, v := range []string{"", "+", "%20", "+%09%0A%0D%0B%0C+", "%C2%A0", "%E3%80%80", "%E2%80%89+", "%E1%9A%80", "%C2%85",
