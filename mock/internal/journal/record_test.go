@@ -1,7 +1,11 @@
 package journal
 
 import (
+	"maps"
 	"net/http"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,5 +52,42 @@ func TestJournalCountsWarnings(t *testing.T) {
 	r.strip(10)
 	if r.Warnings != nil {
 		t.Error("a stripped entry keeps its warnings")
+	}
+}
+
+// headerRunRE finds a run of names in backquotes, as the README lists
+// headers: "`Authorization`, `Cookie` and `X-Auth-Token`".
+var headerRunRE = regexp.MustCompile("`[A-Za-z-]+`(?:,?\\s+(?:and\\s+|or\\s+)?`[A-Za-z-]+`)+")
+
+// secretHeaders is the one list of credential headers: wherever the
+// README lists them (a run of names with two of them or more), it lists
+// exactly these.
+func TestReadmeListsSecretHeaders(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(maps.Keys(secretHeaders))
+	lists := 0
+	for _, run := range headerRunRE.FindAllString(string(readme), -1) {
+		var got []string
+		secrets := 0
+		for _, m := range regexp.MustCompile("`([A-Za-z-]+)`").FindAllStringSubmatch(run, -1) {
+			got = append(got, m[1])
+			if secretHeaders[m[1]] {
+				secrets++
+			}
+		}
+		if secrets < 2 {
+			continue // not a list of credentials
+		}
+		lists++
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("the README lists the credential headers as %q, the journal redacts %q:\n%s", got, want, run)
+		}
+	}
+	if lists < 3 {
+		t.Errorf("the README lists the credential headers %d times, want the 3 places (the journal, patterns, security)", lists)
 	}
 }
