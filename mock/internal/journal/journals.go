@@ -11,15 +11,15 @@ import (
 // they keep. It numbers the entries, and wakes the requests that wait
 // for one (wait.go).
 //
-// Locks: mu guards seq, order, rings (the map), gen, wake and waiting;
-// each ring's own mu guards its contents. A ring's contents change only
-// under both, mu first, so Record, Clear and Drop, which hold mu, read
-// any ring freely, and a reader (a listing, a verification, a waiter)
-// holds mu only to find the rings in its scope, then each ring's mu in
-// turn, never two at once. Journals calls nothing outside the package
-// while it holds a lock: its callers may hold their own locks (the
-// server's sessions lock, a session's) while calling in, and must never
-// call in from code that runs under one of these.
+// Locks, in this order: mu, then a ring's mu. mu guards seq, order,
+// rings (the map), gen, wake and waiting; each ring's own mu guards its
+// contents. A ring's contents change only under both, so Record, Clear,
+// Open and Drop, which hold mu, read any ring without its lock, and a
+// reader (a listing, a verification, a waiter) holds mu only to find the
+// rings in its scope, then each ring's mu in turn, never two at once.
+// Nothing here calls out of the package under a lock, so these locks
+// are the innermost: a caller may hold its own (the server's sessions
+// lock, a session's) while it calls in.
 type Journals struct {
 	mu      sync.Mutex
 	seq     int64            // the last sequence number given

@@ -17,78 +17,78 @@ type ring struct {
 
 // add appends e, dropping the oldest entry when the ring is full, and
 // returns how many bytes the ring now keeps more (or fewer).
-func (j *ring) add(e *Record) int64 {
-	if j.size <= 0 {
+func (rg *ring) add(e *Record) int64 {
+	if rg.size <= 0 {
 		return 0
 	}
-	if j.n == len(j.entries) && j.n < j.size {
+	if rg.n == len(rg.entries) && rg.n < rg.size {
 		// Full but allowed to grow: double, oldest first, up to size.
-		grown := make([]*Record, min(max(2*j.n, 8), j.size))
-		for i := range j.n {
-			grown[i] = j.entries[(j.head+i)%len(j.entries)]
+		grown := make([]*Record, min(max(2*rg.n, 8), rg.size))
+		for i := range rg.n {
+			grown[i] = rg.entries[(rg.head+i)%len(rg.entries)]
 		}
-		j.entries, j.head = grown, 0
+		rg.entries, rg.head = grown, 0
 	}
-	if j.n < len(j.entries) {
-		j.entries[(j.head+j.n)%len(j.entries)] = e
-		j.n++
+	if rg.n < len(rg.entries) {
+		rg.entries[(rg.head+rg.n)%len(rg.entries)] = e
+		rg.n++
 		return e.kept
 	}
-	freed := j.entries[j.head].kept
-	j.lost = max(j.lost, j.entries[j.head].Seq)
-	j.entries[j.head] = e
-	j.head = (j.head + 1) % len(j.entries)
+	freed := rg.entries[rg.head].kept
+	rg.lost = max(rg.lost, rg.entries[rg.head].Seq)
+	rg.entries[rg.head] = e
+	rg.head = (rg.head + 1) % len(rg.entries)
 	return e.kept - freed
 }
 
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
-func (j *ring) freedByAdd() int64 {
-	if j.size <= 0 || j.n < j.size {
+func (rg *ring) freedByAdd() int64 {
+	if rg.size <= 0 || rg.n < rg.size {
 		return 0
 	}
-	return j.entries[j.head].kept
+	return rg.entries[rg.head].kept
 }
 
 // dropOldest removes the oldest entry if its sequence number is seq, and
 // returns the bytes freed.
-func (j *ring) dropOldest(seq int64) int64 {
-	if j.n == 0 || j.entries[j.head].Seq != seq {
+func (rg *ring) dropOldest(seq int64) int64 {
+	if rg.n == 0 || rg.entries[rg.head].Seq != seq {
 		return 0 // already gone: overwritten, cleared or dropped
 	}
-	freed := j.entries[j.head].kept
-	j.lost = max(j.lost, seq)
-	j.entries[j.head] = nil
-	j.head = (j.head + 1) % len(j.entries)
-	j.n--
-	if j.n == 0 {
-		j.entries, j.head = nil, 0 // a session emptied by others' entries keeps no ring
+	freed := rg.entries[rg.head].kept
+	rg.lost = max(rg.lost, seq)
+	rg.entries[rg.head] = nil
+	rg.head = (rg.head + 1) % len(rg.entries)
+	rg.n--
+	if rg.n == 0 {
+		rg.entries, rg.head = nil, 0 // a session emptied by others' entries keeps no ring
 	}
 	return freed
 }
 
 // clear empties the ring, forgetting what it lost, and returns the bytes
 // freed.
-func (j *ring) clear() int64 {
-	freed := j.bytes()
-	j.entries, j.head, j.n, j.lost = nil, 0, 0, 0
+func (rg *ring) clear() int64 {
+	freed := rg.bytes()
+	rg.entries, rg.head, rg.n, rg.lost = nil, 0, 0, 0
 	return freed
 }
 
 // all returns the entries, oldest first.
-func (j *ring) all() []*Record {
-	out := make([]*Record, 0, j.n)
-	for i := range j.n {
-		out = append(out, j.entries[(j.head+i)%len(j.entries)])
+func (rg *ring) all() []*Record {
+	out := make([]*Record, 0, rg.n)
+	for i := range rg.n {
+		out = append(out, rg.entries[(rg.head+i)%len(rg.entries)])
 	}
 	return out
 }
 
 // bytes is what the ring's entries keep.
-func (j *ring) bytes() int64 {
+func (rg *ring) bytes() int64 {
 	var n int64
-	for i := range j.n {
-		n += j.entries[(j.head+i)%len(j.entries)].kept
+	for i := range rg.n {
+		n += rg.entries[(rg.head+i)%len(rg.entries)].kept
 	}
 	return n
 }
