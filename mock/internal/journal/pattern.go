@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -52,7 +51,7 @@ type Pattern struct {
 func Compile(f Filter) (*Pattern, error) {
 	p := &Pattern{scope: cmp.Or(f.Session, AllSessions), since: f.Since}
 	if f.Method != "" {
-		if !isToken(f.Method) {
+		if !wire.IsToken(f.Method) {
 			return nil, wire.InvalidParameter("method", "must be an HTTP method such as GET, got %q", f.Method)
 		}
 		p.parts = append(p.parts, part{kind: partMethod, field: "method", want: f.Method})
@@ -87,7 +86,7 @@ func moreParts(f Filter) ([]part, error) {
 	seen := map[string]string{}
 	for _, name := range sortedKeys(f.Header) {
 		field, want := "header."+name, f.Header[name]
-		if !isToken(name) {
+		if !wire.IsToken(name) {
 			return nil, wire.InvalidParameter(field, "must name a header: header.NAME=VALUE")
 		}
 		canon := http.CanonicalHeaderKey(name)
@@ -119,28 +118,6 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// isToken reports whether s is an HTTP token (a method or header name).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r > 127 || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
-}
-
-// parseDigits parses a non-empty string of ASCII digits that fits in
-// int64. strconv alone would also take a sign.
-func parseDigits(s string) (int64, error) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.ParseInt(s, 10, 64)
 }
 
 // check reports whether r has the part, and what r has there (nil:
@@ -272,7 +249,7 @@ func member(raw json.RawMessage, seg string) (json.RawMessage, bool) {
 		v, ok := obj[seg]
 		return v, ok
 	case '[':
-		i, err := parseDigits(seg)
+		i, err := wire.ParseDigits(seg)
 		if err != nil {
 			return nil, false
 		}

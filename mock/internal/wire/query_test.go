@@ -74,3 +74,12 @@ func TestReadQueryValues(t *testing.T) {
 		t.Errorf("Int(e) of nothing: %d %v %v", n, ok, err)
 	}
 }
+
+func TestIsToken(t *testing.T) {
+	for s, want := range map[string]bool{"GET": true, "X-Mock-Session": true, "a.b~c": true,
+		"": false, "GE T": false, "a:b": false, "ё": false, "a\x7f": false, "a\x00": false} {
+		if IsToken(s) != want {
+			t.Errorf("IsToken(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
