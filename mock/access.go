@@ -165,8 +165,8 @@ func (s *Server) SetOverridesFor(sid string, o Overrides) error {
 		return err
 	}
 	if sid == AllSessions {
-		s.faultsMu.Lock()
-		defer s.faultsMu.Unlock()
+		s.overridesMu.Lock()
+		defer s.overridesMu.Unlock()
 		s.overrides = o
 		return nil
 	}
@@ -182,13 +182,19 @@ func (s *Server) SetOverridesFor(sid string, o Overrides) error {
 	return nil
 }
 
+// sharedOverrides returns the overrides for every session.
+func (s *Server) sharedOverrides() Overrides {
+	s.overridesMu.Lock()
+	defer s.overridesMu.Unlock()
+	return s.overrides
+}
+
 // OverridesFor returns the overrides session sid set itself (none for a
 // session that does not exist), or with AllSessions those for every
 // session.
 func (s *Server) OverridesFor(sid string) Overrides {
 	if sid == AllSessions {
-		_, o := s.runtime()
-		return o
+		return s.sharedOverrides()
 	}
 	s.sessionsMu.Lock()
 	ss, ok := s.sessions[sid]

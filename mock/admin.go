@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -260,7 +261,7 @@ func faultRequest(r *http.Request) (string, *Fault, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	f, err := decodeFault(body)
+	f, err := fault.Decode(body)
 	return sid, f, err
 }
 

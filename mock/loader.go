@@ -594,7 +594,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 		// scenario that extends another must not share the other's.
 		faults: slices.Clone(sf.Faults), media: p.l.media}
 	for i := range sc.faults {
-		sc.faults[i].prepare()
+		sc.faults[i].Prepare()
 	}
 	if p.l.seed != 0 {
 		sc.Seed = p.l.seed

@@ -2,12 +2,14 @@ package mock
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/replymock/replymock/mock/internal/fault"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
@@ -49,7 +51,7 @@ func newMetrics() *metrics {
 		}, []string{"route"}),
 		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "replymock_injected_faults_total",
-			Help: "Faults injected into API requests, by kind (latency, error, drop, truncate, unauthorized, rate_limited) and scenario.",
+			Help: "Faults injected into API requests, by kind (" + strings.Join(faultMetricKinds(), ", ") + ") and scenario.",
 		}, []string{"kind", "scenario"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "replymock_client_warnings_total",
@@ -65,6 +67,23 @@ func newMetrics() *metrics {
 	m.faultsBy.create = func(l faultLabels) prometheus.Counter { return m.faults.WithLabelValues(l.kind, l.scenario) }
 	m.warningsBy.create = func(k warnKind) prometheus.Counter { return m.warnings.WithLabelValues(warnKindNames[k]) }
 	return m
+}
+
+// The kind label's values of replymock_injected_faults_total beyond the
+// fault kinds': the answers auth and the rate limit gave.
+const (
+	metricUnauthorized = "unauthorized"
+	metricRateLimited  = "rate_limited"
+)
+
+// faultMetricKinds lists the kind label's values: each fault kind's (the
+// kind table's), then auth's and the rate limit's.
+func faultMetricKinds() []string {
+	var out []string
+	for _, k := range fault.Kinds() {
+		out = append(out, k.Metric)
+	}
+	return append(out, metricUnauthorized, metricRateLimited)
 }
 
 // childCache keeps a metric vector's children by their label values. A
@@ -122,21 +141,14 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 		return
 	}
 	add := func(kind string) { m.faultsBy.get(faultLabels{kind, scenario}).Inc() }
-	if p.delay > 0 {
-		add("latency")
+	for kind := range p.Metrics() {
+		add(kind)
 	}
 	switch {
-	case p.answer != nil && p.answer.Error != nil:
-		add("error")
-	case p.answer != nil && p.answer.Drop:
-		add("drop")
 	case p.deny == errUnauthorized:
-		add("unauthorized")
+		add(metricUnauthorized)
 	case p.deny != nil:
-		add("rate_limited")
-	}
-	if p.truncate {
-		add("truncate")
+		add(metricRateLimited)
 	}
 }
 

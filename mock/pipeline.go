@@ -1,14 +1,13 @@
 package mock
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -49,13 +48,10 @@ func (t apiTable) find(escapedPath, method string) apiHandler {
 
 // plan is what happens to one API request, decided on arrival.
 type plan struct {
-	delay    time.Duration
-	answer   *Fault // the fault that errors or drops instead of the API; nil for none
-	truncate bool   // cut whatever the answer is in half
-	labels   []string
-	deny     *APIError // 401 or 429, when no fault answered first
-	retryIn  time.Duration
-	strict   bool // a request with warnings is answered 400
+	fault.Outcome           // the faults': the delay, the fault that acts on the answer, the journal's labels
+	deny          *APIError // 401 or 429, when no fault answered first
+	retryIn       time.Duration
+	strict        bool // a request with warnings is answered 400
 }
 
 // exchange is what the server keeps of one request while it serves it,
@@ -129,10 +125,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	}
 	pl := s.plan(ss, sc, r, seed)
 	p = &pl
-	entry.Fault = strings.Join(p.labels, ", ")
+	entry.Fault = strings.Join(p.Labels, ", ")
 
-	if p.delay > 0 {
-		t := time.NewTimer(p.delay)
+	if d := p.Delay(); d > 0 {
+		t := time.NewTimer(d)
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
@@ -142,17 +138,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		}
 	}
 	goesUp := s.goesUpstream(r, sc)
-	if p.answer != nil || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
+	if p.Replaces() || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
 		// No handler reads the body: read what the journal keeps of it.
 		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
-	}
-	switch f := p.answer; {
-	case f == nil:
-	case f.Error != nil:
-		writeFaultError(rec, f.Error)
-		return
-	case f.Drop:
-		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 	}
 	answer := func(w http.ResponseWriter) {
 		switch {
@@ -172,11 +160,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			s.answerAPI(w, r, body, apiContext{ss, sc})
 		}
 	}
-	if p.truncate {
-		writeTruncated(rec, answer)
-		return
-	}
-	answer(rec)
+	p.Serve(rec, answer) // a fault's answer in its place, or cut short
 }
 
 // answerAPI runs the operation the request names, or answers 404 or 405.
@@ -220,15 +204,16 @@ func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.Re
 // plan decides faults, auth and the rate limit for a request, advancing
 // the session's counters; seed is the one of its fault draws.
 func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) plan {
-	global, all := s.runtime()
+	all := s.sharedOverrides()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	over := ss.overrides.over(all)
 	auth, rl := over.access(sc)
 	st := ss.state(sc)
-	p := ss.meetFaults(st, global, r.Method, strings.TrimPrefix(r.URL.Path, APIPrefix), seed)
+	shared, own := s.faultsOf(ss)
+	p := plan{Outcome: ss.meetFaults(st, shared, own, fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed})}
 	p.strict = over.strict(sc, s.strict)
-	if p.answer != nil {
+	if p.Replaces() {
 		return p
 	}
 	if !auth.allows(r.Header.Get("Authorization")) {
@@ -238,46 +223,8 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) pl
 	if rl != nil {
 		if retryIn, ok := st.window.admit(rl, s.now()); !ok {
 			p.deny, p.retryIn = errRateLimited(rl), retryIn
-			p.labels = append(p.labels, "rate limit")
+			p.Labels = append(p.Labels, "rate limit")
 		}
 	}
 	return p
-}
-
-// writeTruncated sends what answer writes with its headers and a
-// Content-Length for the whole body, but only half the body, and then
-// closes the connection.
-func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
-	buf := &bufferWriter{header: make(http.Header)}
-	answer(buf)
-	for k, v := range buf.header {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(buf.body.Len()))
-	w.WriteHeader(buf.status)
-	w.Write(buf.body.Bytes()[:buf.body.Len()/2])
-	http.NewResponseController(w).Flush()
-	panic(http.ErrAbortHandler)
-}
-
-// bufferWriter holds a whole response in memory.
-type bufferWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header { return b.header }
-
-func (b *bufferWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
-}
-
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 && code >= 200 { // an informational answer is not the answer
-		b.status = code
-	}
 }

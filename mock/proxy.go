@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -175,7 +176,7 @@ func (ps *ProxySpec) takes(apiPath string, faked bool) bool {
 		return true
 	}
 	for _, glob := range ps.Paths {
-		if (&Fault{Path: glob}).matches("", apiPath) {
+		if fault.MatchPath(glob, apiPath) {
 			return true
 		}
 	}

@@ -184,7 +184,7 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		yf.problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
 	}
 	for i := range sf.Faults {
-		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].validate()) {
+		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].Validate()) {
 			yf.problemf(p.Field, "%s", p.Msg)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 )
@@ -143,11 +144,12 @@ const (
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
 // Locks: sessionsMu may be held while a session's own mu is taken, never
-// the other way round; scenariosMu and faultsMu are never held while
+// the other way round; scenariosMu and overridesMu are never held while
 // taking another of these (Reload holds scenariosMu while the loader's
 // cache takes its own lock, which guards nothing else). The journals'
 // locks come last: any of these may be held while calling into journals,
-// which call nothing back.
+// which call nothing back. So does the fault registry's lock; its
+// additions run under sessionsMu.
 type Server struct {
 	// Set by New and never changed.
 	log          *slog.Logger
@@ -187,11 +189,11 @@ type Server struct {
 	seedMax     int64        // MaxSeedBytes
 	seedUsed    atomic.Int64 // what all sessions' seeded reviews keep (seed.go)
 
-	// Run-time faults and overrides, for every session (faults.go, access.go).
-	faultsMu  sync.Mutex // guards the fields below
-	faults    []*Fault   // replaced, never changed in place
-	faultSeq  int
-	overrides Overrides
+	faults *fault.Registry // the run-time faults, for every session and each session's own (faults.go)
+
+	// The overrides for every session (access.go).
+	overridesMu sync.Mutex // guards overrides
+	overrides   Overrides
 
 	// Snapshots (snapshot.go): one restore decodes and builds at a time,
 	// each holding a snapshot of up to MaxSnapshotBytes; two are written
@@ -228,6 +230,7 @@ func New(opts Options) (*Server, error) {
 		started:      opts.Now(),
 		metrics:      newMetrics(),
 		sessions:     make(map[string]*session),
+		faults:       fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
 		maxSessions:  opts.MaxSessions,
 		sessionTTL:   opts.SessionTTL,
 		shops:        shopBudget{max: opts.MaxShopBytes, log: opts.Logger},

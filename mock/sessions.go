@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -49,9 +50,8 @@ type session struct {
 	mu       sync.Mutex // guards the fields below
 	scenario string     // picked with PUT /__mock/scenario; "" follows the server
 	states   map[string]*scenarioState
-	dropped  bool                     // reset or evicted: no longer in Server.sessions
-	faults   []*Fault                 // run-time faults of this session
-	counters map[*Fault]*faultCounter // of every fault the session's requests met
+	dropped  bool                      // reset or evicted: no longer in Server.sessions
+	counters map[*Fault]*fault.Counter // of every fault the session's requests met
 	// overrides are the session's own (PUT /__mock/overrides?session=ID),
 	// over those for every session.
 	overrides Overrides
@@ -117,13 +117,13 @@ func requestSeed(h http.Header) (int64, error) {
 }
 
 // counter returns the session's counter of fault f; the caller holds ss.mu.
-func (ss *session) counter(f *Fault) *faultCounter {
+func (ss *session) counter(f *Fault) *fault.Counter {
 	if ss.counters == nil {
-		ss.counters = make(map[*Fault]*faultCounter)
+		ss.counters = make(map[*Fault]*fault.Counter)
 	}
 	c, ok := ss.counters[f]
 	if !ok {
-		c = &faultCounter{}
+		c = &fault.Counter{}
 		ss.counters[f] = c
 	}
 	return c
@@ -324,8 +324,9 @@ func (s *Server) clearSessionLocked(ss *session) {
 			ss.shops.remove(st.shop)
 		}
 	}
-	ss.states, ss.faults, ss.counters, ss.overrides = nil, nil, nil, Overrides{}
-	ss.dropped = true // a request still running keeps no shop (nor, by its Key, any entry)
+	ss.states, ss.counters, ss.overrides = nil, nil, Overrides{}
+	s.faults.Drop(ss.id) // its run-time faults go with it
+	ss.dropped = true    // a request still running keeps no shop (nor, by its Key, any entry), and meets none of its faults
 }
 
 // Reset returns session (or every session, for AllSessions) to the start:
@@ -338,9 +339,10 @@ func (s *Server) Reset(sid string) {
 	if sid == AllSessions {
 		// The faults for every session go first: a request meanwhile
 		// meets none, rather than the old ones with fresh counters.
-		s.faultsMu.Lock()
-		s.faults, s.overrides = nil, Overrides{}
-		s.faultsMu.Unlock()
+		s.faults.Drop(AllSessions)
+		s.overridesMu.Lock()
+		s.overrides = Overrides{}
+		s.overridesMu.Unlock()
 	}
 	s.sessionsMu.Lock()
 	reset := func(id string) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
@@ -152,25 +153,25 @@ func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 	if !ok {
 		return snap, nil
 	}
-	global, _ := s.runtime()
 	current := s.scenarioMap()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	global, own := s.faultsOf(ss)
 	snap.Scenario = ss.scenario
 	if ss.overrides != (Overrides{}) {
 		o := ss.overrides
 		snap.Overrides = &o
 	}
-	for _, f := range ss.faults {
+	for _, f := range own {
 		sf := SnapshotFault{Fault: *f}
 		if c := ss.counters[f]; c != nil {
-			sf.Matched, sf.Hit = c.matched, c.hit
+			sf.Matched, sf.Hit = c.Matched, c.Hit
 		}
 		snap.Faults = append(snap.Faults, sf)
 	}
 	for _, f := range global {
-		if c := ss.counters[f]; c != nil && (c.matched > 0 || c.hit > 0) {
-			snap.SharedFaultCounters = append(snap.SharedFaultCounters, SharedFaultCount{ID: f.ID, Matched: c.matched, Hit: c.hit})
+		if c := ss.counters[f]; c != nil && (c.Matched > 0 || c.Hit > 0) {
+			snap.SharedFaultCounters = append(snap.SharedFaultCounters, SharedFaultCount{ID: f.ID, Matched: c.Matched, Hit: c.Hit})
 		}
 	}
 	ss.seeds.mu.Lock()
@@ -202,8 +203,8 @@ func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 			rec.Settings = &settings
 			if st.sc == sc {
 				for i := range sc.faults {
-					if c := ss.counters[&sc.faults[i]]; c != nil && (c.matched > 0 || c.hit > 0) {
-						rec.FaultCounters = append(rec.FaultCounters, ScenarioFaultCount{Index: i, Matched: c.matched, Hit: c.hit})
+					if c := ss.counters[&sc.faults[i]]; c != nil && (c.Matched > 0 || c.Hit > 0) {
+						rec.FaultCounters = append(rec.FaultCounters, ScenarioFaultCount{Index: i, Matched: c.Matched, Hit: c.Hit})
 					}
 				}
 				if st.shop != nil {
@@ -331,13 +332,14 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
 		}
 	}
-	fresh.counters = make(map[*Fault]*faultCounter)
+	fresh.counters = make(map[*Fault]*fault.Counter)
+	var faults []*Fault // the session's run-time faults
 	for i := range snap.Faults {
 		f := snap.Faults[i].Fault
-		f.prepare()
+		f.Prepare()
 		fp := &f
-		fresh.faults = append(fresh.faults, fp)
-		fresh.counters[fp] = &faultCounter{matched: snap.Faults[i].Matched, hit: snap.Faults[i].Hit}
+		faults = append(faults, fp)
+		fresh.counters[fp] = &fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit}
 	}
 	type shopToBe struct {
 		st *scenarioState
@@ -396,7 +398,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			if c.Index >= len(sc.faults) {
 				return RestoreResult{}, wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.faults), c.Index+1)
 			}
-			fresh.counters[&sc.faults[c.Index]] = &faultCounter{matched: c.Matched, hit: c.Hit}
+			fresh.counters[&sc.faults[c.Index]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
 		}
 		if rec.Shop != nil {
 			if sc.shop == nil {
@@ -418,10 +420,10 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 		return RestoreResult{}, &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "scenarios",
 			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", MaxSeedReviews, seedCount)}
 	}
-	global, _ := s.runtime()
+	global := s.faults.Shared()
 	for _, c := range snap.SharedFaultCounters {
 		if i := slices.IndexFunc(global, func(f *Fault) bool { return f.ID == c.ID }); i >= 0 {
-			fresh.counters[global[i]] = &faultCounter{matched: c.Matched, hit: c.Hit}
+			fresh.counters[global[i]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
 		} else {
 			drop("fault %s for every session: no such fault now; its counter is left out", c.ID)
 		}
@@ -431,39 +433,27 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	// coming, and the bounds are checked with it gone.
 	s.sessionsMu.Lock()
 	defer s.sessionsMu.Unlock()
-	var newBytes int64
-	for _, f := range fresh.faults {
-		newBytes += f.size()
-	}
-	if len(fresh.faults) > 0 {
-		// In place of the session's own.
-		if err := s.faultRoomLocked(len(fresh.faults), newBytes, func(_ *Fault, owner string) bool { return owner == sid }); err != nil {
-			return RestoreResult{}, err
+	// The faults go in place of the session's own, with the bounds
+	// checked first; then the seeds' bound, and the old session goes.
+	err := s.faults.Restore(sid, faults, func() error {
+		var oldSeeds int64
+		if old, ok := s.sessions[sid]; ok {
+			old.seeds.mu.Lock()
+			for _, sd := range old.seeds.m {
+				oldSeeds += sd.bytes
+			}
+			old.seeds.mu.Unlock()
 		}
-	}
-	var oldSeeds int64
-	if old, ok := s.sessions[sid]; ok {
-		old.seeds.mu.Lock()
-		for _, sd := range old.seeds.m {
-			oldSeeds += sd.bytes
+		if seedBytes > 0 && s.seedUsed.Load()-oldSeeds+seedBytes > s.seedMax {
+			return s.errSeedMemory(seedBytes - oldSeeds)
 		}
-		old.seeds.mu.Unlock()
+		s.dropSessionLocked(sid)
+		s.seedUsed.Add(seedBytes)
+		return nil
+	})
+	if err != nil {
+		return RestoreResult{}, err
 	}
-	if seedBytes > 0 && s.seedUsed.Load()-oldSeeds+seedBytes > s.seedMax {
-		return RestoreResult{}, s.errSeedMemory(seedBytes - oldSeeds)
-	}
-	s.dropSessionLocked(sid)
-	s.seedUsed.Add(seedBytes)
-	s.faultsMu.Lock()
-	for _, f := range fresh.faults {
-		if f.ID == "" || s.faultIDTakenLocked(f.ID) {
-			s.faultSeq++
-			f.ID = fmt.Sprintf("f%d", s.faultSeq)
-		}
-		f.seq = faultSeqOf(f.ID)
-		s.faultSeq = max(s.faultSeq, f.seq)
-	}
-	s.faultsMu.Unlock()
 	s.evictForLocked(now)
 	fresh.lastUsed = now
 	fresh.journalKey = s.journals.Open(sid)
@@ -480,32 +470,6 @@ func joinField(path, field string) string {
 		return path
 	}
 	return path + "." + field
-}
-
-// faultSeqOf is the number in a fault id such as "f12"; 0 for another.
-func faultSeqOf(id string) int {
-	n, err := parseDigits(strings.TrimPrefix(id, "f"))
-	if err != nil || !strings.HasPrefix(id, "f") || n > 1<<40 {
-		return 0
-	}
-	return int(n)
-}
-
-// faultIDTakenLocked reports whether a run-time fault has the id; the
-// caller holds s.sessionsMu and s.faultsMu.
-func (s *Server) faultIDTakenLocked(id string) bool {
-	if slices.ContainsFunc(s.faults, func(f *Fault) bool { return f.ID == id }) {
-		return true
-	}
-	for _, ss := range s.sessions {
-		ss.mu.Lock()
-		taken := slices.ContainsFunc(ss.faults, func(f *Fault) bool { return f.ID == id })
-		ss.mu.Unlock()
-		if taken {
-			return true
-		}
-	}
-	return false
 }
 
 // restoreSeeds builds what a session seeded from its snapshot.
@@ -761,7 +725,7 @@ func (snap *Snapshot) check() error {
 	}
 	for i := range snap.Faults {
 		f := &snap.Faults[i]
-		if probs := f.Fault.validate(); len(probs) > 0 {
+		if probs := f.Fault.Validate(); len(probs) > 0 {
 			return wire.InvalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].Field), "%s", probs[0].Msg)
 		}
 		if f.Matched < 0 || f.Hit < 0 || f.Hit > f.Matched {

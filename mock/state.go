@@ -35,7 +35,7 @@ type ServerState struct {
 
 // serverState is the server's state now.
 func (s *Server) serverState() ServerState {
-	global, o := s.runtime()
+	global, o := s.faults.Shared(), s.sharedOverrides()
 	st := ServerState{Format: ServerStateFormat, Scenario: s.Scenario().Name, DataAnchor: s.anchor.UTC()}
 	for _, f := range global {
 		st.Faults = append(st.Faults, *f)
@@ -52,26 +52,9 @@ func (s *Server) restoreServerState(st ServerState) error {
 	if st.Format != ServerStateFormat {
 		return wire.InvalidBody("format", "must be %q, got %q", ServerStateFormat, clip(st.Format))
 	}
-	if len(st.Faults) > MaxRuntimeFaults {
-		return wire.InvalidBody("faults", "at most %d, got %d", MaxRuntimeFaults, len(st.Faults))
-	}
-	var faults []*Fault
-	size := int64(0)
-	for i := range st.Faults {
-		f := st.Faults[i]
-		if probs := f.validate(); len(probs) > 0 {
-			return wire.InvalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].Field), "%s", probs[0].Msg)
-		}
-		if faultSeqOf(f.ID) == 0 || slices.ContainsFunc(faults, func(g *Fault) bool { return g.ID == f.ID }) {
-			return wire.InvalidBody(fmt.Sprintf("faults[%d].id", i), "must be f and a number, each once; got %q", f.ID)
-		}
-		f.prepare()
-		f.seq = faultSeqOf(f.ID)
-		size += f.size()
-		faults = append(faults, &f)
-	}
-	if size > MaxRuntimeFaultBytes {
-		return wire.InvalidBody("faults", "over %d MiB together", MaxRuntimeFaultBytes>>20)
+	faults, err := s.faults.ReadBack("faults", st.Faults)
+	if err != nil {
+		return err
 	}
 	o := Overrides{}
 	if st.Overrides != nil {
@@ -85,12 +68,10 @@ func (s *Server) restoreServerState(st ServerState) error {
 			return prefixField(err, "scenario")
 		}
 	}
-	s.faultsMu.Lock()
-	s.faults, s.overrides = faults, o
-	for _, f := range faults {
-		s.faultSeq = max(s.faultSeq, f.seq)
-	}
-	s.faultsMu.Unlock()
+	s.faults.SetShared(faults)
+	s.overridesMu.Lock()
+	s.overrides = o
+	s.overridesMu.Unlock()
 	return nil
 }
 

@@ -1,0 +1,139 @@
+package fault
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"path"
+	"strings"
+
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Fault is a failure injected into requests that match it: latency, an
+// error answer, a dropped connection or a truncated body. Faults come from
+// a scenario file or are added at run time through the admin API; both use
+// this shape (YAML or JSON).
+type Fault struct {
+	// ID names a run-time fault (assigned when it is added).
+	ID string `json:"id,omitempty" yaml:"-"`
+	// Name is an optional label shown in the journal.
+	Name string `json:"name,omitempty" yaml:"name"`
+	// Method matches the request method; "" or "*" matches any.
+	Method string `json:"method,omitempty" yaml:"method"`
+	// Path matches the path after /api/v1 with path.Match globs
+	// ("/feedbacks", "/settings/*"); "", "*" or "/**" match every path.
+	Path string `json:"path,omitempty" yaml:"path"`
+	// Probability that a matching request is hit, from 0 to 1; nil means 1.
+	Probability *float64 `json:"probability,omitempty" yaml:"probability"`
+	// After lets the first After matching requests through untouched.
+	After int `json:"after,omitempty" yaml:"after"`
+	// Times limits how many requests the fault hits; 0 means no limit.
+	Times int `json:"times,omitempty" yaml:"times"`
+
+	// Latency, Error, Drop and Truncate say what the fault does: one
+	// field per kind (kind.go). Fields keep their order: it is the JSON's,
+	// and Prepare hashes the JSON.
+
+	// Latency delays the answer.
+	Latency *Latency `json:"latency,omitempty" yaml:"latency"`
+	// Error answers with a status instead of the real answer.
+	Error *ErrorAnswer `json:"error,omitempty" yaml:"error"`
+	// Drop closes the connection without an answer.
+	Drop bool `json:"drop,omitempty" yaml:"drop"`
+	// Truncate sends the real answer's headers and half its body, then
+	// closes the connection.
+	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
+	// Seed varies the fault's random stream (see Decide): two faults
+	// alike but for their seed draw independently. 0, the default, is a
+	// seed like any other.
+	Seed int64 `json:"seed,omitempty" yaml:"seed"`
+
+	seq int    // order of run-time faults; set by the Registry
+	key uint64 // names the fault's random stream; set by Prepare
+}
+
+// Matches reports whether the fault applies to a request; apiPath is the
+// path after /api/v1.
+func (f *Fault) Matches(method, apiPath string) bool {
+	if f.Method != "" && f.Method != "*" && !strings.EqualFold(f.Method, method) {
+		return false
+	}
+	return MatchPath(f.Path, apiPath)
+}
+
+// MatchPath reports whether apiPath (the path after /api/v1) matches
+// glob, as a fault's Path: "", "*" and "/**" match every path, "/x/**"
+// matches /x and everything under it, and any other glob is path.Match's.
+func MatchPath(glob, apiPath string) bool {
+	switch {
+	case glob == "" || glob == "*" || glob == "/**":
+		return true
+	case strings.HasSuffix(glob, "/**"):
+		prefix := strings.TrimSuffix(glob, "/**")
+		return apiPath == prefix || strings.HasPrefix(apiPath, prefix+"/")
+	}
+	ok, _ := path.Match(glob, apiPath)
+	return ok
+}
+
+// Prepare names the fault's random stream by what the fault is: every
+// field but its probability (so that raising it keeps the requests hit
+// and adds more), its id and its place among other faults (so that
+// adding, removing or reordering faults, or a server numbering run-time
+// faults differently, changes no other fault's draws). Faults are
+// prepared once, before any request meets them.
+func (f *Fault) Prepare() {
+	g := *f
+	g.ID, g.Probability, g.seq, g.key = "", nil, 0, 0
+	js, _ := json.Marshal(g) // of plain fields: it cannot fail
+	h := fnv.New64a()
+	h.Write(js)
+	f.key = h.Sum64()
+}
+
+// Label says in the journal what the fault did: its name, then each of
+// its kinds' words ("flaky: latency error 503").
+func (f *Fault) Label() string {
+	var parts []string
+	if f.Name != "" {
+		parts = append(parts, f.Name+":")
+	}
+	for _, k := range kinds {
+		if k.in(f) {
+			parts = append(parts, k.label(f))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Size is about what the fault keeps in memory: what the run-time
+// faults' byte bound counts.
+func (f *Fault) Size() int64 {
+	n := int64(256 + len(f.ID) + len(f.Name) + len(f.Method) + len(f.Path))
+	for _, k := range kinds {
+		if k.size != nil && k.in(f) {
+			n += k.size(f)
+		}
+	}
+	return n
+}
+
+// Decode reads a run-time fault from a JSON body: strictly, and checked.
+func Decode(body []byte) (*Fault, error) {
+	var f Fault
+	if err := wire.DecodeStrict(body, &f); err != nil {
+		return nil, err
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// check is Validate's first problem as a 400, or nil.
+func (f *Fault) check() error {
+	if probs := f.Validate(); len(probs) > 0 {
+		return wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)
+	}
+	return nil
+}

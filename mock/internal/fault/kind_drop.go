@@ -1,0 +1,15 @@
+package fault
+
+import "net/http"
+
+// dropKind closes the connection with no answer (Fault.Drop).
+var dropKind = Kind{
+	Name:   "drop",
+	Metric: "drop",
+	in:     func(f *Fault) bool { return f.Drop },
+	label:  func(*Fault) string { return "drop" },
+	serve: func(http.ResponseWriter, *Fault, func(http.ResponseWriter)) {
+		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
+	},
+	replaces: true,
+}

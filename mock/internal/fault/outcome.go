@@ -1,0 +1,83 @@
+package fault
+
+import (
+	"iter"
+	"net/http"
+	"time"
+)
+
+// Request is what of an API request the faults it meets look at.
+type Request struct {
+	Method string
+	Path   string // after /api/v1
+	Seed   int64  // of the draws: the request's X-Mock-Seed, else the scenario's
+}
+
+// Outcome is what the faults an API request meets do to it: the delays
+// of those that wait, and the first that acts on the answer.
+type Outcome struct {
+	// Acting is the fault met that acts on the answer (its Action);
+	// nil for none.
+	Acting *Fault
+	// Labels say in the journal what each fault met did, in order.
+	Labels []string
+
+	delay time.Duration // added up, before MaxLatency bounds it
+}
+
+// Meet decides whether f hits the request, with the session's counter of
+// f that counter gives, and adds what it does. Faults are met in order:
+// once one acts on the answer, later ones that would act are not
+// reached, nor counted.
+func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
+	act := f.Action()
+	if act != nil && o.Acting != nil {
+		return
+	}
+	if !f.Matches(req.Method, req.Path) {
+		return
+	}
+	hit, rng := f.Decide(counter(f), req.Seed)
+	if !hit {
+		return
+	}
+	for _, k := range kinds {
+		if k.delay != nil && k.in(f) {
+			o.delay += k.delay(f, rng)
+		}
+	}
+	if act != nil {
+		o.Acting = f
+	}
+	o.Labels = append(o.Labels, f.Label())
+}
+
+// Delay is how long the request waits before its answer: the delays met,
+// added up, at most MaxLatency.
+func (o *Outcome) Delay() time.Duration { return min(o.delay, MaxLatency) }
+
+// Replaces reports whether a fault answers in place of the API.
+func (o *Outcome) Replaces() bool { return o.Acting != nil && o.Acting.Action().replaces }
+
+// Serve writes the request's answer: next's, or the acting fault's, in
+// place of next's or as it changes it.
+func (o *Outcome) Serve(w http.ResponseWriter, next func(http.ResponseWriter)) {
+	if o.Acting == nil {
+		next(w)
+		return
+	}
+	o.Acting.Action().serve(w, o.Acting, next)
+}
+
+// Metrics yields the metric label value of each kind the request met: a
+// wait's (when the delay is above 0) and the acting fault's.
+func (o *Outcome) Metrics() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if o.Delay() > 0 && !yield(latencyKind.Metric) {
+			return
+		}
+		if o.Acting != nil {
+			yield(o.Acting.Action().Metric)
+		}
+	}
+}
