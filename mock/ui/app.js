@@ -143,13 +143,25 @@ async function heal() {
   await refreshAll();
 }
 
+// The fault kinds, in the order of the server's kind table
+// (mock/internal/fault): the NAME of each word "kind-NAME" in i18n.js. A
+// fault asks for a kind with its field NAME.
+const FAULT_KINDS = Object.keys(MESSAGES.en).filter((k) => k.startsWith("kind-")).map((k) => k.slice("kind-".length));
+
+// What the list says after a kind's word, for the kinds that say more.
+const KIND_DETAILS = {
+  latency: (l) => l.fixed || (l.min ? l.min + "–" + l.max : "median " + l.median + ", p99 " + l.p99),
+  error: (e) => e.status,
+};
+
 function describeFault(f) {
   const parts = [];
   if (f.method || f.path) parts.push((f.method || "*") + " " + (f.path || "*"));
-  if (f.latency) parts.push(t("f-latency") + " " + (f.latency.fixed || (f.latency.min ? f.latency.min + "–" + f.latency.max : "median " + f.latency.median + ", p99 " + f.latency.p99)));
-  if (f.error) parts.push(t("f-error") + " " + f.error.status);
-  if (f.drop) parts.push(t("f-drop"));
-  if (f.truncate) parts.push(t("f-truncate"));
+  for (const kind of FAULT_KINDS) {
+    if (!f[kind]) continue;
+    const detail = KIND_DETAILS[kind];
+    parts.push(t("kind-" + kind) + (detail ? " " + detail(f[kind]) : ""));
+  }
   if (f.probability !== undefined) parts.push(Math.round(f.probability * 100) + "%");
   if (f.after) parts.push(t("f-after", { n: f.after }));
   if (f.times) parts.push(t("f-times", { n: f.times }));
