@@ -12,12 +12,25 @@ import (
 // order, and what a fault must ask for in the table's words.
 func TestValidate(t *testing.T) {
 	ms := wire.Duration(time.Millisecond)
+	// The kinds in the table's order, as the messages name them (their
+	// words today are in mock/testdata/invalid/faults-bad.err).
+	var waits, acts []string
+	for _, k := range Kinds() {
+		if k.Acts() {
+			acts = append(acts, k.Name)
+		} else {
+			waits = append(waits, k.Name)
+		}
+	}
+	if a, b := joinWords([]string{"a", "b", "c"}, "and"), joinWords([]string{"a"}, "or"); a != "a, b and c" || b != "a" {
+		t.Errorf("joinWords: %q, %q", a, b)
+	}
 	tests := []struct {
 		f    Fault
 		want string
 	}{
-		{Fault{}, `: does nothing: give latency, error, drop or truncate`},
-		{Fault{Error: &ErrorAnswer{Status: 503}, Drop: true, Truncate: true}, `: give at most one of error, drop and truncate`},
+		{Fault{}, `: does nothing: give ` + joinWords(append(waits, acts...), "or")},
+		{Fault{Error: &ErrorAnswer{Status: 503}, Drop: true, Truncate: true}, `: give at most one of ` + joinWords(acts, "and")},
 		{Fault{Latency: &Latency{}, Error: &ErrorAnswer{Status: 200}}, `latency: give fixed, min and max, or median and p99; error.status: must be an error status from 400 to 599, got 200`},
 		{Fault{Method: "G T", Path: "/api/v1/x", Latency: &Latency{Fixed: ms, Min: ms, Max: ms}},
 			`method: must be an HTTP method such as GET, or * for any; got "G T"; path: is relative to /api/v1: did you mean "/x"? got "/api/v1/x"; latency: give only one of fixed, min/max, median/p99`},
