@@ -142,6 +142,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		// No handler reads the body: read what the journal keeps of it.
 		io.Copy(io.Discard, io.LimitReader(body, MaxJournalBody))
 	}
+	if p.Answer(rec) { // a fault's answer in place of the API's
+		return
+	}
 	answer := func(w http.ResponseWriter) {
 		switch {
 		case p.deny == errUnauthorized:
@@ -160,7 +163,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 			s.answerAPI(w, r, body, apiContext{ss, sc})
 		}
 	}
-	p.Serve(rec, answer) // a fault's answer in its place, or cut short
+	out, end := p.Through(rec) // a fault may change the answer: cut it short
+	answer(out)
+	if end != nil {
+		end()
+	}
 }
 
 // answerAPI runs the operation the request names, or answers 404 or 405.

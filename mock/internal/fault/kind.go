@@ -29,17 +29,19 @@ type Kind struct {
 	// replymock_injected_faults_total.
 	Metric string
 
-	in    func(f *Fault) bool                          // reports whether f asks for the kind
-	check func(f *Fault, p *problems)                  // adds the problems of f's field (f asks for the kind)
-	label func(f *Fault) string                        // the journal's word for what the kind did
-	size  func(f *Fault) int64                         // what the kind's field keeps, beyond Fault's own; nil for nothing
-	delay func(f *Fault, rng *rand.Rand) time.Duration // for a kind that waits: one delay; nil for one that acts
-	// serve, for a kind that acts, writes the request's answer: its own,
-	// or the one next writes as the kind changes it.
-	serve func(w http.ResponseWriter, f *Fault, next func(http.ResponseWriter))
-	// replaces tells a kind that answers in place of the API: auth and
-	// the rate limit are not checked, and no handler reads the body.
-	replaces bool
+	in    func(f *Fault) bool         // reports whether f asks for the kind
+	check func(f *Fault, p *problems) // adds the problems of f's field (f asks for the kind)
+	label func(f *Fault) string       // the journal's word for what the kind did
+	size  func(f *Fault) int64        // what the kind's field keeps, beyond Fault's own; nil for nothing
+	// A kind does one of these three: it waits (delay), answers in place
+	// of the API (answer: auth and the rate limit are not checked, and no
+	// handler reads the body), or changes the API's answer (wrap).
+
+	delay  func(f *Fault, rng *rand.Rand) time.Duration // one delay
+	answer func(w http.ResponseWriter, f *Fault)        // writes the fault's answer
+	// wrap returns the writer the API's answer goes to, and what then
+	// sends it on to w as the kind changes it.
+	wrap func(w http.ResponseWriter, f *Fault) (http.ResponseWriter, func())
 }
 
 // kinds is the kind table, in the order a fault's label names them.
@@ -49,16 +51,16 @@ var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind}
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
 // Acts reports whether the kind acts on the answer; else it waits.
-func (k *Kind) Acts() bool { return k.serve != nil }
+func (k *Kind) Acts() bool { return k.answer != nil || k.wrap != nil }
 
 // Replaces reports whether the kind answers in place of the API.
-func (k *Kind) Replaces() bool { return k.replaces }
+func (k *Kind) Replaces() bool { return k.answer != nil }
 
 // Action is the kind that acts on the answer among those f asks for;
 // nil for a fault that only waits.
 func (f *Fault) Action() *Kind {
 	for _, k := range kinds {
-		if k.serve != nil && k.in(f) {
+		if k.Acts() && k.in(f) {
 			return k
 		}
 	}

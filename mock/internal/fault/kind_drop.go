@@ -8,8 +8,7 @@ var dropKind = Kind{
 	Metric: "drop",
 	in:     func(f *Fault) bool { return f.Drop },
 	label:  func(*Fault) string { return "drop" },
-	serve: func(http.ResponseWriter, *Fault, func(http.ResponseWriter)) {
+	answer: func(http.ResponseWriter, *Fault) {
 		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 	},
-	replaces: true,
 }

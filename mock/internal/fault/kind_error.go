@@ -13,14 +13,13 @@ import (
 // errorKind answers with an error status in place of the API
 // (Fault.Error).
 var errorKind = Kind{
-	Name:     "error",
-	Metric:   "error",
-	in:       func(f *Fault) bool { return f.Error != nil },
-	check:    func(f *Fault, p *problems) { f.Error.check(p) },
-	label:    func(f *Fault) string { return fmt.Sprintf("error %d", f.Error.Status) },
-	size:     func(f *Fault) int64 { return f.Error.size() },
-	serve:    func(w http.ResponseWriter, f *Fault, _ func(http.ResponseWriter)) { f.Error.write(w) },
-	replaces: true,
+	Name:   "error",
+	Metric: "error",
+	in:     func(f *Fault) bool { return f.Error != nil },
+	check:  func(f *Fault, p *problems) { f.Error.check(p) },
+	label:  func(f *Fault) string { return fmt.Sprintf("error %d", f.Error.Status) },
+	size:   func(f *Fault) int64 { return f.Error.size() },
+	answer: func(w http.ResponseWriter, f *Fault) { f.Error.write(w) },
 }
 
 // ErrorAnswer is an injected error answer. Without Body, the body is the

@@ -36,6 +36,13 @@ func faultFields() []string {
 	return out
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func readFile(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(name)
@@ -77,11 +84,8 @@ func TestKindTable(t *testing.T) {
 		if k.Name == "" || k.Metric == "" || k.in == nil || k.label == nil {
 			t.Errorf("kind %q: a name, a metric value, in and label are needed", k.Name)
 		}
-		if (k.delay == nil) == (k.serve == nil) {
-			t.Errorf("kind %q: give it delay (it waits) or serve (it acts), one of them", k.Name)
-		}
-		if k.replaces && k.serve == nil {
-			t.Errorf("kind %q replaces the answer but does not serve", k.Name)
+		if n := btoi(k.delay != nil) + btoi(k.answer != nil) + btoi(k.wrap != nil); n != 1 {
+			t.Errorf("kind %q: give it one of delay (it waits), answer (in place of the API's) and wrap (it changes the API's answer); it has %d", k.Name, n)
 		}
 		metrics = append(metrics, k.Metric)
 	}

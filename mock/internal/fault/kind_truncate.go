@@ -14,17 +14,16 @@ var truncateKind = Kind{
 	Metric: "truncate",
 	in:     func(f *Fault) bool { return f.Truncate },
 	label:  func(*Fault) string { return "truncate" },
-	serve: func(w http.ResponseWriter, _ *Fault, next func(http.ResponseWriter)) {
-		writeTruncated(w, next)
+	wrap: func(w http.ResponseWriter, _ *Fault) (http.ResponseWriter, func()) {
+		buf := &bufferWriter{header: make(http.Header)}
+		return buf, func() { writeTruncated(w, buf) }
 	},
 }
 
-// writeTruncated sends what answer writes with its headers and a
+// writeTruncated sends what buf holds with its headers and a
 // Content-Length for the whole body, but only half the body, and then
 // closes the connection.
-func writeTruncated(w http.ResponseWriter, answer func(http.ResponseWriter)) {
-	buf := &bufferWriter{header: make(http.Header)}
-	answer(buf)
+func writeTruncated(w http.ResponseWriter, buf *bufferWriter) {
 	for k, v := range buf.header {
 		w.Header()[k] = v
 	}

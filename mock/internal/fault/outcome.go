@@ -57,16 +57,30 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 func (o *Outcome) Delay() time.Duration { return min(o.delay, MaxLatency) }
 
 // Replaces reports whether a fault answers in place of the API.
-func (o *Outcome) Replaces() bool { return o.Acting != nil && o.Acting.Action().replaces }
+func (o *Outcome) Replaces() bool { return o.Acting != nil && o.Acting.Action().Replaces() }
 
-// Serve writes the request's answer: next's, or the acting fault's, in
-// place of next's or as it changes it.
-func (o *Outcome) Serve(w http.ResponseWriter, next func(http.ResponseWriter)) {
-	if o.Acting == nil {
-		next(w)
-		return
+// Answer writes the acting fault's answer when it answers in place of
+// the API, and reports whether it did (a drop does not return).
+func (o *Outcome) Answer(w http.ResponseWriter) bool {
+	if !o.Replaces() {
+		return false
 	}
-	o.Acting.Action().serve(w, o.Acting, next)
+	o.Acting.Action().answer(w, o.Acting)
+	return true
+}
+
+// Through returns the writer the API's answer goes to: w, or the acting
+// fault's, which end then sends on to w as the fault changes it (a
+// truncate does not return). end is nil for w itself.
+func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end func()) {
+	if o.Acting == nil {
+		return w, nil
+	}
+	k := o.Acting.Action()
+	if k.wrap == nil {
+		return w, nil
+	}
+	return k.wrap(w, o.Acting)
 }
 
 // Metrics yields the metric label value of each kind the request met: a

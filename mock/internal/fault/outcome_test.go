@@ -75,9 +75,10 @@ func TestOutcomeMeet(t *testing.T) {
 	}
 }
 
-// serve runs o.Serve with next writing a 200 JSON body, and returns what
-// the client got and whether the handler aborted.
-func serve(o Outcome) (rec *httptest.ResponseRecorder, aborted, nextRan bool) {
+// serve answers as the pipeline does, the API writing a 200 JSON body,
+// and returns what the client got, whether the handler aborted and
+// whether the API's answer was written.
+func serve(o Outcome) (rec *httptest.ResponseRecorder, aborted, apiRan bool) {
 	rec = httptest.NewRecorder()
 	defer func() {
 		if v := recover(); v != nil {
@@ -87,27 +88,32 @@ func serve(o Outcome) (rec *httptest.ResponseRecorder, aborted, nextRan bool) {
 			aborted = true
 		}
 	}()
-	o.Serve(rec, func(w http.ResponseWriter) {
-		nextRan = true
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, `{"success":true}`)
-	})
-	return rec, false, nextRan
+	if o.Answer(rec) {
+		return rec, false, false
+	}
+	w, end := o.Through(rec)
+	apiRan = true
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, `{"success":true}`)
+	if end != nil {
+		end()
+	}
+	return rec, false, apiRan
 }
 
 // Each kind that acts serves as it says: an error in place of the
-// answer, no answer, half the answer; with none, the answer.
+// API's answer, no answer, half the API's answer; with none, the API's.
 func TestOutcomeServe(t *testing.T) {
 	body := "nope"
 	tests := []struct {
-		name     string
-		f        *Fault
-		status   int
-		body     string
-		header   string // name=value of a header the answer must have
-		aborted  bool
-		nextRuns bool
+		name    string
+		f       *Fault
+		status  int
+		body    string
+		header  string // name=value of a header the answer must have
+		aborted bool
+		apiRuns bool
 	}{
 		{"none", nil, 200, `{"success":true}`, "Content-Type=application/json", false, true},
 		{"error", &Fault{Error: &ErrorAnswer{Status: 503}}, 503,
@@ -118,9 +124,10 @@ func TestOutcomeServe(t *testing.T) {
 		{"truncate", &Fault{Truncate: true}, 200, `{"succes`, "Content-Length=16", true, true},
 	}
 	for _, tc := range tests {
-		rec, aborted, nextRan := serve(Outcome{Acting: tc.f})
-		if aborted != tc.aborted || nextRan != tc.nextRuns {
-			t.Errorf("%s: aborted %v, next ran %v; want %v, %v", tc.name, aborted, nextRan, tc.aborted, tc.nextRuns)
+		o := Outcome{Acting: tc.f}
+		rec, aborted, apiRan := serve(o)
+		if aborted != tc.aborted || apiRan != tc.apiRuns || o.Replaces() == tc.apiRuns {
+			t.Errorf("%s: aborted %v, the API answered %v (replaces %v); want %v, %v", tc.name, aborted, apiRan, o.Replaces(), tc.aborted, tc.apiRuns)
 		}
 		if tc.aborted && tc.f.Drop {
 			if rec.Body.Len() != 0 || len(rec.Header()) != 0 {
