@@ -19,9 +19,11 @@ import (
 //
 // To add a kind: a field in Fault, its kind_NAME.go, a line in kinds,
 // its word "kind-NAME" in each language of mock/ui/i18n.js, the field in
-// the Fault schema of mock/admin-openapi.yaml (its description says what
-// a fault needs, from this table), and a row in the README's Faults
-// table; TestKindsAreListedAlike fails until all agree.
+// the Fault schema of mock/admin-openapi.yaml (whose description says
+// what a fault needs, as Needs does), and in the README a row of its
+// Faults table, that sentence and the metric's values; then the golden
+// problems that name the kinds (-update). TestKindsAreListedAlike fails
+// until the table and those places agree (mock/README.md has the list).
 type Kind struct {
 	// Name is the Fault field that asks for the kind, in YAML and JSON.
 	Name string
@@ -33,15 +35,14 @@ type Kind struct {
 	check func(f *Fault, p *problems) // adds the problems of f's field (f asks for the kind)
 	label func(f *Fault) string       // the journal's word for what the kind did
 	size  func(f *Fault) int64        // what the kind's field keeps, beyond Fault's own; nil for nothing
-	// A kind does one of these three: it waits (delay), answers in place
+	// A kind does one of three things: it waits (delay), answers in place
 	// of the API (answer: auth and the rate limit are not checked, and no
-	// handler reads the body), or changes the API's answer (wrap).
-
-	delay  func(f *Fault, rng *rand.Rand) time.Duration // one delay
-	answer func(w http.ResponseWriter, f *Fault)        // writes the fault's answer
-	// wrap returns the writer the API's answer goes to, and what then
-	// sends it on to w as the kind changes it.
-	wrap func(w http.ResponseWriter, f *Fault) (http.ResponseWriter, func())
+	// handler reads the body), or changes the API's answer (wrap: it
+	// returns the writer the API's answer goes to, and what then sends it
+	// on to w as the kind changes it).
+	delay  func(f *Fault, rng *rand.Rand) time.Duration
+	answer func(w http.ResponseWriter, f *Fault)
+	wrap   func(w http.ResponseWriter, f *Fault) (http.ResponseWriter, func())
 }
 
 // kinds is the kind table, in the order a fault's label names them.
