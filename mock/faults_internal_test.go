@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -55,5 +56,13 @@ func TestFaultsListStreamed(t *testing.T) {
 	empty.ServeHTTP(rec, httptest.NewRequest("GET", "/__mock/faults", nil))
 	if want := `{"success":true,"data":{"faults":[],"scenario":"default","scenario_faults":[],"scenario_auth":"none","scenario_rate_limit":null}}`; rec.Body.String() != want {
 		t.Errorf("no faults: %s, want %s", rec.Body, want)
+	}
+}
+
+// The fault registry's owner of the faults for every session is the
+// server's AllSessions: the Server hands its sessions' ids on as they are.
+func TestFaultRegistryAllSessions(t *testing.T) {
+	if fault.AllSessions != AllSessions {
+		t.Errorf("fault.AllSessions = %q, AllSessions = %q", fault.AllSessions, AllSessions)
 	}
 }
