@@ -1,0 +1,47 @@
+package reviews
+
+import "strconv"
+
+// AppendPage writes the JSON of the list response's data object.
+func (st *Store) AppendPage(b []byte, res Result, q Query) []byte {
+	b = append(b, `{"feedbacks":[`...)
+	for n, i := range res.Page {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, st.JSON(i)...)
+	}
+	return appendPageEnd(b, res, q)
+}
+
+// appendPageEnd closes the page's list and writes its total, limit and offset.
+func appendPageEnd(b []byte, res Result, q Query) []byte {
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(res.Total), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, q.Limit, 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, q.Offset, 10)
+	return append(b, '}')
+}
+
+// PageSize is the length of the page's records' JSON.
+func (st *Store) PageSize(res Result) int {
+	n := 0
+	for _, i := range res.Page {
+		l := st.locs[i]
+		n += int(l.end-l.off) + 1
+	}
+	return n
+}
+
+// AppendCounts writes the JSON of the counts_only response's data object.
+func AppendCounts(b []byte, res Result) []byte {
+	b = append(b, `{"total":`...)
+	b = strconv.AppendInt(b, int64(res.Answered+res.Unanswered), 10)
+	b = append(b, `,"unanswered":`...)
+	b = strconv.AppendInt(b, int64(res.Unanswered), 10)
+	b = append(b, `,"answered":`...)
+	b = strconv.AppendInt(b, int64(res.Answered), 10)
+	return append(b, '}')
+}
