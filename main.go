@@ -36,6 +36,7 @@ import (
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/probe"
+	"github.com/replymock/replymock/mock/record"
 	"golang.org/x/net/netutil"
 )
 
@@ -149,7 +150,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	case "probe":
 		return probe.Main(ctx, args, stdout, stderr)
 	case "record":
-		return probe.RecordMain(ctx, args, stdout, stderr)
+		return record.Main(ctx, args, stdout, stderr)
 	}
 	var cfg config
 	fsys := cfg.flagSet(cmd, stderr)

@@ -27,7 +27,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg Config
 	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
-	clientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
+	ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
 	format := fs.String("format", "table", "the report's format: table, json or junit")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
 	quiet := fs.Bool("quiet", false, "print the report and nothing else")
@@ -50,10 +50,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case !slices.Contains(Formats, *format):
 		return &UsageError{fmt.Errorf("--format must be table, json or junit, got %q", *format)}
 	}
-	if err := checkClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+	if err := CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
 		return err
 	}
-	if _, err := checkTarget(cfg.Target); err != nil {
+	if _, err := CheckTarget(cfg.Target); err != nil {
 		return &UsageError{errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
 	}
 
@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, format, args...)
 		}
 	}
-	if w := tokenWarning(cfg.Target, cfg.Token); w != "" {
+	if w := TokenWarning(cfg.Target, cfg.Token); w != "" {
 		say("warning: %s\n", w)
 	}
 	n := 0
@@ -129,18 +129,22 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// clientFlags adds the flags of a command that talks to a server: its
-// token, rate, request budget (def, and what a request brings, said in
-// per) and timeout.
-func clientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
+// ClientFlags adds to fs the flags of a command that talks to the API,
+// the probe's and replymock record's alike: --token (default
+// $REPLYMOCK_PROBE_TOKEN), --rate, --max-requests (def, and what a
+// request brings, said in per) and --timeout. CheckClientFlags checks
+// what they read.
+func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
 	fs.StringVar(token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
 	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
 	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
 	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
 }
 
-// checkClientFlags checks what clientFlags read.
-func checkClientFlags(rate float64, max int, timeout time.Duration) error {
+// CheckClientFlags checks what ClientFlags read: a rate above 0, a
+// budget of at least one request, a timeout above 0. Its error is a
+// *UsageError naming the flag.
+func CheckClientFlags(rate float64, max int, timeout time.Duration) error {
 	switch {
 	case !(rate > 0) || math.IsInf(rate, 0):
 		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", rate)}
@@ -152,9 +156,9 @@ func checkClientFlags(rate float64, max int, timeout time.Duration) error {
 	return nil
 }
 
-// tokenWarning is a warning when a token would cross the network in the
-// clear: over http to a host that is not this machine.
-func tokenWarning(target, token string) string {
+// TokenWarning is a warning when a token would cross the network in the
+// clear: over http to a host that is not this machine; "" otherwise.
+func TokenWarning(target, token string) string {
 	u, err := url.Parse(target)
 	if err != nil || token == "" || u.Scheme != "http" {
 		return ""

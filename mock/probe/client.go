@@ -94,6 +94,36 @@ func newClient(base, token string, rate float64, max int, timeout time.Duration,
 		limit: newLimiter(clk, rate), clock: clk, max: max, cache: make(map[string]*exchange)}
 }
 
+// Client is the probe's client for another command that reads the API
+// (replymock record): it sends requests as the probe sends its own, one
+// at a time within the rate, the budget and the timeout, following no
+// redirect and waiting out a 429 within bounds, and reads answers as
+// the probe reads them.
+type Client struct{ c *client }
+
+// NewClient is a client of base, a target as CheckTarget returns it: at
+// most rate requests a second and max in all, retries included, each
+// within timeout, sent with hc (nil: a new one) but never following a
+// redirect. A token is sent as the probe's --token is.
+func NewClient(base, token string, rate float64, max int, timeout time.Duration, hc *http.Client) *Client {
+	return &Client{newClient(base, token, rate, max, timeout, hc, realClock{})}
+}
+
+// GetData GETs path (relative to the base, with its query) and returns
+// the data of the success envelope it answers, JSON numbers as
+// json.Number. Any other answer is an error that names the request and
+// says what was wrong; a 401 is an *AuthError.
+func (c *Client) GetData(ctx context.Context, path string) (any, error) {
+	ex, err := c.c.get(ctx, path, false)
+	if err != nil {
+		return nil, err
+	}
+	return okData(ex)
+}
+
+// Sent is how many requests the client has sent, retries included.
+func (c *Client) Sent() int { return c.c.sent }
+
 // AuthError is returned by Run when the target refuses the probe's
 // credentials (401): every further request would fail the same way, so
 // the probe stops at the first.

@@ -109,7 +109,7 @@ func decodeObject(ex *exchange) (map[string]any, string) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Sprintf("the answer is %s, not a JSON object", kind(v))
+		return nil, fmt.Sprintf("the answer is %s, not a JSON object", Kind(v))
 	}
 	return obj, ""
 }
@@ -164,8 +164,10 @@ func statusLine(ex *exchange) string {
 	return s
 }
 
-// kind names a decoded JSON value's type.
-func kind(v any) string {
+// Kind names a decoded JSON value's type as the probe's messages do:
+// "null", "a boolean", "a string", "an integer", "a number", "an array",
+// "an object"; any other value, its Go type.
+func Kind(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return "null"
@@ -268,7 +270,7 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.request(), kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.request(), Kind(data)).on(ex)
 	}
 	p := &page{ex: ex, limit: obj["limit"], offset: obj["offset"]}
 	fb, ok := obj["feedbacks"]
@@ -282,15 +284,15 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 		for i, item := range fb {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.request(), i, kind(item)).on(ex)
+				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.request(), i, Kind(item)).on(ex)
 			}
 			p.records = append(p.records, toRecord(m))
 		}
 	default:
-		return nil, differs("%s: data.feedbacks is %s, not an array", ex.request(), kind(fb)).on(ex)
+		return nil, differs("%s: data.feedbacks is %s, not an array", ex.request(), Kind(fb)).on(ex)
 	}
 	if p.total, ok = asInt(obj["total"]); !ok {
-		return nil, differs("%s: data.total is %s, not an integer", ex.request(), kind(obj["total"])).on(ex)
+		return nil, differs("%s: data.total is %s, not an integer", ex.request(), Kind(obj["total"])).on(ex)
 	}
 	return p, nil
 }
@@ -326,7 +328,7 @@ func (r *run) countsOf(ctx context.Context, query string) (*counts, error) {
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.request(), kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.request(), Kind(data)).on(ex)
 	}
 	c := &counts{ex: ex}
 	for _, f := range []struct {
@@ -334,7 +336,7 @@ func (r *run) countsOf(ctx context.Context, query string) (*counts, error) {
 		to   *int64
 	}{{"total", &c.total}, {"unanswered", &c.unanswered}, {"answered", &c.answered}} {
 		if *f.to, ok = asInt(obj[f.name]); !ok {
-			return nil, differs("%s: data.%s is %s, not an integer", ex.request(), f.name, kind(obj[f.name])).on(ex)
+			return nil, differs("%s: data.%s is %s, not an integer", ex.request(), f.name, Kind(obj[f.name])).on(ex)
 		}
 	}
 	return c, nil

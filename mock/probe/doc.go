@@ -51,8 +51,9 @@
 // JSON on both first requests) makes every rule "could not check" with
 // one line saying why; a 401 stops the run with one message.
 //
-// Record (the `replymock record` command, RecordMain) is the probe's
-// companion: with the same client, it pages through a shop's settings
-// and reviews and writes a scenario that serves them, anonymised unless
-// asked not to, and a living one calibrated on them.
+// The package record (the `replymock record` command) is the probe's
+// companion: with the probe's Client, flags and checks, it pages through
+// a shop's settings and reviews and writes a scenario that serves them.
+// The probe imports neither it nor mock: it checks a server from the
+// outside, as an independent oracle.
 package probe

@@ -171,7 +171,7 @@ type RuleInfo struct {
 // holds what was checked, and the settings are restored first), or a
 // configuration error; a rule that differs is not an error here.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	base, err := checkTarget(cfg.Target)
+	base, err := CheckTarget(cfg.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +208,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, err
 }
 
-// checkTarget returns the target without a trailing slash, or why it
-// cannot be one.
-func checkTarget(target string) (string, error) {
+// CheckTarget checks target as the API's base URL (an http or https
+// URL, up to and including /api/v1, without a query or fragment) and
+// returns it without a trailing slash. Its error is "probe: no target:
+// ..." for an empty one, else "probe: target "URL": " and what is wrong:
+// a command that takes the URL by another name (record's --from) keeps
+// what follows "probe: target".
+func CheckTarget(target string) (string, error) {
 	if target == "" {
 		return "", errors.New("probe: no target: give the API's base URL, up to and including /api/v1")
 	}

@@ -19,7 +19,7 @@ type field struct {
 
 func isString(v any) string {
 	if _, ok := v.(string); !ok {
-		return "is " + kind(v) + ", want a string"
+		return "is " + Kind(v) + ", want a string"
 	}
 	return ""
 }
@@ -27,7 +27,7 @@ func isString(v any) string {
 func isNonBlank(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + kind(v) + ", want a string"
+		return "is " + Kind(v) + ", want a string"
 	}
 	if strings.TrimSpace(s) == "" {
 		return "is blank, want a non-blank string"
@@ -39,7 +39,7 @@ func isIntIn(lo, hi int64) func(any) string {
 	return func(v any) string {
 		n, ok := asInt(v)
 		if !ok {
-			return "is " + kind(v) + ", want an integer"
+			return "is " + Kind(v) + ", want an integer"
 		}
 		if n < lo || n > hi {
 			return fmt.Sprintf("is %d, want %d to %d", n, lo, hi)
@@ -50,7 +50,7 @@ func isIntIn(lo, hi int64) func(any) string {
 
 func isInt(v any) string {
 	if _, ok := asInt(v); !ok {
-		return "is " + kind(v) + ", want an integer"
+		return "is " + Kind(v) + ", want an integer"
 	}
 	return ""
 }
@@ -59,7 +59,7 @@ func isOneOf(values ...string) func(any) string {
 	return func(v any) string {
 		s, ok := v.(string)
 		if !ok {
-			return "is " + kind(v) + ", want a string"
+			return "is " + Kind(v) + ", want a string"
 		}
 		if !slices.Contains(values, s) {
 			return fmt.Sprintf("is %q, want one of %s", s, strings.Join(values, ", "))
@@ -74,7 +74,7 @@ func isNullOrDate(v any) string {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "is " + kind(v) + ", want null or a date YYYY-MM-DD"
+		return "is " + Kind(v) + ", want null or a date YYYY-MM-DD"
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != 10 {
 		return fmt.Sprintf("is %q, want null or a date YYYY-MM-DD", s)
@@ -85,7 +85,7 @@ func isNullOrDate(v any) string {
 func isTimestamp(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + kind(v) + ", want a string YYYY-MM-DD HH:MM:SS"
+		return "is " + Kind(v) + ", want a string YYYY-MM-DD HH:MM:SS"
 	}
 	if _, err := time.Parse(time.DateTime, s); err != nil || len(s) != 19 {
 		return fmt.Sprintf("is %q, want YYYY-MM-DD HH:MM:SS", s)
@@ -109,7 +109,7 @@ func listText(s string) ([]any, bool) {
 func isTagsText(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + kind(v) + ", want a string holding a JSON list of strings"
+		return "is " + Kind(v) + ", want a string holding a JSON list of strings"
 	}
 	list, ok := listText(s)
 	if !ok {
@@ -170,7 +170,7 @@ func isPhotosText(v any) string {
 	const want = "want a string holding a JSON list of {fullSize, miniSize}"
 	s, ok := v.(string)
 	if !ok {
-		return "is " + kind(v) + ", " + want
+		return "is " + Kind(v) + ", " + want
 	}
 	list, ok := listText(s)
 	if !ok {
@@ -196,7 +196,7 @@ func isNullOrVideo(v any) string {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "is " + kind(v) + ", want null or an object {previewImage, link, durationSec}"
+		return "is " + Kind(v) + ", want null or an object {previewImage, link, durationSec}"
 	}
 	if p := objectProblem("an object", obj, []string{"previewImage", "link"}, []string{"durationSec"}); p != "" {
 		return "is " + p
@@ -301,7 +301,7 @@ func someProblems(problems []string) string {
 func settingsProblems(data any) []string {
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return []string{"data is " + kind(data) + ", not an object"}
+		return []string{"data is " + Kind(data) + ", not an object"}
 	}
 	var problems []string
 	fb, ok := obj["feedback"].([]any)
@@ -316,7 +316,7 @@ func settingsProblems(data any) []string {
 		path := fmt.Sprintf("data.feedback[%d]", i)
 		m, ok := el.(map[string]any)
 		if !ok {
-			problems = append(problems, path+" is "+kind(el)+", not an object")
+			problems = append(problems, path+" is "+Kind(el)+", not an object")
 			continue
 		}
 		if n, ok := asInt(m["rating"]); ok && n != int64(i+1) && len(fb) == 5 {
@@ -360,7 +360,7 @@ func kindOf(obj map[string]any, k string) string {
 	if !ok {
 		return "missing"
 	}
-	return kind(v)
+	return Kind(v)
 }
 
 func checkSettingsShape(_ context.Context, r *run) (string, error) {
@@ -533,7 +533,7 @@ func errorEnvelopeProblem(ex *exchange) string {
 	}
 	if f, ok := e["field"]; ok {
 		if _, ok := f.(string); !ok {
-			return "error.field is " + kind(f) + ", want a string"
+			return "error.field is " + Kind(f) + ", want a string"
 		}
 	}
 	for k := range e {

@@ -1,4 +1,4 @@
-package probe_test
+package record_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/probe"
+	"github.com/replymock/replymock/mock/record"
 )
 
 // source is replymock on loopback, its public URL its own, and a hook
@@ -58,13 +59,13 @@ func newSource(t *testing.T, opts mock.Options) *source {
 }
 
 // recordInto records src into a new folder.
-func recordInto(t *testing.T, from string, mod func(*probe.RecordConfig)) (string, *probe.RecordResult) {
+func recordInto(t *testing.T, from string, mod func(*record.Config)) (string, *record.Result) {
 	t.Helper()
-	cfg := probe.RecordConfig{From: from + "/api/v1", Out: t.TempDir(), Name: "shop", Rate: fastRate}
+	cfg := record.Config{From: from + "/api/v1", Out: t.TempDir(), Name: "shop", Rate: fastRate}
 	if mod != nil {
 		mod(&cfg)
 	}
-	res, err := probe.Record(context.Background(), cfg)
+	res, err := record.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("record: %v", err)
 	}
@@ -97,7 +98,7 @@ func answer(t *testing.T, h http.Handler, target, base string) string {
 // (its media served by the server that serves it).
 func TestRecordServesTheSameShop(t *testing.T) {
 	src := newSource(t, mock.Options{})
-	out, res := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Raw = true })
+	out, res := recordInto(t, src.url, func(c *record.Config) { c.Raw = true })
 	if res.Reviews != 1009 || res.Requests != 12 {
 		t.Errorf("recorded %d reviews in %d requests, want 1009 in 12 (the settings and 11 pages)", res.Reviews, res.Requests)
 	}
@@ -159,7 +160,7 @@ func TestRecordAnonymises(t *testing.T) {
 	if _, err := src.srv.SeedReviews("", "", mock.SeedAppend, pii); err != nil {
 		t.Fatal(err)
 	}
-	out, res := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Seed = 7 })
+	out, res := recordInto(t, src.url, func(c *record.Config) { c.Seed = 7 })
 	fixture, _ := os.ReadFile(filepath.Join(out, "fixtures", "reviews", "shop.yaml"))
 	raw, _ := os.ReadFile(filepath.Join(out, "recorded", "shop.json"))
 	for _, secret := range []string{"Пётр Иванов", "345-67-89", "912 345", "petr.ivanov", "123456789", "4276", "shop.example.ru", "www.example.com", "help@shop.ru"} {
@@ -198,15 +199,15 @@ func TestRecordAnonymises(t *testing.T) {
 		}
 	}
 
-	again, _ := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Seed = 7 })
-	other, _ := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Seed = 8 })
+	again, _ := recordInto(t, src.url, func(c *record.Config) { c.Seed = 7 })
+	other, _ := recordInto(t, src.url, func(c *record.Config) { c.Seed = 8 })
 	same, _ := os.ReadFile(filepath.Join(again, "fixtures", "reviews", "shop.yaml"))
 	diff, _ := os.ReadFile(filepath.Join(other, "fixtures", "reviews", "shop.yaml"))
 	if !bytes.Equal(same, fixture) || bytes.Equal(diff, fixture) {
 		t.Errorf("seed 7 twice gave the same files: %v; seeds 7 and 8 gave different ones: %v", bytes.Equal(same, fixture), !bytes.Equal(diff, fixture))
 	}
 
-	prod, _ := recordInto(t, src.url, func(c *probe.RecordConfig) { c.AnonymizeProducts = true })
+	prod, _ := recordInto(t, src.url, func(c *record.Config) { c.AnonymizeProducts = true })
 	pdst := replay(t, prod, "shop")
 	pAll := all(t, pdst)
 	mapped := map[int64]int64{}
@@ -252,7 +253,7 @@ func TestRecordResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, ".record-shop.jsonl")); err != nil {
 		t.Fatalf("no state kept: %v", err)
 	}
-	res, err := probe.Record(context.Background(), cfg)
+	res, err := record.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestRecordBrokenUpstreams(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			target := serve(t, tc.h)
 			var stdout, stderr bytes.Buffer
-			err := probe.RecordMain(context.Background(), []string{"--from", target, "--out", t.TempDir(), "--token", "t", "--rate", "1000", "--timeout", "200ms", "--quiet"}, &stdout, &stderr)
+			err := record.Main(context.Background(), []string{"--from", target, "--out", t.TempDir(), "--token", "t", "--rate", "1000", "--timeout", "200ms", "--quiet"}, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %v, want one line with %q", err, tc.want)
 			}
@@ -336,17 +337,17 @@ func TestRecordCommand(t *testing.T) {
 	src := newSource(t, mock.Options{Scenario: "empty-shop"})
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if err := probe.RecordMain(context.Background(), []string{"--from", src.url + "/api/v1", "--out", out, "--name", "empty", "--rate", "1000"}, &stdout, &stderr); err != nil {
+	if err := record.Main(context.Background(), []string{"--from", src.url + "/api/v1", "--out", out, "--name", "empty", "--rate", "1000"}, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "read-only, anonymised") || !strings.Contains(stdout.String(), "recorded 0 reviews from "+src.url) {
 		t.Errorf("printed %q and %q", stderr.String(), stdout.String())
 	}
 	stdout.Reset()
-	if err := probe.RecordMain(context.Background(), []string{"--from", src.url + "/api/v1", "--out", out, "--name", "empty", "--rate", "1000", "--format", "json", "--quiet"}, &stdout, &stderr); err != nil {
+	if err := record.Main(context.Background(), []string{"--from", src.url + "/api/v1", "--out", out, "--name", "empty", "--rate", "1000", "--format", "json", "--quiet"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	var res probe.RecordResult
+	var res record.Result
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || res.Name != "empty" || len(res.Files) != 5 {
 		t.Errorf("JSON summary: %v %+v", err, res)
 	}
@@ -362,7 +363,7 @@ func TestRecordCommand(t *testing.T) {
 		{[]string{"--from", src.url, "--out", out, "--format", "xml"}, "--format must be"},
 		{[]string{"--from", src.url, "--out", out, "extra"}, "takes no arguments"},
 	} {
-		err := probe.RecordMain(context.Background(), tc.args, io.Discard, io.Discard)
+		err := record.Main(context.Background(), tc.args, io.Discard, io.Discard)
 		var ue *probe.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want a usage error with %q", tc.args, err, tc.want)
@@ -376,7 +377,7 @@ func TestRecordCommand(t *testing.T) {
 func TestRecordABigShop(t *testing.T) {
 	files := fstest.MapFS{"big.yaml": {Data: []byte("description: big\nseed: 5\nsettings: settings/default.yaml\ndata:\n  generate: {count: 12000, products: 300, end: \"2026-11-15 21:00:00\", days: 365}\n")}}
 	src := newSource(t, mock.Options{Scenarios: files, ShippedFixtures: true, Scenario: "big"})
-	out, res := recordInto(t, src.url, func(c *probe.RecordConfig) { c.Raw = true })
+	out, res := recordInto(t, src.url, func(c *record.Config) { c.Raw = true })
 	if res.Reviews != 12000 || len(res.Problems) != 0 {
 		t.Fatalf("recorded %d reviews, problems %q", res.Reviews, res.Problems)
 	}
@@ -431,7 +432,7 @@ func TestRecordOddRecords(t *testing.T) {
 		return `{"success":true,"data":{"feedbacks":[{"feedback_id":"x","product_valuation":9,"created_date":"2026-10-01 10:00:00"}],"total":1,"limit":100,"offset":0}}`
 	})
 	var stdout bytes.Buffer
-	err := probe.RecordMain(context.Background(), []string{"--from", serve(t, bad), "--out", t.TempDir(), "--rate", "1000", "--quiet"}, &stdout, io.Discard)
+	err := record.Main(context.Background(), []string{"--from", serve(t, bad), "--out", t.TempDir(), "--rate", "1000", "--quiet"}, &stdout, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "does not serve as written") || !strings.Contains(stdout.String(), "problem: fixtures/reviews/recorded.yaml:") || !strings.Contains(stdout.String(), "product_valuation") {
 		t.Errorf("a record with rating 9: %v\n%s", err, stdout.String())
 	}
@@ -439,7 +440,7 @@ func TestRecordOddRecords(t *testing.T) {
 	greedy := upstream(src, func(*http.Request) string {
 		return fmt.Sprintf(`{"success":true,"data":{"feedbacks":[%s],"total":99999,"limit":100,"offset":0}}`, strings.Join(recs, ","))
 	})
-	_, err = probe.Record(context.Background(), probe.RecordConfig{From: serve(t, greedy), Out: t.TempDir(), Rate: fastRate})
+	_, err = record.Run(context.Background(), record.Config{From: serve(t, greedy), Out: t.TempDir(), Rate: fastRate})
 	if err == nil || !strings.Contains(err.Error(), "the page holds 150 records, more than the 100 asked for") {
 		t.Errorf("a page of 150: %v", err)
 	}
@@ -457,7 +458,7 @@ func TestRecordResumesAfterACrash(t *testing.T) {
 	}
 	f.WriteString(`{"offset":500,"total":1009,"records":[{"id":1`) // the crash
 	f.Close()
-	res, err := probe.Record(context.Background(), cfg)
+	res, err := record.Run(context.Background(), cfg)
 	if err != nil || res.Resumed != 500 || res.Reviews != 1009 {
 		t.Fatalf("resumed from %v with %v reviews: %v", res.Resumed, res.Reviews, err)
 	}
@@ -492,17 +493,17 @@ func upstream(src *source, page func(r *http.Request) string) http.Handler {
 
 // cutShort records src into out and cancels the run once it holds n
 // reviews; it returns the recording's config, to go on with.
-func cutShort(t *testing.T, src *source, out string, n int) probe.RecordConfig {
+func cutShort(t *testing.T, src *source, out string, n int) record.Config {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := probe.RecordConfig{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
-		Progress: func(p probe.RecordProgress) {
+	cfg := record.Config{From: src.url + "/api/v1", Out: out, Name: "shop", Rate: fastRate,
+		Progress: func(p record.Progress) {
 			if p.Reviews >= n {
 				cancel()
 			}
 		}}
-	if _, err := probe.Record(ctx, cfg); err == nil {
+	if _, err := record.Run(ctx, cfg); err == nil {
 		t.Fatal("a cancelled recording succeeded")
 	}
 	cfg.Progress = nil

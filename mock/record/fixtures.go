@@ -1,0 +1,314 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/replymock/replymock/mock"
+	"gopkg.in/yaml.v3"
+)
+
+// apiRecord is a record as the API sends it; fields it does not name are
+// kept aside.
+type apiRecord = mock.Feedback
+
+// knownFields are apiRecord's fields by their JSON names.
+var knownFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[apiRecord]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		m[name] = true
+	}
+	return m
+}()
+
+// fixtureReview is a review as a reviews fixture writes it.
+type fixtureReview struct {
+	FeedbackID       string         `yaml:"feedback_id"`
+	NmID             int64          `yaml:"nm_id"`
+	ImtID            int64          `yaml:"imt_id"`
+	Text             string         `yaml:"text,omitempty"`
+	Pros             string         `yaml:"pros,omitempty"`
+	Cons             string         `yaml:"cons,omitempty"`
+	ProductValuation int            `yaml:"product_valuation"`
+	ValuationTags    []string       `yaml:"valuation_tags,omitempty"`
+	CreatedDate      string         `yaml:"created_date"`
+	AnswerText       string         `yaml:"answer_text,omitempty"`
+	AnswerState      string         `yaml:"answer_state"`
+	ProductName      string         `yaml:"product_name"`
+	SupplierArticle  string         `yaml:"supplier_article"`
+	BrandName        string         `yaml:"brand_name"`
+	Photos           []fixturePhoto `yaml:"photos,omitempty"`
+	Video            *fixtureVideo  `yaml:"video,omitempty"`
+	UserName         string         `yaml:"user_name,omitempty"`
+	WasViewed        int            `yaml:"was_viewed"`
+	State            string         `yaml:"state"`
+	CreatedAt        string         `yaml:"created_at"`
+}
+
+type fixturePhoto struct {
+	FullSize string `yaml:"fullSize" json:"fullSize"`
+	MiniSize string `yaml:"miniSize" json:"miniSize"`
+}
+
+type fixtureVideo struct {
+	PreviewImage string `yaml:"previewImage" json:"previewImage"`
+	Link         string `yaml:"link" json:"link"`
+	DurationSec  int    `yaml:"durationSec" json:"durationSec"`
+}
+
+// write turns the recorded state into the scenario's files.
+func write(cfg Config, base string, st *recordState, res *Result) error {
+	recs, raws, err := decodeRecords(st.records, res.UnknownFields)
+	if err != nil {
+		return err
+	}
+	an := newAnonymizer(cfg, res.Anonymized)
+	from, _ := url.Parse(base)
+	var out []fixtureReview
+	var keptRaw []map[string]any
+	for n, i := range oldestFirst(recs) {
+		r := recs[i]
+		if r.FeedbackID == "" {
+			// A fixture names each review: one the upstream sent without
+			// a feedback_id gets one made up, and counted.
+			r.FeedbackID = fmt.Sprintf("recorded-%d", n+1)
+			res.Unreadable["feedback_id (made up)"]++
+		}
+		an.record(&r)
+		out = append(out, fixtureOf(r, from, res.Unreadable))
+		keptRaw = append(keptRaw, anonymisedRaw(raws[i], r))
+	}
+	res.Reviews = len(out)
+	res.Calibration = calibrate(recs)
+
+	var settings map[string]any
+	json.Unmarshal(st.Settings, &settings)
+	return writeFiles(cfg.Out, scenarioFiles(cfg, res, settings, out, keptRaw), res)
+}
+
+// decodeRecords decodes the recorded records, as apiRecords and as they
+// came, counting in unknown each field apiRecord does not know.
+func decodeRecords(records []json.RawMessage, unknown map[string]int) ([]apiRecord, []map[string]any, error) {
+	recs := make([]apiRecord, len(records))
+	raws := make([]map[string]any, len(records))
+	for i, raw := range records {
+		if err := json.Unmarshal(raw, &recs[i]); err != nil {
+			return nil, nil, fmt.Errorf("feedbacks[%d] (id %s): a field of the wrong type: %v", i, recordKey(raw), err)
+		}
+		json.Unmarshal(raw, &raws[i])
+		for k := range raws[i] {
+			if !knownFields[k] {
+				unknown["feedbacks[]."+k]++
+			}
+		}
+	}
+	return recs, raws, nil
+}
+
+// oldestFirst is the order of recs as the fixture numbers them: oldest
+// first, ties by id.
+func oldestFirst(recs []apiRecord) []int {
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := &recs[order[a]], &recs[order[b]]
+		if ra.CreatedDate != rb.CreatedDate {
+			return ra.CreatedDate < rb.CreatedDate
+		}
+		return ra.ID < rb.ID
+	})
+	return order
+}
+
+// fixtureOf is r as a reviews fixture writes it, its media served by
+// the server that serves the fixture when they were the recorded
+// server's own. Media the API writes otherwise than it should are left
+// out of the fixture (and counted in unreadable), not the review.
+func fixtureOf(r apiRecord, from *url.URL, unreadable map[string]int) fixtureReview {
+	fr := fixtureReview{FeedbackID: r.FeedbackID, NmID: r.NmID, ImtID: r.ImtID, Text: r.Text, Pros: r.Pros, Cons: r.Cons,
+		ProductValuation: r.ProductValuation, CreatedDate: r.CreatedDate, AnswerText: r.AnswerText, AnswerState: r.AnswerState,
+		ProductName: r.ProductName, SupplierArticle: r.SupplierArticle, BrandName: r.BrandName, UserName: r.UserName,
+		WasViewed: r.WasViewed, State: r.State, CreatedAt: r.CreatedAt}
+	if r.ValuationTags != "" && json.Unmarshal([]byte(r.ValuationTags), &fr.ValuationTags) != nil {
+		fr.ValuationTags = nil
+		unreadable["valuation_tags"]++
+	}
+	if r.Photos != "" {
+		if json.Unmarshal([]byte(r.Photos), &fr.Photos) != nil {
+			fr.Photos = nil
+			unreadable["photos"]++
+		}
+		for j := range fr.Photos {
+			fr.Photos[j].FullSize = served(from, fr.Photos[j].FullSize)
+			fr.Photos[j].MiniSize = served(from, fr.Photos[j].MiniSize)
+		}
+	}
+	if v := bytes.TrimSpace(r.Video); len(v) > 0 && string(v) != "null" {
+		fr.Video = new(fixtureVideo)
+		if json.Unmarshal(v, fr.Video) != nil {
+			fr.Video = nil
+			unreadable["video"]++
+		} else {
+			fr.Video.PreviewImage, fr.Video.Link = served(from, fr.Video.PreviewImage), served(from, fr.Video.Link)
+		}
+	}
+	return fr
+}
+
+// anonymisedRaw is a record as it came (raw), with the fields it has
+// that anonymising (or a made-up feedback_id) changed in r as r has them.
+func anonymisedRaw(raw map[string]any, r apiRecord) map[string]any {
+	for k, v := range map[string]any{"feedback_id": r.FeedbackID, "nm_id": r.NmID, "imt_id": r.ImtID, "text": r.Text, "pros": r.Pros,
+		"cons": r.Cons, "answer_text": r.AnswerText, "product_name": r.ProductName, "supplier_article": r.SupplierArticle,
+		"brand_name": r.BrandName, "user_name": r.UserName} {
+		if _, ok := raw[k]; ok {
+			raw[k] = v
+		}
+	}
+	return raw
+}
+
+// scenarioFiles are the files of a recording by their paths in Out: the
+// settings fixture, the two scenarios, the records as they came, and
+// the reviews fixtures.
+func scenarioFiles(cfg Config, res *Result, settings map[string]any, out []fixtureReview, keptRaw []map[string]any) map[string]any {
+	files := map[string]any{
+		filepath.Join("fixtures", "settings", cfg.Name+".yaml"): yamlDoc{"The settings recorded from " + res.From + ".", knownSettings(settings, res.UnknownFields)},
+		filepath.Join("scenarios", cfg.Name+".yaml"):            yamlDoc{"The shop recorded from " + res.From + ", as it was: serve it with\n  replymock --scenarios OUT/scenarios --fixtures OUT/fixtures --scenario " + cfg.Name, recordedScenario(cfg, res)},
+		filepath.Join("scenarios", cfg.Name+"-live.yaml"):       yamlDoc{"The recorded shop, kept alive: its reviews, as many again generated by its measures\n(raise generate.count to scale it up), and new ones arriving at its rate.", liveScenario(cfg, res)},
+		filepath.Join("recorded", cfg.Name+".json"):             map[string]any{"from": res.From, "settings": settings, "feedbacks": keptRaw},
+	}
+	// The reviews in files of at most fixtureChunk each, oldest first,
+	// well within what a fixture may be.
+	for i, name := range fixtureNames(cfg.Name, len(out)) {
+		part := out[i*fixtureChunk : min((i+1)*fixtureChunk, len(out))]
+		files[filepath.Join("fixtures", name)] = yamlDoc{fmt.Sprintf("Recorded from %s: reviews %d to %d of %d, oldest first.", res.From, i*fixtureChunk+1, i*fixtureChunk+len(part), len(out)),
+			map[string]any{"kind": "reviews", "reviews": part}}
+	}
+	return files
+}
+
+// writeFiles writes files under dir in the order of their names, each
+// whole or not at all (a YAML document, or anything else as JSON), and
+// lists them in res.Files.
+func writeFiles(dir string, files map[string]any, res *Result) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		var b []byte
+		var err error
+		switch v := files[name].(type) {
+		case yamlDoc:
+			b, err = v.encode()
+		default:
+			b, err = json.MarshalIndent(v, "", "  ")
+		}
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := renameio.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+		res.Files = append(res.Files, filepath.ToSlash(name))
+	}
+	return nil
+}
+
+// fixtureChunk is how many reviews a recorded fixture file holds at
+// most: some 10 MB of long reviews, a third of what a fixture may be.
+const fixtureChunk = 5000
+
+// fixtureNames are the reviews fixtures of a recording of n reviews, as
+// a scenario names them: reviews/NAME.yaml, or reviews/NAME-01.yaml and
+// on for more than fixtureChunk.
+func fixtureNames(name string, n int) []string {
+	if n <= fixtureChunk {
+		return []string{"reviews/" + name + ".yaml"}
+	}
+	var out []string
+	for i := 0; i*fixtureChunk < n; i++ {
+		out = append(out, fmt.Sprintf("reviews/%s-%02d.yaml", name, i+1))
+	}
+	return out
+}
+
+// yamlDoc is a YAML file with a comment on top.
+type yamlDoc struct {
+	comment string
+	v       any
+}
+
+func (d yamlDoc) encode() ([]byte, error) {
+	var b bytes.Buffer
+	for l := range strings.SplitSeq(d.comment, "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d.v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// served is a media URL of the recorded server as a fixture writes it: a
+// replymock's own media (/__mock/media/...) as a path, so the server
+// that serves the fixture serves them too; any other URL as it is.
+func served(from *url.URL, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || from == nil || u.Host != from.Host || !strings.HasPrefix(u.Path, "/__mock/media/") {
+		return raw
+	}
+	return u.Path
+}
+
+// knownSettings is the settings with the fields a settings fixture has;
+// the others are counted in unknown.
+func knownSettings(s map[string]any, unknown map[string]int) map[string]any {
+	feedbackKeys := []string{"rating", "reply_mode", "signature", "tone", "excluded_words", "required_words", "empty_review_mode", "use_unified_settings", "reply_from_date", "ai_instructions"}
+	questionKeys := []string{"reply_mode", "signature", "tone", "excluded_words", "required_words", "reply_from_date", "ai_instructions"}
+	keep := func(m map[string]any, keys []string, path string) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			if slices.Contains(keys, k) {
+				out[k] = v
+			} else {
+				unknown[path+"."+k]++
+			}
+		}
+		return out
+	}
+	out := map[string]any{"kind": "settings"}
+	for k := range s {
+		if k != "feedback" && k != "question" {
+			unknown["settings."+k]++
+		}
+	}
+	var fb []any
+	items, _ := s["feedback"].([]any)
+	for _, el := range items {
+		m, _ := el.(map[string]any)
+		fb = append(fb, keep(m, feedbackKeys, "settings.feedback[]"))
+	}
+	out["feedback"] = fb
+	if q, ok := s["question"].(map[string]any); ok {
+		out["question"] = keep(q, questionKeys, "settings.question")
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+)
+
+// recordState is an unfinished recording, kept in Out/.record-NAME.jsonl
+// so that a run cut short goes on where it stood: a first line with the
+// target and its settings, then a line per page, appended and synced
+// as each page comes (never rewritten: a recording costs its size once).
+type recordState struct {
+	From     string          `json:"from"`
+	Settings json.RawMessage `json:"settings"`
+
+	offset  int // the list's offset the next page starts at
+	total   int // the list's total, as last answered
+	records []json.RawMessage
+	seen    map[string]bool
+}
+
+// statePage is a line of the state file after the first.
+type statePage struct {
+	Offset  int               `json:"offset"` // of the page's first record
+	Total   int               `json:"total"`
+	Records []json.RawMessage `json:"records"`
+}
+
+// add keeps a page's records, each once.
+func (st *recordState) add(p statePage) {
+	if st.seen == nil {
+		st.seen = map[string]bool{}
+	}
+	for _, raw := range p.Records {
+		if k := recordKey(raw); k == "/" || !st.seen[k] {
+			st.seen[k] = true
+			st.records = append(st.records, raw)
+		}
+	}
+	st.offset, st.total = p.Offset+len(p.Records), p.Total
+}
+
+// loadState reads the state file of an earlier run from the same target;
+// a line cut short by a crash, and what follows it, are dropped (the
+// file is cut back to the last whole line). It returns nil for none.
+func loadState(path, from string) (*recordState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	st := &recordState{}
+	good := 0
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			break
+		}
+		if i == 0 {
+			if json.Unmarshal(line, st) != nil || st.From != from || st.Settings == nil {
+				return nil, nil // another target's, or unreadable: start again
+			}
+		} else {
+			var p statePage
+			if json.Unmarshal(line, &p) != nil {
+				break
+			}
+			st.add(p)
+		}
+		good += len(line)
+	}
+	if good == 0 {
+		return nil, nil
+	}
+	if good < len(data) {
+		if err := os.Truncate(path, int64(good)); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// appendLine appends v as a line of JSON to the file at path and syncs it.
+func appendLine(path string, v any, create bool) error {
+	flags := os.O_WRONLY | os.O_APPEND
+	if create {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		return err
+	}
+	b := append(mustJSON(v), '\n')
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// recordKey names a record by its id and feedback_id.
+func recordKey(raw json.RawMessage) string {
+	var k struct {
+		ID         json.Number `json:"id"`
+		FeedbackID string      `json:"feedback_id"`
+	}
+	json.Unmarshal(raw, &k)
+	return k.ID.String() + "/" + k.FeedbackID
+}
