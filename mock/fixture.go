@@ -186,7 +186,7 @@ const (
 func (r reviewFixture) textProblems() []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	check := func(field, s string, max int) {
-		if err := checkChars(s, field); err != nil {
+		if err := wire.CheckChars(s, field); err != nil {
 			probs = append(probs, wire.FieldProblem{Field: field, Msg: err.(*APIError).Message})
 		} else if n := utf8.RuneCountInString(s); n > max {
 			probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf("must be at most %d characters, got %d", max, n)})

@@ -202,7 +202,7 @@ func decodeField(key string, raw json.RawMessage, path string, rules settingsRul
 
 // checkText validates one string field of the settings.
 func checkText(key, s, path string, rules settingsRules) error {
-	if err := checkChars(s, path); err != nil {
+	if err := wire.CheckChars(s, path); err != nil {
 		return err
 	}
 	switch key {
@@ -232,25 +232,6 @@ func checkEnum(s string, allowed []string, path string) error {
 		return nil
 	}
 	return wire.InvalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), clip(s))
-}
-
-// checkChars refuses text that is not UTF-8 and control characters other
-// than tab, line feed and carriage return (which multi-line signatures
-// and instructions need): NUL, escape sequences and the like (C0, DEL and
-// C1) would end up in the replies written from the settings, and in the
-// logs and terminals that show them.
-func checkChars(s, path string) error {
-	for i, char := 0, 1; i < len(s); char++ {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			return wire.InvalidBody(path, "must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", s[i], char)
-		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f:
-			return wire.InvalidBody(path, "must not contain control characters: U+%04X at character %d (tab, line feed and carriage return are allowed)", r, char)
-		}
-		i += n
-	}
-	return nil
 }
 
 func checkLength(s string, max int, path string) error {

@@ -1,0 +1,22 @@
+package wire
+
+import "unicode/utf8"
+
+// CheckChars refuses text that is not UTF-8 and control characters other
+// than tab, line feed and carriage return (which multi-line signatures
+// and instructions need): NUL, escape sequences and the like (C0, DEL and
+// C1) would end up in the replies written from such text, and in the
+// logs and terminals that show them. The error is an invalid_body at path.
+func CheckChars(s, path string) error {
+	for i, char := 0, 1; i < len(s); char++ {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return InvalidBody(path, "must be valid UTF-8 text: byte 0x%02x (character %d) is not UTF-8", s[i], char)
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f:
+			return InvalidBody(path, "must not contain control characters: U+%04X at character %d (tab, line feed and carriage return are allowed)", r, char)
+		}
+		i += n
+	}
+	return nil
+}
