@@ -12,6 +12,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -337,7 +338,7 @@ type settingsFile struct {
 	Question QuestionSettings   `yaml:"question"`
 }
 
-func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Settings, error) {
+func decodeSettingsFixture(display string, data []byte, rules settings.Rules) (Settings, error) {
 	var sf settingsFile
 	yf := decodeYAML(display, data, &sf)
 	if !yf.checkable() {
@@ -353,7 +354,7 @@ func decodeSettingsFixture(display string, data []byte, rules settingsRules) (Se
 	}
 	copy(st.Feedback[:], sf.Feedback)
 	st.Question = sf.Question
-	for _, e := range st.validate(rules) {
+	for _, e := range st.Validate(rules) {
 		yf.problemf(e.Field, "%s", e.Message)
 	}
 	return st, yf.err()

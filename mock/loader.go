@@ -22,6 +22,7 @@ import (
 	"github.com/replymock/replymock/fixtures"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/scenarios"
 )
 
@@ -589,7 +590,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	written.applyDefaults(time.Time{})
 	sf.applyDefaults(p.l.anchorAt())
 	sc := &Scenario{Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
-		file: sf, rules: settingsRules{tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
+		file: sf, rules: settings.Rules{Tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
 		// Its own copy: a fault's counters are keyed by its address, and a
 		// scenario that extends another must not share the other's.
 		faults: slices.Clone(sf.Faults), media: p.l.media}
@@ -666,7 +667,7 @@ func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
 	}
 	sc.history = sc.settings
 	if g := sf.Data.Generate; g != nil && g.HistorySettings != "" && follow("data.generate.history_settings") {
-		if sc.history, err = l.loadSettings(g.HistorySettings, settingsRules{}); err != nil {
+		if sc.history, err = l.loadSettings(g.HistorySettings, settings.Rules{}); err != nil {
 			problem("data.generate.history_settings", err)
 		}
 	}
@@ -854,9 +855,9 @@ func loadFixture[T any](l *loader, kind, name string, decode func(display string
 	return zero, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
-func (l *loader) loadSettings(name string, rules settingsRules) (Settings, error) {
+func (l *loader) loadSettings(name string, rules settings.Rules) (Settings, error) {
 	// The tones are part of the check, so of the key.
-	return loadFixture(l, "settings "+strings.Join(rules.tones, ","), name, func(display string, data []byte) (Settings, error) {
+	return loadFixture(l, "settings "+strings.Join(rules.Tones, ","), name, func(display string, data []byte) (Settings, error) {
 		return decodeSettingsFixture(display, data, rules)
 	})
 }

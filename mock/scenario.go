@@ -13,6 +13,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -95,7 +96,7 @@ type Scenario struct {
 	Locale       string
 
 	file      scenarioFile // with the parent's values merged in and defaults applied
-	rules     settingsRules
+	rules     settings.Rules
 	settings  Settings
 	history   Settings // what the generated history was answered by: settings, or generate.history_settings
 	auth      Auth
@@ -156,8 +157,8 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		yf.problemf("seed", "required and not 0: the seed makes the data the same on every run")
 	}
 	for i, t := range sf.Tones {
-		if strings.TrimSpace(t) == "" || len([]rune(t)) > maxTone {
-			yf.problemf(fmt.Sprintf("tones[%d]", i), "must be a non-empty string of at most %d characters", maxTone)
+		if strings.TrimSpace(t) == "" || len([]rune(t)) > settings.MaxTone {
+			yf.problemf(fmt.Sprintf("tones[%d]", i), "must be a non-empty string of at most %d characters", settings.MaxTone)
 		}
 	}
 	if sf.Settings == "" {

@@ -379,7 +379,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			continue
 		}
 		st := &scenarioState{sc: sc, settings: *rec.Settings}
-		if probs := st.settings.validate(sc.rules); len(probs) > 0 {
+		if probs := st.settings.Validate(sc.rules); len(probs) > 0 {
 			if same {
 				p := probs[0]
 				return RestoreResult{}, wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)

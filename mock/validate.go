@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,7 +103,7 @@ func ValidateFiles(opts Options, files []SourceFile) error {
 		case "reviews":
 			_, err = decodeReviews(f.Path, f.Data, media.URLs{Base: opts.PublicURL})
 		case "settings":
-			_, err = decodeSettingsFixture(f.Path, f.Data, settingsRules{})
+			_, err = decodeSettingsFixture(f.Path, f.Data, settings.Rules{})
 		case "phrases":
 			_, err = decodePhrases(f.Path, f.Data)
 		case "", "scenario":

@@ -1,0 +1,183 @@
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// decode reads f's value from a PATCH element and checks it on its own.
+func (f *field) decode(raw json.RawMessage, path string, rules Rules) (value, error) {
+	switch f.kind {
+	case kindInt, kindBool:
+		n, err := wire.DecodeInt(raw, path)
+		if err != nil {
+			return value{}, err
+		}
+		if lo, hi := f.bounds(); n < int64(lo) || n > int64(hi) {
+			return value{}, wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), n)
+		}
+		return value{num: int(n)}, nil
+	case kindDate:
+		k := wire.JSONKind(raw)
+		if k == "null" {
+			return value{}, nil
+		}
+		if k != "string" {
+			return value{}, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
+		}
+		s, err := wire.DecodeString(raw, path)
+		if err != nil {
+			return value{}, err
+		}
+		return value{date: &s}, checkDate(&s, path)
+	}
+	s, err := wire.DecodeString(raw, path)
+	if err != nil {
+		return value{}, err
+	}
+	return value{str: s}, f.checkText(s, path, rules)
+}
+
+// bounds is the range of an integer field.
+func (f *field) bounds() (lo, hi int) {
+	if f.kind == kindBool {
+		return 0, 1
+	}
+	return f.min, f.max
+}
+
+// choices lists the integers lo to hi: "0 or 1", "1, 2, 3, 4 or 5".
+func choices(lo, hi int) string {
+	var s []string
+	for n := lo; n <= hi; n++ {
+		s = append(s, strconv.Itoa(n))
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// checkText checks the value s of a string field (kindEnum, kindText).
+func (f *field) checkText(s, path string, rules Rules) error {
+	if err := wire.CheckChars(s, path); err != nil {
+		return err
+	}
+	if f.kind == kindEnum {
+		return checkEnum(s, f.values, path)
+	}
+	if f.nonBlank && strings.TrimSpace(s) == "" {
+		return wire.InvalidBody(path, "must not be empty")
+	}
+	if f.toned && len(rules.Tones) > 0 {
+		if err := checkEnum(s, rules.Tones, path); err != nil {
+			return err
+		}
+	}
+	return checkLength(s, f.max, path)
+}
+
+func checkEnum(s string, allowed []string, path string) error {
+	if slices.Contains(allowed, s) {
+		return nil
+	}
+	return wire.InvalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), wire.Clip(s))
+}
+
+func checkLength(s string, max int, path string) error {
+	if n := utf8.RuneCountInString(s); n > max {
+		return wire.InvalidBody(path, "must be at most %d characters, got %d", max, n)
+	}
+	return nil
+}
+
+// checkDate checks a date field: null, or a real calendar date written
+// YYYY-MM-DD.
+func checkDate(d *string, path string) error {
+	if d == nil {
+		return nil
+	}
+	if _, ok := reviews.ParseDate(*d); !ok {
+		return wire.InvalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d)
+	}
+	return nil
+}
+
+// check checks a value of f in a complete Settings value (not the key,
+// which Validate checks by position).
+func (f *field) check(v value, path string, rules Rules) error {
+	switch f.kind {
+	case kindDate:
+		return checkDate(v.date, path)
+	case kindInt, kindBool:
+		if lo, hi := f.bounds(); v.num < lo || v.num > hi {
+			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v.num)
+		}
+		return nil
+	}
+	return f.checkText(v.str, path, rules)
+}
+
+// checkOrder lists the fields in the order Validate reports their
+// problems, as it always has: the strings, then the dates, then the
+// numbers, each in the table's order.
+func checkOrder() []*field {
+	rank := map[kind]int{kindEnum: 0, kindText: 0, kindDate: 1, kindBool: 2, kindInt: 2}
+	var out []*field
+	for i := range fields {
+		out = append(out, &fields[i])
+	}
+	slices.SortStableFunc(out, func(a, b *field) int { return rank[a.kind] - rank[b.kind] })
+	return out
+}
+
+// Validate checks a complete Settings value, such as a settings fixture or
+// a restored snapshot's: ratings in order, every enum and length, and the
+// unified invariant. Problems are reported with JSON-style paths.
+func (s *Settings) Validate(rules Rules) []*wire.APIError {
+	var errs []*wire.APIError
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.(*wire.APIError))
+		}
+	}
+	order := checkOrder()
+	first := &s.Feedback[0]
+	for i := range s.Feedback {
+		el := &s.Feedback[i]
+		p := fmt.Sprintf("feedback[%d]", i)
+		if el.Rating != i+1 {
+			add(wire.InvalidBody(p+".rating", "must be %d: elements are ordered by rating 1 to 5", i+1))
+		}
+		sameShared := true
+		for _, f := range order {
+			if f.in&inFeedback == 0 || f.key {
+				continue
+			}
+			err := f.check(f.get(el), p+"."+f.name, rules)
+			if err == nil && f.name == unifiedName && el.UseUnifiedSettings != first.UseUnifiedSettings {
+				err = wire.InvalidBody(p+"."+f.name, "must equal feedback[0].%s: the flag is one for all ratings", unifiedName)
+			}
+			add(err)
+			if f.shared && !f.get(el).equal(f.get(first)) {
+				sameShared = false
+			}
+		}
+		if first.UseUnifiedSettings == 1 && i > 0 && !sameShared {
+			add(wire.InvalidBody(p, "with %s 1, %s must equal those of feedback[0]", unifiedName, strings.Join(sharedNames(), ", ")))
+		}
+	}
+	for _, f := range order {
+		if f.in&inQuestion != 0 {
+			add(f.check(f.getQ(&s.Question), "question."+f.name, rules))
+		}
+	}
+	return errs
+}

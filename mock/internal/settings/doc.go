@@ -1,0 +1,16 @@
+// Package settings owns the auto-reply settings of GET and PATCH
+// /api/v1/settings/ai: their types, the one table of their fields
+// (fields.go: each field's JSON name, kind and bounds, the elements that
+// have it, whether unified settings share it, where the control panel
+// shows it), the checks of a complete Settings value, and a PATCH body
+// decoded and applied.
+//
+// Everything here is pure: a Settings value in, a Settings value out. Who
+// holds a session's settings, and its lock, is the caller's business.
+//
+// Adding a field: a Go field in FeedbackSettings or QuestionSettings, its
+// row in the table, the API's OpenAPI document (mock/openapi.yaml) and
+// the admin one, the settings fixtures, and the control panel if it shows
+// it. TestTableMatchesDocuments and TestTableMatchesPanel fail until the
+// documents and the panel agree with the table.
+package settings
