@@ -9,8 +9,10 @@
 // holds a session's settings, and its lock, is the caller's business.
 //
 // Adding a field: a Go field in FeedbackSettings or QuestionSettings, its
-// row in the table, the API's OpenAPI document (mock/openapi.yaml) and
-// the admin one, the settings fixtures, and the control panel if it shows
-// it. TestTableMatchesDocuments and TestTableMatchesPanel fail until the
-// documents and the panel agree with the table.
+// row in the table, and the places that describe the settings to people:
+// the OpenAPI documents (mock/openapi.yaml, mock/admin-openapi.yaml), the
+// README's contract, the settings fixtures, and the control panel if it
+// shows the field. The package stops at its start if the table and the
+// types disagree; TestTableMatchesDocuments, TestTableMatchesREADME and
+// TestTableMatchesPanel fail until the others agree with the table.
 package settings

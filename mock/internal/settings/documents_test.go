@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 // The places outside this package that list the settings fields, read
 // from the repository by their path relative to this folder.
 var (
+	readme      = "../../../README.md"
 	openAPIDocs = []string{"../../openapi.yaml", "../../admin-openapi.yaml"}
 	panelFiles  = struct{ app, i18n, html string }{"../../ui/app.js", "../../ui/i18n.js", "../../ui/index.html"}
 )
@@ -62,12 +64,7 @@ func TestTableMatchesDocuments(t *testing.T) {
 // that lists the shared fields and the per-rating ones.
 func checkPatchDescription(t *testing.T, doc, text string) {
 	text = strings.Join(strings.Fields(text), " ")
-	var perRating []string
-	for _, f := range fields {
-		if f.in&inFeedback != 0 && !f.shared && !f.key && f.name != unifiedName {
-			perRating = append(perRating, f.name)
-		}
-	}
+	perRating := perRatingNames()
 	for _, c := range []struct {
 		re   *regexp.Regexp
 		want []string
@@ -82,6 +79,70 @@ func checkPatchDescription(t *testing.T, doc, text string) {
 		}
 		if got := splitList(m[1]); !slices.Equal(got, c.want) {
 			t.Errorf("%s: the settings PATCH's description names %v, the field table %v", doc, got, c.want)
+		}
+	}
+}
+
+// perRatingNames lists the per-rating values that unified settings do
+// not share, in order.
+func perRatingNames() []string {
+	var names []string
+	for _, f := range fields {
+		if f.in&inFeedback != 0 && !f.shared && !f.key && f.name != unifiedName {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// TestTableMatchesREADME holds the README's contract for the settings to
+// the field table: the values of each enum, the length of each text, the
+// shared fields and those that stay per rating.
+func TestTableMatchesREADME(t *testing.T) {
+	_, section, _ := strings.Cut(readFile(t, readme), "\n**GET/PATCH /settings/ai**\n")
+	section, _, _ = strings.Cut(section, "\n**")
+	if section == "" {
+		t.Fatalf("%s: no GET/PATCH /settings/ai section", readme)
+	}
+	names := func(s string) []string { return splitList(strings.ReplaceAll(s, "`", "")) }
+	enums, lengths := map[string]string{}, map[string]string{}
+	for _, m := range regexp.MustCompile("`([a-z_]+)` in ((?:`[a-z_]+`(?:, )?)+)").FindAllStringSubmatch(section, -1) {
+		enums[m[1]] = strings.Join(names(m[2]), ",")
+	}
+	_, lens, _ := strings.Cut(section, "lengths in characters: ")
+	lens, _, _ = strings.Cut(lens, ".\n")
+	for _, m := range regexp.MustCompile("((?:`[a-z_]+`(?:, | and )?)+) <= (\\d+)").FindAllStringSubmatch(lens, -1) {
+		for _, n := range names(m[1]) {
+			lengths[n] = m[2]
+		}
+	}
+	wantEnums, wantLengths := map[string]string{}, map[string]string{}
+	for _, f := range fields {
+		switch f.kind {
+		case kindEnum:
+			wantEnums[f.name] = strings.Join(f.values, ",")
+		case kindText:
+			wantLengths[f.name] = strconv.Itoa(f.max)
+		}
+	}
+	if !maps.Equal(enums, wantEnums) {
+		t.Errorf("%s: the settings' enums are %v; the field table's %v", readme, enums, wantEnums)
+	}
+	if !maps.Equal(lengths, wantLengths) {
+		t.Errorf("%s: the settings' lengths are %v; the field table's %v", readme, lengths, wantLengths)
+	}
+	for _, c := range []struct {
+		re   string
+		want []string
+	}{
+		{`the shared fields \(([^)]*)\) are equal`, sharedNames()},
+		{"((?:`[a-z_]+`(?:, | and )?)+) always stay per rating", perRatingNames()},
+	} {
+		m := regexp.MustCompile(c.re).FindStringSubmatch(section)
+		if m == nil {
+			t.Errorf("%s: the settings section has no part that matches %q", readme, c.re)
+		} else if got := names(m[1]); !slices.Equal(got, c.want) {
+			t.Errorf("%s: the settings section names %v, the field table %v", readme, got, c.want)
 		}
 	}
 }
