@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
 )
 
@@ -281,8 +282,7 @@ func served(from *url.URL, raw string) string {
 // knownSettings is the settings with the fields a settings fixture has;
 // the others are counted in unknown.
 func knownSettings(s map[string]any, unknown map[string]int) map[string]any {
-	feedbackKeys := []string{"rating", "reply_mode", "signature", "tone", "excluded_words", "required_words", "empty_review_mode", "use_unified_settings", "reply_from_date", "ai_instructions"}
-	questionKeys := []string{"reply_mode", "signature", "tone", "excluded_words", "required_words", "reply_from_date", "ai_instructions"}
+	feedbackKeys, questionKeys := settings.FeedbackFields(), settings.QuestionFields()
 	keep := func(m map[string]any, keys []string, path string) map[string]any {
 		out := map[string]any{}
 		for k, v := range m {

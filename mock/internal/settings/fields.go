@@ -194,3 +194,11 @@ func (f *field) write(rv reflect.Value, v value) {
 		rv.SetString(v.str)
 	}
 }
+
+// FeedbackFields names the fields of a per-rating element, in the order
+// the API writes them.
+func FeedbackFields() []string { return fieldNames(inFeedback) }
+
+// QuestionFields names the fields of the question element, in the order
+// the API writes them.
+func QuestionFields() []string { return fieldNames(inQuestion) }
