@@ -16,8 +16,8 @@ import (
 // The layout of the repository is a code block under this heading of
 // this file, a path from the repository's root at the start of each line.
 const (
-	layoutDoc     = "README.md"
-	layoutHeading = "### Layout"
+	layoutDoc     = "mock/README.md"
+	layoutHeading = "## Layout"
 )
 
 // The README's Layout section names every file of the repository: a
