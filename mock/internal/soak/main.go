@@ -71,58 +71,13 @@ func run(args []string) error {
 		*total, *workers, *sessions, *sessions/2, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 
 	goroutinesBefore := runtime.NumGoroutine()
-	var sent, unexpected, injected atomic.Int64
-	var rssWarm atomic.Int64
-	warmAt := int64(float64(*total) * *warmup)
-	var mu sync.Mutex
-	statuses := map[int]int{}
 	tr := &http.Transport{MaxIdleConnsPerHost: *workers}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range *workers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for {
-				n := sent.Add(1)
-				if n > int64(*total) {
-					return
-				}
-				if n == warmAt {
-					debug.FreeOSMemory() // as at the end: count what is live, not what the runtime has yet to return
-					rssWarm.Store(rss())
-				}
-				status, faulty, err := one(client, base, rng, *sessions)
-				if err != nil {
-					if faulty {
-						injected.Add(1)
-						continue
-					}
-					fmt.Fprintln(os.Stderr, "soak: request error:", err)
-					unexpected.Add(1)
-					continue
-				}
-				mu.Lock()
-				statuses[status]++
-				mu.Unlock()
-				if status >= 500 {
-					if faulty {
-						injected.Add(1)
-					} else {
-						unexpected.Add(1)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	debug.FreeOSMemory()
-	rssEnd := rss()
-	fmt.Printf("  %.0f requests/s over %.1f s; statuses %v\n", float64(*total)/elapsed.Seconds(), elapsed.Seconds(), statuses)
-	fmt.Printf("  injected failures (expected): %d; unexpected 5xx or errors: %d\n", injected.Load(), unexpected.Load())
-	growth := float64(rssEnd-rssWarm.Load()) / float64(rssWarm.Load())
-	fmt.Printf("  RSS after warm-up (%d requests) %d MB, at the end %d MB: %+.1f%%\n", warmAt, rssWarm.Load()>>20, rssEnd>>20, growth*100)
+	warmAt := int64(float64(*total) * *warmup)
+	m := mixedLoad(client, base, *total, *workers, *sessions, warmAt)
+	rssWarm, rssEnd, unexpected := m.rssWarm, m.rssEnd, m.unexpected
+	growth := float64(rssEnd-rssWarm) / float64(rssWarm)
+	fmt.Printf("  RSS after warm-up (%d requests) %d MB, at the end %d MB: %+.1f%%\n", warmAt, rssWarm>>20, rssEnd>>20, growth*100)
 	var fails []string
 	if *shops > 0 {
 		if err := shopPhase(client, base, *shops, *shopAdvance, *maxShopGrowth<<20); err != nil {
@@ -135,7 +90,7 @@ func run(args []string) error {
 	goroutinesAfter := runtime.NumGoroutine()
 
 	fmt.Printf("  goroutines before %d, after %d\n", goroutinesBefore, goroutinesAfter)
-	if unexpected.Load() > 0 {
+	if unexpected > 0 {
 		fails = append(fails, "unexpected 5xx or errors")
 	}
 	if growth > *maxGrowth {
@@ -284,4 +239,63 @@ func rss() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.Sys)
+}
+
+// mixed is what the mixed load measured.
+type mixed struct {
+	rssWarm, rssEnd int64 // RSS after the warm-up and at the end
+	unexpected      int64 // 5xx answers and errors no fault injected
+}
+
+// mixedLoad sends total requests of the mix from workers clients over
+// sessions sessions, reading the RSS after warmAt of them and at the end.
+func mixedLoad(client *http.Client, base string, total, workers, sessions int, warmAt int64) mixed {
+	var sent, unexpected, injected atomic.Int64
+	var rssWarm atomic.Int64
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for {
+				n := sent.Add(1)
+				if n > int64(total) {
+					return
+				}
+				if n == warmAt {
+					debug.FreeOSMemory() // as at the end: count what is live, not what the runtime has yet to return
+					rssWarm.Store(rss())
+				}
+				status, faulty, err := one(client, base, rng, sessions)
+				if err != nil {
+					if faulty {
+						injected.Add(1)
+						continue
+					}
+					fmt.Fprintln(os.Stderr, "soak: request error:", err)
+					unexpected.Add(1)
+					continue
+				}
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+				if status >= 500 {
+					if faulty {
+						injected.Add(1)
+					} else {
+						unexpected.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	debug.FreeOSMemory()
+	rssEnd := rss()
+	fmt.Printf("  %.0f requests/s over %.1f s; statuses %v\n", float64(total)/elapsed.Seconds(), elapsed.Seconds(), statuses)
+	fmt.Printf("  injected failures (expected): %d; unexpected 5xx or errors: %d\n", injected.Load(), unexpected.Load())
+	return mixed{rssWarm: rssWarm.Load(), rssEnd: rssEnd, unexpected: unexpected.Load()}
 }
