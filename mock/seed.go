@@ -178,8 +178,8 @@ func (ss *session) seedViewLocked(sc *Scenario, base *reviews.Store) (*reviews.S
 			return nil, err
 		}
 		bytes := own.Bytes() + seedOverhead
-		if ss.seedUsed != nil {
-			ss.seedUsed.Add(bytes - sd.bytes)
+		if ss.seedBudget != nil {
+			ss.seedBudget.Charge(bytes - sd.bytes)
 		}
 		sd.own, sd.bytes = own, bytes
 	}
@@ -232,8 +232,8 @@ func (ss *session) dropSeedsLocked() int {
 	n := 0
 	for name, sd := range seeds {
 		n += sd.own.Len()
-		if ss.seedUsed != nil {
-			ss.seedUsed.Add(-sd.bytes)
+		if ss.seedBudget != nil {
+			ss.seedBudget.Release(sd.bytes)
 		}
 		ss.restartShopLocked(name)
 	}
@@ -365,7 +365,7 @@ func (s *Server) seedRoom(others int, next *seedState, delta int64) error {
 		return &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "reviews",
 			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; this would make %d (DELETE /__mock/data to start again)", MaxSeedReviews, n)}
 	}
-	if delta > 0 && s.seedUsed.Load()+delta > s.seedMax {
+	if !s.seedBudget.Fits(delta) {
 		return s.errSeedMemory(delta)
 	}
 	return nil
@@ -374,21 +374,11 @@ func (s *Server) seedRoom(others int, next *seedState, delta int64) error {
 func (s *Server) errSeedMemory(delta int64) error {
 	return &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "reviews",
 		Message: fmt.Sprintf("all sessions' seeded reviews would keep %d bytes, over the %d allowed (Options.MaxSeedBytes); DELETE /__mock/data of sessions done with theirs",
-			s.seedUsed.Load()+delta, s.seedMax)}
+			s.seedBudget.Used()+delta, s.seedBudget.Max())}
 }
 
 // reserveSeed adds delta to the seeded bytes unless that goes over the bound.
-func (s *Server) reserveSeed(delta int64) bool {
-	for {
-		used := s.seedUsed.Load()
-		if delta > 0 && used+delta > s.seedMax {
-			return false
-		}
-		if s.seedUsed.CompareAndSwap(used, used+delta) {
-			return true
-		}
-	}
-}
+func (s *Server) reserveSeed(delta int64) bool { return s.seedBudget.Reserve(delta) }
 
 // ClearSeeded forgets the reviews session (every session for
 // AllSessions) seeded, in every scenario, as DELETE /__mock/data does;

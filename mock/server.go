@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
@@ -185,9 +186,12 @@ type Server struct {
 	sessions    map[string]*session
 	maxSessions int
 	sessionTTL  time.Duration
-	shops       shopBudget   // the living shops' memory (shop.go), within MaxShopBytes
-	seedMax     int64        // MaxSeedBytes
-	seedUsed    atomic.Int64 // what all sessions' seeded reviews keep (seed.go)
+	shops       shopBudget     // the living shops' memory (shop.go), within MaxShopBytes
+	seedBudget  *budget.Budget // what all sessions' seeded reviews keep (seed.go), within MaxSeedBytes
+
+	// budgets are every bounded store's byte budget: what the server keeps
+	// at most, besides the scenarios' data (MemoryBudget).
+	budgets budget.Set
 
 	faults *fault.Registry // the run-time faults, for every session and each session's own (faults.go)
 
@@ -233,30 +237,25 @@ func New(opts Options) (*Server, error) {
 		faults:       fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
 		maxSessions:  opts.MaxSessions,
 		sessionTTL:   opts.SessionTTL,
-		shops:        shopBudget{max: opts.MaxShopBytes, log: opts.Logger},
-		seedMax:      opts.MaxSeedBytes,
-		journals:     journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
-		media:        media.NewStore(opts.MediaCacheBytes),
+		shops: shopBudget{log: opts.Logger, bytes: budget.New("replymock_shop_bytes",
+			"What all living shops keep together, as counted against --max-shop-memory.", opts.MaxShopBytes)},
+		seedBudget: budget.New("replymock_seed_bytes",
+			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", opts.MaxSeedBytes),
+		journals: journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
+		media:    media.NewStore(opts.MediaCacheBytes),
 
 		snapshotTakers: make(chan struct{}, 2),
 	}
+	s.budgets.Add(s.journals.Budget(), s.shops.bytes, s.seedBudget, s.media.Budget(), s.faults.Budget())
+	s.budgets.Register(s.metrics.registry)
 	s.media.Register(s.metrics.registry)
 	s.metrics.registry.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_bytes",
-			Help: "What all journals keep together, as counted against their byte budget (Options.JournalBytes)."},
-			func() float64 { return float64(s.journals.Used()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_shop_bytes",
-			Help: "What all living shops keep together, as counted against --max-shop-memory."},
-			func() float64 { return float64(s.shops.bytes()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
 			Help: "Admin requests waiting on the journal (wait=), at most 256."},
 			func() float64 { return float64(s.journals.Waiters()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
 			Help: "Living shops evicted to keep within --max-shop-memory."},
-			func() float64 { return float64(s.shops.evictions.Load()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_seed_bytes",
-			Help: "What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes."},
-			func() float64 { return float64(s.seedUsed.Load()) }))
+			func() float64 { return float64(s.shops.evictions.Load()) }))
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)
@@ -401,5 +400,5 @@ func (s *Server) requestID(r *http.Request) string {
 // most: the journals, the living shops, the seeded reviews, the media
 // cache and the run-time faults. The scenarios' data comes on top.
 func (s *Server) MemoryBudget() int64 {
-	return s.journals.Max() + s.shops.max + s.seedMax + s.media.Budget() + MaxRuntimeFaultBytes
+	return s.budgets.Max()
 }

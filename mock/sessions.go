@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -54,9 +54,9 @@ type session struct {
 	counters map[*Fault]*fault.Counter // of every fault the session's requests met
 	// overrides are the session's own (PUT /__mock/overrides?session=ID),
 	// over those for every session.
-	overrides Overrides
-	seeds     *seedBox      // reviews seeded by PUT /__mock/data (seed.go); shared with the session a reset made
-	seedUsed  *atomic.Int64 // Server.seedUsed, for a kept session; nil for one only looked at
+	overrides  Overrides
+	seeds      *seedBox       // reviews seeded by PUT /__mock/data (seed.go); shared with the session a reset made
+	seedBudget *budget.Budget // Server.seedBudget, for a kept session; nil for one only looked at
 }
 
 func newSession(id string, shops *shopBudget) *session {
@@ -272,7 +272,7 @@ func (s *Server) sessionLocked(id string) *session {
 	if !ok {
 		s.evictForLocked(now)
 		ss = newSession(id, &s.shops)
-		ss.seedUsed = &s.seedUsed
+		ss.seedBudget = s.seedBudget
 		ss.journalKey = s.journals.Open(id)
 		s.sessions[id] = ss
 	}

@@ -623,10 +623,10 @@ func shopsUsed(t *testing.T, s *Server) int64 {
 	for e := b.lru.Front(); e != nil; e = e.Next() {
 		sum += e.Value.(*shopState).bytes
 	}
-	if sum != b.used {
-		t.Fatalf("shops account %d bytes, their sizes add up to %d", b.used, sum)
+	if sum != b.bytes.Used() {
+		t.Fatalf("shops account %d bytes, their sizes add up to %d", b.bytes.Used(), sum)
 	}
-	return b.used
+	return b.bytes.Used()
 }
 
 // Many sessions advancing their shops past a small MaxShopBytes: the

@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
@@ -463,20 +464,12 @@ func (sh *shopState) size() int64 {
 // session busy at that moment is passed over until the next use of any
 // shop.
 type shopBudget struct {
-	max  int64
-	log  *slog.Logger
-	mu   sync.Mutex // guards used, lru, and each listed shop's bytes and elem
-	used int64      // the sizes of the shops in lru
-	lru  list.List  // *shopState, the most recently used first
+	bytes *budget.Budget // the sizes of the shops in lru, against MaxShopBytes
+	log   *slog.Logger
+	mu    sync.Mutex // guards lru, each listed shop's bytes and elem, and makes each change of bytes whole
+	lru   list.List  // *shopState, the most recently used first
 
 	evictions atomic.Int64 // shops evicted so far, for the metrics
-}
-
-// bytes is what the shops keep together now, for the metrics.
-func (b *shopBudget) bytes() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
 }
 
 // add accounts sh, the new shop of owner's home state; the caller holds
@@ -491,7 +484,7 @@ func (b *shopBudget) add(sh *shopState, owner *session, home *scenarioState) {
 	defer b.mu.Unlock()
 	sh.bytes = size
 	sh.elem = b.lru.PushFront(sh)
-	b.used += size
+	b.bytes.Charge(size)
 	b.enforceLocked(sh)
 }
 
@@ -519,7 +512,7 @@ func (b *shopBudget) resize(sh *shopState) {
 	if sh.elem == nil {
 		return
 	}
-	b.used += size - sh.bytes
+	b.bytes.Charge(size - sh.bytes)
 	sh.bytes = size
 	b.lru.MoveToFront(sh.elem)
 	b.enforceLocked(sh)
@@ -535,7 +528,7 @@ func (b *shopBudget) remove(sh *shopState) {
 	if sh.elem != nil {
 		b.lru.Remove(sh.elem)
 		sh.elem = nil
-		b.used -= sh.bytes
+		b.bytes.Release(sh.bytes)
 	}
 }
 
@@ -543,8 +536,8 @@ func (b *shopBudget) remove(sh *shopState) {
 // the total is within the budget, other sessions' first; current goes
 // too if it alone is over. The caller holds b.mu and current's owner's mu.
 func (b *shopBudget) enforceLocked(current *shopState) {
-	for pass := 0; pass < 2 && b.used > b.max; pass++ {
-		for e := b.lru.Back(); e != nil && b.used > b.max; {
+	for pass := 0; pass < 2 && b.bytes.Over() > 0; pass++ {
+		for e := b.lru.Back(); e != nil && b.bytes.Over() > 0; {
 			sh := e.Value.(*shopState)
 			e = e.Prev()
 			switch {
@@ -557,7 +550,7 @@ func (b *shopBudget) enforceLocked(current *shopState) {
 			}
 		}
 	}
-	if current.bytes > b.max {
+	if current.bytes > b.bytes.Max() {
 		b.evictLocked(current)
 	}
 }
@@ -570,8 +563,8 @@ func (b *shopBudget) evictLocked(sh *shopState) {
 	}
 	b.lru.Remove(sh.elem)
 	sh.elem = nil
-	b.used -= sh.bytes
+	b.bytes.Release(sh.bytes)
 	b.evictions.Add(1)
 	b.log.Warn("living shop evicted: the shops' memory is over the budget (--max-shop-memory); it starts again from its scenario's start",
-		"session", sh.owner.id, "scenario", sh.sc.Name, "shop_bytes", sh.bytes, "shops_bytes", b.used, "max_shop_bytes", b.max)
+		"session", sh.owner.id, "scenario", sh.sc.Name, "shop_bytes", sh.bytes, "shops_bytes", b.bytes.Used(), "max_shop_bytes", b.bytes.Max())
 }

@@ -317,7 +317,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 
 	// Everything is built before the session is touched.
 	fresh := newSession(sid, &s.shops)
-	fresh.seedUsed = &s.seedUsed
+	fresh.seedBudget = s.seedBudget
 	if snap.Scenario != "" {
 		if current[snap.Scenario] == nil {
 			drop("scenario %q: no such scenario now; the session follows the server's", snap.Scenario)
@@ -444,11 +444,11 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			}
 			old.seeds.mu.Unlock()
 		}
-		if seedBytes > 0 && s.seedUsed.Load()-oldSeeds+seedBytes > s.seedMax {
+		if !s.seedBudget.Fits(seedBytes - oldSeeds) {
 			return s.errSeedMemory(seedBytes - oldSeeds)
 		}
 		s.dropSessionLocked(sid)
-		s.seedUsed.Add(seedBytes)
+		s.seedBudget.Charge(seedBytes)
 		return nil
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -33,8 +34,8 @@ const (
 // changes: a request reads the faults it met without a lock. A session's
 // faults go with the session (Drop), which its owner says.
 type Registry struct {
-	max      int
-	maxBytes int64
+	max   int
+	bytes *budget.Budget // what the faults keep (Size), against MaxRuntimeBytes
 
 	// adding makes additions take turns: the room one has counted stays
 	// its own until it is in (removals only make more).
@@ -49,7 +50,20 @@ type Registry struct {
 // NewRegistry returns an empty registry that keeps at most max faults,
 // of maxBytes together (MaxRuntime and MaxRuntimeBytes for a server).
 func NewRegistry(max int, maxBytes int64) *Registry {
-	return &Registry{max: max, maxBytes: maxBytes, own: make(map[string][]*Fault)}
+	return &Registry{max: max, own: make(map[string][]*Fault),
+		bytes: budget.New("replymock_runtime_fault_bytes", "What the run-time faults keep together (their names, paths, error bodies and headers), within their byte bound (MaxRuntimeFaultBytes).", maxBytes)}
+}
+
+// Budget is the faults' byte budget, for the server's set of them.
+func (r *Registry) Budget() *budget.Budget { return r.bytes }
+
+// sizeOf is what faults keep together.
+func sizeOf(faults []*Fault) int64 {
+	var n int64
+	for _, f := range faults {
+		n += f.Size()
+	}
+	return n
 }
 
 // For returns the faults that apply to session sid's requests: those for
@@ -141,6 +155,7 @@ func (r *Registry) put(owner string, f Fault, replace bool, before func()) (Faul
 	} else {
 		r.own[owner] = append(slices.DeleteFunc(slices.Clone(r.own[owner]), keep), &f)
 	}
+	r.bytes.Charge(f.Size() - sizeOf(removed))
 	return f, removed, nil
 }
 
@@ -149,12 +164,13 @@ func (r *Registry) put(owner string, f Fault, replace bool, before func()) (Faul
 // (which the new ones replace). The caller holds r.adding.
 func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bool) error {
 	r.mu.Lock()
-	have, used := 0, int64(0)
+	have, used := 0, r.bytes.Used()
 	count := func(owner string, list []*Fault) {
 		for _, f := range list {
-			if !going(f, owner) {
+			if going(f, owner) {
+				used -= f.Size()
+			} else {
 				have++
-				used += f.Size()
 			}
 		}
 	}
@@ -171,9 +187,9 @@ func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bo
 	case have+n > r.max:
 		return &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyFaults,
 			Message: fmt.Sprintf("at most %d run-time faults at once, and %s would pass it; remove some first (DELETE /__mock/faults)", r.max, these)}
-	case used+size > r.maxBytes:
+	case used+size > r.bytes.Max():
 		return &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyFaults,
-			Message: fmt.Sprintf("run-time faults keep at most %d MiB together, and %s (%d bytes) would pass it; remove some first (DELETE /__mock/faults)", r.maxBytes>>20, these, size)}
+			Message: fmt.Sprintf("run-time faults keep at most %d MiB together, and %s (%d bytes) would pass it; remove some first (DELETE /__mock/faults)", r.bytes.Max()>>20, these, size)}
 	}
 	return nil
 }
@@ -202,6 +218,7 @@ func (r *Registry) Remove(owner, id string) []*Fault {
 			delete(r.own, of)
 		}
 	}
+	r.bytes.Release(sizeOf(removed))
 	return removed
 }
 
@@ -211,8 +228,10 @@ func (r *Registry) Drop(owner string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if owner == AllSessions {
+		r.bytes.Release(sizeOf(r.shared))
 		r.shared = nil
 	} else {
+		r.bytes.Release(sizeOf(r.own[owner]))
 		delete(r.own, owner)
 	}
 }
@@ -228,11 +247,7 @@ func (r *Registry) Restore(owner string, faults []*Fault, before func() error) e
 	r.adding.Lock()
 	defer r.adding.Unlock()
 	if len(faults) > 0 {
-		var size int64
-		for _, f := range faults {
-			size += f.Size()
-		}
-		if err := r.room(len(faults), size, func(_ *Fault, of string) bool { return of == owner }); err != nil {
+		if err := r.room(len(faults), sizeOf(faults), func(_ *Fault, of string) bool { return of == owner }); err != nil {
 			return err
 		}
 	}
@@ -251,6 +266,7 @@ func (r *Registry) Restore(owner string, faults []*Fault, before func() error) e
 		f.seq = seqOf(f.ID)
 		r.seq = max(r.seq, f.seq)
 	}
+	r.bytes.Charge(sizeOf(faults) - sizeOf(r.own[owner]))
 	if len(faults) > 0 {
 		r.own[owner] = faults
 	} else {
@@ -298,8 +314,8 @@ func (r *Registry) ReadBack(path string, in []Fault) ([]*Fault, error) {
 		size += f.Size()
 		out = append(out, &f)
 	}
-	if size > r.maxBytes {
-		return nil, wire.InvalidBody(path, "over %d MiB together", r.maxBytes>>20)
+	if size > r.bytes.Max() {
+		return nil, wire.InvalidBody(path, "over %d MiB together", r.bytes.Max()>>20)
 	}
 	return out, nil
 }
@@ -311,6 +327,7 @@ func (r *Registry) SetShared(faults []*Fault) {
 	defer r.adding.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bytes.Charge(sizeOf(faults) - sizeOf(r.shared))
 	r.shared = faults
 	for _, f := range faults {
 		r.seq = max(r.seq, f.seq)

@@ -258,3 +258,48 @@ func TestRegistryReadBack(t *testing.T) {
 		t.Error("Shared is not the faults set")
 	}
 }
+
+// The registry's budget counts what its faults keep, exactly, through
+// every way they come and go.
+func TestRegistryBudgetCountsWhatIsKept(t *testing.T) {
+	r := NewRegistry(100, 1<<20)
+	body := strings.Repeat("b", 300)
+	withBody := func(name string) Fault {
+		return Fault{Name: name, Error: &ErrorAnswer{Status: 503, Body: &body}}
+	}
+	kept := func() int64 {
+		var all []*Fault
+		for _, f := range r.List(AllSessions) {
+			all = append(all, &f)
+		}
+		return sizeOf(all)
+	}
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"add for every session", func() error { _, err := r.Add(AllSessions, withBody("a"), nil); return err }},
+		{"add a session's", func() error { _, err := r.Add("s1", withBody("b"), nil); return err }},
+		{"add another session's", func() error { _, err := r.Add("s2", drop("c"), nil); return err }},
+		{"replace one", func() error { _, _, err := r.Replace("s1", drop("b"), nil); return err }},
+		{"remove by id", func() error { r.Remove(AllSessions, "f1"); return nil }},
+		{"restore a session's", func() error {
+			return r.Restore("s2", []*Fault{{Name: "r", Error: &ErrorAnswer{Status: 500, Body: &body}}}, nil)
+		}},
+		{"set the shared ones", func() error { r.SetShared([]*Fault{{Name: "s", Drop: true}}); return nil }},
+		{"drop a session", func() error { r.Drop("s1"); return nil }},
+		{"drop the shared ones", func() error { r.Drop(AllSessions); return nil }},
+		{"remove all", func() error { r.Remove(AllSessions, ""); return nil }},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		if got, want := r.Budget().Used(), kept(); got != want {
+			t.Errorf("after %s: the budget counts %d bytes, the faults keep %d", st.what, got, want)
+		}
+	}
+	if r.Budget().Used() != 0 {
+		t.Errorf("empty, the budget counts %d bytes", r.Budget().Used())
+	}
+}

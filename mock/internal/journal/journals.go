@@ -3,6 +3,8 @@ package journal
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/replymock/replymock/mock/internal/budget"
 )
 
 // Journals keeps the journals of all sessions, each a ring of entries
@@ -29,9 +31,8 @@ type Journals struct {
 	wake    chan struct{}    // closed by the next Record, when someone waits
 	waiting int              // requests waiting, at most MaxWaiters
 
-	size int          // entries a session's ring keeps
-	max  int64        // bytes all rings keep together
-	used atomic.Int64 // bytes all rings keep now
+	size  int            // entries a session's ring keeps
+	bytes *budget.Budget // the bytes all rings keep together, against their most
 
 	// pinned is what listings being written keep alive (MaxListingBytes).
 	pinned atomic.Int64
@@ -54,7 +55,8 @@ func New(size int, maxBytes int64, maxEntries int) *Journals {
 		order: order{ring: make([]orderItem, max(maxEntries, 0))},
 		rings: make(map[string]*ring),
 		size:  size,
-		max:   maxBytes,
+		bytes: budget.New("replymock_journal_bytes",
+			"What all journals keep together, as counted against their byte budget (Options.JournalBytes).", maxBytes),
 	}
 }
 
@@ -86,7 +88,7 @@ func (j *Journals) Drop(k Key) {
 func (j *Journals) dropLocked(id string, rg *ring) {
 	delete(j.rings, id)
 	rg.mu.Lock()
-	j.used.Add(-rg.clear())
+	j.bytes.Release(rg.clear())
 	rg.mu.Unlock()
 }
 
@@ -97,7 +99,7 @@ func (j *Journals) Clear(scope string) {
 	defer j.mu.Unlock()
 	for _, rg := range j.scopeLocked(scope) {
 		rg.mu.Lock()
-		j.used.Add(-rg.clear())
+		j.bytes.Release(rg.clear())
 		rg.mu.Unlock()
 	}
 }
@@ -125,10 +127,13 @@ func (j *Journals) scopeLocked(sid string) []*ring {
 
 // Used is what all journals keep now, in bytes, as counted against their
 // budget.
-func (j *Journals) Used() int64 { return j.used.Load() }
+func (j *Journals) Used() int64 { return j.bytes.Used() }
+
+// Budget is the journals' byte budget, for the server's set of them.
+func (j *Journals) Budget() *budget.Budget { return j.bytes }
 
 // Max is the byte budget of all journals together.
-func (j *Journals) Max() int64 { return j.max }
+func (j *Journals) Max() int64 { return j.bytes.Max() }
 
 // Record adds an entry to the journal of the session k names. Everything
 // an entry keeps counts against the byte budget of all journals: method,
@@ -144,8 +149,8 @@ func (j *Journals) Max() int64 { return j.max }
 func (j *Journals) Record(k Key, e Record) {
 	e.trim()
 	e.kept = e.measure()
-	if e.kept > j.max {
-		e.strip(j.max)
+	if e.kept > j.bytes.Max() {
+		e.strip(j.bytes.Max())
 	}
 	r := &e
 	j.mu.Lock()
@@ -157,14 +162,14 @@ func (j *Journals) Record(k Key, e Record) {
 	if rg == nil || rg.gen != k.gen {
 		return // the session went: its request keeps nothing
 	}
-	if rg.size <= 0 || r.kept > j.max {
+	if rg.size <= 0 || r.kept > j.bytes.Max() {
 		lose(rg, r.Seq)
 		return
 	}
 	// Only this function adds bytes, and everything that changes a ring
 	// holds j.mu: once the entry fits, it still fits when it goes in.
 	freed := rg.freedByAdd()
-	for j.used.Load()-freed+r.kept > j.max {
+	for j.bytes.Used()-freed+r.kept > j.bytes.Max() {
 		out, ok := j.order.pop()
 		if !ok {
 			lose(rg, r.Seq)
@@ -176,7 +181,7 @@ func (j *Journals) Record(k Key, e Record) {
 		}
 	}
 	rg.mu.Lock()
-	j.used.Add(rg.add(r))
+	j.bytes.Charge(rg.add(r))
 	rg.mu.Unlock()
 	if out, full := j.order.push(orderItem{rg, r.Seq}); full {
 		j.dropOldest(out)
@@ -187,7 +192,7 @@ func (j *Journals) Record(k Key, e Record) {
 // it oldest; the caller holds j.mu.
 func (j *Journals) dropOldest(it orderItem) {
 	it.r.mu.Lock()
-	j.used.Add(-it.r.dropOldest(it.seq))
+	j.bytes.Release(it.r.dropOldest(it.seq))
 	it.r.mu.Unlock()
 }
 

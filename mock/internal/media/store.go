@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -35,9 +36,9 @@ type Store struct {
 	renders  chan struct{} // bounds the images drawn at once, each a few MB of pixels
 	rendered atomic.Int64  // images drawn, for the metrics and tests
 
-	mu    sync.Mutex // guards the fields below
-	max   int64      // the budget; <= 0 keeps nothing
-	used  int64
+	cache *budget.Budget // what the kept images take, against its most (<= 0 keeps nothing)
+
+	mu    sync.Mutex // guards the fields below, and makes each change of cache whole
 	lru   *list.List // of *file, most recently used first
 	files map[string]*list.Element
 }
@@ -51,31 +52,25 @@ type file struct {
 
 // NewStore returns a Store that keeps at most budget bytes of drawn
 // images; a budget of 0 or less keeps none.
-func NewStore(budget int64) *Store {
-	return &Store{renders: make(chan struct{}, runtime.GOMAXPROCS(0)), max: budget,
-		lru: list.New(), files: make(map[string]*list.Element)}
+func NewStore(maxBytes int64) *Store {
+	return &Store{renders: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		cache: budget.New("replymock_media_cache_bytes", "Rendered media images kept in memory, within Options.MediaCacheBytes.", maxBytes),
+		lru:   list.New(), files: make(map[string]*list.Element)}
 }
 
-// Register adds the cache's metrics to reg: the bytes it holds and the
-// images drawn.
+// Register adds the cache's count of images drawn to reg (what it keeps
+// is its Budget's gauge).
 func (m *Store) Register(reg *prometheus.Registry) {
 	reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_media_cache_bytes",
-			Help: "Rendered media images kept in memory, within Options.MediaCacheBytes."},
-			func() float64 { return float64(m.bytes()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_media_renders_total",
 			Help: "Media images drawn (each cached image is drawn once until it is evicted)."},
 			func() float64 { return float64(m.rendered.Load()) }))
 }
 
-// Budget is the most the cache may hold, in bytes (0 when it keeps none).
-func (m *Store) Budget() int64 { return max(m.max, 0) }
+// Budget is the cache's byte budget, for the server's set of them.
+func (m *Store) Budget() *budget.Budget { return m.cache }
 
-func (m *Store) bytes() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.used
-}
+func (m *Store) bytes() int64 { return m.cache.Used() }
 
 // cost is what a file counts against the budget: its bytes, its path
 // and a fixed overhead for the entry.
@@ -96,15 +91,15 @@ func (m *Store) get(path string) *file {
 func (m *Store) put(f *file) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.files[f.path]; ok || f.cost() > m.max {
+	if _, ok := m.files[f.path]; ok || f.cost() > m.cache.Max() {
 		return
 	}
 	m.files[f.path] = m.lru.PushFront(f)
-	m.used += f.cost()
-	for m.used > m.max {
+	m.cache.Charge(f.cost())
+	for m.cache.Over() > 0 {
 		old := m.lru.Remove(m.lru.Back()).(*file)
 		delete(m.files, old.path)
-		m.used -= old.cost()
+		m.cache.Release(old.cost())
 	}
 }
 
