@@ -21,11 +21,14 @@ const (
 	MaxSearchLength = 200
 )
 
-// listParam is one query parameter of GET /feedbacks: its name and how
-// its value goes into the query.
+// listParam is one query parameter of GET /feedbacks: its name, what it
+// takes (for the test that holds the OpenAPI document to the table) and
+// how its value goes into the query.
 type listParam struct {
-	name string
-	set  func(q *reviews.Query, v wire.Query) error
+	name   string
+	kind   string // "integer" (from lo to hi), "date" or "text" (at most hi characters)
+	lo, hi int64
+	set    func(q *reviews.Query, v wire.Query) error
 }
 
 // listParams is the one table of GET /feedbacks' query parameters, in
@@ -39,7 +42,7 @@ var listParams = []listParam{
 	dateParam("date_to", func(q *reviews.Query, d int32) { q.DayTo = d }),
 	intParam("rating", 1, 5, "an integer from 1 to 5", func(q *reviews.Query, n int64) { q.Rating = int8(n) }),
 	intParam("nm_id", 1, math.MaxInt64, "a positive integer", func(q *reviews.Query, n int64) { q.NmID = n }),
-	{"search", setSearch},
+	{name: "search", kind: "text", hi: MaxSearchLength, set: setSearch},
 	intParam("counts_only", 0, 1, "0 or 1", func(q *reviews.Query, n int64) { q.CountsOnly = n == 1 }),
 }
 
@@ -76,7 +79,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 
 // intParam is a parameter of plain decimal digits within [lo, hi].
 func intParam(name string, lo, hi int64, want string, set func(*reviews.Query, int64)) listParam {
-	return listParam{name, func(q *reviews.Query, v wire.Query) error {
+	return listParam{name: name, kind: "integer", lo: lo, hi: hi, set: func(q *reviews.Query, v wire.Query) error {
 		n, ok, err := v.Int(name, lo, hi, want)
 		if ok {
 			set(q, n)
@@ -87,7 +90,7 @@ func intParam(name string, lo, hi int64, want string, set func(*reviews.Query, i
 
 // dateParam is a parameter holding a real date YYYY-MM-DD.
 func dateParam(name string, set func(*reviews.Query, int32)) listParam {
-	return listParam{name, func(q *reviews.Query, v wire.Query) error {
+	return listParam{name: name, kind: "date", set: func(q *reviews.Query, v wire.Query) error {
 		s, ok, err := v.Get(name)
 		if err != nil || !ok {
 			return err
