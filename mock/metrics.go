@@ -126,9 +126,12 @@ func (c *childCache[K, M]) get(k K) M {
 // apiRoute is the route label of an API path: a known route, or "other",
 // so that unknown paths cannot grow the metrics without end.
 func apiRoute(path string) string {
-	switch path {
-	case APIPrefix + "/feedbacks", APIPrefix + "/settings/ai":
-		return path
+	if p, ok := strings.CutPrefix(path, APIPrefix); ok {
+		for _, op := range operations {
+			if op.path == p {
+				return path
+			}
+		}
 	}
 	return "other"
 }

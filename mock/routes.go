@@ -16,6 +16,26 @@ const (
 	AdminPrefix = "/__mock"
 )
 
+// operation is one API operation: its path below APIPrefix, the methods
+// it answers, the query parameters it takes (others are warned about) and
+// its handler.
+type operation struct {
+	path    string
+	methods []string
+	params  []string
+	handle  func(s *Server, w http.ResponseWriter, r *http.Request, ac apiContext)
+}
+
+// operations is the one table of the API's operations: the router, the
+// parameter warnings (warnings.go) and the metrics' route label read it,
+// and TestRoutesMatchDocuments holds the OpenAPI document to the router.
+// A new operation is a handler in a file of its own and a line here.
+var operations = []operation{
+	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*Server).handleSettingsGet},
+	{"/settings/ai", []string{http.MethodPatch}, nil, (*Server).handleSettingsPatch},
+	{"/feedbacks", []string{http.MethodGet, http.MethodHead}, feedbackParams.Names, (*Server).handleFeedbacksList},
+}
+
 // routes is the whole HTTP surface of the server. API routes run inside
 // serveAPI (sessions, faults, auth, journal); admin routes behind the
 // admin token (health and the page's static files excepted).
@@ -28,10 +48,10 @@ func (s *Server) routes() *mux.Router {
 
 	// The API: serveAPI finds these in s.api by exact path and method, after
 	// sessions, faults and auth; the router knows them for 404, 405 and Allow.
-	s.api = apiTable{
-		{APIPrefix + "/settings/ai", []string{http.MethodGet, http.MethodHead}, s.handleSettingsGet},
-		{APIPrefix + "/settings/ai", []string{http.MethodPatch}, s.handleSettingsPatch},
-		{APIPrefix + "/feedbacks", []string{http.MethodGet, http.MethodHead}, s.handleFeedbacksList},
+	for _, op := range operations {
+		s.api = append(s.api, apiOp{APIPrefix + op.path, op.methods, func(w http.ResponseWriter, r *http.Request, ac apiContext) {
+			op.handle(s, w, r, ac)
+		}})
 	}
 	for _, op := range s.api {
 		r.Handle(op.path, unreachable(op.path)).Methods(op.methods...)

@@ -56,15 +56,17 @@ type operationParams struct {
 	params       []string
 }
 
-// apiParams is the one table of the query parameters of every API
-// operation; routes.go has the same operations.
-var apiParams = []operationParams{
-	{http.MethodGet, "/feedbacks", feedbackParams.Names},
-	{http.MethodHead, "/feedbacks", feedbackParams.Names},
-	{http.MethodGet, "/settings/ai", nil},
-	{http.MethodHead, "/settings/ai", nil},
-	{http.MethodPatch, "/settings/ai", nil},
-}
+// apiParams is the query parameters of every API operation, by method,
+// from the operation table (routes.go).
+var apiParams = func() []operationParams {
+	var out []operationParams
+	for _, op := range operations {
+		for _, m := range op.methods {
+			out = append(out, operationParams{m, op.path, op.params})
+		}
+	}
+	return out
+}()
 
 // emptyAccepted are the known parameters an empty value is accepted for
 // (as no filter); for the others, empty is a 400.
