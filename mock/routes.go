@@ -28,7 +28,7 @@ type operation struct {
 
 // operations is the one table of the API's operations: the router, the
 // parameter warnings (warnings.go) and the metrics' route label read it,
-// and TestRoutesMatchDocuments holds the OpenAPI document to the router.
+// and TestOpenAPIDocumentsListEveryRoute holds the OpenAPI documents to the router.
 // A new operation is a handler in a file of its own and a line here.
 var operations = []operation{
 	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*Server).handleSettingsGet},
