@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"net"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // Main is the `replymock probe` command: args are those after "probe".
@@ -27,7 +27,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg Config
 	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
-	ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
+	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
 	format := fs.String("format", "table", "the report's format: table, json or junit")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
 	quiet := fs.Bool("quiet", false, "print the report and nothing else")
@@ -40,21 +40,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return &UsageError{err}
+		return &UsageError{Err: err}
 	}
 	switch {
 	case fs.NArg() > 0:
-		return &UsageError{fmt.Errorf("probe takes no arguments, got %q", fs.Args())}
+		return &UsageError{Err: fmt.Errorf("probe takes no arguments, got %q", fs.Args())}
 	case cfg.Target == "":
-		return &UsageError{errors.New("--target is required: the API's base URL, up to and including /api/v1")}
+		return &UsageError{Err: errors.New("--target is required: the API's base URL, up to and including /api/v1")}
 	case !slices.Contains(Formats, *format):
-		return &UsageError{fmt.Errorf("--format must be table, json or junit, got %q", *format)}
+		return &UsageError{Err: fmt.Errorf("--format must be table, json or junit, got %q", *format)}
 	}
-	if err := CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+	if err := upstream.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
 		return err
 	}
-	if _, err := CheckTarget(cfg.Target); err != nil {
-		return &UsageError{errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
+	if _, err := upstream.CheckTarget(cfg.Target); err != nil {
+		return &UsageError{Err: errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
 	}
 
 	say := func(format string, args ...any) {
@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, format, args...)
 		}
 	}
-	if w := TokenWarning(cfg.Target, cfg.Token); w != "" {
+	if w := upstream.TokenWarning(cfg.Target, cfg.Token); w != "" {
 		say("warning: %s\n", w)
 	}
 	n := 0
@@ -80,7 +80,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		longest = d.Round(time.Second).String()
 	}
 	say("probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
-		redacted(strings.TrimRight(cfg.Target, "/")), n, mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
+		upstream.Redacted(strings.TrimRight(cfg.Target, "/")), n, mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
 	if u, err := url.Parse(cfg.Target); err == nil && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1") {
 		say("note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
 	}
@@ -127,50 +127,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("nothing was checked: every rule was left unchecked")
 	}
 	return nil
-}
-
-// ClientFlags adds to fs the flags of a command that talks to the API,
-// the probe's and replymock record's alike: --token (default
-// $REPLYMOCK_PROBE_TOKEN), --rate, --max-requests (def, and what a
-// request brings, said in per) and --timeout. CheckClientFlags checks
-// what they read.
-func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
-	fs.StringVar(token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
-	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
-	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
-	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
-}
-
-// CheckClientFlags checks what ClientFlags read: a rate above 0, a
-// budget of at least one request, a timeout above 0. Its error is a
-// *UsageError naming the flag.
-func CheckClientFlags(rate float64, max int, timeout time.Duration) error {
-	switch {
-	case !(rate > 0) || math.IsInf(rate, 0):
-		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", rate)}
-	case max < 1:
-		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", max)}
-	case timeout <= 0:
-		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", timeout)}
-	}
-	return nil
-}
-
-// TokenWarning is a warning when a token would cross the network in the
-// clear: over http to a host that is not this machine; "" otherwise.
-func TokenWarning(target, token string) string {
-	u, err := url.Parse(target)
-	if err != nil || token == "" || u.Scheme != "http" {
-		return ""
-	}
-	host := u.Hostname()
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return ""
-	}
-	return "the token goes to " + host + " over plain http, readable on the way; prefer https"
 }
 
 // isTerminal reports whether w is a terminal, where a progress line

@@ -93,7 +93,7 @@ func checkCountsParams(ctx context.Context, r *run) (string, error) {
 			}
 		}
 	}
-	ex, err := r.c.get(ctx, "/feedbacks?counts_only=1&limit=0", cached)
+	ex, err := r.get(ctx, "/feedbacks?counts_only=1&limit=0", cached)
 	if err != nil {
 		return "", err
 	}

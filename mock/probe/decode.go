@@ -1,16 +1,14 @@
 package probe
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // Whether a GET may be answered from the run's cache of earlier answers:
@@ -55,8 +53,8 @@ func withQuery(path, query string) string {
 // getData sends a GET and returns the data of its success envelope; an
 // answer that is not a 200 success envelope is a *differsError (a 5xx,
 // an *uncheckedError).
-func (r *run) getData(ctx context.Context, path string, useCache bool) (*exchange, any, error) {
-	ex, err := r.c.get(ctx, path, useCache)
+func (r *run) getData(ctx context.Context, path string, useCache bool) (*upstream.Exchange, any, error) {
+	ex, err := r.get(ctx, path, useCache)
 	if err != nil {
 		return ex, nil, err
 	}
@@ -65,149 +63,40 @@ func (r *run) getData(ctx context.Context, path string, useCache bool) (*exchang
 }
 
 // okData is the data of a 200 success envelope, or why ex is not one.
-func okData(ex *exchange) (any, error) {
+func okData(ex *upstream.Exchange) (any, error) {
+	data, err := upstream.Data(ex)
+	return data, outcome(err)
+}
+
+// get sends a GET, or answers it from the run's cache of earlier answers.
+func (r *run) get(ctx context.Context, path string, useCache bool) (*upstream.Exchange, error) {
+	ex, err := r.c.Get(ctx, path, useCache)
+	return ex, outcome(err)
+}
+
+// do sends a request; restoring ones may spend the budget's reserve.
+func (r *run) do(ctx context.Context, method, path string, body []byte, restoring bool) (*upstream.Exchange, error) {
+	send := r.c.Do
+	if restoring {
+		send = r.c.DoReserved
+	}
+	ex, err := send(ctx, method, path, body)
+	return ex, outcome(err)
+}
+
+// outcome is an error of the client as a rule's outcome: a request that
+// told nothing of the API could not be checked, an answer that is not
+// the API's differs. Other errors (an *AuthError) are as they are.
+func outcome(err error) error {
+	var re *upstream.RequestError
+	var ae *upstream.AnswerError
 	switch {
-	case ex.status >= 500:
-		return nil, unchecked("%s: answered %s", ex.request(), statusLine(ex))
-	case ex.status >= 300 && ex.status < 400:
-		_, problem := decodeObject(ex)
-		return nil, differs("%s: %s", ex.request(), problem).on(ex)
-	case ex.status != http.StatusOK:
-		return nil, differs("%s: answered %s, want 200", ex.request(), statusLine(ex)).on(ex)
+	case errors.As(err, &re):
+		return &uncheckedError{reason: re.Reason, interrupted: re.Interrupted}
+	case errors.As(err, &ae):
+		return differs("%s", ae.Detail).on(ae.Exchange)
 	}
-	top, problem := decodeObject(ex)
-	if problem != "" {
-		return nil, differs("%s: %s", ex.request(), problem).on(ex)
-	}
-	if top["success"] != true {
-		return nil, differs("%s: success is %s, want true", ex.request(), show(top["success"])).on(ex)
-	}
-	data, ok := top["data"]
-	if !ok {
-		return nil, differs("%s: the envelope has no data", ex.request()).on(ex)
-	}
-	return data, nil
-}
-
-// decodeObject decodes an answer that should be a JSON object, or says
-// in a few words what it is instead.
-func decodeObject(ex *exchange) (map[string]any, string) {
-	if ex.status >= 300 && ex.status < 400 {
-		return nil, fmt.Sprintf("redirected (%d) to %q; the probe follows no redirects (is --target the API's base, up to /api/v1?)", ex.status, ex.header.Get("Location"))
-	}
-	ct := ex.contentType()
-	trimmed := bytes.TrimSpace(ex.answer)
-	if strings.Contains(ct, "html") || bytes.HasPrefix(trimmed, []byte("<")) {
-		return nil, fmt.Sprintf("answered HTML (%s), not JSON: is --target the API's base, up to /api/v1?", orNone(ct))
-	}
-	if len(trimmed) == 0 {
-		return nil, fmt.Sprintf("answered %d with an empty body, not JSON", ex.status)
-	}
-	v, err := decodeJSON(ex.answer)
-	if err != nil {
-		return nil, fmt.Sprintf("the answer is not valid JSON (%v)", err)
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Sprintf("the answer is %s, not a JSON object", Kind(v))
-	}
-	return obj, ""
-}
-
-// decodeJSON decodes one JSON value, numbers kept as json.Number, with
-// nothing after it.
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("it ends after %d bytes, in the middle of a value", len(b))
-		}
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON value")
-	}
-	return v, nil
-}
-
-func orNone(ct string) string {
-	if ct == "" {
-		return "no Content-Type"
-	}
-	return ct
-}
-
-// statusLine is an answer's status with its error code and field when
-// it is an error envelope: `400 invalid_parameter (field limit)`.
-func statusLine(ex *exchange) string {
-	s := strconv.Itoa(ex.status)
-	if ex.status >= 300 && ex.status < 400 {
-		return s + " redirect to " + strconv.Quote(ex.header.Get("Location"))
-	}
-	top, problem := decodeObject(ex)
-	if problem != "" {
-		if strings.HasPrefix(problem, "answered HTML") {
-			return s + " with HTML"
-		}
-		return s
-	}
-	if e, ok := top["error"].(map[string]any); ok {
-		if code, ok := e["code"].(string); ok {
-			s += " " + code
-		}
-		if f, ok := e["field"].(string); ok && f != "" {
-			s += " (field " + f + ")"
-		}
-	}
-	return s
-}
-
-// Kind names a decoded JSON value's type as the probe's messages do:
-// "null", "a boolean", "a string", "an integer", "a number", "an array",
-// "an object"; any other value, its Go type.
-func Kind(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case json.Number:
-		if _, ok := asInt(v); ok {
-			return "an integer"
-		}
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// show is a decoded value as JSON, short.
-func show(v any) string {
-	if v == nil {
-		return "null"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return trimAnswer(b, 60)
-}
-
-// asInt is v as an integer, if it is a JSON integer that fits in 64 bits.
-func asInt(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	return i, err == nil
+	return err
 }
 
 // record is a review record, read leniently: a field missing or of the
@@ -228,7 +117,7 @@ type record struct {
 
 func toRecord(m map[string]any) record {
 	str := func(k string) string { s, _ := m[k].(string); return s }
-	num := func(k string) int64 { n, _ := asInt(m[k]); return n }
+	num := func(k string) int64 { n, _ := upstream.AsInt(m[k]); return n }
 	return record{raw: m, id: num("id"), feedbackID: str("feedback_id"), nmID: num("nm_id"),
 		rating: num("product_valuation"), text: str("text"), pros: str("pros"), cons: str("cons"),
 		article: str("supplier_article"), answer: str("answer_text"), created: str("created_date")}
@@ -254,7 +143,7 @@ func (rec record) String() string {
 
 // page is one decoded answer of GET /feedbacks.
 type page struct {
-	ex      *exchange
+	ex      *upstream.Exchange
 	records []record
 	total   int64
 	limit   any // as answered
@@ -270,12 +159,12 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.request(), Kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).on(ex)
 	}
 	p := &page{ex: ex, limit: obj["limit"], offset: obj["offset"]}
 	fb, ok := obj["feedbacks"]
 	if !ok {
-		return nil, differs("%s: data has no feedbacks", ex.request()).on(ex)
+		return nil, differs("%s: data has no feedbacks", ex.Request()).on(ex)
 	}
 	switch fb := fb.(type) {
 	case nil:
@@ -284,15 +173,15 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 		for i, item := range fb {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.request(), i, Kind(item)).on(ex)
+				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.Request(), i, upstream.Kind(item)).on(ex)
 			}
 			p.records = append(p.records, toRecord(m))
 		}
 	default:
-		return nil, differs("%s: data.feedbacks is %s, not an array", ex.request(), Kind(fb)).on(ex)
+		return nil, differs("%s: data.feedbacks is %s, not an array", ex.Request(), upstream.Kind(fb)).on(ex)
 	}
-	if p.total, ok = asInt(obj["total"]); !ok {
-		return nil, differs("%s: data.total is %s, not an integer", ex.request(), Kind(obj["total"])).on(ex)
+	if p.total, ok = upstream.AsInt(obj["total"]); !ok {
+		return nil, differs("%s: data.total is %s, not an integer", ex.Request(), upstream.Kind(obj["total"])).on(ex)
 	}
 	return p, nil
 }
@@ -308,7 +197,7 @@ func (p *page) keys() []string {
 
 // counts is one decoded answer of GET /feedbacks?counts_only=1.
 type counts struct {
-	ex                          *exchange
+	ex                          *upstream.Exchange
 	total, unanswered, answered int64
 }
 
@@ -328,15 +217,15 @@ func (r *run) countsOf(ctx context.Context, query string) (*counts, error) {
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.request(), Kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).on(ex)
 	}
 	c := &counts{ex: ex}
 	for _, f := range []struct {
 		name string
 		to   *int64
 	}{{"total", &c.total}, {"unanswered", &c.unanswered}, {"answered", &c.answered}} {
-		if *f.to, ok = asInt(obj[f.name]); !ok {
-			return nil, differs("%s: data.%s is %s, not an integer", ex.request(), f.name, Kind(obj[f.name])).on(ex)
+		if *f.to, ok = upstream.AsInt(obj[f.name]); !ok {
+			return nil, differs("%s: data.%s is %s, not an integer", ex.Request(), f.name, upstream.Kind(obj[f.name])).on(ex)
 		}
 	}
 	return c, nil

@@ -51,9 +51,10 @@
 // JSON on both first requests) makes every rule "could not check" with
 // one line saying why; a 401 stops the run with one message.
 //
-// The package record (the `replymock record` command) is the probe's
-// companion: with the probe's Client, flags and checks, it pages through
-// a shop's settings and reviews and writes a scenario that serves them.
-// The probe imports neither it nor mock: it checks a server from the
-// outside, as an independent oracle.
+// The probe's requests go through the package upstream (mock/probe/upstream):
+// the client with its rate, budget, timeouts and retries, the reading
+// of envelopes, the client flags and the target's checks. The package
+// record (the `replymock record` command) pages through a shop with the
+// same client and flags. The probe imports neither record nor mock: it
+// checks a server from the outside, as an independent oracle.
 package probe

@@ -6,50 +6,52 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // expectError checks that ex is the contract's error: status, the error
 // envelope, its code, and field when field is not "".
-func expectError(ex *exchange, status int, code, field string) error {
+func expectError(ex *upstream.Exchange, status int, code, field string) error {
 	want := fmt.Sprintf("%d %s", status, code)
 	if field != "" {
 		want += " (field " + field + ")"
 	}
-	if ex.status >= 500 && status < 500 {
-		return unchecked("%s: answered %s", ex.request(), statusLine(ex))
+	if ex.Status >= 500 && status < 500 {
+		return unchecked("%s: answered %s", ex.Request(), upstream.StatusLine(ex))
 	}
-	if ex.status != status {
-		got := statusLine(ex)
-		if ex.status == http.StatusOK {
+	if ex.Status != status {
+		got := upstream.StatusLine(ex)
+		if ex.Status == http.StatusOK {
 			got = accepted(ex)
 		}
-		return differs("%s: answered %s, want %s", ex.request(), got, want).on(ex)
+		return differs("%s: answered %s, want %s", ex.Request(), got, want).on(ex)
 	}
 	if p := errorEnvelopeProblem(ex); p != "" {
-		return differs("%s: answered %d but %s", ex.request(), ex.status, p).on(ex)
+		return differs("%s: answered %d but %s", ex.Request(), ex.Status, p).on(ex)
 	}
-	top, _ := decodeObject(ex)
+	top, _ := upstream.DecodeObject(ex)
 	e := top["error"].(map[string]any)
 	if e["code"] != code {
-		return differs("%s: error.code is %s, want %q", ex.request(), show(e["code"]), code).on(ex)
+		return differs("%s: error.code is %s, want %q", ex.Request(), upstream.Show(e["code"]), code).on(ex)
 	}
 	if field != "" && e["field"] != field {
-		return differs("%s: error.field is %s, want %q", ex.request(), show(e["field"]), field).on(ex)
+		return differs("%s: error.field is %s, want %q", ex.Request(), upstream.Show(e["field"]), field).on(ex)
 	}
 	return nil
 }
 
 // accepted describes a 200 answer to a request that should have failed.
-func accepted(ex *exchange) string {
+func accepted(ex *upstream.Exchange) string {
 	data, err := okData(ex)
 	if err != nil {
-		return statusLine(ex)
+		return upstream.StatusLine(ex)
 	}
 	if m, ok := data.(map[string]any); ok {
 		if fb, ok := m["feedbacks"].([]any); ok {
 			return fmt.Sprintf("200 with %d records (accepted)", len(fb))
 		}
-		if t, ok := asInt(m["total"]); ok {
+		if t, ok := upstream.AsInt(m["total"]); ok {
 			return fmt.Sprintf("200 with total %d (accepted)", t)
 		}
 	}
@@ -75,7 +77,7 @@ var malformed = []struct{ param, value string }{
 func checkMalformed(ctx context.Context, r *run) (string, error) {
 	var bad []error
 	for _, m := range malformed {
-		ex, err := r.c.get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
+		ex, err := r.get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
 		if err != nil {
 			return "", err
 		}
@@ -107,7 +109,7 @@ func checkRepeated(ctx context.Context, r *run) (string, error) {
 		{"rating=1&rating=2", "rating"},
 		{"limit=5&limit=5", "limit"},
 	} {
-		ex, err := r.c.get(ctx, "/feedbacks?"+c.query, cached)
+		ex, err := r.get(ctx, "/feedbacks?"+c.query, cached)
 		if err != nil {
 			return "", err
 		}
@@ -120,7 +122,7 @@ func checkRepeated(ctx context.Context, r *run) (string, error) {
 
 func checkUnknownPath(ctx context.Context, r *run) (string, error) {
 	for _, path := range []string{"/replymock-probe/no-such-path", "/feedbacks/"} {
-		ex, err := r.c.get(ctx, path, cached)
+		ex, err := r.get(ctx, path, cached)
 		if err != nil {
 			return "", err
 		}
@@ -134,14 +136,14 @@ func checkUnknownPath(ctx context.Context, r *run) (string, error) {
 func checkWrongMethod(ctx context.Context, r *run) (string, error) {
 	// PATCH with {} is the one wrong method a read-only probe may send:
 	// a merge patch of nothing changes nothing, wherever it lands.
-	ex, err := r.c.do(ctx, http.MethodPatch, "/feedbacks", []byte("{}"), false)
+	ex, err := r.do(ctx, http.MethodPatch, "/feedbacks", []byte("{}"), false)
 	if err != nil {
 		return "", err
 	}
 	if err := expectError(ex, 405, "method_not_allowed", ""); err != nil {
 		return "", err
 	}
-	allow := ex.header.Get("Allow")
+	allow := ex.Header.Get("Allow")
 	var methods []string
 	for _, m := range strings.Split(allow, ",") {
 		methods = append(methods, strings.ToUpper(strings.TrimSpace(m)))

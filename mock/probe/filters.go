@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/replymock/replymock/mock/probe/upstream"
 	"golang.org/x/text/cases"
 )
 
@@ -195,7 +196,7 @@ func checkDates(ctx context.Context, r *run) (string, error) {
 		return "", r.confirm(ctx, differs("date_from=%s gives %d, date_to=%s %d, both %d: %d+%d-%d = %d, but the shop has %d; a bound is not inclusive",
 			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).on(after.ex, before.ex, one.ex))
 	}
-	ex, err := r.c.get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
+	ex, err := r.get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
 	if err != nil {
 		return "", err
 	}
@@ -442,6 +443,6 @@ func checkCombined(ctx context.Context, r *run) (string, error) {
 
 // unescape is a query as a person reads it.
 func unescape(s string) string {
-	ex := exchange{path: "?" + s}
-	return strings.TrimPrefix(ex.request(), " ?")
+	ex := upstream.Exchange{Path: "?" + s}
+	return strings.TrimPrefix(ex.Request(), " ?")
 }

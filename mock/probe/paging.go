@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
@@ -17,11 +19,11 @@ func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
 	if int64(len(p.records)) != want {
 		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).on(p.ex)
 	}
-	if n, ok := asInt(p.limit); !ok || n != 20 {
-		return "", differs("no limit: data.limit is %s, want 20", show(p.limit)).on(p.ex)
+	if n, ok := upstream.AsInt(p.limit); !ok || n != 20 {
+		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).on(p.ex)
 	}
-	if n, ok := asInt(p.offset); !ok || n != 0 {
-		return "", differs("no offset: data.offset is %s, want 0", show(p.offset)).on(p.ex)
+	if n, ok := upstream.AsInt(p.offset); !ok || n != 0 {
+		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).on(p.ex)
 	}
 	return fmt.Sprintf("no limit: %d records of %d, limit 20 and offset 0 echoed", len(p.records), p.total), nil
 }
@@ -37,13 +39,13 @@ func checkLimitBounds(ctx context.Context, r *run) (string, error) {
 		if int64(len(p.records)) != want {
 			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).on(p.ex)
 		}
-		if n, ok := asInt(p.limit); !ok || n != limit {
-			return "", differs("limit=%d: data.limit is %s, want %d", limit, show(p.limit), limit).on(p.ex)
+		if n, ok := upstream.AsInt(p.limit); !ok || n != limit {
+			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).on(p.ex)
 		}
 		seen = append(seen, fmt.Sprintf("limit=%d: %d", limit, len(p.records)))
 	}
 	for _, limit := range []string{"0", "101"} {
-		ex, err := r.c.get(ctx, "/feedbacks?limit="+limit, cached)
+		ex, err := r.get(ctx, "/feedbacks?limit="+limit, cached)
 		if err != nil {
 			return "", err
 		}
@@ -75,8 +77,8 @@ func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
 		case p.total != total:
 			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).on(p.ex, r.first.ex))
 		}
-		if n, ok := asInt(p.offset); !ok || n != off {
-			return "", differs("offset=%d: data.offset is %s, want %d", off, show(p.offset), off).on(p.ex)
+		if n, ok := upstream.AsInt(p.offset); !ok || n != off {
+			return "", differs("offset=%d: data.offset is %s, want %d", off, upstream.Show(p.offset), off).on(p.ex)
 		}
 	}
 	return fmt.Sprintf("offset=%d and %d: [] with total %d", total, total+1000, total), nil
@@ -186,13 +188,13 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).on(r.first.ex)
 	}
 	pages := int((total + 99) / 100)
-	budget := r.c.max - r.c.reserve - r.c.sent - r.laterCost - walkSeams
+	budget := r.c.Left() - r.laterCost - walkSeams
 	walk := min(pages, maxWalkPages, budget)
 	if pages > walk {
 		walk = min(walk, budget-1) // and the last page
 	}
 	if walk < 1 || pages > 1 && walk < 2 {
-		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.max)
+		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
 	}
 	seen := map[string]int64{} // key -> offset of its page
 	var walked []*page

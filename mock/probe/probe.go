@@ -2,21 +2,21 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // Defaults of Config, and of the command's flags.
 const (
 	// DefaultRate is the upstream's limit: 3 requests a second per seller
 	// account, shared by all review and question methods.
-	DefaultRate        = 3.0
+	DefaultRate        = upstream.DefaultRate
 	DefaultMaxRequests = 400
-	DefaultTimeout     = 10 * time.Second
+	DefaultTimeout     = upstream.DefaultTimeout
 )
 
 // Config is what Run probes and how gently. The zero value of each field
@@ -47,7 +47,7 @@ type Config struct {
 	// Progress, when set, is called before each rule runs.
 	Progress func(p Progress)
 
-	clock clock // nil means the real one; tests set a fake
+	clock upstream.Clock // nil means the real one; tests set a fake
 }
 
 // Progress is where a run is: the rule about to run, and the requests
@@ -140,13 +140,14 @@ func (e *DiffersError) Error() string {
 }
 
 // UsageError is returned by Main for bad flags or arguments (exit status
-// 2). For -h it wraps flag.ErrHelp, after the usage was printed.
-type UsageError struct {
-	Err error
-}
+// 2). For -h it wraps flag.ErrHelp, after the usage was printed. It is
+// the client flags' error, which replymock record returns too.
+type UsageError = upstream.UsageError
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+// AuthError is returned by Run when the target refuses the probe's
+// credentials (401): every further request would fail the same way, so
+// the probe stops at the first.
+type AuthError = upstream.AuthError
 
 // Rules lists the ids and titles of every rule, in the order a run
 // checks them; those that write are run only with AllowWrites.
@@ -171,7 +172,7 @@ type RuleInfo struct {
 // holds what was checked, and the settings are restored first), or a
 // configuration error; a rule that differs is not an error here.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	base, err := CheckTarget(cfg.Target)
+	base, err := upstream.CheckTarget(cfg.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -192,60 +193,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("probe: Timeout must be above 0, got %s", cfg.Timeout)
 	}
-	clk := cfg.clock
-	if clk == nil {
-		clk = realClock{}
+	c := upstream.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
+	if cfg.clock != nil {
+		c.SetClock(cfg.clock)
 	}
-	c := newClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client, clk)
 	if cfg.AllowWrites {
-		c.reserve = restoreReserve
+		c.Reserve(restoreReserve)
 	}
 	r := &run{c: c, writes: cfg.AllowWrites}
-	rep := &Report{Target: redacted(base), Started: clk.Now(), Writes: cfg.AllowWrites, MaxRequests: cfg.MaxRequests, Rate: cfg.Rate}
+	rep := &Report{Target: upstream.Redacted(base), Started: c.Now(), Writes: cfg.AllowWrites, MaxRequests: cfg.MaxRequests, Rate: cfg.Rate}
 	err = r.all(ctx, rep, cfg.Progress)
-	rep.Requests = c.sent
-	rep.Duration = clk.Now().Sub(rep.Started)
+	rep.Requests = c.Sent()
+	rep.Duration = c.Now().Sub(rep.Started)
 	return rep, err
-}
-
-// CheckTarget checks target as the API's base URL (an http or https
-// URL, up to and including /api/v1, without a query or fragment) and
-// returns it without a trailing slash. Its error is "probe: no target:
-// ..." for an empty one, else "probe: target "URL": " and what is wrong:
-// a command that takes the URL by another name (record's --from) keeps
-// what follows "probe: target".
-func CheckTarget(target string) (string, error) {
-	if target == "" {
-		return "", errors.New("probe: no target: give the API's base URL, up to and including /api/v1")
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return "", fmt.Errorf("probe: target %q: %v", target, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("probe: target %q: want an http or https URL such as http://localhost:8080/api/v1", target)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("probe: target %q: give the base URL alone, without a query or fragment", target)
-	}
-	return strings.TrimRight(target, "/"), nil
-}
-
-// redacted is a target as reports show it: without a password.
-func redacted(target string) string {
-	u, err := url.Parse(target)
-	if err != nil {
-		return target
-	}
-	return u.Redacted()
-}
-
-// authorization is the Authorization header for token: a bare token
-// gets the Bearer scheme, one that names its scheme is kept.
-func authorization(token string) string {
-	token = strings.TrimSpace(token)
-	if token == "" || strings.ContainsRune(token, ' ') {
-		return token
-	}
-	return "Bearer " + token
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // rule is one contract rule the probe checks. check returns the line
@@ -57,11 +59,11 @@ const restoreReserve = 3
 
 // run is one probe run's state, shared by its rules.
 type run struct {
-	c      *client
+	c      *upstream.Client
 	writes bool
 
 	// From the first two requests: every rule starts from them.
-	settingsEx  *exchange
+	settingsEx  *upstream.Exchange
 	settings    any
 	settingsErr error
 	first       *page // GET /feedbacks?limit=100
@@ -85,7 +87,7 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 	}
 	report := func(p Progress) {
 		if progress != nil {
-			p.Rules, p.Requests = len(list), r.c.sent
+			p.Rules, p.Requests = len(list), r.c.Sent()
 			progress(p)
 		}
 	}
@@ -144,14 +146,14 @@ type resultWithErr struct {
 
 // one runs a rule; later are the rules after it, whose cost the walk leaves.
 func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr) {
-	sent, start := r.c.sent, r.c.clock.Now()
+	sent, start := r.c.Sent(), r.c.Now()
 	res.Rule, res.Title = ru.id, ru.title
 	defer func() {
 		if p := recover(); p != nil {
 			res.Status, res.Detail, res.Evidence = NotChecked, fmt.Sprintf("the probe failed (a bug, please report it): %v: %s", p, firstFrames(debug.Stack())), nil
 		}
-		res.Requests = r.c.sent - sent
-		res.Duration = r.c.clock.Now().Sub(start)
+		res.Requests = r.c.Sent() - sent
+		res.Duration = r.c.Now().Sub(start)
 	}()
 	r.laterCost = 0
 	for _, l := range later {
@@ -293,13 +295,13 @@ func (r *run) confirm(ctx context.Context, err error) error {
 // differsError is a rule that does not hold, with the exchanges that show it.
 type differsError struct {
 	detail   string
-	evidence []*exchange
+	evidence []*upstream.Exchange
 }
 
 func (e *differsError) Error() string { return e.detail }
 
 // on adds exchanges to the evidence (nil ones are skipped).
-func (e *differsError) on(exs ...*exchange) *differsError {
+func (e *differsError) on(exs ...*upstream.Exchange) *differsError {
 	for _, ex := range exs {
 		if ex != nil {
 			e.evidence = append(e.evidence, ex)
@@ -325,16 +327,16 @@ func unchecked(format string, args ...any) error {
 }
 
 // evidence is an exchange as a report shows it.
-func evidence(ex *exchange) Evidence {
-	ev := Evidence{Request: ex.request(), Status: ex.status, Answer: trimAnswer(ex.answer, 400)}
-	if ex.body != nil {
-		ev.Body = string(ex.body)
+func evidence(ex *upstream.Exchange) Evidence {
+	ev := Evidence{Request: ex.Request(), Status: ex.Status, Answer: upstream.Trim(ex.Answer, 400)}
+	if ex.Body != nil {
+		ev.Body = string(ex.Body)
 	}
-	if loc := ex.header.Get("Location"); loc != "" && ex.status >= 300 && ex.status < 400 {
+	if loc := ex.Header.Get("Location"); loc != "" && ex.Status >= 300 && ex.Status < 400 {
 		ev.Answer = strings.TrimSpace("Location: " + loc + " " + ev.Answer)
 	}
-	if ex.status == http.StatusMethodNotAllowed {
-		ev.Answer = strings.TrimSpace("Allow: " + ex.header.Get("Allow") + " " + ev.Answer)
+	if ex.Status == http.StatusMethodNotAllowed {
+		ev.Answer = strings.TrimSpace("Allow: " + ex.Header.Get("Allow") + " " + ev.Answer)
 	}
 	return ev
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // field is one field of a JSON object the spec describes, and what its
@@ -19,7 +21,7 @@ type field struct {
 
 func isString(v any) string {
 	if _, ok := v.(string); !ok {
-		return "is " + Kind(v) + ", want a string"
+		return "is " + upstream.Kind(v) + ", want a string"
 	}
 	return ""
 }
@@ -27,7 +29,7 @@ func isString(v any) string {
 func isNonBlank(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + Kind(v) + ", want a string"
+		return "is " + upstream.Kind(v) + ", want a string"
 	}
 	if strings.TrimSpace(s) == "" {
 		return "is blank, want a non-blank string"
@@ -37,9 +39,9 @@ func isNonBlank(v any) string {
 
 func isIntIn(lo, hi int64) func(any) string {
 	return func(v any) string {
-		n, ok := asInt(v)
+		n, ok := upstream.AsInt(v)
 		if !ok {
-			return "is " + Kind(v) + ", want an integer"
+			return "is " + upstream.Kind(v) + ", want an integer"
 		}
 		if n < lo || n > hi {
 			return fmt.Sprintf("is %d, want %d to %d", n, lo, hi)
@@ -49,8 +51,8 @@ func isIntIn(lo, hi int64) func(any) string {
 }
 
 func isInt(v any) string {
-	if _, ok := asInt(v); !ok {
-		return "is " + Kind(v) + ", want an integer"
+	if _, ok := upstream.AsInt(v); !ok {
+		return "is " + upstream.Kind(v) + ", want an integer"
 	}
 	return ""
 }
@@ -59,7 +61,7 @@ func isOneOf(values ...string) func(any) string {
 	return func(v any) string {
 		s, ok := v.(string)
 		if !ok {
-			return "is " + Kind(v) + ", want a string"
+			return "is " + upstream.Kind(v) + ", want a string"
 		}
 		if !slices.Contains(values, s) {
 			return fmt.Sprintf("is %q, want one of %s", s, strings.Join(values, ", "))
@@ -74,7 +76,7 @@ func isNullOrDate(v any) string {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "is " + Kind(v) + ", want null or a date YYYY-MM-DD"
+		return "is " + upstream.Kind(v) + ", want null or a date YYYY-MM-DD"
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != 10 {
 		return fmt.Sprintf("is %q, want null or a date YYYY-MM-DD", s)
@@ -85,7 +87,7 @@ func isNullOrDate(v any) string {
 func isTimestamp(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + Kind(v) + ", want a string YYYY-MM-DD HH:MM:SS"
+		return "is " + upstream.Kind(v) + ", want a string YYYY-MM-DD HH:MM:SS"
 	}
 	if _, err := time.Parse(time.DateTime, s); err != nil || len(s) != 19 {
 		return fmt.Sprintf("is %q, want YYYY-MM-DD HH:MM:SS", s)
@@ -109,15 +111,15 @@ func listText(s string) ([]any, bool) {
 func isTagsText(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return "is " + Kind(v) + ", want a string holding a JSON list of strings"
+		return "is " + upstream.Kind(v) + ", want a string holding a JSON list of strings"
 	}
 	list, ok := listText(s)
 	if !ok {
-		return fmt.Sprintf("is %s, want a string holding a JSON list of strings", show(s))
+		return fmt.Sprintf("is %s, want a string holding a JSON list of strings", upstream.Show(s))
 	}
 	for i, item := range list {
 		if t, ok := item.(string); !ok || t == "" {
-			return fmt.Sprintf("holds [%d] %s, want a non-empty string", i, show(item))
+			return fmt.Sprintf("holds [%d] %s, want a non-empty string", i, upstream.Show(item))
 		}
 	}
 	return ""
@@ -141,14 +143,14 @@ func objectProblem(what string, obj map[string]any, urls, ints []string) string 
 		if v, ok := obj[k]; !ok {
 			return what + " without " + k
 		} else if !isHTTPURL(v) {
-			return fmt.Sprintf("%s whose %s is %s, want an http(s) URL", what, k, show(v))
+			return fmt.Sprintf("%s whose %s is %s, want an http(s) URL", what, k, upstream.Show(v))
 		}
 	}
 	for _, k := range ints {
 		if v, ok := obj[k]; !ok {
 			return what + " without " + k
-		} else if n, ok := asInt(v); !ok || n < 1 {
-			return fmt.Sprintf("%s whose %s is %s, want an integer above 0", what, k, show(v))
+		} else if n, ok := upstream.AsInt(v); !ok || n < 1 {
+			return fmt.Sprintf("%s whose %s is %s, want an integer above 0", what, k, upstream.Show(v))
 		}
 	}
 	var extra []string
@@ -170,16 +172,16 @@ func isPhotosText(v any) string {
 	const want = "want a string holding a JSON list of {fullSize, miniSize}"
 	s, ok := v.(string)
 	if !ok {
-		return "is " + Kind(v) + ", " + want
+		return "is " + upstream.Kind(v) + ", " + want
 	}
 	list, ok := listText(s)
 	if !ok {
-		return fmt.Sprintf("is %s, %s", show(s), want)
+		return fmt.Sprintf("is %s, %s", upstream.Show(s), want)
 	}
 	for i, item := range list {
 		obj, ok := item.(map[string]any)
 		if !ok {
-			return fmt.Sprintf("holds [%d] %s, want an object {fullSize, miniSize}", i, show(item))
+			return fmt.Sprintf("holds [%d] %s, want an object {fullSize, miniSize}", i, upstream.Show(item))
 		}
 		if p := objectProblem(fmt.Sprintf("[%d]", i), obj, []string{"fullSize", "miniSize"}, nil); p != "" {
 			return "holds " + p
@@ -196,7 +198,7 @@ func isNullOrVideo(v any) string {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "is " + Kind(v) + ", want null or an object {previewImage, link, durationSec}"
+		return "is " + upstream.Kind(v) + ", want null or an object {previewImage, link, durationSec}"
 	}
 	if p := objectProblem("an object", obj, []string{"previewImage", "link"}, []string{"durationSec"}); p != "" {
 		return "is " + p
@@ -301,7 +303,7 @@ func someProblems(problems []string) string {
 func settingsProblems(data any) []string {
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return []string{"data is " + Kind(data) + ", not an object"}
+		return []string{"data is " + upstream.Kind(data) + ", not an object"}
 	}
 	var problems []string
 	fb, ok := obj["feedback"].([]any)
@@ -316,14 +318,14 @@ func settingsProblems(data any) []string {
 		path := fmt.Sprintf("data.feedback[%d]", i)
 		m, ok := el.(map[string]any)
 		if !ok {
-			problems = append(problems, path+" is "+Kind(el)+", not an object")
+			problems = append(problems, path+" is "+upstream.Kind(el)+", not an object")
 			continue
 		}
-		if n, ok := asInt(m["rating"]); ok && n != int64(i+1) && len(fb) == 5 {
+		if n, ok := upstream.AsInt(m["rating"]); ok && n != int64(i+1) && len(fb) == 5 {
 			problems = append(problems, fmt.Sprintf("%s.rating is %d: the elements are not ordered by rating 1..5", path, n))
 		}
 		problems = append(problems, checkFields(path, m, feedbackFields)...)
-		unified[show(m["use_unified_settings"])] = true
+		unified[upstream.Show(m["use_unified_settings"])] = true
 	}
 	if len(unified) > 1 {
 		problems = append(problems, "use_unified_settings differs between the elements: it is one flag for all ratings")
@@ -333,7 +335,7 @@ func settingsProblems(data any) []string {
 			for i := 1; i < 5; i++ {
 				a, _ := fb[0].(map[string]any)
 				b, _ := fb[i].(map[string]any)
-				if a != nil && b != nil && show(a[f]) != show(b[f]) {
+				if a != nil && b != nil && upstream.Show(a[f]) != upstream.Show(b[f]) {
 					problems = append(problems, fmt.Sprintf("use_unified_settings is 1 but %s differs between ratings 1 and %d", f, i+1))
 					break
 				}
@@ -360,7 +362,7 @@ func kindOf(obj map[string]any, k string) string {
 	if !ok {
 		return "missing"
 	}
-	return Kind(v)
+	return upstream.Kind(v)
 }
 
 func checkSettingsShape(_ context.Context, r *run) (string, error) {
@@ -376,7 +378,7 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 		modes[i] = fmt.Sprint(el["reply_mode"])
 	}
 	return fmt.Sprintf("ratings 1..5 (reply modes %s), use_unified_settings %s; question with its 7 fields",
-		strings.Join(modes, ", "), show(doc.feedback[0]["use_unified_settings"])), nil
+		strings.Join(modes, ", "), upstream.Show(doc.feedback[0]["use_unified_settings"])), nil
 }
 
 // recordsProblems lists what is wrong with the records of p, and with
@@ -392,11 +394,11 @@ func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 	if p.null {
 		problems = append(problems, "data.feedbacks is null, want an array")
 	}
-	if n, ok := asInt(p.limit); !ok || n != wantLimit {
-		problems = append(problems, fmt.Sprintf("data.limit is %s, want %d (the applied limit)", show(p.limit), wantLimit))
+	if n, ok := upstream.AsInt(p.limit); !ok || n != wantLimit {
+		problems = append(problems, fmt.Sprintf("data.limit is %s, want %d (the applied limit)", upstream.Show(p.limit), wantLimit))
 	}
-	if n, ok := asInt(p.offset); !ok || n != wantOffset {
-		problems = append(problems, fmt.Sprintf("data.offset is %s, want %d (the applied offset)", show(p.offset), wantOffset))
+	if n, ok := upstream.AsInt(p.offset); !ok || n != wantOffset {
+		problems = append(problems, fmt.Sprintf("data.offset is %s, want %d (the applied offset)", upstream.Show(p.offset), wantOffset))
 	}
 	for i, rec := range p.records {
 		path := fmt.Sprintf("data.feedbacks[%d]", i)
@@ -409,7 +411,7 @@ func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 }
 
 // okDataObject is the data object of a success answer, or nil.
-func okDataObject(ex *exchange) (map[string]any, bool) {
+func okDataObject(ex *upstream.Exchange) (map[string]any, bool) {
 	data, err := okData(ex)
 	if err != nil {
 		return nil, false
@@ -443,39 +445,39 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 
 func checkEnvelope(ctx context.Context, r *run) (string, error) {
 	var seen []string
-	for _, ex := range []*exchange{r.settingsEx, firstEx(r)} {
-		if ex == nil || ex.status != 200 {
+	for _, ex := range []*upstream.Exchange{r.settingsEx, firstEx(r)} {
+		if ex == nil || ex.Status != 200 {
 			continue
 		}
-		top, problem := decodeObject(ex)
+		top, problem := upstream.DecodeObject(ex)
 		if problem != "" {
-			return "", differs("%s: %s", ex.request(), problem).on(ex)
+			return "", differs("%s: %s", ex.Request(), problem).on(ex)
 		}
 		if p := successProblems(ex, top); p != "" {
-			return "", differs("%s: %s", ex.request(), p).on(ex)
+			return "", differs("%s: %s", ex.Request(), p).on(ex)
 		}
-		seen = append(seen, strings.TrimPrefix(ex.request(), "GET "))
+		seen = append(seen, strings.TrimPrefix(ex.Request(), "GET "))
 	}
 	if len(seen) == 0 {
 		return "", unchecked("no success answer to look at: %s", reasonOf(r.settingsErr))
 	}
-	ex, err := r.c.get(ctx, "/feedbacks?limit=abc", cached)
+	ex, err := r.get(ctx, "/feedbacks?limit=abc", cached)
 	if err != nil {
 		return "", err
 	}
-	if ex.status >= 500 {
-		return "", unchecked("%s: answered %s", ex.request(), statusLine(ex))
+	if ex.Status >= 500 {
+		return "", unchecked("%s: answered %s", ex.Request(), upstream.StatusLine(ex))
 	}
-	if ex.status < 400 {
-		return "", differs("%s: answered %d, want an error", ex.request(), ex.status).on(ex)
+	if ex.Status < 400 {
+		return "", differs("%s: answered %d, want an error", ex.Request(), ex.Status).on(ex)
 	}
 	if p := errorEnvelopeProblem(ex); p != "" {
-		return "", differs("%s: %s", ex.request(), p).on(ex)
+		return "", differs("%s: %s", ex.Request(), p).on(ex)
 	}
-	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), statusLine(ex)), nil
+	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), upstream.StatusLine(ex)), nil
 }
 
-func firstEx(r *run) *exchange {
+func firstEx(r *run) *upstream.Exchange {
 	if r.first == nil {
 		return nil
 	}
@@ -483,12 +485,12 @@ func firstEx(r *run) *exchange {
 }
 
 // successProblems is what is wrong with a success envelope, or "".
-func successProblems(ex *exchange, top map[string]any) string {
-	if ct := ex.contentType(); ct != "application/json" {
-		return fmt.Sprintf("Content-Type is %q, want application/json", ex.header.Get("Content-Type"))
+func successProblems(ex *upstream.Exchange, top map[string]any) string {
+	if ct := ex.ContentType(); ct != "application/json" {
+		return fmt.Sprintf("Content-Type is %q, want application/json", ex.Header.Get("Content-Type"))
 	}
 	if top["success"] != true {
-		return "success is " + show(top["success"]) + ", want true"
+		return "success is " + upstream.Show(top["success"]) + ", want true"
 	}
 	if _, ok := top["data"]; !ok {
 		return "the envelope has no data"
@@ -502,16 +504,16 @@ func successProblems(ex *exchange, top map[string]any) string {
 }
 
 // errorEnvelopeProblem is what is wrong with an error envelope, or "".
-func errorEnvelopeProblem(ex *exchange) string {
-	top, problem := decodeObject(ex)
+func errorEnvelopeProblem(ex *upstream.Exchange) string {
+	top, problem := upstream.DecodeObject(ex)
 	if problem != "" {
 		return problem
 	}
-	if ct := ex.contentType(); ct != "application/json" {
-		return fmt.Sprintf("Content-Type is %q, want application/json", ex.header.Get("Content-Type"))
+	if ct := ex.ContentType(); ct != "application/json" {
+		return fmt.Sprintf("Content-Type is %q, want application/json", ex.Header.Get("Content-Type"))
 	}
 	if top["success"] != false {
-		return "success is " + kindOf(top, "success") + " " + show(top["success"]) + ", want false"
+		return "success is " + kindOf(top, "success") + " " + upstream.Show(top["success"]) + ", want false"
 	}
 	if d, ok := top["data"]; !ok || d != nil {
 		return "data is " + kindOf(top, "data") + ", want null"
@@ -533,7 +535,7 @@ func errorEnvelopeProblem(ex *exchange) string {
 	}
 	if f, ok := e["field"]; ok {
 		if _, ok := f.(string); !ok {
-			return "error.field is " + Kind(f) + ", want a string"
+			return "error.field is " + upstream.Kind(f) + ", want a string"
 		}
 	}
 	for k := range e {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // settingsDoc is the settings as an answer showed them: the five
@@ -48,7 +50,9 @@ func cloneMap(m map[string]any) map[string]any {
 	return c
 }
 
-func (d *settingsDoc) unified() bool { return show(d.feedback[0]["use_unified_settings"]) == "1" }
+func (d *settingsDoc) unified() bool {
+	return upstream.Show(d.feedback[0]["use_unified_settings"]) == "1"
+}
 
 // body is the PATCH that sets every field of the spec to d's values.
 func (d *settingsDoc) body() []byte {
@@ -77,13 +81,13 @@ func diffSettings(got, want *settingsDoc) []string {
 	var out []string
 	for i := range want.feedback {
 		for _, f := range feedbackFields {
-			if a, b := show(got.feedback[i][f.name]), show(want.feedback[i][f.name]); a != b {
+			if a, b := upstream.Show(got.feedback[i][f.name]), upstream.Show(want.feedback[i][f.name]); a != b {
 				out = append(out, fmt.Sprintf("feedback[%d].%s is %s, want %s", i, f.name, a, b))
 			}
 		}
 	}
 	for _, f := range questionFields {
-		if a, b := show(got.question[f.name]), show(want.question[f.name]); a != b {
+		if a, b := upstream.Show(got.question[f.name]), upstream.Show(want.question[f.name]); a != b {
 			out = append(out, fmt.Sprintf("question.%s is %s, want %s", f.name, a, b))
 		}
 	}
@@ -91,21 +95,21 @@ func diffSettings(got, want *settingsDoc) []string {
 }
 
 // settingsFrom reads a settings answer of status 200.
-func settingsFrom(ex *exchange) (*settingsDoc, error) {
+func settingsFrom(ex *upstream.Exchange) (*settingsDoc, error) {
 	data, err := okData(ex)
 	if err != nil {
 		return nil, err
 	}
 	doc, err := parseSettings(data)
 	if err != nil {
-		return nil, differs("%s: the answer is not the full settings: %v", ex.request(), err).on(ex)
+		return nil, differs("%s: the answer is not the full settings: %v", ex.Request(), err).on(ex)
 	}
 	return doc, nil
 }
 
 // getSettings reads the settings afresh.
-func (r *run) getSettings(ctx context.Context, restoring bool) (*exchange, *settingsDoc, error) {
-	ex, err := r.c.do(ctx, http.MethodGet, "/settings/ai", nil, restoring)
+func (r *run) getSettings(ctx context.Context, restoring bool) (*upstream.Exchange, *settingsDoc, error) {
+	ex, err := r.do(ctx, http.MethodGet, "/settings/ai", nil, restoring)
 	if err != nil {
 		return ex, nil, err
 	}
@@ -127,24 +131,24 @@ func (r *run) begin(ctx context.Context) error {
 }
 
 // patch sends a PATCH; from then on, restore is due.
-func (r *run) patch(ctx context.Context, body any) (*exchange, error) {
+func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	wrote := r.wrote
 	r.wrote = true // before it is sent: a PATCH that times out may have landed
-	ex, err := r.c.do(ctx, http.MethodPatch, "/settings/ai", b, false)
-	if err == nil && ex.status == http.StatusForbidden {
+	ex, err := r.do(ctx, http.MethodPatch, "/settings/ai", b, false)
+	if err == nil && ex.Status == http.StatusForbidden {
 		r.wrote = wrote // refused outright: nothing changed
-		return ex, unchecked("%s: answered %s: the token may not change the settings", ex.request(), statusLine(ex))
+		return ex, unchecked("%s: answered %s: the token may not change the settings", ex.Request(), upstream.StatusLine(ex))
 	}
 	return ex, err
 }
 
 // patchOK sends a PATCH that must be accepted and answered with the full
 // settings, which become the current ones.
-func (r *run) patchOK(ctx context.Context, body any) (*exchange, *settingsDoc, error) {
+func (r *run) patchOK(ctx context.Context, body any) (*upstream.Exchange, *settingsDoc, error) {
 	ex, err := r.patch(ctx, body)
 	if err != nil {
 		return ex, nil, err
@@ -160,7 +164,7 @@ func (r *run) patchOK(ctx context.Context, body any) (*exchange, *settingsDoc, e
 // probeText is a value the probe writes, different from old.
 func probeText(what string, old any) string {
 	s := "replymock probe: " + what
-	if show(old) == show(s) {
+	if upstream.Show(old) == upstream.Show(s) {
 		s += " (2)"
 	}
 	return s
@@ -316,7 +320,7 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ex.status == http.StatusOK {
+		if ex.Status == http.StatusOK {
 			if doc, err := settingsFrom(ex); err == nil {
 				r.current = doc
 			}
@@ -345,27 +349,27 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 // (ctx cancelled included), from the reserved part of the budget.
 func (r *run) restore(ctx context.Context, ru rule) Result {
 	res := Result{Rule: ru.id, Title: ru.title}
-	sent, start := r.c.sent, r.c.clock.Now()
+	sent, start := r.c.Sent(), r.c.Now()
 	defer func() {
-		res.Requests = r.c.sent - sent
-		res.Duration = r.c.clock.Now().Sub(start)
+		res.Requests = r.c.Sent() - sent
+		res.Duration = r.c.Now().Sub(start)
 	}()
 	if !r.wrote {
 		res.Status, res.Detail = Holds, "nothing to restore: no write was sent"
 		return res
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*r.c.timeout+10*time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*r.c.Timeout()+10*time.Second)
 	defer cancel()
 	body := r.original.body()
-	failed := func(err error, exs ...*exchange) Result {
+	failed := func(err error, exs ...*upstream.Exchange) Result {
 		res.Status = NotChecked
 		var de *differsError
 		if errors.As(err, &de) {
 			res.Status = Differs
 		}
 		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + reasonOf(err) + "; to restore them, send the PATCH shown"
-		if !slices.ContainsFunc(exs, func(ex *exchange) bool { return ex != nil && ex.method == http.MethodPatch }) {
-			exs = append([]*exchange{{method: http.MethodPatch, path: "/settings/ai", body: body, header: http.Header{}}}, exs...)
+		if !slices.ContainsFunc(exs, func(ex *upstream.Exchange) bool { return ex != nil && ex.Method == http.MethodPatch }) {
+			exs = append([]*upstream.Exchange{{Method: http.MethodPatch, Path: "/settings/ai", Body: body, Header: http.Header{}}}, exs...)
 		}
 		for _, ex := range exs {
 			if ex != nil {
@@ -375,7 +379,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		}
 		return res
 	}
-	ex, err := r.c.do(rctx, http.MethodPatch, "/settings/ai", body, true)
+	ex, err := r.do(rctx, http.MethodPatch, "/settings/ai", body, true)
 	if err != nil {
 		return failed(err, ex)
 	}

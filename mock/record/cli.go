@@ -8,21 +8,21 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/replymock/replymock/mock/probe"
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // Main is the `replymock record` command: args are those after
 // "record". The summary goes to stdout (text, or JSON with --format
 // json); the announcement and progress (on a terminal) go to stderr,
-// unless --quiet. Its errors are as probe.Main's: a *probe.UsageError
-// for bad flags (wrapping flag.ErrHelp for -h), a *probe.AuthError when
-// the source refused the token, another error when the recording
-// failed or was interrupted.
+// unless --quiet. Its errors are as probe.Main's: an
+// *upstream.UsageError (probe.UsageError) for bad flags (wrapping
+// flag.ErrHelp for -h), an *upstream.AuthError when the source refused
+// the token, another error when the recording failed or was
+// interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, format, quiet, err := parseFlags(args, stderr)
 	if err != nil {
@@ -70,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 	fs.Int64Var(&cfg.Seed, "seed", 1, "the seed of fake names and remapped products: the same input and seed give the same files")
 	fs.BoolVar(&cfg.Raw, "raw", false, "keep user names and texts as recorded (default: fake names; phones, e-mails, URLs and long numbers cut out)")
 	fs.BoolVar(&cfg.AnonymizeProducts, "anonymize-products", false, "also remap nm_id, imt_id, supplier_article, brand and product names, consistently")
-	probe.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, " (100 reviews a request)")
+	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, " (100 reviews a request)")
 	fs.StringVar(&format, "format", "text", "the summary's format: text or json")
 	fs.BoolVar(&quiet, "quiet", false, "print the summary and nothing else")
 	fs.Usage = func() {
@@ -83,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return cfg, format, quiet, &probe.UsageError{Err: err}
+		return cfg, format, quiet, &upstream.UsageError{Err: err}
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -98,13 +98,13 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 		err = fmt.Errorf("--name must be lower-case letters, digits, - and _ (a scenario's file name), got %q", cfg.Name)
 	}
 	if err != nil {
-		return cfg, format, quiet, &probe.UsageError{Err: err}
+		return cfg, format, quiet, &upstream.UsageError{Err: err}
 	}
-	if err := probe.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+	if err := upstream.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
 		return cfg, format, quiet, err
 	}
-	if _, err := probe.CheckTarget(cfg.From); err != nil {
-		return cfg, format, quiet, &probe.UsageError{Err: errors.New("--from" + strings.TrimPrefix(err.Error(), "probe: target"))}
+	if _, err := upstream.CheckTarget(cfg.From); err != nil {
+		return cfg, format, quiet, &upstream.UsageError{Err: errors.New("--from" + strings.TrimPrefix(err.Error(), "probe: target"))}
 	}
 	return cfg, format, quiet, nil
 }
@@ -112,7 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 // announce says, before a recording starts, what it records and where,
 // how, and within which budget; and warns of a token sent in the clear.
 func announce(cfg Config, say func(format string, args ...any)) {
-	if w := probe.TokenWarning(cfg.From, cfg.Token); w != "" {
+	if w := upstream.TokenWarning(cfg.From, cfg.Token); w != "" {
 		say("warning: %s\n", w)
 	}
 	mode := "anonymised (fake names; phones, e-mails, URLs and long numbers cut out)"
@@ -123,7 +123,7 @@ func announce(cfg Config, say func(format string, args ...any)) {
 		mode += ", products remapped"
 	}
 	say("record %s into %s as %q: read-only, %s\nbudget: at most %d requests (%d reviews), %g a second, each within %s\n",
-		redacted(strings.TrimRight(cfg.From, "/")), cfg.Out, cfg.Name, mode, cfg.MaxRequests, (cfg.MaxRequests-1)*pageSize, cfg.Rate, cfg.Timeout)
+		upstream.Redacted(strings.TrimRight(cfg.From, "/")), cfg.Out, cfg.Name, mode, cfg.MaxRequests, (cfg.MaxRequests-1)*pageSize, cfg.Rate, cfg.Timeout)
 }
 
 // writeText writes the summary for a person.
@@ -163,16 +163,6 @@ func joinCounts(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// redacted is a URL as the summary and the announcement show it:
-// without a password.
-func redacted(target string) string {
-	u, err := url.Parse(target)
-	if err != nil {
-		return target
-	}
-	return u.Redacted()
 }
 
 // isTerminal reports whether w is a terminal, where a progress line

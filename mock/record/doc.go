@@ -7,7 +7,7 @@
 //	replymock record --from https://api.example.test/api/v1 --token T --out DIR
 //
 // Main is that command; Run is the same recording for Go code. It sends
-// its requests with the probe's client (mock/probe: the same rate,
-// budget, timeouts and reading of answers) and reads the records as
-// mock.Feedback.
+// its requests with the client the probe checks with (mock/probe/upstream:
+// the same rate, budget, timeouts and reading of answers) and reads the
+// records as mock.Feedback.
 package record

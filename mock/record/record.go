@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock"
-	"github.com/replymock/replymock/mock/probe"
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // Config says what Run records and how.
@@ -94,7 +94,7 @@ type Result struct {
 // replaced). A run cut short (ctx, an error) keeps what it recorded, and
 // the next run with the same From and Out goes on from there.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	base, err := probe.CheckTarget(cfg.From)
+	base, err := upstream.CheckTarget(cfg.From)
 	if err != nil {
 		return nil, errors.New("record: " + strings.TrimPrefix(err.Error(), "probe: target"))
 	}
@@ -108,11 +108,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("record: no output folder")
 	}
 	cfg.Seed = cmp.Or(cfg.Seed, 1)
-	cfg.Rate = cmp.Or(cfg.Rate, probe.DefaultRate)
+	cfg.Rate = cmp.Or(cfg.Rate, upstream.DefaultRate)
 	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, DefaultMaxRequests)
-	cfg.Timeout = cmp.Or(cfg.Timeout, probe.DefaultTimeout)
-	c := probe.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
-	res := &Result{Name: cfg.Name, From: redacted(base), UnknownFields: map[string]int{}, Anonymized: map[string]int{}, Unreadable: map[string]int{}}
+	cfg.Timeout = cmp.Or(cfg.Timeout, upstream.DefaultTimeout)
+	c := upstream.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
+	res := &Result{Name: cfg.Name, From: upstream.Redacted(base), UnknownFields: map[string]int{}, Anonymized: map[string]int{}, Unreadable: map[string]int{}}
 
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
@@ -139,13 +139,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // startState reads the settings and starts the state file with them.
-func startState(ctx context.Context, c *probe.Client, statePath, base string) (*recordState, error) {
+func startState(ctx context.Context, c *upstream.Client, statePath, base string) (*recordState, error) {
 	data, err := c.GetData(ctx, "/settings/ai")
 	if err != nil {
 		return nil, recordError(err)
 	}
 	if _, ok := data.(map[string]any); !ok {
-		return nil, fmt.Errorf("record: GET /settings/ai: data is %s, not the settings object", probe.Kind(data))
+		return nil, fmt.Errorf("record: GET /settings/ai: data is %s, not the settings object", upstream.Kind(data))
 	}
 	st := &recordState{From: base, Settings: json.RawMessage(mustJSON(data))}
 	if err := appendLine(statePath, st, true); err != nil {
@@ -156,7 +156,7 @@ func startState(ctx context.Context, c *probe.Client, statePath, base string) (*
 
 // fetchPages pages through the list from where st stands to its end,
 // appending each page to the state file as it comes.
-func fetchPages(ctx context.Context, c *probe.Client, statePath string, st *recordState, progress func(Progress)) error {
+func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *recordState, progress func(Progress)) error {
 	for st.total == 0 || st.offset < st.total {
 		// New reviews may arrive meanwhile, pushing the older ones a
 		// place on: a page may repeat a review, which is kept once.
@@ -179,7 +179,7 @@ func fetchPages(ctx context.Context, c *probe.Client, statePath string, st *reco
 }
 
 // fetchPage reads the page at st's offset, and how many records it held.
-func fetchPage(ctx context.Context, c *probe.Client, st *recordState) (statePage, int, error) {
+func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
 	data, err := c.GetData(ctx, path)
@@ -202,7 +202,7 @@ func fetchPage(ctx context.Context, c *probe.Client, st *recordState) (statePage
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
-			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, probe.Kind(item))
+			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(item))
 		}
 		page.Records = append(page.Records, mustJSON(m))
 	}
@@ -233,7 +233,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
 // recordError says why a recording stopped, in one line: a refused
 // token as the probe says it, anything else after "record: ".
 func recordError(err error) error {
-	var ae *probe.AuthError
+	var ae *upstream.AuthError
 	if errors.As(err, &ae) {
 		return err
 	}

@@ -1,13 +1,13 @@
-package probe
+package upstream
 
 import (
 	"context"
 	"time"
 )
 
-// clock tells the time and waits; tests give the limiter a fake one so
+// Clock tells the time and waits; tests give the client a fake one so
 // that no test depends on the wall clock.
-type clock interface {
+type Clock interface {
 	Now() time.Time
 	// Sleep waits d, or until ctx is done (then it returns ctx.Err()).
 	Sleep(ctx context.Context, d time.Duration) error
@@ -30,16 +30,16 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // limiter spaces requests at least interval apart: at most 1/interval
 // requests a second, with no burst (stricter than the upstream's bucket
-// of 6, so a probe never spends a shared account's burst). pause pushes
+// of 6, so a client never spends a shared account's burst). pause pushes
 // the next slot later, for a 429's Retry-After. Not safe for concurrent
-// use: the probe sends one request at a time.
+// use: the client sends one request at a time.
 type limiter struct {
-	clock    clock
+	clock    Clock
 	interval time.Duration
 	next     time.Time // the earliest moment the next request may start
 }
 
-func newLimiter(c clock, perSecond float64) *limiter {
+func newLimiter(c Clock, perSecond float64) *limiter {
 	return &limiter{clock: c, interval: time.Duration(float64(time.Second) / perSecond)}
 }
 

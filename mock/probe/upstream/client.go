@@ -1,0 +1,305 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	// maxAnswer bounds the bytes read of one answer: a page of 100
+	// reviews is well under a megabyte.
+	maxAnswer = 8 << 20
+	// maxRetryWait bounds how long the client waits on a 429 before it
+	// gives the request up.
+	maxRetryWait = 30 * time.Second
+	// max429 is how many 429s in a row one request may meet.
+	max429 = 3
+	// max5xxWait bounds the wait before a GET that met a 502, 503 or 504
+	// is sent again; asked to wait longer, the client does not retry.
+	max5xxWait = 5 * time.Second
+)
+
+// Client sends requests to a server that claims to be the API: one at
+// a time, spaced by the limiter, counted against the budget, each
+// within its timeout. It follows no redirects (a redirect is evidence,
+// not a detour) and waits out a 429 within bounds. Not safe for
+// concurrent use.
+type Client struct {
+	base    string // the target, without a trailing slash
+	auth    string // the Authorization header's value, or ""
+	http    *http.Client
+	timeout time.Duration
+	limit   *limiter
+	clock   Clock
+
+	max     int // the budget: at most this many requests in all
+	reserve int // the part of the budget only DoReserved may spend
+	sent    int
+
+	cache map[string]*Exchange // GET answers by path, for Get's cached
+}
+
+// NewClient is a client of base, a target as CheckTarget returns it: at
+// most rate requests a second and max in all, retries included, each
+// within timeout, sent with hc (nil: a new one) but never following a
+// redirect. A token is sent as the commands' --token is: a bare one
+// with the Bearer scheme, one that names its scheme as it is.
+func NewClient(base, token string, rate float64, max int, timeout time.Duration, hc *http.Client) *Client {
+	own := &http.Client{}
+	if hc != nil {
+		*own = *hc
+	}
+	own.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{base: base, auth: authorization(token), http: own, timeout: timeout,
+		limit: newLimiter(realClock{}, rate), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
+}
+
+// SetClock makes the client tell the time and wait on clk, for tests
+// that run on a fake clock; call it before the first request.
+func (c *Client) SetClock(clk Clock) {
+	c.clock, c.limit.clock = clk, clk
+}
+
+// Reserve keeps the last n requests of the budget for DoReserved: what
+// must still be sent when the rest is spent (putting back what was
+// changed).
+func (c *Client) Reserve(n int) { c.reserve = n }
+
+// Sent is how many requests the client has sent, retries included.
+func (c *Client) Sent() int { return c.sent }
+
+// Max is the budget: the most requests the client sends in all.
+func (c *Client) Max() int { return c.max }
+
+// Left is how many requests Do may still send: the budget less what was
+// sent and the reserve.
+func (c *Client) Left() int { return c.max - c.reserve - c.sent }
+
+// Timeout bounds each request, its answer included.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// Now is the time on the client's clock.
+func (c *Client) Now() time.Time { return c.clock.Now() }
+
+// GetData GETs path (relative to the base, with its query) and returns
+// the data of the success envelope it answers, JSON numbers as
+// json.Number. Any other answer is an error that names the request and
+// says what was wrong: a *RequestError, an *AnswerError or, for a 401,
+// an *AuthError.
+func (c *Client) GetData(ctx context.Context, path string) (any, error) {
+	ex, err := c.Get(ctx, path, false)
+	if err != nil {
+		return nil, err
+	}
+	return Data(ex)
+}
+
+// AuthError is a 401: the target refuses the credentials, and every
+// further request would fail the same way, so a command stops at the
+// first.
+type AuthError struct {
+	Request  string // the request that was refused: "GET /settings/ai"
+	HasToken bool   // whether a token was sent
+}
+
+func (e *AuthError) Error() string {
+	if e.HasToken {
+		return e.Request + ": 401 unauthorized: the target refused the token (check --token or REPLYMOCK_PROBE_TOKEN)"
+	}
+	return e.Request + ": 401 unauthorized: the target wants a token (give it with --token or REPLYMOCK_PROBE_TOKEN)"
+}
+
+// RequestError is a request that tells nothing of the API: not sent
+// (the budget is spent, the caller gave up), not answered in whole,
+// rate limited past the bounds, or answered with a server error.
+type RequestError struct {
+	Reason      string // one line, naming the request
+	Interrupted bool   // the caller's context ended it
+}
+
+func (e *RequestError) Error() string { return e.Reason }
+
+func failed(format string, args ...any) error {
+	return &RequestError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// interrupted is the error of a request the caller gave up on.
+func interrupted(method, path string) error {
+	return &RequestError{Reason: "interrupted before " + method + " " + path + " was answered", Interrupted: true}
+}
+
+// Get sends a GET, or answers it from the cache when cached is true and
+// the same GET was answered before (but for a 5xx or a 429).
+func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, error) {
+	if cached {
+		if ex, ok := c.cache[path]; ok {
+			return ex, nil
+		}
+	}
+	ex, err := c.do(ctx, http.MethodGet, path, nil, false)
+	if err == nil && ex.Status < 500 && ex.Status != http.StatusTooManyRequests {
+		c.cache[path] = ex
+	}
+	return ex, err
+}
+
+// Do sends one request (and its retries after a 429 or a 502, 503 or
+// 504 to a GET), each counted against the budget but for its reserve.
+// Errors are a *RequestError or an *AuthError (with the exchange); any
+// other answer, whatever its status, is an exchange.
+func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
+	return c.do(ctx, method, path, body, false)
+}
+
+// DoReserved is Do that may spend the reserve too.
+func (c *Client) DoReserved(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
+	return c.do(ctx, method, path, body, true)
+}
+
+// do is Do, or DoReserved when reserved.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, reserved bool) (*Exchange, error) {
+	limited, retried5xx := 0, false
+	for {
+		avail := c.max - c.sent
+		if !reserved {
+			avail -= c.reserve
+		}
+		if avail <= 0 {
+			return nil, failed("the request budget is spent (--max-requests %d)", c.max)
+		}
+		if err := c.limit.wait(ctx); err != nil {
+			return nil, interrupted(method, path)
+		}
+		c.sent++
+		ex, err := c.send(ctx, method, path, body)
+		if err != nil {
+			return nil, err
+		}
+		switch ex.Status {
+		case http.StatusUnauthorized:
+			return ex, &AuthError{Request: ex.Request(), HasToken: c.auth != ""}
+		case http.StatusTooManyRequests:
+			limited++
+			if limited >= max429 {
+				return nil, failed("%s: rate limited (429) %d times in a row; try a lower --rate", ex.Request(), limited)
+			}
+			wait := retryAfter(ex.Header, c.clock.Now(), time.Duration(limited)*time.Second)
+			if wait > maxRetryWait {
+				return nil, failed("%s: rate limited (429); the target asks to wait %s, more than the %s the probe waits", ex.Request(), wait, maxRetryWait)
+			}
+			c.limit.pause(c.clock.Now().Add(wait))
+			continue
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			// Once, for a GET, when the target asks for a short wait at
+			// most: a service that is down says so with a long one.
+			wait := retryAfter(ex.Header, c.clock.Now(), time.Second)
+			if method == http.MethodGet && !retried5xx && wait <= max5xxWait {
+				retried5xx = true
+				c.limit.pause(c.clock.Now().Add(wait))
+				continue
+			}
+		}
+		return ex, nil
+	}
+}
+
+// send is one round trip within the per-request timeout.
+func (c *Client) send(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
+	ex := &Exchange{Method: method, Path: path, Body: body}
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, failed("%s: %v", ex.Request(), err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "replymock-probe/1")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.transportError(ctx, rctx, ex, err)
+	}
+	defer resp.Body.Close()
+	ex.Status = resp.StatusCode
+	ex.Header = resp.Header
+	ex.Answer, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, c.transportError(ctx, rctx, ex, err)
+	}
+	if len(ex.Answer) > maxAnswer {
+		return nil, failed("%s: the answer is over %d MiB", ex.Request(), maxAnswer>>20)
+	}
+	return ex, nil
+}
+
+// transportError says in one line why no (whole) answer came.
+func (c *Client) transportError(ctx, rctx context.Context, ex *Exchange, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return interrupted(ex.Method, ex.Path)
+	case rctx.Err() != nil:
+		if ex.Status != 0 {
+			return failed("%s: the answer (%d) did not finish within %s", ex.Request(), ex.Status, c.timeout)
+		}
+		return failed("%s: no answer within %s (--timeout)", ex.Request(), c.timeout)
+	case ex.Status != 0:
+		return failed("%s: the answer (%d) was cut short: %v", ex.Request(), ex.Status, rootCause(err))
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return failed("%s: the connection closed with no answer", ex.Request())
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return failed("%s: cannot connect: %v", ex.Request(), rootCause(err))
+	}
+	return failed("%s: %v", ex.Request(), rootCause(err))
+}
+
+// rootCause drops the url.Error wrapping, which repeats the whole URL.
+func rootCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// retryAfter reads how long a 429 (or 503) asks to wait: Retry-After in
+// seconds or as an HTTP date, or the upstream's X-Ratelimit-Retry in
+// seconds; def when neither is given or readable.
+func retryAfter(h http.Header, now time.Time, def time.Duration) time.Duration {
+	for _, name := range []string{"Retry-After", "X-Ratelimit-Retry"} {
+		v := strings.TrimSpace(h.Get(name))
+		if v == "" {
+			continue
+		}
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e6 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			if d := t.Sub(now); d > 0 {
+				return d
+			}
+			return 0
+		}
+	}
+	return def
+}

@@ -1,0 +1,117 @@
+package upstream
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Defaults of the commands' flags, and of a zero Config's fields.
+const (
+	// DefaultRate is the upstream's limit: 3 requests a second per seller
+	// account, shared by all review and question methods.
+	DefaultRate    = 3.0
+	DefaultTimeout = 10 * time.Second
+)
+
+// UsageError is a command's bad flag or argument (exit status 2). For
+// -h it wraps flag.ErrHelp, after the usage was printed.
+type UsageError struct {
+	Err error
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// ClientFlags adds to fs the flags of a command that talks to the API,
+// the probe's and replymock record's alike: --token (default
+// $REPLYMOCK_PROBE_TOKEN), --rate, --max-requests (def, and what a
+// request brings, said in per) and --timeout. CheckClientFlags checks
+// what they read.
+func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
+	fs.StringVar(token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
+	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
+	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
+	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
+}
+
+// CheckClientFlags checks what ClientFlags read: a rate above 0, a
+// budget of at least one request, a timeout above 0. Its error is a
+// *UsageError naming the flag.
+func CheckClientFlags(rate float64, max int, timeout time.Duration) error {
+	switch {
+	case !(rate > 0) || math.IsInf(rate, 0):
+		return &UsageError{fmt.Errorf("--rate must be a number above 0, got %v", rate)}
+	case max < 1:
+		return &UsageError{fmt.Errorf("--max-requests must be at least 1, got %d", max)}
+	case timeout <= 0:
+		return &UsageError{fmt.Errorf("--timeout must be above 0, got %s", timeout)}
+	}
+	return nil
+}
+
+// CheckTarget checks target as the API's base URL (an http or https
+// URL, up to and including /api/v1, without a query or fragment) and
+// returns it without a trailing slash. Its error is "probe: no target:
+// ..." for an empty one, else "probe: target "URL": " and what is wrong:
+// a command that takes the URL by another name (record's --from) keeps
+// what follows "probe: target".
+func CheckTarget(target string) (string, error) {
+	if target == "" {
+		return "", errors.New("probe: no target: give the API's base URL, up to and including /api/v1")
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("probe: target %q: %v", target, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("probe: target %q: want an http or https URL such as http://localhost:8080/api/v1", target)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("probe: target %q: give the base URL alone, without a query or fragment", target)
+	}
+	return strings.TrimRight(target, "/"), nil
+}
+
+// TokenWarning is a warning when a token would cross the network in the
+// clear: over http to a host that is not this machine; "" otherwise.
+func TokenWarning(target, token string) string {
+	u, err := url.Parse(target)
+	if err != nil || token == "" || u.Scheme != "http" {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "the token goes to " + host + " over plain http, readable on the way; prefer https"
+}
+
+// Redacted is a target as reports and announcements show it: without
+// a password.
+func Redacted(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	return u.Redacted()
+}
+
+// authorization is the Authorization header for token: a bare token
+// gets the Bearer scheme, one that names its scheme is kept.
+func authorization(token string) string {
+	token = strings.TrimSpace(token)
+	if token == "" || strings.ContainsRune(token, ' ') {
+		return token
+	}
+	return "Bearer " + token
+}
