@@ -23,14 +23,43 @@ import (
 // an *AuthError when the target refused the token; another error when
 // nothing could be checked or the run was interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, format, quiet, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	say := func(format string, args ...any) {
+		if !quiet {
+			fmt.Fprintf(stderr, format, args...)
+		}
+	}
+	announce(cfg, say)
+	if !quiet && isTerminal(stderr) {
+		cfg.Progress = progressLine(stderr)
+	}
+	rep, err := Run(ctx, cfg)
+	if rep != nil {
+		// Said even with --quiet, and before anything else can go wrong.
+		warnUnrestored(rep, stderr)
+	}
+	var ae *AuthError
+	if rep == nil || errors.As(err, &ae) {
+		return err
+	}
+	if werr := rep.Write(stdout, format); werr != nil {
+		return werr
+	}
+	return verdict(rep, err)
+}
+
+// parseFlags reads the command's flags, and checks them.
+func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, quiet bool, err error) {
 	fs := flag.NewFlagSet("replymock probe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg Config
 	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
 	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
-	format := fs.String("format", "table", "the report's format: table, json or junit")
+	fs.StringVar(&format, "format", "table", "the report's format: table, json or junit")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
-	quiet := fs.Bool("quiet", false, "print the report and nothing else")
+	fs.BoolVar(&quiet, "quiet", false, "print the report and nothing else")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock probe --target URL [--token T] [flags]\n\n"+
 			"Checks, read-only, that a server claiming to be this API follows each rule of\n"+
@@ -40,28 +69,28 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return &UsageError{Err: err}
+		return cfg, format, quiet, &UsageError{Err: err}
 	}
 	switch {
 	case fs.NArg() > 0:
-		return &UsageError{Err: fmt.Errorf("probe takes no arguments, got %q", fs.Args())}
+		return cfg, format, quiet, &UsageError{Err: fmt.Errorf("probe takes no arguments, got %q", fs.Args())}
 	case cfg.Target == "":
-		return &UsageError{Err: errors.New("--target is required: the API's base URL, up to and including /api/v1")}
-	case !slices.Contains(Formats, *format):
-		return &UsageError{Err: fmt.Errorf("--format must be table, json or junit, got %q", *format)}
+		return cfg, format, quiet, &UsageError{Err: errors.New("--target is required: the API's base URL, up to and including /api/v1")}
+	case !slices.Contains(Formats, format):
+		return cfg, format, quiet, &UsageError{Err: fmt.Errorf("--format must be table, json or junit, got %q", format)}
 	}
 	if err := upstream.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
-		return err
+		return cfg, format, quiet, err
 	}
 	if _, err := upstream.CheckTarget(cfg.Target); err != nil {
-		return &UsageError{Err: errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
+		return cfg, format, quiet, &UsageError{Err: errors.New("--" + strings.TrimPrefix(err.Error(), "probe: "))}
 	}
+	return cfg, format, quiet, nil
+}
 
-	say := func(format string, args ...any) {
-		if !*quiet {
-			fmt.Fprintf(stderr, format, args...)
-		}
-	}
+// announce says, before a run starts, what it checks and within which
+// budget; and warns of a token sent in the clear.
+func announce(cfg Config, say func(format string, args ...any)) {
 	if w := upstream.TokenWarning(cfg.Target, cfg.Token); w != "" {
 		say("warning: %s\n", w)
 	}
@@ -84,38 +113,38 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if u, err := url.Parse(cfg.Target); err == nil && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1") {
 		say("note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
 	}
-	if !*quiet && isTerminal(stderr) {
-		cfg.Progress = func(p Progress) {
-			if p.Rule == "" {
-				fmt.Fprint(stderr, "\r\033[K")
-				return
-			}
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s (%d requests)", p.Done, p.Rules, p.Rule, p.Requests)
-		}
-	}
+}
 
-	rep, err := Run(ctx, cfg)
-	if rep != nil {
-		// Said even with --quiet, and before anything else can go wrong.
-		for _, res := range rep.Results {
-			if res.Rule == "writes.restored" && res.Status != Holds {
-				fmt.Fprintf(stderr, "WARNING: %s\n", res.Detail)
-				for _, ev := range res.Evidence {
-					if ev.Body != "" {
-						fmt.Fprintf(stderr, "%s\n%s\n", ev.Request, ev.Body)
-						break
-					}
+// progressLine is a progress callback that rewrites one line of w.
+func progressLine(w io.Writer) func(Progress) {
+	return func(p Progress) {
+		if p.Rule == "" {
+			fmt.Fprint(w, "\r\033[K")
+			return
+		}
+		fmt.Fprintf(w, "\r\033[K[%d/%d] %s (%d requests)", p.Done, p.Rules, p.Rule, p.Requests)
+	}
+}
+
+// warnUnrestored warns on w when the original settings may not be
+// back, with the PATCH that puts them back.
+func warnUnrestored(rep *Report, w io.Writer) {
+	for _, res := range rep.Results {
+		if res.Rule == "writes.restored" && res.Status != Holds {
+			fmt.Fprintf(w, "WARNING: %s\n", res.Detail)
+			for _, ev := range res.Evidence {
+				if ev.Body != "" {
+					fmt.Fprintf(w, "%s\n%s\n", ev.Request, ev.Body)
+					break
 				}
 			}
 		}
 	}
-	var ae *AuthError
-	if rep == nil || errors.As(err, &ae) {
-		return err
-	}
-	if werr := rep.Write(stdout, *format); werr != nil {
-		return werr
-	}
+}
+
+// verdict is Main's error for a run that wrote its report: err is
+// Run's.
+func verdict(rep *Report, err error) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("probe interrupted: %s", stopReason(err))
