@@ -188,83 +188,111 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).on(r.first.ex)
 	}
 	pages := int((total + 99) / 100)
+	walk, err := r.walkLength(pages)
+	if err != nil {
+		return "", err
+	}
+	w := &walker{total: total, seen: map[string]int64{}}
+	for i := range walk {
+		p, err := w.next(ctx, r, int64(i)*100)
+		if err != nil {
+			return "", err
+		}
+		w.walked = append(w.walked, p)
+	}
+	sample := walk < pages
+	if sample {
+		if _, err := w.next(ctx, r, int64(pages-1)*100); err != nil {
+			return "", err
+		}
+	}
+	if err := w.seams(ctx, r); err != nil {
+		return "", err
+	}
+	if sample {
+		return fmt.Sprintf("a sample (the shop is big): the first %d of %d pages and the last one, %d records, no overlap, each page full; %d straddling pages line up",
+			walk, pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
+	}
+	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
+}
+
+// walkLength is how many pages from the start a walk of a list of
+// pages reads: what the budget leaves after the rules that follow, the
+// seams and, for a sample, the last page.
+func (r *run) walkLength(pages int) (int, error) {
 	budget := r.c.Left() - r.laterCost - walkSeams
 	walk := min(pages, maxWalkPages, budget)
 	if pages > walk {
 		walk = min(walk, budget-1) // and the last page
 	}
 	if walk < 1 || pages > 1 && walk < 2 {
-		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
+		return 0, unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
 	}
-	seen := map[string]int64{} // key -> offset of its page
-	var walked []*page
-	check := func(p *page, off int64) error {
-		if p.total != total {
-			return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", total, p.total, off)
-		}
-		want := min(100, total-off)
-		if int64(len(p.records)) != want {
-			return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, total).on(p.ex)
-		}
-		for i, rec := range p.records {
-			if rec.id == 0 && rec.feedbackID == "" {
-				return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
-			}
-			if prev, ok := seen[rec.key()]; ok {
-				return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).on(p.ex)
-			}
-			seen[rec.key()] = off
-		}
-		return nil
+	return walk, nil
+}
+
+// walker is a walk through the pages of the list.
+type walker struct {
+	total  int64            // the first page's
+	seen   map[string]int64 // record key -> offset of its page
+	walked []*page          // the pages from offset 0 on
+}
+
+// next reads the page at off and checks it.
+func (w *walker) next(ctx context.Context, r *run, off int64) (*page, error) {
+	p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
+	if err != nil {
+		return nil, err
 	}
-	for i := range walk {
-		off := int64(i) * 100
-		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
-		if err != nil {
-			return "", err
-		}
-		if err := check(p, off); err != nil {
-			return "", err
-		}
-		walked = append(walked, p)
+	return p, w.check(p, off)
+}
+
+// check is nil when the page at off is full, has the walk's total, and
+// holds no record an earlier page held.
+func (w *walker) check(p *page, off int64) error {
+	if p.total != w.total {
+		return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
 	}
-	sample := walk < pages
-	if sample {
-		off := int64(pages-1) * 100
-		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
-		if err != nil {
-			return "", err
-		}
-		if err := check(p, off); err != nil {
-			return "", err
-		}
+	want := min(100, w.total-off)
+	if int64(len(p.records)) != want {
+		return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).on(p.ex)
 	}
-	// A page across each of the first seams must be the second half of
-	// the page before and the first half of the page after: this finds
-	// a record skipped at a boundary, which ids alone cannot in a sample.
-	for s := 1; s < len(walked) && s <= walkSeams; s++ {
+	for i, rec := range p.records {
+		if rec.id == 0 && rec.feedbackID == "" {
+			return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
+		}
+		if prev, ok := w.seen[rec.key()]; ok {
+			return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).on(p.ex)
+		}
+		w.seen[rec.key()] = off
+	}
+	return nil
+}
+
+// seams checks a page across each of the first seams: it must be the
+// second half of the page before and the first half of the page after.
+// This finds a record skipped at a boundary, which ids alone cannot in
+// a sample.
+func (w *walker) seams(ctx context.Context, r *run) error {
+	for s := 1; s < len(w.walked) && s <= walkSeams; s++ {
 		off := int64(s)*100 - 50
 		p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
 		if err != nil {
-			return "", err
+			return err
 		}
-		if p.total != total {
-			return "", unchecked("the shop changed during the walk (total %d, then %d); run the probe again", total, p.total)
+		if p.total != w.total {
+			return unchecked("the shop changed during the walk (total %d, then %d); run the probe again", w.total, p.total)
 		}
-		prev, next := walked[s-1], walked[s]
+		prev, next := w.walked[s-1], w.walked[s]
 		want := append(prev.keys()[50:], next.keys()[:min(50, len(next.records))]...)
 		if got := p.keys(); !slices.Equal(got, want) {
 			i := 0
 			for i < len(got) && i < len(want) && got[i] == want[i] {
 				i++
 			}
-			return "", differs("the page at offset %d does not line up with those at %d and %d: position %d is %s, want the record at offset %d",
+			return differs("the page at offset %d does not line up with those at %d and %d: position %d is %s, want the record at offset %d",
 				off, off-50, off+50, i, at(p, i), off+int64(i)).on(p.ex, prev.ex, next.ex)
 		}
 	}
-	if sample {
-		return fmt.Sprintf("a sample (the shop is big): the first %d of %d pages and the last one, %d records, no overlap, each page full; %d straddling pages line up",
-			walk, pages, len(seen), min(walkSeams, len(walked)-1)), nil
-	}
-	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(seen), min(walkSeams, len(walked)-1)), nil
+	return nil
 }
