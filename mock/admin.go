@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -41,8 +42,8 @@ func adminScope(r *http.Request, def string) (string, error) {
 // token comes as a bearer token or in X-Mock-Admin-Token.
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.adminToken != "" && r.URL.Path != AdminPrefix+"/health" && !adminTokenOK(r, s.adminToken) {
-			setChallenge(w.Header(), realmAdmin)
+		if s.adminToken != "" && r.URL.Path != AdminPrefix+"/health" && !access.AdminTokenOK(r, s.adminToken) {
+			access.SetChallenge(w.Header(), access.RealmAdmin)
 			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
 				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 )
 
@@ -148,7 +149,7 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 		add(kind)
 	}
 	switch {
-	case p.deny == errUnauthorized:
+	case p.deny == access.ErrUnauthorized:
 		add(metricUnauthorized)
 	case p.deny != nil:
 		add(metricRateLimited)

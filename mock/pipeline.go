@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -147,8 +148,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	}
 	answer := func(w http.ResponseWriter) {
 		switch {
-		case p.deny == errUnauthorized:
-			setChallenge(w.Header(), realmAPI)
+		case p.deny == access.ErrUnauthorized:
+			access.SetChallenge(w.Header(), access.RealmAPI)
 			s.writeError(w, r, p.deny)
 		case p.deny != nil:
 			wire.SetRetryAfter(w.Header(), p.retryIn)
@@ -214,22 +215,22 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) pl
 	all := s.sharedOverrides()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	over := ss.overrides.over(all)
-	auth, rl := over.access(sc)
+	over := ss.overrides.Over(all)
+	auth, rl := over.Access(sc.auth, sc.rateLimit)
 	st := ss.state(sc)
 	shared, own := s.faultsOf(ss)
 	p := plan{Outcome: ss.meetFaults(st, shared, own, fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed})}
-	p.strict = over.strict(sc, s.strict)
+	p.strict = over.Strictness(sc.strict, s.strict)
 	if p.Replaces() {
 		return p
 	}
-	if !auth.allows(r.Header.Get("Authorization")) {
-		p.deny = errUnauthorized
+	if !auth.Allows(r.Header.Get("Authorization")) {
+		p.deny = access.ErrUnauthorized
 		return p
 	}
 	if rl != nil {
-		if retryIn, ok := st.window.admit(rl, s.now()); !ok {
-			p.deny, p.retryIn = errRateLimited(rl), retryIn
+		if retryIn, ok := st.window.Admit(rl, s.now()); !ok {
+			p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
 			p.Labels = append(p.Labels, "rate limit")
 		}
 	}

@@ -164,11 +164,11 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 	if sf.Settings == "" {
 		yf.problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
 	}
-	for _, p := range wire.Prefixed("auth", sf.Auth.problems()) {
+	for _, p := range wire.Prefixed("auth", sf.Auth.Problems()) {
 		yf.problemf(p.Field, "%s", p.Msg)
 	}
 	if sf.RateLimit != nil {
-		for _, p := range wire.Prefixed("rate_limit", sf.RateLimit.problems()) {
+		for _, p := range wire.Prefixed("rate_limit", sf.RateLimit.Problems()) {
 			yf.problemf(p.Field, "%s", p.Msg)
 		}
 	}

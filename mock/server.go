@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
@@ -160,8 +161,7 @@ type Server struct {
 	api          apiTable    // the API's operations, by exact path and method
 	allow        allowTable
 	adminToken   string
-	corsOrigins  []string
-	allowedHosts []string
+	guard        *access.Guard // the origins and Host names the server answers
 	readOnly     bool
 	strict       bool
 	proxy        *ProxySpec    // Options.Proxy; nil: none
@@ -224,8 +224,7 @@ func New(opts Options) (*Server, error) {
 		now:          opts.Now,
 		loader:       newLoader(opts),
 		adminToken:   opts.AdminToken,
-		corsOrigins:  opts.CORSOrigins,
-		allowedHosts: opts.AllowedHosts,
+		guard:        access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 		readOnly:     opts.ReadOnly,
 		strict:       opts.Strict,
 		proxyTimeout: opts.ProxyTimeout,
@@ -359,11 +358,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := new(exchange)
 	x.id[0] = s.requestID(r)
 	w.Header()[HeaderRequestID] = x.id[:]
-	if !s.hostAllowed(r) {
-		s.refuseHost(w, r)
-		return
-	}
-	if s.cors(w, r) {
+	if s.guarded(w, r) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
@@ -67,7 +68,7 @@ func newSession(id string, shops *shopBudget) *session {
 type scenarioState struct {
 	sc       *Scenario // the version the state belongs to
 	settings Settings
-	window   rateWindow
+	window   access.Window
 	shop     *shopState // the living shop, for a scenario with one
 }
 
@@ -93,7 +94,7 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 			ss.shops.remove(st.shop)
 		}
 		st.sc, st.shop = sc, nil
-		st.window = rateWindow{}
+		st.window = access.Window{}
 	}
 	return st
 }

@@ -708,10 +708,10 @@ func (snap *Snapshot) check() error {
 		return wire.InvalidBody("session", "%s", msgBadSessionID)
 	}
 	if snap.Overrides != nil {
-		if err := snap.Overrides.validate(); err != nil {
+		if err := snap.Overrides.Validate(); err != nil {
 			return prefixField(err, "overrides")
 		}
-		if n := snap.Overrides.size(); n > MaxSessionOverrideBytes {
+		if n := snap.Overrides.Size(); n > MaxSessionOverrideBytes {
 			return wire.InvalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
 		}
 	}

@@ -58,7 +58,7 @@ func (s *Server) restoreServerState(st ServerState) error {
 	}
 	o := Overrides{}
 	if st.Overrides != nil {
-		if err := st.Overrides.validate(); err != nil {
+		if err := st.Overrides.Validate(); err != nil {
 			return prefixField(err, "overrides")
 		}
 		o = *st.Overrides
