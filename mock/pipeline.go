@@ -196,8 +196,8 @@ func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 // goesUpstream reports whether sc's proxy takes r: a path replymock has
 // no operation for, or one its proxy lists.
 func (s *Server) goesUpstream(r *http.Request, sc *Scenario) bool {
-	spec := s.proxySpec(sc)
-	return spec != nil && spec.takes(strings.TrimPrefix(r.URL.Path, APIPrefix), s.api.find(r.URL.EscapedPath(), r.Method) != nil)
+	spec := s.proxies.Spec(sc.file.Proxy)
+	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, APIPrefix), s.api.find(r.URL.EscapedPath(), r.Method) != nil)
 }
 
 // passUpstream sends r to sc's real service and its answer back as it
@@ -206,7 +206,7 @@ func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.Re
 	if rec, ok := w.(*recorder); ok {
 		rec.passThrough()
 	}
-	s.proxyOf(s.proxySpec(sc).URL).rp.ServeHTTP(w, withBody(r, body))
+	s.proxies.Forward(w, withBody(r, body), s.proxies.Spec(sc.file.Proxy).URL)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing

@@ -1,184 +1,24 @@
 package mock
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httputil"
 	"net/url"
-	"path"
-	"strings"
-	"time"
 
-	"github.com/replymock/replymock/mock/internal/fault"
-	"github.com/replymock/replymock/mock/internal/wire"
+	"github.com/replymock/replymock/mock/internal/proxy"
 )
 
 // ProxySpec sends API requests replymock does not fake to the real
 // service (scenario key proxy, or Options.Proxy for every scenario):
 // the paths it has no operation for, and the listed ones too.
-type ProxySpec struct {
-	// URL is the upstream's base; the request's path (/api/v1/...) and
-	// query are appended to it.
-	URL string `yaml:"url" json:"url"`
-	// Paths are paths after /api/v1, as fault paths (globs; /x/** for
-	// /x and below), that go upstream although replymock fakes them.
-	Paths []string `yaml:"paths" json:"paths,omitempty"`
-}
-
-// proxySpec is where sc's requests go that replymock does not fake: the
-// scenario's own proxy, else the server's (Options.Proxy), else nowhere.
-func (s *Server) proxySpec(sc *Scenario) *ProxySpec {
-	if sc.file.Proxy != nil {
-		return sc.file.Proxy
-	}
-	return s.proxy
-}
-
-// proxyOption is Options.Proxy as a spec: every path replymock does not
-// fake goes there; nil for none.
-func proxyOption(base string) *ProxySpec {
-	if base == "" {
-		return nil
-	}
-	return &ProxySpec{URL: base}
-}
+type ProxySpec = proxy.Spec
 
 // HeaderProxied marks an answer that came from the real service, not
 // from replymock's fake.
-const HeaderProxied = "X-Mock-Proxied"
+const HeaderProxied = proxy.HeaderProxied
 
 // DefaultProxyTimeout bounds how long a proxied request waits for the
 // upstream's answer to start; past it, the client gets a 504.
-const DefaultProxyTimeout = 30 * time.Second
+const DefaultProxyTimeout = proxy.DefaultTimeout
 
 // ParseProxyURL checks an upstream's base URL: absolute http or https,
 // with a host, and no query, fragment or user.
-func ParseProxyURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("not a URL: %v", err)
-	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-		return nil, fmt.Errorf("must be an absolute http or https URL, got %q", raw)
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return nil, fmt.Errorf("must have no query, fragment or user, got %q", raw)
-	}
-	return u, nil
-}
-
-// problems lists what is wrong with ps, with fields relative to it.
-func (ps *ProxySpec) problems() []wire.FieldProblem {
-	var probs []wire.FieldProblem
-	if _, err := ParseProxyURL(ps.URL); err != nil {
-		probs = append(probs, wire.FieldProblem{Field: "url", Msg: err.Error()})
-	}
-	for i, p := range ps.Paths {
-		if !strings.HasPrefix(p, "/") {
-			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("must start with / (it is relative to /api/v1), got %q", p)})
-		} else if _, err := path.Match(p, "/"); err != nil {
-			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("bad glob %q: %v", p, err)})
-		}
-	}
-	return probs
-}
-
-// proxy forwards API requests to one upstream.
-type proxy struct {
-	rp *httputil.ReverseProxy
-}
-
-// proxyOf is the proxy to the upstream at base (a checked URL), made on
-// first use and kept: one connection pool an upstream.
-func (s *Server) proxyOf(base string) *proxy {
-	if p, ok := s.proxies.Load(base); ok {
-		return p.(*proxy)
-	}
-	p, _ := s.proxies.LoadOrStore(base, newProxy(base, s.proxyTimeout, s))
-	return p.(*proxy)
-}
-
-// newProxy makes the proxy to the upstream at base, a checked URL.
-func newProxy(base string, timeout time.Duration, s *Server) *proxy {
-	target, _ := ParseProxyURL(base)
-	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: timeout,
-		TLSHandshakeTimeout:   10 * time.Second,
-		MaxIdleConnsPerHost:   16,
-		IdleConnTimeout:       30 * time.Second,
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.URL.RawQuery = pr.In.URL.RawQuery // as sent, not joined with the base's
-			// The mock's own headers stay here: its admin token above all.
-			for name := range pr.Out.Header {
-				if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Mock-") {
-					pr.Out.Header.Del(name)
-				}
-			}
-			// The mock read the body already (Expect: 100-continue is
-			// answered here), and no connection is taken over.
-			for _, name := range []string{"Expect", "Upgrade", "Connection"} {
-				pr.Out.Header.Del(name)
-			}
-			pr.SetXForwarded()
-		},
-		Transport: transport,
-		// The real service's answer, as it came: the client can tell.
-		ModifyResponse: func(resp *http.Response) error {
-			// The mock's own CORS and request id stand; the upstream's
-			// would make them twice.
-			for name := range resp.Header {
-				if strings.HasPrefix(name, "Access-Control-") || name == "X-Request-Id" {
-					resp.Header.Del(name)
-				}
-			}
-			resp.Header.Set(HeaderProxied, "1")
-			return nil
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			var ne net.Error
-			if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-				s.writeError(w, r, &APIError{Status: http.StatusGatewayTimeout, Code: CodeGatewayTimeout,
-					Message: fmt.Sprintf("the upstream %s did not answer within %s", target.Host, timeout)})
-				return
-			}
-			s.writeError(w, r, &APIError{Status: http.StatusBadGateway, Code: CodeBadGateway,
-				Message: fmt.Sprintf("the upstream %s failed: %s", target.Host, upstreamError(err))})
-		},
-	}
-	return &proxy{rp: rp}
-}
-
-// upstreamError says what went wrong reaching the upstream, without the
-// request's URL (which may hold what the client sent).
-func upstreamError(err error) string {
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return oe.Op + ": " + oe.Err.Error()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err.Error()
-	}
-	return err.Error()
-}
-
-// takes reports whether a request to apiPath (after /api/v1), for which
-// replymock has an operation (faked) or not, goes upstream.
-func (ps *ProxySpec) takes(apiPath string, faked bool) bool {
-	if !faked {
-		return true
-	}
-	for _, glob := range ps.Paths {
-		if fault.MatchPath(glob, apiPath) {
-			return true
-		}
-	}
-	return false
-}
+func ParseProxyURL(raw string) (*url.URL, error) { return proxy.ParseURL(raw) }

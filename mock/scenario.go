@@ -141,7 +141,7 @@ func (sf *scenarioFile) validate(yf *yamlFile) {
 		yf.problemf("description", "required: one line saying what the scenario is for")
 	}
 	if sf.Proxy != nil {
-		for _, pr := range sf.Proxy.problems() {
+		for _, pr := range sf.Proxy.Problems() {
 			yf.problemf("proxy."+pr.Field, "%s", pr.Msg)
 		}
 	}

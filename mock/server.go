@@ -18,6 +18,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/proxy"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -154,25 +155,23 @@ const (
 // additions run under sessionsMu.
 type Server struct {
 	// Set by New and never changed.
-	log          *slog.Logger
-	now          func() time.Time
-	loader       *loader
-	router       *mux.Router // admin routes, and the API's 404s and 405s
-	api          apiTable    // the API's operations, by exact path and method
-	allow        allowTable
-	adminToken   string
-	guard        *access.Guard // the origins and Host names the server answers
-	readOnly     bool
-	strict       bool
-	proxy        *ProxySpec    // Options.Proxy; nil: none
-	proxyTimeout time.Duration // Options.ProxyTimeout
-	proxies      sync.Map      // upstream base URL -> *proxy
-	version      string
-	started      time.Time
-	anchor       time.Time // the present data that ends now was anchored to at the start
-	metrics      *metrics
-	reqSeq       atomic.Int64 // numbers the request ids the server makes
-	media        *media.Store // the media files and their cache (mock/internal/media)
+	log        *slog.Logger
+	now        func() time.Time
+	loader     *loader
+	router     *mux.Router // admin routes, and the API's 404s and 405s
+	api        apiTable    // the API's operations, by exact path and method
+	allow      allowTable
+	adminToken string
+	guard      *access.Guard // the origins and Host names the server answers
+	readOnly   bool
+	strict     bool
+	proxies    *proxy.Pool // the pass-through to the real service (Options.Proxy, a scenario's proxy)
+	version    string
+	started    time.Time
+	anchor     time.Time // the present data that ends now was anchored to at the start
+	metrics    *metrics
+	reqSeq     atomic.Int64 // numbers the request ids the server makes
+	media      *media.Store // the media files and their cache (mock/internal/media)
 
 	// The scenarios served (registry.go).
 	scenariosMu sync.Mutex // guards the fields below
@@ -220,22 +219,21 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		log:          opts.Logger,
-		now:          opts.Now,
-		loader:       newLoader(opts),
-		adminToken:   opts.AdminToken,
-		guard:        access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
-		readOnly:     opts.ReadOnly,
-		strict:       opts.Strict,
-		proxyTimeout: opts.ProxyTimeout,
-		proxy:        proxyOption(opts.Proxy),
-		version:      opts.Version,
-		started:      opts.Now(),
-		metrics:      newMetrics(),
-		sessions:     make(map[string]*session),
-		faults:       fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
-		maxSessions:  opts.MaxSessions,
-		sessionTTL:   opts.SessionTTL,
+		log:         opts.Logger,
+		now:         opts.Now,
+		loader:      newLoader(opts),
+		adminToken:  opts.AdminToken,
+		guard:       access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		readOnly:    opts.ReadOnly,
+		strict:      opts.Strict,
+		proxies:     proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
+		version:     opts.Version,
+		started:     opts.Now(),
+		metrics:     newMetrics(),
+		sessions:    make(map[string]*session),
+		faults:      fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
+		maxSessions: opts.MaxSessions,
+		sessionTTL:  opts.SessionTTL,
 		shops: shopBudget{log: opts.Logger, bytes: budget.New("replymock_shop_bytes",
 			"What all living shops keep together, as counted against --max-shop-memory.", opts.MaxShopBytes)},
 		seedBudget: budget.New("replymock_seed_bytes",

@@ -1,0 +1,194 @@
+// Package proxy is the pass-through to the real service: where a
+// scenario's requests go that replymock does not fake (a scenario's proxy
+// key, or Options.Proxy), and the reverse proxies that take them there.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Spec sends API requests replymock does not fake to the real
+// service (scenario key proxy, or Options.Proxy for every scenario):
+// the paths it has no operation for, and the listed ones too.
+type Spec struct {
+	// URL is the upstream's base; the request's path (/api/v1/...) and
+	// query are appended to it.
+	URL string `yaml:"url" json:"url"`
+	// Paths are paths after /api/v1, as fault paths (globs; /x/** for
+	// /x and below), that go upstream although replymock fakes them.
+	Paths []string `yaml:"paths" json:"paths,omitempty"`
+}
+
+// HeaderProxied marks an answer that came from the real service, not
+// from replymock's fake.
+const HeaderProxied = "X-Mock-Proxied"
+
+// DefaultTimeout bounds how long a proxied request waits for the
+// upstream's answer to start; past it, the client gets a 504.
+const DefaultTimeout = 30 * time.Second
+
+// ParseURL checks an upstream's base URL: absolute http or https,
+// with a host, and no query, fragment or user.
+func ParseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return nil, fmt.Errorf("must be an absolute http or https URL, got %q", raw)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return nil, fmt.Errorf("must have no query, fragment or user, got %q", raw)
+	}
+	return u, nil
+}
+
+// Problems lists what is wrong with ps, with fields relative to it.
+func (ps *Spec) Problems() []wire.FieldProblem {
+	var probs []wire.FieldProblem
+	if _, err := ParseURL(ps.URL); err != nil {
+		probs = append(probs, wire.FieldProblem{Field: "url", Msg: err.Error()})
+	}
+	for i, p := range ps.Paths {
+		if !strings.HasPrefix(p, "/") {
+			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("must start with / (it is relative to /api/v1), got %q", p)})
+		} else if _, err := path.Match(p, "/"); err != nil {
+			probs = append(probs, wire.FieldProblem{Field: fmt.Sprintf("paths[%d]", i), Msg: fmt.Sprintf("bad glob %q: %v", p, err)})
+		}
+	}
+	return probs
+}
+
+// Pool forwards API requests to the upstreams: one reverse proxy, with
+// its connection pool, per upstream base URL, made on first use and kept.
+type Pool struct {
+	def     *Spec         // Options.Proxy as a spec; nil: none
+	timeout time.Duration // how long an upstream's answer may take to start
+	log     *slog.Logger
+	proxies sync.Map // upstream base URL -> *httputil.ReverseProxy
+}
+
+// NewPool returns the pool of a server whose upstream for every
+// scenario is base (Options.Proxy; "" for none).
+func NewPool(base string, timeout time.Duration, log *slog.Logger) *Pool {
+	p := &Pool{timeout: timeout, log: log}
+	if base != "" {
+		p.def = &Spec{URL: base}
+	}
+	return p
+}
+
+// Spec is where a scenario's requests go that replymock does not fake:
+// the scenario's own proxy (own), else the server's, else nowhere (nil).
+func (p *Pool) Spec(own *Spec) *Spec {
+	if own != nil {
+		return own
+	}
+	return p.def
+}
+
+// Forward sends r to the upstream at base (a checked URL) and its answer
+// back as it came.
+func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, base string) {
+	rp, ok := p.proxies.Load(base)
+	if !ok {
+		rp, _ = p.proxies.LoadOrStore(base, newProxy(base, p.timeout, p.log))
+	}
+	rp.(*httputil.ReverseProxy).ServeHTTP(w, r)
+}
+
+// newProxy makes the proxy to the upstream at base, a checked URL.
+func newProxy(base string, timeout time.Duration, log *slog.Logger) *httputil.ReverseProxy {
+	target, _ := ParseURL(base)
+	transport := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		ResponseHeaderTimeout: timeout,
+		TLSHandshakeTimeout:   10 * time.Second,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery // as sent, not joined with the base's
+			// The mock's own headers stay here: its admin token above all.
+			for name := range pr.Out.Header {
+				if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Mock-") {
+					pr.Out.Header.Del(name)
+				}
+			}
+			// The mock read the body already (Expect: 100-continue is
+			// answered here), and no connection is taken over.
+			for _, name := range []string{"Expect", "Upgrade", "Connection"} {
+				pr.Out.Header.Del(name)
+			}
+			pr.SetXForwarded()
+		},
+		Transport: transport,
+		// The real service's answer, as it came: the client can tell.
+		ModifyResponse: func(resp *http.Response) error {
+			// The mock's own CORS and request id stand; the upstream's
+			// would make them twice.
+			for name := range resp.Header {
+				if strings.HasPrefix(name, "Access-Control-") || name == "X-Request-Id" {
+					resp.Header.Del(name)
+				}
+			}
+			resp.Header.Set(HeaderProxied, "1")
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			var ne net.Error
+			if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+				wire.WriteError(w, r, log, &wire.APIError{Status: http.StatusGatewayTimeout, Code: wire.CodeGatewayTimeout,
+					Message: fmt.Sprintf("the upstream %s did not answer within %s", target.Host, timeout)})
+				return
+			}
+			wire.WriteError(w, r, log, &wire.APIError{Status: http.StatusBadGateway, Code: wire.CodeBadGateway,
+				Message: fmt.Sprintf("the upstream %s failed: %s", target.Host, upstreamError(err))})
+		},
+	}
+	return rp
+}
+
+// upstreamError says what went wrong reaching the upstream, without the
+// request's URL (which may hold what the client sent).
+func upstreamError(err error) string {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Op + ": " + oe.Err.Error()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// Takes reports whether a request to apiPath (after /api/v1), for which
+// replymock has an operation (faked) or not, goes upstream.
+func (ps *Spec) Takes(apiPath string, faked bool) bool {
+	if !faked {
+		return true
+	}
+	for _, glob := range ps.Paths {
+		if fault.MatchPath(glob, apiPath) {
+			return true
+		}
+	}
+	return false
+}
