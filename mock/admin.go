@@ -22,10 +22,30 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// adminParams are the parameters every admin route may take; a route
+// that takes others reads them itself, and others pass unread.
+var adminParams = &wire.Params{Names: []string{"session", "scenario"}, IgnoreUnknown: true}
+
 // adminScope is the session an admin request is about: ?session=ID, else
 // the X-Mock-Session header, else def. "*" means every session.
 func adminScope(r *http.Request, def string) (string, error) {
-	sid := r.URL.Query().Get("session")
+	q, err := wire.ReadQuery(r.URL.RawQuery, adminParams)
+	if err != nil {
+		return "", err
+	}
+	return sessionParam(q, r, def)
+}
+
+// sessionParam is the session q names (session=), else the X-Mock-Session
+// header, else def; a scenario= given twice is refused here too.
+func sessionParam(q wire.Query, r *http.Request, def string) (string, error) {
+	if _, _, err := q.Get("scenario"); err != nil {
+		return "", err
+	}
+	sid, _, err := q.Get("session")
+	if err != nil {
+		return "", err
+	}
 	if sid == "" {
 		sid = r.Header.Get(HeaderSession)
 	}
@@ -296,7 +316,7 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 	}
 	limit := 0
 	if v, ok := q.params["limit"]; ok {
-		n, err := parseDigits(v)
+		n, err := wire.ParseDigits(v)
 		if err != nil || n < 1 || n > 100_000 {
 			return 0, nil, wire.InvalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
 		}
@@ -456,7 +476,8 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 // requestScenario is the scenario an admin request names: ?scenario=,
 // else X-Mock-Scenario; "" for the session's.
 func requestScenario(r *http.Request) string {
-	if name := r.URL.Query().Get("scenario"); name != "" {
+	q, _ := wire.ReadQuery(r.URL.RawQuery, adminParams) // adminScope has refused a bad one
+	if name, _, _ := q.Get("scenario"); name != "" {
 		return name
 	}
 	return r.Header.Get(HeaderScenario)
@@ -524,14 +545,11 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 			return 0, nil, wire.InvalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
 		}
 	}
-	name := r.URL.Query().Get("scenario")
-	if name == "" {
-		name = r.Header.Get(HeaderScenario)
-	}
 	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
+	name := requestScenario(r)
 	find := s.peek // reading the clock creates no session
 	if r.Method == http.MethodPost {
 		find = s.resolve
@@ -640,6 +658,9 @@ func yamlDocToJSON(doc []byte) ([]byte, error) {
 	return json.MarshalIndent(v, "", "  ")
 }
 
+// openAPIParams are what the OpenAPI documents' routes take.
+var openAPIParams = &wire.Params{Names: []string{"paths"}, IgnoreUnknown: true}
+
 // handleOpenAPI serves an OpenAPI document: GET /__mock/openapi.yaml and
 // .json (the API's), /__mock/admin/openapi.yaml and .json (the admin
 // API's). doc makes it; absolute, for ?paths=absolute, makes it with
@@ -647,14 +668,19 @@ func yamlDocToJSON(doc []byte) ([]byte, error) {
 func (s *Server) handleOpenAPI(ctype string, doc, absolute func() ([]byte, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		build := doc
-		switch v, given := r.URL.Query()["paths"]; {
-		case !given || len(v) == 1 && v[0] == "relative":
-		case len(v) == 1 && v[0] == "absolute":
+		q, err := wire.ReadQuery(r.URL.RawQuery, openAPIParams)
+		v, given, verr := q.Get("paths")
+		switch {
+		case err != nil || verr != nil:
+			s.writeError(w, r, cmp.Or(err, verr))
+			return
+		case !given || v == "relative":
+		case v == "absolute":
 			if absolute != nil {
 				build = absolute
 			}
 		default:
-			s.writeError(w, r, wire.InvalidParameter("paths", "must be relative (the default: paths after the servers base) or absolute (paths whole, server /), once; got %q", v))
+			s.writeError(w, r, wire.InvalidParameter("paths", "must be relative (the default: paths after the servers base) or absolute (paths whole, server /), got %q", wire.Clip(v)))
 			return
 		}
 		body, err := build()

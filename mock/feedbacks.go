@@ -124,10 +124,6 @@ func setSearch(q *reviews.Query, v wire.Query) error {
 	return nil
 }
 
-// parseDigits is wire.ParseDigits, under the name mock's files call it by
-// until they move into packages of their own.
-func parseDigits(s string) (int64, error) { return wire.ParseDigits(s) }
-
 // handleFeedbacksList serves GET /api/v1/feedbacks.
 func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac apiContext) {
 	q, err := parseFeedbackQuery(r.URL.RawQuery)

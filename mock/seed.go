@@ -789,7 +789,7 @@ func appendYAMLAsJSON(b []byte, n *yaml.Node, path string) ([]byte, error) {
 }
 
 func isDigits(s string) bool {
-	_, err := parseDigits(s)
+	_, err := wire.ParseDigits(s)
 	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 

@@ -110,7 +110,7 @@ func requestSeed(h http.Header) (int64, error) {
 	default:
 		return 0, wire.InvalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
 	}
-	n, err := parseDigits(vs[0])
+	n, err := wire.ParseDigits(vs[0])
 	if err != nil || n < 1 {
 		return 0, wire.InvalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), clip(vs[0]))
 	}

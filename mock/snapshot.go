@@ -831,15 +831,7 @@ func (s *Server) scenarioMap() map[string]*Scenario {
 // the document itself (not in the envelope), YAML unless the Accept
 // header asks for JSON first or format=json says so.
 func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
-	sid, err := oneSession(r)
-	if err == nil {
-		err = onlyParams(r, "session", "format")
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	asYAML, err := snapshotAsYAML(r)
+	asYAML, sid, err := snapshotQuery(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -888,51 +880,52 @@ func (snap *Snapshot) redactTokens() {
 	}
 }
 
-// snapshotAsYAML picks the snapshot's format: format=json|yaml, else
-// the Accept header's first of JSON and YAML, else YAML.
-func snapshotAsYAML(r *http.Request) (bool, error) {
-	switch f := r.URL.Query()["format"]; {
-	case len(f) == 0:
-	case len(f) == 1 && f[0] == "json":
-		return false, nil
-	case len(f) == 1 && f[0] == "yaml":
-		return true, nil
+// snapshotQuery reads GET /__mock/snapshot's query: the session (one,
+// not *) and the format: format=json|yaml, else the first JSON or YAML
+// type in Accept, else YAML.
+func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
+	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session", "format"}})
+	if err == nil {
+		sid, err = sessionParam(q, r, DefaultSession)
+	}
+	if err == nil && sid == AllSessions {
+		err = wire.InvalidParameter("session", "must name one session, not *")
+	}
+	if err != nil {
+		return false, "", err
+	}
+	switch f, given, err := q.Get("format"); {
+	case err != nil:
+		return false, "", err
+	case !given:
+	case f == "json":
+		return false, sid, nil
+	case f == "yaml":
+		return true, sid, nil
 	default:
-		return false, wire.InvalidParameter("format", "must be json or yaml, once; got %q", f)
+		return false, "", wire.InvalidParameter("format", "must be json or yaml, got %q", wire.Clip(f))
 	}
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
 		switch strings.ToLower(strings.TrimSpace(mt)) {
 		case "application/json":
-			return false, nil
+			return false, sid, nil
 		case "application/yaml", "application/x-yaml", "text/yaml":
-			return true, nil
+			return true, sid, nil
 		}
 	}
-	return true, nil
-}
-
-// onlyParams refuses a query parameter other than names, or one given twice.
-func onlyParams(r *http.Request, names ...string) error {
-	for k, v := range r.URL.Query() {
-		if !slices.Contains(names, k) {
-			return wire.InvalidParameter(k, "unknown parameter; this route takes %s", strings.Join(names, ", "))
-		}
-		if len(v) > 1 {
-			return wire.InvalidParameter(k, "given %d times; give it at most once", len(v))
-		}
-	}
-	return nil
+	return true, sid, nil
 }
 
 // handleSnapshotPost serves POST /__mock/snapshot: a snapshot (JSON or
 // YAML, by Content-Type) restored into session (default: the
 // snapshot's own).
 func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, "")
-	if err == nil {
-		err = onlyParams(r, "session")
+	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session"}})
+	if err != nil {
+		return 0, nil, err
 	}
+	sid, err := sessionParam(q, r, "")
 	if err != nil {
 		return 0, nil, err
 	}

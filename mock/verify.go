@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -121,31 +119,20 @@ type journalQuery struct {
 // body.PATH, since, wait, and the route's own (own). Each at most once;
 // an unknown one, a bad escape or a bad value is a 400 naming it.
 func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
+	params := &wire.Params{Names: append([]string{"session", "method", "path", "since", "wait"}, own...),
+		Prefixes: []string{"query.", "header.", "body."},
+		Shown:    append([]string{"session", "method", "path", "query.NAME", "header.NAME", "body.PATH", "since", "wait"}, own...)}
+	v, err := wire.ReadQuery(r.URL.RawQuery, params)
+	if err != nil {
+		return nil, err
+	}
 	q := &journalQuery{params: map[string]string{}}
 	f := &q.filter
-	given := map[string]bool{}
 	sid := r.Header.Get(HeaderSession)
-	for raw := r.URL.RawQuery; raw != ""; {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(k)
+	for _, key := range v.Names() {
+		val, _, err := v.Get(key)
 		if err != nil {
-			return nil, wire.InvalidParameter(k, "has a bad %%-escape")
-		}
-		if key == "" {
-			return nil, wire.InvalidParameter(pair, "a parameter without a name")
-		}
-		if given[key] {
-			return nil, wire.InvalidParameter(key, "given more than once; give it at most once")
-		}
-		given[key] = true
-		val, err := url.QueryUnescape(v)
-		if err != nil {
-			return nil, wire.InvalidParameter(key, "has a bad %%-escape")
+			return nil, err
 		}
 		if name, ok := strings.CutPrefix(key, "query."); ok {
 			f.Query = setKey(f.Query, name, val)
@@ -153,33 +140,8 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 			f.Header = setKey(f.Header, name, val)
 		} else if path, ok := strings.CutPrefix(key, "body."); ok {
 			f.Body = setKey(f.Body, path, val)
-		} else {
-			switch key {
-			case "session":
-				if val != "" {
-					sid = val
-				}
-			case "method":
-				f.Method = val
-			case "path":
-				f.Path = val
-			case "since":
-				n, err := parseDigits(val)
-				if err != nil {
-					return nil, wire.InvalidParameter("since", "must be a journal sequence number, got %q", val)
-				}
-				f.Since = n
-			case "wait":
-				if q.wait, err = parseWait(val); err != nil {
-					return nil, err
-				}
-			default:
-				if !slices.Contains(own, key) {
-					known := append([]string{"session", "method", "path", "query.NAME", "header.NAME", "body.PATH", "since", "wait"}, own...)
-					return nil, wire.InvalidParameter(key, "unknown parameter; this route takes %s and %s", strings.Join(known[:len(known)-1], ", "), known[len(known)-1])
-				}
-				q.params[key] = val
-			}
+		} else if err := q.set(key, val, f, &sid); err != nil {
+			return nil, err
 		}
 	}
 	switch {
@@ -191,11 +153,39 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 	if sid != AllSessions {
 		f.Session = sid
 	}
-	var err error
 	if q.p, err = journal.Compile(*f); err != nil {
 		return nil, err
 	}
 	return q, nil
+}
+
+// set reads one of the journal's own parameters, or one of the route's
+// (own), into q.
+func (q *journalQuery) set(key, val string, f *JournalFilter, sid *string) error {
+	switch key {
+	case "session":
+		if val != "" {
+			*sid = val
+		}
+	case "method":
+		f.Method = val
+	case "path":
+		f.Path = val
+	case "since":
+		n, err := wire.ParseDigits(val)
+		if err != nil {
+			return wire.InvalidParameter("since", "must be a journal sequence number, got %q", wire.Clip(val))
+		}
+		f.Since = n
+	case "wait":
+		var err error
+		if q.wait, err = parseWait(val); err != nil {
+			return err
+		}
+	default:
+		q.params[key] = val // one of own: ReadQuery knows no others
+	}
+	return nil
 }
 
 func setKey(m map[string]string, k, v string) map[string]string {
@@ -210,7 +200,7 @@ func setKey(m map[string]string, k, v string) map[string]string {
 // up to MaxWait.
 func parseWait(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
-	if n, derr := parseDigits(v); derr == nil && n <= int64(MaxWait/time.Second) {
+	if n, derr := wire.ParseDigits(v); derr == nil && n <= int64(MaxWait/time.Second) {
 		d, err = time.Duration(n)*time.Second, nil
 	}
 	if err != nil || d < 0 || d > MaxWait {
@@ -227,7 +217,7 @@ func (q *journalQuery) times() (Times, error) {
 		if !ok {
 			return 0, false, nil
 		}
-		n, err := parseDigits(v)
+		n, err := wire.ParseDigits(v)
 		if err != nil || n > maxTimes {
 			return 0, true, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
 		}
