@@ -57,3 +57,6 @@ func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	}
 	wire.WriteJSON(w, http.StatusInternalServerError, wire.ErrorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 }
+
+// clip shortens a value a message quotes; see wire.Clip.
+func clip(s string) string { return wire.Clip(s) }

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/fixtures"
+	"github.com/replymock/replymock/mock/internal/content"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,7 +52,7 @@ func TestShippedDataRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range historyProblems(gen, sc.history, end, sc.historyDelay(), g.Replies == repliesNone) {
+			for _, p := range historyProblems(gen, sc.history, end, sc.historyDelay(), g.Replies == content.RepliesNone) {
 				t.Errorf("%s: %s", name, p)
 			}
 			for _, p := range varietyProblems(gen, sc.bank, g.Products) {
@@ -164,7 +164,7 @@ func historyProblems(fbs []Feedback, settings Settings, end time.Time, delay tim
 			if len(why) > 0 {
 				probs = append(probs, fmt.Sprintf("%s (%d★, %s) is answered, but %s", id, f.ProductValuation, f.CreatedDate, why[0]))
 			}
-			if s.ReplyMode == "semi_auto" && end.Sub(created) < draftsSentAfter {
+			if s.ReplyMode == "semi_auto" && end.Sub(created) < content.DraftsSentAfter {
 				probs = append(probs, fmt.Sprintf("%s (%d★) is answered on semi_auto before a person would have sent its draft", id, f.ProductValuation))
 			}
 			probs = append(probs, answerProblems(id, f.AnswerText, s)...)
@@ -206,13 +206,13 @@ func answerProblems(id, answer string, s FeedbackSettings) []string {
 	if s.Signature != "" && !strings.HasSuffix(answer, s.Signature) {
 		probs = append(probs, fmt.Sprintf("%s: the answer does not end with the signature %q: %q", id, s.Signature, answer))
 	}
-	for _, w := range splitWords(s.RequiredWords) {
-		if !containsWord(answer, []string{w}) {
+	for _, w := range content.SplitWords(s.RequiredWords) {
+		if !content.ContainsWord(answer, []string{w}) {
 			probs = append(probs, fmt.Sprintf("%s: the answer lacks the required %q: %q", id, w, answer))
 		}
 	}
-	for _, w := range splitWords(s.ExcludedWords) {
-		if containsWord(answer, []string{w}) && !containsWord(s.RequiredWords+" "+s.Signature, []string{w}) {
+	for _, w := range content.SplitWords(s.ExcludedWords) {
+		if content.ContainsWord(answer, []string{w}) && !content.ContainsWord(s.RequiredWords+" "+s.Signature, []string{w}) {
 			probs = append(probs, fmt.Sprintf("%s: the answer holds the excluded %q: %q", id, w, answer))
 		}
 	}
@@ -223,7 +223,7 @@ func answerProblems(id, answer string, s FeedbackSettings) []string {
 // upstream's do: cards of several products, articles of several styles,
 // ids with _ and -, texts from a word to paragraphs, lists of pros and
 // cons on lines, "nothing" alone, and pros and cons that fit the rating.
-func varietyProblems(fbs []Feedback, bank *phraseBank, products int) []string {
+func varietyProblems(fbs []Feedback, bank *content.Bank, products int) []string {
 	if len(fbs) < 300 {
 		return nil // too few to ask for every kind
 	}
@@ -237,7 +237,7 @@ func varietyProblems(fbs []Feedback, bank *phraseBank, products int) []string {
 	for _, w := range bank.Nothing {
 		nothing[w] = true
 	}
-	fit := func(r *sentimentBank) map[string]bool {
+	fit := func(r *content.SentimentBank) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range append(slices.Clone(r.Pros), r.Cons...) {
 			m[strings.ToLower(w)] = true
@@ -386,28 +386,5 @@ func TestRepliesAndAnswered(t *testing.T) {
 	// The same data key, so one store: answered: 0.6 is read as settings.
 	if bodies["old-share"] != bodies["engine"] || bodies["old-zero"] != bodies["nobody"] {
 		t.Errorf("answered: 0.6 and 0 do not give the data of replies: settings and none")
-	}
-}
-
-// A phrase bank with one colour and few products still makes as many
-// products as asked, in cards no bigger than its colours allow.
-func TestProductsFromASmallBank(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bank := *s.scenarios["default"].bank
-	bank.Variants, bank.Colors, bank.Products = nil, []string{"BLK"}, bank.Products[:2]
-	g := &generator{f: gofakeit.NewUnlocked(3), spec: generateSpec{Products: 9}, bank: &bank}
-	ps, ws := g.products()
-	if len(ps) != 9 || len(ws) != 9 {
-		t.Fatalf("%d products, %d weights; want 9", len(ps), len(ws))
-	}
-	nms := map[int64]bool{}
-	for _, p := range ps {
-		if nms[p.nmID] {
-			t.Errorf("nm_id %d twice", p.nmID)
-		}
-		nms[p.nmID] = true
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,9 +19,12 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/fixtures"
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/wire"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
 	"github.com/replymock/replymock/scenarios"
 )
 
@@ -334,7 +336,7 @@ func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
 		// among them) are checked without being opened.
 		if !e.Type().IsRegular() {
 			if err := checkFile(fsys, e.Name()); err != nil {
-				skipped[name] = &Problem{File: ly.display(e.Name()), Message: "skipped: " + err.Error()}
+				skipped[name] = &yamlfile.Problem{File: ly.display(e.Name()), Message: "skipped: " + err.Error()}
 				continue
 			}
 		}
@@ -552,12 +554,12 @@ func (p *pass) loadChain(name string, chain []string) (*Scenario, error) {
 // are then checked alone).
 func (p *pass) build(name, display string, data []byte, chain []string) (*Scenario, error) {
 	var sf scenarioFile
-	yf := decodeYAML(display, data, &sf)
-	if !yf.checkable() {
-		return nil, yf.err()
+	yf := yamlfile.Decode(display, data, &sf)
+	if !yf.Checkable() {
+		return nil, yf.Err()
 	}
 	var parentErr error
-	orphan := yf.hasProblem("extends") // an extends that did not decode
+	orphan := yf.HasProblem("extends") // an extends that did not decode
 	if sf.Extends != "" && !orphan {
 		parent, err := p.parent(yf, sf.Extends, append(chain, name))
 		if parent != nil {
@@ -566,7 +568,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 			sf = parent.file
 			sf.Extends = child.Extends
 			for _, key := range scenarioKeys {
-				if yf.has(key) {
+				if yf.Has(key) {
 					copyScenarioKey(&sf, &child, key)
 				}
 			}
@@ -577,10 +579,10 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	if orphan {
 		// Without the parent, what the file leaves to it is unknown: only
 		// the keys the file gives are checked.
-		yf.keep = func(field string) bool {
+		yf.Keep = func(field string) bool {
 			key, _, _ := strings.Cut(field, ".")
 			key, _, _ = strings.Cut(key, "[")
-			return key == "extends" || yf.has(key)
+			return key == "extends" || yf.Has(key)
 		}
 	}
 	sf.validate(yf)
@@ -601,7 +603,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 		sc.Seed = p.l.seed
 	}
 	fixtures := p.l.readFixtures(sc, yf)
-	if err := yf.err(); err != nil || parentErr != nil {
+	if err := yf.Err(); err != nil || parentErr != nil {
 		return nil, errors.Join(err, parentErr)
 	}
 	key := dataKey(sf.Data, sc.Seed, sc.history, sc.historyDelay(), fixtures)
@@ -616,23 +618,23 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 // parent loads the scenario that NAME extends. A problem finding it is
 // placed at the extends line; a parent with problems is named there
 // too, and its problems returned.
-func (p *pass) parent(yf *yamlFile, name string, chain []string) (*Scenario, error) {
+func (p *pass) parent(yf *yamlfile.File, name string, chain []string) (*Scenario, error) {
 	switch {
 	case !scenarioNameRE.MatchString(name):
-		yf.problemf("extends", "must be a scenario name (lower-case letters, digits, '-' and '_'), got %q", name)
+		yf.Problemf("extends", "must be a scenario name (lower-case letters, digits, '-' and '_'), got %q", name)
 		return nil, nil
 	case slices.Contains(chain, name):
-		yf.problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
+		yf.Problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
 		return nil, nil
 	}
 	parent, err := p.loadChain(name, chain)
 	var nf *notFoundError
 	switch {
 	case errors.As(err, &nf):
-		yf.problemf("extends", "%v", nf)
+		yf.Problemf("extends", "%v", nf)
 		return nil, nil
 	case err != nil:
-		yf.problemf("extends", "scenario %q has problems (in %s)", name, p.display(name))
+		yf.Problemf("extends", "scenario %q has problems (in %s)", name, p.display(name))
 		return nil, err
 	}
 	return parent, nil
@@ -643,24 +645,24 @@ func (p *pass) parent(yf *yamlFile, name string, chain []string) (*Scenario, err
 // fixture is the scenario's problem, placed at the reference; a broken one
 // is reported in the fixture's own file. A reference with a problem of
 // its own, or one yf does not keep, is not followed. Problems go to yf.
-func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
+func (l *loader) readFixtures(sc *Scenario, yf *yamlfile.File) []Feedback {
 	follow := func(field string) bool {
-		return !yf.hasProblem(field) && (yf.keep == nil || yf.keep(field))
+		return !yf.HasProblem(field) && (yf.Keep == nil || yf.Keep(field))
 	}
 	problem := func(path string, err error) {
 		var nr *notRegularError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			yf.problemf(path, "no such file in %s", whereAll(l.fixtures))
+			yf.Problemf(path, "no such file in %s", whereAll(l.fixtures))
 		case errors.As(err, &nr):
-			yf.problemf(path, "%v", err)
+			yf.Problemf(path, "%v", err)
 		default:
-			yf.problems = append(yf.problems, err)
+			yf.Add(err)
 		}
 	}
 	sf := &sc.file
 	var err error
-	if follow("settings") && !yf.hasProblem("tones") {
+	if follow("settings") && !yf.HasProblem("tones") {
 		if sc.settings, err = l.loadSettings(sf.Settings, sc.rules); err != nil {
 			problem("settings", err)
 		}
@@ -683,7 +685,7 @@ func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
 		}
 		for _, r := range recs {
 			if prev, dup := seen[r.FeedbackID]; dup && prev != fx {
-				yf.problemf(fmt.Sprintf("data.fixtures[%d]", i), "feedback_id %q is also in %s", clip(r.FeedbackID), prev)
+				yf.Problemf(fmt.Sprintf("data.fixtures[%d]", i), "feedback_id %q is also in %s", wire.Clip(r.FeedbackID), prev)
 			}
 			seen[r.FeedbackID] = fx
 		}
@@ -699,12 +701,12 @@ func (l *loader) readFixtures(sc *Scenario, yf *yamlFile) []Feedback {
 
 // historyDelay is the reply engine's delay in sc's history: its living
 // shop's, so that the history reads as the shop would have written it,
-// or historyDelay.
+// or content.HistoryDelay.
 func (sc *Scenario) historyDelay() time.Duration {
 	if sc.shop != nil {
 		return sc.shop.ReplyDelay.D()
 	}
-	return historyDelay
+	return content.HistoryDelay
 }
 
 // dataBuilder builds sc's reviews: the fixtures, then the generated ones.
@@ -714,7 +716,7 @@ func (sc *Scenario) dataBuilder(display string, fixtures []Feedback) func() (*re
 	return func() (*reviews.Store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
-			more, err := generate(*gen, seed, bank, settings, urls, delay)
+			more, err := content.Generate(*gen, seed, bank, settings, urls, delay)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", display, err)
 			}
@@ -765,10 +767,6 @@ func copyScenarioKey(dst, src *scenarioFile, key string) {
 		dst.Proxy = src.Proxy
 	}
 }
-
-// rng is a source of random choices from the scenario's seed and a stream
-// name: the same seed and name give the same sequence.
-func (sc *Scenario) rng(stream string) *rand.Rand { return seededRand(sc.Seed, stream) }
 
 // dataSource builds a store once, on first use. Scenarios with the same
 // data (an extends without its own data or seed) share one.
@@ -823,7 +821,7 @@ func (c *dataCache) retain(scs map[string]*Scenario) {
 // loadReviews reads a reviews fixture.
 func (l *loader) loadReviews(name string) ([]Feedback, error) {
 	return loadFixture(l, "reviews", name, func(display string, data []byte) ([]Feedback, error) {
-		return decodeReviews(display, data, l.media)
+		return content.DecodeReviews(display, data, l.media)
 	})
 }
 
@@ -858,10 +856,10 @@ func loadFixture[T any](l *loader, kind, name string, decode func(display string
 func (l *loader) loadSettings(name string, rules settings.Rules) (Settings, error) {
 	// The tones are part of the check, so of the key.
 	return loadFixture(l, "settings "+strings.Join(rules.Tones, ","), name, func(display string, data []byte) (Settings, error) {
-		return decodeSettingsFixture(display, data, rules)
+		return content.DecodeSettings(display, data, rules)
 	})
 }
 
-func (l *loader) loadPhrases(locale string) (*phraseBank, error) {
-	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", decodePhrases)
+func (l *loader) loadPhrases(locale string) (*content.Bank, error) {
+	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", content.DecodePhrases)
 }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
@@ -411,7 +411,7 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 		}
 	}
 	// The newest review the session has, for the dates to fill.
-	end, _ := time.Parse(reviews.TimestampLayout, defaultEnd)
+	end, _ := time.Parse(reviews.TimestampLayout, content.DefaultEnd)
 	if g := sc.file.Data.Generate; g != nil {
 		end, _ = time.Parse(reviews.TimestampLayout, g.End)
 	}
@@ -516,10 +516,10 @@ type seedFiller struct {
 	anchor time.Time // the filled created_date of the request's first review
 
 	src      splitmix
-	gen      *generator // draws with src
+	rng      *rand.Rand // draws with src
 	loaded   bool       // the catalogue, on first need
-	bank     *phraseBank
-	products []product
+	bank     *content.Bank
+	products []content.Product
 	weights  []float64
 	byNm     map[int64]int
 	bankErr  error
@@ -532,21 +532,21 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 	if r.ProductValuation == 0 {
 		return Feedback{}, wire.InvalidBody(path+".product_valuation", "required: the rating, 1 to 5")
 	}
-	if f.gen == nil {
+	if f.rng == nil {
 		h := fnv.New64a()
 		io.WriteString(h, f.sid)
 		f.src.base = uint64(f.sc.Seed) ^ h.Sum64()
-		f.gen = &generator{f: &gofakeit.Faker{Rand: rand.New(&f.src)}}
+		f.rng = rand.New(&f.src)
 	}
-	f.src.x = uint64(chunkSeed(int64(f.src.base), pos))
-	id := f.gen.feedbackID()
+	f.src.x = uint64(content.ChunkSeed(int64(f.src.base), pos))
+	id := content.FeedbackID(f.rng)
 	needCatalogue := r.NmID == nil || r.ImtID == nil || r.ProductName == nil || r.SupplierArticle == nil || r.BrandName == nil
-	var p product
+	var p content.Product
 	if needCatalogue {
 		if err := f.catalogue(); err != nil {
 			return Feedback{}, wire.InvalidBody(path+"."+firstMissing(r), "cannot be filled in: the scenario's phrase bank, which it comes from, cannot be read (%v); give it", err)
 		}
-		p = f.products[f.gen.pick(f.weights)]
+		p = f.products[content.Pick(f.rng, f.weights)]
 		if r.NmID != nil {
 			p = f.product(*r.NmID)
 		}
@@ -563,22 +563,22 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 		}
 		return def
 	}
-	rf := reviewFixture{
-		FeedbackID: or(r.FeedbackID, id), NmID: orInt(r.NmID, p.nmID), ImtID: orInt(r.ImtID, p.imtID),
+	rf := content.ReviewFixture{
+		FeedbackID: or(r.FeedbackID, id), NmID: orInt(r.NmID, p.NmID), ImtID: orInt(r.ImtID, p.ImtID),
 		Text: r.Text, Pros: r.Pros, Cons: r.Cons, ProductValuation: r.ProductValuation,
 		ValuationTags: r.ValuationTags,
 		CreatedDate:   or(r.CreatedDate, f.anchor.Add(-time.Duration(j)*time.Minute).Format(reviews.TimestampLayout)),
 		AnswerText:    r.AnswerText, AnswerState: r.AnswerState,
-		ProductName: or(r.ProductName, p.name), SupplierArticle: or(r.SupplierArticle, p.article), BrandName: or(r.BrandName, p.brand),
+		ProductName: or(r.ProductName, p.Name), SupplierArticle: or(r.SupplierArticle, p.Article), BrandName: or(r.BrandName, p.Brand),
 		UserName: r.UserName, WasViewed: r.WasViewed, State: r.State, CreatedAt: r.CreatedAt,
 	}
 	for _, ph := range r.Photos {
-		rf.Photos = append(rf.Photos, photoFixture{FullSize: ph.FullSize, MiniSize: ph.MiniSize})
+		rf.Photos = append(rf.Photos, content.PhotoFixture{FullSize: ph.FullSize, MiniSize: ph.MiniSize})
 	}
 	if v := r.Video; v != nil {
-		rf.Video = &videoFixture{PreviewImage: v.PreviewImage, Link: v.Link, DurationSec: v.DurationSec}
+		rf.Video = &content.VideoFixture{PreviewImage: v.PreviewImage, Link: v.Link, DurationSec: v.DurationSec}
 	}
-	fb, probs := rf.toFeedback(f.sc.media)
+	fb, probs := rf.Feedback(f.sc.media)
 	if len(probs) > 0 {
 		return Feedback{}, wire.InvalidBody(path+"."+probs[0].Field, "%s", probs[0].Msg)
 	}
@@ -589,7 +589,7 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 // (those it seeded before, then the scenario's), else the catalogue's,
 // else one of the catalogue's chosen by nmID. The caller has loaded the
 // catalogue.
-func (f *seedFiller) product(nmID int64) product {
+func (f *seedFiller) product(nmID int64) content.Product {
 	for _, st := range []*reviews.Store{f.kept, f.base} {
 		if st == nil {
 			continue
@@ -597,7 +597,7 @@ func (f *seedFiller) product(nmID int64) product {
 		if pos, ok := st.ProductOf(nmID); ok {
 			var r Feedback
 			if json.Unmarshal(st.JSON(pos), &r) == nil {
-				return product{nmID: nmID, imtID: r.ImtID, name: r.ProductName, article: r.SupplierArticle, brand: r.BrandName}
+				return content.Product{NmID: nmID, ImtID: r.ImtID, Name: r.ProductName, Article: r.SupplierArticle, Brand: r.BrandName}
 			}
 		}
 	}
@@ -605,7 +605,7 @@ func (f *seedFiller) product(nmID int64) product {
 		return f.products[k]
 	}
 	p := f.products[uint64(nmID)%uint64(len(f.products))]
-	p.nmID = nmID
+	p.NmID = nmID
 	return p
 }
 
@@ -637,14 +637,14 @@ func (f *seedFiller) catalogue() error {
 			return f.bankErr
 		}
 	}
-	spec := generateSpec{Products: defaultProducts}
+	products := content.DefaultProducts
 	if g := f.sc.file.Data.Generate; g != nil {
-		spec = *g
+		products = g.Products
 	}
-	f.products, f.weights = (&generator{f: gofakeit.NewUnlocked(f.sc.Seed), spec: spec, bank: f.bank}).products()
+	f.products, f.weights = content.Catalogue(products, f.sc.Seed, f.bank)
 	f.byNm = make(map[int64]int, len(f.products))
 	for i, p := range f.products {
-		f.byNm[p.nmID] = i
+		f.byNm[p.NmID] = i
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/brianvoe/gofakeit/v6"
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/scenarios"
 )
@@ -66,11 +66,9 @@ type refShop struct {
 	fbs       []Feedback
 	st        *reviews.Store
 	changedAt [5]time.Time
-	gen       *generator
-	products  []product
-	weights   []float64
+	arrivals  *content.Arrivals
 	arrived   int
-	words     *replyEngine // compose's bank and random source
+	words     *content.Engine // compose's bank and random source
 	settings  Settings
 }
 
@@ -96,7 +94,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	}
 	n := len(fbs)
 	sh := &refShop{spec: *sc.shop, fbs: fbs, st: st, settings: sc.settings,
-		words: &replyEngine{bank: sc.bank, rng: sc.rng("shop")}}
+		words: content.NewEngine(sc.bank, content.SeededPCG(sc.Seed, "shop"))}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
@@ -128,8 +126,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 		sh.changedAt[i] = sh.origin
 	}
 	if g := sc.file.Data.Generate; g != nil && sc.bank != nil {
-		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sc.Seed, -1)), spec: *g, bank: sc.bank, media: sc.media}
-		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sc.Seed), spec: *g, bank: sc.bank}).products()
+		sh.arrivals = content.NewArrivals(*g, sc.Seed, sc.bank, sc.media)
 	}
 	return sh
 }
@@ -181,14 +178,12 @@ func (sh *refShop) run(t *testing.T, now time.Time) {
 		return
 	}
 	changed := false
-	if sh.spec.ArrivalsPerHour > 0 && sh.gen != nil {
+	if sh.spec.ArrivalsPerHour > 0 && sh.arrivals != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews)
 		for ; sh.arrived < due; sh.arrived++ {
 			at := sh.origin.Add(time.Duration(float64(sh.arrived+1) / sh.spec.ArrivalsPerHour * float64(time.Hour)))
-			g := sh.gen
-			p := sh.products[g.pick(sh.weights)]
-			fb := g.review(p, g.pick(g.spec.RatingWeights)+1, at.Truncate(time.Second))
+			fb := sh.arrivals.Next(at.Truncate(time.Second))
 			fb.AnswerText, fb.AnswerState, fb.State, fb.WasViewed = "", "", "new", 0
 			fb.CreatedAt = fb.CreatedDate
 			fb.ID = 1 // numbered after every review the shop has
@@ -245,7 +240,7 @@ func (sh *refShop) reply(f *Feedback, now time.Time) bool {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
 		return true
 	}
-	f.AnswerText = sh.words.compose(f, s, empty)
+	f.AnswerText = sh.words.Compose(f, s, empty)
 	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
 	return true
 }

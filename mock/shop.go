@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
-	"github.com/brianvoe/gofakeit/v6"
 	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
 // shopSpec makes a scenario's shop live (scenario key "shop"): new
@@ -45,29 +42,29 @@ const maxShopGap = 48 * time.Hour
 // of a session's shop when its clock moves, stays quick.
 const MaxShopReviews = 20_000
 
-func (sp *shopSpec) validate(yf *yamlFile, hasGenerator bool, dataSize int) {
+func (sp *shopSpec) validate(yf *yamlfile.File, hasGenerator bool, dataSize int) {
 	if !(sp.ArrivalsPerHour >= 0 && sp.ArrivalsPerHour <= 3600) {
-		yf.problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)
+		yf.Problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)
 	}
 	if sp.ArrivalsPerHour > 0 && !hasGenerator {
-		yf.problemf("shop.arrivals_per_hour", "needs data.generate: new reviews are written by the generator")
+		yf.Problemf("shop.arrivals_per_hour", "needs data.generate: new reviews are written by the generator")
 	}
 	if sp.ReplyDelay.D() > 30*24*time.Hour {
-		yf.problemf("shop.reply_delay", "must be at most 720h, got %s", sp.ReplyDelay)
+		yf.Problemf("shop.reply_delay", "must be at most 720h, got %s", sp.ReplyDelay)
 	}
 	if sp.Clock != "" && sp.Clock != "real" && sp.Clock != "frozen" {
-		yf.problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
+		yf.Problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
 	}
 	if dataSize > MaxShopReviews {
-		yf.problemf("shop", "a living shop's reply engine reads all its data as the clock moves: at most %d reviews, got %d", MaxShopReviews, dataSize)
+		yf.Problemf("shop", "a living shop's reply engine reads all its data as the clock moves: at most %d reviews, got %d", MaxShopReviews, dataSize)
 	}
 }
 
 // Answer states of the reply engine, besides the spec's "sent"/"done":
 // a semi_auto reply waits as a draft.
 const (
-	AnswerStateDraft = reviews.AnswerStateDraft
-	StateDraft       = "draft"
+	AnswerStateDraft = content.AnswerStateDraft
+	StateDraft       = content.StateDraft
 )
 
 // shopState is one session's living shop in one scenario: its clock, and
@@ -82,11 +79,9 @@ type shopState struct {
 	advanced  time.Duration // a real clock moved ahead by POST /__mock/clock
 	processed time.Time     // the engine has run up to here
 	st        *reviews.Stack
-	changedAt [5]time.Time // when each rating's settings last changed
-	gen       *generator   // writes arrivals; made with the first one
-	products  []product
-	weights   []float64
-	engine    replyEngine // writes replies
+	changedAt [5]time.Time      // when each rating's settings last changed
+	arrivals  *content.Arrivals // writes arrivals; made with the first one
+	engine    *content.Engine   // writes replies
 	arrived   int
 
 	// Set by shopBudget.add, for a session's kept shop; nil budget for a
@@ -103,8 +98,7 @@ type shopState struct {
 // scenario's seed alone: every session, whatever its id, sees the same
 // shop.
 func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
-	src := seededPCG(sc.Seed, "shop")
-	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: replyEngine{bank: sc.bank, rng: rand.New(src), src: src}}
+	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: content.NewEngine(sc.bank, content.SeededPCG(sc.Seed, "shop"))}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
@@ -161,7 +155,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		return nil
 	}
 	var arrivals []Feedback
-	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.bank != nil {
+	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
@@ -181,7 +175,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		if err := json.Unmarshal(sh.st.JSON(i), f); err != nil {
 			return fmt.Errorf("shop: review at %d: %w", i, err)
 		}
-		sh.engine.reply(f, mode, &settings)
+		sh.engine.Reply(f, mode, &settings)
 		changes = append(changes, reviews.Change{Pos: i, F: f})
 	}
 	for i := range arrivals {
@@ -190,7 +184,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 			return fmt.Errorf("shop: %w", err)
 		}
 		if mode := sh.due(m, now, &settings); mode != "" {
-			sh.engine.reply(&arrivals[i], mode, &settings)
+			sh.engine.Reply(&arrivals[i], mode, &settings)
 		}
 	}
 	sh.processed = now
@@ -214,18 +208,11 @@ func (sh *shopState) arrivalTime(i int) time.Time {
 }
 
 // arrival writes a new review at the time at, by the scenario's generator spec g.
-func (sh *shopState) arrival(g *generateSpec, at time.Time) Feedback {
-	if sh.gen == nil {
-		sh.gen = &generator{f: gofakeit.NewUnlocked(chunkSeed(sh.sc.Seed, -1)), spec: *g, bank: sh.engine.bank, media: sh.sc.media}
-		sh.products, sh.weights = (&generator{f: gofakeit.NewUnlocked(sh.sc.Seed), spec: *g, bank: sh.engine.bank}).products()
+func (sh *shopState) arrival(g *content.GenerateSpec, at time.Time) Feedback {
+	if sh.arrivals == nil {
+		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.media)
 	}
-	gen := sh.gen
-	p := sh.products[gen.pick(sh.weights)]
-	fb := gen.review(p, gen.pick(gen.spec.RatingWeights)+1, at)
-	// New reviews wait for the engine, unviewed.
-	fb.AnswerText, fb.AnswerState, fb.State, fb.WasViewed = "", "", "new", 0
-	fb.CreatedAt = fb.CreatedDate
-	return fb
+	return sh.arrivals.Next(at) // it waits for the engine, unviewed
 }
 
 // due is what the engine does now to a review of the shop, by the
@@ -234,204 +221,7 @@ func (sh *shopState) due(m reviews.Meta, now time.Time, settings *Settings) stri
 	if m.Rating < 1 || m.Rating > 5 {
 		return ""
 	}
-	return dueMode(m, now, &settings.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
-}
-
-// dueMode is what the reply engine does at now to a review, by s, the
-// settings for its rating (in force since changed): "" nothing, else the
-// rating's reply mode (auto: answer it; semi_auto: write a draft). A
-// review is due delay after it arrived, or after its settings changed,
-// whichever is later. It is left alone when answered, when its rating is
-// disabled, when it is older than reply_from_date, and when it is
-// rating-only and empty reviews are skipped. A draft waits while the mode
-// is semi_auto (or disabled); switched to auto, the engine sends it. A
-// living shop and a scenario's history both follow it.
-func dueMode(m reviews.Meta, now time.Time, s *FeedbackSettings, changed time.Time, delay time.Duration) string {
-	if m.Answered {
-		return ""
-	}
-	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && m.Draft {
-		return ""
-	}
-	if s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate {
-		return ""
-	}
-	if m.Empty && s.EmptyReviewMode == "skip" {
-		return ""
-	}
-	due := time.Unix(m.Created, 0)
-	if changed.After(due) {
-		due = changed
-	}
-	if due.Add(delay).After(now) {
-		return ""
-	}
-	return s.ReplyMode
-}
-
-// dateOf writes a DayNumber as created_date's date part, YYYY-MM-DD.
-func dateOf(day int32) string {
-	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
-}
-
-// replyEngine writes the replies of the reply engine: for a living
-// shop as its clock moves, and for a scenario's history as it is built.
-type replyEngine struct {
-	bank *phraseBank
-	rng  *rand.Rand
-	src  *rand.PCG // rng's source, for a living shop's snapshot; nil for a history
-	// clean caches whether a phrase of the bank is free of a rating's
-	// excluded words (keyed by both): most replies reuse a few phrases.
-	clean map[[2]string]bool
-}
-
-// free reports whether phrase holds none of the excluded words, written
-// as excludedRaw (the setting) and split as excluded.
-func (e *replyEngine) free(phrase, excludedRaw string, excluded []string) bool {
-	if len(excluded) == 0 {
-		return true
-	}
-	key := [2]string{phrase, excludedRaw}
-	ok, seen := e.clean[key]
-	if !seen {
-		if e.clean == nil || len(e.clean) >= maxCleanCache {
-			e.clean = make(map[[2]string]bool)
-		}
-		ok = !containsWord(phrase, excluded)
-		e.clean[key] = ok
-	}
-	return ok
-}
-
-// maxCleanCache bounds replyEngine.clean (some 50 KB): a bank's answer
-// phrases times the excluded-word settings a session goes through.
-const maxCleanCache = 512
-
-// reply does to f what dueMode said: a draft, or an answer by the settings.
-func (e *replyEngine) reply(f *Feedback, mode string, settings *Settings) {
-	if mode == "semi_auto" {
-		f.AnswerState, f.State = AnswerStateDraft, StateDraft
-		return
-	}
-	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
-	f.AnswerText = e.compose(f, settings.Feedback[f.ProductValuation-1], empty)
-	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
-}
-
-// compose writes a reply in the review's locale: a greeting (formal for
-// the tone "formal"), a body for the rating, every required word, none of
-// the excluded ones (whole words), and the signature last, as entered.
-// Required words and the signature win over excluded words.
-func (e *replyEngine) compose(f *Feedback, s FeedbackSettings, empty bool) string {
-	bank := e.bank
-	excluded := splitWords(s.ExcludedWords)
-	// pick prefers an entry free of excluded words.
-	pick := func(list []string) string {
-		if len(list) == 0 {
-			return ""
-		}
-		start := e.rng.IntN(len(list))
-		for i := range list {
-			if c := list[(start+i)%len(list)]; e.free(c, s.ExcludedWords, excluded) {
-				return c
-			}
-		}
-		return list[start]
-	}
-	var greeting string
-	switch {
-	case f.UserName == "" || f.UserName == bank.Anonymous:
-		greeting = pick(bank.Answers.GreetingsAnonymous)
-	case s.Tone == "formal" && len(bank.Answers.GreetingsFormal) > 0:
-		greeting = strings.ReplaceAll(pick(bank.Answers.GreetingsFormal), "{name}", f.UserName)
-	default:
-		greeting = strings.ReplaceAll(pick(bank.Answers.Greetings), "{name}", f.UserName)
-	}
-	var bodies []string
-	switch {
-	case empty && s.EmptyReviewMode == "template" && f.ProductValuation >= 4:
-		bodies = bank.Answers.RatingOnly // thanks for a high rating
-	case f.ProductValuation >= 4:
-		bodies = bank.Answers.Positive
-	case f.ProductValuation == 3:
-		bodies = bank.Answers.Neutral
-	default:
-		bodies = bank.Answers.Negative
-	}
-	var parts []string
-	for _, p := range []string{greeting, pick(bodies)} {
-		if !containsWord(p, excluded) { // with the name in it: not cached
-			parts = append(parts, p) // a phrase with an excluded word is left out, not cut
-		}
-	}
-	text := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
-	var missing []string
-	if required := splitWords(s.RequiredWords); len(required) > 0 {
-		folded := []rune(reviews.Fold(text))
-		for _, w := range required {
-			if !holdsWord(folded, w) {
-				missing = append(missing, w)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		text = strings.TrimSpace(text + " " + upperFirst(strings.Join(missing, ", ")) + ".")
-	}
-	if s.Signature != "" {
-		text = strings.TrimSpace(text + " " + s.Signature)
-	}
-	return text
-}
-
-// splitWords splits a word list written with commas or line breaks.
-func splitWords(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ';' }) {
-		if w = strings.TrimSpace(w); w != "" {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// containsWord reports whether s holds one of words as a whole word (or
-// phrase), ignoring case.
-func containsWord(s string, words []string) bool {
-	if len(words) == 0 {
-		return false
-	}
-	fs := []rune(reviews.Fold(s))
-	return slices.ContainsFunc(words, func(w string) bool { return holdsWord(fs, w) })
-}
-
-// holdsWord reports whether fs, case-folded text, holds w as a whole
-// word (or phrase), ignoring case.
-func holdsWord(fs []rune, w string) bool {
-	fw := []rune(reviews.Fold(w))
-	if len(fw) == 0 {
-		return false
-	}
-	for i := 0; i+len(fw) <= len(fs); i++ {
-		if fs[i] != fw[0] || !slices.Equal(fs[i:i+len(fw)], fw) {
-			continue
-		}
-		before := i == 0 || !isWordRune(fs[i-1])
-		after := i+len(fw) == len(fs) || !isWordRune(fs[i+len(fw)])
-		if before && after {
-			return true
-		}
-	}
-	return false
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-func upperFirst(s string) string {
-	r := []rune(s)
-	if len(r) == 0 {
-		return s
-	}
-	return strings.ToUpper(string(r[0])) + string(r[1:])
+	return content.Due(m, now, &settings.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
 }
 
 // Estimates of what a shop holds besides its Stack (Stack.Bytes).
@@ -446,7 +236,7 @@ const (
 // session shares it.
 func (sh *shopState) size() int64 {
 	n := shopStateBytes + sh.st.Bytes()
-	if sh.gen != nil {
+	if sh.arrivals != nil {
 		n += shopGenBytes
 	}
 	return n

@@ -132,7 +132,7 @@ type ShopSnapshot struct {
 // present (generate.end: now), else "": data written with a fixed end
 // is the same whenever it loads.
 func (sc *Scenario) dataEnd() string {
-	if g := sc.file.Data.Generate; g != nil && g.anchored {
+	if g := sc.file.Data.Generate; g != nil && g.Anchored() {
 		return g.End
 	}
 	return ""
@@ -248,7 +248,7 @@ func (ss *session) shopSnapshot(sc *Scenario, now time.Time) (*ShopSnapshot, err
 	if err != nil {
 		return nil, err
 	}
-	state, err := sh.engine.src.MarshalBinary()
+	state, err := sh.engine.State()
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +587,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	}
 	state, err := base64.StdEncoding.DecodeString(in.Replies)
 	if err == nil {
-		err = sh.engine.src.UnmarshalBinary(state)
+		err = sh.engine.SetState(state)
 	}
 	if err != nil {
 		return nil, wire.InvalidBody(path+".replies", "not the state of a reply engine: %v", err)
@@ -630,7 +630,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	}
 	// The generator goes on where it stood: it writes the arrivals again,
 	// at their times, and they are let go.
-	if g := sc.file.Data.Generate; g != nil && sh.engine.bank != nil && sh.spec.ArrivalsPerHour > 0 {
+	if g := sc.file.Data.Generate; g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
 		for ; sh.arrived < len(arrivals); sh.arrived++ {
 			sh.arrival(g, sh.arrivalTime(sh.arrived))
 		}

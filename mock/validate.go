@@ -7,10 +7,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
+
+// Problem is one thing wrong in a scenario or fixture file, located as
+// file:line:col and named by its field path ("data.generate.count").
+type Problem = yamlfile.Problem
 
 // ScenarioResult is the outcome of loading one scenario.
 type ScenarioResult struct {
@@ -101,11 +107,11 @@ func ValidateFiles(opts Options, files []SourceFile) error {
 	for i, f := range files {
 		switch kinds[i] {
 		case "reviews":
-			_, err = decodeReviews(f.Path, f.Data, media.URLs{Base: opts.PublicURL})
+			_, err = content.DecodeReviews(f.Path, f.Data, media.URLs{Base: opts.PublicURL})
 		case "settings":
-			_, err = decodeSettingsFixture(f.Path, f.Data, settings.Rules{})
+			_, err = content.DecodeSettings(f.Path, f.Data, settings.Rules{})
 		case "phrases":
-			_, err = decodePhrases(f.Path, f.Data)
+			_, err = content.DecodePhrases(f.Path, f.Data)
 		case "", "scenario":
 			name := scenarioName(f.Path)
 			if !scenarioNameRE.MatchString(name) {

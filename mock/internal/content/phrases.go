@@ -1,0 +1,143 @@
+package content
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/wire"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
+)
+
+// Locales are the languages the generator writes reviews in.
+var Locales = []string{"ru", "en"}
+
+// Bank is a fixture (kind: phrases) of everything the generator
+// writes: product names, brands, people's names, review sentences, tags
+// and seller answers, in one locale.
+type Bank struct {
+	Kind      string   `yaml:"kind"`
+	Locale    string   `yaml:"locale"`
+	Anonymous string   `yaml:"anonymous"`
+	Names     []string `yaml:"names"`
+	Brands    []string `yaml:"brands"`
+	Colors    []string `yaml:"colors"`
+	// Variants name the versions of one product card (colours): each is
+	// a product of its own (nm_id) under the card's imt_id.
+	Variants []string       `yaml:"variants"`
+	Products []ProductEntry `yaml:"products"`
+	Reviews  struct {
+		Positive SentimentBank `yaml:"positive"`
+		Neutral  SentimentBank `yaml:"neutral"`
+		Negative SentimentBank `yaml:"negative"`
+	} `yaml:"reviews"`
+	// Nothing is what a buyer writes for no pros or no cons ("нет"):
+	// always alone, never in a list of real ones.
+	Nothing []string `yaml:"nothing"`
+	// Tags are the buyer tags every product may get, short lowercase
+	// praise; a product's own tags add to them.
+	Tags    []string `yaml:"tags"`
+	Answers struct {
+		Greetings          []string `yaml:"greetings"`
+		GreetingsAnonymous []string `yaml:"greetings_anonymous"`
+		GreetingsFormal    []string `yaml:"greetings_formal"`
+		Positive           []string `yaml:"positive"`
+		Neutral            []string `yaml:"neutral"`
+		Negative           []string `yaml:"negative"`
+		RatingOnly         []string `yaml:"rating_only"`
+	} `yaml:"answers"`
+}
+
+// ProductEntry is a kind of product of a bank: its name, the code its
+// articles start with, and its own buyer tags.
+type ProductEntry struct {
+	Name string   `yaml:"name"`
+	Code string   `yaml:"code"`
+	Tags []string `yaml:"tags"` // buyer tags of this product besides the bank's
+}
+
+// SentimentBank is what buyers of one mood write: sentences, short
+// whole texts, emoji, pros and cons.
+type SentimentBank struct {
+	Sentences []string `yaml:"sentences"`
+	Short     []string `yaml:"short"` // whole texts of a word or three
+	Emoji     []string `yaml:"emoji"` // what some buyers end a text with
+	Pros      []string `yaml:"pros"`
+	Cons      []string `yaml:"cons"`
+}
+
+// DecodePhrases decodes a phrase bank (kind: phrases) named display in
+// problems.
+func DecodePhrases(display string, data []byte) (*Bank, error) {
+	var b Bank
+	yf := yamlfile.Decode(display, data, &b)
+	if !yf.Checkable() {
+		return nil, yf.Err()
+	}
+	if b.Kind != "phrases" {
+		yf.Problemf("kind", "must be \"phrases\" in a phrase bank, got %q", b.Kind)
+	}
+	if b.Anonymous == "" {
+		yf.Problemf("anonymous", "required: the name shown for an anonymous reviewer")
+	}
+	nonEmpty := map[string][]string{
+		"names": b.Names, "brands": b.Brands, "colors": b.Colors,
+		"reviews.positive.sentences": b.Reviews.Positive.Sentences, "reviews.positive.pros": b.Reviews.Positive.Pros, "reviews.positive.cons": b.Reviews.Positive.Cons,
+		"reviews.neutral.sentences": b.Reviews.Neutral.Sentences, "reviews.neutral.pros": b.Reviews.Neutral.Pros, "reviews.neutral.cons": b.Reviews.Neutral.Cons,
+		"reviews.negative.sentences": b.Reviews.Negative.Sentences, "reviews.negative.pros": b.Reviews.Negative.Pros, "reviews.negative.cons": b.Reviews.Negative.Cons,
+		"tags": b.Tags, "answers.greetings": b.Answers.Greetings, "answers.greetings_anonymous": b.Answers.GreetingsAnonymous,
+		"answers.positive": b.Answers.Positive, "answers.neutral": b.Answers.Neutral, "answers.negative": b.Answers.Negative,
+		"answers.rating_only": b.Answers.RatingOnly,
+	}
+	for _, field := range slices.Sorted(maps.Keys(nonEmpty)) {
+		if len(nonEmpty[field]) == 0 {
+			yf.Problemf(field, "must list at least one entry")
+		}
+	}
+	if len(b.Products) == 0 {
+		yf.Problemf("products", "must list at least one product")
+	}
+	var tagProbs []wire.FieldProblem
+	for i, p := range b.Products {
+		if p.Name == "" || p.Code == "" {
+			yf.Problemf(fmt.Sprintf("products[%d]", i), "needs a name and a code")
+		}
+		tagProbs = append(tagProbs, tagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
+	}
+	for _, p := range append(tagProblems("tags", b.Tags), tagProbs...) {
+		yf.Problemf(p.Field, "%s", p.Msg)
+	}
+	for i, g := range b.Answers.Greetings {
+		if !strings.Contains(g, "{name}") {
+			yf.Problemf(fmt.Sprintf("answers.greetings[%d]", i), "must contain {name}")
+		}
+	}
+	if err := yf.Err(); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// maxTag bounds a buyer tag's length, in characters.
+const maxTag = 40
+
+// tagProblems lists the tags at path that are not short lowercase
+// phrases, or repeat one before them.
+func tagProblems(path string, tags []string) []wire.FieldProblem {
+	var probs []wire.FieldProblem
+	for i, t := range tags {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case strings.TrimSpace(t) != t || t == "" || utf8.RuneCountInString(t) > maxTag || strings.ContainsFunc(t, unicode.IsControl):
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("must be a short phrase (1 to %d characters, no spaces at the ends), got %q", maxTag, t)})
+		case strings.ToLower(t) != t:
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("must be lowercase, as buyer tags are (%q)", strings.ToLower(t))})
+		case slices.Contains(tags[:i], t):
+			probs = append(probs, wire.FieldProblem{Field: at, Msg: fmt.Sprintf("%q is listed twice", t)})
+		}
+	}
+	return probs
+}
