@@ -217,8 +217,8 @@ func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	auth := cmp.Or(sc.auth.Type, "none")
-	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.faults, scenarioAuth: auth, scenarioRate: sc.rateLimit}, nil
+	auth := cmp.Or(sc.Auth().Type, "none")
+	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.Faults(), scenarioAuth: auth, scenarioRate: sc.RateLimit()}, nil
 }
 
 // faultsList is the data of GET /__mock/faults.
@@ -558,7 +558,7 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if sc.shop == nil {
+	if sc.Shop() == nil {
 		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
 	now := s.now()

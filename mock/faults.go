@@ -41,8 +41,8 @@ const MaxRuntimeFaultBytes = fault.MaxRuntimeBytes
 // Every fault keeps one counter per session. The caller holds ss.mu.
 func (ss *session) meetFaults(st *scenarioState, shared, own []*Fault, req fault.Request) fault.Outcome {
 	var o fault.Outcome
-	for i := range st.sc.faults {
-		o.Meet(&st.sc.faults[i], req, ss.counter)
+	for i := range st.sc.Faults() {
+		o.Meet(&st.sc.Faults()[i], req, ss.counter)
 	}
 	for _, f := range shared {
 		o.Meet(f, req, ss.counter)

@@ -33,14 +33,14 @@ func TestFaultsListStreamed(t *testing.T) {
 		if faults == nil {
 			faults = []Fault{}
 		}
-		sc := s.scenarios["first-calls-fail"]
+		sc := s.scenarioMap()["first-calls-fail"]
 		want, err := wire.MarshalJSON(wire.Envelope{Success: true, Data: struct {
 			Faults         []Fault    `json:"faults"`
 			Scenario       string     `json:"scenario"`
 			ScenarioFaults []Fault    `json:"scenario_faults"`
 			ScenarioAuth   string     `json:"scenario_auth"`
 			ScenarioRate   *RateLimit `json:"scenario_rate_limit"`
-		}{faults, sc.Name, sc.faults, "none", nil}})
+		}{faults, sc.Name, sc.Faults(), "none", nil}})
 		if err != nil {
 			t.Fatal(err)
 		}

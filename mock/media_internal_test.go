@@ -234,14 +234,14 @@ func TestShippedMedia(t *testing.T) {
 	photoSchema, tagSchema := recordSchemas(t)
 	urls := map[string]string{} // URL -> what it must be
 	records := 0
-	for _, name := range slices.Sorted(maps.Keys(s.scenarios)) {
-		sc := s.scenarios[name]
-		st, err := sc.store()
+	for _, name := range slices.Sorted(maps.Keys(s.scenarioMap())) {
+		sc := s.scenarioMap()[name]
+		st, err := sc.Store()
 		if err != nil {
 			t.Fatal(err)
 		}
 		fbs := listFeedbacks(t, st)
-		if sc.shop != nil { // a day of arrivals
+		if sc.Shop() != nil { // a day of arrivals
 			hdr := []string{HeaderSession, "media-" + name, HeaderScenario, name, "Content-Type", "application/json"}
 			req := httptest.NewRequest(http.MethodPost, "/__mock/clock", strings.NewReader(`{"advance":"24h"}`))
 			for i := 0; i < len(hdr); i += 2 {

@@ -196,7 +196,7 @@ func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 // goesUpstream reports whether sc's proxy takes r: a path replymock has
 // no operation for, or one its proxy lists.
 func (s *Server) goesUpstream(r *http.Request, sc *Scenario) bool {
-	spec := s.proxies.Spec(sc.file.Proxy)
+	spec := s.proxies.Spec(sc.Proxy())
 	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, APIPrefix), s.api.find(r.URL.EscapedPath(), r.Method) != nil)
 }
 
@@ -206,7 +206,7 @@ func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.Re
 	if rec, ok := w.(*recorder); ok {
 		rec.passThrough()
 	}
-	s.proxies.Forward(w, withBody(r, body), s.proxies.Spec(sc.file.Proxy).URL)
+	s.proxies.Forward(w, withBody(r, body), s.proxies.Spec(sc.Proxy()).URL)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
@@ -216,11 +216,11 @@ func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) pl
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	over := ss.overrides.Over(all)
-	auth, rl := over.Access(sc.auth, sc.rateLimit)
+	auth, rl := over.Access(sc.Auth(), sc.RateLimit())
 	st := ss.state(sc)
 	shared, own := s.faultsOf(ss)
 	p := plan{Outcome: ss.meetFaults(st, shared, own, fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed})}
-	p.strict = over.Strictness(sc.strict, s.strict)
+	p.strict = over.Strictness(sc.Strict(), s.strict)
 	if p.Replaces() {
 		return p
 	}

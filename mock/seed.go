@@ -190,7 +190,7 @@ func (ss *session) seedViewLocked(sc *Scenario, base *reviews.Store) (*reviews.S
 // baseLocked is what a living shop in sc starts from: the session's
 // seeded data, or the scenario's. The caller holds ss.mu.
 func (ss *session) baseLocked(sc *Scenario) (*reviews.Stack, error) {
-	base, err := sc.store()
+	base, err := sc.Store()
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 		ss.seeds.mu.Lock()
 		prev, others := ss.seeds.m[sc.Name], ss.seeds.countLocked(sc.Name)
 		ss.seeds.mu.Unlock()
-		base, err := sc.store()
+		base, err := sc.Store()
 		if err != nil {
 			return SeedResult{}, err
 		}
@@ -412,7 +412,7 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 	}
 	// The newest review the session has, for the dates to fill.
 	end, _ := time.Parse(reviews.TimestampLayout, content.DefaultEnd)
-	if g := sc.file.Data.Generate; g != nil {
+	if g := sc.Generate(); g != nil {
 		end, _ = time.Parse(reviews.TimestampLayout, g.End)
 	}
 	anchor := end // the date of the request's first review, the newest
@@ -578,7 +578,7 @@ func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
 	if v := r.Video; v != nil {
 		rf.Video = &content.VideoFixture{PreviewImage: v.PreviewImage, Link: v.Link, DurationSec: v.DurationSec}
 	}
-	fb, probs := rf.Feedback(f.sc.media)
+	fb, probs := rf.Feedback(f.sc.Media())
 	if len(probs) > 0 {
 		return Feedback{}, wire.InvalidBody(path+"."+probs[0].Field, "%s", probs[0].Msg)
 	}
@@ -631,14 +631,14 @@ func (f *seedFiller) catalogue() error {
 		return f.bankErr
 	}
 	f.loaded = true
-	f.bank = f.sc.bank
+	f.bank = f.sc.Bank()
 	if f.bank == nil {
-		if f.bank, f.bankErr = f.s.loader.loadPhrases(f.sc.Locale); f.bankErr != nil {
+		if f.bank, f.bankErr = f.s.registry.Loader().LoadPhrases(f.sc.Locale); f.bankErr != nil {
 			return f.bankErr
 		}
 	}
 	products := content.DefaultProducts
-	if g := f.sc.file.Data.Generate; g != nil {
+	if g := f.sc.Generate(); g != nil {
 		products = g.Products
 	}
 	f.products, f.weights = content.Catalogue(products, f.sc.Seed, f.bank)

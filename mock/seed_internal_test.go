@@ -58,8 +58,8 @@ func TestShopOnSeededMatchesFullCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := s.scenarios["shop"]
-	base, _ := sc.store()
+	sc := s.scenarioMap()["shop"]
+	base, _ := sc.Store()
 	scenario, err := base.Feedbacks()
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
+	"github.com/replymock/replymock/mock/internal/scenario"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -147,9 +148,10 @@ const (
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
 // Locks: sessionsMu may be held while a session's own mu is taken, never
-// the other way round; scenariosMu and overridesMu are never held while
-// taking another of these (Reload holds scenariosMu while the loader's
-// cache takes its own lock, which guards nothing else). The journals'
+// the other way round; the registry's lock and overridesMu are never
+// held while taking another of these (a reload holds the registry's lock
+// while the loader's cache takes its own, which guards nothing else). The
+// journals'
 // locks come last: any of these may be held while calling into journals,
 // which call nothing back. So does the fault registry's lock; its
 // additions run under sessionsMu.
@@ -157,7 +159,6 @@ type Server struct {
 	// Set by New and never changed.
 	log        *slog.Logger
 	now        func() time.Time
-	loader     *loader
 	router     *mux.Router // admin routes, and the API's 404s and 405s
 	api        apiTable    // the API's operations, by exact path and method
 	allow      allowTable
@@ -173,12 +174,9 @@ type Server struct {
 	reqSeq     atomic.Int64 // numbers the request ids the server makes
 	media      *media.Store // the media files and their cache (mock/internal/media)
 
-	// The scenarios served (registry.go).
-	scenariosMu sync.Mutex // guards the fields below
-	scenarios   map[string]*Scenario
-	sources     map[string][]byte // the bytes each serving scenario was built from
-	seen        map[string][]byte // the bytes at the last reload, to notice changes
-	active      string            // the scenario of sessions that picked none
+	// The scenarios served, with their own lock (registry.go, package
+	// scenario).
+	registry *scenario.Registry
 
 	// Sessions (sessions.go).
 	sessionsMu  sync.Mutex // guards sessions and each session's lastUsed
@@ -221,7 +219,6 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		log:         opts.Logger,
 		now:         opts.Now,
-		loader:      newLoader(opts),
 		adminToken:  opts.AdminToken,
 		guard:       access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 		readOnly:    opts.ReadOnly,
@@ -257,18 +254,7 @@ func New(opts Options) (*Server, error) {
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)
 	}
-	s.loader.anchor = s.anchor
-	scs, sources, err := s.loader.loadAll()
-	s.loader.anchor = time.Time{} // a reload anchors to its own present
-	if err != nil {
-		return nil, err
-	}
-	sc, ok := scs[opts.Scenario]
-	if !ok {
-		return nil, s.loader.notFound(opts.Scenario)
-	}
-	s.scenarios, s.sources, s.active = scs, sources, opts.Scenario
-	if _, err := sc.store(); err != nil { // build the served data now, not on the first request
+	if s.registry, err = scenario.Load(scenario.NewLoader(loaderConfig(opts)), s.anchor, opts.Scenario); err != nil {
 		return nil, err
 	}
 	s.router = s.routes()

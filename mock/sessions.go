@@ -81,13 +81,13 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 	}
 	st, ok := ss.states[sc.Name]
 	if !ok {
-		st = &scenarioState{settings: sc.settings}
+		st = &scenarioState{settings: sc.Settings()}
 		ss.states[sc.Name] = st
 	}
 	if st.sc != sc {
 		if st.sc != nil {
-			for i := range st.sc.faults {
-				delete(ss.counters, &st.sc.faults[i])
+			for i := range st.sc.Faults() {
+				delete(ss.counters, &st.sc.Faults()[i])
 			}
 		}
 		if st.shop != nil {
@@ -141,7 +141,7 @@ func (ss *session) settings(sc *Scenario) Settings {
 // returns it; nil when sc's shop is not alive. A shop evicted by the
 // shops' memory budget starts again here. The caller holds ss.mu.
 func (ss *session) runShop(sc *Scenario, now time.Time) (*shopState, error) {
-	if sc.shop == nil {
+	if sc.Shop() == nil {
 		return nil, nil
 	}
 	st := ss.state(sc)
@@ -181,9 +181,9 @@ type reviewList interface {
 // the reviews the session seeded, or the session's living shop on either,
 // brought up to its clock.
 func (ss *session) reviews(sc *Scenario, now time.Time) (reviewList, error) {
-	if sc.shop == nil {
+	if sc.Shop() == nil {
 		// Outside ss.mu: a big scenario's first build holds no session's lock.
-		base, err := sc.store()
+		base, err := sc.Store()
 		if err != nil {
 			return nil, err
 		}
@@ -242,12 +242,7 @@ func (s *Server) scenarioOf(ss *session, name string) (*Scenario, error) {
 		name = ss.scenario
 		ss.mu.Unlock()
 	}
-	s.scenariosMu.Lock()
-	defer s.scenariosMu.Unlock()
-	if name == "" {
-		name = s.active
-	}
-	sc, ok := s.scenarios[name]
+	sc, name, ok := s.registry.Get(name)
 	if !ok {
 		return nil, wire.InvalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/scenarios"
 )
 
@@ -42,7 +43,7 @@ func TestDroppedSessionKeepsNothing(t *testing.T) {
 			first = ss
 		}
 		ss.mu.Lock()
-		ss.state(s.scenarios["default"])
+		ss.state(s.scenarioMap()["default"])
 		ss.mu.Unlock()
 	}
 	first.mu.Lock()
@@ -58,7 +59,7 @@ func TestDroppedSessionKeepsNothing(t *testing.T) {
 // right and slow; the real shop, which shares the scenario's data, must
 // answer exactly as it does.
 type refShop struct {
-	spec      shopSpec
+	spec      scenario.ShopSpec
 	origin    time.Time
 	frozen    time.Time
 	advanced  time.Duration
@@ -74,7 +75,7 @@ type refShop struct {
 
 func newRefShop(t *testing.T, sc *Scenario, now time.Time) *refShop {
 	t.Helper()
-	base, err := sc.store()
+	base, err := sc.Store()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +94,8 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 		t.Fatal(err)
 	}
 	n := len(fbs)
-	sh := &refShop{spec: *sc.shop, fbs: fbs, st: st, settings: sc.settings,
-		words: content.NewEngine(sc.bank, content.SeededPCG(sc.Seed, "shop"))}
+	sh := &refShop{spec: *sc.Shop(), fbs: fbs, st: st, settings: sc.Settings(),
+		words: content.NewEngine(sc.Bank(), content.SeededPCG(sc.Seed, "shop"))}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
@@ -109,7 +110,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 		sh.frozen = sh.origin
 	} else {
 		// From the data's end, or its newest review if later.
-		if g := sc.file.Data.Generate; g != nil {
+		if g := sc.Generate(); g != nil {
 			if end, err := time.Parse(reviews.TimestampLayout, g.End); err == nil && end.After(sh.origin) {
 				sh.origin = end
 			}
@@ -125,8 +126,8 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	for i := range sh.changedAt {
 		sh.changedAt[i] = sh.origin
 	}
-	if g := sc.file.Data.Generate; g != nil && sc.bank != nil {
-		sh.arrivals = content.NewArrivals(*g, sc.Seed, sc.bank, sc.media)
+	if g := sc.Generate(); g != nil && sc.Bank() != nil {
+		sh.arrivals = content.NewArrivals(*g, sc.Seed, sc.Bank(), sc.Media())
 	}
 	return sh
 }
@@ -394,8 +395,8 @@ func TestShopMatchesFullCopy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc := s.scenarios["shop"]
-			base, _ := sc.store()
+			sc := s.scenarioMap()["shop"]
+			base, _ := sc.Store()
 			var nmIDs []int64
 			for _, f := range listFeedbacks(t, base) {
 				if !slices.Contains(nmIDs, f.NmID) {
@@ -517,8 +518,8 @@ func TestShopSessionsShareNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := s.scenarios["shop"]
-	base, _ := sc.store()
+	sc := s.scenarioMap()["shop"]
+	base, _ := sc.Store()
 	before := allJSON(base)
 	baseList := listBody(t, base, "limit=100&offset=40")
 	var wg sync.WaitGroup
@@ -750,8 +751,8 @@ func BenchmarkShopRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc := s.scenarios["demo-frozen"]
-	settings := sc.settings
+	sc := s.scenarioMap()["demo-frozen"]
+	settings := sc.Settings()
 	for i := range settings.Feedback {
 		settings.Feedback[i].ReplyMode = "auto"
 	}
@@ -773,7 +774,7 @@ func BenchmarkShopRun(b *testing.B) {
 		})
 		b.Run(c.name+"/stack", func(b *testing.B) {
 			for b.Loop() {
-				base, err := sc.store()
+				base, err := sc.Store()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -35,7 +35,7 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac 
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := settings.DecodePatch(body, ac.sc.rules)
+	p, err := settings.DecodePatch(body, ac.sc.Rules())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -13,52 +13,14 @@ import (
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
-	"github.com/replymock/replymock/mock/internal/yamlfile"
+	"github.com/replymock/replymock/mock/internal/scenario"
 )
-
-// shopSpec makes a scenario's shop live (scenario key "shop"): new
-// reviews arrive, and the reply engine answers them by the session's
-// settings, on a clock of the session's own.
-type shopSpec struct {
-	// ArrivalsPerHour is how many new reviews arrive in an hour of the
-	// session's clock, evenly spaced; 0 means none.
-	ArrivalsPerHour float64 `yaml:"arrivals_per_hour" json:"arrivals_per_hour"`
-	// ReplyDelay is how long after a review can be answered (it arrived,
-	// or its rating's settings changed) the engine answers it.
-	ReplyDelay Duration `yaml:"reply_delay" json:"reply_delay"`
-	// Clock is "real" (the default: follows time, and POST /__mock/clock
-	// moves it ahead) or "frozen" (stands still until advanced).
-	Clock string `yaml:"clock" json:"clock"`
-}
 
 // maxShopGap is how far back before now a living shop on a real clock
 // goes on from its newest review: data that ends longer ago (a fixed
 // generate.end shown months later) has an empty stretch before it;
 // anchor it to now (generate.end: now) for a demo.
 const maxShopGap = 48 * time.Hour
-
-// MaxShopReviews bounds a living shop: its scenario's data, and each
-// session's arrivals, so that the reply engine, which reads every review
-// of a session's shop when its clock moves, stays quick.
-const MaxShopReviews = 20_000
-
-func (sp *shopSpec) validate(yf *yamlfile.File, hasGenerator bool, dataSize int) {
-	if !(sp.ArrivalsPerHour >= 0 && sp.ArrivalsPerHour <= 3600) {
-		yf.Problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)
-	}
-	if sp.ArrivalsPerHour > 0 && !hasGenerator {
-		yf.Problemf("shop.arrivals_per_hour", "needs data.generate: new reviews are written by the generator")
-	}
-	if sp.ReplyDelay.D() > 30*24*time.Hour {
-		yf.Problemf("shop.reply_delay", "must be at most 720h, got %s", sp.ReplyDelay)
-	}
-	if sp.Clock != "" && sp.Clock != "real" && sp.Clock != "frozen" {
-		yf.Problemf("shop.clock", "must be real or frozen, got %q", sp.Clock)
-	}
-	if dataSize > MaxShopReviews {
-		yf.Problemf("shop", "a living shop's reply engine reads all its data as the clock moves: at most %d reviews, got %d", MaxShopReviews, dataSize)
-	}
-}
 
 // Answer states of the reply engine, besides the spec's "sent"/"done":
 // a semi_auto reply waits as a draft.
@@ -72,7 +34,7 @@ const (
 // store, which every session shares and none changes: the session keeps
 // only its arrivals, answers and drafts.
 type shopState struct {
-	spec      shopSpec
+	spec      scenario.ShopSpec
 	sc        *Scenario     // the version the shop stands on
 	origin    time.Time     // the clock's start
 	frozen    time.Time     // a frozen clock's time
@@ -98,7 +60,7 @@ type shopState struct {
 // scenario's seed alone: every session, whatever its id, sees the same
 // shop.
 func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState, error) {
-	sh := &shopState{spec: *sc.shop, sc: sc, st: base, engine: content.NewEngine(sc.bank, content.SeededPCG(sc.Seed, "shop"))}
+	sh := &shopState{spec: *sc.Shop(), sc: sc, st: base, engine: content.NewEngine(sc.Bank(), content.SeededPCG(sc.Seed, "shop"))}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
@@ -114,7 +76,7 @@ func newShopState(sc *Scenario, base *reviews.Stack, now time.Time) (*shopState,
 	if sh.spec.Clock == "frozen" {
 		sh.frozen = sh.origin
 	} else {
-		if g := sc.file.Data.Generate; g != nil {
+		if g := sc.Generate(); g != nil {
 			if end, err := time.Parse(reviews.TimestampLayout, g.End); err == nil && end.After(sh.origin) {
 				sh.origin = end
 			}
@@ -155,7 +117,7 @@ func (sh *shopState) run(now time.Time, settings Settings) error {
 		return nil
 	}
 	var arrivals []Feedback
-	if g := sh.sc.file.Data.Generate; sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
+	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
@@ -210,7 +172,7 @@ func (sh *shopState) arrivalTime(i int) time.Time {
 // arrival writes a new review at the time at, by the scenario's generator spec g.
 func (sh *shopState) arrival(g *content.GenerateSpec, at time.Time) Feedback {
 	if sh.arrivals == nil {
-		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.media)
+		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
 	}
 	return sh.arrivals.Next(at) // it waits for the engine, unviewed
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
@@ -128,22 +128,12 @@ type ShopSnapshot struct {
 	Arrivals []json.RawMessage `json:"arrivals,omitempty"`
 }
 
-// dataEnd is where sc's generated data ends when anchored to the
-// present (generate.end: now), else "": data written with a fixed end
-// is the same whenever it loads.
-func (sc *Scenario) dataEnd() string {
-	if g := sc.file.Data.Generate; g != nil && g.Anchored() {
-		return g.End
-	}
-	return ""
-}
-
 // Snapshot takes session sid as it is now. A session that does not
 // exist is taken as a fresh one would be. Its living shops are brought up
 // to their clocks first, as a list request would.
 func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 	now := s.now()
-	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.loader.media.Base}
+	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.registry.Loader().Media().Base}
 	s.sessionsMu.Lock()
 	ss, ok := s.sessions[sid]
 	if ok && s.expired(ss, now) {
@@ -190,7 +180,7 @@ func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 		if sc == nil {
 			continue // the scenario is gone: nothing of it can come back
 		}
-		rec := ScenarioSnapshot{Name: name, Fingerprint: sc.fingerprint, DataEnd: sc.dataEnd()}
+		rec := ScenarioSnapshot{Name: name, Fingerprint: sc.Fingerprint(), DataEnd: sc.DataEnd()}
 		if sd := seedsOf(ss, name); sd != nil {
 			fbs, err := sd.own.Feedbacks()
 			if err != nil {
@@ -202,8 +192,8 @@ func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 			settings := st.settings
 			rec.Settings = &settings
 			if st.sc == sc {
-				for i := range sc.faults {
-					if c := ss.counters[&sc.faults[i]]; c != nil && (c.Matched > 0 || c.Hit > 0) {
+				for i := range sc.Faults() {
+					if c := ss.counters[&sc.Faults()[i]]; c != nil && (c.Matched > 0 || c.Hit > 0) {
 						rec.FaultCounters = append(rec.FaultCounters, ScenarioFaultCount{Index: i, Matched: c.Matched, Hit: c.Hit})
 					}
 				}
@@ -313,7 +303,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	drop := func(format string, args ...any) { res.Dropped = append(res.Dropped, fmt.Sprintf(format, args...)) }
 	current := s.scenarioMap()
 	now := s.now()
-	rb := rebase{from: snap.MediaBase, to: s.loader.media.Base}
+	rb := rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}
 
 	// Everything is built before the session is touched.
 	fresh := newSession(sid, &s.shops)
@@ -356,12 +346,12 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			drop("scenario %q: no such scenario now; its state is left out", rec.Name)
 			continue
 		}
-		same := rec.Fingerprint == sc.fingerprint
+		same := rec.Fingerprint == sc.Fingerprint()
 		if !same {
 			drop("scenario %q: its file, fixtures or seed changed since the snapshot: its fault counters and living shop start again", rec.Name)
-		} else if rec.DataEnd != sc.dataEnd() {
+		} else if rec.DataEnd != sc.DataEnd() {
 			same = false
-			drop("scenario %q: its data is anchored to the present and now ends at %s, not %s: its living shop starts again", rec.Name, sc.dataEnd(), rec.DataEnd)
+			drop("scenario %q: its data is anchored to the present and now ends at %s, not %s: its living shop starts again", rec.Name, sc.DataEnd(), rec.DataEnd)
 		}
 		if rec.Seeded != nil {
 			sd, err := restoreSeeds(rec.Seeded, path+".seeded", rb)
@@ -379,13 +369,13 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			continue
 		}
 		st := &scenarioState{sc: sc, settings: *rec.Settings}
-		if probs := st.settings.Validate(sc.rules); len(probs) > 0 {
+		if probs := st.settings.Validate(sc.Rules()); len(probs) > 0 {
 			if same {
 				p := probs[0]
 				return RestoreResult{}, wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
 			}
 			drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
-			st.settings = sc.settings
+			st.settings = sc.Settings()
 		}
 		if fresh.states == nil {
 			fresh.states = make(map[string]*scenarioState)
@@ -395,13 +385,13 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 			continue
 		}
 		for j, c := range rec.FaultCounters {
-			if c.Index >= len(sc.faults) {
-				return RestoreResult{}, wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.faults), c.Index+1)
+			if c.Index >= len(sc.Faults()) {
+				return RestoreResult{}, wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.Faults()), c.Index+1)
 			}
-			fresh.counters[&sc.faults[c.Index]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
+			fresh.counters[&sc.Faults()[c.Index]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
 		}
 		if rec.Shop != nil {
-			if sc.shop == nil {
+			if sc.Shop() == nil {
 				return RestoreResult{}, wire.InvalidBody(path+".shop", "scenario %q has no living shop", rec.Name)
 			}
 			base, err := fresh.baseLocked(sc)
@@ -542,14 +532,7 @@ func mediaProblem(f *Feedback) string {
 // took the snapshot to this one.
 type rebase struct{ from, to string }
 
-func (rb rebase) apply(f *Feedback) {
-	if rb.from == "" || rb.from == rb.to {
-		return
-	}
-	from, to := rb.from+MediaPrefix, rb.to+MediaPrefix
-	f.Photos = strings.ReplaceAll(f.Photos, from, to)
-	f.Video = bytes.ReplaceAll(f.Video, []byte(from), []byte(to))
-}
+func (rb rebase) apply(f *Feedback) { media.Rebase(f, rb.from, rb.to) }
 
 // namedUnknown names the field of an "unknown field" error.
 func namedUnknown(err error) error {
@@ -630,7 +613,7 @@ func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path strin
 	}
 	// The generator goes on where it stood: it writes the arrivals again,
 	// at their times, and they are let go.
-	if g := sc.file.Data.Generate; g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
+	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
 		for ; sh.arrived < len(arrivals); sh.arrived++ {
 			sh.arrival(g, sh.arrivalTime(sh.arrived))
 		}
@@ -821,11 +804,7 @@ func blockStyle(n *yaml.Node) {
 }
 
 // scenarioMap is the scenarios served now, by name.
-func (s *Server) scenarioMap() map[string]*Scenario {
-	s.scenariosMu.Lock()
-	defer s.scenariosMu.Unlock()
-	return maps.Clone(s.scenarios)
-}
+func (s *Server) scenarioMap() map[string]*Scenario { return s.registry.All() }
 
 // handleSnapshotGet serves GET /__mock/snapshot: a session's snapshot,
 // the document itself (not in the envelope), YAML unless the Accept

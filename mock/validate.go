@@ -2,16 +2,9 @@ package mock
 
 import (
 	"errors"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/replymock/replymock/mock/internal/content"
-	"github.com/replymock/replymock/mock/internal/media"
-	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
-	"gopkg.in/yaml.v3"
 )
 
 // Problem is one thing wrong in a scenario or fixture file, located as
@@ -19,13 +12,7 @@ import (
 type Problem = yamlfile.Problem
 
 // ScenarioResult is the outcome of loading one scenario.
-type ScenarioResult struct {
-	Name string
-	// File names the scenario's file as problems do: the user's path, or
-	// "(shipped) scenarios/NAME.yaml".
-	File string
-	Err  error
-}
+type ScenarioResult = scenario.Result
 
 // ValidateScenarios loads every scenario the server would serve with
 // opts (the Scenarios folder, and the shipped ones unless it replaces
@@ -38,32 +25,12 @@ func ValidateScenarios(opts Options) ([]ScenarioResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newLoader(opts).newPass()
-	if err != nil {
-		return nil, err
-	}
-	results := make([]ScenarioResult, 0, len(p.names)+len(p.skipped))
-	for _, n := range p.names {
-		_, err := p.load(n)
-		results = append(results, ScenarioResult{Name: n, File: p.display(n), Err: err})
-	}
-	for n, err := range p.skipped {
-		file := ""
-		if pr, ok := err.(*Problem); ok {
-			file = pr.File
-		}
-		results = append(results, ScenarioResult{Name: n, File: file, Err: err})
-	}
-	slices.SortFunc(results, func(a, b ScenarioResult) int { return strings.Compare(a.Name, b.Name) })
-	return results, nil
+	return scenario.ValidateAll(loaderConfig(opts))
 }
 
 // SourceFile is a file given to ValidateFiles: its path, as problems
 // name it, and its bytes.
-type SourceFile struct {
-	Path string
-	Data []byte
-}
+type SourceFile = scenario.SourceFile
 
 // ValidateFile checks one scenario or fixture file's bytes, as
 // ValidateFiles does.
@@ -84,53 +51,7 @@ func ValidateFiles(opts Options, files []SourceFile) error {
 	if err != nil {
 		return err
 	}
-	l := newLoader(opts)
-	given := layer{dir: "the files given", where: "the files given", given: make(map[string]SourceFile)}
-	kinds := make([]string, len(files))
-	for i, f := range files {
-		var head struct {
-			Kind string `yaml:"kind"`
-		}
-		yaml.Unmarshal(f.Data, &head) // syntax errors are reported by the full decode
-		kinds[i] = head.Kind
-		name := scenarioName(f.Path)
-		if _, dup := given.given[name+".yaml"]; (head.Kind == "" || head.Kind == "scenario") && scenarioNameRE.MatchString(name) && !dup {
-			given.given[name+".yaml"] = f
-		}
-	}
-	l.scenarios = append([]layer{given}, l.scenarios...)
-	p, err := l.newPass()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for i, f := range files {
-		switch kinds[i] {
-		case "reviews":
-			_, err = content.DecodeReviews(f.Path, f.Data, media.URLs{Base: opts.PublicURL})
-		case "settings":
-			_, err = content.DecodeSettings(f.Path, f.Data, settings.Rules{})
-		case "phrases":
-			_, err = content.DecodePhrases(f.Path, f.Data)
-		case "", "scenario":
-			name := scenarioName(f.Path)
-			if !scenarioNameRE.MatchString(name) {
-				errs = append(errs, &Problem{File: f.Path, Message: fmt.Sprintf("a scenario is served by its file name, NAME.yaml, NAME of lower-case letters, digits, '-' and '_'; got %q", filepath.Base(f.Path))})
-			}
-			_, err = p.build(name, f.Path, f.Data, nil)
-		default:
-			err = &Problem{File: f.Path, Line: 1, Col: 1, Field: "kind",
-				Message: fmt.Sprintf("must be reviews, settings or phrases for a fixture, or absent for a scenario; got %q", kinds[i])}
-		}
-		errs = append(errs, err)
-	}
-	return errors.Join(Problems(errors.Join(errs...))...)
-}
-
-// scenarioName is the name a scenario file is served by: its file name
-// without .yaml.
-func scenarioName(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), ".yaml")
+	return errors.Join(Problems(scenario.ValidateFiles(loaderConfig(opts), files))...)
 }
 
 // Problems flattens an error of joined problems into one error per

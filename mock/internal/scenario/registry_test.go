@@ -1,17 +1,20 @@
-package mock
+package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/scenarios"
 )
 
@@ -22,20 +25,17 @@ func TestReloadForgetsOldData(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := fstest.MapFS{"default.yaml": {Data: def}}
-	s, err := New(Options{Scenarios: files})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, Config{Scenarios: files}, "")
 	for i := range 5 {
 		files["x.yaml"] = &fstest.MapFile{Data: fmt.Appendf(nil, "extends: default\ndescription: x\nseed: %d\n", i+1)}
-		if err := s.Reload(); err != nil {
+		if err := r.Reload(false); err != nil {
 			t.Fatal(err)
 		}
-		s.scenarios["x"].store() // build it, as a request would
+		r.All()["x"].Store() // build it, as a request would
 	}
-	s.loader.cache.mu.Lock()
-	n := len(s.loader.cache.m)
-	s.loader.cache.mu.Unlock()
+	r.l.cache.mu.Lock()
+	n := len(r.l.cache.m)
+	r.l.cache.mu.Unlock()
 	if n != 2 {
 		t.Errorf("%d data versions cached after 5 reloads, want 2 (default and the current x)", n)
 	}
@@ -55,14 +55,9 @@ func TestPollWaitsForAFileToSettle(t *testing.T) {
 		"default.yaml": {Data: def},
 		"mine.yaml":    {Data: []byte("extends: default\ndescription: first\n")},
 	}
-	s, err := New(Options{Scenarios: files})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, Config{Scenarios: files}, "")
 	desc := func(name string) string {
-		s.scenariosMu.Lock()
-		defer s.scenariosMu.Unlock()
-		if sc := s.scenarios[name]; sc != nil {
+		if sc, _, ok := r.Get(name); ok {
 			return sc.Description
 		}
 		return "(none)"
@@ -87,7 +82,7 @@ func TestPollWaitsForAFileToSettle(t *testing.T) {
 		if st.new != "" {
 			files["new.yaml"] = &fstest.MapFile{Data: []byte(st.new)}
 		}
-		if err := s.poll(); err != nil {
+		if err := r.Reload(true); err != nil {
 			t.Fatalf("%s: poll: %v", st.what, err)
 		}
 		if got, got2 := desc("mine"), desc("new"); got != st.wantMine || got2 != st.wantNew {
@@ -96,7 +91,7 @@ func TestPollWaitsForAFileToSettle(t *testing.T) {
 	}
 	// Reload, for a caller that knows the file is complete, does not wait.
 	files["mine.yaml"] = &fstest.MapFile{Data: []byte("extends: default\ndescription: at once\n")}
-	if err := s.Reload(); err != nil || desc("mine") != "at once" {
+	if err := r.Reload(false); err != nil || desc("mine") != "at once" {
 		t.Errorf("Reload: %v, mine %q; want it swapped in at once", err, desc("mine"))
 	}
 }
@@ -123,10 +118,7 @@ func TestPollAfterANamedPipeAppears(t *testing.T) {
 	}
 	defer root.Close()
 	var logs bytes.Buffer // written by the polls below, one at a time
-	s, err := New(Options{Scenarios: root.FS(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, Config{Scenarios: root.FS(), Logger: slog.New(slog.NewTextHandler(&logs, nil))}, "")
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +127,7 @@ func TestPollAfterANamedPipeAppears(t *testing.T) {
 	poll := func() {
 		t.Helper()
 		done := make(chan error, 1)
-		go func() { done <- s.poll() }()
+		go func() { done <- r.Reload(true) }()
 		select {
 		case err := <-done:
 			if err != nil {
@@ -153,9 +145,7 @@ func TestPollAfterANamedPipeAppears(t *testing.T) {
 	write("mine.yaml", "extends: default\ndescription: second\n")
 	poll()
 	poll()
-	s.scenariosMu.Lock()
-	got := s.scenarios["mine"].Description
-	s.scenariosMu.Unlock()
+	got := r.All()["mine"].Description
 	if got != "second" {
 		t.Errorf("after a change and two polls, mine is %q, want %q", got, "second")
 	}
@@ -171,35 +161,50 @@ func TestReloadKeepsDataAnchoredToNow(t *testing.T) {
 		return fmt.Appendf(nil, "description: now\nseed: 5\nsettings: settings/default.yaml\ndata:\n  generate:\n    count: %d\n    end: now-1h\n    days: 30\n", count)
 	}
 	files := fstest.MapFS{"now.yaml": {Data: anchored(50)}, "other.yaml": {Data: []byte("description: x\nseed: 1\nsettings: settings/default.yaml\n")}}
-	s, err := New(Options{Scenarios: files, Scenario: "now", Now: func() time.Time { return clock }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := load(t, Config{Scenarios: files, Now: func() time.Time { return clock }}, "now")
 	newest := func() string {
-		st, err := s.scenarios["now"].store()
+		st, err := r.All()["now"].Store()
 		if err != nil {
 			t.Fatal(err)
 		}
-		fbs := listFeedbacks(t, st)
-		return fbs[0].CreatedDate // newest first
+		fbs, err := st.Feedbacks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.MaxFunc(fbs, func(a, b reviews.Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) }).CreatedDate
 	}
-	first := s.scenarios["now"]
+	first := r.All()["now"]
 	if got := newest(); got > "2027-03-01 11:00:00" || got < "2027-02-28 11:00:00" {
 		t.Fatalf("newest review %s; want within the day before 2027-03-01 11:00:00 (now-1h)", got)
 	}
 	clock = clock.Add(72 * time.Hour)
 	files["other.yaml"] = &fstest.MapFile{Data: []byte("description: y\nseed: 2\nsettings: settings/default.yaml\n")}
-	if err := s.Reload(); err != nil {
+	if err := r.Reload(false); err != nil {
 		t.Fatal(err)
 	}
-	if s.scenarios["now"] != first {
+	if r.All()["now"] != first {
 		t.Errorf("a change to another file made a new version of the scenario anchored to now")
 	}
 	files["now.yaml"] = &fstest.MapFile{Data: anchored(60)}
-	if err := s.Reload(); err != nil {
+	if err := r.Reload(false); err != nil {
 		t.Fatal(err)
 	}
 	if got := newest(); got < "2027-03-03 11:00:00" {
 		t.Errorf("after its own change, the newest review is %s; want it anchored to the clock's new time", got)
 	}
+}
+
+// load is the registry a server with cfg serves, active its default
+// ("" for "default"), its data anchored to the present as a server's.
+func load(t *testing.T, cfg Config, active string) *Registry {
+	t.Helper()
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	r, err := Load(NewLoader(cfg), now().UTC().Truncate(time.Second), cmp.Or(active, "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

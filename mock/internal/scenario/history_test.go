@@ -1,4 +1,4 @@
-package mock
+package scenario
 
 import (
 	"fmt"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/replymock/replymock/fixtures"
 	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,20 +24,17 @@ import (
 // answered, drafted and left is what the settings say, checked here from
 // the settings' own words, not by running the engine again.
 func TestShippedDataRules(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	scs := load(t, Config{}, "").All()
 	fixtureIDs := shippedFixtureIDs(t)
 	checked := 0
-	for _, name := range slices.Sorted(maps.Keys(s.scenarios)) {
-		sc := s.scenarios[name]
-		st, err := sc.store()
+	for _, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
+		st, err := sc.Store()
 		if err != nil {
 			t.Fatal(err)
 		}
 		fbs := listFeedbacks(t, st)
-		var gen []Feedback
+		var gen []reviews.Feedback
 		for i := range fbs {
 			for _, p := range upstreamProblems(&fbs[i]) {
 				t.Errorf("%s: %s: %s", name, fbs[i].FeedbackID, p)
@@ -44,18 +43,18 @@ func TestShippedDataRules(t *testing.T) {
 				gen = append(gen, fbs[i])
 			}
 		}
-		if g := sc.file.Data.Generate; g != nil && len(gen) > 0 {
+		if g := sc.Generate(); g != nil && len(gen) > 0 {
 			// The history is as of its newest review, where a frozen
 			// living shop's clock starts.
-			newest := slices.MaxFunc(gen, func(a, b Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
+			newest := slices.MaxFunc(gen, func(a, b reviews.Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
 			end, err := time.Parse(time.DateTime, newest.CreatedDate)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range historyProblems(gen, sc.history, end, sc.historyDelay(), g.Replies == content.RepliesNone) {
+			for _, p := range historyProblems(gen, sc.History(), end, sc.HistoryDelay(), g.Replies == content.RepliesNone) {
 				t.Errorf("%s: %s", name, p)
 			}
-			for _, p := range varietyProblems(gen, sc.bank, g.Products) {
+			for _, p := range varietyProblems(gen, sc.Bank(), g.Products) {
 				t.Errorf("%s: %s", name, p)
 			}
 		}
@@ -102,7 +101,7 @@ func shippedFixtureIDs(t *testing.T) map[string]bool {
 var upstreamID = regexp.MustCompile(`^[A-Za-z0-9_-]{20}$`)
 
 // upstreamProblems are the ways f breaks what the upstream's data shows.
-func upstreamProblems(f *Feedback) []string {
+func upstreamProblems(f *reviews.Feedback) []string {
 	var probs []string
 	if !upstreamID.MatchString(f.FeedbackID) {
 		probs = append(probs, "feedback_id is not 20 letters, digits, _ or -")
@@ -117,9 +116,9 @@ func upstreamProblems(f *Feedback) []string {
 	switch {
 	case f.AnswerText != "" && (f.AnswerState != "sent" || f.State != "done"):
 		probs = append(probs, fmt.Sprintf("answered with answer_state %q, state %q", f.AnswerState, f.State))
-	case f.AnswerText == "" && f.AnswerState == AnswerStateDraft && f.State != StateDraft:
+	case f.AnswerText == "" && f.AnswerState == content.AnswerStateDraft && f.State != content.StateDraft:
 		probs = append(probs, fmt.Sprintf("a draft with state %q", f.State))
-	case f.AnswerText == "" && f.AnswerState != "" && f.AnswerState != AnswerStateDraft:
+	case f.AnswerText == "" && f.AnswerState != "" && f.AnswerState != content.AnswerStateDraft:
 		probs = append(probs, fmt.Sprintf("unanswered with answer_state %q", f.AnswerState))
 	}
 	return probs
@@ -129,11 +128,11 @@ func upstreamProblems(f *Feedback) []string {
 // were answered by, as of end, with the engine's delay: every answer has
 // a reason in the settings and follows their words; every review left
 // unanswered has a reason too.
-func historyProblems(fbs []Feedback, settings Settings, end time.Time, delay time.Duration, nobody bool) []string {
+func historyProblems(fbs []reviews.Feedback, st settings.Settings, end time.Time, delay time.Duration, nobody bool) []string {
 	var probs []string
 	answered := map[int]int{}
 	for _, f := range fbs {
-		s := settings.Feedback[f.ProductValuation-1]
+		s := st.Feedback[f.ProductValuation-1]
 		created, err := time.Parse(time.DateTime, f.CreatedDate)
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s: created_date: %v", f.FeedbackID, err))
@@ -168,7 +167,7 @@ func historyProblems(fbs []Feedback, settings Settings, end time.Time, delay tim
 				probs = append(probs, fmt.Sprintf("%s (%d★) is answered on semi_auto before a person would have sent its draft", id, f.ProductValuation))
 			}
 			probs = append(probs, answerProblems(id, f.AnswerText, s)...)
-		case f.AnswerState == AnswerStateDraft:
+		case f.AnswerState == content.AnswerStateDraft:
 			if s.ReplyMode != "semi_auto" || len(why) > 0 {
 				probs = append(probs, fmt.Sprintf("%s (%d★, %s) has a draft, with reply_mode %s, %v", id, f.ProductValuation, s.ReplyMode, f.CreatedDate, why))
 			}
@@ -180,15 +179,15 @@ func historyProblems(fbs []Feedback, settings Settings, end time.Time, delay tim
 	}
 	if !nobody {
 		for r := 1; r <= 5; r++ {
-			if settings.Feedback[r-1].ReplyMode != "disabled" && answered[r] == 0 && countRating(fbs, r) > 20 {
-				probs = append(probs, fmt.Sprintf("no %d★ review is answered, on %s", r, settings.Feedback[r-1].ReplyMode))
+			if st.Feedback[r-1].ReplyMode != "disabled" && answered[r] == 0 && countRating(fbs, r) > 20 {
+				probs = append(probs, fmt.Sprintf("no %d★ review is answered, on %s", r, st.Feedback[r-1].ReplyMode))
 			}
 		}
 	}
 	return probs
 }
 
-func countRating(fbs []Feedback, r int) int {
+func countRating(fbs []reviews.Feedback, r int) int {
 	n := 0
 	for _, f := range fbs {
 		if f.ProductValuation == r {
@@ -201,7 +200,7 @@ func countRating(fbs []Feedback, r int) int {
 // answerProblems checks an answer against its rating's settings: the
 // signature last, every required word, no excluded word but for those the
 // required words or the signature hold themselves.
-func answerProblems(id, answer string, s FeedbackSettings) []string {
+func answerProblems(id, answer string, s settings.FeedbackSettings) []string {
 	var probs []string
 	if s.Signature != "" && !strings.HasSuffix(answer, s.Signature) {
 		probs = append(probs, fmt.Sprintf("%s: the answer does not end with the signature %q: %q", id, s.Signature, answer))
@@ -223,7 +222,7 @@ func answerProblems(id, answer string, s FeedbackSettings) []string {
 // upstream's do: cards of several products, articles of several styles,
 // ids with _ and -, texts from a word to paragraphs, lists of pros and
 // cons on lines, "nothing" alone, and pros and cons that fit the rating.
-func varietyProblems(fbs []Feedback, bank *content.Bank, products int) []string {
+func varietyProblems(fbs []reviews.Feedback, bank *content.Bank, products int) []string {
 	if len(fbs) < 300 {
 		return nil // too few to ask for every kind
 	}
@@ -360,14 +359,11 @@ func TestRepliesAndAnswered(t *testing.T) {
 	for name, line := range map[string]string{"engine": "replies: settings", "nobody": "replies: none", "old-zero": "answered: 0", "old-share": "answered: 0.6"} {
 		files[name+".yaml"] = &fstest.MapFile{Data: []byte("description: x\nseed: 7\nsettings: settings/default.yaml\ndata:\n  generate:\n    count: 300\n    " + line + "\n")}
 	}
-	s, err := New(Options{Scenarios: files, Scenario: "engine"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	scs := load(t, Config{Scenarios: files}, "engine").All()
 	answered := map[string]int{}
 	bodies := map[string]string{}
 	for _, name := range []string{"engine", "nobody", "old-zero", "old-share"} {
-		st, err := s.scenarios[name].store()
+		st, err := scs[name].Store()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,4 +383,14 @@ func TestRepliesAndAnswered(t *testing.T) {
 	if bodies["old-share"] != bodies["engine"] || bodies["old-zero"] != bodies["nobody"] {
 		t.Errorf("answered: 0.6 and 0 do not give the data of replies: settings and none")
 	}
+}
+
+// listFeedbacks is every review of st.
+func listFeedbacks(t *testing.T, st *reviews.Store) []reviews.Feedback {
+	t.Helper()
+	fbs, err := st.Feedbacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fbs
 }

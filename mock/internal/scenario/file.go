@@ -1,0 +1,162 @@
+package scenario
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/proxy"
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/wire"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
+)
+
+// File is the YAML form of a scenario (scenarios/NAME.yaml).
+type File struct {
+	Extends     string `yaml:"extends"`
+	Description string `yaml:"description"`
+	// Descriptions are the description in other languages, by locale
+	// (en, ru), for the control panel; description is the fallback.
+	Descriptions map[string]string `yaml:"descriptions"`
+	Seed         int64             `yaml:"seed"`
+	Tones        []string          `yaml:"tones"`
+	Settings     string            `yaml:"settings"`
+	Auth         access.Auth       `yaml:"auth"`
+	RateLimit    *access.RateLimit `yaml:"rate_limit"`
+	Faults       []fault.Fault     `yaml:"faults"`
+	Shop         *ShopSpec         `yaml:"shop"`
+	Data         DataSpec          `yaml:"data"`
+	Strict       *bool             `yaml:"strict"`
+	Proxy        *proxy.Spec       `yaml:"proxy"`
+}
+
+// keys are the top-level keys; with extends, each one given
+// replaces the parent's value whole.
+var keys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict", "proxy"}
+
+// DataSpec says where a scenario's reviews come from.
+type DataSpec struct {
+	Locale   string                `yaml:"locale" json:"locale"`
+	Fixtures []string              `yaml:"fixtures" json:"fixtures"`
+	Generate *content.GenerateSpec `yaml:"generate" json:"generate"`
+}
+
+// MaxFaults bounds a scenario's own faults, so a typo cannot exhaust
+// memory (its generated data is bounded by content's limits).
+const MaxFaults = 100
+
+// validate checks a decoded scenario; it does not change it.
+func (sf *File) validate(yf *yamlfile.File) {
+	if strings.TrimSpace(sf.Description) == "" {
+		yf.Problemf("description", "required: one line saying what the scenario is for")
+	}
+	if sf.Proxy != nil {
+		for _, pr := range sf.Proxy.Problems() {
+			yf.Problemf("proxy."+pr.Field, "%s", pr.Msg)
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
+		switch {
+		case !slices.Contains(content.Locales, l):
+			yf.Problemf("descriptions", "languages are %s, got %q", strings.Join(content.Locales, ", "), l)
+		case strings.TrimSpace(sf.Descriptions[l]) == "":
+			yf.Problemf("descriptions."+l, "must not be empty")
+		}
+	}
+	if sf.Seed == 0 {
+		yf.Problemf("seed", "required and not 0: the seed makes the data the same on every run")
+	}
+	for i, t := range sf.Tones {
+		if strings.TrimSpace(t) == "" || len([]rune(t)) > settings.MaxTone {
+			yf.Problemf(fmt.Sprintf("tones[%d]", i), "must be a non-empty string of at most %d characters", settings.MaxTone)
+		}
+	}
+	if sf.Settings == "" {
+		yf.Problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
+	}
+	for _, p := range wire.Prefixed("auth", sf.Auth.Problems()) {
+		yf.Problemf(p.Field, "%s", p.Msg)
+	}
+	if sf.RateLimit != nil {
+		for _, p := range wire.Prefixed("rate_limit", sf.RateLimit.Problems()) {
+			yf.Problemf(p.Field, "%s", p.Msg)
+		}
+	}
+	if sf.Shop != nil {
+		size := 0
+		if sf.Data.Generate != nil {
+			size = sf.Data.Generate.Count
+		}
+		// Without its parent, a file's data may come from the parent.
+		dataUnknown := yf.Keep != nil && !yf.Has("data")
+		sf.Shop.validate(yf, sf.Data.Generate != nil || dataUnknown, size)
+	}
+	if len(sf.Faults) > MaxFaults {
+		yf.Problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
+	}
+	for i := range sf.Faults {
+		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].Validate()) {
+			yf.Problemf(p.Field, "%s", p.Msg)
+		}
+	}
+	d := sf.Data
+	if d.Locale != "" && !slices.Contains(content.Locales, d.Locale) {
+		yf.Problemf("data.locale", "must be one of %s, got %q", strings.Join(content.Locales, ", "), d.Locale)
+	}
+	for i, fx := range d.Fixtures {
+		if !fs.ValidPath(fx) || !strings.HasSuffix(fx, ".yaml") {
+			yf.Problemf(fmt.Sprintf("data.fixtures[%d]", i), "must be a .yaml path inside the fixtures folder, got %q", fx)
+		}
+	}
+	if g := d.Generate; g != nil {
+		g.Validate(yf, "data.generate")
+	}
+}
+
+// applyDefaults fills what the file leaves out, and writes a generated
+// data's end anchored to now as the timestamp it is at now (unless now
+// is zero: then it stays as written).
+func (sf *File) applyDefaults(now time.Time) {
+	if sf.Data.Locale == "" {
+		sf.Data.Locale = "ru"
+	}
+	if sf.Data.Generate != nil {
+		sf.Data.Generate = sf.Data.Generate.WithDefaults(now) // the file's own: a parent's is shared
+	}
+}
+
+func copyKey(dst, src *File, key string) {
+	switch key {
+	case "description":
+		// A description of its own: the parent's translations no longer fit.
+		dst.Description, dst.Descriptions = src.Description, src.Descriptions
+	case "descriptions":
+		dst.Descriptions = src.Descriptions
+	case "seed":
+		dst.Seed = src.Seed
+	case "tones":
+		dst.Tones = src.Tones
+	case "settings":
+		dst.Settings = src.Settings
+	case "auth":
+		dst.Auth = src.Auth
+	case "rate_limit":
+		dst.RateLimit = src.RateLimit
+	case "faults":
+		dst.Faults = src.Faults
+	case "shop":
+		dst.Shop = src.Shop
+	case "data":
+		dst.Data = src.Data
+	case "strict":
+		dst.Strict = src.Strict
+	case "proxy":
+		dst.Proxy = src.Proxy
+	}
+}

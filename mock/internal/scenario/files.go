@@ -1,0 +1,156 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// notRegularError is a file the Loader does not open, and why.
+type notRegularError struct{ why string }
+
+func (e *notRegularError) Error() string { return e.why }
+
+// checkFile returns nil if name in fsys is a regular file, or a symbolic
+// link that fsys follows to one, and otherwise why it must not be read.
+// (An os.Root's file system follows no link out of its folder, and so
+// serves none of what lies outside; os.DirFS follows any.) It opens
+// nothing: opening a named pipe waits for a writer, so one in a folder
+// would hang start-up or hot reload, and a device can be endless.
+func checkFile(fsys fs.FS, name string) error {
+	mode, err := fileMode(fsys, name)
+	if err != nil {
+		return err
+	}
+	if why := notRegular(mode); why != "" {
+		return &notRegularError{why}
+	}
+	return nil
+}
+
+// fileMode is the type of what name is, symbolic links followed, found
+// without opening it. A file system with Stat (os.DirFS, os.Root's) is
+// asked; any other is looked at through the listings of name's folders,
+// where a symbolic link cannot be followed, so it is reported as one.
+func fileMode(fsys fs.FS, name string) (fs.FileMode, error) {
+	if _, ok := fsys.(fs.StatFS); ok {
+		fi, err := fs.Stat(fsys, name)
+		if err == nil {
+			return fi.Mode().Type(), nil
+		}
+		if li, lerr := fs.Lstat(fsys, name); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the name is ours already; the cause is what tells
+			}
+			return 0, &notRegularError{fmt.Sprintf("a symbolic link that cannot be followed inside the folder (%v)", err)}
+		}
+		return 0, err
+	}
+	dir, mode := ".", fs.ModeDir
+	for elem := range strings.SplitSeq(name, "/") {
+		if !mode.IsDir() {
+			return 0, &notRegularError{fmt.Sprintf("%s is %s, not a folder", dir, kindOf(mode))}
+		}
+		entries, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			return 0, err
+		}
+		i, found := slices.BinarySearchFunc(entries, elem, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		if !found {
+			return 0, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		}
+		mode, dir = entries[i].Type(), path.Join(dir, elem)
+	}
+	return mode, nil
+}
+
+// notRegular says what a file of type mode is, when it is not a regular
+// file: "a named pipe, not a regular file"; "" for a regular file.
+func notRegular(mode fs.FileMode) string {
+	switch {
+	case mode.IsRegular():
+		return ""
+	case mode&fs.ModeSymlink != 0: // only from a file system without Stat
+		return "a symbolic link, not followed: this file system cannot tell what it leads to without opening it"
+	}
+	return kindOf(mode) + ", not a regular file"
+}
+
+func kindOf(mode fs.FileMode) string {
+	switch {
+	case mode.IsRegular():
+		return "a regular file"
+	case mode.IsDir():
+		return "a folder"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
+}
+
+// readChecked reads a file that checkFile accepted. The open file is
+// checked again, in case it was replaced in between; a named pipe put in
+// its place in that instant would still hold up the open, which takes
+// someone who may write to the folder.
+func readChecked(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if why := notRegular(fi.Mode().Type()); why != "" {
+		return nil, &notRegularError{why}
+	}
+	return readBounded(f, fi.Size())
+}
+
+// MaxFileBytes bounds a scenario or fixture file: a reviews fixture of
+// 10,000 long reviews takes about a tenth of it. Decoded, a file takes a
+// few times its size in memory, so a bigger one is refused unread.
+const MaxFileBytes = 32 << 20
+
+// readBounded reads a file of the given size (as its Stat said) of at
+// most MaxFileBytes, and refuses one that grew past it meanwhile.
+func readBounded(r io.Reader, size int64) ([]byte, error) {
+	tooBig := fmt.Errorf("larger than %d MiB, the most a scenario or fixture file may be", MaxFileBytes>>20)
+	if size > MaxFileBytes {
+		return nil, tooBig
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err == nil && len(data) > MaxFileBytes {
+		return nil, tooBig
+	}
+	return data, err
+}
+
+// ReadFile reads the scenario or fixture file at path, as the server
+// would: a regular file of at most MaxFileBytes.
+func ReadFile(path string) ([]byte, error) {
+	data, err := readChecked(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = path // the path as given, not the name in its folder
+		return nil, pe
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}

@@ -1,0 +1,247 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Registry is the scenarios a server serves, by name, and the one served
+// to sessions that picked none (the active one): loaded at the start,
+// swapped in again when their files change. It owns its lock; the
+// loader's cache takes its own while the registry's is held, and guards
+// nothing else.
+type Registry struct {
+	l   *Loader
+	log *slog.Logger
+
+	mu        sync.Mutex // guards the fields below
+	scenarios map[string]*Scenario
+	sources   map[string][]byte // the bytes each serving scenario was built from
+	seen      map[string][]byte // the bytes at the last reload, to notice changes
+	active    string            // the scenario of sessions that picked none
+}
+
+// Info describes one scenario for the admin API.
+type Info struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Descriptions is the description by language (en, ru), when the
+	// scenario gives them.
+	Descriptions map[string]string `json:"descriptions,omitempty"`
+	Extends      string            `json:"extends,omitempty"`
+	Active       bool              `json:"active"`
+}
+
+// Load loads every scenario l reads, data that ends now anchored to
+// anchor, and serves active by default. Any problem fails it; the
+// active scenario's data is built before it returns.
+func Load(l *Loader, anchor time.Time, active string) (*Registry, error) {
+	l.anchor = anchor
+	scs, sources, err := l.loadAll()
+	l.anchor = time.Time{} // a reload anchors to its own present
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := scs[active]
+	if !ok {
+		return nil, l.notFound(active)
+	}
+	if _, err := sc.Store(); err != nil { // build the served data now, not on the first request
+		return nil, err
+	}
+	return &Registry{l: l, log: l.log, scenarios: scs, sources: sources, active: active}, nil
+}
+
+// Loader is the loader the registry reads with.
+func (r *Registry) Loader() *Loader { return r.l }
+
+// Default returns the scenario served to sessions that picked none.
+func (r *Registry) Default() *Scenario {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.scenarios[r.active]
+}
+
+// Get returns the scenario name, or with "" the active one, and the
+// name it went by.
+func (r *Registry) Get(name string) (*Scenario, string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if name == "" {
+		name = r.active
+	}
+	sc, ok := r.scenarios[name]
+	return sc, name, ok
+}
+
+// All returns the scenarios served now, by name.
+func (r *Registry) All() map[string]*Scenario {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.scenarios)
+}
+
+// List lists the scenarios, marking picked active, or with "" the
+// server's active one.
+func (r *Registry) List(picked string) []Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	active := r.active
+	if picked != "" {
+		active = picked
+	}
+	out := make([]Info, 0, len(r.scenarios))
+	for _, name := range slices.Sorted(maps.Keys(r.scenarios)) {
+		sc := r.scenarios[name]
+		out = append(out, Info{Name: name, Description: sc.Description, Descriptions: sc.Descriptions, Extends: sc.Extends, Active: name == active})
+	}
+	return out
+}
+
+// Pick returns the scenario name, or an error naming those there are;
+// with setActive, it becomes the active one.
+func (r *Registry) Pick(name string, setActive bool) (*Scenario, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sc, ok := r.scenarios[name]
+	if !ok {
+		have := strings.Join(slices.Sorted(maps.Keys(r.scenarios)), ", ")
+		return nil, wire.InvalidBody("name", "no scenario %q; have: %s", name, have)
+	}
+	if setActive {
+		r.active = name
+	}
+	return sc, nil
+}
+
+// Reload reads the scenarios folder again and swaps in every file that
+// changed: at once, or with settled, only once it read the same in two
+// calls in a row, so that a file still being written is never swapped in
+// half-way, even when its beginning alone is a valid scenario. If any
+// file changed, every scenario is validated again and swapped in; a
+// broken one is logged and its previous version keeps serving, and so
+// does one removed while active. It returns the problems found.
+func (r *Registry) Reload(settled bool) error {
+	p, err := r.l.newPass()
+	if err != nil {
+		return err
+	}
+	read := p.readAll()
+	prev := r.l.swapPolled(&folderState{files: read, skipped: p.skipped})
+	r.l.warnSkipped(p.skipped, prev)
+	listed := p.names
+	inFolder := func(n string) bool { return slices.Contains(listed, n) || p.skipped[n] != nil }
+	var polled map[string][]byte
+	if prev != nil {
+		polled = prev.files
+	}
+	use, changed := r.changed(p, read, polled, settled)
+	if !changed {
+		return nil
+	}
+	var errs []error
+	next := make(map[string]*Scenario)
+	sources := make(map[string][]byte)
+	for _, n := range p.names {
+		sc, err := p.load(n) // from the bytes read above
+		if err != nil {
+			errs = append(errs, err)
+			r.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", err)
+			continue
+		}
+		next[n], sources[n] = sc, use[n]
+	}
+	r.swap(next, sources, inFolder)
+	return errors.Join(errs...)
+}
+
+// changed picks the bytes a reload builds from (with settled, the files
+// that read the same as the last poll, polled, and for the others the
+// version serving now), readies p to build them, and reports whether
+// they differ from the last reload's.
+func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool) (map[string][]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := r.seen
+	if last == nil {
+		last = r.sources
+	}
+	use := read // what this reload builds from
+	if settled {
+		use = make(map[string][]byte, len(read))
+		var ready []string
+		for _, n := range p.names {
+			old, ok := polled[n]
+			src, serving := r.sources[n]
+			switch {
+			case ok && bytes.Equal(old, read[n]):
+				use[n] = read[n] // the same in two polls in a row
+			case serving:
+				// Still changing: build the version serving now.
+				use[n] = src
+				p.files[n] = fileRead{data: src}
+			default:
+				// New and still changing: as if not there yet.
+				p.files[n] = fileRead{err: fs.ErrNotExist}
+				continue
+			}
+			ready = append(ready, n)
+		}
+		p.names = ready
+	}
+	changed := !maps.EqualFunc(use, last, bytes.Equal)
+	r.seen = use
+	return use, changed
+}
+
+// swap serves next, built from sources: a scenario that did not build,
+// was skipped, or was removed while active keeps its version serving
+// (inFolder says whether the folder still has it), and an unchanged one
+// (by fingerprint) keeps the same version, so counters go on.
+func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, inFolder func(string) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for n, old := range r.scenarios {
+		if _, ok := next[n]; !ok && (inFolder(n) || n == r.active) {
+			next[n] = old // broken, skipped, or removed while active: keep it
+			sources[n] = r.sources[n]
+		}
+	}
+	for n, sc := range next {
+		if !bytes.Equal(sources[n], r.sources[n]) {
+			r.log.Info("scenario reloaded", "scenario", n)
+		}
+		if old, ok := r.scenarios[n]; ok && old.fingerprint == sc.fingerprint {
+			next[n] = old // unchanged: keep the same version, so counters go on
+		}
+	}
+	r.scenarios, r.sources = next, sources
+	r.l.cache.retain(next) // old versions' data can go
+}
+
+// Watch looks at the scenarios folder every interval until ctx ends, and
+// swaps in each changed file once it has stayed the same for one
+// interval (Reload, settled). Problems are logged, and the previous
+// versions keep serving.
+func (r *Registry) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.Reload(true) // problems are logged by Reload
+		}
+	}
+}

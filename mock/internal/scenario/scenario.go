@@ -1,0 +1,220 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/proxy"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
+)
+
+// Scenario is a loaded, validated scenario: its rules, the initial
+// settings every session starts from, and its data, built on first use.
+type Scenario struct {
+	Name        string
+	Description string
+	// Descriptions is Description by language (en, ru), when the file
+	// gives them.
+	Descriptions map[string]string
+	Extends      string
+	Seed         int64
+	Locale       string
+
+	file      File // with the parent's values merged in and defaults applied
+	rules     settings.Rules
+	settings  settings.Settings
+	history   settings.Settings // what the generated history was answered by: settings, or generate.history_settings
+	auth      access.Auth
+	rateLimit *access.RateLimit
+	strict    *bool // warnings answer 400 (true) or not (false); nil: as Options.Strict says
+	faults    []fault.Fault
+	shop      *ShopSpec     // nil: the data never changes
+	bank      *content.Bank // for new reviews and replies of a living shop
+	media     media.URLs    // the base of generated media URLs: the server's public URL
+	data      *dataSource
+	// fingerprint changes whenever anything above does; a reload keeps a
+	// scenario whose fingerprint is unchanged, and with it sessions' counters.
+	fingerprint string
+}
+
+// What a loaded scenario is made of, for the server's packages. Values
+// come from the scenario's file, its parent's merged in, with defaults.
+
+// Rules are the checks its settings follow (its tones).
+func (sc *Scenario) Rules() settings.Rules { return sc.rules }
+
+// Settings are the settings every session starts from.
+func (sc *Scenario) Settings() settings.Settings { return sc.settings }
+
+// History are the settings the generated history was answered by: the
+// scenario's, or generate.history_settings.
+func (sc *Scenario) History() settings.Settings { return sc.history }
+
+// Auth is who may call the API in the scenario.
+func (sc *Scenario) Auth() access.Auth { return sc.auth }
+
+// RateLimit is the scenario's rate limit; nil for none.
+func (sc *Scenario) RateLimit() *access.RateLimit { return sc.rateLimit }
+
+// Strict says whether warnings answer 400 (true) or not (false); nil: as
+// the server's option says.
+func (sc *Scenario) Strict() *bool { return sc.strict }
+
+// Faults are the scenario's own faults, prepared. The slice is the
+// scenario's own: a fault's counters are keyed by its address in it, so
+// it is read, never changed.
+func (sc *Scenario) Faults() []fault.Fault { return sc.faults }
+
+// Shop makes the scenario's shop live; nil: its data never changes.
+func (sc *Scenario) Shop() *ShopSpec { return sc.shop }
+
+// Generate is the generator's spec of the scenario's data, defaults
+// applied; nil for data of fixtures alone.
+func (sc *Scenario) Generate() *content.GenerateSpec { return sc.file.Data.Generate }
+
+// Proxy is the scenario's pass-through to the real service; nil for none.
+func (sc *Scenario) Proxy() *proxy.Spec { return sc.file.Proxy }
+
+// Bank is the phrase bank a living shop writes new reviews and replies
+// from; nil for a scenario without generated data or a shop.
+func (sc *Scenario) Bank() *content.Bank { return sc.bank }
+
+// Media are where the scenario's media URLs point: the server's public URL.
+func (sc *Scenario) Media() media.URLs { return sc.media }
+
+// Fingerprint changes whenever anything the scenario is made of does: a
+// reload keeps a scenario whose fingerprint is unchanged, and a snapshot
+// names the version it was taken on.
+func (sc *Scenario) Fingerprint() string { return sc.fingerprint }
+
+// fingerprint hashes what a scenario is made of.
+func fingerprint(sf File, seed int64, dataKey string) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	enc.Encode(sf)
+	enc.Encode(seed)
+	enc.Encode(dataKey)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// dataKey names a scenario's data by everything that goes into it, so
+// identical data is built once.
+func dataKey(d DataSpec, seed int64, st settings.Settings, delay time.Duration, fixtures []reviews.Feedback) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	enc.Encode(d)
+	enc.Encode(seed)
+	enc.Encode(st)
+	enc.Encode(delay)
+	enc.Encode(fixtures)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// HistoryDelay is the reply engine's delay in sc's history: its living
+// shop's, so that the history reads as the shop would have written it,
+// or content.HistoryDelay.
+func (sc *Scenario) HistoryDelay() time.Duration {
+	if sc.shop != nil {
+		return sc.shop.ReplyDelay.D()
+	}
+	return content.HistoryDelay
+}
+
+// dataBuilder builds sc's reviews: the fixtures, then the generated ones.
+func (sc *Scenario) dataBuilder(display string, fixtures []reviews.Feedback) func() (*reviews.Store, error) {
+	gen, seed, bank, st, urls := sc.file.Data.Generate, sc.Seed, sc.bank, sc.history, sc.media
+	delay := sc.HistoryDelay()
+	return func() (*reviews.Store, error) {
+		fbs := slices.Clone(fixtures)
+		if gen != nil {
+			more, err := content.Generate(*gen, seed, bank, st, urls, delay)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", display, err)
+			}
+			fbs = append(fbs, more...)
+		}
+		return reviews.New(fbs)
+	}
+}
+
+// Len is the number of reviews in the scenario's data, building it if needed.
+func (sc *Scenario) Len() (int, error) {
+	st, err := sc.Store()
+	if err != nil {
+		return 0, err
+	}
+	return st.Len(), nil
+}
+
+// Store is the scenario's reviews, built on first use.
+func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.get() }
+
+// DataEnd is where sc's generated data ends when anchored to the
+// present (generate.end: now), else "": data written with a fixed end
+// is the same whenever it loads.
+func (sc *Scenario) DataEnd() string {
+	if g := sc.file.Data.Generate; g != nil && g.Anchored() {
+		return g.End
+	}
+	return ""
+}
+
+// dataSource builds a store once, on first use. Scenarios with the same
+// data (an extends without its own data or seed) share one.
+type dataSource struct {
+	once  sync.Once
+	build func() (*reviews.Store, error)
+	st    *reviews.Store
+	err   error
+}
+
+func (d *dataSource) get() (*reviews.Store, error) {
+	d.once.Do(func() { d.st, d.err = d.build() })
+	return d.st, d.err
+}
+
+// dataCache shares built data between scenarios and across reloads, keyed
+// by everything the data depends on.
+type dataCache struct {
+	mu sync.Mutex // guards m
+	m  map[string]*dataSource
+}
+
+func (c *dataCache) source(key string, build func() (*reviews.Store, error)) *dataSource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*dataSource)
+	}
+	if d, ok := c.m[key]; ok {
+		return d
+	}
+	d := &dataSource{build: build}
+	c.m[key] = d
+	return d
+}
+
+// retain forgets the data no scenario in scs uses any more.
+func (c *dataCache) retain(scs map[string]*Scenario) {
+	used := make(map[*dataSource]bool, len(scs))
+	for _, sc := range scs {
+		used[sc.data] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, d := range c.m {
+		if !used[d] {
+			delete(c.m, k)
+		}
+	}
+}

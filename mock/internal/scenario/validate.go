@@ -1,0 +1,113 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
+)
+
+// Result is the outcome of loading one scenario.
+type Result struct {
+	Name string
+	// File names the scenario's file as problems do: the user's path, or
+	// "(shipped) scenarios/NAME.yaml".
+	File string
+	Err  error
+}
+
+// ValidateAll loads every scenario cfg's folders hold, with its fixtures
+// and generated data, and reports each one's problems. A NAME.yaml that
+// is not a regular file (a named pipe, a folder, a symbolic link leading
+// out of the folder) is reported too: serving skips it with a warning.
+func ValidateAll(cfg Config) ([]Result, error) {
+	p, err := NewLoader(cfg).newPass()
+	if err != nil {
+		return nil, err
+	}
+	results := make([]Result, 0, len(p.names)+len(p.skipped))
+	for _, n := range p.names {
+		_, err := p.load(n)
+		results = append(results, Result{Name: n, File: p.display(n), Err: err})
+	}
+	for n, err := range p.skipped {
+		file := ""
+		if pr, ok := err.(*yamlfile.Problem); ok {
+			file = pr.File
+		}
+		results = append(results, Result{Name: n, File: file, Err: err})
+	}
+	slices.SortFunc(results, func(a, b Result) int { return strings.Compare(a.Name, b.Name) })
+	return results, nil
+}
+
+// SourceFile is a file given to ValidateFiles: its path, as problems
+// name it, and its bytes.
+type SourceFile struct {
+	Path string
+	Data []byte
+}
+
+// ValidateFiles checks scenario and fixture files and returns their
+// problems, joined (a scenario's may repeat in each scenario extending
+// it). A file's top-level kind tells what it is: reviews, settings or
+// phrases for a fixture; none (or "scenario") for a scenario. A
+// scenario's extends is resolved as the server resolves it, among the
+// scenario files given (each named by its file name without .yaml), then
+// cfg's folders; its fixtures are read from cfg's.
+func ValidateFiles(cfg Config, files []SourceFile) error {
+	l := NewLoader(cfg)
+	given := layer{dir: "the files given", where: "the files given", given: make(map[string]SourceFile)}
+	kinds := make([]string, len(files))
+	for i, f := range files {
+		var head struct {
+			Kind string `yaml:"kind"`
+		}
+		yaml.Unmarshal(f.Data, &head) // syntax errors are reported by the full decode
+		kinds[i] = head.Kind
+		name := scenarioName(f.Path)
+		if _, dup := given.given[name+".yaml"]; (head.Kind == "" || head.Kind == "scenario") && scenarioNameRE.MatchString(name) && !dup {
+			given.given[name+".yaml"] = f
+		}
+	}
+	l.scenarios = append([]layer{given}, l.scenarios...)
+	p, err := l.newPass()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i, f := range files {
+		switch kinds[i] {
+		case "reviews":
+			_, err = content.DecodeReviews(f.Path, f.Data, l.media)
+		case "settings":
+			_, err = content.DecodeSettings(f.Path, f.Data, settings.Rules{})
+		case "phrases":
+			_, err = content.DecodePhrases(f.Path, f.Data)
+		case "", "scenario":
+			name := scenarioName(f.Path)
+			if !scenarioNameRE.MatchString(name) {
+				errs = append(errs, &yamlfile.Problem{File: f.Path, Message: fmt.Sprintf("a scenario is served by its file name, NAME.yaml, NAME of lower-case letters, digits, '-' and '_'; got %q", filepath.Base(f.Path))})
+			}
+			_, err = p.build(name, f.Path, f.Data, nil)
+		default:
+			err = &yamlfile.Problem{File: f.Path, Line: 1, Col: 1, Field: "kind",
+				Message: fmt.Sprintf("must be reviews, settings or phrases for a fixture, or absent for a scenario; got %q", kinds[i])}
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// scenarioName is the name a scenario file is served by: its file name
+// without .yaml.
+func scenarioName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".yaml")
+}
