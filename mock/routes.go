@@ -54,7 +54,9 @@ func (s *Server) routes() *mux.Router {
 		}})
 	}
 	for _, op := range s.api {
-		r.Handle(op.path, unreachable(op.path)).Methods(op.methods...)
+		// Methods changes the slice it is given (to upper case): the
+		// table's own is shared by every Server.
+		r.Handle(op.path, unreachable(op.path)).Methods(slices.Clone(op.methods)...)
 	}
 
 	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
