@@ -1,0 +1,71 @@
+package mock
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// maxClockYear is the last year a living shop's clock reaches: the dates
+// it writes stay four-digit years, with room.
+const maxClockYear = 2199
+
+// Clock is the data of /__mock/clock.
+type Clock struct {
+	Session  string `json:"session"`
+	Scenario string `json:"scenario"`
+	Now      string `json:"now"`
+	Frozen   bool   `json:"frozen"`
+}
+
+// handleClock serves GET and POST /__mock/clock: a session's shop clock,
+// and {"advance":"2h"} to move it ahead and run everything due. The
+// scenario is the session's, or ?scenario= / X-Mock-Scenario.
+func (s *Server) handleClock(r *http.Request) (int, any, error) {
+	var body struct {
+		Advance Duration `json:"advance"`
+	}
+	if r.Method == http.MethodPost {
+		if err := decodeAdminBody(r, &body); err != nil {
+			return 0, nil, err
+		}
+		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
+			return 0, nil, wire.InvalidBody("advance", "must be a duration from 1ns to 8784h, such as \"2h\"")
+		}
+	}
+	sid, err := oneSession(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	name := requestScenario(r)
+	find := s.peek // reading the clock creates no session
+	if r.Method == http.MethodPost {
+		find = s.resolve
+	}
+	ss, sc, err := find(sid, name)
+	if err != nil {
+		return 0, nil, err
+	}
+	if sc.Shop() == nil {
+		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
+	}
+	now := s.now()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sh, err := ss.runShop(sc, now)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body.Advance > 0 {
+		if sh.now(now).Add(body.Advance.D()).Year() > maxClockYear {
+			return 0, nil, wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", maxClockYear)
+		}
+		sh.advance(body.Advance.D())
+		if err := sh.run(sh.now(now), ss.state(sc).settings); err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.now(now).Format(reviews.TimestampLayout), Frozen: sh.spec.Clock == "frozen"}, nil
+}

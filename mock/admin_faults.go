@@ -1,0 +1,115 @@
+package mock
+
+import (
+	"cmp"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// handleFaultsList serves GET /__mock/faults: {"faults":[...],
+// "scenario":NAME,"scenario_faults":[...],"scenario_auth":"none"|"bearer",
+// "scenario_rate_limit":{...}|null}, the run-time faults of the session
+// (or all of them) and what its scenario itself does to requests: its
+// faults, auth and rate limit (overrides may replace the last two). The
+// scenario's tokens are not shown. The answer is written fault by fault
+// as it is encoded, not built whole.
+func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	faults := s.Faults(sid)
+	scope := sid
+	if sid == AllSessions {
+		scope = DefaultSession
+	}
+	_, sc, err := s.peek(scope, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	auth := cmp.Or(sc.Auth().Type, "none")
+	return http.StatusOK, faultsList{faults: faults, scenario: sc.Name, scenarioFaults: sc.Faults(), scenarioAuth: auth, scenarioRate: sc.RateLimit()}, nil
+}
+
+// faultsList is the data of GET /__mock/faults.
+type faultsList struct {
+	faults         []Fault
+	scenario       string
+	scenarioFaults []Fault
+	scenarioAuth   string
+	scenarioRate   *RateLimit
+}
+
+func (l faultsList) writeData(js *wire.Stream) {
+	js.Raw(`{"faults":`)
+	wire.StreamArray(js, l.faults)
+	js.Raw(`,"scenario":`)
+	js.Value(l.scenario)
+	js.Raw(`,"scenario_faults":`)
+	wire.StreamArray(js, l.scenarioFaults)
+	js.Raw(`,"scenario_auth":`)
+	js.Value(l.scenarioAuth)
+	js.Raw(`,"scenario_rate_limit":`)
+	js.Value(l.scenarioRate)
+	js.Raw("}")
+}
+
+// handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
+func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
+	sid, f, err := faultRequest(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	added, err := s.AddFault(sid, *f)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, added, nil
+}
+
+// handleFaultsReplace serves PUT /__mock/faults: a named Fault in JSON
+// that takes the place of the run-time faults of that name, in one step.
+func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
+	sid, f, err := faultRequest(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	put, _, err := s.ReplaceFault(sid, *f)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, put, nil
+}
+
+// faultRequest reads a request that carries a fault: its scope (a
+// session, or AllSessions) and the Fault in its JSON body.
+func faultRequest(r *http.Request) (string, *Fault, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return "", nil, err
+	}
+	body, err := wire.ReadJSONBody(nil, r)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := fault.Decode(body)
+	return sid, f, err
+}
+
+// handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.
+func (s *Server) handleFaultsDelete(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	id := mux.Vars(r)["id"]
+	n := s.RemoveFaults(sid, id)
+	if id != "" && n == 0 {
+		return 0, nil, &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
+	}
+	return http.StatusOK, map[string]int{"removed": n}, nil
+}

@@ -1,0 +1,78 @@
+package mock
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// handleRequestsList serves GET /__mock/requests: {"count":N,"requests":
+// [...]}, the journal entries that match the pattern (parseJournalQuery),
+// oldest first. ?since=SEQ gives only the newer entries (for polling),
+// ?limit=N (1 to 100000) the newest N, and ?wait=5s holds the answer
+// until at least one entry matches or the wait ends (then the list is
+// empty). Without them, every entry kept, at most Options.JournalEntries.
+// The entries are gathered under the journals' locks as references, then
+// written one by one as they are encoded, so listing a full journal holds
+// a reference per entry and one encoded entry at a time, not the answer.
+func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
+	q, err := parseJournalQuery(r, "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	limit := 0
+	if v, ok := q.params["limit"]; ok {
+		n, err := wire.ParseDigits(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return 0, nil, wire.InvalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
+		}
+		limit = int(n)
+	}
+	if err := s.waitFor(r, q, 1); err != nil {
+		return 0, nil, err
+	}
+	l, err := s.journals.List(q.p, limit)
+	if err != nil {
+		return 0, nil, err // past journal.MaxListingBytes
+	}
+	return http.StatusOK, requestsList{l}, nil
+}
+
+// MaxListingBytes bounds the journal entries that listings being written
+// keep alive together: an entry the journal drops meanwhile lives on
+// until its listing is written, and a client may read slowly. A listing
+// always fits alone (the journals keep at most Options.JournalBytes).
+const MaxListingBytes = journal.MaxListingBytes
+
+// requestsList is the data of GET /__mock/requests: the entries, pinned
+// until they are written.
+type requestsList struct{ *journal.Listing }
+
+func (l requestsList) release() { l.Release() }
+
+func (l requestsList) writeData(js *wire.Stream) {
+	js.Raw(`{"count":` + strconv.Itoa(l.Len()) + `,"requests":[`)
+	for i := range l.Len() {
+		if js.Err() != nil {
+			return // the client is gone: build no more entries
+		}
+		if i > 0 {
+			js.Raw(",")
+		}
+		e := l.Entry(i)
+		js.Value(&e)
+	}
+	js.Raw("]}")
+}
+
+// handleRequestsDelete serves DELETE /__mock/requests.
+func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
+	sid, err := adminScope(r, AllSessions)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.ClearRequests(sid)
+	return http.StatusOK, map[string]string{"cleared": sid}, nil
+}
