@@ -1,0 +1,123 @@
+package mock
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// handleSnapshotGet serves GET /__mock/snapshot: a session's snapshot,
+// the document itself (not in the envelope), YAML unless the Accept
+// header asks for JSON first or format=json says so.
+func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
+	asYAML, sid, err := snapshotQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	select {
+	case s.snapshotTakers <- struct{}{}:
+		defer func() { <-s.snapshotTakers }()
+	case <-r.Context().Done():
+		return
+	}
+	snap, err := s.Snapshot(sid)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	snap.redactTokens()
+	body, err := MarshalSnapshot(snap, asYAML)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctype, ext := wire.ContentTypeJSON, "json"
+	if asYAML {
+		ctype, ext = wire.ContentTypeYAML, "yaml"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="replymock-%s.%s"`, sid, ext))
+	h.Set("Cache-Control", "no-store")
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// snapshotQuery reads GET /__mock/snapshot's query: the session (one,
+// not *) and the format: format=json|yaml, else the first JSON or YAML
+// type in Accept, else YAML.
+func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
+	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session", "format"}})
+	if err == nil {
+		sid, err = sessionParam(q, r, DefaultSession)
+	}
+	if err == nil && sid == AllSessions {
+		err = wire.InvalidParameter("session", "must name one session, not *")
+	}
+	if err != nil {
+		return false, "", err
+	}
+	switch f, given, err := q.Get("format"); {
+	case err != nil:
+		return false, "", err
+	case !given:
+	case f == "json":
+		return false, sid, nil
+	case f == "yaml":
+		return true, sid, nil
+	default:
+		return false, "", wire.InvalidParameter("format", "must be json or yaml, got %q", wire.Clip(f))
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "application/json":
+			return false, sid, nil
+		case "application/yaml", "application/x-yaml", "text/yaml":
+			return true, sid, nil
+		}
+	}
+	return true, sid, nil
+}
+
+// handleSnapshotPost serves POST /__mock/snapshot: a snapshot (JSON or
+// YAML, by Content-Type) restored into session (default: the
+// snapshot's own).
+func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
+	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session"}})
+	if err != nil {
+		return 0, nil, err
+	}
+	sid, err := sessionParam(q, r, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	if sid == AllSessions {
+		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
+	}
+	s.restoreMu.Lock()
+	defer s.restoreMu.Unlock()
+	body, err := readDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
+		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
+	if err != nil {
+		return 0, nil, err
+	}
+	snap, err := decodeSnapshot(body, false)
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := s.Restore(sid, snap)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(res.Dropped) > 0 {
+		s.log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+	}
+	return http.StatusOK, res, nil
+}

@@ -1,0 +1,508 @@
+package mock
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// RestoreResult is the answer of POST /__mock/snapshot.
+type RestoreResult struct {
+	Session string `json:"session"`
+	// Dropped says what of the snapshot could not come back as it was,
+	// and why (a scenario gone or changed since); empty when all did.
+	Dropped []string `json:"dropped"`
+}
+
+// Bounds of what a snapshot may say: a real clock's lead (as far as a
+// year of POST /__mock/clock moves at most, ten times over), and ids
+// (far past any shop's, and exact in a float64).
+const (
+	maxLead              = 10 * 8784 * time.Hour
+	maxRecordID          = 1 << 50
+	maxSnapshotScenarios = 1000
+)
+
+// Restore makes session sid ("" for the snapshot's own) what snap says,
+// in place of what it was: the list, counts and settings then answer as
+// they did when it was taken. A problem with the document is a 400
+// *APIError naming its field, and changes nothing; so does a bound passed
+// (seeded reviews, run-time faults: 409). What belongs to a scenario
+// that is gone, or has changed since (its fingerprint, or the present
+// its data is anchored to), is left out and said in Dropped: settings
+// and seeded reviews come back on a changed scenario, fault counters
+// and the living shop start again.
+func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
+	if sid == "" {
+		sid = snap.Session
+	}
+	if err := snap.check(); err != nil {
+		return RestoreResult{}, err
+	}
+	if !validID(sid) {
+		return RestoreResult{}, wire.InvalidParameter("session", msgBadSessionID)
+	}
+	// Everything is built before the session is touched.
+	rs := &restoring{res: RestoreResult{Session: sid, Dropped: []string{}}, current: s.scenarioMap(), now: s.now(),
+		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: newSession(sid, &s.shops)}
+	rs.fresh.seedBudget = s.seedBudget
+	rs.session(snap)
+	for i := range snap.Scenarios {
+		if err := rs.scenario(fmt.Sprintf("scenarios[%d]", i), &snap.Scenarios[i]); err != nil {
+			return RestoreResult{}, err
+		}
+	}
+	if rs.seedCount > MaxSeedReviews {
+		return RestoreResult{}, &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "scenarios",
+			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", MaxSeedReviews, rs.seedCount)}
+	}
+	global := s.faults.Shared()
+	for _, c := range snap.SharedFaultCounters {
+		if i := slices.IndexFunc(global, func(f *Fault) bool { return f.ID == c.ID }); i >= 0 {
+			rs.fresh.counters[global[i]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
+		} else {
+			rs.drop("fault %s for every session: no such fault now; its counter is left out", c.ID)
+		}
+	}
+	if err := s.install(sid, rs); err != nil {
+		return RestoreResult{}, err
+	}
+	return rs.res, nil
+}
+
+// restoring is a session being built from a snapshot, and what of the
+// snapshot could not come back.
+type restoring struct {
+	res     RestoreResult
+	current map[string]*Scenario // the scenarios served now
+	now     time.Time
+	rb      rebase
+	fresh   *session
+
+	faults    []*Fault // the session's run-time faults
+	shops     []shopToBe
+	seedBytes int64
+	seedCount int
+}
+
+// shopToBe is a living shop restored, to be counted in the shops' budget
+// once its session is in.
+type shopToBe struct {
+	st *scenarioState
+	sh *shopState
+}
+
+func (rs *restoring) drop(format string, args ...any) {
+	rs.res.Dropped = append(rs.res.Dropped, fmt.Sprintf(format, args...))
+}
+
+// session restores what belongs to the session whatever its scenario:
+// its pick, its overrides, its run-time faults and their counters.
+func (rs *restoring) session(snap *Snapshot) {
+	fresh := rs.fresh
+	if snap.Scenario != "" {
+		if rs.current[snap.Scenario] == nil {
+			rs.drop("scenario %q: no such scenario now; the session follows the server's", snap.Scenario)
+		} else {
+			fresh.scenario = snap.Scenario
+		}
+	}
+	if snap.Overrides != nil {
+		fresh.overrides = *snap.Overrides
+		if a := fresh.overrides.Auth; a != nil && slices.Contains(a.Tokens, redacted) {
+			fresh.overrides.Auth = nil
+			rs.drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
+		}
+	}
+	fresh.counters = make(map[*Fault]*fault.Counter)
+	for i := range snap.Faults {
+		f := snap.Faults[i].Fault
+		f.Prepare()
+		fp := &f
+		rs.faults = append(rs.faults, fp)
+		fresh.counters[fp] = &fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit}
+	}
+}
+
+// scenario restores the session's state in one scenario, at path in the
+// document: its seeded reviews and settings, and, on the same version of
+// the scenario, its fault counters and living shop.
+func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
+	sc := rs.current[rec.Name]
+	if sc == nil {
+		rs.drop("scenario %q: no such scenario now; its state is left out", rec.Name)
+		return nil
+	}
+	same := rec.Fingerprint == sc.Fingerprint()
+	if !same {
+		rs.drop("scenario %q: its file, fixtures or seed changed since the snapshot: its fault counters and living shop start again", rec.Name)
+	} else if rec.DataEnd != sc.DataEnd() {
+		same = false
+		rs.drop("scenario %q: its data is anchored to the present and now ends at %s, not %s: its living shop starts again", rec.Name, sc.DataEnd(), rec.DataEnd)
+	}
+	fresh := rs.fresh
+	if rec.Seeded != nil {
+		sd, err := restoreSeeds(rec.Seeded, path+".seeded", rs.rb)
+		if err != nil {
+			return err
+		}
+		rs.seedBytes += sd.bytes
+		rs.seedCount += sd.own.Len()
+		if fresh.seeds.m == nil {
+			fresh.seeds.m = make(map[string]*seedState)
+		}
+		fresh.seeds.m[rec.Name] = sd
+	}
+	if rec.Settings == nil {
+		return nil
+	}
+	st := &scenarioState{sc: sc, settings: *rec.Settings}
+	if probs := st.settings.Validate(sc.Rules()); len(probs) > 0 {
+		if same {
+			p := probs[0]
+			return wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
+		}
+		rs.drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
+		st.settings = sc.Settings()
+	}
+	if fresh.states == nil {
+		fresh.states = make(map[string]*scenarioState)
+	}
+	fresh.states[rec.Name] = st
+	if !same {
+		return nil
+	}
+	for j, c := range rec.FaultCounters {
+		if c.Index >= len(sc.Faults()) {
+			return wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.Faults()), c.Index+1)
+		}
+		fresh.counters[&sc.Faults()[c.Index]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
+	}
+	if rec.Shop == nil {
+		return nil
+	}
+	if sc.Shop() == nil {
+		return wire.InvalidBody(path+".shop", "scenario %q has no living shop", rec.Name)
+	}
+	base, err := fresh.baseLocked(sc)
+	if err != nil {
+		return err
+	}
+	sh, err := restoreShop(sc, base, rec.Shop, path+".shop", rs.now, rs.rb)
+	if err != nil {
+		return err
+	}
+	st.shop = sh
+	rs.shops = append(rs.shops, shopToBe{st, sh})
+	return nil
+}
+
+// install puts the restored session in place of session sid: the session
+// it replaces goes, in one step with the new one's coming, and the
+// bounds are checked with it gone.
+func (s *Server) install(sid string, rs *restoring) error {
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	// The faults go in place of the session's own, with the bounds
+	// checked first; then the seeds' bound, and the old session goes.
+	err := s.faults.Restore(sid, rs.faults, func() error {
+		var oldSeeds int64
+		if old, ok := s.sessions[sid]; ok {
+			old.seeds.mu.Lock()
+			for _, sd := range old.seeds.m {
+				oldSeeds += sd.bytes
+			}
+			old.seeds.mu.Unlock()
+		}
+		if !s.seedBudget.Fits(rs.seedBytes - oldSeeds) {
+			return s.errSeedMemory(rs.seedBytes - oldSeeds)
+		}
+		s.dropSessionLocked(sid)
+		s.seedBudget.Charge(rs.seedBytes)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fresh := rs.fresh
+	s.evictForLocked(rs.now)
+	fresh.lastUsed = rs.now
+	fresh.journalKey = s.journals.Open(sid)
+	s.sessions[sid] = fresh
+	for _, sh := range rs.shops {
+		fresh.shops.add(sh.sh, fresh, sh.st)
+	}
+	return nil
+}
+
+// joinField is path.field, or path for no field.
+func joinField(path, field string) string {
+	if field == "" {
+		return path
+	}
+	return path + "." + field
+}
+
+// restoreSeeds builds what a session seeded from its snapshot.
+func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*seedState, error) {
+	if in.Mode != SeedReplace && in.Mode != SeedAppend {
+		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
+	}
+	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
+	if err != nil {
+		return nil, err
+	}
+	if len(fbs) == 0 {
+		return nil, wire.InvalidBody(path+".reviews", "must hold at least one review")
+	}
+	own, err := reviews.NewNumbered(fbs)
+	if err != nil {
+		return nil, wire.InvalidBody(path+".reviews", "%v", err)
+	}
+	return &seedState{replace: in.Mode == SeedReplace, own: own, bytes: own.Bytes() + seedOverhead}, nil
+}
+
+// decodeRecords reads reviews as the list shows them, each checked.
+func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, error) {
+	fbs := make([]Feedback, len(raws))
+	for i, raw := range raws {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if err := wire.DecodeStrict(raw, &fbs[i]); err != nil {
+			return nil, prefixField(namedUnknown(err), p)
+		}
+		f := &fbs[i]
+		switch {
+		case f.ID <= 0 || f.ID > maxRecordID:
+			return nil, wire.InvalidBody(p+".id", "must be an integer from 1 to %d, got %d", int64(maxRecordID), f.ID)
+		case f.ProductValuation < 1 || f.ProductValuation > 5:
+			return nil, wire.InvalidBody(p+".product_valuation", "must be 1 to 5, got %d", f.ProductValuation)
+		}
+		if _, err := reviews.MetaOf(f); err != nil {
+			return nil, wire.InvalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
+		}
+		rb.apply(f)
+		if problem := mediaProblem(f); problem != "" {
+			return nil, wire.InvalidBody(p+"."+problem, "not as the list writes it")
+		}
+	}
+	return fbs, nil
+}
+
+// mediaProblem names the field of f that is not as the list writes it:
+// valuation_tags and photos JSON text of their lists, video an object or
+// null.
+func mediaProblem(f *Feedback) string {
+	var tags []string
+	if f.ValuationTags != "" && json.Unmarshal([]byte(f.ValuationTags), &tags) != nil {
+		return "valuation_tags"
+	}
+	var photos []Photo
+	if f.Photos != "" && json.Unmarshal([]byte(f.Photos), &photos) != nil {
+		return "photos"
+	}
+	if v := bytes.TrimSpace(f.Video); len(v) > 0 && string(v) != "null" {
+		var video Video
+		if v[0] != '{' || json.Unmarshal(v, &video) != nil {
+			return "video"
+		}
+	}
+	return ""
+}
+
+// rebase moves the media URLs of restored reviews from the server that
+// took the snapshot to this one.
+type rebase struct{ from, to string }
+
+func (rb rebase) apply(f *Feedback) { media.Rebase(f, rb.from, rb.to) }
+
+// namedUnknown names the field of an "unknown field" error.
+func namedUnknown(err error) error {
+	ae, ok := err.(*APIError)
+	if !ok || ae.Field != "" {
+		return err
+	}
+	if name, ok := strings.CutPrefix(ae.Message, `json: unknown field "`); ok {
+		c := *ae
+		c.Field = strings.TrimSuffix(name, `"`)
+		c.Message = "unknown field"
+		return &c
+	}
+	return err
+}
+
+// prefixField puts path before the field an *APIError names.
+func prefixField(err error, path string) error {
+	if ae, ok := err.(*APIError); ok {
+		c := *ae
+		c.Field = joinField(path, ae.Field)
+		return &c
+	}
+	return err
+}
+
+// restoreShop builds a session's living shop in sc, on base, from in.
+func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path string, now time.Time, rb rebase) (*shopState, error) {
+	sh, err := newShopState(sc, base, now)
+	if err != nil {
+		return nil, err
+	}
+	if in.Clock != cmp.Or(sh.spec.Clock, "real") {
+		return nil, wire.InvalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
+	}
+	state, err := base64.StdEncoding.DecodeString(in.Replies)
+	if err == nil {
+		err = sh.engine.SetState(state)
+	}
+	if err != nil {
+		return nil, wire.InvalidBody(path+".replies", "not the state of a reply engine: %v", err)
+	}
+	if err := checkShopTimes(in, path); err != nil {
+		return nil, err
+	}
+	arrivals, err := shopArrivals(base, in, path, rb)
+	if err != nil {
+		return nil, err
+	}
+	sh.origin, sh.processed = in.Origin, in.Processed
+	for i, t := range in.SettingsChanged {
+		sh.changedAt[i] = t
+	}
+	// The generator goes on where it stood: it writes the arrivals again,
+	// at their times, and they are let go.
+	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
+		for ; sh.arrived < len(arrivals); sh.arrived++ {
+			sh.arrival(g, sh.arrivalTime(sh.arrived))
+		}
+	} else if len(arrivals) > 0 {
+		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
+	}
+	if sh.spec.Clock == "frozen" {
+		sh.frozen = in.Now
+	} else {
+		sh.advanced = in.Lead.D()
+		// A shop that stood still for long (a server down for days) goes
+		// on from maxShopGap before now, as a new one would: the stretch
+		// before that stays empty rather than fill with a burst.
+		if from := now.Add(sh.advanced - maxShopGap); from.After(sh.processed) {
+			skip := from.Sub(sh.processed)
+			sh.origin, sh.processed = sh.origin.Add(skip), from
+		}
+	}
+	if sh.st, err = shopReviews(base, in, arrivals, path, rb); err != nil {
+		return nil, err
+	}
+	return sh, nil
+}
+
+// checkShopTimes checks a shop snapshot's times: each within the years a
+// clock may show, processed between origin and now, a lead within
+// maxLead.
+func checkShopTimes(in *ShopSnapshot, path string) error {
+	for _, tf := range []struct {
+		name string
+		t    time.Time
+	}{{"origin", in.Origin}, {"processed", in.Processed}, {"now", in.Now}} {
+		if tf.t.Year() < 2000 || tf.t.Year() > maxClockYear {
+			return wire.InvalidBody(path+"."+tf.name, "must be a time from 2000 to the end of %d, got %s", maxClockYear, tf.t.Format(time.RFC3339))
+		}
+	}
+	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
+		return wire.InvalidBody(path+".processed", "must lie between origin and now")
+	}
+	if in.Lead < 0 || in.Lead.D() > maxLead {
+		return wire.InvalidBody(path+".lead", "must be from 0 to %s, got %s", Duration(maxLead), in.Lead)
+	}
+	return nil
+}
+
+// shopArrivals decodes a shop snapshot's arrivals: at most
+// MaxShopReviews, none (nor the origin) before the newest review of the
+// data the shop stands on.
+func shopArrivals(base *reviews.Stack, in *ShopSnapshot, path string, rb rebase) ([]Feedback, error) {
+	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals", rb)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrivals) > MaxShopReviews {
+		return nil, wire.InvalidBody(path+".arrivals", "at most %d, got %d", MaxShopReviews, len(arrivals))
+	}
+	if pos, ok := base.Newest(); ok {
+		newest := time.Unix(base.Meta(pos).Created, 0)
+		if in.Origin.Before(newest) {
+			return nil, wire.InvalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+		}
+		for i := range arrivals {
+			if m, _ := reviews.MetaOf(&arrivals[i]); time.Unix(m.Created, 0).Before(newest) {
+				return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].created_date", path, i), "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
+			}
+		}
+	}
+	return arrivals, nil
+}
+
+// shopReviews is the shop's reviews as the snapshot has them: base with
+// its answers and drafts (changed) and the arrivals on top, whose ids
+// must be those the data gives them.
+func shopReviews(base *reviews.Stack, in *ShopSnapshot, arrivals []Feedback, path string, rb rebase) (*reviews.Stack, error) {
+	changed, err := decodeRecords(in.Changed, path+".changed", rb)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := positionsOf(base, changed, path+".changed")
+	if err != nil {
+		return nil, err
+	}
+	wantIDs := make([]int64, len(arrivals))
+	for i := range arrivals {
+		wantIDs[i] = arrivals[i].ID
+	}
+	st, err := base.With(changes, arrivals)
+	if err != nil {
+		return nil, wire.InvalidBody(path, "%v", err)
+	}
+	for i, id := range wantIDs {
+		if arrivals[i].ID != id {
+			return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].id", path, i), "must be %d: arrivals follow the data's ids, oldest first", arrivals[i].ID)
+		}
+	}
+	return st, nil
+}
+
+// positionsOf finds each changed review in base by its id.
+func positionsOf(base *reviews.Stack, changed []Feedback, path string) ([]reviews.Change, error) {
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	pos := make(map[int64]int, base.Len())
+	for i := range base.Len() {
+		var rec struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(base.JSON(i), &rec); err != nil {
+			return nil, err
+		}
+		pos[rec.ID] = i
+	}
+	changes := make([]reviews.Change, len(changed))
+	for i := range changed {
+		p, ok := pos[changed[i].ID]
+		if !ok {
+			return nil, wire.InvalidBody(fmt.Sprintf("%s[%d].id", path, i), "no review %d in the shop's data", changed[i].ID)
+		}
+		changes[i] = reviews.Change{Pos: p, F: &changed[i]}
+	}
+	sort.Slice(changes, func(a, b int) bool { return changes[a].Pos < changes[b].Pos })
+	return changes, nil
+}
