@@ -103,7 +103,7 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	}
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()
-	body, err := readDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
+	body, err := wire.ReadDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
 		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
 	if err != nil {
 		return 0, nil, err

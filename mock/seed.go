@@ -3,22 +3,17 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math/rand"
-	"mime"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
-	"gopkg.in/yaml.v3"
 )
 
 // Bounds of seeded reviews (PUT /__mock/data).
@@ -667,130 +662,11 @@ func (s *splitmix) Seed(seed int64) { s.x = uint64(seed) }
 
 // --- the body of PUT /__mock/data ------------------------------------------
 
-// yamlTypes are the Content-Types of a YAML body.
-var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
-
 // readSeedBody reads a PUT /__mock/data body, JSON or YAML (made JSON),
 // of at most MaxSeedBodyBytes.
 func readSeedBody(r *http.Request) ([]byte, error) {
 	bound := fmt.Sprintf("%d reviews at most, %d MiB", MaxSeedReviews, MaxSeedBodyBytes>>20)
-	return readDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
-}
-
-// readDocument reads a request body of JSON (at most limit bytes) or
-// YAML (at most yamlLimit: decoded, YAML takes many times its size), by
-// its Content-Type, as JSON; bound and yamlBound say what the limits are
-// for a request that passes one.
-func readDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound string) ([]byte, error) {
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
-	if err != nil || mt != "application/json" && !isYAML {
-		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
-			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
-	}
-	if isYAML {
-		limit, bound = yamlLimit, yamlBound
-	}
-	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes (%s)", limit, bound)}
-	if r.ContentLength > limit {
-		return nil, tooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return nil, tooLarge
-	case err != nil:
-		return nil, wire.InvalidBody("", "reading request body: %v", err)
-	}
-	if isYAML {
-		return yamlToJSON(body)
-	}
-	return body, nil
-}
-
-// yamlToJSON turns a YAML document into the JSON document it stands for,
-// keys in order, so that one decoder checks both. Anchors and aliases
-// are refused.
-func yamlToJSON(data []byte) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, wire.InvalidBody("", "YAML: %s", clip(strings.TrimPrefix(err.Error(), "yaml: ")))
-	}
-	if len(doc.Content) == 0 {
-		return nil, nil // empty: the JSON decoder says so
-	}
-	return appendYAMLAsJSON(nil, doc.Content[0], "")
-}
-
-func appendYAMLAsJSON(b []byte, n *yaml.Node, path string) ([]byte, error) {
-	var err error
-	switch n.Kind {
-	case yaml.MappingNode:
-		b = append(b, '{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				return nil, wire.InvalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
-			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = reviews.AppendJSONString(b, k.Value)
-			b = append(b, ':')
-			if b, err = appendYAMLAsJSON(b, v, wire.JoinPath(path, k.Value)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
-	case yaml.SequenceNode:
-		b = append(b, '[')
-		for i, e := range n.Content {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendYAMLAsJSON(b, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return append(b, "null"...), nil
-		case "!!bool":
-			var v bool
-			if n.Decode(&v) == nil {
-				return strconv.AppendBool(b, v), nil
-			}
-		case "!!int":
-			var v int64
-			if n.Decode(&v) == nil {
-				return strconv.AppendInt(b, v, 10), nil
-			}
-			if isDigits(strings.TrimPrefix(n.Value, "-")) {
-				return append(b, n.Value...), nil // too big: the decoder says so
-			}
-		case "!!float":
-			var v float64
-			if n.Decode(&v) == nil {
-				if js, err := json.Marshal(v); err == nil {
-					return append(b, js...), nil
-				}
-			}
-		}
-		return reviews.AppendJSONString(b, n.Value), nil // strings, timestamps and the rest
-	case yaml.AliasNode:
-		return nil, wire.InvalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
-	}
-	return nil, wire.InvalidBody(path, "YAML: unexpected node at line %d", n.Line)
-}
-
-func isDigits(s string) bool {
-	_, err := wire.ParseDigits(s)
-	return err == nil || errors.Is(err, strconv.ErrRange)
+	return wire.ReadDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
 }
 
 // decodeSeedBody decodes the JSON document of PUT /__mock/data:

@@ -197,7 +197,7 @@ func DecodeSnapshot(data []byte) (*Snapshot, error) { return decodeSnapshot(data
 func decodeSnapshot(data []byte, allowYAML bool) (*Snapshot, error) {
 	data = bytes.TrimSpace(data)
 	if allowYAML && len(data) > 0 && data[0] != '{' {
-		js, err := yamlToJSON(data)
+		js, err := wire.YAMLToJSON(data)
 		if err != nil {
 			return nil, err
 		}

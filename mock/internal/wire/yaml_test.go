@@ -1,0 +1,96 @@
+package wire
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// YAML is read as the JSON it stands for: keys in order, each scalar as
+// the JSON value of its tag, strings as encoding/json writes them.
+func TestYAMLToJSON(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"b: 1\na: [x, 2, true, ~, 1.5]\n", `{"b":1,"a":["x",2,true,null,1.5]}`},
+		{"n: 0x10\nm: -7\nf: 1e3\no: 0o17\n", `{"n":16,"m":-7,"f":1000,"o":15}`},
+		{"big: 99999999999999999999\n", `{"big":100000000000000000000}`}, // too big for 64 bits: YAML's float
+		{"big: !!int 99999999999999999999\nneg: !!int -99999999999999999999\n", `{"big":99999999999999999999,"neg":-99999999999999999999}`},
+		{"d: 2026-05-01 10:00:00\ns: '5'\nq: \"<b>&\"\n", `{"d":"2026-05-01 10:00:00","s":"5","q":"<b>&"}`},
+		{"t: \"\\u2028\\xff\\t\\\\\\\"\"\n", `{"t":"\u2028ÿ\t\\\""}`},
+		{"inf: .inf\n", `{"inf":".inf"}`}, // no JSON number: a string, which the decoder refuses where it wants one
+		{"- {a: {b: [1]}}\n", `[{"a":{"b":[1]}}]`},
+		{"", ``},
+		{"# nothing\n", ``},
+	} {
+		got, err := YAMLToJSON([]byte(tc.yaml))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("YAMLToJSON(%q) = %s, %v; want %s", tc.yaml, got, err, tc.want)
+		}
+		if len(got) > 0 && !json.Valid(got) {
+			t.Errorf("YAMLToJSON(%q) = %s: not JSON", tc.yaml, got)
+		}
+	}
+}
+
+// What YAML has and JSON has not is refused, naming where.
+func TestYAMLToJSONRefuses(t *testing.T) {
+	for _, tc := range []struct{ yaml, field, msg string }{
+		{"a: &x {b: 1}\nc: *x\n", "c", "YAML: anchors and aliases are not supported (line 2)"},
+		{"r:\n  - {<<: {a: 1}}\n", "r[0]", "YAML: keys must be plain names, at line 2"},
+		{"r: {[a]: 1}\n", "r", "YAML: keys must be plain names, at line 1"},
+		{"a: [\n", "", "YAML: line 1: did not find expected node content"},
+		{":\n- ]", "", "YAML: did not find expected key"},
+	} {
+		_, err := YAMLToJSON([]byte(tc.yaml))
+		e, ok := err.(*APIError)
+		if !ok || e.Code != CodeInvalidBody || e.Field != tc.field || !strings.HasPrefix(e.Message, tc.msg) {
+			t.Errorf("YAMLToJSON(%q) = %v; want %s: %s", tc.yaml, err, tc.field, tc.msg)
+		}
+	}
+}
+
+// A document body is JSON or YAML by its Content-Type, each within its
+// own limit, and the limit it passes is said.
+func TestReadDocument(t *testing.T) {
+	read := func(ct, body string, length int64) ([]byte, error) {
+		r := httptest.NewRequest(http.MethodPut, "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", ct)
+		if length >= 0 {
+			r.ContentLength = length
+		}
+		return ReadDocument(r, 20, 10, "json bound", "yaml bound")
+	}
+	for _, tc := range []struct {
+		ct, body string
+		length   int64
+		want     string
+		status   int
+		msg      string
+	}{
+		{"application/json", `{"a":1}`, -1, `{"a":1}`, 0, ""},
+		{"application/json; charset=utf-8", `{"a":"b"}`, -1, `{"a":"b"}`, 0, ""},
+		{"application/yaml", "a: 1", -1, `{"a":1}`, 0, ""},
+		{"application/x-yaml", "a: b", -1, `{"a":"b"}`, 0, ""},
+		{"text/yaml; charset=utf-8", "[1]", -1, `[1]`, 0, ""},
+		{"text/plain", "{}", -1, "", 415, `Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got "text/plain"`},
+		{"", "{}", -1, "", 415, `Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got ""`},
+		{"application/json", strings.Repeat(" ", 21), -1, "", 413, "request body is larger than 20 bytes (json bound)"},
+		{"application/json", "{}", 21, "", 413, "request body is larger than 20 bytes (json bound)"}, // refused unread, by its length
+		{"application/yaml", strings.Repeat(" ", 11), -1, "", 413, "request body is larger than 10 bytes (yaml bound)"},
+		{"application/json", strings.Repeat(" ", 15), -1, strings.Repeat(" ", 15), 0, ""}, // over the YAML limit, within JSON's
+		{"application/yaml", "a: *x", -1, "", 400, "YAML: "},
+	} {
+		got, err := read(tc.ct, tc.body, tc.length)
+		if tc.status == 0 {
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%s %q: %s, %v; want %s", tc.ct, tc.body, got, err, tc.want)
+			}
+			continue
+		}
+		e, ok := err.(*APIError)
+		if !ok || e.Status != tc.status || !strings.HasPrefix(e.Message, tc.msg) {
+			t.Errorf("%s %q: %v; want %d %s", tc.ct, tc.body, err, tc.status, tc.msg)
+		}
+	}
+}
