@@ -1,12 +1,8 @@
 package mock
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"io"
-	"math/rand"
 	"net/http"
 	"sync"
 	"time"
@@ -23,7 +19,7 @@ const (
 	MaxSeedBodyBytes = 8 << 20
 	// MaxSeedReviews bounds the reviews of one request (400 above it) and
 	// those a session keeps seeded, in all its scenarios together (409).
-	MaxSeedReviews = 10_000
+	MaxSeedReviews = content.MaxSeedReviews
 )
 
 // CodeTooManyReviews refuses seeded reviews past MaxSeedReviews for a
@@ -33,8 +29,8 @@ const CodeTooManyReviews = "too_many_reviews"
 
 // Seed modes: the reviews replace the scenario's data, or are added to it.
 const (
-	SeedReplace = "replace"
-	SeedAppend  = "append"
+	SeedReplace = content.SeedReplace
+	SeedAppend  = content.SeedAppend
 )
 
 // SeedReview is a review to seed with PUT /__mock/data or
@@ -50,28 +46,7 @@ const (
 // anonymous reviewer), created_at = created_date, answer_state and state
 // from answer_text, was_viewed 1, no tags, photos or video. id is
 // assigned.
-type SeedReview struct {
-	FeedbackID       *string  `json:"feedback_id,omitempty"`
-	NmID             *int64   `json:"nm_id,omitempty"`
-	ImtID            *int64   `json:"imt_id,omitempty"`
-	Text             string   `json:"text,omitempty"`
-	Pros             string   `json:"pros,omitempty"`
-	Cons             string   `json:"cons,omitempty"`
-	ProductValuation int      `json:"product_valuation"`
-	ValuationTags    []string `json:"valuation_tags,omitempty"`
-	CreatedDate      *string  `json:"created_date,omitempty"`
-	AnswerText       string   `json:"answer_text,omitempty"`
-	AnswerState      *string  `json:"answer_state,omitempty"`
-	ProductName      *string  `json:"product_name,omitempty"`
-	SupplierArticle  *string  `json:"supplier_article,omitempty"`
-	BrandName        *string  `json:"brand_name,omitempty"`
-	Photos           []Photo  `json:"photos,omitempty"`
-	Video            *Video   `json:"video,omitempty"`
-	UserName         string   `json:"user_name,omitempty"`
-	WasViewed        *int     `json:"was_viewed,omitempty"`
-	State            *string  `json:"state,omitempty"`
-	CreatedAt        string   `json:"created_at,omitempty"`
-}
+type SeedReview = content.SeedReview
 
 // SeedResult is the answer of PUT /__mock/data and Server.SeedReviews.
 type SeedResult struct {
@@ -427,13 +402,13 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 			anchor = newest.Add(time.Minute * time.Duration(len(recs)))
 		}
 	}
-	f := &seedFiller{s: s, sc: sc, base: base, sid: sid, anchor: anchor}
+	f := s.seedFiller(sid, sc, base, anchor)
 	if len(kept) > 0 {
-		f.kept = prev.own
+		f.Kept = prev.own
 	}
 	added := make([]Feedback, len(recs))
 	for j := range recs {
-		fb, err := f.fill(&recs[j], len(kept)+j, j)
+		fb, err := f.Fill(&recs[j], len(kept)+j, j)
 		if err != nil {
 			return nil, SeedResult{}, err
 		}
@@ -498,167 +473,22 @@ func checkSeedIDs(sc *Scenario, base *reviews.Store, replace bool, kept, added [
 	return nil
 }
 
-// seedFiller fills what seeded reviews leave out, deterministically:
-// each review's random draws come from the scenario's seed, the session
-// and its position among the session's seeded reviews; its product from
-// the scenario's catalogue, as the generator made it.
-type seedFiller struct {
-	s      *Server
-	sc     *Scenario
-	base   *reviews.Store // the scenario's data
-	kept   *reviews.Store // the session's seeded reviews before the request; nil for none
-	sid    string
-	anchor time.Time // the filled created_date of the request's first review
-
-	src      splitmix
-	rng      *rand.Rand // draws with src
-	loaded   bool       // the catalogue, on first need
-	bank     *content.Bank
-	products []content.Product
-	weights  []float64
-	byNm     map[int64]int
-	bankErr  error
-}
-
-// fill checks one review, at position pos of the session's seeded ones
-// and j of the request, and fills what it leaves out.
-func (f *seedFiller) fill(r *SeedReview, pos, j int) (Feedback, error) {
-	path := fmt.Sprintf("reviews[%d]", j)
-	if r.ProductValuation == 0 {
-		return Feedback{}, wire.InvalidBody(path+".product_valuation", "required: the rating, 1 to 5")
-	}
-	if f.rng == nil {
-		h := fnv.New64a()
-		io.WriteString(h, f.sid)
-		f.src.base = uint64(f.sc.Seed) ^ h.Sum64()
-		f.rng = rand.New(&f.src)
-	}
-	f.src.x = uint64(content.ChunkSeed(int64(f.src.base), pos))
-	id := content.FeedbackID(f.rng)
-	needCatalogue := r.NmID == nil || r.ImtID == nil || r.ProductName == nil || r.SupplierArticle == nil || r.BrandName == nil
-	var p content.Product
-	if needCatalogue {
-		if err := f.catalogue(); err != nil {
-			return Feedback{}, wire.InvalidBody(path+"."+firstMissing(r), "cannot be filled in: the scenario's phrase bank, which it comes from, cannot be read (%v); give it", err)
-		}
-		p = f.products[content.Pick(f.rng, f.weights)]
-		if r.NmID != nil {
-			p = f.product(*r.NmID)
-		}
-	}
-	or := func(v *string, def string) string {
-		if v != nil {
-			return *v
-		}
-		return def
-	}
-	orInt := func(v *int64, def int64) int64 {
-		if v != nil {
-			return *v
-		}
-		return def
-	}
-	rf := content.ReviewFixture{
-		FeedbackID: or(r.FeedbackID, id), NmID: orInt(r.NmID, p.NmID), ImtID: orInt(r.ImtID, p.ImtID),
-		Text: r.Text, Pros: r.Pros, Cons: r.Cons, ProductValuation: r.ProductValuation,
-		ValuationTags: r.ValuationTags,
-		CreatedDate:   or(r.CreatedDate, f.anchor.Add(-time.Duration(j)*time.Minute).Format(reviews.TimestampLayout)),
-		AnswerText:    r.AnswerText, AnswerState: r.AnswerState,
-		ProductName: or(r.ProductName, p.Name), SupplierArticle: or(r.SupplierArticle, p.Article), BrandName: or(r.BrandName, p.Brand),
-		UserName: r.UserName, WasViewed: r.WasViewed, State: r.State, CreatedAt: r.CreatedAt,
-	}
-	for _, ph := range r.Photos {
-		rf.Photos = append(rf.Photos, content.PhotoFixture{FullSize: ph.FullSize, MiniSize: ph.MiniSize})
-	}
-	if v := r.Video; v != nil {
-		rf.Video = &content.VideoFixture{PreviewImage: v.PreviewImage, Link: v.Link, DurationSec: v.DurationSec}
-	}
-	fb, probs := rf.Feedback(f.sc.Media())
-	if len(probs) > 0 {
-		return Feedback{}, wire.InvalidBody(path+"."+probs[0].Field, "%s", probs[0].Msg)
-	}
-	return fb, nil
-}
-
-// product is the product nmID names: as the session's reviews have it
-// (those it seeded before, then the scenario's), else the catalogue's,
-// else one of the catalogue's chosen by nmID. The caller has loaded the
-// catalogue.
-func (f *seedFiller) product(nmID int64) content.Product {
-	for _, st := range []*reviews.Store{f.kept, f.base} {
-		if st == nil {
-			continue
-		}
-		if pos, ok := st.ProductOf(nmID); ok {
-			var r Feedback
-			if json.Unmarshal(st.JSON(pos), &r) == nil {
-				return content.Product{NmID: nmID, ImtID: r.ImtID, Name: r.ProductName, Article: r.SupplierArticle, Brand: r.BrandName}
-			}
-		}
-	}
-	if k, ok := f.byNm[nmID]; ok {
-		return f.products[k]
-	}
-	p := f.products[uint64(nmID)%uint64(len(f.products))]
-	p.NmID = nmID
-	return p
-}
-
-// firstMissing names the first field of r the catalogue would fill.
-func firstMissing(r *SeedReview) string {
-	switch {
-	case r.NmID == nil:
-		return "nm_id"
-	case r.ImtID == nil:
-		return "imt_id"
-	case r.ProductName == nil:
-		return "product_name"
-	case r.SupplierArticle == nil:
-		return "supplier_article"
-	}
-	return "brand_name"
-}
-
-// catalogue loads the scenario's products, as its generator made them
-// (or would, for a scenario without one), and its phrase bank.
-func (f *seedFiller) catalogue() error {
-	if f.loaded {
-		return f.bankErr
-	}
-	f.loaded = true
-	f.bank = f.sc.Bank()
-	if f.bank == nil {
-		if f.bank, f.bankErr = f.s.registry.Loader().LoadPhrases(f.sc.Locale); f.bankErr != nil {
-			return f.bankErr
-		}
-	}
+// seedFiller fills what the session sid's seeded reviews in sc leave
+// out (content.Filler); base is sc's data, anchor the created_date of
+// the request's first review.
+func (s *Server) seedFiller(sid string, sc *Scenario, base *reviews.Store, anchor time.Time) *content.Filler {
 	products := content.DefaultProducts
-	if g := f.sc.Generate(); g != nil {
+	if g := sc.Generate(); g != nil {
 		products = g.Products
 	}
-	f.products, f.weights = content.Catalogue(products, f.sc.Seed, f.bank)
-	f.byNm = make(map[int64]int, len(f.products))
-	for i, p := range f.products {
-		f.byNm[p.NmID] = i
-	}
-	return nil
+	return &content.Filler{Session: sid, Seed: sc.Seed, Anchor: anchor, Base: base, URLs: sc.Media(), Products: products,
+		Bank: func() (*content.Bank, error) {
+			if b := sc.Bank(); b != nil {
+				return b, nil
+			}
+			return s.registry.Loader().LoadPhrases(sc.Locale)
+		}}
 }
-
-// splitmix is a small source of random numbers (SplitMix64) whose state
-// is set for each review, so that a review's draws depend on its
-// position alone.
-type splitmix struct{ x, base uint64 }
-
-func (s *splitmix) Uint64() uint64 {
-	s.x += 0x9E3779B97F4A7C15
-	z := s.x
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
-}
-
-func (s *splitmix) Int63() int64    { return int64(s.Uint64() >> 1) }
-func (s *splitmix) Seed(seed int64) { s.x = uint64(seed) }
 
 // --- the body of PUT /__mock/data ------------------------------------------
 
@@ -669,184 +499,6 @@ func readSeedBody(r *http.Request) ([]byte, error) {
 	return wire.ReadDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
 }
 
-// decodeSeedBody decodes the JSON document of PUT /__mock/data:
-// {"mode": "replace"|"append", "reviews": [...]} (mode defaults to
-// replace; "kind": "reviews" may be there, so that a reviews fixture is a
-// body as it is). Every problem names its path.
-func decodeSeedBody(body []byte) (string, []SeedReview, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return "", nil, wire.InvalidBody("", `empty body: send {"mode":"replace","reviews":[...]}`)
-	}
-	var mode string
-	var raw json.RawMessage
-	err := wire.EachMember(body, "", func(key string, v json.RawMessage) error {
-		switch key {
-		case "mode":
-			s, err := wire.DecodeString(v, key)
-			if err != nil {
-				return err
-			}
-			if s != SeedReplace && s != SeedAppend {
-				return wire.InvalidBody(key, "must be replace or append, got %q", clip(s))
-			}
-			mode = s
-		case "kind":
-			s, err := wire.DecodeString(v, key)
-			if err != nil {
-				return err
-			}
-			if s != "reviews" {
-				return wire.InvalidBody(key, "must be \"reviews\" when given, got %q", clip(s))
-			}
-		case "reviews":
-			raw = v
-		default:
-			return wire.InvalidBody(key, "unknown field: the body has mode and reviews")
-		}
-		return nil
-	})
-	if err != nil {
-		return "", nil, err
-	}
-	if raw == nil {
-		return "", nil, wire.InvalidBody("reviews", "required: a list of reviews ([] for none)")
-	}
-	if k := wire.JSONKind(raw); k != "array" {
-		return "", nil, wire.InvalidBody("reviews", "must be an array, got %s", k)
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return "", nil, wire.InvalidBody("reviews", "malformed JSON: %s", wire.JSONProblem(err))
-	}
-	if len(elems) > MaxSeedReviews {
-		return "", nil, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(elems))
-	}
-	recs := make([]SeedReview, len(elems))
-	for i, e := range elems {
-		if err := decodeSeedReview(e, fmt.Sprintf("reviews[%d]", i), &recs[i]); err != nil {
-			return "", nil, err
-		}
-	}
-	return mode, recs, nil
-}
-
-// decodeMedia decodes a photo or video object member by member: strs
-// and ints name its string and integer members; shape says what the
-// object must be.
-func decodeMedia(raw json.RawMessage, path, shape string, strs map[string]*string, ints map[string]*int) error {
-	if k := wire.JSONKind(raw); k != "object" {
-		return wire.InvalidBody(path, "%s, got %s", shape, k)
-	}
-	return wire.EachMember(raw, path, func(key string, v json.RawMessage) error {
-		p := path + "." + key
-		if dst, ok := strs[key]; ok {
-			var err error
-			*dst, err = wire.DecodeString(v, p)
-			return err
-		}
-		if dst, ok := ints[key]; ok {
-			n, err := wire.DecodeInt(v, p)
-			*dst = int(n)
-			return err
-		}
-		return wire.InvalidBody(p, "unknown field: %s", shape)
-	})
-}
-
-// decodeSeedReview decodes one review of the body, member by member, so
-// that a problem names its field.
-func decodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
-	str := func(v json.RawMessage, p string) (*string, error) {
-		s, err := wire.DecodeString(v, p)
-		return &s, err
-	}
-	integer := func(v json.RawMessage, p string) (*int64, error) {
-		n, err := wire.DecodeInt(v, p)
-		return &n, err
-	}
-	list := func(v json.RawMessage, p string) ([]string, error) {
-		out := []string{}
-		err := wire.EachElement(v, p, func(i int, e json.RawMessage) error {
-			s, err := wire.DecodeString(e, fmt.Sprintf("%s[%d]", p, i))
-			out = append(out, s)
-			return err
-		})
-		return out, err
-	}
-	return wire.EachMember(raw, path, func(key string, v json.RawMessage) error {
-		p := path + "." + key
-		var err error
-		var n *int64
-		switch key {
-		case "feedback_id":
-			r.FeedbackID, err = str(v, p)
-		case "nm_id":
-			r.NmID, err = integer(v, p)
-		case "imt_id":
-			r.ImtID, err = integer(v, p)
-		case "text":
-			r.Text, err = wire.DecodeString(v, p)
-		case "pros":
-			r.Pros, err = wire.DecodeString(v, p)
-		case "cons":
-			r.Cons, err = wire.DecodeString(v, p)
-		case "answer_text":
-			r.AnswerText, err = wire.DecodeString(v, p)
-		case "created_at":
-			r.CreatedAt, err = wire.DecodeString(v, p)
-		case "product_valuation":
-			if n, err = integer(v, p); err == nil {
-				if *n < 1 || *n > 5 {
-					return wire.InvalidBody(p, "must be 1 to 5, got %d", *n)
-				}
-				r.ProductValuation = int(*n)
-			}
-		case "was_viewed":
-			if n, err = integer(v, p); err == nil {
-				if *n != 0 && *n != 1 {
-					return wire.InvalidBody(p, "must be 0 or 1, got %d", *n)
-				}
-				w := int(*n)
-				r.WasViewed = &w
-			}
-		case "valuation_tags":
-			r.ValuationTags, err = list(v, p)
-		case "photos":
-			r.Photos = []Photo{}
-			err = wire.EachElement(v, p, func(i int, e json.RawMessage) error {
-				var ph Photo
-				err := decodeMedia(e, fmt.Sprintf("%s[%d]", p, i), "a photo is an object {fullSize, miniSize}, as upstream",
-					map[string]*string{"fullSize": &ph.FullSize, "miniSize": &ph.MiniSize}, nil)
-				r.Photos = append(r.Photos, ph)
-				return err
-			})
-		case "video":
-			if wire.JSONKind(v) == "null" {
-				break
-			}
-			var vd Video
-			err = decodeMedia(v, p, "a video is null or an object {previewImage, link, durationSec}, as upstream",
-				map[string]*string{"previewImage": &vd.PreviewImage, "link": &vd.Link}, map[string]*int{"durationSec": &vd.DurationSec})
-			r.Video = &vd
-		case "created_date":
-			r.CreatedDate, err = str(v, p)
-		case "answer_state":
-			r.AnswerState, err = str(v, p)
-		case "product_name":
-			r.ProductName, err = str(v, p)
-		case "supplier_article":
-			r.SupplierArticle, err = str(v, p)
-		case "brand_name":
-			r.BrandName, err = str(v, p)
-		case "user_name":
-			r.UserName, err = wire.DecodeString(v, p)
-		case "state":
-			r.State, err = str(v, p)
-		case "id":
-			return wire.InvalidBody(p, "is assigned: leave it out")
-		default:
-			return wire.InvalidBody(p, "unknown field")
-		}
-		return err
-	})
-}
+// decodeSeedBody decodes the JSON document of PUT /__mock/data
+// (content.DecodeSeedBody).
+func decodeSeedBody(body []byte) (string, []SeedReview, error) { return content.DecodeSeedBody(body) }

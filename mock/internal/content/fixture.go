@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -82,21 +81,7 @@ func (r ReviewFixture) Feedback(urls media.URLs) (reviews.Feedback, []wire.Field
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if r.FeedbackID == "" {
-		bad("feedback_id", "required")
-	}
-	if r.NmID <= 0 {
-		bad("nm_id", "required: a positive integer")
-	}
-	if r.ImtID < 0 {
-		bad("imt_id", "must be a positive integer")
-	}
-	if r.ProductValuation < 1 || r.ProductValuation > 5 {
-		bad("product_valuation", "must be 1 to 5, got %d", r.ProductValuation)
-	}
-	if r.ProductName == "" {
-		bad("product_name", "required")
-	}
+	r.checkFields(false, bad)
 	created, err := time.Parse(reviews.TimestampLayout, r.CreatedDate)
 	if err != nil {
 		bad("created_date", "must be a timestamp YYYY-MM-DD HH:MM:SS, got %q", r.CreatedDate)
@@ -122,10 +107,8 @@ func (r ReviewFixture) Feedback(urls media.URLs) (reviews.Feedback, []wire.Field
 	wasViewed := 1
 	if r.WasViewed != nil {
 		wasViewed = *r.WasViewed
-		if wasViewed != 0 && wasViewed != 1 {
-			bad("was_viewed", "must be 0 or 1, got %d", wasViewed)
-		}
 	}
+	r.checkFields(true, bad)
 	probs = append(probs, tagProblems("valuation_tags", r.ValuationTags)...)
 	photos, video := r.resolveMedia(urls, bad)
 	probs = append(probs, r.textProblems()...)
@@ -172,68 +155,6 @@ func (r ReviewFixture) resolveMedia(urls media.URLs, bad func(field, format stri
 		video = media.VideoJSON(out)
 	}
 	return media.PhotosJSON(photos), video
-}
-
-// Bounds of a review record's fields, in characters (lists: entries),
-// for fixtures and seeded reviews alike: room for any real review (the
-// longest edge case is about 4,000 characters), not for a whole file in
-// one field.
-const (
-	maxReviewText  = 10_000 // text, pros, cons, answer_text
-	maxReviewName  = 500    // product_name, supplier_article, brand_name, user_name
-	maxFeedbackID  = 64
-	maxReviewState = 32   // answer_state, state
-	maxListEntries = 20   // valuation_tags, photos
-	maxListEntry   = 2000 // a tag or a media URL
-)
-
-// textProblems checks the record's strings: clean text (no control
-// characters but tab, line feed and carriage return; valid UTF-8) within
-// the bounds above.
-func (r ReviewFixture) textProblems() []wire.FieldProblem {
-	var probs []wire.FieldProblem
-	check := func(field, s string, max int) {
-		if err := wire.CheckChars(s, field); err != nil {
-			probs = append(probs, wire.FieldProblem{Field: field, Msg: err.(*wire.APIError).Message})
-		} else if n := utf8.RuneCountInString(s); n > max {
-			probs = append(probs, wire.FieldProblem{Field: field, Msg: fmt.Sprintf("must be at most %d characters, got %d", max, n)})
-		}
-	}
-	check("feedback_id", r.FeedbackID, maxFeedbackID)
-	check("text", r.Text, maxReviewText)
-	check("pros", r.Pros, maxReviewText)
-	check("cons", r.Cons, maxReviewText)
-	check("answer_text", r.AnswerText, maxReviewText)
-	check("product_name", r.ProductName, maxReviewName)
-	check("supplier_article", r.SupplierArticle, maxReviewName)
-	check("brand_name", r.BrandName, maxReviewName)
-	check("user_name", r.UserName, maxReviewName)
-	if r.AnswerState != nil {
-		check("answer_state", *r.AnswerState, maxReviewState)
-	}
-	if r.State != nil {
-		check("state", *r.State, maxReviewState)
-	}
-	if len(r.ValuationTags) > maxListEntries {
-		probs = append(probs, wire.FieldProblem{Field: "valuation_tags", Msg: fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.ValuationTags))})
-	} else {
-		for i, item := range r.ValuationTags {
-			check(fmt.Sprintf("valuation_tags[%d]", i), item, maxListEntry)
-		}
-	}
-	if len(r.Photos) > maxListEntries {
-		probs = append(probs, wire.FieldProblem{Field: "photos", Msg: fmt.Sprintf("must list at most %d entries, got %d", maxListEntries, len(r.Photos))})
-	} else {
-		for i, ph := range r.Photos {
-			check(fmt.Sprintf("photos[%d].fullSize", i), ph.FullSize, maxListEntry)
-			check(fmt.Sprintf("photos[%d].miniSize", i), ph.MiniSize, maxListEntry)
-		}
-	}
-	if v := r.Video; v != nil {
-		check("video.previewImage", v.PreviewImage, maxListEntry)
-		check("video.link", v.Link, maxListEntry)
-	}
-	return probs
 }
 
 // jsonList is the JSON text of a list of strings; nil gives "[]".
