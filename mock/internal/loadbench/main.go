@@ -7,13 +7,14 @@
 // a pipe it drains and discards, as a container runtime would) and once
 // more with --log-level warn, and starts a minimal net/http handler
 // writing the same page and headers from memory in a process of its own;
-// it drives each in turn with one Go load generator, in alternated
-// rounds. The other sections (a big shop's start-up, memory and latency
-// by query; PATCH under reads) measure replymock in this process.
+// wrk (wrk -t2 -c32, a process of its own too) drives each in turn, in
+// alternated rounds. The other sections (a big shop's start-up, memory
+// and latency by query; PATCH under reads) measure replymock in this
+// process, with a Go load generator.
 //
-//	go run ./mock/internal/loadbench                    # about three minutes
+//	go run ./mock/internal/loadbench -only throughput   # the throughput section alone, about a minute
+//	go run ./mock/internal/loadbench                    # every section, about three minutes
 //	go run ./mock/internal/loadbench -quick             # a shorter, noisier run
-//	go run ./mock/internal/loadbench -only throughput   # the throughput section alone
 //
 // It stops the processes it started, and exits 1 if a target is missed.
 package main
@@ -36,6 +37,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,12 +103,11 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "shorter runs")
 	size := fs.Int("reviews", 1_000_000, "reviews in the big shop")
-	conc := fs.Int("c", 32, "concurrent connections for the throughput run")
 	latConc := fs.Int("lc", 4, "concurrent connections for the latency runs")
 	rounds := fs.Int("rounds", 3, "alternated rounds of the throughput run")
+	wrkDur := fs.Duration("duration", 5*time.Second, "how long wrk drives each server a round (whole seconds)")
 	only := fs.String("only", "", "run only these sections, comma-separated: throughput, big (start-up, memory and latency of a big shop), patch")
 	bin := fs.String("bin", "", "the replymock binary to measure; empty builds the module's")
-	inproc := fs.Bool("static-inprocess", false, "serve the static page from this process rather than a process of its own")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -125,9 +126,12 @@ func run(args []string, out io.Writer) error {
 	if *rounds < 1 {
 		return errors.New("-rounds must be >= 1")
 	}
+	if *wrkDur < time.Second {
+		return errors.New("-duration must be at least 1s")
+	}
 	dur := 4 * time.Second
 	if *quick {
-		dur = 1500 * time.Millisecond
+		dur, *wrkDur = 1500*time.Millisecond, min(*wrkDur, 2*time.Second)
 	}
 	fmt.Fprintf(out, "loadbench: %s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 
@@ -140,7 +144,7 @@ func run(args []string, out io.Writer) error {
 		return "MISSED"
 	}
 	if sections["throughput"] {
-		if err := throughput(out, *bin, *conc, *rounds, dur, *inproc, verdict); err != nil {
+		if err := throughput(out, *bin, *rounds, *wrkDur, verdict); err != nil {
 			return err
 		}
 	}
@@ -180,12 +184,16 @@ const (
 )
 
 // throughput measures the replymock binary as deployed against a minimal
-// net/http handler that writes the same page and headers from memory:
-// the practical limit. Each round gives the static handler and replymock
-// with default flags and with --log-level warn the same time, in short
-// slots taken in turn, so that the changing load of a shared machine
-// falls on the three alike.
-func throughput(out io.Writer, bin string, conc, rounds int, dur time.Duration, inproc bool, verdict func(bool) string) error {
+// net/http handler that writes the same page and headers from memory, in
+// a process of its own: the practical limit. wrk drives each in turn, the
+// static handler and replymock with default flags and with --log-level
+// warn, for dur each a round, the order turning from round to round, so
+// that the changing load of a shared machine falls on the three alike.
+func throughput(out io.Writer, bin string, rounds int, dur time.Duration, verdict func(bool) string) error {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		return errors.New("the throughput section needs wrk (Debian's package wrk: apt-get install wrk)")
+	}
 	dir, err := os.MkdirTemp("", "loadbench-")
 	if err != nil {
 		return err
@@ -209,57 +217,50 @@ func throughput(out io.Writer, bin string, conc, rounds int, dur time.Duration, 
 		return err
 	}
 	defer warn.stop()
-
 	page, header, err := fetch(def.url + "/api/v1/feedbacks")
 	if err != nil {
 		return err
 	}
-	staticURL, where := "", "in a process of its own"
-	if inproc {
-		url, stopStatic, err := listen(staticHandler(staticPage{header, page}))
-		if err != nil {
-			return err
-		}
-		defer stopStatic()
-		staticURL, where = url, "in this process, beside the load generator"
-	} else {
-		static, err := startStatic(dir, staticPage{header, page})
-		if err != nil {
-			return err
-		}
-		defer static.stop()
-		staticURL = static.url
+	// The static page's headers are replymock's, with a request id as
+	// long as replymock's are after a million requests.
+	header.Set("X-Request-Id", "rm-1000000")
+	static, err := startStatic(dir, staticPage{header, page})
+	if err != nil {
+		return err
 	}
+	defer static.stop()
 
-	fmt.Fprintf(out, "\n1. Throughput, GET /api/v1/feedbacks (default data, a %d-byte page), %d connections, %s each a round in 500 ms slots taken in turn, %d rounds\n", len(page), conc, dur, rounds)
+	fmt.Fprintf(out, "\n1. Throughput, GET /api/v1/feedbacks (default data, a %d-byte page): wrk -t%d -c%d, %s each a round, %d rounds, the order turning\n",
+		len(page), wrkThreads, wrkConns, dur, rounds)
 	fmt.Fprintf(out, "   default: the replymock binary with default flags (a text log line per request; stderr is a pipe this program drains)\n")
-	fmt.Fprintf(out, "   warn: the same with --log-level warn; static: a minimal net/http handler writing the same bytes and headers from memory, %s\n", where)
-	const slot = 500 * time.Millisecond
-	slots := max(1, int(dur/slot))
+	fmt.Fprintf(out, "   warn: the same with --log-level warn; static: a minimal net/http handler writing the same bytes and headers from memory, in a process of its own\n")
 	targets := []struct {
 		name string
-		dr   *driver
-	}{{"static", newDriver(staticURL+"/api/v1/feedbacks", conc)}, {"default", newDriver(def.url+"/api/v1/feedbacks", conc)},
-		{"warn", newDriver(warn.url+"/api/v1/feedbacks", conc)}}
+		url  string
+		pid  int
+	}{
+		{"static", static.url + "/api/v1/feedbacks", static.cmd.Process.Pid},
+		{"default", def.url + "/api/v1/feedbacks", def.cmd.Process.Pid},
+		{"warn", warn.url + "/api/v1/feedbacks", warn.cmd.Process.Pid},
+	}
 	for _, t := range targets { // warm up: connections, heap, the journal's ring
-		t.dr.run(dur / 4)
-		defer t.dr.close()
+		if _, err := runWrk(wrk, t.url, t.pid, time.Second); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
 	}
 	linesBefore := def.lines.Load()
+	all := make(map[string][]wrkResult)
 	var defRatios, warnRatios []float64
 	for round := range rounds {
-		samples := make(map[string][]sample)
-		for k := range slots * len(targets) {
+		res := make(map[string]wrkResult)
+		for k := range targets {
 			t := targets[(k+round)%len(targets)]
-			samples[t.name] = append(samples[t.name], t.dr.run(slot))
-		}
-		res := make(map[string]result)
-		for _, t := range targets {
-			r := summarize(samples[t.name]...)
-			if r.errors > 0 {
-				return fmt.Errorf("%s: %d errors", t.name, r.errors)
+			r, err := runWrk(wrk, t.url, t.pid, dur)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
 			}
 			res[t.name] = r
+			all[t.name] = append(all[t.name], r)
 		}
 		dr, wr := res["default"].rps/res["static"].rps, res["warn"].rps/res["static"].rps
 		defRatios, warnRatios = append(defRatios, dr), append(warnRatios, wr)
@@ -267,11 +268,151 @@ func throughput(out io.Writer, bin string, conc, rounds int, dur time.Duration, 
 			round+1, res["static"], res["default"], dr, res["warn"], wr)
 	}
 	time.Sleep(500 * time.Millisecond) // the last buffered log lines reach the pipe
-	fmt.Fprintf(out, "   replymock with default flags logged %d lines to stderr during the rounds\n", def.lines.Load()-linesBefore)
+	n := def.lines.Load() - linesBefore
+	if n == 0 {
+		return errors.New("replymock with default flags logged no request lines")
+	}
+	fmt.Fprintf(out, "   replymock with default flags logged %d lines to stderr during the rounds\n", n)
+	for _, t := range targets {
+		rs := all[t.name]
+		fmt.Fprintf(out, "   median %-7s %7.0f req/s; CPU per request: the server %s, wrk %s\n", t.name,
+			median(field(rs, func(r wrkResult) float64 { return r.rps })),
+			micros(median(field(rs, func(r wrkResult) float64 { return r.serverCPU }))),
+			micros(median(field(rs, func(r wrkResult) float64 { return r.wrkCPU }))))
+	}
 	md, mw := median(defRatios), median(warnRatios)
 	fmt.Fprintf(out, "   median ratio, default flags:     %.2f (target >= %.2f): %s\n", md, targetDefault, verdict(md >= targetDefault))
 	fmt.Fprintf(out, "   median ratio, --log-level warn:  %.2f (target >= %.2f): %s\n", mw, targetWarn, verdict(mw >= targetWarn))
 	return nil
+}
+
+func field(rs []wrkResult, f func(wrkResult) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// micros writes a CPU time per request in microseconds, "?" if unknown.
+func micros(us float64) string {
+	if us <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f µs", us)
+}
+
+// wrk's threads and connections for the throughput section: two threads,
+// as the machine the targets are stated for has two cores.
+const (
+	wrkThreads = 2
+	wrkConns   = 32
+)
+
+// wrkResult is what one wrk run reported, and the CPU time the server
+// and wrk took per request (0 where unknown).
+type wrkResult struct {
+	rps               float64
+	requests          int64
+	p50, p99          time.Duration
+	serverCPU, wrkCPU float64 // microseconds per request
+}
+
+func (r wrkResult) String() string {
+	return fmt.Sprintf("%7.0f req/s, p50 %v p99 %v, CPU per request %s (wrk %s)", r.rps, r.p50, r.p99, micros(r.serverCPU), micros(r.wrkCPU))
+}
+
+// runWrk runs wrk against url, served by process pid, for d and reads
+// its report. A socket error or an answer other than 2xx fails the run.
+func runWrk(wrk, url string, pid int, d time.Duration) (wrkResult, error) {
+	secs := max(1, int(d.Round(time.Second)/time.Second))
+	cmd := exec.Command(wrk, "-t"+strconv.Itoa(wrkThreads), "-c"+strconv.Itoa(wrkConns), "-d"+strconv.Itoa(secs)+"s",
+		"--timeout", "10s", "--latency", url)
+	before := processCPU(pid)
+	outb, err := cmd.Output()
+	after := processCPU(pid)
+	if err != nil {
+		return wrkResult{}, fmt.Errorf("wrk: %v\n%s", err, outb)
+	}
+	r, err := parseWrk(string(outb))
+	if err != nil || r.requests == 0 {
+		return r, err
+	}
+	if before >= 0 && after >= before {
+		r.serverCPU = float64((after - before).Microseconds()) / float64(r.requests)
+	}
+	if u := cmd.ProcessState.SysUsage(); u != nil {
+		if ru, ok := u.(*syscall.Rusage); ok {
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			r.wrkCPU = float64(cpu.Microseconds()) / float64(r.requests)
+		}
+	}
+	return r, nil
+}
+
+// processCPU is the CPU time process pid has taken, user and system, all
+// its threads; -1 where /proc does not tell.
+func processCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold spaces: utime and stime are the 14th and 15th fields.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	const ticks = 100 // USER_HZ, the unit of /proc's times on Linux
+	return time.Duration(utime+stime) * time.Second / ticks
+}
+
+// parseWrk reads the figures of wrk's report printed with --latency.
+func parseWrk(report string) (wrkResult, error) {
+	var r wrkResult
+	var haveRPS bool
+	for line := range strings.Lines(report) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "Requests/sec:":
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				return r, fmt.Errorf("wrk: %q: %v", line, err)
+			}
+			r.rps, haveRPS = v, true
+		case len(f) >= 3 && f[1] == "requests" && f[2] == "in":
+			n, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return r, fmt.Errorf("wrk: %q: %v", line, err)
+			}
+			r.requests = n
+		case len(f) == 2 && (f[0] == "50%" || f[0] == "99%"):
+			d, err := time.ParseDuration(f[1])
+			if err != nil {
+				return r, fmt.Errorf("wrk: %q: %v", line, err)
+			}
+			if f[0] == "50%" {
+				r.p50 = d
+			} else {
+				r.p99 = d
+			}
+		case strings.HasPrefix(strings.TrimSpace(line), "Socket errors:"), strings.HasPrefix(strings.TrimSpace(line), "Non-2xx or 3xx responses:"):
+			return r, fmt.Errorf("wrk: %s\n%s", strings.TrimSpace(line), report)
+		}
+	}
+	if !haveRPS || r.rps == 0 {
+		return r, fmt.Errorf("wrk: no requests answered\n%s", report)
+	}
+	return r, nil
 }
 
 // bigShop measures the start-up, memory and latency by query of a big
