@@ -53,9 +53,11 @@ func (s *Server) ClearRequests(sid string) {
 
 // recorder passes a response through, keeping its status and the start
 // of its body for the journal. It keeps the written slices themselves:
-// the API's handlers write each body from a buffer they never reuse.
-// (The admin API's streamed answers reuse theirs, but admin requests are
-// not journaled: of them, the recorder is read only for the status.)
+// the API's handlers write each body from a buffer they never reuse, or
+// lend it one from a pool (lend), which Journals.Record copies before
+// the journal keeps it (journal.Record.Lent). (The admin API's streamed
+// answers reuse theirs, but admin requests are not journaled: of them,
+// the recorder is read only for the status.)
 //
 // Holding, it sends nothing until release: an API answer reaches the
 // client only after its journal entry is in, so a test that has its
@@ -68,9 +70,14 @@ type recorder struct {
 	kept   int
 	cut    bool
 
-	hold  bool
-	held  [][]byte // what was written while holding
-	flush bool     // a flush was asked for while holding
+	hold    bool
+	held    [][]byte // what was written while holding
+	heldOne [1][]byte
+	flush   bool // a flush was asked for while holding
+	// lent is a pooled buffer the answer is written from, put back by
+	// release once sent; firstLent says first is part of it.
+	lent      *[]byte
+	firstLent bool
 	// copies is set for a writer that reuses its buffer (the proxy's
 	// copy loop): what the journal keeps is copied.
 	copies bool
@@ -108,18 +115,24 @@ func (w *recorder) Write(b []byte) (int, error) {
 			keep = bytes.Clone(b[:room]) // not the whole buffer
 		}
 	}
-	if w.copies && len(keep) > 0 && &keep[0] == &b[0] {
+	aliased := len(keep) > 0 && &keep[0] == &b[0]
+	fromLent := aliased && w.lent != nil && len(*w.lent) > 0 && &b[0] == &(*w.lent)[0]
+	if aliased && (w.copies || fromLent && (w.first != nil || w.more != nil)) {
 		keep = bytes.Clone(keep)
+		fromLent = false
 	}
 	switch {
 	case keep == nil:
 	case w.first == nil && w.more == nil:
-		w.first = keep
+		w.first, w.firstLent = keep, fromLent
 	default:
 		w.more = append(w.more, keep)
 	}
 	w.kept += len(keep)
 	if w.hold {
+		if w.held == nil {
+			w.held = w.heldOne[:0] // most answers are one slice: no allocation
+		}
 		w.held = append(w.held, b)
 		return len(b), nil
 	}
@@ -142,7 +155,30 @@ func (w *recorder) FlushError() error {
 func (w *recorder) discard() {
 	if w.hold {
 		w.status, w.first, w.more, w.kept, w.cut, w.held, w.flush = 0, nil, nil, 0, false, nil, false
+		w.firstLent = false
+		w.putLent()
 	}
+}
+
+// lend tells a holding recorder that the answer is written from *bp, a
+// buffer of pageBuffers: release puts it back once it is sent. (A buffer
+// lent before is left to the collector: it may still be held.)
+func (w *recorder) lend(bp *[]byte) {
+	w.lent = bp
+}
+
+// putLent puts the lent buffer back in its pool, once the answer is sent
+// or discarded and the journal has its copy.
+func (w *recorder) putLent() {
+	if w.lent == nil {
+		return
+	}
+	if w.firstLent {
+		w.first, w.firstLent = nil, false
+	}
+	w.held, w.heldOne[0] = nil, nil
+	putPageBuffer(w.lent)
+	w.lent = nil
 }
 
 // release sends what was held, if anything was written, and stops
@@ -152,6 +188,7 @@ func (w *recorder) release() {
 		return
 	}
 	w.hold = false
+	defer w.putLent() // sent (net/http copies what it is given), or never to be
 	if w.status == 0 {
 		return // nothing was answered: a dropped connection, or a client gone
 	}

@@ -347,3 +347,70 @@ func TestJournalBeforeAnswer(t *testing.T) {
 		})
 	}
 }
+
+// Pages are written from pooled buffers that go back to their pool once
+// sent, and a session's journal shares a response with its newest entry
+// when they are the same. Under concurrent requests for pages that
+// repeat, from several sessions, with the journal listed meanwhile, every
+// entry's response is the body its client got, byte for byte: no entry
+// keeps a buffer another request writes into.
+func TestJournalKeepsPagesNotPooledBuffers(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	const workers, each = 6, 60
+	var mu sync.Mutex
+	sent := make(map[string]string) // body by request id
+	stop := make(chan struct{})
+	var lister sync.WaitGroup
+	lister.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			h.Requests(mock.JournalFilter{}) // reads every kept response
+		}
+	})
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				k := i / 2 // each page twice in a row, which the journal shares
+				target := fmt.Sprintf("/api/v1/feedbacks?limit=%d&offset=%d", 10+(w+k)%3*40, (w*7+k*3)%5*20)
+				if k%9 == 0 {
+					target += "&counts_only=1"
+				}
+				req := httptest.NewRequest("GET", target, nil)
+				req.Header.Set(mock.HeaderSession, fmt.Sprintf("pool-%d", w%3))
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					t.Errorf("%s: status %d", target, rec.Code)
+					return
+				}
+				mu.Lock()
+				sent[rec.Header().Get(mock.HeaderRequestID)] = rec.Body.String()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	lister.Wait()
+
+	entries := h.Requests(mock.JournalFilter{})
+	if len(entries) != workers*each {
+		t.Fatalf("%d entries, want %d", len(entries), workers*each)
+	}
+	for _, e := range entries {
+		body, ok := sent[e.RequestID]
+		switch {
+		case !ok:
+			t.Errorf("entry %d: request id %q was not sent", e.Seq, e.RequestID)
+		case e.Response != body[:min(len(body), mock.MaxJournalBody)]:
+			t.Errorf("entry %d (%s?%s): the journal kept %d bytes that differ from the %d sent", e.Seq, e.Path, e.Query, len(e.Response), len(body))
+		case e.Truncated != (len(body) > mock.MaxJournalBody):
+			t.Errorf("entry %d: truncated %v for a %d-byte answer", e.Seq, e.Truncated, len(body))
+		}
+	}
+}

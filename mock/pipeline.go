@@ -96,7 +96,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		}
 		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
-		entry.Resp, entry.More = rec.first, rec.more
+		entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
 		s.journals.Record(ss.journalKey, entry)
 	}()
 	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 
@@ -147,6 +148,9 @@ func (j *Journals) Max() int64 { return j.bytes.Max() }
 // entries reach the journals in the order of their sequence numbers, and
 // the bytes kept never exceed the budget.
 func (j *Journals) Record(k Key, e Record) {
+	if e.Lent {
+		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
+	}
 	e.trim()
 	e.kept = e.measure()
 	if e.kept > j.bytes.Max() {
@@ -186,6 +190,29 @@ func (j *Journals) Record(k Key, e Record) {
 	if out, full := j.order.push(orderItem{rg, r.Seq}); full {
 		j.dropOldest(out)
 	}
+}
+
+// keepLent is what an entry keeps of a response written from a lent
+// buffer, which goes back to its owner once sent: the response of the
+// newest entry of the journal k names if it is the same (a client
+// polling a page gets the same bytes again and again), else a copy.
+// Records never change once kept, so the newest one's is compared
+// without the lock. An entry sharing its response still counts it whole.
+func (j *Journals) keepLent(k Key, b []byte) []byte {
+	j.mu.Lock()
+	rg := j.rings[k.id]
+	j.mu.Unlock()
+	var prev *Record
+	if rg != nil && rg.gen == k.gen {
+		rg.mu.Lock()
+		prev = rg.newest()
+		rg.mu.Unlock()
+	}
+	if prev != nil && len(prev.More) == 0 && bytes.Equal(prev.Resp, b) {
+		return prev.Resp
+	}
+	c := bytes.Clone(b)
+	return c[:len(c):len(c)] // counted as the bytes asked for, as a buffer of the writer's was
 }
 
 // dropOldest drops the entry the order item names, if its ring still has

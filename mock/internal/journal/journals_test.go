@@ -228,3 +228,49 @@ func TestListingsPin(t *testing.T) {
 		t.Error("a listing alone, larger than the bound, was refused")
 	}
 }
+
+// A lent response (a pooled page, which goes back to its pool once sent)
+// is kept as a copy, or shared with the session's newest entry when that
+// one's response is the same, and counted whole in each entry: no entry
+// keeps the lent buffer, which its owner writes the next page into.
+func TestJournalKeepsLentResponses(t *testing.T) {
+	j := New(DefaultSize, 1<<30, 100)
+	a, b := j.Open("a"), j.Open("b")
+	buf := make([]byte, 0, 4096)
+	lend := func(k Key, path, body string) {
+		buf = append(buf[:0], body...)
+		j.Record(k, Record{Entry: Entry{Method: "GET", Path: path}, Resp: buf, Lent: true})
+		full := buf[:cap(buf)]
+		for i := range full {
+			full[i] = 'x' // the next page
+		}
+	}
+	lend(a, "/1", "page one")
+	lend(a, "/2", "page one")
+	lend(b, "/3", "page one") // another session's newest is its own
+	lend(a, "/4", "page two")
+	lend(a, "/5", "page one") // the same as an older entry, not the newest
+	recs := j.find(mustCompile(t, Filter{}), 0)
+	if len(recs) != 5 {
+		t.Fatalf("%d entries, want 5", len(recs))
+	}
+	same := func(x, y []byte) bool { return len(x) > 0 && len(y) > 0 && &x[0] == &y[0] }
+	for i, want := range []string{"page one", "page one", "page one", "page two", "page one"} {
+		r := recs[i]
+		if string(r.Resp) != want || r.Lent || same(r.Resp, buf[:cap(buf)]) {
+			t.Errorf("entry %s: %q (lent %v, the buffer's own %v), want a copy of %q", r.Path, r.Resp, r.Lent, same(r.Resp, buf[:cap(buf)]), want)
+		}
+		if r.kept != r.measure() || r.kept < int64(len(r.Resp)) {
+			t.Errorf("entry %s: counted %d bytes, measures %d, response %d", r.Path, r.kept, r.measure(), len(r.Resp))
+		}
+	}
+	if !same(recs[0].Resp, recs[1].Resp) {
+		t.Error("the same page twice in a row: the entries keep two copies")
+	}
+	for _, p := range [][2]int{{1, 2}, {1, 3}, {1, 4}} {
+		if same(recs[p[0]].Resp, recs[p[1]].Resp) {
+			t.Errorf("entries %s and %s share a response: not the same page as the session's newest", recs[p[0]].Path, recs[p[1]].Path)
+		}
+	}
+	journalsAtRest(t, j)
+}

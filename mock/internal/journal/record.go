@@ -33,6 +33,9 @@ type Record struct {
 	// the others, if it was written in several.
 	Resp []byte
 	More [][]byte
+	// Lent says Resp is a buffer its writer takes back once the answer
+	// is sent (a pooled page): Record keeps a copy instead.
+	Lent bool
 
 	kept   int64 // what the record keeps alive, measured once by Record
 	copied bool  // method, path and query are copies, not parts of the request line

@@ -41,6 +41,14 @@ func (rg *ring) add(e *Record) int64 {
 	return e.kept - freed
 }
 
+// newest is the newest entry, nil if none.
+func (rg *ring) newest() *Record {
+	if rg.n == 0 {
+		return nil
+	}
+	return rg.entries[(rg.head+rg.n-1)%len(rg.entries)]
+}
+
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
 func (rg *ring) freedByAdd() int64 {
