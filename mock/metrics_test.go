@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -58,6 +59,36 @@ func TestRequestLog(t *testing.T) {
 	}
 	if strings.Contains(out, `"path":"/__mock/health"`) {
 		t.Error("health checks are logged at info level")
+	}
+}
+
+// A handler that adds the source of a record finds the request line's in
+// serveAPI, as a logger's own call would give it.
+func TestRequestLogSource(t *testing.T) {
+	var logs bytes.Buffer
+	h := newServer(t, mock.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{AddSource: true}))})
+	for range 2 { // the first line finds the caller, the second is given it
+		get(t, h, "/api/v1/feedbacks?limit=1")
+	}
+	n := 0
+	for l := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var line struct {
+			Msg    string
+			Source struct{ Function, File string }
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		if line.Msg != "request" {
+			continue
+		}
+		n++
+		if !strings.Contains(line.Source.Function, "Server).serveAPI") || !strings.HasSuffix(line.Source.File, "pipeline.go") {
+			t.Errorf("the request line's source is %s (%s), want serveAPI's", line.Source.Function, line.Source.File)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d request lines, want 2:\n%s", n, logs.String())
 	}
 }
 

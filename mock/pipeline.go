@@ -4,7 +4,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
@@ -87,10 +89,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		took := time.Since(start)
 		entry.Status = rec.status
 		s.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
-			slog.String("session", entry.Session), slog.String("scenario", entry.Scenario),
-			slog.String("request_id", requestID), slog.String("fault", entry.Fault))
+		s.logRequest(r, &entry, rec.status, took)
 		if ss == nil {
 			return // the request never got a session: nothing to journal
 		}
@@ -170,6 +169,36 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		end()
 	}
 }
+
+// logRequest logs an API request's line at level info. LogAttrs would
+// walk the stack for the call's program counter on every request: this
+// one's is found once.
+func (s *Server) logRequest(r *http.Request, e *journal.Record, status int, took time.Duration) {
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", requestLogPC())
+	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
+		slog.String("request_id", e.RequestID), slog.String("fault", e.Fault))
+	s.log.Handler().Handle(r.Context(), line)
+}
+
+// requestLogPC is the program counter of logRequest's caller, serveAPI's
+// request line, as slog.Logger would record it for a handler's
+// AddSource; found on the first call.
+func requestLogPC() uintptr {
+	if pc := logPC.Load(); pc != 0 {
+		return uintptr(pc)
+	}
+	var pcs [1]uintptr
+	runtime.Callers(3, pcs[:]) // runtime.Callers, requestLogPC, logRequest, then its caller
+	logPC.Store(uint64(pcs[0]))
+	return pcs[0]
+}
+
+var logPC atomic.Uint64
 
 // answerAPI runs the operation the request names, or answers 404 or 405.
 // The handler reads the body through body, for the journal, on a shallow
