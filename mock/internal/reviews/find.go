@@ -1,6 +1,7 @@
 package reviews
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -14,9 +15,15 @@ func (st *Store) Find(q Query) Result { return st.find(q, nil, nil, 0) }
 // page is appended to page, each position plus shift.
 func (st *Store) find(q Query, ed *edits, page []int, shift int) Result {
 	recs := st.records
-	// Sorted descending: days run from newest to oldest.
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.DayTo })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].day < q.DayFrom })
+	// Sorted descending: days run from newest to oldest. Without a bound,
+	// the window is every record.
+	lo, hi := 0, len(recs)
+	if q.DayTo != math.MaxInt32 {
+		lo = sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.DayTo })
+	}
+	if q.DayFrom != math.MinInt32 {
+		hi = sort.Search(len(recs), func(i int) bool { return recs[i].day < q.DayFrom })
+	}
 	if lo >= hi {
 		return Result{Page: page}
 	}
@@ -143,8 +150,13 @@ func (st *Store) window(key postKey, lo, hi int) span {
 	if list == nil {
 		list = []int32{} // no such records: an empty list, not "every record"
 	}
-	from, _ := slices.BinarySearch(list, int32(lo))
-	to, _ := slices.BinarySearch(list, int32(hi))
+	from, to := 0, len(list) // the whole list: every record's window
+	if lo > 0 {
+		from, _ = slices.BinarySearch(list, int32(lo))
+	}
+	if hi < len(st.records) {
+		to, _ = slices.BinarySearch(list, int32(hi))
+	}
 	return span{list: list[from:to:to]}
 }
 
