@@ -89,7 +89,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		took := time.Since(start)
 		entry.Status = rec.status
 		s.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
-		s.logRequest(r, &entry, rec.status, took)
+		s.logRequest(r, &entry, rec.status, start, took)
 		if ss == nil {
 			return // the request never got a session: nothing to journal
 		}
@@ -170,14 +170,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 	}
 }
 
-// logRequest logs an API request's line at level info. LogAttrs would
-// walk the stack for the call's program counter on every request: this
-// one's is found once.
-func (s *Server) logRequest(r *http.Request, e *journal.Record, status int, took time.Duration) {
+// logRequest logs an API request's line at level info, for a request
+// that started at start and took took. LogAttrs would walk the stack for
+// the call's program counter on every request: this one's is found once.
+// And the clock was just read: now is start+took.
+func (s *Server) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", requestLogPC())
+	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", requestLogPC())
 	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
