@@ -195,19 +195,21 @@ func (j *Journals) Record(k Key, e Record) {
 // keepLent is what an entry keeps of a response written from a lent
 // buffer, which goes back to its owner once sent: the response of the
 // newest entry of the journal k names if it is the same (a client
-// polling a page gets the same bytes again and again), else a copy.
-// Records never change once kept, so the newest one's is compared
-// without the lock. An entry sharing its response still counts it whole.
+// polling a page gets the same bytes again and again), else a copy;
+// nothing if that journal keeps no entry (its size is fixed, and a
+// dropped journal stays dropped). Records never change once kept, so the
+// newest one's is compared without the lock. An entry sharing its
+// response still counts it whole.
 func (j *Journals) keepLent(k Key, b []byte) []byte {
 	j.mu.Lock()
 	rg := j.rings[k.id]
 	j.mu.Unlock()
-	var prev *Record
-	if rg != nil && rg.gen == k.gen {
-		rg.mu.Lock()
-		prev = rg.newest()
-		rg.mu.Unlock()
+	if rg == nil || rg.gen != k.gen || rg.size <= 0 {
+		return nil
 	}
+	rg.mu.Lock()
+	prev := rg.newest()
+	rg.mu.Unlock()
 	if prev != nil && len(prev.More) == 0 && bytes.Equal(prev.Resp, b) {
 		return prev.Resp
 	}

@@ -274,3 +274,28 @@ func TestJournalKeepsLentResponses(t *testing.T) {
 	}
 	journalsAtRest(t, j)
 }
+
+// A lent response is not copied for a journal that keeps nothing: one of
+// no entries, or one dropped (its request outlived its session).
+func TestJournalCopiesNoLentResponseItKeepsNot(t *testing.T) {
+	resp := make([]byte, 32<<10)
+	for _, c := range []struct {
+		name string
+		j    *Journals
+		drop bool
+	}{{"a journal of no entries", New(0, 1<<30, 100), false}, {"a dropped journal", New(DefaultSize, 1<<30, 100), true}} {
+		k := c.j.Open("a")
+		if c.drop {
+			c.j.Drop(k)
+		}
+		record := func(lent bool) func() {
+			return func() { c.j.Record(k, Record{Entry: Entry{Method: "GET", Path: "/"}, Resp: resp, Lent: lent}) }
+		}
+		if lent, owned := testing.AllocsPerRun(20, record(true)), testing.AllocsPerRun(20, record(false)); lent != owned {
+			t.Errorf("%s: recording a lent response allocates %v times, an owned one %v", c.name, lent, owned)
+		}
+		if c.j.Used() != 0 {
+			t.Errorf("%s keeps %d bytes", c.name, c.j.Used())
+		}
+	}
+}
