@@ -3,7 +3,6 @@ package mock
 import (
 	"math"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -140,7 +139,10 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac 
 	}
 	res := st.Find(q)
 	bp := pageBuffers.Get().(*[]byte)
-	b := slices.Grow((*bp)[:0], st.PageSize(res)+160)
+	b := (*bp)[:0]
+	if cap(b) == 0 { // a new buffer: the page's size at once
+		b = make([]byte, 0, st.PageSize(res)+160)
+	}
 	b = append(b, `{"success":true,"data":`...)
 	if q.CountsOnly {
 		b = reviews.AppendCounts(b, res)
