@@ -23,9 +23,9 @@ type metrics struct {
 	warnings *prometheus.CounterVec
 
 	// The vectors' children by label values, so that a request costs no
-	// formatting and hashing of its labels.
-	requestsBy childCache[requestLabels, prometheus.Counter]
-	latencyBy  childCache[string, prometheus.Observer]
+	// formatting and hashing of its labels: a request's count and latency
+	// children together, found by one lookup.
+	requestsBy childCache[requestLabels, requestChildren]
 	faultsBy   childCache[faultLabels, prometheus.Counter]
 	warningsBy childCache[warnKind, prometheus.Counter]
 }
@@ -34,6 +34,12 @@ type requestLabels struct {
 	route    string
 	status   int
 	scenario string
+}
+
+// requestChildren are the children a request with some labels counts in.
+type requestChildren struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer // by route alone
 }
 
 type faultLabels struct{ kind, scenario string }
@@ -61,10 +67,9 @@ func newMetrics() *metrics {
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.faults, m.warnings,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.requestsBy.create = func(l requestLabels) prometheus.Counter {
-		return m.requests.WithLabelValues(l.route, strconv.Itoa(l.status), l.scenario)
+	m.requestsBy.create = func(l requestLabels) requestChildren {
+		return requestChildren{m.requests.WithLabelValues(l.route, strconv.Itoa(l.status), l.scenario), m.latency.WithLabelValues(l.route)}
 	}
-	m.latencyBy.create = func(route string) prometheus.Observer { return m.latency.WithLabelValues(route) }
 	m.faultsBy.create = func(l faultLabels) prometheus.Counter { return m.faults.WithLabelValues(l.kind, l.scenario) }
 	m.warningsBy.create = func(k warnKind) prometheus.Counter { return m.warnings.WithLabelValues(warnKindNames[k]) }
 	return m
@@ -139,8 +144,9 @@ func apiRoute(path string) string {
 
 // observe records one API request.
 func (m *metrics) observe(route string, status int, scenario string, took time.Duration, p *plan) {
-	m.requestsBy.get(requestLabels{route, status, scenario}).Inc()
-	m.latencyBy.get(route).Observe(took.Seconds())
+	c := m.requestsBy.get(requestLabels{route, status, scenario})
+	c.requests.Inc()
+	c.latency.Observe(took.Seconds())
 	if p == nil {
 		return
 	}
