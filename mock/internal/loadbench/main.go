@@ -234,11 +234,7 @@ func throughput(out io.Writer, bin string, rounds int, dur time.Duration, verdic
 		len(page), wrkThreads, wrkConns, dur, rounds)
 	fmt.Fprintf(out, "   default: the replymock binary with default flags (a text log line per request; stderr is a pipe this program drains)\n")
 	fmt.Fprintf(out, "   warn: the same with --log-level warn; static: a minimal net/http handler writing the same bytes and headers from memory, in a process of its own\n")
-	targets := []struct {
-		name string
-		url  string
-		pid  int
-	}{
+	targets := []wrkTarget{
 		{"static", static.url + "/api/v1/feedbacks", static.cmd.Process.Pid},
 		{"default", def.url + "/api/v1/feedbacks", def.cmd.Process.Pid},
 		{"warn", warn.url + "/api/v1/feedbacks", warn.cmd.Process.Pid},
@@ -249,23 +245,9 @@ func throughput(out io.Writer, bin string, rounds int, dur time.Duration, verdic
 		}
 	}
 	linesBefore := def.lines.Load()
-	all := make(map[string][]wrkResult)
-	var defRatios, warnRatios []float64
-	for round := range rounds {
-		res := make(map[string]wrkResult)
-		for k := range targets {
-			t := targets[(k+round)%len(targets)]
-			r, err := runWrk(wrk, t.url, t.pid, dur)
-			if err != nil {
-				return fmt.Errorf("%s: %w", t.name, err)
-			}
-			res[t.name] = r
-			all[t.name] = append(all[t.name], r)
-		}
-		dr, wr := res["default"].rps/res["static"].rps, res["warn"].rps/res["static"].rps
-		defRatios, warnRatios = append(defRatios, dr), append(warnRatios, wr)
-		fmt.Fprintf(out, "   round %d: static  %s\n            default %s | ratio %.2f\n            warn    %s | ratio %.2f\n",
-			round+1, res["static"], res["default"], dr, res["warn"], wr)
+	all, err := wrkRounds(out, wrk, targets, rounds, dur)
+	if err != nil {
+		return err
 	}
 	time.Sleep(500 * time.Millisecond) // the last buffered log lines reach the pipe
 	n := def.lines.Load() - linesBefore
@@ -273,6 +255,46 @@ func throughput(out io.Writer, bin string, rounds int, dur time.Duration, verdic
 		return errors.New("replymock with default flags logged no request lines")
 	}
 	fmt.Fprintf(out, "   replymock with default flags logged %d lines to stderr during the rounds\n", n)
+	throughputSummary(out, targets, all, verdict)
+	return nil
+}
+
+// wrkTarget is a server the throughput section drives: its name, the
+// page's URL and the process that serves it.
+type wrkTarget struct {
+	name string
+	url  string
+	pid  int
+}
+
+// wrkRounds runs wrk against each target for dur, in rounds, the order
+// turning from round to round, and prints each round with the ratios of
+// "default" and "warn" to "static". It returns the results by target,
+// round by round.
+func wrkRounds(out io.Writer, wrk string, targets []wrkTarget, rounds int, dur time.Duration) (map[string][]wrkResult, error) {
+	all := make(map[string][]wrkResult)
+	for round := range rounds {
+		res := make(map[string]wrkResult)
+		for k := range targets {
+			t := targets[(k+round)%len(targets)]
+			r, err := runWrk(wrk, t.url, t.pid, dur)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", t.name, err)
+			}
+			res[t.name] = r
+			all[t.name] = append(all[t.name], r)
+		}
+		dr, wr := res["default"].rps/res["static"].rps, res["warn"].rps/res["static"].rps
+		fmt.Fprintf(out, "   round %d: static  %s\n            default %s | ratio %.2f\n            warn    %s | ratio %.2f\n",
+			round+1, res["static"], res["default"], dr, res["warn"], wr)
+	}
+	return all, nil
+}
+
+// throughputSummary prints the medians of the rounds' results: each
+// target's, the CPU per request, and the median ratios against their
+// targets.
+func throughputSummary(out io.Writer, targets []wrkTarget, all map[string][]wrkResult, verdict func(bool) string) {
 	for _, t := range targets {
 		rs := all[t.name]
 		fmt.Fprintf(out, "   median %-7s %7.0f req/s; CPU per request: the server %s, wrk %s\n", t.name,
@@ -290,10 +312,16 @@ func throughput(out io.Writer, bin string, rounds int, dur time.Duration, verdic
 		fmt.Fprintf(out, "   CPU per request, server and wrk together: static %s, default %s (ratio %.2f), warn %s (ratio %.2f)\n",
 			micros(sc), micros(cost("default")), sc/cost("default"), micros(cost("warn")), sc/cost("warn"))
 	}
+	// A round's ratio is of req/s measured side by side: the median of
+	// the rounds' ratios, not the ratio of the medians.
+	var defRatios, warnRatios []float64
+	for i := range all["static"] {
+		defRatios = append(defRatios, all["default"][i].rps/all["static"][i].rps)
+		warnRatios = append(warnRatios, all["warn"][i].rps/all["static"][i].rps)
+	}
 	md, mw := median(defRatios), median(warnRatios)
 	fmt.Fprintf(out, "   median ratio, default flags:     %.2f (target >= %.2f): %s\n", md, targetDefault, verdict(md >= targetDefault))
 	fmt.Fprintf(out, "   median ratio, --log-level warn:  %.2f (target >= %.2f): %s\n", mw, targetWarn, verdict(mw >= targetWarn))
-	return nil
 }
 
 func field(rs []wrkResult, f func(wrkResult) float64) []float64 {
