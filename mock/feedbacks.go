@@ -24,27 +24,29 @@ const (
 
 // listParam is one query parameter of GET /feedbacks: its name, what it
 // takes (for the test that holds the OpenAPI document to the table) and
-// how its value goes into the query.
+// how its value goes into the query. The query goes in and out by value:
+// a pointer given to a function of the table would put it on the heap,
+// for every list.
 type listParam struct {
 	name   string
 	kind   string // "integer" (from lo to hi), "date" or "text" (at most hi characters)
 	lo, hi int64
-	set    func(q *reviews.Query, v wire.Query) error
+	set    func(q reviews.Query, v wire.Query) (reviews.Query, error)
 }
 
 // listParams is the one table of GET /feedbacks' query parameters, in
 // the spec's order, so the first bad one is reported; the parameter
 // warnings (warnings.go) read their names here.
 var listParams = []listParam{
-	intParam("limit", 1, MaxLimit, "an integer from 1 to 100", func(q *reviews.Query, n int64) { q.Limit = n }),
-	intParam("offset", 0, math.MaxInt64, "an integer >= 0", func(q *reviews.Query, n int64) { q.Offset = n }),
-	intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)", func(q *reviews.Query, n int64) { q.Answered = int8(n) }),
-	dateParam("date_from", func(q *reviews.Query, d int32) { q.DayFrom = d }),
-	dateParam("date_to", func(q *reviews.Query, d int32) { q.DayTo = d }),
-	intParam("rating", 1, 5, "an integer from 1 to 5", func(q *reviews.Query, n int64) { q.Rating = int8(n) }),
-	intParam("nm_id", 1, math.MaxInt64, "a positive integer", func(q *reviews.Query, n int64) { q.NmID = n }),
+	intParam("limit", 1, MaxLimit, "an integer from 1 to 100", func(q reviews.Query, n int64) reviews.Query { q.Limit = n; return q }),
+	intParam("offset", 0, math.MaxInt64, "an integer >= 0", func(q reviews.Query, n int64) reviews.Query { q.Offset = n; return q }),
+	intParam("answered", 0, 1, "0 (without reply) or 1 (with reply)", func(q reviews.Query, n int64) reviews.Query { q.Answered = int8(n); return q }),
+	dateParam("date_from", func(q reviews.Query, d int32) reviews.Query { q.DayFrom = d; return q }),
+	dateParam("date_to", func(q reviews.Query, d int32) reviews.Query { q.DayTo = d; return q }),
+	intParam("rating", 1, 5, "an integer from 1 to 5", func(q reviews.Query, n int64) reviews.Query { q.Rating = int8(n); return q }),
+	intParam("nm_id", 1, math.MaxInt64, "a positive integer", func(q reviews.Query, n int64) reviews.Query { q.NmID = n; return q }),
 	{name: "search", kind: "text", hi: MaxSearchLength, set: setSearch},
-	intParam("counts_only", 0, 1, "0 or 1", func(q *reviews.Query, n int64) { q.CountsOnly = n == 1 }),
+	intParam("counts_only", 0, 1, "0 or 1", func(q reviews.Query, n int64) reviews.Query { q.CountsOnly = n == 1; return q }),
 }
 
 // feedbackParams are the query parameters GET /feedbacks knows; others
@@ -66,7 +68,7 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 		return q, err
 	}
 	for _, lp := range listParams {
-		if err := lp.set(&q, v); err != nil {
+		if q, err = lp.set(q, v); err != nil {
 			return q, err
 		}
 		if lp.name == "date_to" && q.DayFrom > q.DayTo {
@@ -79,50 +81,49 @@ func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
 }
 
 // intParam is a parameter of plain decimal digits within [lo, hi].
-func intParam(name string, lo, hi int64, want string, set func(*reviews.Query, int64)) listParam {
-	return listParam{name: name, kind: "integer", lo: lo, hi: hi, set: func(q *reviews.Query, v wire.Query) error {
+func intParam(name string, lo, hi int64, want string, set func(reviews.Query, int64) reviews.Query) listParam {
+	return listParam{name: name, kind: "integer", lo: lo, hi: hi, set: func(q reviews.Query, v wire.Query) (reviews.Query, error) {
 		n, ok, err := v.Int(name, lo, hi, want)
 		if ok {
-			set(q, n)
+			q = set(q, n)
 		}
-		return err
+		return q, err
 	}}
 }
 
 // dateParam is a parameter holding a real date YYYY-MM-DD.
-func dateParam(name string, set func(*reviews.Query, int32)) listParam {
-	return listParam{name: name, kind: "date", set: func(q *reviews.Query, v wire.Query) error {
+func dateParam(name string, set func(reviews.Query, int32) reviews.Query) listParam {
+	return listParam{name: name, kind: "date", set: func(q reviews.Query, v wire.Query) (reviews.Query, error) {
 		s, ok, err := v.Get(name)
 		if err != nil || !ok {
-			return err
+			return q, err
 		}
 		t, ok := reviews.ParseDate(s)
 		if !ok {
-			return wire.InvalidParameter(name, "must be a real date YYYY-MM-DD, got %q", s)
+			return q, wire.InvalidParameter(name, "must be a real date YYYY-MM-DD, got %q", s)
 		}
-		set(q, reviews.DayNumber(t))
-		return nil
+		return set(q, reviews.DayNumber(t)), nil
 	}}
 }
 
 // setSearch reads search: text of at most MaxSearchLength characters,
 // trimmed.
-func setSearch(q *reviews.Query, v wire.Query) error {
+func setSearch(q reviews.Query, v wire.Query) (reviews.Query, error) {
 	s, ok, err := v.Get("search")
 	if err != nil || !ok {
-		return err
+		return q, err
 	}
 	s = strings.TrimSpace(s)
 	switch {
 	case !utf8.ValidString(s):
-		return wire.InvalidParameter("search", "must be valid UTF-8")
+		return q, wire.InvalidParameter("search", "must be valid UTF-8")
 	case strings.ContainsRune(s, 0):
-		return wire.InvalidParameter("search", "must not contain NUL characters")
+		return q, wire.InvalidParameter("search", "must not contain NUL characters")
 	case utf8.RuneCountInString(s) > MaxSearchLength:
-		return wire.InvalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(s))
+		return q, wire.InvalidParameter("search", "must be at most %d characters, got %d", MaxSearchLength, utf8.RuneCountInString(s))
 	}
 	q.Search = s
-	return nil
+	return q, nil
 }
 
 // handleFeedbacksList serves GET /api/v1/feedbacks.
