@@ -1,0 +1,160 @@
+// Package cli is replymock's command line: the flags and their
+// REPLYMOCK_* variables made mock.Options, serving until a signal and
+// draining, the connection limiter, the buffered log, and the validate,
+// healthcheck, version, probe and record commands. Main, its one export,
+// is all the module's main.go calls.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/probe"
+	"github.com/replymock/replymock/mock/record"
+)
+
+// Main runs the command line with os.Args and the environment, and
+// exits with its code when it fails: 2 for a usage error, 1 for any
+// other. version is the one the build stamped into main, if any.
+func Main(version string) {
+	stampedVersion = version
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The first signal starts a graceful shutdown; a second one, while
+	// requests drain (an injected delay can last minutes), ends the
+	// process at once, by the signal's default action.
+	context.AfterFunc(ctx, stop)
+	if err := run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// stampedVersion is main's version, which the build stamps with
+// -ldflags "-X main.version=..." and Main sets; without it,
+// versionString reads the build info.
+var stampedVersion = ""
+
+// versionString is the stamped version, else the module version or VCS
+// revision the Go toolchain recorded, else "devel".
+func versionString() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev != "" {
+		return "devel+" + rev + dirty
+	}
+	return "devel"
+}
+
+// exitCode is 2 for usage errors and 1 for everything else.
+func exitCode(err error) int {
+	var ue usageError
+	var pu *probe.UsageError
+	if errors.As(err, &ue) || errors.As(err, &pu) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+type usageError struct{ error }
+
+// run is the whole program; Main only maps its error to an exit code.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	// The logs go to stderr through a buffer, so that a request's log line
+	// costs no write of its own. Deferred calls run while a panic unwinds
+	// too: on a panic in run's goroutine, the lines before it are written
+	// before the panic's message; what other crashes can lose is said at
+	// logWriter.
+	logs := newLogWriter(stderr, logFlushInterval, logBufferSize)
+	defer logs.Close()
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd { // clients of another server: flags of their own
+	case "probe":
+		return probe.Main(ctx, args, stdout, stderr)
+	case "record":
+		return record.Main(ctx, args, stdout, stderr)
+	}
+	var cfg config
+	fsys := cfg.flagSet(cmd, stderr)
+	if err := applyEnv(fsys, lookupEnv); err != nil {
+		return usageError{err}
+	}
+	if err := fsys.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if *cfg.showVersion {
+		cmd = "version"
+	}
+	level, err := cfg.check(fsys, lookupEnv)
+	if err != nil {
+		return err
+	}
+	opts := cfg.options(level, logs)
+	closeFolders, err := openFolders(&cfg, &opts)
+	defer closeFolders()
+	if err != nil {
+		return err
+	}
+	return dispatch(ctx, cmd, fsys.Args(), cfg, opts, stdout)
+}
+
+// dispatch runs the command cmd, with its arguments args.
+func dispatch(ctx context.Context, cmd string, args []string, cfg config, opts mock.Options, stdout io.Writer) error {
+	switch cmd {
+	case "serve":
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("serve takes no arguments, got %q", args)}
+		}
+		return serve(ctx, cfg, opts)
+	case "validate":
+		return validate(opts, args, stdout)
+	case "healthcheck":
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("healthcheck takes no arguments, got %q", args)}
+		}
+		return healthcheck(ctx, cfg.addr, stdout)
+	case "version":
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("version takes no arguments, got %q", args)}
+		}
+		fmt.Fprintln(stdout, "replymock", versionString())
+		return nil
+	default:
+		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, probe, record, healthcheck, version", cmd)}
+	}
+}

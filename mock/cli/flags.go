@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+)
+
+// config is everything the flags and environment set.
+type config struct {
+	addr         string
+	scenario     string
+	scenarios    string
+	scenOnly     bool // --scenarios-only: the folder replaces the shipped scenarios
+	fixtures     string
+	seed         int64
+	logFormat    string
+	logLevel     string
+	adminToken   string
+	journal      int
+	corsOrigins  string
+	allowedHosts string
+	maxConns     int
+	maxShop      byteSize
+	tuneGC       bool // GOGC is not set: collect less often while building data
+	memLimit     bool // GOMEMLIMIT is not set: set a soft limit from the budgets
+	adminAddr    string
+	readOnly     bool
+	strict       bool
+	maxSessions  int
+	sessionTTL   time.Duration
+	publicURL    string
+	now          string
+	proxy        string
+	stateDir     string
+	stateEvery   time.Duration
+	timeouts     timeouts
+	showVersion  *bool            // --version
+	clock        func() time.Time // --now's clock; nil for the real one
+}
+
+// flagSet defines the server's flags on cfg, for the command cmd.
+func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
+	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
+	fsys.SetOutput(stderr)
+	fsys.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address; the default serves this machine only, :8080 every interface (env REPLYMOCK_ADDR)")
+	fsys.StringVar(&cfg.scenario, "scenario", "default", "scenario to serve (env REPLYMOCK_SCENARIO)")
+	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios added to the shipped ones, replacing those of the same names (env REPLYMOCK_SCENARIOS)")
+	fsys.BoolVar(&cfg.scenOnly, "scenarios-only", false, "serve only the --scenarios folder's scenarios, none of the shipped ones (env REPLYMOCK_SCENARIOS_ONLY)")
+	fsys.StringVar(&cfg.fixtures, "fixtures", "", "folder of fixtures added to the shipped ones, replacing those of the same paths (env REPLYMOCK_FIXTURES)")
+	fsys.Int64Var(&cfg.seed, "seed", 0, "seed for generated data, overriding the scenario's; 0 keeps it (env REPLYMOCK_SEED)")
+	fsys.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json (env REPLYMOCK_LOG_FORMAT)")
+	fsys.StringVar(&cfg.logLevel, "log-level", "info", "debug, info (a line per request), warn or error (env REPLYMOCK_LOG_LEVEL)")
+	cfg.showVersion = fsys.Bool("version", false, "print the version and exit")
+	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
+	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (default any) and the admin API (default the server's own page and loopback origins), e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
+	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides loopback ones, e.g. demo.example.test,*.preview.test; requests over loopback naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
+	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, the longest idle one is closed for a new one (env REPLYMOCK_MAX_CONNS)")
+	cfg.maxShop = mock.DefaultMaxShopBytes
+	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, e.g. 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY) (default 1GiB)")
+	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
+	fsys.BoolVar(&cfg.readOnly, "read-only", false, "demo mode: PATCH and admin changes answer 403 (env REPLYMOCK_READ_ONLY)")
+	fsys.BoolVar(&cfg.strict, "strict", false, "answer API requests with warnings (X-Mock-Warning: unknown parameters, the upstream's names, ...) 400 instead; a scenario's strict and PUT /__mock/overrides win (env REPLYMOCK_STRICT)")
+	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
+	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
+	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
+	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
+	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
+	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
+	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir is brought up to date, besides at shutdown (env REPLYMOCK_STATE_INTERVAL)")
+	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
+	fsys.Usage = func() {
+		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock record --from URL --out DIR [flags] (see replymock record -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
+		fsys.PrintDefaults()
+	}
+	return fsys
+}
+
+// check refuses flags that make no sense together or alone, and
+// normalizes the rest; it returns the log level.
+func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) (level slog.Level, err error) {
+	// An admin token is compared byte for byte: one copied with a trailing
+	// newline would lock the admin API for good, and one given empty would
+	// leave it open without a word.
+	cfg.adminToken = strings.TrimSpace(cfg.adminToken)
+	if flagGiven(fsys, "admin-token") && cfg.adminToken == "" {
+		return level, usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
+	}
+	for _, name := range []string{"cors-origins", "allowed-hosts"} {
+		if v := fsys.Lookup(name).Value.String(); flagGiven(fsys, name) && len(splitList(v)) == 0 {
+			return level, usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
+		}
+	}
+	if cfg.maxConns < 1 {
+		return level, usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}
+	}
+	if flagGiven(fsys, "public-url") {
+		if strings.TrimSpace(cfg.publicURL) == "" {
+			return level, usageError{errors.New("--public-url (or REPLYMOCK_PUBLIC_URL) is empty: give the URL clients reach this server at, or leave it out for http://HOST:PORT of --addr")}
+		}
+		pub, err := mock.ParsePublicURL(strings.TrimSpace(cfg.publicURL))
+		if err != nil {
+			return level, usageError{fmt.Errorf("--public-url (or REPLYMOCK_PUBLIC_URL) %v", err)}
+		}
+		cfg.publicURL = pub
+	}
+	gogc, _ := lookupEnv("GOGC")
+	cfg.tuneGC = gogc == ""
+	gomemlimit, _ := lookupEnv("GOMEMLIMIT")
+	cfg.memLimit = gomemlimit == ""
+	cfg.timeouts = defaultTimeouts
+	if cfg.logFormat != "text" && cfg.logFormat != "json" {
+		return level, usageError{fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)}
+	}
+	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
+		return level, usageError{fmt.Errorf("--log-level must be debug, info, warn or error, got %q", cfg.logLevel)}
+	}
+	if cfg.journal < 0 {
+		return level, usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
+	}
+	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
+		return level, usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
+	}
+	if cfg.stateEvery < 10*time.Millisecond {
+		return level, usageError{fmt.Errorf("--state-interval must be at least 10ms, got %v", cfg.stateEvery)}
+	}
+	if flagGiven(fsys, "state-dir") && strings.TrimSpace(cfg.stateDir) == "" {
+		return level, usageError{errors.New("--state-dir (or REPLYMOCK_STATE_DIR) is empty: name a folder, or leave it out to keep state in memory only")}
+	}
+	if cfg.scenOnly && cfg.scenarios == "" {
+		return level, usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
+	}
+	if flagGiven(fsys, "now") {
+		at, err := time.Parse(time.RFC3339, strings.TrimSpace(cfg.now))
+		if err != nil {
+			return level, usageError{fmt.Errorf("--now (or REPLYMOCK_NOW) must be an RFC 3339 time such as 2026-12-01T10:00:00Z, got %q", cfg.now)}
+		}
+		at, started := at.UTC(), time.Now()
+		cfg.clock = func() time.Time { return at.Add(time.Since(started)) }
+	}
+	if flagGiven(fsys, "proxy") {
+		if _, err := mock.ParseProxyURL(strings.TrimSpace(cfg.proxy)); err != nil {
+			return level, usageError{fmt.Errorf("--proxy (or REPLYMOCK_PROXY) %v", err)}
+		}
+		cfg.proxy = strings.TrimSpace(cfg.proxy)
+	}
+	return level, nil
+}
+
+// options are the server's Options that cfg gives, logging to logs.
+func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
+	journal := cfg.journal
+	if journal == 0 {
+		journal = -1 // keep none
+	}
+	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
+		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
+}
+
+// openFolders gives opts the --scenarios and --fixtures folders;
+// closeAll closes them.
+func openFolders(cfg *config, opts *mock.Options) (closeAll func(), err error) {
+	var roots []*os.Root
+	closeAll = func() {
+		for _, r := range roots {
+			r.Close()
+		}
+	}
+	// The folders are read through os.Root: neither ".." nor a symlink
+	// leads out of them.
+	for _, d := range []struct {
+		flag, dir string
+		fs        *fs.FS
+	}{{"scenarios", cfg.scenarios, &opts.Scenarios}, {"fixtures", cfg.fixtures, &opts.Fixtures}} {
+		if d.dir == "" {
+			continue
+		}
+		root, err := os.OpenRoot(d.dir)
+		if err != nil {
+			return closeAll, usageError{fmt.Errorf("--%s: %v", d.flag, err)}
+		}
+		roots = append(roots, root)
+		*d.fs = root.FS()
+	}
+	return closeAll, nil
+}
+
+// applyEnv sets every flag that has a REPLYMOCK_<NAME> variable; flags on
+// the command line are parsed afterwards and win. A variable set empty
+// (as compose files leave one whose value is missing) counts as unset,
+// except REPLYMOCK_ADMIN_TOKEN: an empty token would leave the admin API
+// open while its operator believes it locked, so it is refused.
+func applyEnv(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
+	var err error
+	fsys.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		v, set := lookupEnv(name)
+		switch {
+		case err != nil || !set:
+		case v == "" && f.Name == "admin-token":
+			err = fmt.Errorf("%s is set but empty: give a token, or unset it to keep the admin API open", name)
+		case v != "":
+			if e := fsys.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %v", name, v, e)
+			}
+		}
+	})
+	return err
+}
+
+// envName is the environment variable of a flag: REPLYMOCK_ADMIN_TOKEN
+// for admin-token.
+func envName(flagName string) string {
+	return "REPLYMOCK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// flagGiven reports whether the flag was set, on the command line or by
+// its environment variable.
+func flagGiven(fsys *flag.FlagSet, name string) bool {
+	given := false
+	fsys.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// byteSize is a flag of a number of bytes: 1073741824, 1GiB, 512MiB, 64KiB.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	for _, u := range byteUnits {
+		if *b >= byteSize(u.size) && int64(*b)%u.size == 0 {
+			return strconv.FormatInt(int64(*b)/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(num, u.name); ok {
+			num, mult = strings.TrimSpace(n), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/mult {
+		return fmt.Errorf("want a size such as 1GiB, 512MiB or a number of bytes, got %q", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+var byteUnits = []struct {
+	name string
+	size int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

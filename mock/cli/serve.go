@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+)
+
+// serve runs the HTTP server until ctx ends, then drains it.
+func serve(ctx context.Context, cfg config, opts mock.Options) error {
+	start := time.Now()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.maxConns < 1 {
+		cfg.maxConns = defaultMaxConns
+	}
+	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
+	// With --admin-addr, the admin API (and its page) has a listener of its
+	// own, and the main one serves only the API, health and media.
+	lns, closeAll, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	if opts.PublicURL == "" {
+		pub, err := derivePublicURL(cfg.addr, lns[0].Addr())
+		if err != nil {
+			closeAll()
+			return usageError{err}
+		}
+		opts.PublicURL = pub
+	}
+	var state *mock.StateDir
+	if cfg.stateDir != "" {
+		if state, err = mock.OpenStateDir(cfg.stateDir, opts.Logger); err != nil {
+			closeAll()
+			return usageError{err}
+		}
+		// Restarted soon, the server serves the data it served: its
+		// sessions' living shops come back as they were.
+		now := time.Now
+		if opts.Now != nil {
+			now = opts.Now
+		}
+		opts.DataAnchor = state.Anchor(now())
+	}
+	srv, err := build(ctx, cfg, opts)
+	if err != nil || srv == nil {
+		closeAll()
+		return err
+	}
+	if state != nil {
+		state.Restore(srv)
+		defer keepState(ctx, cfg, state, srv, opts.Logger)()
+	}
+	memLimit := setMemoryLimit(cfg, srv)
+	sc := srv.Scenario()
+	reviews, err := sc.Len()
+	if err != nil {
+		closeAll()
+		return err
+	}
+	handlers := []http.Handler{srv}
+	if cfg.adminAddr != "" {
+		handlers = []http.Handler{srv.APIHandler(), srv}
+	}
+	servers, errc := startServing(cfg, opts, lns, handlers, "scenario", sc.Name, "seed", sc.Seed, "reviews", reviews,
+		"public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String())
+	if cfg.scenarios != "" {
+		// Hot reload: a changed scenario file is validated and swapped in.
+		go srv.Watch(ctx, time.Second)
+	}
+	select {
+	case err := <-errc:
+		for _, hs := range servers {
+			hs.Close()
+		}
+		return err
+	case <-ctx.Done():
+	}
+	return drain(servers, cfg, opts.Logger)
+}
+
+// listen opens the listeners of --addr and --admin-addr; closeAll
+// closes them. Both listen before the data is built: the media URLs in it
+// name the port the main one got (--addr 127.0.0.1:0 picks one).
+func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
+	addrs := []string{cfg.addr}
+	if cfg.adminAddr != "" {
+		addrs = append(addrs, cfg.adminAddr)
+	}
+	closeAll = func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		lns = append(lns, ln)
+	}
+	return lns, closeAll, nil
+}
+
+// keepState saves the server's state into its folder every
+// --state-interval; the function it returns, deferred, stops the loop and
+// saves a last time.
+func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.Server, log *slog.Logger) (stop func()) {
+	saved := make(chan struct{})
+	last := func() {
+		<-saved // the loop's last save is done before the final one
+		if err := state.Save(srv); err != nil {
+			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
+		} else {
+			log.Info("state saved", "dir", cfg.stateDir)
+		}
+	}
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	go func() {
+		defer close(saved)
+		t := time.NewTicker(cfg.stateEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-loopCtx.Done():
+				return
+			case <-t.C:
+				if err := state.Save(srv); err != nil {
+					log.Warn("state: a save failed", "dir", cfg.stateDir, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		stopLoop()
+		last()
+	}
+}
+
+// setMemoryLimit sets a soft memory limit from the server's budgets,
+// unless GOMEMLIMIT is set; it says which.
+func setMemoryLimit(cfg config, srv *mock.Server) string {
+	memLimit := "GOMEMLIMIT"
+	if cfg.memLimit {
+		// Go lets the heap grow to twice what is live before collecting:
+		// with full budgets, the process would take twice their sum. A
+		// soft limit of the data built, the budgets and some room makes
+		// the collector work harder near it instead.
+		limit := memoryLimit(srv.MemoryBudget())
+		debug.SetMemoryLimit(limit)
+		memLimit = strconv.FormatInt(limit>>20, 10) + "MiB"
+	}
+	return memLimit
+}
+
+// startServing serves each listener with its handler, after logging where
+// and what; errc receives the first listener's failure.
+// served are the log attributes that say what is served.
+func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []http.Handler, served ...any) ([]*http.Server, chan error) {
+	var servers []*http.Server
+	errc := make(chan error, len(lns))
+	for i, ln := range lns {
+		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
+		ln = limitConns(ln, hs, cfg.maxConns)
+		servers = append(servers, hs)
+		what := "api and admin"
+		if len(lns) == 2 {
+			what = [2]string{"api", "admin"}[i]
+		}
+		admin := "open"
+		if cfg.adminToken != "" {
+			admin = "locked by token"
+		}
+		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
+			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
+			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
+			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
+		opts.Logger.Info("replymock serving", attrs...)
+		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
+			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+
+				": set --admin-token (or --admin-addr 127.0.0.1:PORT) on a shared network", "addr", ln.Addr().String())
+		}
+		// Accept only after the line is logged: a request's line then
+		// never comes before the line that says where it is served.
+		go func() { errc <- hs.Serve(ln) }()
+	}
+	return servers, errc
+}
+
+// drain lets requests in flight finish, even one waiting out an injected
+// delay (at most mock.MaxLatency), before the process ends.
+func drain(servers []*http.Server, cfg config, log *slog.Logger) error {
+	log.Info("replymock shutting down; draining requests in flight (interrupt again to stop at once)")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.timeouts.drain)
+	defer cancel()
+	var errs []error
+	for _, hs := range servers {
+		if err := hs.Shutdown(shutdownCtx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// derivePublicURL is the public URL when --public-url is not given: the
+// host of addr (localhost when it is empty or a wildcard, which clients
+// on this machine reach as localhost) and the port bound (the one the
+// system picked for port 0).
+func derivePublicURL(addr string, bound net.Addr) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	pub, err := mock.ParsePublicURL("http://" + net.JoinHostPort(host, port))
+	if err != nil {
+		return "", fmt.Errorf("no public URL can be made from --addr %q: give --public-url (%v)", addr, err)
+	}
+	return pub, nil
+}
+
+// build makes the server, or gives up when ctx ends first: a big scenario
+// takes seconds to build, and a SIGTERM meanwhile must not wait for it.
+// Giving up returns no server and no error; the build goes on in the
+// background until the process exits.
+func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, error) {
+	type built struct {
+		srv *mock.Server
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		if cfg.tuneGC {
+			// Building a big scenario allocates a lot that stays: collecting
+			// less often during start-up saves a third of its time.
+			debug.SetGCPercent(400)
+			defer debug.SetGCPercent(100)
+		}
+		srv, err := mock.New(opts)
+		done <- built{srv, err}
+	}()
+	select {
+	case b := <-done:
+		return b.srv, b.err
+	case <-ctx.Done():
+		opts.Logger.Info("replymock stopped while starting")
+		return nil, nil
+	}
+}
+
+// adminOrigins says which browser pages may call the admin API.
+func adminOrigins(opts mock.Options) []string {
+	list := []string{"loopback"}
+	if len(opts.AllowedHosts) > 0 {
+		list = append(list, "own page")
+	}
+	for _, o := range opts.CORSOrigins {
+		if o != "*" && o != "null" {
+			list = append(list, o)
+		}
+	}
+	return list
+}
+
+// reach says who can connect to a listener's address.
+func reach(addr net.Addr) string {
+	if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().Unmap().IsLoopback() {
+		return "this machine only"
+	}
+	return "every machine that can route to it"
+}
+
+// joinOr is the list joined by commas, or alt when it is empty.
+func joinOr(list []string, alt string) string {
+	if len(list) == 0 {
+		return alt
+	}
+	return strings.Join(list, ",")
+}
+
+// timeouts are the HTTP server's limits on slow clients.
+type timeouts struct {
+	readHeader, read, write, idle, drain time.Duration
+}
+
+// defaultTimeouts let the longest injected delay (mock.MaxLatency) finish
+// before the write timeout, and a shutdown wait for it.
+var defaultTimeouts = timeouts{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	write:      mock.MaxLatency + 30*time.Second,
+	idle:       30 * time.Second,
+	drain:      mock.MaxLatency + 10*time.Second,
+}
+
+// MaxHeaderBytes bounds a request's header; over it, net/http answers 431.
+const maxHeaderBytes = 64 << 10
+
+func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		WriteTimeout:      t.write,
+		IdleTimeout:       t.idle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// memoryHeadroom is room, beyond the data and the budgets, for what
+// requests in flight and connections hold.
+const memoryHeadroom = 256 << 20
+
+// memoryLimit is the soft memory limit for a server whose stores may
+// keep budget bytes: what is live now (the scenarios' data, built), the
+// budget and headroom.
+func memoryLimit(budget int64) int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc) + budget + memoryHeadroom
+}
