@@ -5,12 +5,9 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
-
-// maxClockYear is the last year a living shop's clock reaches: the dates
-// it writes stay four-digit years, with room.
-const maxClockYear = 2199
 
 // Clock is the data of /__mock/clock.
 type Clock struct {
@@ -59,13 +56,13 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if body.Advance > 0 {
-		if sh.now(now).Add(body.Advance.D()).Year() > maxClockYear {
-			return 0, nil, wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", maxClockYear)
+		if sh.Now(now).Add(body.Advance.D()).Year() > shop.MaxClockYear {
+			return 0, nil, wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", shop.MaxClockYear)
 		}
-		sh.advance(body.Advance.D())
-		if err := sh.run(sh.now(now), ss.state(sc).settings); err != nil {
+		sh.Advance(body.Advance.D())
+		if err := sh.Run(now, ss.state(sc).settings); err != nil {
 			return 0, nil, err
 		}
 	}
-	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.now(now).Format(reviews.TimestampLayout), Frozen: sh.spec.Clock == "frozen"}, nil
+	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.Now(now).Format(reviews.TimestampLayout), Frozen: sh.Frozen()}, nil
 }

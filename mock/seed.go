@@ -187,7 +187,7 @@ func (b *seedBox) countLocked(except string) int {
 // name: it starts again on the data as it is now. The caller holds ss.mu.
 func (ss *session) restartShopLocked(name string) {
 	if st := ss.states[name]; st != nil && st.shop != nil {
-		ss.shops.remove(st.shop)
+		st.shop.Release()
 		st.shop = nil
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/shop"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -183,7 +184,7 @@ type Server struct {
 	sessions    map[string]*session
 	maxSessions int
 	sessionTTL  time.Duration
-	shops       shopBudget     // the living shops' memory (shop.go), within MaxShopBytes
+	shops       *shop.Budget   // the living shops' memory (mock/internal/shop), within MaxShopBytes
 	seedBudget  *budget.Budget // what all sessions' seeded reviews keep (seed.go), within MaxSeedBytes
 
 	// budgets are every bounded store's byte budget: what the server keeps
@@ -231,8 +232,7 @@ func New(opts Options) (*Server, error) {
 		faults:      fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
 		maxSessions: opts.MaxSessions,
 		sessionTTL:  opts.SessionTTL,
-		shops: shopBudget{log: opts.Logger, bytes: budget.New("replymock_shop_bytes",
-			"What all living shops keep together, as counted against --max-shop-memory.", opts.MaxShopBytes)},
+		shops:       shop.NewBudget(opts.MaxShopBytes, opts.Logger),
 		seedBudget: budget.New("replymock_seed_bytes",
 			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", opts.MaxSeedBytes),
 		journals: journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
@@ -240,7 +240,7 @@ func New(opts Options) (*Server, error) {
 
 		snapshotTakers: make(chan struct{}, 2),
 	}
-	s.budgets.Add(s.journals.Budget(), s.shops.bytes, s.seedBudget, s.media.Budget(), s.faults.Budget())
+	s.budgets.Add(s.journals.Budget(), s.shops.Bytes(), s.seedBudget, s.media.Budget(), s.faults.Budget())
 	s.budgets.Register(s.metrics.registry)
 	s.media.Register(s.metrics.registry)
 	s.metrics.registry.MustRegister(
@@ -249,7 +249,7 @@ func New(opts Options) (*Server, error) {
 			func() float64 { return float64(s.journals.Waiters()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
 			Help: "Living shops evicted to keep within --max-shop-memory."},
-			func() float64 { return float64(s.shops.evictions.Load()) }))
+			func() float64 { return float64(s.shops.Evictions()) }))
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)

@@ -12,6 +12,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -41,8 +42,8 @@ const msgBadSessionID = "must be 1 to 128 letters, digits or ._:@-"
 // session is one caller's mutable state on top of the scenarios' data.
 type session struct {
 	id       string
-	lastUsed time.Time   // guarded by Server.sessionsMu
-	shops    *shopBudget // accounts the session's living shops; nil for a session only looked at
+	lastUsed time.Time    // guarded by Server.sessionsMu
+	shops    *shop.Budget // accounts the session's living shops; nil for a session only looked at
 	// journalKey names the session's journal in Server.journals, from
 	// before the session is kept, and never changes; the zero Key, of a
 	// session only looked at, names none.
@@ -60,7 +61,7 @@ type session struct {
 	seedBudget *budget.Budget // Server.seedBudget, for a kept session; nil for one only looked at
 }
 
-func newSession(id string, shops *shopBudget) *session {
+func newSession(id string, shops *shop.Budget) *session {
 	return &session{id: id, shops: shops, seeds: &seedBox{}}
 }
 
@@ -69,7 +70,7 @@ type scenarioState struct {
 	sc       *Scenario // the version the state belongs to
 	settings Settings
 	window   access.Window
-	shop     *shopState // the living shop, for a scenario with one
+	shop     *shop.Shop // the living shop, for a scenario with one
 }
 
 // state returns the session's state for sc; the caller holds ss.mu. A
@@ -91,7 +92,7 @@ func (ss *session) state(sc *Scenario) *scenarioState {
 			}
 		}
 		if st.shop != nil {
-			ss.shops.remove(st.shop)
+			st.shop.Release()
 		}
 		st.sc, st.shop = sc, nil
 		st.window = access.Window{}
@@ -140,7 +141,7 @@ func (ss *session) settings(sc *Scenario) Settings {
 // runShop brings the session's living shop in sc up to its clock and
 // returns it; nil when sc's shop is not alive. A shop evicted by the
 // shops' memory budget starts again here. The caller holds ss.mu.
-func (ss *session) runShop(sc *Scenario, now time.Time) (*shopState, error) {
+func (ss *session) runShop(sc *Scenario, now time.Time) (*shop.Shop, error) {
 	if sc.Shop() == nil {
 		return nil, nil
 	}
@@ -151,22 +152,33 @@ func (ss *session) runShop(sc *Scenario, now time.Time) (*shopState, error) {
 		if err != nil {
 			return nil, err
 		}
-		if sh, err = newShopState(sc, base, now); err != nil {
-			return nil, err
-		}
-		st.shop = sh
-		if !ss.dropped { // a dropped session's request keeps nothing
-			ss.shops.add(sh, ss, st)
-		}
+		sh = shop.New(sc, base, now)
+		st.keepShop(ss, sh)
 	} else {
-		ss.shops.touch(sh)
+		sh.Touch()
 	}
-	at := sh.now(now)
-	if sh.spec.Clock != "frozen" && at.Sub(sh.processed) < time.Second {
-		return sh, nil // a real clock's shop runs at most once a second
-	}
-	return sh, sh.run(at, st.settings)
+	return sh, sh.Bring(now, st.settings)
 }
+
+// keepShop makes sh the state's shop, kept within the shops' budget
+// (unless the session is dropped: its request keeps nothing); the
+// caller holds ss.mu.
+func (st *scenarioState) keepShop(ss *session, sh *shop.Shop) {
+	st.shop = sh
+	if !ss.dropped && ss.shops != nil {
+		ss.shops.Add(sh, ss, func() {
+			if st.shop == sh {
+				st.shop = nil
+			}
+		})
+	}
+}
+
+// The session is the owner of its shops in the shops' budget.
+func (ss *session) ID() string    { return ss.id }
+func (ss *session) Lasting() bool { return ss.id == DefaultSession }
+func (ss *session) TryLock() bool { return ss.mu.TryLock() }
+func (ss *session) Unlock()       { ss.mu.Unlock() }
 
 // reviewList is what the list and /__mock/data read: a scenario's Store,
 // or a Stack on it (the session's seeded reviews, its living shop).
@@ -201,7 +213,7 @@ func (ss *session) reviews(sc *Scenario, now time.Time) (reviewList, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sh.st, nil
+	return sh.Reviews(), nil
 }
 
 // resolve picks the session and scenario of an API request, creating the
@@ -267,7 +279,7 @@ func (s *Server) sessionLocked(id string) *session {
 	}
 	if !ok {
 		s.evictForLocked(now)
-		ss = newSession(id, &s.shops)
+		ss = newSession(id, s.shops)
 		ss.seedBudget = s.seedBudget
 		ss.journalKey = s.journals.Open(id)
 		s.sessions[id] = ss
@@ -317,7 +329,7 @@ func (s *Server) clearSessionLocked(ss *session) {
 	s.journals.Drop(ss.journalKey)
 	for _, st := range ss.states {
 		if st.shop != nil {
-			ss.shops.remove(st.shop)
+			st.shop.Release()
 		}
 	}
 	ss.states, ss.counters, ss.overrides = nil, nil, Overrides{}

@@ -24,6 +24,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/scenarios"
 )
 
@@ -612,17 +613,11 @@ func (l *logRecords) evictions() []map[string]any {
 // the shops it lists.
 func shopsUsed(t *testing.T, s *Server) int64 {
 	t.Helper()
-	b := &s.shops
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var sum int64
-	for e := b.lru.Front(); e != nil; e = e.Next() {
-		sum += e.Value.(*shopState).bytes
+	sum, used := s.shops.Audit()
+	if sum != used {
+		t.Fatalf("shops account %d bytes, their sizes add up to %d", used, sum)
 	}
-	if sum != b.bytes.Used() {
-		t.Fatalf("shops account %d bytes, their sizes add up to %d", b.bytes.Used(), sum)
-	}
-	return b.bytes.Used()
+	return used
 }
 
 // Many sessions advancing their shops past a small MaxShopBytes: the
@@ -778,13 +773,10 @@ func BenchmarkShopRun(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				sh, err := newShopState(sc, reviews.NewStack(base), time.Now())
-				if err != nil {
-					b.Fatal(err)
-				}
+				sh := shop.New(sc, reviews.NewStack(base), time.Now())
 				for range c.steps {
-					sh.advance(c.each)
-					if err := sh.run(sh.now(time.Now()), settings); err != nil {
+					sh.Advance(c.each)
+					if err := sh.Run(time.Now(), settings); err != nil {
 						b.Fatal(err)
 					}
 				}

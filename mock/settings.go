@@ -62,10 +62,10 @@ func patchSettings(ss *session, sc *Scenario, p *settings.Patch, now time.Time) 
 	if sh, err := ss.runShop(sc, now); err != nil {
 		return st.settings, err
 	} else if sh != nil {
-		at := sh.now(now)
+		at := sh.Now(now)
 		for i := range next.Feedback {
 			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
-				sh.changedAt[i] = at
+				sh.SettingsChanged(i+1, at)
 			}
 		}
 	}

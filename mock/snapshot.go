@@ -99,26 +99,6 @@ type SeededSnapshot struct {
 	Reviews []json.RawMessage `json:"reviews"` // as the list shows them, oldest first
 }
 
-// ShopSnapshot is a session's living shop.
-type ShopSnapshot struct {
-	Clock string    `json:"clock"` // real or frozen
-	Now   time.Time `json:"now"`   // the shop's clock when taken
-	// Lead is how far a real clock runs ahead of the server's (POST
-	// /__mock/clock); a restored real clock goes on from the server's
-	// time with it.
-	Lead            Duration     `json:"lead,omitempty"`
-	Origin          time.Time    `json:"origin"`           // where arrivals count from
-	Processed       time.Time    `json:"processed"`        // the engine has run up to here
-	SettingsChanged [5]time.Time `json:"settings_changed"` // when each rating's settings last changed
-	// Replies is the state of the reply engine's random sequence.
-	Replies string `json:"replies"`
-	// Changed are the reviews of the shop's data (the scenario's, or
-	// the seeded) that the engine answered or drafted, as the list
-	// shows them; Arrivals the new reviews, oldest first.
-	Changed  []json.RawMessage `json:"changed,omitempty"`
-	Arrivals []json.RawMessage `json:"arrivals,omitempty"`
-}
-
 // check looks the document over before anything is built of it.
 func (snap *Snapshot) check() error {
 	if snap.Format != SnapshotFormat {
@@ -178,11 +158,8 @@ func (snap *Snapshot) check() error {
 			return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", MaxSeedReviews, len(sd.Reviews))
 		}
 		if sh := rec.Shop; sh != nil {
-			if len(sh.Arrivals) > MaxShopReviews {
-				return wire.InvalidBody(path+".shop.arrivals", "at most %d, got %d", MaxShopReviews, len(sh.Arrivals))
-			}
-			if len(sh.Changed) > MaxShopReviews {
-				return wire.InvalidBody(path+".shop.changed", "at most %d, got %d", MaxShopReviews, len(sh.Changed))
+			if err := sh.Check(path + ".shop"); err != nil {
+				return err
 			}
 		}
 	}

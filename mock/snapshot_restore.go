@@ -2,19 +2,17 @@ package mock
 
 import (
 	"bytes"
-	"cmp"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -30,7 +28,6 @@ type RestoreResult struct {
 // year of POST /__mock/clock moves at most, ten times over), and ids
 // (far past any shop's, and exact in a float64).
 const (
-	maxLead              = 10 * 8784 * time.Hour
 	maxRecordID          = 1 << 50
 	maxSnapshotScenarios = 1000
 )
@@ -56,7 +53,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	}
 	// Everything is built before the session is touched.
 	rs := &restoring{res: RestoreResult{Session: sid, Dropped: []string{}}, current: s.scenarioMap(), now: s.now(),
-		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: newSession(sid, &s.shops)}
+		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: newSession(sid, s.shops)}
 	rs.fresh.seedBudget = s.seedBudget
 	rs.session(snap)
 	for i := range snap.Scenarios {
@@ -101,7 +98,7 @@ type restoring struct {
 // once its session is in.
 type shopToBe struct {
 	st *scenarioState
-	sh *shopState
+	sh *shop.Shop
 }
 
 func (rs *restoring) drop(format string, args ...any) {
@@ -200,7 +197,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 	if err != nil {
 		return err
 	}
-	sh, err := restoreShop(sc, base, rec.Shop, path+".shop", rs.now, rs.rb)
+	sh, err := shop.Restore(sc, base, rec.Shop, path+".shop", rs.now, rs.rb.decode)
 	if err != nil {
 		return err
 	}
@@ -242,7 +239,7 @@ func (s *Server) install(sid string, rs *restoring) error {
 	fresh.journalKey = s.journals.Open(sid)
 	s.sessions[sid] = fresh
 	for _, sh := range rs.shops {
-		fresh.shops.add(sh.sh, fresh, sh.st)
+		sh.st.keepShop(fresh, sh.sh)
 	}
 	return nil
 }
@@ -327,6 +324,11 @@ type rebase struct{ from, to string }
 
 func (rb rebase) apply(f *Feedback) { media.Rebase(f, rb.from, rb.to) }
 
+// decode is decodeRecords with rb, the shop's snapshot's decoder.
+func (rb rebase) decode(raws []json.RawMessage, path string) ([]Feedback, error) {
+	return decodeRecords(raws, path, rb)
+}
+
 // namedUnknown names the field of an "unknown field" error.
 func namedUnknown(err error) error {
 	ae, ok := err.(*APIError)
@@ -350,159 +352,4 @@ func prefixField(err error, path string) error {
 		return &c
 	}
 	return err
-}
-
-// restoreShop builds a session's living shop in sc, on base, from in.
-func restoreShop(sc *Scenario, base *reviews.Stack, in *ShopSnapshot, path string, now time.Time, rb rebase) (*shopState, error) {
-	sh, err := newShopState(sc, base, now)
-	if err != nil {
-		return nil, err
-	}
-	if in.Clock != cmp.Or(sh.spec.Clock, "real") {
-		return nil, wire.InvalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
-	}
-	state, err := base64.StdEncoding.DecodeString(in.Replies)
-	if err == nil {
-		err = sh.engine.SetState(state)
-	}
-	if err != nil {
-		return nil, wire.InvalidBody(path+".replies", "not the state of a reply engine: %v", err)
-	}
-	if err := checkShopTimes(in, path); err != nil {
-		return nil, err
-	}
-	arrivals, err := shopArrivals(base, in, path, rb)
-	if err != nil {
-		return nil, err
-	}
-	sh.origin, sh.processed = in.Origin, in.Processed
-	for i, t := range in.SettingsChanged {
-		sh.changedAt[i] = t
-	}
-	// The generator goes on where it stood: it writes the arrivals again,
-	// at their times, and they are let go.
-	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
-		for ; sh.arrived < len(arrivals); sh.arrived++ {
-			sh.arrival(g, sh.arrivalTime(sh.arrived))
-		}
-	} else if len(arrivals) > 0 {
-		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
-	}
-	if sh.spec.Clock == "frozen" {
-		sh.frozen = in.Now
-	} else {
-		sh.advanced = in.Lead.D()
-		// A shop that stood still for long (a server down for days) goes
-		// on from maxShopGap before now, as a new one would: the stretch
-		// before that stays empty rather than fill with a burst.
-		if from := now.Add(sh.advanced - maxShopGap); from.After(sh.processed) {
-			skip := from.Sub(sh.processed)
-			sh.origin, sh.processed = sh.origin.Add(skip), from
-		}
-	}
-	if sh.st, err = shopReviews(base, in, arrivals, path, rb); err != nil {
-		return nil, err
-	}
-	return sh, nil
-}
-
-// checkShopTimes checks a shop snapshot's times: each within the years a
-// clock may show, processed between origin and now, a lead within
-// maxLead.
-func checkShopTimes(in *ShopSnapshot, path string) error {
-	for _, tf := range []struct {
-		name string
-		t    time.Time
-	}{{"origin", in.Origin}, {"processed", in.Processed}, {"now", in.Now}} {
-		if tf.t.Year() < 2000 || tf.t.Year() > maxClockYear {
-			return wire.InvalidBody(path+"."+tf.name, "must be a time from 2000 to the end of %d, got %s", maxClockYear, tf.t.Format(time.RFC3339))
-		}
-	}
-	if in.Processed.Before(in.Origin) || in.Now.Before(in.Processed) {
-		return wire.InvalidBody(path+".processed", "must lie between origin and now")
-	}
-	if in.Lead < 0 || in.Lead.D() > maxLead {
-		return wire.InvalidBody(path+".lead", "must be from 0 to %s, got %s", Duration(maxLead), in.Lead)
-	}
-	return nil
-}
-
-// shopArrivals decodes a shop snapshot's arrivals: at most
-// MaxShopReviews, none (nor the origin) before the newest review of the
-// data the shop stands on.
-func shopArrivals(base *reviews.Stack, in *ShopSnapshot, path string, rb rebase) ([]Feedback, error) {
-	arrivals, err := decodeRecords(in.Arrivals, path+".arrivals", rb)
-	if err != nil {
-		return nil, err
-	}
-	if len(arrivals) > MaxShopReviews {
-		return nil, wire.InvalidBody(path+".arrivals", "at most %d, got %d", MaxShopReviews, len(arrivals))
-	}
-	if pos, ok := base.Newest(); ok {
-		newest := time.Unix(base.Meta(pos).Created, 0)
-		if in.Origin.Before(newest) {
-			return nil, wire.InvalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
-		}
-		for i := range arrivals {
-			if m, _ := reviews.MetaOf(&arrivals[i]); time.Unix(m.Created, 0).Before(newest) {
-				return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].created_date", path, i), "must not be before the shop's newest review (%s)", newest.UTC().Format(reviews.TimestampLayout))
-			}
-		}
-	}
-	return arrivals, nil
-}
-
-// shopReviews is the shop's reviews as the snapshot has them: base with
-// its answers and drafts (changed) and the arrivals on top, whose ids
-// must be those the data gives them.
-func shopReviews(base *reviews.Stack, in *ShopSnapshot, arrivals []Feedback, path string, rb rebase) (*reviews.Stack, error) {
-	changed, err := decodeRecords(in.Changed, path+".changed", rb)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := positionsOf(base, changed, path+".changed")
-	if err != nil {
-		return nil, err
-	}
-	wantIDs := make([]int64, len(arrivals))
-	for i := range arrivals {
-		wantIDs[i] = arrivals[i].ID
-	}
-	st, err := base.With(changes, arrivals)
-	if err != nil {
-		return nil, wire.InvalidBody(path, "%v", err)
-	}
-	for i, id := range wantIDs {
-		if arrivals[i].ID != id {
-			return nil, wire.InvalidBody(fmt.Sprintf("%s.arrivals[%d].id", path, i), "must be %d: arrivals follow the data's ids, oldest first", arrivals[i].ID)
-		}
-	}
-	return st, nil
-}
-
-// positionsOf finds each changed review in base by its id.
-func positionsOf(base *reviews.Stack, changed []Feedback, path string) ([]reviews.Change, error) {
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	pos := make(map[int64]int, base.Len())
-	for i := range base.Len() {
-		var rec struct {
-			ID int64 `json:"id"`
-		}
-		if err := json.Unmarshal(base.JSON(i), &rec); err != nil {
-			return nil, err
-		}
-		pos[rec.ID] = i
-	}
-	changes := make([]reviews.Change, len(changed))
-	for i := range changed {
-		p, ok := pos[changed[i].ID]
-		if !ok {
-			return nil, wire.InvalidBody(fmt.Sprintf("%s[%d].id", path, i), "no review %d in the shop's data", changed[i].ID)
-		}
-		changes[i] = reviews.Change{Pos: p, F: &changed[i]}
-	}
-	sort.Slice(changes, func(a, b int) bool { return changes[a].Pos < changes[b].Pos })
-	return changes, nil
 }

@@ -1,9 +1,6 @@
 package mock
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"time"
@@ -121,29 +118,7 @@ func (ss *session) shopSnapshot(sc *Scenario, now time.Time) (*ShopSnapshot, err
 	if err != nil {
 		return nil, err
 	}
-	state, err := sh.engine.State()
-	if err != nil {
-		return nil, err
-	}
-	out := &ShopSnapshot{Clock: cmp.Or(sh.spec.Clock, "real"), Now: sh.now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
-		Replies: base64.StdEncoding.EncodeToString(state)}
-	if sh.spec.Clock != "frozen" {
-		out.Lead = Duration(sh.advanced)
-	}
-	for i, t := range sh.changedAt {
-		out.SettingsChanged[i] = t.UTC()
-	}
-	// The arrivals are the newest: the top of the list, before the data.
-	k := sh.st.Len() - base.Len()
-	for i := k - 1; i >= 0; i-- {
-		out.Arrivals = append(out.Arrivals, bytes.Clone(sh.st.JSON(i)))
-	}
-	for i := range base.Len() {
-		if js := sh.st.JSON(k + i); !bytes.Equal(js, base.JSON(i)) {
-			out.Changed = append(out.Changed, bytes.Clone(js))
-		}
-	}
-	return out, nil
+	return sh.Snapshot(base, now)
 }
 
 // scenarioMap is the scenarios served now, by name.

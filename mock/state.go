@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -113,12 +114,12 @@ func OpenStateDir(dir string, log *slog.Logger) (*StateDir, error) {
 }
 
 // Anchor is the present the saved server anchored its data to, when it is
-// within maxShopGap of now: a server restarted soon serves the same data,
+// within shop.MaxGap of now: a server restarted soon serves the same data,
 // so that its sessions' living shops come back as they were. Otherwise
 // zero: the data anchors to now again, and living shops start afresh.
 func (d *StateDir) Anchor(now time.Time) time.Time {
 	st, err := d.readServer()
-	if err != nil || st.DataAnchor.IsZero() || now.Sub(st.DataAnchor) > maxShopGap || st.DataAnchor.After(now) {
+	if err != nil || st.DataAnchor.IsZero() || now.Sub(st.DataAnchor) > shop.MaxGap || st.DataAnchor.After(now) {
 		return time.Time{}
 	}
 	return st.DataAnchor

@@ -1,0 +1,175 @@
+package shop
+
+import (
+	"container/list"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/replymock/replymock/mock/internal/budget"
+)
+
+// Owner is the session a kept shop belongs to: its lock guards the
+// shop, and the budget tries it to evict the shop while serving
+// another's.
+type Owner interface {
+	ID() string
+	// Lasting reports whether the owner's shops go last: the default
+	// session's.
+	Lasting() bool
+	TryLock() bool
+	Unlock()
+}
+
+// Budget keeps the memory the living shops of all sessions hold
+// together (each shop's Size) under a maximum (Options.MaxShopBytes).
+// Past it, the least recently used shops are evicted: each starts again
+// from its scenario's start the next time its session uses it (the
+// session's settings, faults and journal stay), and a warning names it.
+// The lasting owner's shops go last.
+//
+// Locks: mu is taken while an owner's lock is held, never the other way
+// round; to evict a shop, its owner's lock is only tried (TryLock), and
+// an owner busy at that moment is passed over until the next use of any
+// shop.
+type Budget struct {
+	bytes *budget.Budget // the sizes of the shops in lru, against the maximum
+	log   *slog.Logger
+	mu    sync.Mutex // guards lru, each listed account, and makes each change of bytes whole
+	lru   list.List  // *Shop, the most recently used first
+
+	evictions atomic.Int64 // shops evicted so far, for the metrics
+}
+
+// account is what the budget knows of a kept shop.
+type account struct {
+	b       *Budget
+	owner   Owner  // whose lock guards the shop
+	evicted func() // called, under the owner's lock, when the budget evicts the shop
+	bytes   int64  // Size() when last accounted; guarded by b.mu
+	elem    *list.Element
+}
+
+// NewBudget is a budget of max bytes (its gauge replymock_shop_bytes)
+// that logs its evictions to log.
+func NewBudget(max int64, log *slog.Logger) *Budget {
+	return &Budget{log: log, bytes: budget.New("replymock_shop_bytes",
+		"What all living shops keep together, as counted against --max-shop-memory.", max)}
+}
+
+// Bytes is the budget's accounting.
+func (b *Budget) Bytes() *budget.Budget { return b.bytes }
+
+// Evictions is how many shops the budget has evicted.
+func (b *Budget) Evictions() int64 { return b.evictions.Load() }
+
+// Add accounts sh, owner's new shop; evicted is called, under owner's
+// lock, if the budget evicts it. The caller holds owner's lock. A nil
+// budget keeps nothing.
+func (b *Budget) Add(sh *Shop, owner Owner, evicted func()) {
+	if b == nil {
+		return
+	}
+	a := &account{b: b, owner: owner, evicted: evicted, bytes: sh.Size()}
+	sh.acct = a
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a.elem = b.lru.PushFront(sh)
+	b.bytes.Charge(a.bytes)
+	b.enforceLocked(sh)
+}
+
+// Touch marks sh as just used; the caller holds its owner's lock.
+func (sh *Shop) Touch() {
+	a := sh.acct
+	if a == nil {
+		return
+	}
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	if a.elem != nil {
+		a.b.lru.MoveToFront(a.elem)
+		a.b.enforceLocked(sh)
+	}
+}
+
+// resize accounts sh's new size; the caller holds its owner's lock.
+func (a *account) resize(sh *Shop) {
+	if a == nil {
+		return
+	}
+	size := sh.Size()
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	if a.elem == nil {
+		return
+	}
+	a.b.bytes.Charge(size - a.bytes)
+	a.bytes = size
+	a.b.lru.MoveToFront(a.elem)
+	a.b.enforceLocked(sh)
+}
+
+// Release forgets sh: its session dropped it; the caller holds its
+// owner's lock. A shop no budget keeps has nothing to release.
+func (sh *Shop) Release() {
+	a := sh.acct
+	if a == nil {
+		return
+	}
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	if a.elem != nil {
+		a.b.lru.Remove(a.elem)
+		a.elem = nil
+		a.b.bytes.Release(a.bytes)
+	}
+}
+
+// enforceLocked evicts the least recently used shops but current until
+// the total is within the budget, other owners' first; current goes too
+// if it alone is over. The caller holds b.mu and current's owner's lock.
+func (b *Budget) enforceLocked(current *Shop) {
+	owner := current.acct.owner
+	for pass := 0; pass < 2 && b.bytes.Over() > 0; pass++ {
+		for e := b.lru.Back(); e != nil && b.bytes.Over() > 0; {
+			sh := e.Value.(*Shop)
+			e = e.Prev()
+			switch {
+			case sh == current || pass == 0 && sh.acct.owner.Lasting():
+			case sh.acct.owner == owner: // another scenario's shop of the same owner: its lock is held
+				b.evictLocked(sh)
+			case sh.acct.owner.TryLock():
+				b.evictLocked(sh)
+				sh.acct.owner.Unlock()
+			}
+		}
+	}
+	if current.acct.bytes > b.bytes.Max() {
+		b.evictLocked(current)
+	}
+}
+
+// evictLocked drops sh from its owner: the next request starts the shop
+// again. The caller holds b.mu and sh's owner's lock.
+func (b *Budget) evictLocked(sh *Shop) {
+	a := sh.acct
+	a.evicted()
+	b.lru.Remove(a.elem)
+	a.elem = nil
+	b.bytes.Release(a.bytes)
+	b.evictions.Add(1)
+	b.log.Warn("living shop evicted: the shops' memory is over the budget (--max-shop-memory); it starts again from its scenario's start",
+		"session", a.owner.ID(), "scenario", sh.sc.Name, "shop_bytes", a.bytes, "shops_bytes", b.bytes.Used(), "max_shop_bytes", b.bytes.Max())
+}
+
+// Audit adds up the sizes of the shops the budget keeps, and says what
+// its accounting holds: the two are equal unless the accounting is wrong.
+func (b *Budget) Audit() (sizes, used int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for e := b.lru.Front(); e != nil; e = e.Next() {
+		sizes += e.Value.(*Shop).acct.bytes
+	}
+	return sizes, b.bytes.Used()
+}

@@ -1,0 +1,233 @@
+// Package shop is a session's living shop: its clock, the reviews that
+// arrive on it and the replies its engine writes by the settings, one
+// shop per session and scenario; the memory all shops keep together,
+// within one budget; and a shop's part of a snapshot.
+//
+// A Shop is guarded by its owner's lock (the session's): it has no lock
+// of its own. The Budget has its own, taken while an owner's is held.
+package shop
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/settings"
+)
+
+// MaxGap is how far back before now a living shop on a real clock goes
+// on from its newest review: data that ends longer ago (a fixed
+// generate.end shown months later) has an empty stretch before it;
+// anchor it to now (generate.end: now) for a demo.
+const MaxGap = 48 * time.Hour
+
+// MaxClockYear is the last year a living shop's clock reaches: the dates
+// it writes stay four-digit years, with room.
+const MaxClockYear = 2199
+
+// Shop is one session's living shop in one scenario: its clock, and its
+// reviews as they are now. The reviews are a Stack on the scenario's
+// store, which every session shares and none changes: the session keeps
+// only its arrivals, answers and drafts.
+type Shop struct {
+	spec      scenario.ShopSpec
+	sc        *scenario.Scenario // the version the shop stands on
+	origin    time.Time          // the clock's start
+	frozen    time.Time          // a frozen clock's time
+	advanced  time.Duration      // a real clock moved ahead by POST /__mock/clock
+	processed time.Time          // the engine has run up to here
+	st        *reviews.Stack
+	changedAt [5]time.Time      // when each rating's settings last changed
+	arrivals  *content.Arrivals // writes arrivals; made with the first one
+	engine    *content.Engine   // writes replies
+	arrived   int
+
+	// Set by Budget.Add, for a session's kept shop; nil budget for a
+	// session that is only looked at, whose shop lasts one request.
+	acct *account
+}
+
+// New starts a session's shop from base: the scenario's data, or the
+// session's seeded data on it. Its replies draw from the scenario's seed
+// alone: every session, whatever its id, sees the same shop.
+func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
+	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: content.NewEngine(sc.Bank(), content.SeededPCG(sc.Seed, "shop"))}
+	// A frozen clock starts at the newest review (or a fixed day), so
+	// data and clock agree whatever the day the tests run. A real one
+	// shows now (never before the newest review), and the shop goes on
+	// from where its data ends (generate.end, or the newest review if
+	// later): the stretch between that and now, up to MaxGap, fills
+	// with arrivals and replies, with no empty gap. Data anchored to now
+	// ends when the scenario loaded, so a shop starts where it does.
+	newest := newestOf(base, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	sh.origin = newest
+	if sh.Frozen() {
+		sh.frozen = sh.origin
+	} else {
+		if g := sc.Generate(); g != nil {
+			if end, err := time.Parse(reviews.TimestampLayout, g.End); err == nil && end.After(sh.origin) {
+				sh.origin = end
+			}
+		}
+		if from := now.Add(-MaxGap); from.After(sh.origin) {
+			sh.origin = from
+		}
+		sh.advanced = max(newest.Sub(now), 0) // zero, unless the data is newer than now
+	}
+	sh.processed = sh.origin
+	for i := range sh.changedAt {
+		sh.changedAt[i] = sh.origin
+	}
+	return sh
+}
+
+// newestOf is when base's newest review was written, or or without one.
+func newestOf(base *reviews.Stack, or time.Time) time.Time {
+	if pos, ok := base.Newest(); ok {
+		return time.Unix(base.Meta(pos).Created, 0).UTC()
+	}
+	return or
+}
+
+// Scenario is the version of the scenario the shop stands on.
+func (sh *Shop) Scenario() *scenario.Scenario { return sh.sc }
+
+// Reviews is the shop's reviews as they are now.
+func (sh *Shop) Reviews() *reviews.Stack { return sh.st }
+
+// Frozen reports whether the shop's clock stands still but for POST
+// /__mock/clock.
+func (sh *Shop) Frozen() bool { return sh.spec.Clock == "frozen" }
+
+// Now is the shop's clock when the server's shows real.
+func (sh *Shop) Now(real time.Time) time.Time {
+	if sh.Frozen() {
+		return sh.frozen
+	}
+	return real.Add(sh.advanced)
+}
+
+// Advance moves the clock ahead by d.
+func (sh *Shop) Advance(d time.Duration) {
+	if sh.Frozen() {
+		sh.frozen = sh.frozen.Add(d)
+	} else {
+		sh.advanced += d
+	}
+}
+
+// SettingsChanged notes that the settings of rating (1 to 5) changed
+// at the shop's time at: replies due by the old ones are not written.
+func (sh *Shop) SettingsChanged(rating int, at time.Time) { sh.changedAt[rating-1] = at }
+
+// Bring brings the shop up to its clock at the server's time real, by
+// the settings: a real clock's shop runs at most once a second.
+func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
+	at := sh.Now(real)
+	if !sh.Frozen() && at.Sub(sh.processed) < time.Second {
+		return nil
+	}
+	return sh.run(at, set)
+}
+
+// Run brings the shop up to its clock at the server's time real, however
+// little it moved since the last run.
+func (sh *Shop) Run(real time.Time, set settings.Settings) error { return sh.run(sh.Now(real), set) }
+
+// run brings the shop up to now: arrivals, then replies by the settings.
+// Anything changed makes the shop's next Stack.
+func (sh *Shop) run(now time.Time, set settings.Settings) error {
+	if !now.After(sh.processed) {
+		return nil
+	}
+	var arrivals []reviews.Feedback
+	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
+		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
+		due = min(due, scenario.MaxShopReviews) // a session's arrivals are bounded too
+		for ; sh.arrived < due; sh.arrived++ {
+			arrivals = append(arrivals, sh.arrival(g, sh.arrivalTime(sh.arrived)))
+		}
+	}
+	// Oldest first, as the replies' random sequence goes: the reviews the
+	// shop has (the last in the list's order is the oldest), then the
+	// arrivals. Only a review the engine changes is decoded.
+	var changes []reviews.Change
+	for i := range sh.st.OldestFirst() {
+		mode := sh.due(sh.st.Meta(i), now, &set)
+		if mode == "" {
+			continue
+		}
+		f := new(reviews.Feedback)
+		if err := json.Unmarshal(sh.st.JSON(i), f); err != nil {
+			return fmt.Errorf("shop: review at %d: %w", i, err)
+		}
+		sh.engine.Reply(f, mode, &set)
+		changes = append(changes, reviews.Change{Pos: i, F: f})
+	}
+	for i := range arrivals {
+		m, err := reviews.MetaOf(&arrivals[i])
+		if err != nil {
+			return fmt.Errorf("shop: %w", err)
+		}
+		if mode := sh.due(m, now, &set); mode != "" {
+			sh.engine.Reply(&arrivals[i], mode, &set)
+		}
+	}
+	sh.processed = now
+	if len(changes) == 0 && len(arrivals) == 0 {
+		return nil
+	}
+	// The stack on top of the scenario's store takes the new reviews and
+	// the changes; the previous one stays as it was for requests reading it.
+	st, err := sh.st.With(changes, arrivals)
+	if err != nil {
+		return fmt.Errorf("shop: %w", err)
+	}
+	sh.st = st
+	sh.acct.resize(sh)
+	return nil
+}
+
+// arrivalTime is when the shop's i-th new review (from 0) arrives.
+func (sh *Shop) arrivalTime(i int) time.Time {
+	return sh.origin.Add(time.Duration(float64(i+1) / sh.spec.ArrivalsPerHour * float64(time.Hour))).Truncate(time.Second)
+}
+
+// arrival writes a new review at the time at, by the scenario's generator spec g.
+func (sh *Shop) arrival(g *content.GenerateSpec, at time.Time) reviews.Feedback {
+	if sh.arrivals == nil {
+		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
+	}
+	return sh.arrivals.Next(at) // it waits for the engine, unviewed
+}
+
+// due is what the engine does now to a review of the shop, by the
+// settings for its rating and when they last changed.
+func (sh *Shop) due(m reviews.Meta, now time.Time, set *settings.Settings) string {
+	if m.Rating < 1 || m.Rating > 5 {
+		return ""
+	}
+	return content.Due(m, now, &set.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
+}
+
+// Estimates of what a shop holds besides its Stack (Stack.Bytes).
+const (
+	stateBytes = 1 << 10 // the state, its clock and random source
+	genBytes   = 8 << 10 // the arrivals' writer: gofakeit's source and the catalogue
+)
+
+// Size estimates the memory the shop holds of its own: its stack beyond
+// the scenario's store (arrivals, answers, drafts), its state, and once
+// reviews arrive, their writer. The scenario's data is not counted: every
+// session shares it.
+func (sh *Shop) Size() int64 {
+	n := stateBytes + sh.st.Bytes()
+	if sh.arrivals != nil {
+		n += genBytes
+	}
+	return n
+}
