@@ -570,7 +570,9 @@ func TestReplaceFault(t *testing.T) {
 			}
 		})
 	}
-	for i := range 200 {
+	// At least 200 replacements, and on until the requests have seen 100
+	// answers among them: on a busy machine the readers may start late.
+	for i := 0; i < 200 || len(statuses) < 100; i++ {
 		admin(t, h, "PUT", "/__mock/faults", fmt.Sprintf(`{"name":"switch","error":{"status":%d}}`, 502+i%2))
 	}
 	close(stop)
