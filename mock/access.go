@@ -2,6 +2,7 @@ package mock
 
 import (
 	"github.com/replymock/replymock/mock/internal/access"
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -55,13 +56,10 @@ func (s *Server) SetOverridesFor(sid string, o Overrides) error {
 	if n := o.Size(); n > MaxSessionOverrideBytes {
 		return wire.InvalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
 	}
-	s.sessionsMu.Lock()
-	ss := s.sessionLocked(sid)
-	ss.mu.Lock()
-	ss.overrides = o
-	ss.mu.Unlock()
-	s.sessionsMu.Unlock()
-	return nil
+	return s.sessions.Update(func(tx sessionpkg.Tx) error {
+		tx.Open(sid).SetOverrides(o)
+		return nil
+	})
 }
 
 // sharedOverrides returns the overrides for every session.
@@ -78,16 +76,9 @@ func (s *Server) OverridesFor(sid string) Overrides {
 	if sid == AllSessions {
 		return s.sharedOverrides()
 	}
-	s.sessionsMu.Lock()
-	ss, ok := s.sessions[sid]
-	if ok && s.expired(ss, s.now()) {
-		ok = false // its next request starts it again, without them
-	}
-	s.sessionsMu.Unlock()
+	ss, ok := s.sessions.Find(sid)
 	if !ok {
-		return Overrides{}
+		return Overrides{} // its next request starts it again, without them
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.overrides
+	return ss.Overrides()
 }

@@ -49,20 +49,22 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
 	now := s.now()
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	sh, err := ss.runShop(sc, now)
+	clock := Clock{Session: sid, Scenario: sc.Name}
+	err = ss.Shop(sc, now, func(sh *shop.Shop, set Settings) error {
+		if body.Advance > 0 {
+			if sh.Now(now).Add(body.Advance.D()).Year() > shop.MaxClockYear {
+				return wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", shop.MaxClockYear)
+			}
+			sh.Advance(body.Advance.D())
+			if err := sh.Run(now, set); err != nil {
+				return err
+			}
+		}
+		clock.Now, clock.Frozen = sh.Now(now).Format(reviews.TimestampLayout), sh.Frozen()
+		return nil
+	})
 	if err != nil {
 		return 0, nil, err
 	}
-	if body.Advance > 0 {
-		if sh.Now(now).Add(body.Advance.D()).Year() > shop.MaxClockYear {
-			return 0, nil, wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", shop.MaxClockYear)
-		}
-		sh.Advance(body.Advance.D())
-		if err := sh.Run(now, ss.state(sc).settings); err != nil {
-			return 0, nil, err
-		}
-	}
-	return http.StatusOK, Clock{Session: sid, Scenario: sc.Name, Now: sh.Now(now).Format(reviews.TimestampLayout), Frozen: sh.Frozen()}, nil
+	return http.StatusOK, clock, nil
 }

@@ -18,7 +18,7 @@ func (s *Server) handleSettingsView(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.settings(sc)}, nil
+	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.Settings(sc)}, nil
 }
 
 // DataSummary is the data of GET /__mock/data: the reviews of a session's
@@ -50,7 +50,7 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := ss.reviews(sc, s.now()) // a living shop's, as the list shows it
+	st, err := ss.Reviews(sc, s.now()) // a living shop's, as the list shows it
 	if err != nil {
 		return 0, nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	all.Limit = 5
 	res := st.Find(all)
 	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{},
-		Seeded: ss.seedInfo(sc)}
+		Seeded: seedInfo(ss, sc)}
 	for i := range d.ByRating {
 		q := all
 		q.Rating, q.CountsOnly = int8(i+1), true

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"github.com/replymock/replymock/mock/internal/fault"
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 )
 
 // Fault is a failure injected into requests that match it: latency, an
@@ -35,35 +36,6 @@ const MaxRuntimeFaults = fault.MaxRuntime
 // would otherwise fit.
 const MaxRuntimeFaultBytes = fault.MaxRuntimeBytes
 
-// meetFaults decides which faults hit a request of the session in st's
-// scenario: the scenario's own first, then the run-time faults for every
-// session (shared), then the session's own, each in the order added.
-// Every fault keeps one counter per session. The caller holds ss.mu.
-func (ss *session) meetFaults(st *scenarioState, shared, own []*Fault, req fault.Request) fault.Outcome {
-	var o fault.Outcome
-	for i := range st.sc.Faults() {
-		o.Meet(&st.sc.Faults()[i], req, ss.counter)
-	}
-	for _, f := range shared {
-		o.Meet(f, req, ss.counter)
-	}
-	for _, f := range own {
-		o.Meet(f, req, ss.counter)
-	}
-	return o
-}
-
-// faultsOf returns the run-time faults that apply to ss: those for every
-// session and its own, none of which a session that has gone keeps. The
-// caller holds ss.mu.
-func (s *Server) faultsOf(ss *session) (shared, own []*Fault) {
-	shared, own = s.faults.For(ss.id)
-	if ss.dropped {
-		own = nil // the faults of that id now are another session's
-	}
-	return shared, own
-}
-
 // AddFault adds a run-time fault for session, or for every session with
 // AllSessions, and returns it with its id. Faults added later are checked
 // after the scenario's own and the earlier ones. Past MaxRuntimeFaults
@@ -87,23 +59,26 @@ func (s *Server) ReplaceFault(sid string, f Fault) (Fault, int, error) {
 // name when replace is set. A session's fault makes the session, once
 // the registry has room for it.
 func (s *Server) putFault(sid string, f Fault, replace bool) (Fault, int, error) {
-	s.sessionsMu.Lock()
-	defer s.sessionsMu.Unlock()
-	var before func()
-	if sid != AllSessions {
-		before = func() { s.sessionLocked(sid) }
-	}
 	var removed []*Fault
-	var err error
-	if replace {
-		f, removed, err = s.faults.Replace(sid, f, before)
-	} else {
-		f, err = s.faults.Add(sid, f, before)
-	}
+	err := s.sessions.Update(func(tx sessionpkg.Tx) error {
+		var before func()
+		if sid != AllSessions {
+			before = func() { tx.Open(sid) }
+		}
+		var err error
+		if replace {
+			f, removed, err = s.faults.Replace(sid, f, before)
+		} else {
+			f, err = s.faults.Add(sid, f, before)
+		}
+		if err == nil {
+			forgetCounters(tx.List(AllSessions), removed)
+		}
+		return err
+	})
 	if err != nil {
 		return Fault{}, 0, err
 	}
-	s.forgetCounters(s.sessionsOfLocked(AllSessions), removed)
 	return f, len(removed), nil
 }
 
@@ -116,20 +91,16 @@ func (s *Server) Faults(sid string) []Fault { return s.faults.List(sid) }
 // It reports how many were removed.
 func (s *Server) RemoveFaults(sid, id string) int {
 	removed := s.faults.Remove(sid, id)
-	s.forgetCounters(s.sessionsOf(AllSessions), removed)
+	forgetCounters(s.sessions.List(AllSessions), removed)
 	return len(removed)
 }
 
 // forgetCounters drops the sessions' counters of faults that are gone.
-func (s *Server) forgetCounters(sessions []*session, gone []*Fault) {
+func forgetCounters(sessions []*session, gone []*Fault) {
 	if len(gone) == 0 {
 		return
 	}
 	for _, ss := range sessions {
-		ss.mu.Lock()
-		for _, f := range gone {
-			delete(ss.counters, f)
-		}
-		ss.mu.Unlock()
+		ss.ForgetFaults(gone)
 	}
 }

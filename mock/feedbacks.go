@@ -133,7 +133,7 @@ func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac 
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := ac.ss.reviews(ac.sc, s.now())
+	st, err := ac.ss.Reviews(ac.sc, s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 	"io"
 	"log/slog"
 	"net/http"
@@ -96,7 +97,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 		entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-		s.journals.Record(ss.journalKey, entry)
+		s.journals.Record(ss.Key(), entry)
 	}()
 	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500
 
@@ -242,27 +243,25 @@ func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.Re
 // plan decides faults, auth and the rate limit for a request, advancing
 // the session's counters; seed is the one of its fault draws.
 func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) plan {
-	all := s.sharedOverrides()
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	over := ss.overrides.Over(all)
-	auth, rl := over.Access(sc.Auth(), sc.RateLimit())
-	st := ss.state(sc)
-	shared, own := s.faultsOf(ss)
-	p := plan{Outcome: ss.meetFaults(st, shared, own, fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed})}
-	p.strict = over.Strictness(sc.Strict(), s.strict)
-	if p.Replaces() {
-		return p
-	}
-	if !auth.Allows(r.Header.Get("Authorization")) {
-		p.deny = access.ErrUnauthorized
-		return p
-	}
-	if rl != nil {
-		if retryIn, ok := st.window.Admit(rl, s.now()); !ok {
-			p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
-			p.Labels = append(p.Labels, "rate limit")
+	var p plan
+	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed}
+	p.Outcome = ss.Meet(sc, s.sharedOverrides(), req, func(o fault.Outcome, turn sessionpkg.Turn) fault.Outcome {
+		p.strict = turn.Overrides.Strictness(sc.Strict(), s.strict)
+		if o.Replaces() {
+			return o
 		}
-	}
+		auth, rl := turn.Overrides.Access(sc.Auth(), sc.RateLimit())
+		if !auth.Allows(r.Header.Get("Authorization")) {
+			p.deny = access.ErrUnauthorized
+			return o
+		}
+		if rl != nil {
+			if retryIn, ok := turn.Window.Admit(rl, s.now()); !ok {
+				p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
+				o.Labels = append(o.Labels, "rate limit")
+			}
+		}
+		return o
+	})
 	return p
 }

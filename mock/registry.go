@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 	"time"
 )
 
@@ -12,10 +13,8 @@ func (s *Server) Scenario() *Scenario { return s.registry.Default() }
 func (s *Server) Scenarios(sid string) []ScenarioInfo {
 	picked := ""
 	if sid != AllSessions {
-		for _, ss := range s.sessionsOf(sid) {
-			ss.mu.Lock()
-			picked = ss.scenario
-			ss.mu.Unlock()
+		for _, ss := range s.sessions.List(sid) {
+			picked = ss.Pick()
 		}
 	}
 	return s.registry.List(picked)
@@ -28,22 +27,18 @@ func (s *Server) SetScenario(sid, name string) error {
 	if err != nil {
 		return err
 	}
-	// Picks are written holding sessionsMu, so that a Reset, which keeps
+	// Picks are written with the store held, so that a Reset, which keeps
 	// a session's pick, cannot drop the session in between.
-	s.sessionsMu.Lock()
-	pick := func(ss *session, name string) {
-		ss.mu.Lock()
-		ss.scenario = name
-		ss.mu.Unlock()
-	}
-	if sid == AllSessions {
-		for _, ss := range s.sessions {
-			pick(ss, "") // every session follows the server again
+	s.sessions.Update(func(tx sessionpkg.Tx) error {
+		if sid != AllSessions {
+			tx.Open(sid).SetPick(name)
+			return nil
 		}
-	} else {
-		pick(s.sessionLocked(sid), name)
-	}
-	s.sessionsMu.Unlock()
+		for _, ss := range tx.List(AllSessions) {
+			ss.SetPick("") // every session follows the server again
+		}
+		return nil
+	})
 	s.log.Info("scenario switched", "session", sid, "scenario", name)
 	_, err = sc.Store() // build its data now rather than in the next request
 	return err

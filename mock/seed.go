@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
+
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -68,153 +69,20 @@ type SeedInfo struct {
 	Count int    `json:"count"` // the seeded reviews
 }
 
-// seedState is what a session seeded in one scenario.
-type seedState struct {
-	replace bool           // the scenario's data is replaced, not added to
-	own     *reviews.Store // the seeded reviews, with their ids
-	bytes   int64          // counted in Server.seedUsed
-	view    *reviews.Stack // own on the data of the scenario version viewOf
-	viewOf  *Scenario
-}
+// seedState is what a session seeded in one scenario (session's).
+type seedState = sessionpkg.Seed
 
-// seedBox holds what a session seeded, by scenario name. A reset hands
-// it to the session that replaces the reset one, which keeps it too: a
-// request under way during the reset, on the reset session, sees the
-// seeded reviews as the session's next requests do, and the reviews
-// stay counted once. Its mu is taken under a session's mu, never the
-// other way round.
-type seedBox struct {
-	mu sync.Mutex
-	m  map[string]*seedState
-}
-
-// any reports whether the box holds seeded reviews, in any scenario.
-func (b *seedBox) any() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.m) > 0
-}
-
-// seedOverhead estimates what a seedState keeps besides its store.
-const seedOverhead = 1 << 10
-
-func (sd *seedState) info() *SeedInfo {
+// seedInfo is what ss seeded in sc, nil for nothing.
+func seedInfo(ss *session, sc *Scenario) *SeedInfo {
+	sd, _ := ss.Seeded(sc.Name)
 	if sd == nil {
 		return nil
 	}
 	mode := SeedAppend
-	if sd.replace {
+	if sd.Replace() {
 		mode = SeedReplace
 	}
-	return &SeedInfo{Mode: mode, Count: sd.own.Len()}
-}
-
-// seedViewLocked is the session's seeded data in sc: nil when it seeded
-// none there. The view is made again for a new version of the scenario
-// (hot reload): added reviews keep their ids unless the new data reaches
-// them, and then move up past it. The caller holds ss.mu.
-func (ss *session) seedViewLocked(sc *Scenario, base *reviews.Store) (*reviews.Stack, error) {
-	ss.seeds.mu.Lock()
-	defer ss.seeds.mu.Unlock()
-	sd := ss.seeds.m[sc.Name]
-	if sd == nil {
-		return nil, nil
-	}
-	if sd.viewOf == sc {
-		return sd.view, nil
-	}
-	if sd.replace {
-		sd.view, sd.viewOf = reviews.NewStack(sd.own), sc
-		return sd.view, nil
-	}
-	v, err := reviews.NewMixedStack(base, sd.own)
-	if err != nil { // the new data's ids reach the seeded ones
-		fbs, err := sd.own.Feedbacks()
-		if err != nil {
-			return nil, err
-		}
-		shift := base.Next() - fbs[0].ID
-		for i := range fbs {
-			shift = max(shift, base.Next()-fbs[i].ID)
-		}
-		for i := range fbs {
-			fbs[i].ID += shift
-		}
-		own, err := reviews.NewNumbered(fbs)
-		if err != nil {
-			return nil, err
-		}
-		if v, err = reviews.NewMixedStack(base, own); err != nil {
-			return nil, err
-		}
-		bytes := own.Bytes() + seedOverhead
-		if ss.seedBudget != nil {
-			ss.seedBudget.Charge(bytes - sd.bytes)
-		}
-		sd.own, sd.bytes = own, bytes
-	}
-	sd.view, sd.viewOf = v, sc
-	return v, nil
-}
-
-// baseLocked is what a living shop in sc starts from: the session's
-// seeded data, or the scenario's. The caller holds ss.mu.
-func (ss *session) baseLocked(sc *Scenario) (*reviews.Stack, error) {
-	base, err := sc.Store()
-	if err != nil {
-		return nil, err
-	}
-	v, err := ss.seedViewLocked(sc, base)
-	if v == nil || err != nil {
-		return reviews.NewStack(base), err
-	}
-	return v, nil
-}
-
-// countLocked counts the reviews in the box, in every scenario but
-// except. The caller holds b.mu.
-func (b *seedBox) countLocked(except string) int {
-	n := 0
-	for name, sd := range b.m {
-		if name != except {
-			n += sd.own.Len()
-		}
-	}
-	return n
-}
-
-// restartShopLocked drops the session's living shop in the scenario
-// name: it starts again on the data as it is now. The caller holds ss.mu.
-func (ss *session) restartShopLocked(name string) {
-	if st := ss.states[name]; st != nil && st.shop != nil {
-		st.shop.Release()
-		st.shop = nil
-	}
-}
-
-// dropSeedsLocked forgets every seeded review of the session; it returns
-// how many. The caller holds ss.mu.
-func (ss *session) dropSeedsLocked() int {
-	ss.seeds.mu.Lock()
-	seeds := ss.seeds.m
-	ss.seeds.m = nil
-	ss.seeds.mu.Unlock()
-	n := 0
-	for name, sd := range seeds {
-		n += sd.own.Len()
-		if ss.seedBudget != nil {
-			ss.seedBudget.Release(sd.bytes)
-		}
-		ss.restartShopLocked(name)
-	}
-	return n
-}
-
-// seedInfo is what the session seeded in sc, nil for nothing.
-func (ss *session) seedInfo(sc *Scenario) *SeedInfo {
-	ss.seeds.mu.Lock()
-	defer ss.seeds.mu.Unlock()
-	return ss.seeds.m[sc.Name].info()
+	return &SeedInfo{Mode: mode, Count: sd.Reviews().Len()}
 }
 
 // SeedReviews seeds reviews for session (DefaultSession for "") in
@@ -260,9 +128,7 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 		if err != nil {
 			return SeedResult{}, err
 		}
-		ss.seeds.mu.Lock()
-		prev, others := ss.seeds.m[sc.Name], ss.seeds.countLocked(sc.Name)
-		ss.seeds.mu.Unlock()
+		prev, others := ss.Seeded(sc.Name)
 		base, err := sc.Store()
 		if err != nil {
 			return SeedResult{}, err
@@ -271,9 +137,9 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 		if err != nil {
 			return SeedResult{}, err
 		}
-		delta := next.bytes
+		delta := next.Bytes()
 		if prev != nil {
-			delta -= prev.bytes
+			delta -= prev.Bytes()
 		}
 		if err := s.seedRoom(others, next, delta); err != nil {
 			return SeedResult{}, err
@@ -285,12 +151,15 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 		if sc2 != sc {
 			continue // switched or reloaded meanwhile
 		}
-		ss.mu.Lock()
-		kept, err := s.keepSeed(ss, sc.Name, prev, next, delta)
-		if kept {
-			ss.restartShopLocked(sc.Name)
-		}
-		ss.mu.Unlock()
+		kept, err := ss.KeepSeed(sc.Name, prev, next, func(others int) error {
+			if err := s.seedRoom(others, next, delta); err != nil {
+				return err
+			}
+			if !s.seedBudget.Reserve(delta) {
+				return s.errSeedMemory(delta)
+			}
+			return nil
+		})
 		switch {
 		case err != nil:
 			return SeedResult{}, err
@@ -303,35 +172,12 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 	return SeedResult{}, err
 }
 
-// keepSeed makes next what ss seeded in the scenario name, in place of
-// prev; false if ss is dropped or seeded something else meanwhile. The
-// caller holds ss.mu.
-func (s *Server) keepSeed(ss *session, name string, prev, next *seedState, delta int64) (bool, error) {
-	b := ss.seeds
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if ss.dropped || b.m[name] != prev {
-		return false, nil
-	}
-	if err := s.seedRoom(b.countLocked(name), next, delta); err != nil {
-		return false, err
-	}
-	if !s.reserveSeed(delta) {
-		return false, s.errSeedMemory(delta)
-	}
-	if b.m == nil {
-		b.m = make(map[string]*seedState)
-	}
-	b.m[name] = next
-	return true, nil
-}
-
 var errSeedAllSessions = wire.InvalidParameter("session", "seeded reviews belong to one session: name it (session=* is allowed only to DELETE every session's)")
 
 // seedRoom checks next against the bounds: the session's count (with
 // others, its reviews seeded in other scenarios) and all sessions' bytes.
 func (s *Server) seedRoom(others int, next *seedState, delta int64) error {
-	if n := others + next.own.Len(); n > MaxSeedReviews {
+	if n := others + next.Reviews().Len(); n > MaxSeedReviews {
 		return &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "reviews",
 			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; this would make %d (DELETE /__mock/data to start again)", MaxSeedReviews, n)}
 	}
@@ -347,36 +193,32 @@ func (s *Server) errSeedMemory(delta int64) error {
 			s.seedBudget.Used()+delta, s.seedBudget.Max())}
 }
 
-// reserveSeed adds delta to the seeded bytes unless that goes over the bound.
-func (s *Server) reserveSeed(delta int64) bool { return s.seedBudget.Reserve(delta) }
-
 // ClearSeeded forgets the reviews session (every session for
 // AllSessions) seeded, in every scenario, as DELETE /__mock/data does;
 // living shops start again on the scenarios' data. It returns how many
 // reviews went.
 func (s *Server) ClearSeeded(session string) int {
-	// Under sessionsMu: a reset cannot replace a session between finding
-	// it and clearing it, which would leave the replacing session's
-	// living shop on the reviews.
-	s.sessionsMu.Lock()
-	defer s.sessionsMu.Unlock()
+	// With the store held: a reset cannot replace a session between
+	// finding it and clearing it, which would leave the replacing
+	// session's living shop on the reviews.
 	n := 0
-	for _, ss := range s.sessionsOfLocked(session) {
-		ss.mu.Lock()
-		n += ss.dropSeedsLocked()
-		ss.mu.Unlock()
-	}
+	s.sessions.Update(func(tx sessionpkg.Tx) error {
+		for _, ss := range tx.List(session) {
+			n += ss.DropSeeds()
+		}
+		return nil
+	})
 	return n
 }
 
 // buildSeed makes what the session will have seeded in sc: prev (nil for
 // nothing) with recs, by mode; base is sc's data.
 func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *seedState, mode string, recs []SeedReview) (*seedState, SeedResult, error) {
-	replace := mode == SeedReplace || prev != nil && prev.replace
+	replace := mode == SeedReplace || prev != nil && prev.Replace()
 	var kept []Feedback
 	if mode == SeedAppend && prev != nil {
 		var err error
-		if kept, err = prev.own.Feedbacks(); err != nil {
+		if kept, err = prev.Reviews().Feedbacks(); err != nil {
 			return nil, SeedResult{}, err
 		}
 	}
@@ -404,7 +246,7 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 	}
 	f := s.seedFiller(sid, sc, base, anchor)
 	if len(kept) > 0 {
-		f.Kept = prev.own
+		f.Kept = prev.Reviews()
 	}
 	added := make([]Feedback, len(recs))
 	for j := range recs {
@@ -422,7 +264,7 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 		first = base.Next()
 	}
 	if prev != nil && mode == SeedAppend {
-		first = max(first, prev.own.Next())
+		first = max(first, prev.Reviews().Next())
 	}
 	if err := reviews.Number(added, first); err != nil {
 		return nil, SeedResult{}, err
@@ -431,13 +273,11 @@ func (s *Server) buildSeed(sid string, sc *Scenario, base *reviews.Store, prev *
 	if err != nil {
 		return nil, SeedResult{}, err
 	}
-	next := &seedState{replace: replace, own: own, bytes: own.Bytes() + seedOverhead, viewOf: sc}
-	if replace {
-		next.view = reviews.NewStack(own)
-	} else if next.view, err = reviews.NewMixedStack(base, own); err != nil {
+	next, err := sessionpkg.NewSeedOn(sc, base, replace, own)
+	if err != nil {
 		return nil, SeedResult{}, err
 	}
-	res := SeedResult{Session: sid, Scenario: sc.Name, Mode: mode, Added: len(added), Seeded: own.Len(), Total: next.view.Len(), Reviews: added}
+	res := SeedResult{Session: sid, Scenario: sc.Name, Mode: mode, Added: len(added), Seeded: own.Len(), Total: next.Len(), Reviews: added}
 	if len(added) > 0 {
 		res.FirstID, res.LastID = first, first+int64(len(added))-1
 	}

@@ -162,7 +162,7 @@ func TestResetKeepsSeedsForRequestsUnderWay(t *testing.T) {
 		}
 		counts := func(ss *session, sc *Scenario) (rated, all int) {
 			t.Helper()
-			lst, err := ss.reviews(sc, s.now())
+			lst, err := ss.Reviews(sc, s.now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,8 +201,8 @@ func TestResetKeepsSeedsForRequestsUnderWay(t *testing.T) {
 		if n := s.ClearSeeded("r"); n != 3 || s.seedBudget.Used() != 0 {
 			t.Errorf("%s: a DELETE after a reset removed %d, left %d bytes counted", name, n, s.seedBudget.Used())
 		}
-		if rated, _ := counts(fresh, sc); rated == 3 || fresh.seedInfo(sc) != nil {
-			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, fresh.seedInfo(sc))
+		if rated, _ := counts(fresh, sc); rated == 3 || seedInfo(fresh, sc) != nil {
+			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, seedInfo(fresh, sc))
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shop"
 )
 
@@ -148,14 +149,13 @@ const (
 // Server is the fake service. It is an http.Handler and owns no listener:
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
-// Locks: sessionsMu may be held while a session's own mu is taken, never
-// the other way round; the registry's lock and overridesMu are never
-// held while taking another of these (a reload holds the registry's lock
-// while the loader's cache takes its own, which guards nothing else). The
-// journals'
-// locks come last: any of these may be held while calling into journals,
-// which call nothing back. So does the fault registry's lock; its
-// additions run under sessionsMu.
+// Locks: the session store's may be held while a session's is taken,
+// never the other way round (mock/internal/session); the registry's lock
+// and overridesMu are never held while taking another of these (a reload
+// holds the registry's lock while the loader's cache takes its own, which
+// guards nothing else). The journals' locks come last: any of these may
+// be held while calling into journals, which call nothing back. So does
+// the fault registry's lock; its additions run with the store held.
 type Server struct {
 	// Set by New and never changed.
 	log        *slog.Logger
@@ -179,13 +179,11 @@ type Server struct {
 	// scenario).
 	registry *scenario.Registry
 
-	// Sessions (sessions.go).
-	sessionsMu  sync.Mutex // guards sessions and each session's lastUsed
-	sessions    map[string]*session
-	maxSessions int
-	sessionTTL  time.Duration
-	shops       *shop.Budget   // the living shops' memory (mock/internal/shop), within MaxShopBytes
-	seedBudget  *budget.Budget // what all sessions' seeded reviews keep (seed.go), within MaxSeedBytes
+	// Sessions (mock/internal/session): every part of a session is read
+	// and changed through the store.
+	sessions   sessionpkg.Store
+	shops      *shop.Budget   // the living shops' memory (mock/internal/shop), within MaxShopBytes
+	seedBudget *budget.Budget // what all sessions' seeded reviews keep (seed.go), within MaxSeedBytes
 
 	// budgets are every bounded store's byte budget: what the server keeps
 	// at most, besides the scenarios' data (MemoryBudget).
@@ -218,21 +216,18 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		log:         opts.Logger,
-		now:         opts.Now,
-		adminToken:  opts.AdminToken,
-		guard:       access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
-		readOnly:    opts.ReadOnly,
-		strict:      opts.Strict,
-		proxies:     proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
-		version:     opts.Version,
-		started:     opts.Now(),
-		metrics:     newMetrics(),
-		sessions:    make(map[string]*session),
-		faults:      fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
-		maxSessions: opts.MaxSessions,
-		sessionTTL:  opts.SessionTTL,
-		shops:       shop.NewBudget(opts.MaxShopBytes, opts.Logger),
+		log:        opts.Logger,
+		now:        opts.Now,
+		adminToken: opts.AdminToken,
+		guard:      access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		readOnly:   opts.ReadOnly,
+		strict:     opts.Strict,
+		proxies:    proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
+		version:    opts.Version,
+		started:    opts.Now(),
+		metrics:    newMetrics(),
+		faults:     fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
+		shops:      shop.NewBudget(opts.MaxShopBytes, opts.Logger),
 		seedBudget: budget.New("replymock_seed_bytes",
 			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", opts.MaxSeedBytes),
 		journals: journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
@@ -240,6 +235,8 @@ func New(opts Options) (*Server, error) {
 
 		snapshotTakers: make(chan struct{}, 2),
 	}
+	s.sessions = sessionpkg.NewMemory(sessionpkg.Config{Max: opts.MaxSessions, TTL: opts.SessionTTL, Now: opts.Now, Log: opts.Logger,
+		Shops: s.shops, Seeds: s.seedBudget, Faults: s.faults, Journals: s.journals})
 	s.budgets.Add(s.journals.Budget(), s.shops.Bytes(), s.seedBudget, s.media.Budget(), s.faults.Budget())
 	s.budgets.Register(s.metrics.registry)
 	s.media.Register(s.metrics.registry)

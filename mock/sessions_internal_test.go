@@ -28,32 +28,6 @@ import (
 	"github.com/replymock/replymock/scenarios"
 )
 
-// Dropped sessions keep nothing, though the journal order still points
-// at them for a while.
-func TestDroppedSessionKeepsNothing(t *testing.T) {
-	s, err := New(Options{MaxSessions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first *session
-	for i := range 10 {
-		s.sessionsMu.Lock()
-		ss := s.sessionLocked(fmt.Sprintf("s%d", i))
-		s.sessionsMu.Unlock()
-		if i == 0 {
-			first = ss
-		}
-		ss.mu.Lock()
-		ss.state(s.scenarioMap()["default"])
-		ss.mu.Unlock()
-	}
-	first.mu.Lock()
-	defer first.mu.Unlock()
-	if !first.dropped || first.states != nil {
-		t.Errorf("an evicted session keeps its state: dropped %v, %d states", first.dropped, len(first.states))
-	}
-}
-
 // refShop is the living shop as it was when every session copied its
 // scenario's reviews: all of them decoded into the session, changed in
 // place, and the whole store rebuilt after every change. It is obviously

@@ -2,8 +2,6 @@ package mock
 
 import (
 	"net/http"
-	"reflect"
-	"time"
 
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -20,7 +18,7 @@ type Settings = settings.Settings
 
 // handleSettingsGet serves GET /api/v1/settings/ai.
 func (s *Server) handleSettingsGet(w http.ResponseWriter, r *http.Request, ac apiContext) {
-	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: ac.ss.settings(ac.sc)})
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: ac.ss.Settings(ac.sc)})
 }
 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
@@ -40,35 +38,10 @@ func (s *Server) handleSettingsPatch(w http.ResponseWriter, r *http.Request, ac 
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := patchSettings(ac.ss, ac.sc, p, s.now())
+	st, err := ac.ss.PatchSettings(ac.sc, s.now(), p.Apply)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: st})
-}
-
-// patchSettings applies p to the session's settings in sc atomically: on
-// error nothing changes. In a living shop, a rating whose settings change
-// can be answered from now.
-func patchSettings(ss *session, sc *Scenario, p *settings.Patch, now time.Time) (Settings, error) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	st := ss.state(sc)
-	next, err := p.Apply(st.settings)
-	if err != nil {
-		return st.settings, err
-	}
-	if sh, err := ss.runShop(sc, now); err != nil {
-		return st.settings, err
-	} else if sh != nil {
-		at := sh.Now(now)
-		for i := range next.Feedback {
-			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
-				sh.SettingsChanged(i+1, at)
-			}
-		}
-	}
-	st.settings = next
-	return next, nil
 }

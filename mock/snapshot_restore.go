@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
+
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -53,8 +55,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	}
 	// Everything is built before the session is touched.
 	rs := &restoring{res: RestoreResult{Session: sid, Dropped: []string{}}, current: s.scenarioMap(), now: s.now(),
-		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: newSession(sid, s.shops)}
-	rs.fresh.seedBudget = s.seedBudget
+		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: s.sessions.New(sid)}
 	rs.session(snap)
 	for i := range snap.Scenarios {
 		if err := rs.scenario(fmt.Sprintf("scenarios[%d]", i), &snap.Scenarios[i]); err != nil {
@@ -68,7 +69,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	global := s.faults.Shared()
 	for _, c := range snap.SharedFaultCounters {
 		if i := slices.IndexFunc(global, func(f *Fault) bool { return f.ID == c.ID }); i >= 0 {
-			rs.fresh.counters[global[i]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
+			rs.fresh.SetCounter(global[i], fault.Counter{Matched: c.Matched, Hit: c.Hit})
 		} else {
 			rs.drop("fault %s for every session: no such fault now; its counter is left out", c.ID)
 		}
@@ -89,16 +90,8 @@ type restoring struct {
 	fresh   *session
 
 	faults    []*Fault // the session's run-time faults
-	shops     []shopToBe
 	seedBytes int64
 	seedCount int
-}
-
-// shopToBe is a living shop restored, to be counted in the shops' budget
-// once its session is in.
-type shopToBe struct {
-	st *scenarioState
-	sh *shop.Shop
 }
 
 func (rs *restoring) drop(format string, args ...any) {
@@ -113,23 +106,23 @@ func (rs *restoring) session(snap *Snapshot) {
 		if rs.current[snap.Scenario] == nil {
 			rs.drop("scenario %q: no such scenario now; the session follows the server's", snap.Scenario)
 		} else {
-			fresh.scenario = snap.Scenario
+			fresh.SetPick(snap.Scenario)
 		}
 	}
 	if snap.Overrides != nil {
-		fresh.overrides = *snap.Overrides
-		if a := fresh.overrides.Auth; a != nil && slices.Contains(a.Tokens, redacted) {
-			fresh.overrides.Auth = nil
+		o := *snap.Overrides
+		if a := o.Auth; a != nil && slices.Contains(a.Tokens, redacted) {
+			o.Auth = nil
 			rs.drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
 		}
+		fresh.SetOverrides(o)
 	}
-	fresh.counters = make(map[*Fault]*fault.Counter)
 	for i := range snap.Faults {
 		f := snap.Faults[i].Fault
 		f.Prepare()
 		fp := &f
 		rs.faults = append(rs.faults, fp)
-		fresh.counters[fp] = &fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit}
+		fresh.SetCounter(fp, fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit})
 	}
 }
 
@@ -155,29 +148,23 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 		if err != nil {
 			return err
 		}
-		rs.seedBytes += sd.bytes
-		rs.seedCount += sd.own.Len()
-		if fresh.seeds.m == nil {
-			fresh.seeds.m = make(map[string]*seedState)
-		}
-		fresh.seeds.m[rec.Name] = sd
+		rs.seedBytes += sd.Bytes()
+		rs.seedCount += sd.Reviews().Len()
+		fresh.PutSeed(rec.Name, sd)
 	}
 	if rec.Settings == nil {
 		return nil
 	}
-	st := &scenarioState{sc: sc, settings: *rec.Settings}
-	if probs := st.settings.Validate(sc.Rules()); len(probs) > 0 {
+	set := *rec.Settings
+	if probs := set.Validate(sc.Rules()); len(probs) > 0 {
 		if same {
 			p := probs[0]
 			return wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
 		}
 		rs.drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
-		st.settings = sc.Settings()
+		set = sc.Settings()
 	}
-	if fresh.states == nil {
-		fresh.states = make(map[string]*scenarioState)
-	}
-	fresh.states[rec.Name] = st
+	fresh.PutSettings(sc, set)
 	if !same {
 		return nil
 	}
@@ -185,7 +172,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 		if c.Index >= len(sc.Faults()) {
 			return wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d].index", path, j), "the scenario has %d faults, not %d", len(sc.Faults()), c.Index+1)
 		}
-		fresh.counters[&sc.Faults()[c.Index]] = &fault.Counter{Matched: c.Matched, Hit: c.Hit}
+		fresh.SetCounter(&sc.Faults()[c.Index], fault.Counter{Matched: c.Matched, Hit: c.Hit})
 	}
 	if rec.Shop == nil {
 		return nil
@@ -193,7 +180,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 	if sc.Shop() == nil {
 		return wire.InvalidBody(path+".shop", "scenario %q has no living shop", rec.Name)
 	}
-	base, err := fresh.baseLocked(sc)
+	base, err := fresh.Base(sc)
 	if err != nil {
 		return err
 	}
@@ -201,8 +188,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 	if err != nil {
 		return err
 	}
-	st.shop = sh
-	rs.shops = append(rs.shops, shopToBe{st, sh})
+	fresh.PutShop(sh)
 	return nil
 }
 
@@ -210,38 +196,26 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 // it replaces goes, in one step with the new one's coming, and the
 // bounds are checked with it gone.
 func (s *Server) install(sid string, rs *restoring) error {
-	s.sessionsMu.Lock()
-	defer s.sessionsMu.Unlock()
-	// The faults go in place of the session's own, with the bounds
-	// checked first; then the seeds' bound, and the old session goes.
-	err := s.faults.Restore(sid, rs.faults, func() error {
-		var oldSeeds int64
-		if old, ok := s.sessions[sid]; ok {
-			old.seeds.mu.Lock()
-			for _, sd := range old.seeds.m {
-				oldSeeds += sd.bytes
+	return s.sessions.Update(func(tx sessionpkg.Tx) error {
+		// The faults go in place of the session's own, with the bounds
+		// checked first; then the seeds' bound, and the old session goes.
+		err := s.faults.Restore(sid, rs.faults, func() error {
+			var oldSeeds int64
+			for _, old := range tx.List(sid) {
+				oldSeeds += old.SeedBytes()
 			}
-			old.seeds.mu.Unlock()
+			if !s.seedBudget.Fits(rs.seedBytes - oldSeeds) {
+				return s.errSeedMemory(rs.seedBytes - oldSeeds)
+			}
+			tx.Drop(sid)
+			s.seedBudget.Charge(rs.seedBytes)
+			return nil
+		})
+		if err == nil {
+			tx.Put(rs.fresh) // with its living shops, in the shops' budget
 		}
-		if !s.seedBudget.Fits(rs.seedBytes - oldSeeds) {
-			return s.errSeedMemory(rs.seedBytes - oldSeeds)
-		}
-		s.dropSessionLocked(sid)
-		s.seedBudget.Charge(rs.seedBytes)
-		return nil
-	})
-	if err != nil {
 		return err
-	}
-	fresh := rs.fresh
-	s.evictForLocked(rs.now)
-	fresh.lastUsed = rs.now
-	fresh.journalKey = s.journals.Open(sid)
-	s.sessions[sid] = fresh
-	for _, sh := range rs.shops {
-		sh.st.keepShop(fresh, sh.sh)
-	}
-	return nil
+	})
 }
 
 // joinField is path.field, or path for no field.
@@ -268,7 +242,7 @@ func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*seedState, error
 	if err != nil {
 		return nil, wire.InvalidBody(path+".reviews", "%v", err)
 	}
-	return &seedState{replace: in.Mode == SeedReplace, own: own, bytes: own.Bytes() + seedOverhead}, nil
+	return sessionpkg.NewSeed(in.Mode == SeedReplace, own), nil
 }
 
 // decodeRecords reads reviews as the list shows them, each checked.

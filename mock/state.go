@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -330,20 +329,5 @@ func writeIfChanged(path string, data []byte) error {
 // sessionIDs lists the sessions there are, and which of them were used
 // at or after since.
 func (s *Server) sessionIDs(since time.Time) ([]string, map[string]bool) {
-	s.sessionsMu.Lock()
-	defer s.sessionsMu.Unlock()
-	now := s.now()
-	ids := make([]string, 0, len(s.sessions))
-	used := make(map[string]bool)
-	for id, ss := range s.sessions {
-		if s.expired(ss, now) {
-			continue
-		}
-		ids = append(ids, id)
-		if !ss.lastUsed.Before(since) {
-			used[id] = true
-		}
-	}
-	slices.Sort(ids)
-	return ids, used
+	return s.sessions.Used(since)
 }

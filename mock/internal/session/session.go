@@ -1,0 +1,330 @@
+// Package session keeps the sessions: each caller's state on top of the
+// scenarios' data (the scenario it picked, its settings in each
+// scenario, its seeded reviews, its overrides, the counters of the
+// faults it met, its living shops and their clocks; its journal is
+// journal.Journals', by its Key), read and changed only through a
+// Session's methods, and the sessions themselves through the Store
+// interface: Memory is its implementation in one process.
+//
+// Locks: the store's lock may be held while a session's is taken, never
+// the other way round; a session's seeds have their own lock, taken
+// under the session's. The shops' budget, the seeds' budget, the fault
+// registry and the journals come after these.
+package session
+
+import (
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/shop"
+)
+
+// Default is the session of requests without X-Mock-Session: it never
+// expires, and its living shops are evicted last.
+const Default = "default"
+
+// All, given as a session, means every session.
+const All = journal.AllSessions
+
+// Session is one caller's state on top of the scenarios' data.
+type Session struct {
+	id       string
+	lastUsed time.Time   // guarded by the store's lock
+	key      journal.Key // names the session's journal; the zero Key, of a session only looked at, none
+	shared   *shared     // what every session of the store uses
+
+	mu        sync.Mutex // guards the fields below
+	pick      string     // picked with PUT /__mock/scenario; "" follows the server
+	states    map[string]*state
+	dropped   bool                            // reset or evicted: no longer in the store
+	counters  map[*fault.Fault]*fault.Counter // of every fault the session's requests met
+	overrides access.Overrides                // the session's own, over those for every session
+	seeds     *seedBox                        // reviews seeded by PUT /__mock/data; shared with the session a reset made
+	keeps     bool                            // a kept session: its shops and seeds are counted in the budgets
+}
+
+// shared is what the sessions of a store use together.
+type shared struct {
+	shops  *shop.Budget
+	seeds  *budget.Budget
+	faults *fault.Registry
+}
+
+// state is what a session changes while it uses one scenario.
+type state struct {
+	sc       *scenario.Scenario // the version the state belongs to
+	settings settings.Settings
+	window   access.Window
+	shop     *shop.Shop // the living shop, for a scenario with one
+}
+
+// ID is the session's id.
+func (ss *Session) ID() string { return ss.id }
+
+// Key names the session's journal.
+func (ss *Session) Key() journal.Key { return ss.key }
+
+// Lasting reports whether the session's shops go last: the default
+// session's. With ID, TryLock and Unlock, a Session is the shop.Owner
+// of its living shops.
+func (ss *Session) Lasting() bool { return ss.id == Default }
+
+// TryLock tries the session's lock, for the shops' budget.
+func (ss *Session) TryLock() bool { return ss.mu.TryLock() }
+
+// Unlock lets go of the session's lock, taken by TryLock.
+func (ss *Session) Unlock() { ss.mu.Unlock() }
+
+// stateLocked returns the session's state for sc; the caller holds
+// ss.mu. A reloaded scenario keeps the session's settings but starts its
+// fault counters, rate limit and shop again.
+func (ss *Session) stateLocked(sc *scenario.Scenario) *state {
+	if ss.states == nil {
+		ss.states = make(map[string]*state)
+	}
+	st, ok := ss.states[sc.Name]
+	if !ok {
+		st = &state{settings: sc.Settings()}
+		ss.states[sc.Name] = st
+	}
+	if st.sc != sc {
+		if st.sc != nil {
+			for i := range st.sc.Faults() {
+				delete(ss.counters, &st.sc.Faults()[i])
+			}
+		}
+		if st.shop != nil {
+			st.shop.Release()
+		}
+		st.sc, st.shop = sc, nil
+		st.window = access.Window{}
+	}
+	return st
+}
+
+// Pick is the scenario the session picked; "" follows the server's.
+func (ss *Session) Pick() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.pick
+}
+
+// SetPick makes name the session's scenario; "" follows the server's.
+func (ss *Session) SetPick(name string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.pick = name
+}
+
+// Settings returns the session's settings in sc.
+func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.stateLocked(sc).settings
+}
+
+// PatchSettings makes the session's settings in sc what apply makes of
+// them, in one step: on error nothing changes. In a living shop, a
+// rating whose settings change can be answered from now.
+func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.stateLocked(sc)
+	next, err := apply(st.settings)
+	if err != nil {
+		return st.settings, err
+	}
+	if sh, err := ss.runShopLocked(sc, now); err != nil {
+		return st.settings, err
+	} else if sh != nil {
+		at := sh.Now(now)
+		for i := range next.Feedback {
+			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
+				sh.SettingsChanged(i+1, at)
+			}
+		}
+	}
+	st.settings = next
+	return next, nil
+}
+
+// Overrides are the session's own.
+func (ss *Session) Overrides() access.Overrides {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.overrides
+}
+
+// SetOverrides replaces the session's own overrides.
+func (ss *Session) SetOverrides(o access.Overrides) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.overrides = o
+}
+
+// Turn is a request's turn with the session in a scenario, under its
+// lock: the overrides that apply, and the rate limit's window.
+type Turn struct {
+	Overrides access.Overrides // the session's over those for every session
+	Window    *access.Window
+}
+
+// Meet decides which faults hit a request of the session in sc, and
+// counts them: the scenario's own first, then the run-time faults for
+// every session, then the session's own, each in the order added; every
+// fault keeps one counter per session. Then, still under the session's
+// lock, decide gets the request's Turn. A session that has gone meets
+// none of the faults of its id, which are another session's now.
+func (ss *Session) Meet(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.stateLocked(sc)
+	var o fault.Outcome
+	for i := range st.sc.Faults() {
+		o.Meet(&st.sc.Faults()[i], req, ss.counterLocked)
+	}
+	shared, own := ss.faultsLocked()
+	for _, f := range shared {
+		o.Meet(f, req, ss.counterLocked)
+	}
+	for _, f := range own {
+		o.Meet(f, req, ss.counterLocked)
+	}
+	return decide(o, Turn{Overrides: ss.overrides.Over(all), Window: &st.window})
+}
+
+// faultsLocked returns the run-time faults that apply to the session:
+// those for every session and its own, none of which a session that has
+// gone keeps. The caller holds ss.mu.
+func (ss *Session) faultsLocked() (shared, own []*fault.Fault) {
+	shared, own = ss.shared.faults.For(ss.id)
+	if ss.dropped {
+		own = nil
+	}
+	return shared, own
+}
+
+// counterLocked returns the session's counter of fault f; the caller
+// holds ss.mu.
+func (ss *Session) counterLocked(f *fault.Fault) *fault.Counter {
+	if ss.counters == nil {
+		ss.counters = make(map[*fault.Fault]*fault.Counter)
+	}
+	c, ok := ss.counters[f]
+	if !ok {
+		c = &fault.Counter{}
+		ss.counters[f] = c
+	}
+	return c
+}
+
+// ForgetFaults drops the session's counters of faults that are gone.
+func (ss *Session) ForgetFaults(gone []*fault.Fault) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, f := range gone {
+		delete(ss.counters, f)
+	}
+}
+
+// List is what the list and /__mock/data read: a scenario's Store, or a
+// Stack on it (the session's seeded reviews, its living shop).
+type List interface {
+	Find(q reviews.Query) reviews.Result
+	JSON(i int) []byte
+	PageSize(res reviews.Result) int
+	AppendPage(b []byte, res reviews.Result, q reviews.Query) []byte
+}
+
+// Reviews is what the session's list reads in sc: the scenario's store,
+// the reviews the session seeded, or the session's living shop on
+// either, brought up to its clock.
+func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
+	if sc.Shop() == nil {
+		// Outside ss.mu: a big scenario's first build holds no session's lock.
+		base, err := sc.Store()
+		if err != nil {
+			return nil, err
+		}
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		v, err := ss.seedViewLocked(sc, base)
+		if v == nil || err != nil {
+			return base, err
+		}
+		return v, nil
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sh, err := ss.runShopLocked(sc, now)
+	if err != nil {
+		return nil, err
+	}
+	return sh.Reviews(), nil
+}
+
+// Shop runs fn on the session's living shop in sc, brought up to its
+// clock, with the session's settings there, under the session's lock;
+// sc has a shop.
+func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop, settings.Settings) error) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sh, err := ss.runShopLocked(sc, now)
+	if err != nil {
+		return err
+	}
+	return fn(sh, ss.stateLocked(sc).settings)
+}
+
+// runShopLocked brings the session's living shop in sc up to its clock
+// and returns it; nil when sc's shop is not alive. A shop evicted by the
+// shops' budget starts again here. The caller holds ss.mu.
+func (ss *Session) runShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Shop, error) {
+	if sc.Shop() == nil {
+		return nil, nil
+	}
+	st := ss.stateLocked(sc)
+	sh := st.shop
+	if sh == nil {
+		base, err := ss.baseLocked(sc)
+		if err != nil {
+			return nil, err
+		}
+		sh = shop.New(sc, base, now)
+		ss.keepShopLocked(st, sh)
+	} else {
+		sh.Touch()
+	}
+	return sh, sh.Bring(now, st.settings)
+}
+
+// keepShopLocked makes sh the state's shop, within the shops' budget for
+// a kept session (a dropped session's request keeps nothing); the
+// caller holds ss.mu.
+func (ss *Session) keepShopLocked(st *state, sh *shop.Shop) {
+	st.shop = sh
+	if ss.keeps && !ss.dropped {
+		ss.shared.shops.Add(sh, ss, func() {
+			if st.shop == sh {
+				st.shop = nil
+			}
+		})
+	}
+}
+
+// restartShopLocked drops the session's living shop in the scenario
+// name: it starts again on the data as it is now. The caller holds ss.mu.
+func (ss *Session) restartShopLocked(name string) {
+	if st := ss.states[name]; st != nil && st.shop != nil {
+		st.shop.Release()
+		st.shop = nil
+	}
+}

@@ -1,0 +1,304 @@
+package session
+
+import (
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/shop"
+)
+
+// Tx is the store held for a change of several steps, made as one: no
+// other change of the store comes in between.
+type Tx interface {
+	// Open returns session id, making it if it is not kept (or has
+	// expired), and marks it used. Making one first drops the sessions
+	// idle past the TTL, then, at the limit, the least recently used.
+	Open(id string) *Session
+	// Find returns session id if it is kept and has not expired.
+	Find(id string) (*Session, bool)
+	// List returns session id, if it is kept, or every session for All.
+	List(id string) []*Session
+	// Drop forgets session id, its journal and its run-time faults.
+	Drop(id string)
+	// Put keeps ss, made by New and filled while no one else had it, in
+	// place of any session of its id.
+	Put(ss *Session)
+}
+
+// Store keeps the sessions. Every part of a session is read and changed
+// through its Session; the sessions themselves through the Store.
+type Store interface {
+	Tx
+	// Update runs fn with the store held; fn's error is Update's.
+	Update(fn func(Tx) error) error
+	// Look returns session id as a request that only reads sees it: the
+	// kept one, or a fresh one that is not kept and keeps nothing.
+	Look(id string) *Session
+	// New is a fresh session of id, not kept: filled, it goes in by Put.
+	New(id string) *Session
+	// Reset returns session id (every session for All) to its start:
+	// settings, fault counters, rate limits, run-time faults, living
+	// shops and journal go; its pick and seeded reviews stay.
+	Reset(id string)
+	// Used lists the sessions kept, sorted, and which of them were used
+	// at or after since.
+	Used(since time.Time) ([]string, map[string]bool)
+}
+
+// Config is what a Memory store keeps its sessions with.
+type Config struct {
+	Max      int           // sessions kept at most; past it, the least recently used goes (never Default)
+	TTL      time.Duration // how long an unused session lives; Default never expires
+	Now      func() time.Time
+	Log      *slog.Logger
+	Shops    *shop.Budget   // the living shops' memory
+	Seeds    *budget.Budget // the seeded reviews' memory
+	Faults   *fault.Registry
+	Journals *journal.Journals
+}
+
+// Memory is a Store in this process's memory.
+type Memory struct {
+	cfg    Config
+	shared *shared
+	mu     sync.Mutex // guards sessions and each session's lastUsed
+	m      map[string]*Session
+}
+
+// NewMemory is an empty Memory store.
+func NewMemory(cfg Config) *Memory {
+	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, faults: cfg.Faults}, m: make(map[string]*Session)}
+}
+
+// New is a fresh session of id, not kept.
+func (m *Memory) New(id string) *Session {
+	return &Session{id: id, shared: m.shared, seeds: &seedBox{}, keeps: true}
+}
+
+// Look returns the kept session id, or a fresh one that keeps nothing.
+func (m *Memory) Look(id string) *Session {
+	if ss, ok := m.Find(id); ok {
+		return ss
+	}
+	return &Session{id: id, shared: m.shared, seeds: &seedBox{}}
+}
+
+// Update runs fn with the store held.
+func (m *Memory) Update(fn func(Tx) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fn(memTx{m})
+}
+
+// Open is Tx.Open, on its own.
+func (m *Memory) Open(id string) *Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.openLocked(id)
+}
+
+// Find is Tx.Find, on its own.
+func (m *Memory) Find(id string) (*Session, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.findLocked(id)
+}
+
+// List is Tx.List, on its own.
+func (m *Memory) List(id string) []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.listLocked(id)
+}
+
+// Drop is Tx.Drop, on its own.
+func (m *Memory) Drop(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dropLocked(id)
+}
+
+// Put is Tx.Put, on its own.
+func (m *Memory) Put(ss *Session) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.putLocked(ss)
+}
+
+// memTx is the Memory store held by Update.
+type memTx struct{ m *Memory }
+
+func (t memTx) Open(id string) *Session         { return t.m.openLocked(id) }
+func (t memTx) Find(id string) (*Session, bool) { return t.m.findLocked(id) }
+func (t memTx) List(id string) []*Session       { return t.m.listLocked(id) }
+func (t memTx) Drop(id string)                  { t.m.dropLocked(id) }
+func (t memTx) Put(ss *Session)                 { t.m.putLocked(ss) }
+
+// expired reports whether ss has been unused for longer than the TTL;
+// the default session never expires. The caller holds m.mu.
+func (m *Memory) expired(ss *Session, now time.Time) bool {
+	return ss.id != Default && now.Sub(ss.lastUsed) > m.cfg.TTL
+}
+
+func (m *Memory) findLocked(id string) (*Session, bool) {
+	ss, ok := m.m[id]
+	if ok && m.expired(ss, m.cfg.Now()) {
+		return nil, false
+	}
+	return ss, ok
+}
+
+func (m *Memory) openLocked(id string) *Session {
+	now := m.cfg.Now()
+	ss, ok := m.m[id]
+	if ok && m.expired(ss, now) {
+		m.dropLocked(id) // expired: it starts again
+		ok = false
+	}
+	if !ok {
+		m.evictForLocked(now)
+		ss = m.New(id)
+		ss.key = m.cfg.Journals.Open(id)
+		m.m[id] = ss
+	}
+	ss.lastUsed = now
+	return ss
+}
+
+func (m *Memory) listLocked(id string) []*Session {
+	if id != All {
+		if ss, ok := m.m[id]; ok {
+			return []*Session{ss}
+		}
+		return nil
+	}
+	out := make([]*Session, 0, len(m.m))
+	for _, ss := range m.m {
+		out = append(out, ss)
+	}
+	return out
+}
+
+func (m *Memory) putLocked(ss *Session) {
+	m.dropLocked(ss.id)
+	now := m.cfg.Now()
+	m.evictForLocked(now)
+	ss.lastUsed = now
+	ss.key = m.cfg.Journals.Open(ss.id)
+	m.m[ss.id] = ss
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, st := range ss.states {
+		if st.shop != nil {
+			ss.keepShopLocked(st, st.shop)
+		}
+	}
+}
+
+// evictForLocked makes room for one more session: it drops the sessions
+// idle for longer than the TTL, then, at the limit, the least recently
+// used. The caller holds m.mu.
+func (m *Memory) evictForLocked(now time.Time) {
+	var lru *Session
+	for oid, o := range m.m {
+		switch {
+		case oid == Default:
+		case m.expired(o, now):
+			m.dropLocked(oid)
+		case lru == nil || o.lastUsed.Before(lru.lastUsed):
+			lru = o
+		}
+	}
+	if len(m.m) >= m.cfg.Max && lru != nil {
+		m.cfg.Log.Info("session evicted: too many sessions", "session", lru.id, "max", m.cfg.Max)
+		m.dropLocked(lru.id)
+	}
+}
+
+// dropLocked forgets a session and what its journal kept; the caller
+// holds m.mu.
+func (m *Memory) dropLocked(id string) {
+	ss, ok := m.m[id]
+	if !ok {
+		return
+	}
+	delete(m.m, id)
+	ss.mu.Lock()
+	ss.dropSeedsLocked()
+	m.clearLocked(ss)
+	ss.mu.Unlock()
+}
+
+// clearLocked empties a session taken out of the store, but for its
+// scenario pick and seeded reviews, and marks it dropped, under m.mu and
+// ss.mu.
+func (m *Memory) clearLocked(ss *Session) {
+	m.cfg.Journals.Drop(ss.key)
+	for _, st := range ss.states {
+		if st.shop != nil {
+			st.shop.Release()
+		}
+	}
+	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}
+	m.cfg.Faults.Drop(ss.id) // its run-time faults go with it
+	ss.dropped = true        // a request still running keeps no shop (nor, by its Key, any entry), and meets none of its faults
+}
+
+// Reset returns session id, or every session for All, to its start.
+func (m *Memory) Reset(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	reset := func(id string) {
+		ss, ok := m.m[id]
+		if !ok {
+			return // nothing to reset: a new session starts from the start
+		}
+		// In one critical section: a seeding that got this session
+		// before finds it dropped and tries again on the fresh one,
+		// rather than seed a session that is going.
+		ss.mu.Lock()
+		picked, seeds := ss.pick, ss.seeds
+		delete(m.m, id)
+		m.clearLocked(ss)
+		ss.mu.Unlock()
+		if picked != "" || seeds.any() {
+			// The fresh session shares the seeds with ss, which a
+			// request that got it before the reset may still read.
+			fresh := m.openLocked(id)
+			fresh.pick, fresh.seeds = picked, seeds // nobody else has it yet
+		}
+	}
+	if id != All {
+		reset(id)
+		return
+	}
+	for id := range m.m {
+		reset(id)
+	}
+}
+
+// Used lists the sessions kept, and which were used at or after since.
+func (m *Memory) Used(since time.Time) ([]string, map[string]bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.cfg.Now()
+	ids := make([]string, 0, len(m.m))
+	used := make(map[string]bool)
+	for id, ss := range m.m {
+		if m.expired(ss, now) {
+			continue
+		}
+		ids = append(ids, id)
+		if !ss.lastUsed.Before(since) {
+			used[id] = true
+		}
+	}
+	slices.Sort(ids)
+	return ids, used
+}

@@ -1,0 +1,103 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/shop"
+)
+
+// newStore is a Memory store of at most max sessions, at the time *clock,
+// and the shipped default scenario.
+func newStore(t *testing.T, max int, clock *time.Time) (*Memory, *scenario.Scenario) {
+	t.Helper()
+	now := func() time.Time { return *clock }
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reg, err := scenario.Load(scenario.NewLoader(scenario.Config{Now: now, Logger: log}), now(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _, ok := reg.Get("default")
+	if !ok {
+		t.Fatal("no default scenario")
+	}
+	m := NewMemory(Config{Max: max, TTL: time.Hour, Now: now, Log: log,
+		Shops: shop.NewBudget(1<<30, log), Seeds: budget.New("seeds", "", 1<<30),
+		Faults: fault.NewRegistry(10, 1<<20), Journals: journal.New(10, 1<<20, 100)})
+	return m, sc
+}
+
+// Dropped sessions keep nothing, though a request under way may still
+// hold them: evicted past the limit, their state is gone.
+func TestDroppedSessionKeepsNothing(t *testing.T) {
+	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	m, sc := newStore(t, 2, &clock)
+	var first *Session
+	for i := range 10 {
+		clock = clock.Add(time.Second)
+		ss := m.Open(fmt.Sprintf("s%d", i))
+		if i == 0 {
+			first = ss
+		}
+		ss.PutSettings(sc, sc.Settings())
+	}
+	first.mu.Lock()
+	defer first.mu.Unlock()
+	if !first.dropped || first.states != nil {
+		t.Errorf("an evicted session keeps its state: dropped %v, %d states", first.dropped, len(first.states))
+	}
+	if ids, _ := m.Used(time.Time{}); len(ids) != 2 || ids[0] != "s8" || ids[1] != "s9" {
+		t.Errorf("kept %v; want the two most recently used", ids)
+	}
+}
+
+// A session unused past the TTL is not found, starts again when opened,
+// and the default session never expires.
+func TestSessionsExpire(t *testing.T) {
+	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	m, sc := newStore(t, 10, &clock)
+	for _, id := range []string{"a", Default} {
+		ss := m.Open(id)
+		ss.SetPick("slow")
+		ss.PutSettings(sc, sc.Settings())
+	}
+	clock = clock.Add(time.Hour + time.Second)
+	if _, ok := m.Find("a"); ok {
+		t.Error("a session unused past the TTL is found")
+	}
+	if ss := m.Open("a"); ss.Pick() != "" {
+		t.Errorf("an expired session opened again keeps its pick %q", ss.Pick())
+	}
+	if ss, ok := m.Find(Default); !ok || ss.Pick() != "slow" {
+		t.Errorf("the default session expired: found %v", ok)
+	}
+}
+
+// Reset keeps a session's pick and seeds and nothing else; a session
+// with neither is forgotten.
+func TestResetKeepsPickAndSeeds(t *testing.T) {
+	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	m, sc := newStore(t, 10, &clock)
+	a := m.Open("a")
+	a.SetPick("slow")
+	a.PutSettings(sc, sc.Settings())
+	m.Open("b").PutSettings(sc, sc.Settings())
+	m.Reset(All)
+	fresh, ok := m.Find("a")
+	if !ok || fresh == a || fresh.Pick() != "slow" || fresh.states != nil {
+		t.Errorf("after a reset: found %v, same %v, pick %q", ok, fresh == a, fresh.Pick())
+	}
+	if _, ok := m.Find("b"); ok {
+		t.Error("a session with no pick nor seeds is kept through a reset")
+	}
+	if !a.dropped {
+		t.Error("the reset session is not marked dropped")
+	}
+}
