@@ -44,16 +44,22 @@ type owner struct {
 func (o *owner) ID() string    { return o.id }
 func (o *owner) Lasting() bool { return o.lasting }
 
+// advance moves sh's clock ahead by d and runs it by sc's settings.
+func advance(t *testing.T, sh *Shop, sc *scenario.Scenario, real time.Time, d time.Duration) {
+	t.Helper()
+	sh.Advance(d)
+	if err := sh.Run(real, sc.Settings()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A shop advanced a day, taken and restored, is the same shop: the same
 // reviews, the same clock, and the same next day.
 func TestSnapshotRoundTrip(t *testing.T) {
 	sc, base := frozenShop(t)
 	real := time.Now()
 	sh := New(sc, base, real)
-	sh.Advance(24 * time.Hour)
-	if err := sh.Run(real, sc.Settings()); err != nil {
-		t.Fatal(err)
-	}
+	advance(t, sh, sc, real, 24*time.Hour)
 	if sh.Reviews().Len() <= base.Len() {
 		t.Fatalf("a day on, the shop has %d reviews, its data %d: want arrivals", sh.Reviews().Len(), base.Len())
 	}
@@ -74,12 +80,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []*Shop{sh, back} {
-		s.Advance(24 * time.Hour)
-		if err := s.Run(real, sc.Settings()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	advance(t, sh, sc, real, 24*time.Hour)
+	advance(t, back, sc, real, 24*time.Hour)
 	if !back.Now(real).Equal(sh.Now(real)) || back.Reviews().Len() != sh.Reviews().Len() {
 		t.Fatalf("restored: %v, %d reviews; taken: %v, %d", back.Now(real), back.Reviews().Len(), sh.Now(real), sh.Reviews().Len())
 	}
@@ -109,10 +111,7 @@ func TestBudgetEvicts(t *testing.T) {
 	sc, base := frozenShop(t)
 	real := time.Now()
 	one := New(sc, base, real)
-	one.Advance(24 * time.Hour)
-	if err := one.Run(real, sc.Settings()); err != nil {
-		t.Fatal(err)
-	}
+	advance(t, one, sc, real, 24*time.Hour)
 	b := NewBudget(3*one.Size()+one.Size()/2, discard) // room for three grown shops
 	owners := []*owner{{id: "default", lasting: true}, {id: "a"}, {id: "b"}, {id: "c"}, {id: "d"}}
 	evicted := map[string]int{}
@@ -120,10 +119,7 @@ func TestBudgetEvicts(t *testing.T) {
 		sh := New(sc, base, real)
 		o.Lock()
 		b.Add(sh, o, func() { evicted[o.id]++ })
-		sh.Advance(24 * time.Hour)
-		if err := sh.Run(real, sc.Settings()); err != nil {
-			t.Fatal(err)
-		}
+		advance(t, sh, sc, real, 24*time.Hour)
 		o.Unlock()
 		if sizes, used := b.Audit(); sizes != used || used > b.Bytes().Max() {
 			t.Fatalf("after %s: sizes %d, accounted %d, max %d", o.id, sizes, used, b.Bytes().Max())
