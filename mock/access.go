@@ -2,8 +2,6 @@ package mock
 
 import (
 	"github.com/replymock/replymock/mock/internal/access"
-	sessionpkg "github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Auth is who may call the API: anyone (type none, the default), or a
@@ -43,42 +41,9 @@ func (s *Server) Overrides() Overrides { return s.OverridesFor(AllSessions) }
 // session's own, set in a field, win over those for every session; they
 // go with the session (reset, expiry, eviction). They keep at most
 // MaxSessionOverrideBytes.
-func (s *Server) SetOverridesFor(sid string, o Overrides) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if sid == AllSessions {
-		s.overridesMu.Lock()
-		defer s.overridesMu.Unlock()
-		s.overrides = o
-		return nil
-	}
-	if n := o.Size(); n > MaxSessionOverrideBytes {
-		return wire.InvalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", MaxSessionOverrideBytes>>10, n)
-	}
-	return s.sessions.Update(func(tx sessionpkg.Tx) error {
-		tx.Open(sid).SetOverrides(o)
-		return nil
-	})
-}
-
-// sharedOverrides returns the overrides for every session.
-func (s *Server) sharedOverrides() Overrides {
-	s.overridesMu.Lock()
-	defer s.overridesMu.Unlock()
-	return s.overrides
-}
+func (s *Server) SetOverridesFor(sid string, o Overrides) error { return s.st.SetOverridesFor(sid, o) }
 
 // OverridesFor returns the overrides session sid set itself (none for a
 // session that does not exist), or with AllSessions those for every
 // session.
-func (s *Server) OverridesFor(sid string) Overrides {
-	if sid == AllSessions {
-		return s.sharedOverrides()
-	}
-	ss, ok := s.sessions.Find(sid)
-	if !ok {
-		return Overrides{} // its next request starts it again, without them
-	}
-	return ss.Overrides()
-}
+func (s *Server) OverridesFor(sid string) Overrides { return s.st.OverridesFor(sid) }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // handleSettingsView serves GET /__mock/settings: a session's settings,
@@ -58,7 +59,7 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	all.Limit = 5
 	res := st.Find(all)
 	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{},
-		Seeded: seedInfo(ss, sc)}
+		Seeded: state.SeedInfoOf(ss, sc)}
 	for i := range d.ByRating {
 		q := all
 		q.Rating, q.CountsOnly = int8(i+1), true
@@ -79,7 +80,7 @@ func (s *Server) handleDataPut(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if sid == AllSessions {
-		return 0, nil, errSeedAllSessions
+		return 0, nil, state.ErrSeedAllSessions
 	}
 	body, err := readSeedBody(r)
 	if err != nil {

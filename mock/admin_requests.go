@@ -33,7 +33,7 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 	if err := s.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	l, err := s.journals.List(q.p, limit)
+	l, err := s.st.Journals().List(q.p, limit)
 	if err != nil {
 		return 0, nil, err // past journal.MaxListingBytes
 	}

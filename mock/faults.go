@@ -2,7 +2,6 @@ package mock
 
 import (
 	"github.com/replymock/replymock/mock/internal/fault"
-	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 )
 
 // Fault is a failure injected into requests that match it: latency, an
@@ -42,7 +41,7 @@ const MaxRuntimeFaultBytes = fault.MaxRuntimeBytes
 // or MaxRuntimeFaultBytes, it returns a 409 *APIError (CodeTooManyFaults)
 // and adds nothing.
 func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
-	f, _, err := s.putFault(sid, f, false)
+	f, _, err := s.st.PutFault(sid, f, false)
 	return f, err
 }
 
@@ -52,55 +51,14 @@ func (s *Server) AddFault(sid string, f Fault) (Fault, error) {
 // It returns f with its new id and how many faults it replaced; past the
 // bounds, the 409 of AddFault, and nothing changes.
 func (s *Server) ReplaceFault(sid string, f Fault) (Fault, int, error) {
-	return s.putFault(sid, f, true)
-}
-
-// putFault adds f for sid, first taking out the faults of sid with f's
-// name when replace is set. A session's fault makes the session, once
-// the registry has room for it.
-func (s *Server) putFault(sid string, f Fault, replace bool) (Fault, int, error) {
-	var removed []*Fault
-	err := s.sessions.Update(func(tx sessionpkg.Tx) error {
-		var before func()
-		if sid != AllSessions {
-			before = func() { tx.Open(sid) }
-		}
-		var err error
-		if replace {
-			f, removed, err = s.faults.Replace(sid, f, before)
-		} else {
-			f, err = s.faults.Add(sid, f, before)
-		}
-		if err == nil {
-			forgetCounters(tx.List(AllSessions), removed)
-		}
-		return err
-	})
-	if err != nil {
-		return Fault{}, 0, err
-	}
-	return f, len(removed), nil
+	return s.st.PutFault(sid, f, true)
 }
 
 // Faults lists the run-time faults that apply to session: every session's
 // first, then its own. With AllSessions, it lists every run-time fault.
-func (s *Server) Faults(sid string) []Fault { return s.faults.List(sid) }
+func (s *Server) Faults(sid string) []Fault { return s.st.Faults(sid) }
 
 // RemoveFaults removes the run-time fault with id, or with id "" every
 // run-time fault of session (AllSessions: of every session and global).
 // It reports how many were removed.
-func (s *Server) RemoveFaults(sid, id string) int {
-	removed := s.faults.Remove(sid, id)
-	forgetCounters(s.sessions.List(AllSessions), removed)
-	return len(removed)
-}
-
-// forgetCounters drops the sessions' counters of faults that are gone.
-func forgetCounters(sessions []*session, gone []*Fault) {
-	if len(gone) == 0 {
-		return
-	}
-	for _, ss := range sessions {
-		ss.ForgetFaults(gone)
-	}
-}
+func (s *Server) RemoveFaults(sid, id string) int { return s.st.RemoveFaults(sid, id) }

@@ -43,12 +43,12 @@ func (s *Server) Requests(f JournalFilter) []JournalEntry {
 	if err != nil {
 		return nil
 	}
-	return s.journals.Entries(p, f.Limit)
+	return s.st.Journals().Entries(p, f.Limit)
 }
 
 // ClearRequests empties the journal of session, or of every session.
 func (s *Server) ClearRequests(sid string) {
-	s.journals.Clear(sid)
+	s.st.Journals().Clear(sid)
 }
 
 // recorder passes a response through, keeping its status and the start

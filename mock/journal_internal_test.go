@@ -169,12 +169,12 @@ func TestListingsPinBounded(t *testing.T) {
 		if w := call(method, "/__mock/requests"); w.Code != 200 {
 			t.Fatalf("%s /__mock/requests: %d %s", method, w.Code, w.Body)
 		}
-		if n := s.journals.Pinned(); n != 0 {
+		if n := s.st.Journals().Pinned(); n != 0 {
 			t.Errorf("after a %s listing, %d bytes still pinned", method, n)
 		}
 	}
 	// Another listing, being written slowly, holds nearly all of it.
-	if !s.journals.Pin(MaxListingBytes - 10) {
+	if !s.st.Journals().Pin(MaxListingBytes - 10) {
 		t.Fatal("a listing alone was refused")
 	}
 	w := call("GET", "/__mock/requests")
@@ -184,7 +184,7 @@ func TestListingsPinBounded(t *testing.T) {
 	if w := call("GET", "/__mock/requests?session=nobody"); w.Code != 200 {
 		t.Errorf("an empty listing pins nothing and fits: %d", w.Code)
 	}
-	s.journals.Unpin(MaxListingBytes - 10)
+	s.st.Journals().Unpin(MaxListingBytes - 10)
 	if w := call("GET", "/__mock/requests"); w.Code != 200 {
 		t.Errorf("after the other listing ended: %d", w.Code)
 	}
@@ -195,7 +195,7 @@ func TestListingsPinBounded(t *testing.T) {
 		defer func() { recover() }()
 		s.ServeHTTP(failingWriter{httptest.NewRecorder()}, req)
 	}()
-	if n := s.journals.Pinned(); n != 0 {
+	if n := s.st.Journals().Pinned(); n != 0 {
 		t.Errorf("after a client left, %d bytes still pinned", n)
 	}
 }

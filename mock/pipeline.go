@@ -1,7 +1,6 @@
 package mock
 
 import (
-	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	sessionpkg "github.com/replymock/replymock/mock/internal/session"
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
@@ -97,7 +98,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *exchange) {
 		entry.DurationMS = float64(took.Microseconds()) / 1000
 		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 		entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-		s.journals.Record(ss.Key(), entry)
+		s.st.Journals().Record(ss.Key(), entry)
 	}()
 	defer s.recoverPanic(rec, r) // before the journal's deferred call, so it records the 500
 
@@ -245,7 +246,7 @@ func (s *Server) passUpstream(w http.ResponseWriter, r *http.Request, body io.Re
 func (s *Server) plan(ss *session, sc *Scenario, r *http.Request, seed int64) plan {
 	var p plan
 	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, APIPrefix), Seed: seed}
-	p.Outcome = ss.Meet(sc, s.sharedOverrides(), req, func(o fault.Outcome, turn sessionpkg.Turn) fault.Outcome {
+	p.Outcome = ss.Meet(sc, s.st.SharedOverrides(), req, func(o fault.Outcome, turn sessionpkg.Turn) fault.Outcome {
 		p.strict = turn.Overrides.Strictness(sc.Strict(), s.strict)
 		if o.Replaces() {
 			return o

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // seedReviews draws n reviews around the end of demo's data: some in the
@@ -116,7 +117,7 @@ func TestSeedAfterReloadRenumbers(t *testing.T) {
 	if res.FirstID != 11 {
 		t.Fatalf("added from %d, want 11", res.FirstID)
 	}
-	used := s.seedBudget.Used()
+	used := s.st.Seeds().Used()
 	grow(50)
 	if err := s.Reload(); err != nil {
 		t.Fatal(err)
@@ -140,12 +141,12 @@ func TestSeedAfterReloadRenumbers(t *testing.T) {
 	if env.Data.Total != 52 || !seen[51] || !seen[52] {
 		t.Errorf("after the reload: %d reviews; the added ones should be 51 and 52", env.Data.Total)
 	}
-	if u := s.seedBudget.Used(); u <= 0 || u > 2*used {
+	if u := s.st.Seeds().Used(); u <= 0 || u > 2*used {
 		t.Errorf("seeded bytes %d, were %d", u, used)
 	}
 	// Cleared, nothing is counted.
-	if n := s.ClearSeeded("g"); n != 2 || s.seedBudget.Used() != 0 {
-		t.Errorf("cleared %d, %d bytes left", n, s.seedBudget.Used())
+	if n := s.ClearSeeded("g"); n != 2 || s.st.Seeds().Used() != 0 {
+		t.Errorf("cleared %d, %d bytes left", n, s.st.Seeds().Used())
 	}
 }
 
@@ -175,7 +176,7 @@ func TestResetKeepsSeedsForRequestsUnderWay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		used := s.seedBudget.Used()
+		used := s.st.Seeds().Used()
 		old, sc, err := s.resolve("r", "") // a request's session, got before the reset
 		if err != nil {
 			t.Fatal(err)
@@ -194,15 +195,15 @@ func TestResetKeepsSeedsForRequestsUnderWay(t *testing.T) {
 		if rated, all := counts(fresh, sc); rated != 3 || all != res.Total {
 			t.Errorf("%s: after a reset the session lists %d of the rating, %d in all; want the 3 seeded", name, rated, all)
 		}
-		if u := s.seedBudget.Used(); u != used {
+		if u := s.st.Seeds().Used(); u != used {
 			t.Errorf("%s: a reset changed the seeded bytes from %d to %d", name, used, u)
 		}
 		// A DELETE after the reset forgets them, once.
-		if n := s.ClearSeeded("r"); n != 3 || s.seedBudget.Used() != 0 {
-			t.Errorf("%s: a DELETE after a reset removed %d, left %d bytes counted", name, n, s.seedBudget.Used())
+		if n := s.ClearSeeded("r"); n != 3 || s.st.Seeds().Used() != 0 {
+			t.Errorf("%s: a DELETE after a reset removed %d, left %d bytes counted", name, n, s.st.Seeds().Used())
 		}
-		if rated, _ := counts(fresh, sc); rated == 3 || seedInfo(fresh, sc) != nil {
-			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, seedInfo(fresh, sc))
+		if rated, _ := counts(fresh, sc); rated == 3 || state.SeedInfoOf(fresh, sc) != nil {
+			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, state.SeedInfoOf(fresh, sc))
 		}
 	}
 }

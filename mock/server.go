@@ -15,13 +15,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/budget"
-	"github.com/replymock/replymock/mock/internal/fault"
-	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
-	sessionpkg "github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -149,13 +146,9 @@ const (
 // Server is the fake service. It is an http.Handler and owns no listener:
 // wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
 //
-// Locks: the session store's may be held while a session's is taken,
-// never the other way round (mock/internal/session); the registry's lock
-// and overridesMu are never held while taking another of these (a reload
-// holds the registry's lock while the loader's cache takes its own, which
-// guards nothing else). The journals' locks come last: any of these may
-// be held while calling into journals, which call nothing back. So does
-// the fault registry's lock; its additions run with the store held.
+// What the API and the admin API share (the scenarios, the sessions, the
+// run-time faults, the overrides, the journals and the budgets) is
+// package state's, with the order its locks are taken in.
 type Server struct {
 	// Set by New and never changed.
 	log        *slog.Logger
@@ -175,25 +168,7 @@ type Server struct {
 	reqSeq     atomic.Int64 // numbers the request ids the server makes
 	media      *media.Store // the media files and their cache (mock/internal/media)
 
-	// The scenarios served, with their own lock (registry.go, package
-	// scenario).
-	registry *scenario.Registry
-
-	// Sessions (mock/internal/session): every part of a session is read
-	// and changed through the store.
-	sessions   sessionpkg.Store
-	shops      *shop.Budget   // the living shops' memory (mock/internal/shop), within MaxShopBytes
-	seedBudget *budget.Budget // what all sessions' seeded reviews keep (seed.go), within MaxSeedBytes
-
-	// budgets are every bounded store's byte budget: what the server keeps
-	// at most, besides the scenarios' data (MemoryBudget).
-	budgets budget.Set
-
-	faults *fault.Registry // the run-time faults, for every session and each session's own (faults.go)
-
-	// The overrides for every session (access.go).
-	overridesMu sync.Mutex // guards overrides
-	overrides   Overrides
+	st *state.State // the scenarios, sessions, faults, overrides, journals and budgets
 
 	// Snapshots (snapshot.go): one restore decodes and builds at a time,
 	// each holding a snapshot of up to MaxSnapshotBytes; two are written
@@ -201,10 +176,6 @@ type Server struct {
 	// its YAML takes more).
 	restoreMu      sync.Mutex
 	snapshotTakers chan struct{}
-
-	// The journals of all sessions together, with their own locks
-	// (package journal).
-	journals *journal.Journals
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -226,34 +197,32 @@ func New(opts Options) (*Server, error) {
 		version:    opts.Version,
 		started:    opts.Now(),
 		metrics:    newMetrics(),
-		faults:     fault.NewRegistry(MaxRuntimeFaults, MaxRuntimeFaultBytes),
-		shops:      shop.NewBudget(opts.MaxShopBytes, opts.Logger),
-		seedBudget: budget.New("replymock_seed_bytes",
-			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", opts.MaxSeedBytes),
-		journals: journal.New(opts.JournalSize, opts.JournalBytes, opts.JournalEntries),
-		media:    media.NewStore(opts.MediaCacheBytes),
+		media:      media.NewStore(opts.MediaCacheBytes),
 
 		snapshotTakers: make(chan struct{}, 2),
 	}
-	s.sessions = sessionpkg.NewMemory(sessionpkg.Config{Max: opts.MaxSessions, TTL: opts.SessionTTL, Now: opts.Now, Log: opts.Logger,
-		Shops: s.shops, Seeds: s.seedBudget, Faults: s.faults, Journals: s.journals})
-	s.budgets.Add(s.journals.Budget(), s.shops.Bytes(), s.seedBudget, s.media.Budget(), s.faults.Budget())
-	s.budgets.Register(s.metrics.registry)
-	s.media.Register(s.metrics.registry)
-	s.metrics.registry.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
-			Help: "Admin requests waiting on the journal (wait=), at most 256."},
-			func() float64 { return float64(s.journals.Waiters()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
-			Help: "Living shops evicted to keep within --max-shop-memory."},
-			func() float64 { return float64(s.shops.Evictions()) }))
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)
 	}
-	if s.registry, err = scenario.Load(scenario.NewLoader(loaderConfig(opts)), s.anchor, opts.Scenario); err != nil {
+	registry, err := scenario.Load(scenario.NewLoader(loaderConfig(opts)), s.anchor, opts.Scenario)
+	if err != nil {
 		return nil, err
 	}
+	s.st = state.New(state.Config{Log: opts.Logger, Now: opts.Now, Registry: registry,
+		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
+		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
+		Budgets: []*budget.Budget{s.media.Budget()}})
+	s.st.Budgets().Register(s.metrics.registry)
+	s.media.Register(s.metrics.registry)
+	journals, shops := s.st.Journals(), s.st.Shops()
+	s.metrics.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
+			Help: "Admin requests waiting on the journal (wait=), at most 256."},
+			func() float64 { return float64(journals.Waiters()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
+			Help: "Living shops evicted to keep within --max-shop-memory."},
+			func() float64 { return float64(shops.Evictions()) }))
 	s.router = s.routes()
 	return s, nil
 }
@@ -376,5 +345,5 @@ func (s *Server) requestID(r *http.Request) string {
 // most: the journals, the living shops, the seeded reviews, the media
 // cache and the run-time faults. The scenarios' data comes on top.
 func (s *Server) MemoryBudget() int64 {
-	return s.budgets.Max()
+	return s.st.Budgets().Max()
 }

@@ -3,7 +3,6 @@ package mock
 import (
 	"math"
 	"net/http"
-	"regexp"
 
 	"github.com/replymock/replymock/mock/internal/journal"
 	sessionpkg "github.com/replymock/replymock/mock/internal/session"
@@ -24,14 +23,11 @@ const (
 	HeaderSeed     = "X-Mock-Seed"
 )
 
-// idRE is what a session id and a client's request id may be.
-var idRE = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
-
 // validID reports whether s may name a session or a request.
-func validID(s string) bool { return idRE.MatchString(s) }
+func validID(s string) bool { return sessionpkg.ValidID(s) }
 
 // msgBadSessionID says what a session id may be.
-const msgBadSessionID = "must be 1 to 128 letters, digits or ._:@-"
+const msgBadSessionID = sessionpkg.MsgBadID
 
 // session is one caller's state on top of the scenarios' data, kept by
 // the session store (mock/internal/session).
@@ -55,38 +51,14 @@ func requestSeed(h http.Header) (int64, error) {
 	return n, nil
 }
 
-// resolve picks the session and scenario of an API request, creating the
-// session if needed. name is the X-Mock-Scenario header ("" for none).
+// resolve picks the session and scenario of an API request
+// (state.Resolve).
 func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
-	ss := s.sessions.Open(sid)
-	sc, err := s.scenarioOf(ss, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ss, sc, nil
+	return s.st.Resolve(sid, name)
 }
 
-// peek is resolve for a request that only reads: a session that does not
-// exist (or has expired) is not created, and the answer is about a fresh
-// one, which is what the session would start as.
-func (s *Server) peek(sid, name string) (*session, *Scenario, error) {
-	ss := s.sessions.Look(sid)
-	sc, err := s.scenarioOf(ss, name)
-	return ss, sc, err
-}
-
-// scenarioOf is the scenario a request of ss uses: name if given, else
-// the session's pick, else the server's.
-func (s *Server) scenarioOf(ss *session, name string) (*Scenario, error) {
-	if name == "" {
-		name = ss.Pick()
-	}
-	sc, name, ok := s.registry.Get(name)
-	if !ok {
-		return nil, wire.InvalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
-	}
-	return sc, nil
-}
+// peek is resolve for a request that only reads (state.Peek).
+func (s *Server) peek(sid, name string) (*session, *Scenario, error) { return s.st.Peek(sid, name) }
 
 // Reset returns session (or every session, for AllSessions) to the start:
 // scenario settings, fault counters, rate limits, run-time faults, living
@@ -94,14 +66,4 @@ func (s *Server) scenarioOf(ss *session, name string) (*Scenario, error) {
 // session's; so do seeded reviews, which are the session's start (a
 // living shop starts again on them). With AllSessions, the run-time
 // faults for every session and the overrides go too.
-func (s *Server) Reset(sid string) {
-	if sid == AllSessions {
-		// The faults for every session go first: a request meanwhile
-		// meets none, rather than the old ones with fresh counters.
-		s.faults.Drop(AllSessions)
-		s.overridesMu.Lock()
-		s.overrides = Overrides{}
-		s.overridesMu.Unlock()
-	}
-	s.sessions.Reset(sid)
-}
+func (s *Server) Reset(sid string) { s.st.Reset(sid) }

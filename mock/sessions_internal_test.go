@@ -587,7 +587,7 @@ func (l *logRecords) evictions() []map[string]any {
 // the shops it lists.
 func shopsUsed(t *testing.T, s *Server) int64 {
 	t.Helper()
-	sum, used := s.shops.Audit()
+	sum, used := s.st.Shops().Audit()
 	if sum != used {
 		t.Fatalf("shops account %d bytes, their sizes add up to %d", used, sum)
 	}

@@ -55,7 +55,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 	}
 	// Everything is built before the session is touched.
 	rs := &restoring{res: RestoreResult{Session: sid, Dropped: []string{}}, current: s.scenarioMap(), now: s.now(),
-		rb: rebase{from: snap.MediaBase, to: s.registry.Loader().Media().Base}, fresh: s.sessions.New(sid)}
+		rb: rebase{from: snap.MediaBase, to: s.st.Registry().Loader().Media().Base}, fresh: s.st.Sessions().New(sid)}
 	rs.session(snap)
 	for i := range snap.Scenarios {
 		if err := rs.scenario(fmt.Sprintf("scenarios[%d]", i), &snap.Scenarios[i]); err != nil {
@@ -66,7 +66,7 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 		return RestoreResult{}, &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "scenarios",
 			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", MaxSeedReviews, rs.seedCount)}
 	}
-	global := s.faults.Shared()
+	global := s.st.FaultRegistry().Shared()
 	for _, c := range snap.SharedFaultCounters {
 		if i := slices.IndexFunc(global, func(f *Fault) bool { return f.ID == c.ID }); i >= 0 {
 			rs.fresh.SetCounter(global[i], fault.Counter{Matched: c.Matched, Hit: c.Hit})
@@ -192,30 +192,10 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 	return nil
 }
 
-// install puts the restored session in place of session sid: the session
-// it replaces goes, in one step with the new one's coming, and the
-// bounds are checked with it gone.
+// install puts the restored session in place of session sid
+// (state.Install).
 func (s *Server) install(sid string, rs *restoring) error {
-	return s.sessions.Update(func(tx sessionpkg.Tx) error {
-		// The faults go in place of the session's own, with the bounds
-		// checked first; then the seeds' bound, and the old session goes.
-		err := s.faults.Restore(sid, rs.faults, func() error {
-			var oldSeeds int64
-			for _, old := range tx.List(sid) {
-				oldSeeds += old.SeedBytes()
-			}
-			if !s.seedBudget.Fits(rs.seedBytes - oldSeeds) {
-				return s.errSeedMemory(rs.seedBytes - oldSeeds)
-			}
-			tx.Drop(sid)
-			s.seedBudget.Charge(rs.seedBytes)
-			return nil
-		})
-		if err == nil {
-			tx.Put(rs.fresh) // with its living shops, in the shops' budget
-		}
-		return err
-	})
+	return s.st.Install(sid, rs.fresh, rs.faults, rs.seedBytes)
 }
 
 // joinField is path.field, or path for no field.
@@ -227,7 +207,7 @@ func joinField(path, field string) string {
 }
 
 // restoreSeeds builds what a session seeded from its snapshot.
-func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*seedState, error) {
+func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*sessionpkg.Seed, error) {
 	if in.Mode != SeedReplace && in.Mode != SeedAppend {
 		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
 	}

@@ -13,8 +13,8 @@ import (
 // to their clocks first, as a list request would.
 func (s *Server) Snapshot(sid string) (*Snapshot, error) {
 	now := s.now()
-	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.registry.Loader().Media().Base}
-	ss, ok := s.sessions.Find(sid)
+	snap := &Snapshot{Format: SnapshotFormat, Session: sid, TakenAt: now.UTC(), ServerVersion: s.version, MediaBase: s.st.Registry().Loader().Media().Base}
+	ss, ok := s.st.Sessions().Find(sid)
 	if !ok {
 		return snap, nil
 	}
@@ -74,4 +74,4 @@ func rawRecords(fbs []Feedback) []json.RawMessage {
 }
 
 // scenarioMap is the scenarios served now, by name.
-func (s *Server) scenarioMap() map[string]*Scenario { return s.registry.All() }
+func (s *Server) scenarioMap() map[string]*Scenario { return s.st.Registry().All() }

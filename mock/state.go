@@ -35,7 +35,7 @@ type ServerState struct {
 
 // serverState is the server's state now.
 func (s *Server) serverState() ServerState {
-	global, o := s.faults.Shared(), s.sharedOverrides()
+	global, o := s.st.FaultRegistry().Shared(), s.st.SharedOverrides()
 	st := ServerState{Format: ServerStateFormat, Scenario: s.Scenario().Name, DataAnchor: s.anchor.UTC()}
 	for _, f := range global {
 		st.Faults = append(st.Faults, *f)
@@ -52,7 +52,7 @@ func (s *Server) restoreServerState(st ServerState) error {
 	if st.Format != ServerStateFormat {
 		return wire.InvalidBody("format", "must be %q, got %q", ServerStateFormat, clip(st.Format))
 	}
-	faults, err := s.faults.ReadBack("faults", st.Faults)
+	faults, err := s.st.FaultRegistry().ReadBack("faults", st.Faults)
 	if err != nil {
 		return err
 	}
@@ -68,10 +68,7 @@ func (s *Server) restoreServerState(st ServerState) error {
 			return prefixField(err, "scenario")
 		}
 	}
-	s.faults.SetShared(faults)
-	s.overridesMu.Lock()
-	s.overrides = o
-	s.overridesMu.Unlock()
+	s.st.SetShared(faults, o)
 	return nil
 }
 
@@ -329,5 +326,5 @@ func writeIfChanged(path string, data []byte) error {
 // sessionIDs lists the sessions there are, and which of them were used
 // at or after since.
 func (s *Server) sessionIDs(since time.Time) ([]string, map[string]bool) {
-	return s.sessions.Used(since)
+	return s.st.Sessions().Used(since)
 }

@@ -71,7 +71,7 @@ func (s *Server) Verify(f JournalFilter, want Times) (Verification, error) {
 	if err != nil {
 		return Verification{}, err
 	}
-	return s.journals.Verify(p, want), nil
+	return s.st.Journals().Verify(p, want), nil
 }
 
 // WaitRequests waits until at least one journal entry matches f, then
@@ -84,10 +84,10 @@ func (s *Server) WaitRequests(ctx context.Context, f JournalFilter) ([]JournalEn
 	if err != nil {
 		return nil, err
 	}
-	if err := s.journals.Await(ctx, p, 1); err != nil {
+	if err := s.st.Journals().Await(ctx, p, 1); err != nil {
 		return nil, err
 	}
-	return s.journals.Entries(p, f.Limit), nil
+	return s.st.Journals().Entries(p, f.Limit), nil
 }
 
 // verificationMessage words a failed verification in one line, with its
@@ -261,7 +261,7 @@ func (s *Server) waitFor(r *http.Request, q *journalQuery, n int) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
 	defer cancel()
-	if err := s.journals.Await(ctx, q.p, n); err == journal.ErrTooManyWaiters {
+	if err := s.st.Journals().Await(ctx, q.p, n); err == journal.ErrTooManyWaiters {
 		return err
 	}
 	return nil
@@ -283,7 +283,7 @@ func (s *Server) handleVerify(r *http.Request) (int, any, error) {
 	if err := s.waitFor(r, q, want.Min); err != nil {
 		return 0, nil, err
 	}
-	v := s.journals.Verify(q.p, want)
+	v := s.st.Journals().Verify(q.p, want)
 	if !v.OK {
 		return 0, nil, &APIError{Status: http.StatusConflict, Code: CodeVerificationFailed, Message: verificationMessage(v), Details: v}
 	}

@@ -89,7 +89,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 	}
 	apiCall(s, "lp", "/api/v1/settings/ai") // seq 1: before since
 	p := start(s, "/__mock/requests?session=lp&since=1&path=/api/v1/feedbacks&query.answered=0&wait=20s")
-	eventually(t, "the request waits", func() bool { return s.journals.Waiters() == 1 })
+	eventually(t, "the request waits", func() bool { return s.st.Journals().Waiters() == 1 })
 	apiCall(s, "lp", "/api/v1/settings/ai")             // another path
 	apiCall(s, "lp", "/api/v1/feedbacks?answered=1")    // another value
 	apiCall(s, "other", "/api/v1/feedbacks?answered=0") // another session
@@ -98,7 +98,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 		t.Fatalf("answered before a matching entry came: %s", p.rec.Body.Bytes())
 	case <-time.After(100 * time.Millisecond):
 	}
-	if n := s.journals.Waiters(); n != 1 {
+	if n := s.st.Journals().Waiters(); n != 1 {
 		t.Errorf("%d waiting, want 1", n)
 	}
 	apiCall(s, "lp", "/api/v1/feedbacks?answered=0")
@@ -106,7 +106,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 	if l.Count != 1 || l.Requests[0].Query != "answered=0" || l.Requests[0].Session != "lp" {
 		t.Errorf("answer %+v, want the one matching entry", l)
 	}
-	eventually(t, "the waiter is gone", func() bool { return s.journals.Waiters() == 0 })
+	eventually(t, "the waiter is gone", func() bool { return s.st.Journals().Waiters() == 0 })
 
 	// A match already there answers at once, without waiting.
 	p = start(s, "/__mock/requests?session=lp&path=/api/v1/feedbacks&wait=30s")
@@ -131,7 +131,7 @@ func TestLongPollDeadline(t *testing.T) {
 	if rec.Body.String() != `{"success":true,"data":{"count":0,"requests":[]}}` {
 		t.Errorf("at the deadline: %s, want an empty list", rec.Body.Bytes())
 	}
-	if n := s.journals.Waiters(); n != 0 {
+	if n := s.st.Journals().Waiters(); n != 0 {
 		t.Errorf("%d still waiting", n)
 	}
 	// Whole seconds work too, and so does 0.
@@ -149,7 +149,7 @@ func TestVerifyWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := start(s, "/__mock/verify?session=vw&method=GET&min=2&wait=20s")
-	eventually(t, "the verification waits", func() bool { return s.journals.Waiters() == 1 })
+	eventually(t, "the verification waits", func() bool { return s.st.Journals().Waiters() == 1 })
 	apiCall(s, "vw", "/api/v1/feedbacks")
 	// That the waiter, having looked at this one, goes on waiting is
 	// proven where its wakes can be seen: journal's TestAwaitCountsAcrossWakes.
@@ -189,7 +189,7 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		for i := range MaxWaiters {
 			ps = append(ps, start(s, fmt.Sprintf("/__mock/requests?session=w%d&wait=30s", i%7)))
 		}
-		eventually(t, "all wait", func() bool { return s.journals.Waiters() == MaxWaiters })
+		eventually(t, "all wait", func() bool { return s.st.Journals().Waiters() == MaxWaiters })
 		over := start(s, "/__mock/verify?session=x&wait=30s")
 		rec := over.wait(t, "one too many")
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
@@ -201,16 +201,16 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		}
 		ps[0].cancel()
 		ps[0].wait(t, "cancelled")
-		eventually(t, "a place is free", func() bool { return s.journals.Waiters() == MaxWaiters-1 })
+		eventually(t, "a place is free", func() bool { return s.st.Journals().Waiters() == MaxWaiters-1 })
 		last := start(s, "/__mock/requests?session=w0&wait=30s")
-		eventually(t, "the freed place is taken", func() bool { return s.journals.Waiters() == MaxWaiters })
+		eventually(t, "the freed place is taken", func() bool { return s.st.Journals().Waiters() == MaxWaiters })
 		for _, p := range append(ps[1:], last) {
 			p.cancel()
 		}
 		for _, p := range append(ps, last) {
 			p.wait(t, "cancelled")
 		}
-		if n := s.journals.Waiters(); n != 0 {
+		if n := s.st.Journals().Waiters(); n != 0 {
 			t.Fatalf("round %d: %d waiters left after every client left", round, n)
 		}
 	}
@@ -264,7 +264,7 @@ func TestLongPollConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := s.journals.Waiters(); n != 0 {
+	if n := s.st.Journals().Waiters(); n != 0 {
 		t.Errorf("%d waiters left", n)
 	}
 }

@@ -14,6 +14,7 @@ package session
 
 import (
 	"reflect"
+	"regexp"
 	"sync"
 	"time"
 
@@ -33,6 +34,15 @@ const Default = "default"
 
 // All, given as a session, means every session.
 const All = journal.AllSessions
+
+// idRE is what a session id and a client's request id may be.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
+
+// ValidID reports whether s may name a session (or a request).
+func ValidID(s string) bool { return idRE.MatchString(s) }
+
+// MsgBadID says what a session id may be.
+const MsgBadID = "must be 1 to 128 letters, digits or ._:@-"
 
 // Session is one caller's state on top of the scenarios' data.
 type Session struct {

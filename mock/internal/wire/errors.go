@@ -29,6 +29,10 @@ const (
 	// CodeTooManyFaults refuses a run-time fault past MaxRuntimeFaults or
 	// MaxRuntimeFaultBytes (409 Conflict: removing some makes room).
 	CodeTooManyFaults = "too_many_faults"
+	// CodeTooManyReviews refuses seeded reviews past MaxSeedReviews for a
+	// session, or past Options.MaxSeedBytes for all sessions (409
+	// Conflict: clearing some makes room).
+	CodeTooManyReviews = "too_many_reviews"
 	// CodeVerificationFailed answers GET /__mock/verify when the journal
 	// does not hold what was asked (409 Conflict), with what it holds in
 	// error.details.

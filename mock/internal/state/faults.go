@@ -1,0 +1,57 @@
+package state
+
+import (
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/session"
+)
+
+// PutFault adds f for session sid (session.All: for every session),
+// first taking out the faults of sid with f's name when replace is set;
+// it returns f with its id and how many faults it replaced. A session's
+// fault makes the session, once the registry has room for it.
+func (st *State) PutFault(sid string, f fault.Fault, replace bool) (fault.Fault, int, error) {
+	var removed []*fault.Fault
+	err := st.sessions.Update(func(tx session.Tx) error {
+		var before func()
+		if sid != session.All {
+			before = func() { tx.Open(sid) }
+		}
+		var err error
+		if replace {
+			f, removed, err = st.faults.Replace(sid, f, before)
+		} else {
+			f, err = st.faults.Add(sid, f, before)
+		}
+		if err == nil {
+			forgetCounters(tx.List(session.All), removed)
+		}
+		return err
+	})
+	if err != nil {
+		return fault.Fault{}, 0, err
+	}
+	return f, len(removed), nil
+}
+
+// Faults lists the run-time faults that apply to session sid: every
+// session's first, then its own; with session.All, every run-time fault.
+func (st *State) Faults(sid string) []fault.Fault { return st.faults.List(sid) }
+
+// RemoveFaults removes the run-time fault with id, or with id "" every
+// run-time fault of session sid (session.All: of every session and
+// global), and reports how many went.
+func (st *State) RemoveFaults(sid, id string) int {
+	removed := st.faults.Remove(sid, id)
+	forgetCounters(st.sessions.List(session.All), removed)
+	return len(removed)
+}
+
+// forgetCounters drops the sessions' counters of faults that are gone.
+func forgetCounters(sessions []*session.Session, gone []*fault.Fault) {
+	if len(gone) == 0 {
+		return
+	}
+	for _, ss := range sessions {
+		ss.ForgetFaults(gone)
+	}
+}

@@ -1,0 +1,50 @@
+package state
+
+import (
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// SetOverridesFor replaces the overrides of session sid, or with
+// session.All those for every session; the zero value clears them. A
+// session's own keep at most access.MaxSessionOverrideBytes.
+func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if sid == session.All {
+		st.overridesMu.Lock()
+		defer st.overridesMu.Unlock()
+		st.overrides = o
+		return nil
+	}
+	if n := o.Size(); n > access.MaxSessionOverrideBytes {
+		return wire.InvalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", access.MaxSessionOverrideBytes>>10, n)
+	}
+	return st.sessions.Update(func(tx session.Tx) error {
+		tx.Open(sid).SetOverrides(o)
+		return nil
+	})
+}
+
+// SharedOverrides returns the overrides for every session.
+func (st *State) SharedOverrides() access.Overrides {
+	st.overridesMu.Lock()
+	defer st.overridesMu.Unlock()
+	return st.overrides
+}
+
+// OverridesFor returns the overrides session sid set itself (none for a
+// session that does not exist), or with session.All those for every
+// session.
+func (st *State) OverridesFor(sid string) access.Overrides {
+	if sid == session.All {
+		return st.SharedOverrides()
+	}
+	ss, ok := st.sessions.Find(sid)
+	if !ok {
+		return access.Overrides{} // its next request starts it again, without them
+	}
+	return ss.Overrides()
+}

@@ -1,0 +1,43 @@
+package state
+
+import (
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/session"
+)
+
+// Install puts fresh, a session filled from a snapshot, in place of
+// session sid, with its run-time faults and seedBytes of seeded reviews:
+// the session it replaces goes, in one step with the new one's coming,
+// and the bounds are checked with it gone. Refused, nothing changes.
+func (st *State) Install(sid string, fresh *session.Session, faults []*fault.Fault, seedBytes int64) error {
+	return st.sessions.Update(func(tx session.Tx) error {
+		// The faults go in place of the session's own, with the bounds
+		// checked first; then the seeds' bound, and the old session goes.
+		err := st.faults.Restore(sid, faults, func() error {
+			var oldSeeds int64
+			for _, old := range tx.List(sid) {
+				oldSeeds += old.SeedBytes()
+			}
+			if !st.seeds.Fits(seedBytes - oldSeeds) {
+				return st.errSeedMemory(seedBytes - oldSeeds)
+			}
+			tx.Drop(sid)
+			st.seeds.Charge(seedBytes)
+			return nil
+		})
+		if err == nil {
+			tx.Put(fresh) // with its living shops, in the shops' budget
+		}
+		return err
+	})
+}
+
+// SetShared puts in place the run-time faults and the overrides for
+// every session, as a state folder's server state holds them.
+func (st *State) SetShared(faults []*fault.Fault, o access.Overrides) {
+	st.faults.SetShared(faults)
+	st.overridesMu.Lock()
+	st.overrides = o
+	st.overridesMu.Unlock()
+}

@@ -1,0 +1,190 @@
+// Package state is what the API and the admin API share: the scenarios
+// served (scenario.Registry), the sessions (a session.Store), the
+// run-time faults, the overrides for every session, the journals and the
+// memory budgets they are all kept within; and the steps both make on
+// them: a request's session and scenario, a scenario picked, faults put
+// and removed, overrides set, reviews seeded, a reset. It owns no HTTP.
+//
+// Locks: the session store's may be held while a session's is taken,
+// never the other way round (package session); the registry's lock and
+// the overrides' are never held while taking another. The journals'
+// locks come last: any of these may be held while calling into journals,
+// which call nothing back. So does the fault registry's lock; its
+// additions run with the store held.
+package state
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Config is what a State is made of; its zero limits are not defaults
+// (the facade's Options fill them).
+type Config struct {
+	Log            *slog.Logger
+	Now            func() time.Time
+	Registry       *scenario.Registry
+	MaxSessions    int
+	SessionTTL     time.Duration
+	MaxShopBytes   int64
+	MaxSeedBytes   int64
+	JournalSize    int
+	JournalBytes   int64
+	JournalEntries int
+	// Budgets are the bounded stores outside the State (the media
+	// cache): MemoryBudget counts them too.
+	Budgets []*budget.Budget
+}
+
+// State is the server's shared state.
+type State struct {
+	log      *slog.Logger
+	now      func() time.Time
+	registry *scenario.Registry
+	sessions session.Store
+	shops    *shop.Budget   // the living shops' memory, within MaxShopBytes
+	seeds    *budget.Budget // what all sessions' seeded reviews keep, within MaxSeedBytes
+	budgets  budget.Set     // every bounded store's byte budget
+	faults   *fault.Registry
+	journals *journal.Journals
+
+	overridesMu sync.Mutex // guards overrides
+	overrides   access.Overrides
+}
+
+// New is the state of a server that has served nothing yet.
+func New(cfg Config) *State {
+	st := &State{
+		log:      cfg.Log,
+		now:      cfg.Now,
+		registry: cfg.Registry,
+		faults:   fault.NewRegistry(fault.MaxRuntime, fault.MaxRuntimeBytes),
+		shops:    shop.NewBudget(cfg.MaxShopBytes, cfg.Log),
+		seeds: budget.New("replymock_seed_bytes",
+			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", cfg.MaxSeedBytes),
+		journals: journal.New(cfg.JournalSize, cfg.JournalBytes, cfg.JournalEntries),
+	}
+	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
+		Shops: st.shops, Seeds: st.seeds, Faults: st.faults, Journals: st.journals})
+	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds)
+	st.budgets.Add(cfg.Budgets...)
+	st.budgets.Add(st.faults.Budget())
+	return st
+}
+
+// Sessions is the session store.
+func (st *State) Sessions() session.Store { return st.sessions }
+
+// Registry is the scenarios served.
+func (st *State) Registry() *scenario.Registry { return st.registry }
+
+// Journals are the sessions' journals.
+func (st *State) Journals() *journal.Journals { return st.journals }
+
+// Budgets are every bounded store's byte budget.
+func (st *State) Budgets() *budget.Set { return &st.budgets }
+
+// Shops is the living shops' budget.
+func (st *State) Shops() *shop.Budget { return st.shops }
+
+// FaultRegistry is the run-time faults.
+func (st *State) FaultRegistry() *fault.Registry { return st.faults }
+
+// Resolve picks the session and scenario of an API request, creating the
+// session if needed. name is the X-Mock-Scenario header ("" for none).
+func (st *State) Resolve(sid, name string) (*session.Session, *scenario.Scenario, error) {
+	ss := st.sessions.Open(sid)
+	sc, err := st.ScenarioOf(ss, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ss, sc, nil
+}
+
+// Peek is Resolve for a request that only reads: a session that does not
+// exist (or has expired) is not created, and the answer is about a fresh
+// one, which is what the session would start as.
+func (st *State) Peek(sid, name string) (*session.Session, *scenario.Scenario, error) {
+	ss := st.sessions.Look(sid)
+	sc, err := st.ScenarioOf(ss, name)
+	return ss, sc, err
+}
+
+// HeaderScenario picks a request's scenario.
+const HeaderScenario = "X-Mock-Scenario"
+
+// ScenarioOf is the scenario a request of ss uses: name if given, else
+// the session's pick, else the server's.
+func (st *State) ScenarioOf(ss *session.Session, name string) (*scenario.Scenario, error) {
+	if name == "" {
+		name = ss.Pick()
+	}
+	sc, name, ok := st.registry.Get(name)
+	if !ok {
+		return nil, wire.InvalidParameter(HeaderScenario, "no scenario %q; GET /__mock/scenarios lists them", name)
+	}
+	return sc, nil
+}
+
+// Reset returns session sid (every session for session.All) to the start;
+// with session.All, the run-time faults for every session and the
+// overrides go too. See Server.Reset.
+func (st *State) Reset(sid string) {
+	if sid == session.All {
+		// The faults for every session go first: a request meanwhile
+		// meets none, rather than the old ones with fresh counters.
+		st.faults.Drop(session.All)
+		st.overridesMu.Lock()
+		st.overrides = access.Overrides{}
+		st.overridesMu.Unlock()
+	}
+	st.sessions.Reset(sid)
+}
+
+// Scenarios lists the scenarios, marking the one active for session sid.
+func (st *State) Scenarios(sid string) []scenario.Info {
+	picked := ""
+	if sid != session.All {
+		for _, ss := range st.sessions.List(sid) {
+			picked = ss.Pick()
+		}
+	}
+	return st.registry.List(picked)
+}
+
+// SetScenario makes name the active scenario of session sid, or of the
+// server (every session that has not picked its own) for session.All.
+func (st *State) SetScenario(sid, name string) error {
+	sc, err := st.registry.Pick(name, sid == session.All)
+	if err != nil {
+		return err
+	}
+	// Picks are written with the store held, so that a Reset, which keeps
+	// a session's pick, cannot drop the session in between.
+	st.sessions.Update(func(tx session.Tx) error {
+		if sid != session.All {
+			tx.Open(sid).SetPick(name)
+			return nil
+		}
+		for _, ss := range tx.List(session.All) {
+			ss.SetPick("") // every session follows the server again
+		}
+		return nil
+	})
+	st.log.Info("scenario switched", "session", sid, "scenario", name)
+	_, err = sc.Store() // build its data now rather than in the next request
+	return err
+}
+
+// Seeds is the seeded reviews' budget.
+func (st *State) Seeds() *budget.Budget { return st.seeds }
