@@ -164,5 +164,5 @@ func requestScenario(r *http.Request) string {
 
 // handleMetrics serves GET /__mock/metrics in the Prometheus text format.
 func (s *Server) handleMetrics() http.Handler {
-	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+	return promhttp.HandlerFor(s.api.Registry(), promhttp.HandlerOpts{})
 }

@@ -2,7 +2,6 @@ package mock
 
 import (
 	"net/http"
-	"runtime/debug"
 
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -38,24 +37,6 @@ func StatusError(status int) *APIError { return wire.StatusError(status) }
 // writeError writes err in the error envelope; see wire.WriteError.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	wire.WriteError(w, r, s.log, err)
-}
-
-// recoverPanic, deferred, turns a handler's panic into a logged 500 in
-// the envelope (if nothing was sent yet). http.ErrAbortHandler, a
-// deliberately dropped connection, goes on up to net/http.
-func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
-	v := recover()
-	if v == nil {
-		return
-	}
-	if v == http.ErrAbortHandler {
-		panic(v)
-	}
-	s.log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-	if rec, ok := w.(*recorder); ok {
-		rec.discard() // an API answer is held: the 500 replaces what the handler began
-	}
-	wire.WriteJSON(w, http.StatusInternalServerError, wire.ErrorEnvelope{Error: StatusError(http.StatusInternalServerError)})
 }
 
 // clip shortens a value a message quotes; see wire.Clip.

@@ -63,7 +63,7 @@ func TestRequestLog(t *testing.T) {
 }
 
 // A handler that adds the source of a record finds the request line's in
-// serveAPI, as a logger's own call would give it.
+// API.Serve, as a logger's own call would give it.
 func TestRequestLogSource(t *testing.T) {
 	var logs bytes.Buffer
 	h := newServer(t, mock.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{AddSource: true}))})
@@ -83,8 +83,8 @@ func TestRequestLogSource(t *testing.T) {
 			continue
 		}
 		n++
-		if !strings.Contains(line.Source.Function, "Server).serveAPI") || !strings.HasSuffix(line.Source.File, "pipeline.go") {
-			t.Errorf("the request line's source is %s (%s), want serveAPI's", line.Source.Function, line.Source.File)
+		if !strings.Contains(line.Source.Function, "API).Serve") || !strings.HasSuffix(line.Source.File, "pipeline.go") {
+			t.Errorf("the request line's source is %s (%s), want Serve's", line.Source.Function, line.Source.File)
 		}
 	}
 	if n != 2 {

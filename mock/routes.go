@@ -7,34 +7,15 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Path prefixes of the API and of the mock's own admin routes.
 const (
-	APIPrefix   = "/api/v1"
+	APIPrefix   = api.Prefix
 	AdminPrefix = "/__mock"
 )
-
-// operation is one API operation: its path below APIPrefix, the methods
-// it answers, the query parameters it takes (others are warned about) and
-// its handler.
-type operation struct {
-	path    string
-	methods []string
-	params  []string
-	handle  func(s *Server, w http.ResponseWriter, r *http.Request, ac apiContext)
-}
-
-// operations is the one table of the API's operations: the router, the
-// parameter warnings (warnings.go) and the metrics' route label read it,
-// and TestOpenAPIDocumentsListEveryRoute holds the OpenAPI documents to the router.
-// A new operation is a handler in a file of its own and a line here.
-var operations = []operation{
-	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*Server).handleSettingsGet},
-	{"/settings/ai", []string{http.MethodPatch}, nil, (*Server).handleSettingsPatch},
-	{"/feedbacks", []string{http.MethodGet, http.MethodHead}, feedbackParams.Names, (*Server).handleFeedbacksList},
-}
 
 // routes is the whole HTTP surface of the server. API routes run inside
 // serveAPI (sessions, faults, auth, journal); admin routes behind the
@@ -46,17 +27,11 @@ func (s *Server) routes() *mux.Router {
 	r.SkipClean(true)
 	r.UseEncodedPath()
 
-	// The API: serveAPI finds these in s.api by exact path and method, after
-	// sessions, faults and auth; the router knows them for 404, 405 and Allow.
-	for _, op := range operations {
-		s.api = append(s.api, apiOp{APIPrefix + op.path, op.methods, func(w http.ResponseWriter, r *http.Request, ac apiContext) {
-			op.handle(s, w, r, ac)
-		}})
-	}
-	for _, op := range s.api {
-		// Methods changes the slice it is given (to upper case): the
-		// table's own is shared by every Server.
-		r.Handle(op.path, unreachable(op.path)).Methods(slices.Clone(op.methods)...)
+	// The API: package api finds its operations by exact path and method,
+	// after sessions, faults and auth; the router knows them for 404, 405
+	// and Allow.
+	for _, rt := range api.Routes() {
+		r.Handle(rt.Path, unreachable(rt.Path)).Methods(rt.Methods...)
 	}
 
 	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
@@ -106,8 +81,8 @@ func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 		Message: "no such path: " + r.URL.Path})
 }
 
-// unreachable is the router's handler of an API operation, which serveAPI
-// answers before the router sees it: reaching it is a bug, answered as a
+// unreachable is the router's handler of an API operation, which package
+// api answers before the router sees it: reaching it is a bug, answered as a
 // logged 500 rather than a quiet 404.
 func unreachable(path string) http.Handler {
 	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {

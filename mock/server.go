@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
@@ -154,17 +155,14 @@ type Server struct {
 	log        *slog.Logger
 	now        func() time.Time
 	router     *mux.Router // admin routes, and the API's 404s and 405s
-	api        apiTable    // the API's operations, by exact path and method
+	api        *api.API    // the API (mock/internal/api)
 	allow      allowTable
 	adminToken string
 	guard      *access.Guard // the origins and Host names the server answers
 	readOnly   bool
-	strict     bool
-	proxies    *proxy.Pool // the pass-through to the real service (Options.Proxy, a scenario's proxy)
 	version    string
 	started    time.Time
-	anchor     time.Time // the present data that ends now was anchored to at the start
-	metrics    *metrics
+	anchor     time.Time    // the present data that ends now was anchored to at the start
 	reqSeq     atomic.Int64 // numbers the request ids the server makes
 	media      *media.Store // the media files and their cache (mock/internal/media)
 
@@ -192,11 +190,8 @@ func New(opts Options) (*Server, error) {
 		adminToken: opts.AdminToken,
 		guard:      access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 		readOnly:   opts.ReadOnly,
-		strict:     opts.Strict,
-		proxies:    proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
 		version:    opts.Version,
 		started:    opts.Now(),
-		metrics:    newMetrics(),
 		media:      media.NewStore(opts.MediaCacheBytes),
 
 		snapshotTakers: make(chan struct{}, 2),
@@ -213,10 +208,13 @@ func New(opts Options) (*Server, error) {
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
 		Budgets: []*budget.Budget{s.media.Budget()}})
-	s.st.Budgets().Register(s.metrics.registry)
-	s.media.Register(s.metrics.registry)
+	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,
+		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
+		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) })})
+	s.st.Budgets().Register(s.api.Registry())
+	s.media.Register(s.api.Registry())
 	journals, shops := s.st.Journals(), s.st.Shops()
-	s.metrics.registry.MustRegister(
+	s.api.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
 			Help: "Admin requests waiting on the journal (wait=), at most 256."},
 			func() float64 { return float64(journals.Waiters()) }),
@@ -304,28 +302,26 @@ func (s *Server) APIHandler() http.Handler {
 // ServeHTTP implements http.Handler. A panic in a handler is logged and
 // answered with a 500 in the envelope, if nothing was sent yet.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer s.recoverPanic(w, r)
-	x := new(exchange)
-	x.id[0] = s.requestID(r)
-	w.Header()[HeaderRequestID] = x.id[:]
+	defer api.Recover(s.log, w, r)
+	x := new(api.Exchange)
+	x.ID[0] = s.requestID(r)
+	w.Header()[HeaderRequestID] = x.ID[:]
 	if s.guarded(w, r) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
-		s.serveAPI(w, r, x)
+		s.api.Serve(w, r, x)
 		return
 	}
 	start := time.Now()
-	rec := &x.rec
-	rec.ResponseWriter = w
-	s.router.ServeHTTP(rec, r)
+	s.router.ServeHTTP(x.Watch(w), r)
 	level := slog.LevelInfo
 	if r.URL.Path == AdminPrefix+"/health" || r.Method == http.MethodGet && r.URL.Path == AdminPrefix+"/requests" || media.IsPath(r.URL.Path) {
 		level = slog.LevelDebug // health checks, journal polling and a page's images would drown the rest
 	}
 	s.log.LogAttrs(r.Context(), level, "admin request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-		slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-		slog.String("request_id", x.id[0]))
+		slog.Int("status", x.Status()), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("request_id", x.ID[0]))
 }
 
 // HeaderRequestID names a request; a client's own value is kept, else the

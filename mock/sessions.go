@@ -1,12 +1,9 @@
 package mock
 
 import (
-	"math"
-	"net/http"
-
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/journal"
 	sessionpkg "github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // DefaultSession is the session of requests without X-Mock-Session.
@@ -18,9 +15,9 @@ const AllSessions = journal.AllSessions
 
 // Headers that steer the mock per request.
 const (
-	HeaderScenario = "X-Mock-Scenario"
-	HeaderSession  = "X-Mock-Session"
-	HeaderSeed     = "X-Mock-Seed"
+	HeaderScenario = api.HeaderScenario
+	HeaderSession  = api.HeaderSession
+	HeaderSeed     = api.HeaderSeed
 )
 
 // validID reports whether s may name a session or a request.
@@ -32,24 +29,6 @@ const msgBadSessionID = sessionpkg.MsgBadID
 // session is one caller's state on top of the scenarios' data, kept by
 // the session store (mock/internal/session).
 type session = sessionpkg.Session
-
-// requestSeed is the seed a request's X-Mock-Seed header gives its fault
-// draws, or 0 without one (the scenario's seed then applies).
-func requestSeed(h http.Header) (int64, error) {
-	vs := h.Values(HeaderSeed)
-	switch len(vs) {
-	case 0:
-		return 0, nil
-	case 1:
-	default:
-		return 0, wire.InvalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
-	}
-	n, err := wire.ParseDigits(vs[0])
-	if err != nil || n < 1 {
-		return 0, wire.InvalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), clip(vs[0]))
-	}
-	return n, nil
-}
 
 // resolve picks the session and scenario of an API request
 // (state.Resolve).

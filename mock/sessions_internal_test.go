@@ -21,6 +21,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
@@ -224,7 +225,7 @@ func (sh *refShop) reply(f *Feedback, now time.Time) bool {
 // listBody is the list's answer to rawQuery from st, byte for byte.
 func listBody(t *testing.T, st *reviews.Store, rawQuery string) []byte {
 	t.Helper()
-	q, err := parseFeedbackQuery(rawQuery)
+	q, err := api.ListQuery(rawQuery)
 	if err != nil {
 		t.Fatalf("%s: %v", rawQuery, err)
 	}

@@ -1,4 +1,4 @@
-package mock
+package api
 
 import (
 	"fmt"
@@ -52,12 +52,12 @@ var warnKindNames = [numWarnKinds]string{
 
 // operationParams lists the query parameters an API operation takes.
 type operationParams struct {
-	method, path string // path after APIPrefix
+	method, path string // path after Prefix
 	params       []string
 }
 
 // apiParams is the query parameters of every API operation, by method,
-// from the operation table (routes.go).
+// from the operation table (operations.go).
 var apiParams = func() []operationParams {
 	var out []operationParams
 	for _, op := range operations {
@@ -93,7 +93,7 @@ var upstreamParams = []upstreamParam{
 // findOperation is the entry of apiParams for a request, or nil for a
 // path or method the API does not serve.
 func findOperation(method, escapedPath string) *operationParams {
-	p, ok := strings.CutPrefix(escapedPath, APIPrefix)
+	p, ok := strings.CutPrefix(escapedPath, Prefix)
 	if !ok {
 		return nil
 	}
@@ -105,7 +105,7 @@ func findOperation(method, escapedPath string) *operationParams {
 	return nil
 }
 
-func (op *operationParams) String() string { return op.method + " " + APIPrefix + op.path }
+func (op *operationParams) String() string { return op.method + " " + Prefix + op.path }
 
 // warning is one mistake of a client that the API let through.
 type warning struct {
@@ -295,7 +295,7 @@ func (c *clientWarnings) texts() []string {
 
 // strictError is the answer to a request with warnings in strict mode:
 // the first warning, as a 400 naming its parameter.
-func (c *clientWarnings) strictError() *APIError {
+func (c *clientWarnings) strictError() *wire.APIError {
 	w := c.list[0]
 	return wire.InvalidParameter(w.field, "strict mode: %s", w.text)
 }

@@ -1,4 +1,4 @@
-package mock
+package api
 
 import (
 	"strconv"
@@ -132,7 +132,7 @@ func (c *childCache[K, M]) get(k K) M {
 // apiRoute is the route label of an API path: a known route, or "other",
 // so that unknown paths cannot grow the metrics without end.
 func apiRoute(path string) string {
-	if p, ok := strings.CutPrefix(path, APIPrefix); ok {
+	if p, ok := cutPrefix(path); ok {
 		for _, op := range operations {
 			if op.path == p {
 				return path

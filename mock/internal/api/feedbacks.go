@@ -1,4 +1,4 @@
-package mock
+package api
 
 import (
 	"math"
@@ -10,10 +10,6 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
-
-// Feedback is one review record, field for field as in the spec (2.3),
-// in the spec's order.
-type Feedback = reviews.Feedback
 
 // Bounds of the list's query parameters.
 const (
@@ -59,8 +55,9 @@ var feedbackParams = func() *wire.Params {
 	return p
 }()
 
-// parseFeedbackQuery validates the raw query string of GET /feedbacks.
-func parseFeedbackQuery(rawQuery string) (reviews.Query, error) {
+// ListQuery reads the raw query string of GET /feedbacks through its
+// parameter table: the query, or the first bad parameter's error.
+func ListQuery(rawQuery string) (reviews.Query, error) {
 	q := reviews.All()
 	q.Limit = DefaultLimit
 	v, err := wire.ReadQuery(rawQuery, feedbackParams)
@@ -127,15 +124,15 @@ func setSearch(q reviews.Query, v wire.Query) (reviews.Query, error) {
 }
 
 // handleFeedbacksList serves GET /api/v1/feedbacks.
-func (s *Server) handleFeedbacksList(w http.ResponseWriter, r *http.Request, ac apiContext) {
-	q, err := parseFeedbackQuery(r.URL.RawQuery)
+func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call) {
+	q, err := ListQuery(r.URL.RawQuery)
 	if err != nil {
-		s.writeError(w, r, err)
+		a.writeError(w, r, err)
 		return
 	}
-	st, err := ac.ss.Reviews(ac.sc, s.now())
+	st, err := c.ss.Reviews(c.sc, a.now())
 	if err != nil {
-		s.writeError(w, r, err)
+		a.writeError(w, r, err)
 		return
 	}
 	res := st.Find(q)

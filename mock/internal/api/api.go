@@ -1,0 +1,83 @@
+// Package api serves the API, /api/v1: the one operation table
+// (operations.go) that the router, the parameter warnings, the metrics
+// and the documents' test read; one file per operation (feedbacks.go,
+// settings.go); the way every request goes (pipeline.go: its session and
+// scenario, the faults it meets, auth and the rate limit, the operation
+// or the real service, the journal, the metrics and the log line); the
+// client mistakes it lets through with a warning (warnings.go); and the
+// recorder that holds an answer until its journal entry is in
+// (recorder.go). The state it serves from is package state's.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/proxy"
+	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Prefix is the path prefix of the API.
+const Prefix = "/api/v1"
+
+// Config is what an API serves with.
+type Config struct {
+	Log      *slog.Logger
+	Now      func() time.Time
+	State    *state.State
+	Strict   bool        // a request with warnings is answered 400 (Options.Strict)
+	ReadOnly bool        // PATCH answers 403 (Options.ReadOnly)
+	Proxies  *proxy.Pool // the pass-through to the real service
+	// Fallback answers a request no operation takes: the router's 404,
+	// or 405 with Allow.
+	Fallback http.Handler
+}
+
+// API serves the API's operations.
+type API struct {
+	log      *slog.Logger
+	now      func() time.Time
+	st       *state.State
+	strict   bool
+	readOnly bool
+	proxies  *proxy.Pool
+	fallback http.Handler
+	metrics  *metrics
+}
+
+// New is the API of cfg.
+func New(cfg Config) *API {
+	return &API{log: cfg.Log, now: cfg.Now, st: cfg.State, strict: cfg.Strict, readOnly: cfg.ReadOnly,
+		proxies: cfg.Proxies, fallback: cfg.Fallback, metrics: newMetrics()}
+}
+
+// Registry is the registry of the server's metrics, the API's among
+// them, served at /__mock/metrics.
+func (a *API) Registry() *prometheus.Registry { return a.metrics.registry }
+
+// writeError writes err in the error envelope; see wire.WriteError.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	wire.WriteError(w, r, a.log, err)
+}
+
+// Recover, deferred, turns a handler's panic into a logged 500 in the
+// envelope (if nothing was sent yet). http.ErrAbortHandler, a
+// deliberately dropped connection, goes on up to net/http.
+func Recover(log *slog.Logger, w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+	if rec, ok := w.(*recorder); ok {
+		rec.discard() // an API answer is held: the 500 replaces what the handler began
+	}
+	wire.WriteJSON(w, http.StatusInternalServerError, wire.ErrorEnvelope{Error: wire.StatusError(http.StatusInternalServerError)})
+}

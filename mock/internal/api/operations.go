@@ -1,0 +1,68 @@
+package api
+
+import "net/http"
+
+// operation is one API operation: its path below Prefix, the methods it
+// answers, the query parameters it takes (others are warned about) and
+// its handler.
+type operation struct {
+	path    string
+	methods []string
+	params  []string
+	handle  func(a *API, w http.ResponseWriter, r *http.Request, c call)
+}
+
+// operations is the one table of the API's operations: the router
+// (Routes), the parameter warnings (warnings.go) and the metrics' route
+// label read it, and TestOpenAPIDocumentsListEveryRoute (package mock)
+// holds the OpenAPI documents to the router. A new operation is a
+// handler in a file of its own and a line here.
+var operations = []operation{
+	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*API).handleSettingsGet},
+	{"/settings/ai", []string{http.MethodPatch}, nil, (*API).handleSettingsPatch},
+	{"/feedbacks", []string{http.MethodGet, http.MethodHead}, feedbackParams.Names, (*API).handleFeedbacksList},
+}
+
+// Route is an operation as the router knows it: its full path and its
+// methods.
+type Route struct {
+	Path    string
+	Methods []string
+}
+
+// Routes lists the operations' routes, for the router's 404s, 405s and
+// Allow headers. The methods are the caller's to change.
+func Routes() []Route {
+	out := make([]Route, len(operations))
+	for i, op := range operations {
+		out[i] = Route{Prefix + op.path, append([]string(nil), op.methods...)}
+	}
+	return out
+}
+
+// find is the operation of a request, by its exact path (as sent, not
+// cleaned or decoded) and method; nil for none.
+func find(escapedPath, method string) *operation {
+	p, ok := cutPrefix(escapedPath)
+	if !ok {
+		return nil
+	}
+	for i := range operations {
+		if operations[i].path == p {
+			for _, m := range operations[i].methods {
+				if m == method {
+					return &operations[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// cutPrefix is path below Prefix.
+func cutPrefix(path string) (string, bool) {
+	if len(path) < len(Prefix) || path[:len(Prefix)] != Prefix {
+		return "", false
+	}
+	return path[len(Prefix):], true
+}

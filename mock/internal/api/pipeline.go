@@ -1,0 +1,264 @@
+package api
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// call is what an operation's handler needs beyond the request: the
+// session and the scenario it runs in.
+type call struct {
+	ss *session.Session
+	sc *scenario.Scenario
+}
+
+// plan is what happens to one API request, decided on arrival.
+type plan struct {
+	fault.Outcome                // the faults': the delay, the fault that acts on the answer, the journal's labels
+	deny          *wire.APIError // 401 or 429, when no fault answered first
+	retryIn       time.Duration
+	strict        bool // a request with warnings is answered 400
+}
+
+// Exchange is what the server keeps of one request while it serves it,
+// in one allocation: the answer's request id header, the response
+// recorder and the request body capture.
+type Exchange struct {
+	ID   [1]string // the X-Request-Id header's value, set by the caller
+	rec  recorder
+	body capture
+}
+
+// Watch passes w through for a request outside the API (an admin one),
+// keeping the status it answers (Status).
+func (x *Exchange) Watch(w http.ResponseWriter) http.ResponseWriter {
+	x.rec.ResponseWriter = w
+	return &x.rec
+}
+
+// Status is the status the request was answered with; 0 for none yet.
+func (x *Exchange) Status() int { return x.rec.status }
+
+// Serve runs an /api/v1 request through the scenario: faults, auth and
+// rate limit, then the API itself, and records it in the journal. x's
+// ID names the request.
+func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
+	start := time.Now()
+	requestID := x.ID[0]
+	x.rec.ResponseWriter, x.body.r = w, r.Body
+	x.rec.hold = true
+	rec, body := &x.rec, &x.body
+	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.now(),
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
+	warns := detectWarnings(r)
+	if warns != nil {
+		warns.setHeader(rec.Header())
+		entry.Warnings = warns.texts()
+		a.metrics.warned(warns)
+	}
+	var ss *session.Session
+	var p *plan
+	defer func() {
+		defer rec.release() // after the journal has the entry
+		took := time.Since(start)
+		entry.Status = rec.status
+		a.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
+		a.logRequest(r, &entry, rec.status, start, took)
+		if ss == nil {
+			return // the request never got a session: nothing to journal
+		}
+		entry.DurationMS = float64(took.Microseconds()) / 1000
+		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
+		entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
+		a.st.Journals().Record(ss.Key(), entry)
+	}()
+	defer Recover(a.log, rec, r) // before the journal's deferred call, so it records the 500
+
+	sid, seed, err := steering(r.Header)
+	if err != nil {
+		a.writeError(rec, r, err) // before the session is made: a bad request changes nothing
+		return
+	}
+	entry.Session = sid
+	var sc *scenario.Scenario
+	ss, sc, err = a.st.Resolve(sid, r.Header.Get(HeaderScenario))
+	if err != nil {
+		a.writeError(rec, r, err)
+		return
+	}
+	entry.Scenario = sc.Name
+	if seed == 0 {
+		seed = sc.Seed
+	}
+	pl := a.plan(ss, sc, r, seed)
+	p = &pl
+	entry.Fault = strings.Join(p.Labels, ", ")
+
+	if d := p.Delay(); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			entry.Fault += " (client gone)"
+			return
+		}
+	}
+	goesUp := a.goesUpstream(r, sc)
+	if p.Replaces() || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
+		// No handler reads the body: read what the journal keeps of it.
+		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody))
+	}
+	if p.Answer(rec) { // a fault's answer in place of the API's
+		return
+	}
+	out, end := p.Through(rec) // a fault may change the answer: cut it short
+	a.answer(out, r, body, p, warns, goesUp, call{ss, sc}, &entry)
+	if end != nil {
+		end()
+	}
+}
+
+// steering reads the headers that steer a request: its session
+// (X-Mock-Session, the default session without it) and the seed of its
+// fault draws (X-Mock-Seed, 0 without it).
+func steering(h http.Header) (sid string, seed int64, err error) {
+	sid = h.Get(HeaderSession)
+	if sid == "" {
+		sid = session.Default
+	} else if !session.ValidID(sid) {
+		return "", 0, wire.InvalidParameter(HeaderSession, session.MsgBadID)
+	}
+	seed, err = requestSeed(h)
+	return sid, seed, err
+}
+
+// answer gives a request the answer p planned, unless a fault gave its
+// own: the refusal of auth or the rate limit, strict mode's 400, the
+// real service's answer or the operation's.
+func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *plan, warns *clientWarnings, goesUp bool, c call, entry *journal.Record) {
+	switch {
+	case p.deny == access.ErrUnauthorized:
+		access.SetChallenge(w.Header(), access.RealmAPI)
+		a.writeError(w, r, p.deny)
+	case p.deny != nil:
+		wire.SetRetryAfter(w.Header(), p.retryIn)
+		a.writeError(w, r, p.deny)
+	case p.strict && warns != nil:
+		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody)) // for the journal
+		a.writeError(w, r, warns.strictError())
+	case goesUp:
+		entry.Proxied = true // before: a broken upstream copy ends the handler
+		a.passUpstream(w, r, body, c.sc)
+	default:
+		a.answerAPI(w, r, body, c)
+	}
+}
+
+// logRequest logs an API request's line at level info, for a request
+// that started at start and took took. LogAttrs would walk the stack for
+// the call's program counter on every request: this one's is found once.
+// And the clock was just read: now is start+took.
+func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
+	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", requestLogPC())
+	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
+		slog.String("request_id", e.RequestID), slog.String("fault", e.Fault))
+	a.log.Handler().Handle(r.Context(), line)
+}
+
+// requestLogPC is the program counter of logRequest's caller, serveAPI's
+// request line, as slog.Logger would record it for a handler's
+// AddSource; found on the first call.
+func requestLogPC() uintptr {
+	if pc := logPC.Load(); pc != 0 {
+		return uintptr(pc)
+	}
+	var pcs [1]uintptr
+	runtime.Callers(3, pcs[:]) // runtime.Callers, requestLogPC, logRequest, then its caller
+	logPC.Store(uint64(pcs[0]))
+	return pcs[0]
+}
+
+var logPC atomic.Uint64
+
+// answerAPI runs the operation the request names, or answers 404 or 405.
+// The handler reads the body through body, for the journal, on a shallow
+// copy of r: the caller's request is not changed.
+func (a *API) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, c call) {
+	op := find(r.URL.EscapedPath(), r.Method)
+	if op == nil {
+		a.fallback.ServeHTTP(w, r)
+		return
+	}
+	op.handle(a, w, withBody(r, body), c)
+}
+
+// withBody is r, or a shallow copy of it whose body reads through body.
+func withBody(r *http.Request, body io.ReadCloser) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r
+	}
+	r2 := *r
+	r2.Body = body
+	return &r2
+}
+
+// goesUpstream reports whether sc's proxy takes r: a path replymock has
+// no operation for, or one its proxy lists.
+func (a *API) goesUpstream(r *http.Request, sc *scenario.Scenario) bool {
+	spec := a.proxies.Spec(sc.Proxy())
+	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, Prefix), find(r.URL.EscapedPath(), r.Method) != nil)
+}
+
+// passUpstream sends r to sc's real service and its answer back as it
+// streams (a recorder stops holding it), the body read through body.
+func (a *API) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadCloser, sc *scenario.Scenario) {
+	if rec, ok := w.(*recorder); ok {
+		rec.passThrough()
+	}
+	a.proxies.Forward(w, withBody(r, body), a.proxies.Spec(sc.Proxy()).URL)
+}
+
+// plan decides faults, auth and the rate limit for a request, advancing
+// the session's counters; seed is the one of its fault draws.
+func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, seed int64) plan {
+	var p plan
+	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed}
+	p.Outcome = ss.Meet(sc, a.st.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
+		p.strict = turn.Overrides.Strictness(sc.Strict(), a.strict)
+		if o.Replaces() {
+			return o
+		}
+		auth, rl := turn.Overrides.Access(sc.Auth(), sc.RateLimit())
+		if !auth.Allows(r.Header.Get("Authorization")) {
+			p.deny = access.ErrUnauthorized
+			return o
+		}
+		if rl != nil {
+			if retryIn, ok := turn.Window.Admit(rl, a.now()); !ok {
+				p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
+				o.Labels = append(o.Labels, "rate limit")
+			}
+		}
+		return o
+	})
+	return p
+}

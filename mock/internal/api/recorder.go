@@ -1,0 +1,188 @@
+package api
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/replymock/replymock/mock/internal/journal"
+)
+
+// recorder passes a response through, keeping its status and the start
+// of its body for the journal. It keeps the written slices themselves:
+// the API's handlers write each body from a buffer they never reuse, or
+// lend it one from a pool (lend), which Journals.Record copies before
+// the journal keeps it (journal.Record.Lent). (The admin API's streamed
+// answers reuse theirs, but admin requests are not journaled: of them,
+// the recorder is read only for the status.)
+//
+// Holding, it sends nothing until release: an API answer reaches the
+// client only after its journal entry is in, so a test that has its
+// answer finds the request in the journal.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	first  []byte   // the first slice written,
+	more   [][]byte // and the others: most answers are written at once
+	kept   int
+	cut    bool
+
+	hold    bool
+	held    [][]byte // what was written while holding
+	heldOne [1][]byte
+	flush   bool // a flush was asked for while holding
+	// lent is a pooled buffer the answer is written from, put back by
+	// release once sent; firstLent says first is part of it.
+	lent      *[]byte
+	firstLent bool
+	// copies is set for a writer that reuses its buffer (the proxy's
+	// copy loop): what the journal keeps is copied.
+	copies bool
+}
+
+// passThrough stops holding before anything is written: the answer
+// streams to the client as it comes (a proxied one may be large or
+// slow), and the journal keeps copies of its start.
+func (w *recorder) passThrough() {
+	w.copies = true
+	w.release()
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		return // an informational answer is not the answer
+	}
+	if w.status == 0 {
+		w.status = code
+	}
+	if !w.hold {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	keep := b
+	if room := journal.MaxBody - w.kept; len(b) > room {
+		w.cut = true
+		keep = nil
+		if room > 0 {
+			keep = bytes.Clone(b[:room]) // not the whole buffer
+		}
+	}
+	aliased := len(keep) > 0 && &keep[0] == &b[0]
+	fromLent := aliased && w.lent != nil && len(*w.lent) > 0 && &b[0] == &(*w.lent)[0]
+	if aliased && (w.copies || fromLent && (w.first != nil || w.more != nil)) {
+		keep = bytes.Clone(keep)
+		fromLent = false
+	}
+	switch {
+	case keep == nil:
+	case w.first == nil && w.more == nil:
+		w.first, w.firstLent = keep, fromLent
+	default:
+		w.more = append(w.more, keep)
+	}
+	w.kept += len(keep)
+	if w.hold {
+		if w.held == nil {
+			w.held = w.heldOne[:0] // most answers are one slice: no allocation
+		}
+		w.held = append(w.held, b)
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// FlushError flushes what was sent, or, holding, notes that release
+// must flush.
+func (w *recorder) FlushError() error {
+	if w.hold {
+		w.flush = true
+		return nil
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// discard forgets an answer being held, so that another takes its place
+// (a handler that panicked halfway); what was sent already cannot be
+// taken back.
+func (w *recorder) discard() {
+	if w.hold {
+		w.status, w.first, w.more, w.kept, w.cut, w.held, w.flush = 0, nil, nil, 0, false, nil, false
+		w.firstLent = false
+		w.putLent()
+	}
+}
+
+// lend tells a holding recorder that the answer is written from *bp, a
+// buffer of pageBuffers: release puts it back once it is sent. (A buffer
+// lent before is left to the collector: it may still be held.)
+func (w *recorder) lend(bp *[]byte) {
+	w.lent = bp
+}
+
+// putLent puts the lent buffer back in its pool, once the answer is sent
+// or discarded and the journal has its copy.
+func (w *recorder) putLent() {
+	if w.lent == nil {
+		return
+	}
+	if w.firstLent {
+		w.first, w.firstLent = nil, false
+	}
+	w.held, w.heldOne[0] = nil, nil
+	putPageBuffer(w.lent)
+	w.lent = nil
+}
+
+// release sends what was held, if anything was written, and stops
+// holding.
+func (w *recorder) release() {
+	if !w.hold {
+		return
+	}
+	w.hold = false
+	defer w.putLent() // sent (net/http copies what it is given), or never to be
+	if w.status == 0 {
+		return // nothing was answered: a dropped connection, or a client gone
+	}
+	w.ResponseWriter.WriteHeader(w.status)
+	for _, b := range w.held {
+		if _, err := w.ResponseWriter.Write(b); err != nil {
+			break
+		}
+	}
+	w.held = nil
+	if w.flush {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// capture reads a request body through, keeping its start.
+type capture struct {
+	r   io.ReadCloser
+	buf bytes.Buffer
+	cut bool
+}
+
+func (c *capture) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	keep(&c.buf, &c.cut, p[:n])
+	return n, err
+}
+
+func (c *capture) Close() error { return c.r.Close() }
+
+// keep appends b to buf up to journal.MaxBody, noting a cut.
+func keep(buf *bytes.Buffer, cut *bool, b []byte) {
+	room := journal.MaxBody - buf.Len()
+	if len(b) > room {
+		b, *cut = b[:max(room, 0)], true
+	}
+	buf.Write(b)
+}

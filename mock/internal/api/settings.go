@@ -1,0 +1,38 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// handleSettingsGet serves GET /api/v1/settings/ai.
+func (a *API) handleSettingsGet(w http.ResponseWriter, r *http.Request, c call) {
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: c.ss.Settings(c.sc)})
+}
+
+// handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
+// applied atomically, answered with the full settings.
+func (a *API) handleSettingsPatch(w http.ResponseWriter, r *http.Request, c call) {
+	if a.readOnly {
+		a.writeError(w, r, wire.ErrReadOnly)
+		return
+	}
+	body, err := wire.ReadJSONBody(w, r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	p, err := settings.DecodePatch(body, c.sc.Rules())
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	st, err := c.ss.PatchSettings(c.sc, a.now(), p.Apply)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: st})
+}
