@@ -59,13 +59,15 @@ type Session struct {
 	overrides access.Overrides                // the session's own, over those for every session
 	seeds     *seedBox                        // reviews seeded by PUT /__mock/data; shared with the session a reset made
 	keeps     bool                            // a kept session: its shops and seeds are counted in the budgets
+	stored    bool                            // in the store: its overrides are counted in their budget
 }
 
 // shared is what the sessions of a store use together.
 type shared struct {
-	shops  *shop.Budget
-	seeds  *budget.Budget
-	faults *fault.Registry
+	shops     *shop.Budget
+	seeds     *budget.Budget
+	overrides *budget.Budget // the sessions' own overrides, each within access.MaxSessionOverrideBytes
+	faults    *fault.Registry
 }
 
 // state is what a session changes while it uses one scenario.
@@ -173,10 +175,14 @@ func (ss *Session) Overrides() access.Overrides {
 	return ss.overrides
 }
 
-// SetOverrides replaces the session's own overrides.
+// SetOverrides replaces the session's own overrides; a session in the
+// store counts them in the overrides' budget.
 func (ss *Session) SetOverrides(o access.Overrides) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if ss.stored {
+		ss.chargeOverridesLocked(o.Size() - ss.overrides.Size())
+	}
 	ss.overrides = o
 }
 
@@ -336,5 +342,13 @@ func (ss *Session) restartShopLocked(name string) {
 	if st := ss.states[name]; st != nil && st.shop != nil {
 		st.shop.Release()
 		st.shop = nil
+	}
+}
+
+// chargeOverridesLocked counts n bytes more (or fewer) of the session's
+// overrides in their budget. The caller holds ss.mu.
+func (ss *Session) chargeOverridesLocked(n int) {
+	if b := ss.shared.overrides; b != nil && n != 0 {
+		b.Charge(int64(n))
 	}
 }

@@ -53,14 +53,17 @@ type Store interface {
 
 // Config is what a Memory store keeps its sessions with.
 type Config struct {
-	Max      int           // sessions kept at most; past it, the least recently used goes (never Default)
-	TTL      time.Duration // how long an unused session lives; Default never expires
-	Now      func() time.Time
-	Log      *slog.Logger
-	Shops    *shop.Budget   // the living shops' memory
-	Seeds    *budget.Budget // the seeded reviews' memory
-	Faults   *fault.Registry
-	Journals *journal.Journals
+	Max   int           // sessions kept at most; past it, the least recently used goes (never Default)
+	TTL   time.Duration // how long an unused session lives; Default never expires
+	Now   func() time.Time
+	Log   *slog.Logger
+	Shops *shop.Budget   // the living shops' memory
+	Seeds *budget.Budget // the seeded reviews' memory
+	// Overrides is the memory of the sessions' own overrides; nil counts
+	// none.
+	Overrides *budget.Budget
+	Faults    *fault.Registry
+	Journals  *journal.Journals
 }
 
 // Memory is a Store in this process's memory.
@@ -73,7 +76,7 @@ type Memory struct {
 
 // NewMemory is an empty Memory store.
 func NewMemory(cfg Config) *Memory {
-	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, faults: cfg.Faults}, m: make(map[string]*Session)}
+	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults}, m: make(map[string]*Session)}
 }
 
 // New is a fresh session of id, not kept.
@@ -165,6 +168,7 @@ func (m *Memory) openLocked(id string) *Session {
 		m.evictForLocked(now)
 		ss = m.New(id)
 		ss.key = m.cfg.Journals.Open(id)
+		ss.stored = true // nobody else has it yet: no overrides to count
 		m.m[id] = ss
 	}
 	ss.lastUsed = now
@@ -194,6 +198,8 @@ func (m *Memory) putLocked(ss *Session) {
 	m.m[ss.id] = ss
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	ss.stored = true
+	ss.chargeOverridesLocked(ss.overrides.Size())
 	for _, st := range ss.states {
 		if st.shop != nil {
 			ss.keepShopLocked(st, st.shop)
@@ -244,6 +250,10 @@ func (m *Memory) clearLocked(ss *Session) {
 		if st.shop != nil {
 			st.shop.Release()
 		}
+	}
+	if ss.stored {
+		ss.chargeOverridesLocked(-ss.overrides.Size())
+		ss.stored = false
 	}
 	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}
 	m.cfg.Faults.Drop(ss.id) // its run-time faults go with it

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
@@ -29,7 +31,7 @@ func newStore(t *testing.T, max int, clock *time.Time) (*Memory, *scenario.Scena
 		t.Fatal("no default scenario")
 	}
 	m := NewMemory(Config{Max: max, TTL: time.Hour, Now: now, Log: log,
-		Shops: shop.NewBudget(1<<30, log), Seeds: budget.New("seeds", "", 1<<30),
+		Shops: shop.NewBudget(1<<30, log), Seeds: budget.New("seeds", "", 1<<30), Overrides: budget.New("overrides", "", int64(max)*access.MaxSessionOverrideBytes),
 		Faults: fault.NewRegistry(10, 1<<20), Journals: journal.New(10, 1<<20, 100)})
 	return m, sc
 }
@@ -99,5 +101,50 @@ func TestResetKeepsPickAndSeeds(t *testing.T) {
 	}
 	if !a.dropped {
 		t.Error("the reset session is not marked dropped")
+	}
+}
+
+// The sessions' own overrides are counted in their budget while the
+// sessions are in the store, and no longer once they go: past the
+// limit, reset, replaced by Put, or set again. The budget never holds
+// more than the sessions kept, each at its bound.
+func TestOverridesCountedWhileKept(t *testing.T) {
+	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	const max = 3
+	m, _ := newStore(t, max, &clock)
+	b := m.shared.overrides
+	big := access.Overrides{Auth: &access.Auth{Type: "bearer", Tokens: []string{strings.Repeat("t", access.MaxSessionOverrideBytes-16)}}}
+	each := int64(big.Size())
+	for i := range 2 * max { // past the limit: the least recently used go, and their bytes
+		clock = clock.Add(time.Second)
+		m.Update(func(tx Tx) error { tx.Open(fmt.Sprintf("s%d", i)).SetOverrides(big); return nil })
+		if want := min(int64(i+1), max) * each; b.Used() != want {
+			t.Fatalf("after %d sessions: %d bytes counted, want %d", i+1, b.Used(), want)
+		}
+	}
+	if b.Used() > b.Max() {
+		t.Fatalf("%d bytes counted, over the budget's %d", b.Used(), b.Max())
+	}
+	ss, _ := m.Find("s5")
+	ss.SetOverrides(access.Overrides{}) // cleared: nothing counted
+	if want := 2 * each; b.Used() != want {
+		t.Fatalf("after clearing one: %d bytes, want %d", b.Used(), want)
+	}
+	m.Reset("s4")
+	if want := each; b.Used() != want {
+		t.Fatalf("after a reset: %d bytes, want %d", b.Used(), want)
+	}
+	fresh := m.New("s3") // filled before Put, as a restore does: counted once kept
+	fresh.SetOverrides(big)
+	if b.Used() != each {
+		t.Fatalf("a session not yet kept is counted: %d bytes", b.Used())
+	}
+	m.Put(fresh) // in place of s3, whose bytes go
+	if b.Used() != each {
+		t.Fatalf("after Put in place of a session alike: %d bytes, want %d", b.Used(), each)
+	}
+	m.Reset(All)
+	if b.Used() != 0 {
+		t.Fatalf("after resetting all: %d bytes counted", b.Used())
 	}
 }

@@ -14,6 +14,7 @@
 package state
 
 import (
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -54,9 +55,12 @@ type State struct {
 	sessions session.Store
 	shops    *shop.Budget   // the living shops' memory, within MaxShopBytes
 	seeds    *budget.Budget // what all sessions' seeded reviews keep, within MaxSeedBytes
-	budgets  budget.Set     // every bounded store's byte budget
-	faults   *fault.Registry
-	journals *journal.Journals
+	// what the sessions' own overrides keep: each within
+	// access.MaxSessionOverrideBytes, so all within MaxSessions of them
+	overrideBytes *budget.Budget
+	budgets       budget.Set // every bounded store's byte budget
+	faults        *fault.Registry
+	journals      *journal.Journals
 
 	overridesMu sync.Mutex // guards overrides
 	overrides   access.Overrides
@@ -72,11 +76,13 @@ func New(cfg Config) *State {
 		shops:    shop.NewBudget(cfg.MaxShopBytes, cfg.Log),
 		seeds: budget.New("replymock_seed_bytes",
 			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", cfg.MaxSeedBytes),
+		overrideBytes: budget.New("replymock_override_bytes",
+			fmt.Sprintf("What the sessions' own overrides keep together (their tokens), each within %d KiB.", access.MaxSessionOverrideBytes>>10), int64(cfg.MaxSessions)*access.MaxSessionOverrideBytes),
 		journals: journal.New(cfg.JournalSize, cfg.JournalBytes, cfg.JournalEntries),
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
-		Shops: st.shops, Seeds: st.seeds, Faults: st.faults, Journals: st.journals})
-	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds)
+		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals})
+	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())
 	return st
