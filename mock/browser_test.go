@@ -37,11 +37,26 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Con
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1366, 900))
 	opts = append(opts, extra...)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	return ctx
+	// Started here, not by the test's first action: on a loaded machine
+	// Chromium now and then exits before it listens, which says nothing
+	// of the page; it is started again, up to three times in all.
+	for attempt := 1; ; attempt++ {
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelC := chromedp.NewContext(actx)
+		ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+		err := chromedp.Do(ctx)
+		if err == nil {
+			t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+			return ctx
+		}
+		cancelT()
+		cancelC()
+		cancelA()
+		if attempt == 3 || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("starting Chromium (attempt %d): %v", attempt, err)
+		}
+		t.Logf("Chromium exited before it listened (attempt %d); starting it again: %v", attempt, err)
+	}
 }
 
 // screenshot saves the page as an artifact: in $REPLYMOCK_ARTIFACTS, or a
