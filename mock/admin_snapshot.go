@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -18,18 +19,17 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	select {
-	case s.snapshotTakers <- struct{}{}:
-		defer func() { <-s.snapshotTakers }()
-	case <-r.Context().Done():
+	done, ok := s.snaps.Writing(r.Context())
+	if !ok {
 		return
 	}
+	defer done()
 	snap, err := s.Snapshot(sid)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	snap.redactTokens()
+	snap.RedactTokens()
 	body, err := MarshalSnapshot(snap, asYAML)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -101,14 +101,14 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if sid == AllSessions {
 		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
-	s.restoreMu.Lock()
-	defer s.restoreMu.Unlock()
+	done := s.snaps.Restoring()
+	defer done()
 	body, err := wire.ReadDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
 		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
 	if err != nil {
 		return 0, nil, err
 	}
-	snap, err := decodeSnapshot(body, false)
+	snap, err := snapshot.DecodeJSON(body)
 	if err != nil {
 		return 0, nil, err
 	}

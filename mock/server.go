@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/state"
 )
 
@@ -166,14 +166,8 @@ type Server struct {
 	reqSeq     atomic.Int64 // numbers the request ids the server makes
 	media      *media.Store // the media files and their cache (mock/internal/media)
 
-	st *state.State // the scenarios, sessions, faults, overrides, journals and budgets
-
-	// Snapshots (snapshot.go): one restore decodes and builds at a time,
-	// each holding a snapshot of up to MaxSnapshotBytes; two are written
-	// at a time (a living shop at its bound is some 20 MB of JSON, and
-	// its YAML takes more).
-	restoreMu      sync.Mutex
-	snapshotTakers chan struct{}
+	st    *state.State     // the scenarios, sessions, faults, overrides, journals and budgets
+	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -193,8 +187,6 @@ func New(opts Options) (*Server, error) {
 		version:    opts.Version,
 		started:    opts.Now(),
 		media:      media.NewStore(opts.MediaCacheBytes),
-
-		snapshotTakers: make(chan struct{}, 2),
 	}
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
@@ -208,6 +200,7 @@ func New(opts Options) (*Server, error) {
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
 		Budgets: []*budget.Budget{s.media.Budget()}})
+	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
 	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,
 		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
 		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) })})

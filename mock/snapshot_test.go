@@ -227,26 +227,15 @@ func firstDiff(got, want string) string {
 	return fmt.Sprintf("at byte %d of %d/%d:\n got …%s\nwant …%s", i, len(got), len(want), got[from:min(i+160, len(got))], want[from:min(i+160, len(want))])
 }
 
-// A bad snapshot is refused with the field that is wrong, and the session
-// it was meant for stays exactly as it was.
+// A bad snapshot is refused over HTTP with the field that is wrong, and
+// the session it was meant for stays exactly as it was; so are a body
+// past its bound or of another type, and a bad query. (Every problem of
+// the document itself: mock/internal/snapshot's tests.)
 func TestSnapshotRestoreErrors(t *testing.T) {
 	h := newServer(t, mock.Options{Scenarios: shopFiles(t), Scenario: "shop"})
 	patchIn(t, h, "a", `{"feedback":[{"rating":1,"reply_mode":"auto"}]}`)
 	advance(t, h, "a", "5h")
 	good := takeSnapshot(t, h, "a", "application/json")
-	var doc map[string]any
-	if err := json.Unmarshal(good, &doc); err != nil {
-		t.Fatal(err)
-	}
-	edit := func(f func(m map[string]any)) string {
-		var m map[string]any
-		json.Unmarshal(good, &m)
-		f(m)
-		b, _ := json.Marshal(m)
-		return string(b)
-	}
-	sc0 := func(m map[string]any) map[string]any { return m["scenarios"].([]any)[0].(map[string]any) }
-	shop := func(m map[string]any) map[string]any { return sc0(m)["shop"].(map[string]any) }
 	for _, tc := range []struct {
 		name, ctype, body string
 		status            int
@@ -254,58 +243,8 @@ func TestSnapshotRestoreErrors(t *testing.T) {
 	}{
 		{"not JSON", "application/json", "{", 400, "invalid_body", ""},
 		{"a scenario file", "application/yaml", "description: x\ndata: {fixture: default}\n", 400, "invalid_body", "description"},
-		{"another format", "application/json", edit(func(m map[string]any) { m["format"] = "replymock-snapshot/9" }), 400, "invalid_body", "format"},
-		{"unknown field", "application/json", edit(func(m map[string]any) { m["journal"] = []any{} }), 400, "invalid_body", "journal"},
-		{"bad session id", "application/json", edit(func(m map[string]any) { m["session"] = "a b" }), 400, "invalid_body", "session"},
-		{"settings against the rules", "application/json", edit(func(m map[string]any) {
-			sc0(m)["settings"].(map[string]any)["feedback"].([]any)[0].(map[string]any)["reply_mode"] = "sometimes"
-		}), 400, "invalid_body", "scenarios[0].settings.feedback[0].reply_mode"},
-		{"a fault that is not one", "application/json", edit(func(m map[string]any) {
-			m["faults"] = []any{map[string]any{"error": map[string]any{"status": 99}, "matched": 0, "hit": 0}}
-		}), 400, "invalid_body", "faults[0].error.status"},
-		{"a counter that cannot be", "application/json", edit(func(m map[string]any) {
-			m["faults"] = []any{map[string]any{"drop": true, "matched": 1, "hit": 2}}
-		}), 400, "invalid_body", "faults[0].hit"},
-		{"a review without a rating", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"].([]any)[0].(map[string]any)["product_valuation"] = 0
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].product_valuation"},
-		{"a review with a field it has not", "application/json", edit(func(m map[string]any) {
-			shop(m)["changed"].([]any)[0].(map[string]any)["answer"] = "x"
-		}), 400, "invalid_body", "scenarios[0].shop.changed[0].answer"},
-		{"a changed review not in the data", "application/json", edit(func(m map[string]any) {
-			shop(m)["changed"].([]any)[0].(map[string]any)["id"] = 99999999
-		}), 400, "invalid_body", "scenarios[0].shop.changed[0].id"},
-		{"arrivals out of the data's ids", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"].([]any)[0].(map[string]any)["id"] = 5
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].id"},
-		{"a time out of range", "application/json", edit(func(m map[string]any) { shop(m)["origin"] = "1970-01-01T00:00:00Z" }), 400, "invalid_body", "scenarios[0].shop.origin"},
-		{"a lead of centuries", "application/json", edit(func(m map[string]any) { shop(m)["lead"] = "2000000h" }), 400, "invalid_body", "scenarios[0].shop.lead"},
-		{"an id past the bound", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"].([]any)[0].(map[string]any)["id"] = int64(1) << 60
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].id"},
-		{"a media base that is no URL", "application/json", edit(func(m map[string]any) { m["media_base"] = `"` }), 400, "invalid_body", "media_base"},
-		{"a video that is not one", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"].([]any)[0].(map[string]any)["video"] = []any{"/__mock/media/a"}
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].video"},
-		{"tokens past the bound", "application/json", edit(func(m map[string]any) {
-			m["overrides"] = map[string]any{"auth": map[string]any{"type": "bearer", "tokens": []string{strings.Repeat("t", 70<<10)}}}
-		}), 400, "invalid_body", "overrides.auth.tokens"},
-		{"an arrival older than the data", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"].([]any)[0].(map[string]any)["created_date"] = "2026-01-02 03:04:05"
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals[0].created_date"},
-		{"an origin before the data", "application/json", edit(func(m map[string]any) { shop(m)["origin"] = "2026-01-01T00:00:00Z" }), 400, "invalid_body", "scenarios[0].shop.origin"},
-		{"too many arrivals, counted before reading them", "application/json", edit(func(m map[string]any) {
-			shop(m)["arrivals"] = make([]any, mock.MaxShopReviews+1)
-		}), 400, "invalid_body", "scenarios[0].shop.arrivals"},
+		{"another format", "application/json", strings.Replace(string(good), mock.SnapshotFormat, "replymock-snapshot/9", 1), 400, "invalid_body", "format"},
 		{"YAML past its bound", "application/yaml", "format: x\n" + strings.Repeat("# padding\n", (mock.MaxSnapshotYAMLBytes/10)+1), 413, "payload_too_large", "-"},
-		{"another clock", "application/json", edit(func(m map[string]any) { shop(m)["clock"] = "real" }), 400, "invalid_body", "scenarios[0].shop.clock"},
-		{"an engine state that is not one", "application/json", edit(func(m map[string]any) { shop(m)["replies"] = "AAAA" }), 400, "invalid_body", "scenarios[0].shop.replies"},
-		{"a scenario twice", "application/json", edit(func(m map[string]any) {
-			m["scenarios"] = append(m["scenarios"].([]any), m["scenarios"].([]any)[0])
-		}), 400, "invalid_body", "scenarios[1].name"},
-		{"a scenario fault that is not there", "application/json", edit(func(m map[string]any) {
-			sc0(m)["fault_counters"] = []any{map[string]any{"index": 7, "matched": 1, "hit": 1}}
-		}), 400, "invalid_body", "scenarios[0].fault_counters[0].index"},
 		{"plain text", "text/plain", string(good), 415, "unsupported_media_type", "-"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,38 +272,6 @@ func withoutTakenAt(doc []byte) string {
 	delete(m, "taken_at")
 	b, _ := json.Marshal(m)
 	return string(b)
-}
-
-// What belongs to a scenario that is gone, or changed, is said in
-// dropped; what still fits comes back.
-func TestSnapshotRestoreDropsWhatNoLongerFits(t *testing.T) {
-	h := newServer(t, mock.Options{Scenarios: shopFiles(t), Scenario: "shop"})
-	patchIn(t, h, "a", `{"feedback":[{"rating":1,"signature":"С уважением"}]}`)
-	advance(t, h, "a", "2h")
-	good := takeSnapshot(t, h, "a", "application/json")
-	var m map[string]any
-	json.Unmarshal(good, &m)
-	m["scenarios"].([]any)[0].(map[string]any)["fingerprint"] = "0000"
-	changed, _ := json.Marshal(m)
-	res := restore(t, h, "b", "application/json", changed)
-	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "living shop start") {
-		t.Errorf("a changed scenario: dropped %q, want the shop named", res.Dropped)
-	}
-	var got struct {
-		Data struct {
-			Feedback []struct{ Signature string }
-		}
-	}
-	json.Unmarshal(get(t, h, "/api/v1/settings/ai", "X-Mock-Session", "b").body, &got)
-	if len(got.Data.Feedback) != 5 || got.Data.Feedback[0].Signature != "С уважением" {
-		t.Errorf("a changed scenario's settings did not come back: %+v", got.Data.Feedback)
-	}
-	m["scenarios"].([]any)[0].(map[string]any)["name"] = "gone"
-	m["scenario"] = "gone"
-	gone, _ := json.Marshal(m)
-	if res := restore(t, h, "c", "application/json", gone); len(res.Dropped) != 2 {
-		t.Errorf("a scenario that is gone: dropped %q, want it named twice (the pick and the state)", res.Dropped)
-	}
 }
 
 // A snapshot of a session that does not exist is that of a fresh one,
@@ -456,30 +363,5 @@ func TestShopClockStopsAt2200(t *testing.T) {
 	takeSnapshot(t, h, "late", "")
 	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "late"); r.status != http.StatusOK {
 		t.Errorf("the list at the end of time: %d %s", r.status, r.body)
-	}
-}
-
-// A snapshot whose faults would take the server's run-time faults past
-// their bound is refused (the session's own, which it replaces, not
-// counted), and changes nothing.
-func TestSnapshotRestoreFaultBound(t *testing.T) {
-	s := newServer(t, mock.Options{})
-	for range mock.MaxRuntimeFaults - 2 {
-		if _, err := s.AddFault(mock.AllSessions, mock.Fault{Path: "/nothing-here", Drop: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 2 {
-		decodeOK(t, "fault of a", admin(t, s, "POST", "/__mock/faults?session=a", `{"drop":true,"path":"/x"}`), new(mock.Fault))
-	}
-	doc := takeSnapshot(t, s, "a", "application/json")
-	restore(t, s, "a", "application/json", doc) // in place of its own two: fits
-	before := takeSnapshot(t, s, "a", "application/json")
-	checkError(t, "two more", do(t, s, http.MethodPost, "/__mock/snapshot?session=b", string(doc), "Content-Type", "application/json"), 409, "too_many_faults", "-")
-	if after := takeSnapshot(t, s, "a", "application/json"); withoutTakenAt(after) != withoutTakenAt(before) {
-		t.Error("a refused restore changed another session")
-	}
-	if r := do(t, s, http.MethodGet, "/__mock/snapshot?session=b&format=json", ""); bytes.Contains(r.body, []byte(`"faults"`)) {
-		t.Errorf("the refused session has faults: %s", r.body)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -59,13 +60,13 @@ func (s *Server) restoreServerState(st ServerState) error {
 	o := Overrides{}
 	if st.Overrides != nil {
 		if err := st.Overrides.Validate(); err != nil {
-			return prefixField(err, "overrides")
+			return snapshot.PrefixField(err, "overrides")
 		}
 		o = *st.Overrides
 	}
 	if st.Scenario != "" && st.Scenario != s.Scenario().Name {
 		if err := s.SetScenario(AllSessions, st.Scenario); err != nil {
-			return prefixField(err, "scenario")
+			return snapshot.PrefixField(err, "scenario")
 		}
 	}
 	s.st.SetShared(faults, o)

@@ -1,4 +1,4 @@
-package mock
+package snapshot
 
 import (
 	"bytes"
@@ -6,76 +6,69 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
-	sessionpkg "github.com/replymock/replymock/mock/internal/session"
-
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// RestoreResult is the answer of POST /__mock/snapshot.
-type RestoreResult struct {
+// Result is the answer of POST /__mock/snapshot.
+type Result struct {
 	Session string `json:"session"`
 	// Dropped says what of the snapshot could not come back as it was,
 	// and why (a scenario gone or changed since); empty when all did.
 	Dropped []string `json:"dropped"`
 }
 
-// Bounds of what a snapshot may say: a real clock's lead (as far as a
-// year of POST /__mock/clock moves at most, ten times over), and ids
-// (far past any shop's, and exact in a float64).
-const (
-	maxRecordID          = 1 << 50
-	maxSnapshotScenarios = 1000
-)
-
 // Restore makes session sid ("" for the snapshot's own) what snap says,
 // in place of what it was: the list, counts and settings then answer as
 // they did when it was taken. A problem with the document is a 400
-// *APIError naming its field, and changes nothing; so does a bound passed
-// (seeded reviews, run-time faults: 409). What belongs to a scenario
-// that is gone, or has changed since (its fingerprint, or the present
-// its data is anchored to), is left out and said in Dropped: settings
-// and seeded reviews come back on a changed scenario, fault counters
-// and the living shop start again.
-func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
+// *wire.APIError naming its field, and changes nothing; so does a bound
+// passed (seeded reviews, run-time faults: 409). What belongs to a
+// scenario that is gone, or has changed since (its fingerprint, or the
+// present its data is anchored to), is left out and said in Dropped:
+// settings and seeded reviews come back on a changed scenario, fault
+// counters and the living shop start again.
+func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 	if sid == "" {
 		sid = snap.Session
 	}
 	if err := snap.check(); err != nil {
-		return RestoreResult{}, err
+		return Result{}, err
 	}
-	if !validID(sid) {
-		return RestoreResult{}, wire.InvalidParameter("session", msgBadSessionID)
+	if !session.ValidID(sid) {
+		return Result{}, wire.InvalidParameter("session", session.MsgBadID)
 	}
 	// Everything is built before the session is touched.
-	rs := &restoring{res: RestoreResult{Session: sid, Dropped: []string{}}, current: s.scenarioMap(), now: s.now(),
-		rb: rebase{from: snap.MediaBase, to: s.st.Registry().Loader().Media().Base}, fresh: s.st.Sessions().New(sid)}
+	rs := &restoring{res: Result{Session: sid, Dropped: []string{}}, current: k.st.Registry().All(), now: k.now(),
+		rb: rebase{from: snap.MediaBase, to: k.mediaBase()}, fresh: k.st.Sessions().New(sid)}
 	rs.session(snap)
 	for i := range snap.Scenarios {
 		if err := rs.scenario(fmt.Sprintf("scenarios[%d]", i), &snap.Scenarios[i]); err != nil {
-			return RestoreResult{}, err
+			return Result{}, err
 		}
 	}
-	if rs.seedCount > MaxSeedReviews {
-		return RestoreResult{}, &APIError{Status: http.StatusConflict, Code: CodeTooManyReviews, Field: "scenarios",
-			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", MaxSeedReviews, rs.seedCount)}
+	if rs.seedCount > content.MaxSeedReviews {
+		return Result{}, &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyReviews, Field: "scenarios",
+			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", content.MaxSeedReviews, rs.seedCount)}
 	}
-	global := s.st.FaultRegistry().Shared()
+	global := k.st.FaultRegistry().Shared()
 	for _, c := range snap.SharedFaultCounters {
-		if i := slices.IndexFunc(global, func(f *Fault) bool { return f.ID == c.ID }); i >= 0 {
+		if i := slices.IndexFunc(global, func(f *fault.Fault) bool { return f.ID == c.ID }); i >= 0 {
 			rs.fresh.SetCounter(global[i], fault.Counter{Matched: c.Matched, Hit: c.Hit})
 		} else {
 			rs.drop("fault %s for every session: no such fault now; its counter is left out", c.ID)
 		}
 	}
-	if err := s.install(sid, rs); err != nil {
-		return RestoreResult{}, err
+	if err := k.st.Install(sid, rs.fresh, rs.faults, rs.seedBytes); err != nil {
+		return Result{}, err
 	}
 	return rs.res, nil
 }
@@ -83,13 +76,13 @@ func (s *Server) Restore(sid string, snap *Snapshot) (RestoreResult, error) {
 // restoring is a session being built from a snapshot, and what of the
 // snapshot could not come back.
 type restoring struct {
-	res     RestoreResult
-	current map[string]*Scenario // the scenarios served now
+	res     Result
+	current map[string]*scenario.Scenario // the scenarios served now
 	now     time.Time
 	rb      rebase
-	fresh   *session
+	fresh   *session.Session
 
-	faults    []*Fault // the session's run-time faults
+	faults    []*fault.Fault // the session's run-time faults
 	seedBytes int64
 	seedCount int
 }
@@ -111,7 +104,7 @@ func (rs *restoring) session(snap *Snapshot) {
 	}
 	if snap.Overrides != nil {
 		o := *snap.Overrides
-		if a := o.Auth; a != nil && slices.Contains(a.Tokens, redacted) {
+		if a := o.Auth; a != nil && slices.Contains(a.Tokens, journal.Redacted) {
 			o.Auth = nil
 			rs.drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
 		}
@@ -129,7 +122,7 @@ func (rs *restoring) session(snap *Snapshot) {
 // scenario restores the session's state in one scenario, at path in the
 // document: its seeded reviews and settings, and, on the same version of
 // the scenario, its fault counters and living shop.
-func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
+func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 	sc := rs.current[rec.Name]
 	if sc == nil {
 		rs.drop("scenario %q: no such scenario now; its state is left out", rec.Name)
@@ -192,24 +185,10 @@ func (rs *restoring) scenario(path string, rec *ScenarioSnapshot) error {
 	return nil
 }
 
-// install puts the restored session in place of session sid
-// (state.Install).
-func (s *Server) install(sid string, rs *restoring) error {
-	return s.st.Install(sid, rs.fresh, rs.faults, rs.seedBytes)
-}
-
-// joinField is path.field, or path for no field.
-func joinField(path, field string) string {
-	if field == "" {
-		return path
-	}
-	return path + "." + field
-}
-
 // restoreSeeds builds what a session seeded from its snapshot.
-func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*sessionpkg.Seed, error) {
-	if in.Mode != SeedReplace && in.Mode != SeedAppend {
-		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", SeedReplace, SeedAppend, in.Mode)
+func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
+	if in.Mode != content.SeedReplace && in.Mode != content.SeedAppend {
+		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", content.SeedReplace, content.SeedAppend, in.Mode)
 	}
 	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
 	if err != nil {
@@ -222,16 +201,16 @@ func restoreSeeds(in *SeededSnapshot, path string, rb rebase) (*sessionpkg.Seed,
 	if err != nil {
 		return nil, wire.InvalidBody(path+".reviews", "%v", err)
 	}
-	return sessionpkg.NewSeed(in.Mode == SeedReplace, own), nil
+	return session.NewSeed(in.Mode == content.SeedReplace, own), nil
 }
 
 // decodeRecords reads reviews as the list shows them, each checked.
-func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, error) {
-	fbs := make([]Feedback, len(raws))
+func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]reviews.Feedback, error) {
+	fbs := make([]reviews.Feedback, len(raws))
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		if err := wire.DecodeStrict(raw, &fbs[i]); err != nil {
-			return nil, prefixField(namedUnknown(err), p)
+			return nil, PrefixField(namedUnknown(err), p)
 		}
 		f := &fbs[i]
 		switch {
@@ -254,17 +233,17 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]Feedback, 
 // mediaProblem names the field of f that is not as the list writes it:
 // valuation_tags and photos JSON text of their lists, video an object or
 // null.
-func mediaProblem(f *Feedback) string {
+func mediaProblem(f *reviews.Feedback) string {
 	var tags []string
 	if f.ValuationTags != "" && json.Unmarshal([]byte(f.ValuationTags), &tags) != nil {
 		return "valuation_tags"
 	}
-	var photos []Photo
+	var photos []media.Photo
 	if f.Photos != "" && json.Unmarshal([]byte(f.Photos), &photos) != nil {
 		return "photos"
 	}
 	if v := bytes.TrimSpace(f.Video); len(v) > 0 && string(v) != "null" {
-		var video Video
+		var video media.Video
 		if v[0] != '{' || json.Unmarshal(v, &video) != nil {
 			return "video"
 		}
@@ -276,34 +255,9 @@ func mediaProblem(f *Feedback) string {
 // took the snapshot to this one.
 type rebase struct{ from, to string }
 
-func (rb rebase) apply(f *Feedback) { media.Rebase(f, rb.from, rb.to) }
+func (rb rebase) apply(f *reviews.Feedback) { media.Rebase(f, rb.from, rb.to) }
 
 // decode is decodeRecords with rb, the shop's snapshot's decoder.
-func (rb rebase) decode(raws []json.RawMessage, path string) ([]Feedback, error) {
+func (rb rebase) decode(raws []json.RawMessage, path string) ([]reviews.Feedback, error) {
 	return decodeRecords(raws, path, rb)
-}
-
-// namedUnknown names the field of an "unknown field" error.
-func namedUnknown(err error) error {
-	ae, ok := err.(*APIError)
-	if !ok || ae.Field != "" {
-		return err
-	}
-	if name, ok := strings.CutPrefix(ae.Message, `json: unknown field "`); ok {
-		c := *ae
-		c.Field = strings.TrimSuffix(name, `"`)
-		c.Message = "unknown field"
-		return &c
-	}
-	return err
-}
-
-// prefixField puts path before the field an *APIError names.
-func prefixField(err error, path string) error {
-	if ae, ok := err.(*APIError); ok {
-		c := *ae
-		c.Field = joinField(path, ae.Field)
-		return &c
-	}
-	return err
 }

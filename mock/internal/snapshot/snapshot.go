@@ -1,0 +1,190 @@
+// Package snapshot is a session's snapshot: the document (its parts, its
+// checks, JSON and YAML, its tokens redacted), a session taken whole
+// from the shared state and one restored into it, and the Keeper that
+// does both for a server, one restore and two snapshots written at a
+// time. It owns no HTTP: the admin API reads the request and writes the
+// answer.
+package snapshot
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Format names the document GET /__mock/snapshot writes and POST
+// /__mock/snapshot reads: a session as it is (see Snapshot).
+const Format = "replymock-snapshot/1"
+
+// MaxBytes bounds a snapshot document: a session's seeded reviews
+// (content.MaxSeedReviews) and a living shop's arrivals and answers
+// (scenario.MaxShopReviews each) fit with room.
+const MaxBytes = 96 << 20
+
+// MaxYAMLBytes bounds a snapshot sent as YAML, which takes many times
+// its size while it is read: a bigger one goes as JSON.
+const MaxYAMLBytes = 8 << 20
+
+// Bounds of what a snapshot may say: ids (far past any shop's, and exact
+// in a float64), and the scenarios it has a state in.
+const (
+	maxRecordID  = 1 << 50
+	maxScenarios = 1000
+)
+
+// Snapshot is everything that makes a session what it is: the scenario it
+// picked, its overrides and run-time faults with their counters, and per
+// scenario it used its settings, the reviews it seeded, the counters of
+// the scenario's faults and its living shop (clock, arrivals, answers and
+// drafts, and where the reply engine's random sequence stands). Restored
+// (Keeper.Restore), the session answers the list, counts and settings
+// byte for byte as it did. The journal and rate-limit windows are not
+// part of it: a restored session starts them afresh.
+type Snapshot struct {
+	Format  string    `json:"format"`
+	Session string    `json:"session"`
+	TakenAt time.Time `json:"taken_at"`
+	// ServerVersion is the version of the server that took it, for a reader.
+	ServerVersion string `json:"server_version,omitempty"`
+	// MediaBase is the base of the media URLs in its reviews (the public
+	// URL of the server that took it); restored on a server reached
+	// elsewhere, the URLs are moved to that server's.
+	MediaBase string `json:"media_base,omitempty"`
+	// Scenario is the session's pick (PUT /__mock/scenario); "" follows
+	// the server's.
+	Scenario  string            `json:"scenario,omitempty"`
+	Overrides *access.Overrides `json:"overrides,omitempty"`
+	// Faults are the session's run-time faults, in the order added.
+	Faults []Fault `json:"faults,omitempty"`
+	// SharedFaultCounters count the session's requests that met run-time
+	// faults for every session, by fault id.
+	SharedFaultCounters []SharedFaultCount `json:"shared_fault_counters,omitempty"`
+	// Scenarios is the session's state in each scenario it used, by name.
+	Scenarios []ScenarioState `json:"scenarios,omitempty"`
+}
+
+// Fault is a run-time fault and what the session's requests did with it.
+type Fault struct {
+	fault.Fault
+	Matched int `json:"matched"` // matching requests seen
+	Hit     int `json:"hit"`     // requests the fault applied to
+}
+
+// SharedFaultCount is a session's counter of a fault for every session.
+type SharedFaultCount struct {
+	ID      string `json:"id"`
+	Matched int    `json:"matched"`
+	Hit     int    `json:"hit"`
+}
+
+// ScenarioFaultCount is a session's counter of a scenario's own fault,
+// the Index-th of its faults list.
+type ScenarioFaultCount struct {
+	Index   int `json:"index"`
+	Matched int `json:"matched"`
+	Hit     int `json:"hit"`
+}
+
+// ScenarioState is a session's state in one scenario.
+type ScenarioState struct {
+	Name string `json:"name"`
+	// Fingerprint names the scenario's version (its file, fixtures and
+	// seed); DataEnd is where its generated data ends, when anchored to
+	// the present. Fault counters and the living shop are restored only
+	// on the same version and end.
+	Fingerprint   string               `json:"fingerprint"`
+	DataEnd       string               `json:"data_end,omitempty"`
+	Settings      *settings.Settings   `json:"settings,omitempty"`
+	FaultCounters []ScenarioFaultCount `json:"fault_counters,omitempty"`
+	Seeded        *Seeded              `json:"seeded,omitempty"`
+	Shop          *shop.Snapshot       `json:"shop,omitempty"`
+}
+
+// Seeded is what a session seeded in a scenario (PUT /__mock/data).
+type Seeded struct {
+	Mode    string            `json:"mode"`    // replace or append
+	Reviews []json.RawMessage `json:"reviews"` // as the list shows them, oldest first
+}
+
+// check looks the document over before anything is built of it.
+func (snap *Snapshot) check() error {
+	if snap.Format != Format {
+		return wire.InvalidBody("format", "must be %q (a snapshot of GET /__mock/snapshot), got %q", Format, wire.Clip(snap.Format))
+	}
+	if !session.ValidID(snap.Session) {
+		return wire.InvalidBody("session", "%s", session.MsgBadID)
+	}
+	if snap.Overrides != nil {
+		if err := snap.Overrides.Validate(); err != nil {
+			return PrefixField(err, "overrides")
+		}
+		if n := snap.Overrides.Size(); n > access.MaxSessionOverrideBytes {
+			return wire.InvalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", access.MaxSessionOverrideBytes>>10, n)
+		}
+	}
+	if snap.MediaBase != "" {
+		if _, err := media.ParsePublicURL(snap.MediaBase); err != nil {
+			return wire.InvalidBody("media_base", "%v", err)
+		}
+	}
+	if len(snap.Faults) > fault.MaxRuntime {
+		return wire.InvalidBody("faults", "at most %d, got %d", fault.MaxRuntime, len(snap.Faults))
+	}
+	for i := range snap.Faults {
+		f := &snap.Faults[i]
+		if probs := f.Fault.Validate(); len(probs) > 0 {
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].%s", i, probs[0].Field), "%s", probs[0].Msg)
+		}
+		if f.Matched < 0 || f.Hit < 0 || f.Hit > f.Matched {
+			return wire.InvalidBody(fmt.Sprintf("faults[%d].hit", i), "counters must be 0 <= hit <= matched")
+		}
+	}
+	if len(snap.Scenarios) > maxScenarios {
+		return wire.InvalidBody("scenarios", "at most %d, got %d", maxScenarios, len(snap.Scenarios))
+	}
+	if len(snap.SharedFaultCounters) > fault.MaxRuntime {
+		return wire.InvalidBody("shared_fault_counters", "at most %d, got %d", fault.MaxRuntime, len(snap.SharedFaultCounters))
+	}
+	seen := make(map[string]bool)
+	for i := range snap.Scenarios {
+		if err := snap.Scenarios[i].check(fmt.Sprintf("scenarios[%d]", i), seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check looks a scenario's state over, at path in the document; seen are
+// the names of those before it.
+func (rec *ScenarioState) check(path string, seen map[string]bool) error {
+	if rec.Name == "" || seen[rec.Name] {
+		return wire.InvalidBody(path+".name", "must name a scenario, each once")
+	}
+	seen[rec.Name] = true
+	if len(rec.FaultCounters) > scenario.MaxFaults {
+		return wire.InvalidBody(path+".fault_counters", "at most %d, got %d", scenario.MaxFaults, len(rec.FaultCounters))
+	}
+	for j, c := range rec.FaultCounters {
+		if c.Index < 0 || c.Matched < 0 || c.Hit < 0 || c.Hit > c.Matched {
+			return wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d]", path, j), "index must be >= 0 and counters 0 <= hit <= matched")
+		}
+	}
+	// Counted before anything is decoded of them.
+	if sd := rec.Seeded; sd != nil && len(sd.Reviews) > content.MaxSeedReviews {
+		return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", content.MaxSeedReviews, len(sd.Reviews))
+	}
+	if sh := rec.Shop; sh != nil {
+		return sh.Check(path + ".shop")
+	}
+	return nil
+}

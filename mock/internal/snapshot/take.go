@@ -1,0 +1,78 @@
+package snapshot
+
+import (
+	"encoding/json"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/session"
+)
+
+// Take takes session sid as it is now. A session that does not exist is
+// taken as a fresh one would be. Its living shops are brought up to
+// their clocks first, as a list request would.
+func (k *Keeper) Take(sid string) (*Snapshot, error) {
+	now := k.now()
+	snap := &Snapshot{Format: Format, Session: sid, TakenAt: now.UTC(), ServerVersion: k.version, MediaBase: k.mediaBase()}
+	ss, ok := k.st.Sessions().Find(sid)
+	if !ok {
+		return snap, nil
+	}
+	t, err := ss.Take(k.st.Registry().All(), now)
+	if err != nil {
+		return nil, err
+	}
+	snap.Scenario = t.Pick
+	if t.Overrides != (access.Overrides{}) {
+		o := t.Overrides
+		snap.Overrides = &o
+	}
+	for _, f := range t.Own {
+		snap.Faults = append(snap.Faults, Fault{Fault: f.Fault, Matched: f.Matched, Hit: f.Hit})
+	}
+	for _, c := range t.Shared {
+		snap.SharedFaultCounters = append(snap.SharedFaultCounters, SharedFaultCount{ID: c.ID, Matched: c.Matched, Hit: c.Hit})
+	}
+	for _, ts := range t.Scenarios {
+		rec, err := scenarioState(ts)
+		if err != nil {
+			return nil, err
+		}
+		snap.Scenarios = append(snap.Scenarios, rec)
+	}
+	return snap, nil
+}
+
+// mediaBase is the base of the media URLs in the records served now.
+func (k *Keeper) mediaBase() string { return k.st.Registry().Loader().Media().Base }
+
+// scenarioState writes the session's state in one scenario.
+func scenarioState(ts session.TakenScenario) (ScenarioState, error) {
+	sc := ts.Scenario
+	rec := ScenarioState{Name: sc.Name, Fingerprint: sc.Fingerprint(), DataEnd: sc.DataEnd(), Settings: ts.Settings, Shop: ts.Shop}
+	if sd := ts.Seed; sd != nil {
+		fbs, err := sd.Reviews().Feedbacks()
+		if err != nil {
+			return rec, err
+		}
+		mode := content.SeedAppend
+		if sd.Replace() {
+			mode = content.SeedReplace
+		}
+		rec.Seeded = &Seeded{Mode: mode, Reviews: rawRecords(fbs)}
+	}
+	for _, c := range ts.Counters {
+		rec.FaultCounters = append(rec.FaultCounters, ScenarioFaultCount{Index: c.Index, Matched: c.Matched, Hit: c.Hit})
+	}
+	return rec, nil
+}
+
+// rawRecords encodes reviews as the list shows them.
+func rawRecords(fbs []reviews.Feedback) []json.RawMessage {
+	out := make([]json.RawMessage, len(fbs))
+	for i := range fbs {
+		out[i] = reviews.AppendJSON(nil, &fbs[i])
+	}
+	return out
+}
