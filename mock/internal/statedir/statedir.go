@@ -1,0 +1,211 @@
+// Package statedir keeps a server's state in a folder (--state-dir), so
+// that a restarted or redeployed demo comes back as it was: server.json
+// holds the server's own state (ServerState), sessions/ a snapshot of
+// each session, taken and restored through a snapshot.Keeper. Every
+// file is written whole and renamed into place; a file that does not
+// read is set aside in rejected/, never loaded in part, never fatal.
+package statedir
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Dir is a state folder. Every file is written whole and renamed into
+// place, so a crash at any moment leaves each file as it was or as it
+// became; a file that does not read (corrupt, foreign, of another
+// version) is set aside in rejected/ with a log line.
+type Dir struct {
+	dir string
+	log *slog.Logger
+
+	mu      sync.Mutex          // one save at a time
+	written map[string][32]byte // file name in sessions/ -> what it holds (its hash, without taken_at)
+	saved   time.Time           // when the last save began
+}
+
+// Names in a state folder.
+const (
+	serverFile  = "server.json"
+	sessionsDir = "sessions"
+	rejectedDir = "rejected"
+)
+
+// Open makes dir a state folder (creating it and its subfolders) and
+// returns it; log says what it restores and sets aside.
+func Open(dir string, log *slog.Logger) (*Dir, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	for _, d := range []string{dir, filepath.Join(dir, sessionsDir), filepath.Join(dir, rejectedDir)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("--state-dir: %w", err)
+		}
+	}
+	return &Dir{dir: dir, log: log, written: make(map[string][32]byte)}, nil
+}
+
+// Anchor is the present the saved server anchored its data to, when it is
+// within shop.MaxGap of now: a server restarted soon serves the same data,
+// so that its sessions' living shops come back as they were. Otherwise
+// zero: the data anchors to now again, and living shops start afresh.
+func (d *Dir) Anchor(now time.Time) time.Time {
+	st, err := d.readServer()
+	if err != nil || st.DataAnchor.IsZero() || now.Sub(st.DataAnchor) > shop.MaxGap || st.DataAnchor.After(now) {
+		return time.Time{}
+	}
+	return st.DataAnchor
+}
+
+// readServer reads server.json; a missing one is the zero state.
+func (d *Dir) readServer() (ServerState, error) {
+	var st ServerState
+	data, err := readFile(filepath.Join(d.dir, serverFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err == nil {
+		err = wire.DecodeStrict(data, &st)
+	}
+	return st, err
+}
+
+// maxFile bounds a file read from a state folder.
+const maxFile = snapshot.MaxBytes
+
+// readFile reads a regular file of at most maxFile bytes.
+func readFile(path string) ([]byte, error) {
+	// A link is not followed: the folder's files are the server's own.
+	if fi, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(data) > maxFile {
+		err = fmt.Errorf("larger than %d MiB", maxFile>>20)
+	}
+	return data, err
+}
+
+// Restore brings the saved state into k's: the server's own, then every
+// session's. A file that does not read is set aside and logged; so is
+// one whose session would not restore. It returns how many sessions
+// came back.
+func (d *Dir) Restore(k *snapshot.Keeper) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st, err := d.readServer(); err != nil {
+		d.setAside(serverFile, err)
+	} else if st.Format != "" {
+		if err := restoreServerState(k.State(), st); err != nil {
+			d.setAside(serverFile, err)
+		}
+	}
+	dir := filepath.Join(d.dir, sessionsDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		d.log.Warn("state: sessions not read", "dir", dir, "err", err)
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			// A write cut short (the process killed mid-write) leaves its
+			// temporary file; the file it was to replace is intact.
+			os.Remove(filepath.Join(dir, name))
+			d.log.Info("state: removed an unfinished write", "file", filepath.Join(sessionsDir, name))
+			continue
+		}
+		if d.restoreSession(k, name) {
+			n++
+		}
+	}
+	d.log.Info("state restored", "dir", d.dir, "sessions", n)
+	return n
+}
+
+// restoreSession restores the session of the file name in sessions/, or
+// sets the file aside; it reports whether the session came back.
+func (d *Dir) restoreSession(k *snapshot.Keeper, name string) bool {
+	data, err := readFile(filepath.Join(d.dir, sessionsDir, name))
+	var snap *snapshot.Snapshot
+	if err == nil {
+		snap, err = snapshot.Decode(data)
+	}
+	if err == nil && sessionFile(snap.Session) != name {
+		err = fmt.Errorf("the file of session %q is %s, not %s", snap.Session, sessionFile(snap.Session), name)
+	}
+	var res snapshot.Result
+	if err == nil {
+		res, err = k.Restore("", snap)
+	}
+	if err != nil {
+		d.setAside(filepath.Join(sessionsDir, name), err)
+		return false
+	}
+	if len(res.Dropped) > 0 {
+		d.log.Warn("state: session restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+	}
+	d.written[name] = [32]byte{} // a save writes it again, as it is now
+	return true
+}
+
+// setAside moves a file that did not load into rejected/, with the time
+// in its name, and logs why.
+func (d *Dir) setAside(name string, why error) {
+	to := filepath.Join(rejectedDir, fmt.Sprintf("%s.%s", filepath.Base(name), time.Now().UTC().Format("20060102T150405.000000000Z")))
+	if err := os.Rename(filepath.Join(d.dir, name), filepath.Join(d.dir, to)); err != nil {
+		d.log.Warn("state: a file did not load, nor could it be set aside", "file", name, "why", why.Error(), "err", err)
+		return
+	}
+	d.log.Warn("state: a file did not load; set aside", "file", name, "moved_to", to, "why", why.Error())
+}
+
+// sessionFile is the file name of a session's snapshot: its id, with
+// every character but lower-case letters, digits, - and _ written %XX
+// (so that ids differing in case differ on a file system that ignores
+// it); an id that would make a name over 200 bytes is named by its
+// SHA-256 instead.
+func sessionFile(id string) string {
+	var b strings.Builder
+	for i := range len(id) {
+		c := id[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() > 200 {
+		sum := sha256.Sum256([]byte(id))
+		return fmt.Sprintf("sha256-%x.json", sum[:16])
+	}
+	return b.String() + ".json"
+}
