@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -55,9 +55,8 @@ func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if rs.seedCount > content.MaxSeedReviews {
-		return Result{}, &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyReviews, Field: "scenarios",
-			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; the snapshot has %d", content.MaxSeedReviews, rs.seedCount)}
+	if err := state.CheckSeedCount(rs.seedCount, "scenarios", "the snapshot has"); err != nil {
+		return Result{}, err
 	}
 	global := k.st.FaultRegistry().Shared()
 	for _, c := range snap.SharedFaultCounters {

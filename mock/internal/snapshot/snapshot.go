@@ -19,6 +19,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -128,8 +129,8 @@ func (snap *Snapshot) check() error {
 		if err := snap.Overrides.Validate(); err != nil {
 			return PrefixField(err, "overrides")
 		}
-		if n := snap.Overrides.Size(); n > access.MaxSessionOverrideBytes {
-			return wire.InvalidBody("overrides.auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", access.MaxSessionOverrideBytes>>10, n)
+		if err := state.CheckOverrides(*snap.Overrides, "overrides.auth.tokens"); err != nil {
+			return err
 		}
 	}
 	if snap.MediaBase != "" {

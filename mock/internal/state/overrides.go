@@ -3,7 +3,6 @@ package state
 import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // SetOverridesFor replaces the overrides of session sid, or with
@@ -19,8 +18,8 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 		st.overrides = o
 		return nil
 	}
-	if n := o.Size(); n > access.MaxSessionOverrideBytes {
-		return wire.InvalidBody("auth.tokens", "a session's overrides keep at most %d KiB of tokens, and these take %d bytes", access.MaxSessionOverrideBytes>>10, n)
+	if err := CheckOverrides(o, "auth.tokens"); err != nil {
+		return err
 	}
 	return st.sessions.Update(func(tx session.Tx) error {
 		tx.Open(sid).SetOverrides(o)

@@ -125,9 +125,8 @@ var ErrSeedAllSessions = wire.InvalidParameter("session", "seeded reviews belong
 // seedRoom checks next against the bounds: the session's count (with
 // others, its reviews seeded in other scenarios) and all sessions' bytes.
 func (st *State) seedRoom(others int, next *session.Seed, delta int64) error {
-	if n := others + next.Reviews().Len(); n > content.MaxSeedReviews {
-		return &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyReviews, Field: "reviews",
-			Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; this would make %d (DELETE /__mock/data to start again)", content.MaxSeedReviews, n)}
+	if err := CheckSeedCount(others+next.Reviews().Len(), "reviews", "this would make"); err != nil {
+		return err
 	}
 	if !st.seeds.Fits(delta) {
 		return st.errSeedMemory(delta)
