@@ -11,7 +11,7 @@ import (
 // Headers that steer the mock per request.
 const (
 	HeaderScenario = state.HeaderScenario
-	HeaderSession  = "X-Mock-Session"
+	HeaderSession  = state.HeaderSession
 	HeaderSeed     = "X-Mock-Seed"
 )
 

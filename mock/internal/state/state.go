@@ -126,8 +126,12 @@ func (st *State) Peek(sid, name string) (*session.Session, *scenario.Scenario, e
 	return ss, sc, err
 }
 
-// HeaderScenario picks a request's scenario.
-const HeaderScenario = "X-Mock-Scenario"
+// Headers that name a request's session and scenario, read by the API
+// and the admin API alike.
+const (
+	HeaderSession  = "X-Mock-Session"
+	HeaderScenario = "X-Mock-Scenario"
+)
 
 // ScenarioOf is the scenario a request of ss uses: name if given, else
 // the session's pick, else the server's.
