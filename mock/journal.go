@@ -6,8 +6,9 @@ import (
 
 // The journal itself (entries, per-session rings, the global bounds,
 // patterns, verifications and waits) is package journal's, the capture
-// of an API exchange for it package api's; here are its public names and
-// the Server's methods over it.
+// of an API exchange for it package api's, its listings and
+// verifications package admin's; here are its public names and the
+// Server's methods over it.
 
 // JournalEntry is one API request as the journal keeps it.
 type JournalEntry = journal.Entry
@@ -29,18 +30,18 @@ const MaxJournalHead = journal.MaxHead
 // DefaultJournalSize is how many entries each session's journal keeps.
 const DefaultJournalSize = journal.DefaultSize
 
+// MaxListingBytes bounds the journal entries that listings being written
+// keep alive together: an entry the journal drops meanwhile lives on
+// until its listing is written, and a client may read slowly. A listing
+// always fits alone (the journals keep at most Options.JournalBytes).
+const MaxListingBytes = journal.MaxListingBytes
+
 // redacted stands for a secret in the journal and in snapshots.
 const redacted = journal.Redacted
 
 // Requests returns the journal entries that match f, oldest first. An
 // invalid pattern (see Verify) matches nothing.
-func (s *Server) Requests(f JournalFilter) []JournalEntry {
-	p, err := journal.Compile(f)
-	if err != nil {
-		return nil
-	}
-	return s.st.Journals().Entries(p, f.Limit)
-}
+func (s *Server) Requests(f JournalFilter) []JournalEntry { return s.admin.Requests(f) }
 
 // ClearRequests empties the journal of session, or of every session.
 func (s *Server) ClearRequests(sid string) {

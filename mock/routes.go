@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -14,11 +15,11 @@ import (
 // Path prefixes of the API and of the mock's own admin routes.
 const (
 	APIPrefix   = api.Prefix
-	AdminPrefix = "/__mock"
+	AdminPrefix = admin.Prefix
 )
 
 // routes is the whole HTTP surface of the server. API routes run inside
-// serveAPI (sessions, faults, auth, journal); admin routes behind the
+// api.Serve (sessions, faults, auth, journal); admin routes behind the
 // admin token (health and the page's static files excepted).
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
@@ -34,38 +35,23 @@ func (s *Server) routes() *mux.Router {
 		r.Handle(rt.Path, unreachable(rt.Path)).Methods(rt.Methods...)
 	}
 
-	a := func(h func(*http.Request) (int, any, error)) http.Handler { return s.requireAdmin(s.adminHandler(h)) }
-	r.Handle(AdminPrefix+"/health", a(s.handleHealth)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/scenarios", a(s.handleScenariosList)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/scenario", a(s.handleScenarioPut)).Methods(http.MethodPut)
-	r.Handle(AdminPrefix+"/reset", a(s.handleReset)).Methods(http.MethodPost)
-	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsList)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsAdd)).Methods(http.MethodPost)
-	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsReplace)).Methods(http.MethodPut)
-	r.Handle(AdminPrefix+"/faults", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
-	r.Handle(AdminPrefix+"/faults/{id}", a(s.handleFaultsDelete)).Methods(http.MethodDelete)
-	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsList)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/requests", a(s.handleRequestsDelete)).Methods(http.MethodDelete)
-	r.Handle(AdminPrefix+"/verify", a(s.handleVerify)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/overrides", a(s.handleOverridesGet)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/overrides", a(s.handleOverridesPut)).Methods(http.MethodPut)
-	r.Handle(AdminPrefix+"/settings", a(s.handleSettingsView)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/data", a(s.handleData)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/data", a(s.handleDataPut)).Methods(http.MethodPut)
-	r.Handle(AdminPrefix+"/data", a(s.handleDataDelete)).Methods(http.MethodDelete)
+	// The admin API's resources (package admin), behind the admin token
+	// and read-only mode, health's token excepted.
+	for _, rt := range s.admin.Routes() {
+		r.Handle(rt.Path, rt.Handler).Methods(rt.Methods...)
+	}
 	ui := s.handleUI()
 	r.Handle(AdminPrefix+"/", ui).Methods(http.MethodGet, http.MethodHead)
 	r.PathPrefix(AdminPrefix+"/ui/").Handler(ui).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/clock", a(s.handleClock)).Methods(http.MethodGet, http.MethodHead, http.MethodPost)
-	r.Handle(AdminPrefix+"/snapshot", s.requireAdmin(http.HandlerFunc(s.handleSnapshotGet))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/snapshot", a(s.handleSnapshotPost)).Methods(http.MethodPost)
-	r.Handle(AdminPrefix+"/metrics", s.requireAdmin(s.handleMetrics())).Methods(http.MethodGet, http.MethodHead)
+	guard := s.admin.Guard
+	r.Handle(AdminPrefix+"/snapshot", guard(http.HandlerFunc(s.handleSnapshotGet))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/snapshot", s.admin.Handler(s.handleSnapshotPost)).Methods(http.MethodPost)
 	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
-	r.Handle(AdminPrefix+"/openapi.yaml", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/openapi.json", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.yaml", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/admin/openapi.json", s.requireAdmin(s.handleOpenAPI(wire.ContentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.yaml", guard(s.handleOpenAPI(wire.ContentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/openapi.json", guard(s.handleOpenAPI(wire.ContentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.yaml", guard(s.handleOpenAPI(wire.ContentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(AdminPrefix+"/admin/openapi.json", guard(s.handleOpenAPI(wire.ContentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
 	// The records' photos and videos: no token, they hold no data.
 	r.PathPrefix(MediaPrefix).HandlerFunc(s.handleMedia).Methods(http.MethodGet, http.MethodHead)
 

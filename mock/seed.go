@@ -1,9 +1,7 @@
 package mock
 
 import (
-	"fmt"
-	"net/http"
-
+	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -13,7 +11,7 @@ import (
 const (
 	// MaxSeedBodyBytes is the largest body PUT /__mock/data accepts (413
 	// above it): room for MaxSeedReviews reviews of a usual size.
-	MaxSeedBodyBytes = 8 << 20
+	MaxSeedBodyBytes = admin.MaxSeedBodyBytes
 	// MaxSeedReviews bounds the reviews of one request (400 above it) and
 	// those a session keeps seeded, in all its scenarios together (409).
 	MaxSeedReviews = content.MaxSeedReviews
@@ -77,16 +75,3 @@ func (s *Server) SeedReviews(session, scenario, mode string, recs []SeedReview) 
 // living shops start again on the scenarios' data. It returns how many
 // reviews went.
 func (s *Server) ClearSeeded(session string) int { return s.st.ClearSeeded(session) }
-
-// --- the body of PUT /__mock/data ------------------------------------------
-
-// readSeedBody reads a PUT /__mock/data body, JSON or YAML (made JSON),
-// of at most MaxSeedBodyBytes.
-func readSeedBody(r *http.Request) ([]byte, error) {
-	bound := fmt.Sprintf("%d reviews at most, %d MiB", MaxSeedReviews, MaxSeedBodyBytes>>20)
-	return wire.ReadDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
-}
-
-// decodeSeedBody decodes the JSON document of PUT /__mock/data
-// (content.DecodeSeedBody).
-func decodeSeedBody(body []byte) (string, []SeedReview, error) { return content.DecodeSeedBody(body) }

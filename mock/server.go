@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/media"
@@ -152,19 +153,16 @@ const (
 // package state's, with the order its locks are taken in.
 type Server struct {
 	// Set by New and never changed.
-	log        *slog.Logger
-	now        func() time.Time
-	router     *mux.Router // admin routes, and the API's 404s and 405s
-	api        *api.API    // the API (mock/internal/api)
-	allow      allowTable
-	adminToken string
-	guard      *access.Guard // the origins and Host names the server answers
-	readOnly   bool
-	version    string
-	started    time.Time
-	anchor     time.Time    // the present data that ends now was anchored to at the start
-	reqSeq     atomic.Int64 // numbers the request ids the server makes
-	media      *media.Store // the media files and their cache (mock/internal/media)
+	log    *slog.Logger
+	now    func() time.Time
+	router *mux.Router  // admin routes, and the API's 404s and 405s
+	api    *api.API     // the API (mock/internal/api)
+	admin  *admin.Admin // the admin API (mock/internal/admin)
+	allow  allowTable
+	guard  *access.Guard // the origins and Host names the server answers
+	anchor time.Time     // the present data that ends now was anchored to at the start
+	reqSeq atomic.Int64  // numbers the request ids the server makes
+	media  *media.Store  // the media files and their cache (mock/internal/media)
 
 	st    *state.State     // the scenarios, sessions, faults, overrides, journals and budgets
 	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
@@ -179,15 +177,12 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		log:        opts.Logger,
-		now:        opts.Now,
-		adminToken: opts.AdminToken,
-		guard:      access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
-		readOnly:   opts.ReadOnly,
-		version:    opts.Version,
-		started:    opts.Now(),
-		media:      media.NewStore(opts.MediaCacheBytes),
+		log:   opts.Logger,
+		now:   opts.Now,
+		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		media: media.NewStore(opts.MediaCacheBytes),
 	}
+	started := opts.Now()
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)
@@ -214,6 +209,8 @@ func New(opts Options) (*Server, error) {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "replymock_shop_evictions_total",
 			Help: "Living shops evicted to keep within --max-shop-memory."},
 			func() float64 { return float64(shops.Evictions()) }))
+	s.admin = admin.New(admin.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Token: opts.AdminToken, ReadOnly: opts.ReadOnly,
+		Version: opts.Version, Started: started, Metrics: s.api.Registry()})
 	s.router = s.routes()
 	return s, nil
 }

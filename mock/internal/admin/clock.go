@@ -1,10 +1,11 @@
-package mock
+package admin
 
 import (
 	"net/http"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -20,12 +21,12 @@ type Clock struct {
 // handleClock serves GET and POST /__mock/clock: a session's shop clock,
 // and {"advance":"2h"} to move it ahead and run everything due. The
 // scenario is the session's, or ?scenario= / X-Mock-Scenario.
-func (s *Server) handleClock(r *http.Request) (int, any, error) {
+func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	var body struct {
-		Advance Duration `json:"advance"`
+		Advance wire.Duration `json:"advance"`
 	}
 	if r.Method == http.MethodPost {
-		if err := decodeAdminBody(r, &body); err != nil {
+		if err := decodeBody(r, &body); err != nil {
 			return 0, nil, err
 		}
 		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {
@@ -37,9 +38,9 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	name := requestScenario(r)
-	find := s.peek // reading the clock creates no session
+	find := a.st.Peek // reading the clock creates no session
 	if r.Method == http.MethodPost {
-		find = s.resolve
+		find = a.st.Resolve
 	}
 	ss, sc, err := find(sid, name)
 	if err != nil {
@@ -48,9 +49,9 @@ func (s *Server) handleClock(r *http.Request) (int, any, error) {
 	if sc.Shop() == nil {
 		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
-	now := s.now()
+	now := a.now()
 	clock := Clock{Session: sid, Scenario: sc.Name}
-	err = ss.Shop(sc, now, func(sh *shop.Shop, set Settings) error {
+	err = ss.Shop(sc, now, func(sh *shop.Shop, set settings.Settings) error {
 		if body.Advance > 0 {
 			if sh.Now(now).Add(body.Advance.D()).Year() > shop.MaxClockYear {
 				return wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", shop.MaxClockYear)

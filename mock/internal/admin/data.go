@@ -1,21 +1,25 @@
-package mock
+package admin
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
+	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // handleSettingsView serves GET /__mock/settings: a session's settings,
 // read without faults or auth.
-func (s *Server) handleSettingsView(r *http.Request) (int, any, error) {
+func (a *Admin) handleSettingsView(r *http.Request) (int, any, error) {
 	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := s.peek(sid, "")
+	ss, sc, err := a.st.Peek(sid, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -31,7 +35,7 @@ type DataSummary struct {
 	Unanswered int               `json:"unanswered"`
 	ByRating   [5]RatingCounts   `json:"by_rating"`
 	Newest     []json.RawMessage `json:"newest"`
-	Seeded     *SeedInfo         `json:"seeded"` // null: the scenario's own data
+	Seeded     *state.SeedInfo   `json:"seeded"` // null: the scenario's own data
 }
 
 // RatingCounts counts the reviews of one rating.
@@ -42,16 +46,16 @@ type RatingCounts struct {
 }
 
 // handleData serves GET /__mock/data.
-func (s *Server) handleData(r *http.Request) (int, any, error) {
+func (a *Admin) handleData(r *http.Request) (int, any, error) {
 	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := s.peek(sid, requestScenario(r))
+	ss, sc, err := a.st.Peek(sid, requestScenario(r))
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := ss.Reviews(sc, s.now()) // a living shop's, as the list shows it
+	st, err := ss.Reviews(sc, a.now()) // a living shop's, as the list shows it
 	if err != nil {
 		return 0, nil, err
 	}
@@ -72,25 +76,31 @@ func (s *Server) handleData(r *http.Request) (int, any, error) {
 	return http.StatusOK, d, nil
 }
 
+// MaxSeedBodyBytes is the largest body PUT /__mock/data accepts (413
+// above it): room for content.MaxSeedReviews reviews of a usual size.
+const MaxSeedBodyBytes = 8 << 20
+
 // handleDataPut serves PUT /__mock/data: reviews seeded for one session
-// (see Server.SeedReviews), in JSON or YAML.
-func (s *Server) handleDataPut(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
+// (see state.SeedReviews), in JSON or YAML (made JSON), of at most
+// MaxSeedBodyBytes.
+func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.Default)
 	if err != nil {
 		return 0, nil, err
 	}
-	if sid == AllSessions {
+	if sid == session.All {
 		return 0, nil, state.ErrSeedAllSessions
 	}
-	body, err := readSeedBody(r)
+	bound := fmt.Sprintf("%d reviews at most, %d MiB", content.MaxSeedReviews, MaxSeedBodyBytes>>20)
+	body, err := wire.ReadDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
 	if err != nil {
 		return 0, nil, err
 	}
-	mode, recs, err := decodeSeedBody(body)
+	mode, recs, err := content.DecodeSeedBody(body)
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := s.SeedReviews(sid, requestScenario(r), mode, recs)
+	res, err := a.st.SeedReviews(sid, requestScenario(r), mode, recs)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -99,10 +109,10 @@ func (s *Server) handleDataPut(r *http.Request) (int, any, error) {
 
 // handleDataDelete serves DELETE /__mock/data: a session (or every one,
 // for session=*) back to its scenarios' data.
-func (s *Server) handleDataDelete(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
+func (a *Admin) handleDataDelete(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.Default)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"session": sid, "removed": s.ClearSeeded(sid)}, nil
+	return http.StatusOK, map[string]any{"session": sid, "removed": a.st.ClearSeeded(sid)}, nil
 }

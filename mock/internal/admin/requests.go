@@ -1,10 +1,11 @@
-package mock
+package admin
 
 import (
 	"net/http"
 	"strconv"
 
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -17,7 +18,7 @@ import (
 // The entries are gathered under the journals' locks as references, then
 // written one by one as they are encoded, so listing a full journal holds
 // a reference per entry and one encoded entry at a time, not the answer.
-func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
+func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	q, err := parseJournalQuery(r, "limit")
 	if err != nil {
 		return 0, nil, err
@@ -30,21 +31,15 @@ func (s *Server) handleRequestsList(r *http.Request) (int, any, error) {
 		}
 		limit = int(n)
 	}
-	if err := s.waitFor(r, q, 1); err != nil {
+	if err := a.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	l, err := s.st.Journals().List(q.p, limit)
+	l, err := a.st.Journals().List(q.p, limit)
 	if err != nil {
 		return 0, nil, err // past journal.MaxListingBytes
 	}
 	return http.StatusOK, requestsList{l}, nil
 }
-
-// MaxListingBytes bounds the journal entries that listings being written
-// keep alive together: an entry the journal drops meanwhile lives on
-// until its listing is written, and a client may read slowly. A listing
-// always fits alone (the journals keep at most Options.JournalBytes).
-const MaxListingBytes = journal.MaxListingBytes
 
 // requestsList is the data of GET /__mock/requests: the entries, pinned
 // until they are written.
@@ -68,11 +63,21 @@ func (l requestsList) writeData(js *wire.Stream) {
 }
 
 // handleRequestsDelete serves DELETE /__mock/requests.
-func (s *Server) handleRequestsDelete(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+func (a *Admin) handleRequestsDelete(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
-	s.ClearRequests(sid)
+	a.st.Journals().Clear(sid)
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
+}
+
+// Requests returns the journal entries that match f, oldest first (the
+// newest f.Limit with a limit). An invalid pattern matches nothing.
+func (a *Admin) Requests(f journal.Filter) []journal.Entry {
+	p, err := journal.Compile(f)
+	if err != nil {
+		return nil
+	}
+	return a.st.Journals().Entries(p, f.Limit)
 }

@@ -1,14 +1,18 @@
-package mock
+package admin
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/replymock/replymock/mock/internal/session"
+)
 
 // handleScenariosList serves GET /__mock/scenarios.
-func (s *Server) handleScenariosList(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, DefaultSession)
+func (a *Admin) handleScenariosList(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.Default)
 	if err != nil {
 		return 0, nil, err
 	}
-	list := s.Scenarios(sid)
+	list := a.st.Scenarios(sid)
 	active := ""
 	for _, sc := range list {
 		if sc.Active {
@@ -19,29 +23,29 @@ func (s *Server) handleScenariosList(r *http.Request) (int, any, error) {
 }
 
 // handleScenarioPut serves PUT /__mock/scenario: {"name": "slow"}.
-func (s *Server) handleScenarioPut(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+func (a *Admin) handleScenarioPut(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
 	var body struct {
 		Name string `json:"name"`
 	}
-	if err := decodeAdminBody(r, &body); err != nil {
+	if err := decodeBody(r, &body); err != nil {
 		return 0, nil, err
 	}
-	if err := s.SetScenario(sid, body.Name); err != nil {
+	if err := a.st.SetScenario(sid, body.Name); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, map[string]string{"scenario": body.Name, "session": sid}, nil
 }
 
 // handleReset serves POST /__mock/reset.
-func (s *Server) handleReset(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+func (a *Admin) handleReset(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
-	s.Reset(sid)
+	a.st.Reset(sid)
 	return http.StatusOK, map[string]string{"reset": sid}, nil
 }

@@ -1,4 +1,4 @@
-package mock
+package admin
 
 import (
 	"cmp"
@@ -6,7 +6,9 @@ import (
 	"strconv"
 
 	"github.com/gorilla/mux"
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -17,17 +19,17 @@ import (
 // faults, auth and rate limit (overrides may replace the last two). The
 // scenario's tokens are not shown. The answer is written fault by fault
 // as it is encoded, not built whole.
-func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+func (a *Admin) handleFaultsList(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
-	faults := s.Faults(sid)
-	scope := sid
-	if sid == AllSessions {
-		scope = DefaultSession
+	faults := a.st.Faults(sid)
+	of := sid // the session whose scenario is shown
+	if sid == session.All {
+		of = session.Default
 	}
-	_, sc, err := s.peek(scope, "")
+	_, sc, err := a.st.Peek(of, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -37,11 +39,11 @@ func (s *Server) handleFaultsList(r *http.Request) (int, any, error) {
 
 // faultsList is the data of GET /__mock/faults.
 type faultsList struct {
-	faults         []Fault
+	faults         []fault.Fault
 	scenario       string
-	scenarioFaults []Fault
+	scenarioFaults []fault.Fault
 	scenarioAuth   string
-	scenarioRate   *RateLimit
+	scenarioRate   *access.RateLimit
 }
 
 func (l faultsList) writeData(js *wire.Stream) {
@@ -59,12 +61,12 @@ func (l faultsList) writeData(js *wire.Stream) {
 }
 
 // handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
-func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
+func (a *Admin) handleFaultsAdd(r *http.Request) (int, any, error) {
 	sid, f, err := faultRequest(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	added, err := s.AddFault(sid, *f)
+	added, _, err := a.st.PutFault(sid, *f, false)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -73,12 +75,12 @@ func (s *Server) handleFaultsAdd(r *http.Request) (int, any, error) {
 
 // handleFaultsReplace serves PUT /__mock/faults: a named Fault in JSON
 // that takes the place of the run-time faults of that name, in one step.
-func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
+func (a *Admin) handleFaultsReplace(r *http.Request) (int, any, error) {
 	sid, f, err := faultRequest(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	put, _, err := s.ReplaceFault(sid, *f)
+	put, _, err := a.st.PutFault(sid, *f, true)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -86,9 +88,9 @@ func (s *Server) handleFaultsReplace(r *http.Request) (int, any, error) {
 }
 
 // faultRequest reads a request that carries a fault: its scope (a
-// session, or AllSessions) and the Fault in its JSON body.
-func faultRequest(r *http.Request) (string, *Fault, error) {
-	sid, err := adminScope(r, AllSessions)
+// session, or every session) and the Fault in its JSON body.
+func faultRequest(r *http.Request) (string, *fault.Fault, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return "", nil, err
 	}
@@ -101,15 +103,15 @@ func faultRequest(r *http.Request) (string, *Fault, error) {
 }
 
 // handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.
-func (s *Server) handleFaultsDelete(r *http.Request) (int, any, error) {
-	sid, err := adminScope(r, AllSessions)
+func (a *Admin) handleFaultsDelete(r *http.Request) (int, any, error) {
+	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
 	id := mux.Vars(r)["id"]
-	n := s.RemoveFaults(sid, id)
+	n := a.st.RemoveFaults(sid, id)
 	if id != "" && n == 0 {
-		return 0, nil, &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
+		return 0, nil, &wire.APIError{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
 	}
 	return http.StatusOK, map[string]int{"removed": n}, nil
 }

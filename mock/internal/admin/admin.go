@@ -1,0 +1,137 @@
+// Package admin serves the admin API under /__mock: one file per
+// resource (health.go, scenarios.go, faults.go, requests.go, verify.go,
+// overrides.go, data.go, clock.go), their route table (routes.go), and
+// the machinery they share (this file: the token and read-only guard,
+// the envelope and answers streamed as they are encoded; params.go: the
+// session and scenario every route takes; journalquery.go: the journal's
+// patterns as parameters, and wait=). The state it reads and changes is
+// package state's, shared with the API. The OpenAPI documents and the
+// control panel are embedded by package mock, which hands their handlers
+// to the router beside these routes.
+package admin
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Prefix is the path prefix of the admin API.
+const Prefix = "/__mock"
+
+// Config is what the admin API serves with.
+type Config struct {
+	Log      *slog.Logger
+	Now      func() time.Time
+	State    *state.State
+	Token    string               // required by every route but health (Options.AdminToken); "" for none
+	ReadOnly bool                 // every write answers 403 (Options.ReadOnly)
+	Version  string               // reported by health
+	Started  time.Time            // the server's start, health's uptime counts from it
+	Metrics  *prometheus.Registry // served at /__mock/metrics
+}
+
+// Admin serves the admin API's resources.
+type Admin struct {
+	log      *slog.Logger
+	now      func() time.Time
+	st       *state.State
+	token    string
+	readOnly bool
+	version  string
+	started  time.Time
+	metrics  *prometheus.Registry
+}
+
+// New is the admin API of cfg.
+func New(cfg Config) *Admin {
+	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
+		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics}
+}
+
+// Guard guards an admin route: when an admin token is set, every route
+// but health needs it, as a bearer token or in X-Mock-Admin-Token; in
+// read-only mode, only GET and HEAD pass.
+func (a *Admin) Guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.token) {
+			access.SetChallenge(w.Header(), access.RealmAdmin)
+			a.writeError(w, r, &wire.APIError{Status: http.StatusUnauthorized, Code: wire.CodeUnauthorized,
+				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
+			return
+		}
+		if a.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			a.writeError(w, r, wire.ErrReadOnly)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Handler is a guarded route whose handler returns its answer or an
+// error: the answer in the success envelope (streamed, for data that
+// writes itself), the error in the error envelope.
+func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler {
+	return a.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status, data, err := h(r)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if st, ok := data.(streamed); ok {
+			a.writeStreamed(w, r, status, st)
+			return
+		}
+		wire.WriteJSON(w, status, wire.Envelope{Success: true, Data: data})
+	}))
+}
+
+// writeError writes err in the error envelope; see wire.WriteError.
+func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	wire.WriteError(w, r, a.log, err)
+}
+
+// streamed is the data of an answer too large to build whole: it writes
+// itself a piece at a time, so that memory holds one piece, not the
+// answer. The envelope around it is the same as wire.WriteJSON's, and the
+// bytes too; only the Content-Length is missing (HTTP/1.1 sends it
+// chunked).
+type streamed interface {
+	writeData(js *wire.Stream)
+}
+
+// writeStreamed answers with data in the success envelope, as it is
+// encoded. An encoding failure, once the answer has begun, can only cut
+// the connection: the client sees a broken answer, not a wrong one.
+func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int, data streamed) {
+	if rel, ok := data.(interface{ release() }); ok {
+		defer rel.release() // written, or the client gone: what it pinned is free
+	}
+	w.Header().Set("Content-Type", wire.ContentTypeJSON)
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	js := wire.NewStream(w)
+	js.Raw(`{"success":true,"data":`)
+	data.writeData(js)
+	js.Raw("}")
+	if err := js.Flush(); err != nil && js.EncodingFailed() {
+		a.log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// decodeBody decodes a JSON body into v, strictly.
+func decodeBody(r *http.Request, v any) error {
+	body, err := wire.ReadJSONBody(nil, r)
+	if err != nil {
+		return err
+	}
+	return wire.DecodeStrict(body, v)
+}

@@ -1,0 +1,33 @@
+package admin
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Health is the data of GET /__mock/health.
+type Health struct {
+	Status        string  `json:"status"`
+	Scenario      string  `json:"scenario"`
+	Reviews       int     `json:"reviews"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	Version       string  `json:"version"`
+}
+
+// handleHealth serves GET /__mock/health; it needs no admin token.
+func (a *Admin) handleHealth(*http.Request) (int, any, error) {
+	sc := a.st.Registry().Default()
+	n, err := sc.Len()
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
+		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version}, nil
+}
+
+// handleMetrics serves GET /__mock/metrics in the Prometheus text format.
+func (a *Admin) handleMetrics() http.Handler {
+	return promhttp.HandlerFor(a.metrics, promhttp.HandlerOpts{})
+}

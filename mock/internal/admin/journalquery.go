@@ -1,0 +1,132 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// journalQuery is what GET /__mock/requests and /__mock/verify were
+// asked: the pattern, how long to wait, and the route's own parameters.
+type journalQuery struct {
+	filter journal.Filter
+	p      *journal.Pattern
+	wait   time.Duration
+	params map[string]string // the route's own parameters (limit, count, ...)
+}
+
+// parseJournalQuery reads the parameters of GET /__mock/requests and
+// /__mock/verify: session, method, path, query.NAME, header.NAME,
+// body.PATH, since, wait, and the route's own (own). Each at most once;
+// an unknown one, a bad escape or a bad value is a 400 naming it.
+func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
+	params := &wire.Params{Names: append([]string{"session", "method", "path", "since", "wait"}, own...),
+		Prefixes: []string{"query.", "header.", "body."},
+		Shown:    append([]string{"session", "method", "path", "query.NAME", "header.NAME", "body.PATH", "since", "wait"}, own...)}
+	v, err := wire.ReadQuery(r.URL.RawQuery, params)
+	if err != nil {
+		return nil, err
+	}
+	q := &journalQuery{params: map[string]string{}}
+	f := &q.filter
+	sid := r.Header.Get(state.HeaderSession)
+	for _, key := range v.Names() {
+		val, _, err := v.Get(key)
+		if err != nil {
+			return nil, err
+		}
+		if name, ok := strings.CutPrefix(key, "query."); ok {
+			f.Query = setKey(f.Query, name, val)
+		} else if name, ok := strings.CutPrefix(key, "header."); ok {
+			f.Header = setKey(f.Header, name, val)
+		} else if path, ok := strings.CutPrefix(key, "body."); ok {
+			f.Body = setKey(f.Body, path, val)
+		} else if err := q.set(key, val, f, &sid); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case sid == "":
+		sid = session.All
+	case sid != session.All && !session.ValidID(sid):
+		return nil, wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
+	}
+	if sid != session.All {
+		f.Session = sid
+	}
+	if q.p, err = journal.Compile(*f); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// set reads one of the journal's own parameters, or one of the route's
+// (own), into q.
+func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) error {
+	switch key {
+	case "session":
+		if val != "" {
+			*sid = val
+		}
+	case "method":
+		f.Method = val
+	case "path":
+		f.Path = val
+	case "since":
+		n, err := wire.ParseDigits(val)
+		if err != nil {
+			return wire.InvalidParameter("since", "must be a journal sequence number, got %q", wire.Clip(val))
+		}
+		f.Since = n
+	case "wait":
+		var err error
+		if q.wait, err = parseWait(val); err != nil {
+			return err
+		}
+	default:
+		q.params[key] = val // one of own: ReadQuery knows no others
+	}
+	return nil
+}
+
+func setKey(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// parseWait reads wait=: a duration ("5s", "500ms") or whole seconds,
+// up to journal.MaxWait.
+func parseWait(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if n, derr := wire.ParseDigits(v); derr == nil && n <= int64(journal.MaxWait/time.Second) {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < 0 || d > journal.MaxWait {
+		return 0, wire.InvalidParameter("wait", "must be a duration from 0s to %s, such as 5s or 500ms, got %q", journal.MaxWait, v)
+	}
+	return d, nil
+}
+
+// waitFor runs Await for a request that asked to wait: bounded by the
+// wait and by the client. It returns an error only for too many waiters:
+// the end of the wait is an answer like any other.
+func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
+	if q.wait <= 0 || n <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
+	defer cancel()
+	if err := a.st.Journals().Await(ctx, q.p, n); err == journal.ErrTooManyWaiters {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package admin
+
+import (
+	"net/http"
+
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// adminParams are the parameters every admin route may take; a route
+// that takes others reads them itself, and others pass unread.
+var adminParams = &wire.Params{Names: []string{"session", "scenario"}, IgnoreUnknown: true}
+
+// scope is the session an admin request is about: ?session=ID, else
+// the X-Mock-Session header, else def. "*" means every session.
+func scope(r *http.Request, def string) (string, error) {
+	q, err := wire.ReadQuery(r.URL.RawQuery, adminParams)
+	if err != nil {
+		return "", err
+	}
+	return SessionParam(q, r, def)
+}
+
+// SessionParam is the session q names (session=), else the
+// X-Mock-Session header, else def; a scenario= given twice is refused
+// here too.
+func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
+	if _, _, err := q.Get("scenario"); err != nil {
+		return "", err
+	}
+	sid, _, err := q.Get("session")
+	if err != nil {
+		return "", err
+	}
+	if sid == "" {
+		sid = r.Header.Get(state.HeaderSession)
+	}
+	switch {
+	case sid == "":
+		return def, nil
+	case sid == session.All || session.ValidID(sid):
+		return sid, nil
+	}
+	return "", wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
+}
+
+// oneSession names the one session an admin request is about: the
+// default session unless named; "*" is refused.
+func oneSession(r *http.Request) (string, error) {
+	sid, err := scope(r, session.Default)
+	if err != nil {
+		return "", err
+	}
+	if sid == session.All {
+		return "", wire.InvalidParameter("session", "must name one session, not *")
+	}
+	return sid, nil
+}
+
+// requestScenario is the scenario an admin request names: ?scenario=,
+// else X-Mock-Scenario; "" for the session's.
+func requestScenario(r *http.Request) string {
+	q, _ := wire.ReadQuery(r.URL.RawQuery, adminParams) // scope has refused a bad one
+	if name, _, _ := q.Get("scenario"); name != "" {
+		return name
+	}
+	return r.Header.Get(state.HeaderScenario)
+}

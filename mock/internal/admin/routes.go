@@ -1,0 +1,40 @@
+package admin
+
+import "net/http"
+
+// Route is one of the admin API's routes: a path (a mux template),
+// the methods it takes and its handler, guarded.
+type Route struct {
+	Path    string
+	Methods []string
+	Handler http.Handler
+}
+
+// Routes are the admin API's resources, in the order the router is given
+// them; mock adds the snapshots, the OpenAPI documents, the control panel
+// and the media files beside them.
+func (a *Admin) Routes() []Route {
+	get, h := []string{http.MethodGet, http.MethodHead}, a.Handler
+	return []Route{
+		{Prefix + "/health", get, h(a.handleHealth)},
+		{Prefix + "/scenarios", get, h(a.handleScenariosList)},
+		{Prefix + "/scenario", []string{http.MethodPut}, h(a.handleScenarioPut)},
+		{Prefix + "/reset", []string{http.MethodPost}, h(a.handleReset)},
+		{Prefix + "/faults", get, h(a.handleFaultsList)},
+		{Prefix + "/faults", []string{http.MethodPost}, h(a.handleFaultsAdd)},
+		{Prefix + "/faults", []string{http.MethodPut}, h(a.handleFaultsReplace)},
+		{Prefix + "/faults", []string{http.MethodDelete}, h(a.handleFaultsDelete)},
+		{Prefix + "/faults/{id}", []string{http.MethodDelete}, h(a.handleFaultsDelete)},
+		{Prefix + "/requests", get, h(a.handleRequestsList)},
+		{Prefix + "/requests", []string{http.MethodDelete}, h(a.handleRequestsDelete)},
+		{Prefix + "/verify", get, h(a.handleVerify)},
+		{Prefix + "/overrides", get, h(a.handleOverridesGet)},
+		{Prefix + "/overrides", []string{http.MethodPut}, h(a.handleOverridesPut)},
+		{Prefix + "/settings", get, h(a.handleSettingsView)},
+		{Prefix + "/data", get, h(a.handleData)},
+		{Prefix + "/data", []string{http.MethodPut}, h(a.handleDataPut)},
+		{Prefix + "/data", []string{http.MethodDelete}, h(a.handleDataDelete)},
+		{Prefix + "/clock", []string{http.MethodGet, http.MethodHead, http.MethodPost}, h(a.handleClock)},
+		{Prefix + "/metrics", get, a.Guard(a.handleMetrics())},
+	}
+}

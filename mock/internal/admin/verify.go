@@ -1,0 +1,121 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// maxTimes bounds count, min and max.
+const maxTimes = 1_000_000_000
+
+// handleVerify serves GET /__mock/verify: whether the journal holds
+// count (or min to max, or at least one) entries that match the pattern;
+// with wait, it first waits for min of them. 200 with the Verification
+// when it holds, else 409 verification_failed with it in error.details.
+func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
+	q, err := parseJournalQuery(r, "count", "min", "max")
+	if err != nil {
+		return 0, nil, err
+	}
+	want, err := q.times()
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := a.waitFor(r, q, want.Min); err != nil {
+		return 0, nil, err
+	}
+	v := a.st.Journals().Verify(q.p, want)
+	if !v.OK {
+		return 0, nil, &wire.APIError{Status: http.StatusConflict, Code: wire.CodeVerificationFailed, Message: verificationMessage(v), Details: v}
+	}
+	return http.StatusOK, v, nil
+}
+
+// times reads count, min and max: count alone, or min and max, either
+// or both; none wants at least one.
+func (q *journalQuery) times() (journal.Times, error) {
+	read := func(name string) (int, bool, error) {
+		v, ok := q.params[name]
+		if !ok {
+			return 0, false, nil
+		}
+		n, err := wire.ParseDigits(v)
+		if err != nil || n > maxTimes {
+			return 0, true, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
+		}
+		return int(n), true, nil
+	}
+	count, hasCount, err := read("count")
+	if err != nil {
+		return journal.Times{}, err
+	}
+	lo, hasMin, err := read("min")
+	if err != nil {
+		return journal.Times{}, err
+	}
+	hi, hasMax, err := read("max")
+	if err != nil {
+		return journal.Times{}, err
+	}
+	switch {
+	case hasCount && (hasMin || hasMax):
+		return journal.Times{}, wire.InvalidParameter("count", "give count alone, or min and max (either or both)")
+	case hasCount:
+		return journal.Exactly(count), nil
+	case hasMin && hasMax && lo > hi:
+		return journal.Times{}, wire.InvalidParameter("min", "must not be more than max, got min %d and max %d", lo, hi)
+	case hasMin && hasMax:
+		return journal.Between(lo, hi), nil
+	case hasMax:
+		return journal.AtMost(hi), nil
+	case hasMin:
+		return journal.AtLeast(lo), nil
+	}
+	return journal.AtLeast(1), nil
+}
+
+// verificationMessage words a failed verification in one line, with its
+// nearest miss.
+func verificationMessage(v journal.Verification) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "matched %d, want %s", v.Matched, v.Want)
+	if v.Incomplete {
+		b.WriteString(" (the journal lost older entries to its bounds)")
+	}
+	if len(v.NearMisses) > 0 {
+		nm := v.NearMisses[0]
+		fmt.Fprintf(&b, "; nearest: seq %d %s %s: %s", nm.Seq, nm.Method, nm.Path, nm.DiffersString())
+	}
+	return b.String()
+}
+
+// Verify counts the journal entries that match f (its Limit aside) and
+// checks the count against want, with the nearest misses when fewer
+// match than want.Min; an invalid pattern is an error naming the part.
+func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verification, error) {
+	p, err := journal.Compile(f)
+	if err != nil {
+		return journal.Verification{}, err
+	}
+	return a.st.Journals().Verify(p, want), nil
+}
+
+// WaitRequests waits until at least one journal entry matches f, then
+// returns the entries that match (the newest f.Limit with a limit), or
+// ctx's error when it ends first. An invalid pattern, or more than
+// journal.MaxWaiters waiting at once, is an error.
+func (a *Admin) WaitRequests(ctx context.Context, f journal.Filter) ([]journal.Entry, error) {
+	p, err := journal.Compile(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.st.Journals().Await(ctx, p, 1); err != nil {
+		return nil, err
+	}
+	return a.st.Journals().Entries(p, f.Limit), nil
+}
