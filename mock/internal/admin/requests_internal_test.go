@@ -1,4 +1,4 @@
-package mock
+package admin
 
 import (
 	"errors"
@@ -11,26 +11,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // The listing is streamed, and its bytes are what wire.WriteJSON would have
 // written for the whole answer.
 func TestRequestsListStreamed(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	for i := range 30 {
 		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=%d&q=<b>é\"", i%5+1), nil)
-		req.Header.Set(HeaderSession, fmt.Sprintf("s%d", i%3))
+		req.Header.Set(state.HeaderSession, fmt.Sprintf("s%d", i%3))
 		s.ServeHTTP(httptest.NewRecorder(), req)
 	}
 	for _, target := range []string{"/__mock/requests", "/__mock/requests?session=s1", "/__mock/requests?limit=4", "/__mock/requests?since=25", "/__mock/requests?path=/nope"} {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
 		req := httptest.NewRequest("GET", target, nil)
-		f := JournalFilter{}
+		f := journal.Filter{}
 		q := req.URL.Query()
 		f.Session, f.Path = q.Get("session"), q.Get("path")
 		f.Limit, _ = strconv.Atoi(q.Get("limit"))
@@ -38,7 +37,7 @@ func TestRequestsListStreamed(t *testing.T) {
 		f.Since = int64(since)
 		list := s.Requests(f)
 		if list == nil {
-			list = []JournalEntry{}
+			list = []journal.Entry{}
 		}
 		want, err := wire.MarshalJSON(wire.Envelope{Success: true, Data: map[string]any{"count": len(list), "requests": list}})
 		if err != nil {
@@ -95,15 +94,12 @@ func liveHeap() uint64 {
 
 // fullJournal returns a server whose journal holds n entries of about 40
 // KB each (a 32 KiB answer, a long query and headers).
-func fullJournal(tb testing.TB, n int) *Server {
-	s, err := New(Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
+func fullJournal(tb testing.TB, n int) *testServer {
+	s := newTestServer(tb, "default")
 	query := "&q=" + strings.Repeat("q", 4000)
 	for i := range n {
 		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=100&offset=%d%s", i%500, query), nil)
-		req.Header.Set(HeaderSession, fmt.Sprintf("s%d", i%10))
+		req.Header.Set(state.HeaderSession, fmt.Sprintf("s%d", i%10))
 		req.Header.Set("X-Pad", strings.Repeat("p", 2000))
 		s.ServeHTTP(httptest.NewRecorder(), req)
 	}
@@ -147,14 +143,11 @@ func BenchmarkRequestsListFull(b *testing.B) {
 }
 
 // Journal listings being written keep their entries alive, within
-// MaxListingBytes together: past it, a listing is refused with a 503 and
+// journal.MaxListingBytes together: past it, a listing is refused with a 503 and
 // Retry-After; a listing written (GET or HEAD), or whose client left,
 // frees what it pinned.
 func TestListingsPinBounded(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	call := func(method, target string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, target, nil)
 		req.Host = "127.0.0.1"
@@ -174,7 +167,7 @@ func TestListingsPinBounded(t *testing.T) {
 		}
 	}
 	// Another listing, being written slowly, holds nearly all of it.
-	if !s.st.Journals().Pin(MaxListingBytes - 10) {
+	if !s.st.Journals().Pin(journal.MaxListingBytes - 10) {
 		t.Fatal("a listing alone was refused")
 	}
 	w := call("GET", "/__mock/requests")
@@ -184,7 +177,7 @@ func TestListingsPinBounded(t *testing.T) {
 	if w := call("GET", "/__mock/requests?session=nobody"); w.Code != 200 {
 		t.Errorf("an empty listing pins nothing and fits: %d", w.Code)
 	}
-	s.st.Journals().Unpin(MaxListingBytes - 10)
+	s.st.Journals().Unpin(journal.MaxListingBytes - 10)
 	if w := call("GET", "/__mock/requests"); w.Code != 200 {
 		t.Errorf("after the other listing ended: %d", w.Code)
 	}

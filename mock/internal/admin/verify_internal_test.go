@@ -1,4 +1,4 @@
-package mock
+package admin
 
 import (
 	"context"
@@ -10,12 +10,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // apiCall sends one API request in session sid.
-func apiCall(s *Server, sid, target string) {
+func apiCall(s *testServer, sid, target string) {
 	req := httptest.NewRequest("GET", target, nil)
-	req.Header.Set(HeaderSession, sid)
+	req.Header.Set(state.HeaderSession, sid)
 	s.ServeHTTP(httptest.NewRecorder(), req)
 }
 
@@ -27,7 +30,7 @@ type pending struct {
 }
 
 // start serves target in a goroutine, with a context the test can cancel.
-func start(s *Server, target string) *pending {
+func start(s *testServer, target string) *pending {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pending{rec: httptest.NewRecorder(), done: make(chan struct{}), cancel: cancel}
 	req := httptest.NewRequest("GET", target, nil).WithContext(ctx)
@@ -65,8 +68,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 type journalList struct {
-	Count    int            `json:"count"`
-	Requests []JournalEntry `json:"requests"`
+	Count    int             `json:"count"`
+	Requests []journal.Entry `json:"requests"`
 }
 
 func decodeList(t *testing.T, rec *httptest.ResponseRecorder) journalList {
@@ -83,10 +86,7 @@ func decodeList(t *testing.T, rec *httptest.ResponseRecorder) journalList {
 // A long poll answers once a matching entry comes, not for one that does
 // not match (another path, another session), and lists only what matches.
 func TestLongPollWakesOnMatch(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	apiCall(s, "lp", "/api/v1/settings/ai") // seq 1: before since
 	p := start(s, "/__mock/requests?session=lp&since=1&path=/api/v1/feedbacks&query.answered=0&wait=20s")
 	eventually(t, "the request waits", func() bool { return s.st.Journals().Waiters() == 1 })
@@ -117,10 +117,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 
 // A long poll that sees nothing answers an empty list when its wait ends.
 func TestLongPollDeadline(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	apiCall(s, "dl", "/api/v1/feedbacks")
 	began := time.Now()
 	p := start(s, "/__mock/requests?session=dl&since=1&wait=200ms")
@@ -144,10 +141,7 @@ func TestLongPollDeadline(t *testing.T) {
 // Verify with wait answers once min entries match, or 409 at the end of
 // the wait.
 func TestVerifyWait(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	p := start(s, "/__mock/verify?session=vw&method=GET&min=2&wait=20s")
 	eventually(t, "the verification waits", func() bool { return s.st.Journals().Waiters() == 1 })
 	apiCall(s, "vw", "/api/v1/feedbacks")
@@ -174,22 +168,19 @@ func TestVerifyWait(t *testing.T) {
 	}
 }
 
-// A client that leaves frees its place; past MaxWaiters waiting, a
+// A client that leaves frees its place; past journal.MaxWaiters waiting, a
 // request is answered 503 with Retry-After, and nothing is left behind:
 // no goroutine, no waiter (that the next entry closes the wake channel
 // they leave: journal's TestAwaitCapAndCancel).
 func TestLongPollCancelCapAndLeaks(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	before := runtime.NumGoroutine()
 	for round := range 3 {
 		var ps []*pending
-		for i := range MaxWaiters {
+		for i := range journal.MaxWaiters {
 			ps = append(ps, start(s, fmt.Sprintf("/__mock/requests?session=w%d&wait=30s", i%7)))
 		}
-		eventually(t, "all wait", func() bool { return s.st.Journals().Waiters() == MaxWaiters })
+		eventually(t, "all wait", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
 		over := start(s, "/__mock/verify?session=x&wait=30s")
 		rec := over.wait(t, "one too many")
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
@@ -201,9 +192,9 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		}
 		ps[0].cancel()
 		ps[0].wait(t, "cancelled")
-		eventually(t, "a place is free", func() bool { return s.st.Journals().Waiters() == MaxWaiters-1 })
+		eventually(t, "a place is free", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters-1 })
 		last := start(s, "/__mock/requests?session=w0&wait=30s")
-		eventually(t, "the freed place is taken", func() bool { return s.st.Journals().Waiters() == MaxWaiters })
+		eventually(t, "the freed place is taken", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
 		for _, p := range append(ps[1:], last) {
 			p.cancel()
 		}
@@ -220,10 +211,7 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 // Recorders and waiters in many sessions at once: each waiter gets its
 // entry, whatever the interleaving (run with -race).
 func TestLongPollConcurrent(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	const n = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, 3*n)
@@ -231,7 +219,7 @@ func TestLongPollConcurrent(t *testing.T) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			f := JournalFilter{Session: fmt.Sprintf("c%d", i%5), Query: map[string]string{"n": fmt.Sprint(i)}}
+			f := journal.Filter{Session: fmt.Sprintf("c%d", i%5), Query: map[string]string{"n": fmt.Sprint(i)}}
 			if i%2 == 0 {
 				f.Session = ""
 			}
@@ -271,16 +259,13 @@ func TestLongPollConcurrent(t *testing.T) {
 
 // WaitRequests ends with its context, and refuses an invalid pattern.
 func TestWaitRequestsErrors(t *testing.T) {
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, "default")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if got, err := s.WaitRequests(ctx, JournalFilter{Path: "/api/v1/feedbacks"}); err != context.DeadlineExceeded || got != nil {
+	if got, err := s.WaitRequests(ctx, journal.Filter{Path: "/api/v1/feedbacks"}); err != context.DeadlineExceeded || got != nil {
 		t.Errorf("nothing came: %v, %v; want the deadline's error", got, err)
 	}
-	if _, err := s.WaitRequests(context.Background(), JournalFilter{Body: map[string]string{"a..b": "1"}}); err == nil {
+	if _, err := s.WaitRequests(context.Background(), journal.Filter{Body: map[string]string{"a..b": "1"}}); err == nil {
 		t.Error("an invalid pattern: no error")
 	}
 }
