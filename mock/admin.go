@@ -1,10 +1,7 @@
 package mock
 
 import (
-	"net/http"
-
 	"github.com/replymock/replymock/mock/internal/admin"
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // The admin API under /__mock (its resources, one file each, their route
@@ -23,9 +20,3 @@ type RatingCounts = admin.RatingCounts
 
 // Clock is the data of /__mock/clock.
 type Clock = admin.Clock
-
-// sessionParam is the session q names, else the X-Mock-Session header,
-// else def (admin.SessionParam), for the snapshot routes.
-func sessionParam(q wire.Query, r *http.Request, def string) (string, error) {
-	return admin.SessionParam(q, r, def)
-}

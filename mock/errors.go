@@ -38,6 +38,3 @@ func StatusError(status int) *APIError { return wire.StatusError(status) }
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	wire.WriteError(w, r, s.log, err)
 }
-
-// clip shortens a value a message quotes; see wire.Clip.
-func clip(s string) string { return wire.Clip(s) }

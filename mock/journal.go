@@ -36,9 +36,6 @@ const DefaultJournalSize = journal.DefaultSize
 // always fits alone (the journals keep at most Options.JournalBytes).
 const MaxListingBytes = journal.MaxListingBytes
 
-// redacted stands for a secret in the journal and in snapshots.
-const redacted = journal.Redacted
-
 // Requests returns the journal entries that match f, oldest first. An
 // invalid pattern (see Verify) matches nothing.
 func (s *Server) Requests(f JournalFilter) []JournalEntry { return s.admin.Requests(f) }

@@ -45,8 +45,6 @@ func (s *Server) routes() *mux.Router {
 	r.PathPrefix(AdminPrefix+"/ui/").Handler(ui).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	guard := s.admin.Guard
-	r.Handle(AdminPrefix+"/snapshot", guard(http.HandlerFunc(s.handleSnapshotGet))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(AdminPrefix+"/snapshot", s.admin.Handler(s.handleSnapshotPost)).Methods(http.MethodPost)
 	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
 	r.Handle(AdminPrefix+"/openapi.yaml", guard(s.handleOpenAPI(wire.ContentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.json", guard(s.handleOpenAPI(wire.ContentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)

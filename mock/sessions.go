@@ -23,9 +23,6 @@ const (
 // validID reports whether s may name a session or a request.
 func validID(s string) bool { return sessionpkg.ValidID(s) }
 
-// msgBadSessionID says what a session id may be.
-const msgBadSessionID = sessionpkg.MsgBadID
-
 // session is one caller's state on top of the scenarios' data, kept by
 // the session store (mock/internal/session).
 type session = sessionpkg.Session
@@ -35,9 +32,6 @@ type session = sessionpkg.Session
 func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
 	return s.st.Resolve(sid, name)
 }
-
-// peek is resolve for a request that only reads (state.Peek).
-func (s *Server) peek(sid, name string) (*session, *Scenario, error) { return s.st.Peek(sid, name) }
 
 // Reset returns session (or every session, for AllSessions) to the start:
 // scenario settings, fault counters, rate limits, run-time faults, living

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	Version  string               // reported by health
 	Started  time.Time            // the server's start, health's uptime counts from it
 	Metrics  *prometheus.Registry // served at /__mock/metrics
+	// Snapshots takes and restores sessions' snapshots
+	// (/__mock/snapshot), each kind in its turn.
+	Snapshots *snapshot.Keeper
 }
 
 // Admin serves the admin API's resources.
@@ -46,12 +50,13 @@ type Admin struct {
 	version  string
 	started  time.Time
 	metrics  *prometheus.Registry
+	snaps    *snapshot.Keeper
 }
 
 // New is the admin API of cfg.
 func New(cfg Config) *Admin {
 	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
-		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics}
+		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots}
 }
 
 // Guard guards an admin route: when an admin token is set, every route

@@ -11,7 +11,7 @@ type Route struct {
 }
 
 // Routes are the admin API's resources, in the order the router is given
-// them; mock adds the snapshots, the OpenAPI documents, the control panel
+// them; mock adds the OpenAPI documents, the control panel
 // and the media files beside them.
 func (a *Admin) Routes() []Route {
 	get, h := []string{http.MethodGet, http.MethodHead}, a.Handler
@@ -36,5 +36,7 @@ func (a *Admin) Routes() []Route {
 		{Prefix + "/data", []string{http.MethodDelete}, h(a.handleDataDelete)},
 		{Prefix + "/clock", []string{http.MethodGet, http.MethodHead, http.MethodPost}, h(a.handleClock)},
 		{Prefix + "/metrics", get, a.Guard(a.handleMetrics())},
+		{Prefix + "/snapshot", get, a.Guard(http.HandlerFunc(a.handleSnapshotGet))},
+		{Prefix + "/snapshot", []string{http.MethodPost}, h(a.handleSnapshotPost)},
 	}
 }

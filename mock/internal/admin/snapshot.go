@@ -1,4 +1,4 @@
-package mock
+package admin
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -13,26 +14,26 @@ import (
 // handleSnapshotGet serves GET /__mock/snapshot: a session's snapshot,
 // the document itself (not in the envelope), YAML unless the Accept
 // header asks for JSON first or format=json says so.
-func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
+func (a *Admin) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 	asYAML, sid, err := snapshotQuery(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		a.writeError(w, r, err)
 		return
 	}
-	done, ok := s.snaps.Writing(r.Context())
+	done, ok := a.snaps.Writing(r.Context())
 	if !ok {
 		return
 	}
 	defer done()
-	snap, err := s.Snapshot(sid)
+	snap, err := a.snaps.Take(sid)
 	if err != nil {
-		s.writeError(w, r, err)
+		a.writeError(w, r, err)
 		return
 	}
 	snap.RedactTokens()
-	body, err := MarshalSnapshot(snap, asYAML)
+	body, err := snapshot.Marshal(snap, asYAML)
 	if err != nil {
-		s.writeError(w, r, err)
+		a.writeError(w, r, err)
 		return
 	}
 	ctype, ext := wire.ContentTypeJSON, "json"
@@ -55,9 +56,9 @@ func (s *Server) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session", "format"}})
 	if err == nil {
-		sid, err = sessionParam(q, r, DefaultSession)
+		sid, err = SessionParam(q, r, session.Default)
 	}
-	if err == nil && sid == AllSessions {
+	if err == nil && sid == session.All {
 		err = wire.InvalidParameter("session", "must name one session, not *")
 	}
 	if err != nil {
@@ -89,22 +90,22 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 // handleSnapshotPost serves POST /__mock/snapshot: a snapshot (JSON or
 // YAML, by Content-Type) restored into session (default: the
 // snapshot's own).
-func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
+func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session"}})
 	if err != nil {
 		return 0, nil, err
 	}
-	sid, err := sessionParam(q, r, "")
+	sid, err := SessionParam(q, r, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	if sid == AllSessions {
+	if sid == session.All {
 		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
-	done := s.snaps.Restoring()
+	done := a.snaps.Restoring()
 	defer done()
-	body, err := wire.ReadDocument(r, MaxSnapshotBytes, MaxSnapshotYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", MaxSnapshotBytes>>20),
-		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxSnapshotYAMLBytes>>20))
+	body, err := wire.ReadDocument(r, snapshot.MaxBytes, snapshot.MaxYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", snapshot.MaxBytes>>20),
+		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", snapshot.MaxYAMLBytes>>20))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -112,12 +113,12 @@ func (s *Server) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := s.Restore(sid, snap)
+	res, err := a.snaps.Restore(sid, snap)
 	if err != nil {
 		return 0, nil, err
 	}
 	if len(res.Dropped) > 0 {
-		s.log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+		a.log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 	}
 	return http.StatusOK, res, nil
 }
