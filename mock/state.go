@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -44,11 +45,19 @@ func (d *StateDir) Anchor(now time.Time) time.Time { return d.dir.Anchor(now) }
 // Restore brings the saved state into s: the server's own, then every
 // session's. A file that does not read is set aside and logged; so is
 // one whose session would not restore. It returns how many sessions
-// came back.
-func (d *StateDir) Restore(s *Server) int { return d.dir.Restore(s.snaps) }
+// came back. From then on, the folder keeps every change s makes: a
+// write (API or admin, deletions and server-wide ones included) is in
+// the folder before its answer is sent, so that an answered write
+// outlives the process, SIGKILL included.
+func (d *StateDir) Restore(s *Server) int {
+	n := d.dir.Restore(s.snaps)
+	d.dir.Keep(s.snaps, s.anchor)
+	return n
+}
 
-// Save writes what changed since the last save: the server's state and
-// the snapshot of every session used since (a session not yet written
-// too), and removes the files of sessions that are gone (reset, expired,
-// evicted). Every file is written whole, then renamed into place.
-func (d *StateDir) Save(s *Server) error { return d.dir.Save(s.snaps, s.anchor) }
+// Save keeps what changed and is not kept yet (the sessions' fault
+// counters and living shops that reads move), writes the server's state
+// if it changed, and removes the files of sessions that are gone
+// without a write (expired). Every file is written whole, then renamed
+// into place. It is the periodic save, and the last one at shutdown.
+func (d *StateDir) Save(s *Server) error { return d.dir.Save(context.Background(), s.snaps, s.anchor) }

@@ -84,6 +84,9 @@ func (a *Admin) Guard(next http.Handler) http.Handler {
 func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler {
 	return a.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		status, data, err := h(r)
+		if err == nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			err = a.st.SyncWrite(r.Context()) // an answered write outlives the process
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return

@@ -130,6 +130,22 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if end != nil {
 		end()
 	}
+	if !goesUp {
+		a.keep(rec, r)
+	}
+}
+
+// keep holds a write's success until what it changed is kept (the state
+// folder), so that an answered write outlives the process; if it cannot
+// be, the answer is the error instead.
+func (a *API) keep(rec *recorder, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || rec.status >= 300 {
+		return
+	}
+	if err := a.st.SyncWrite(r.Context()); err != nil {
+		rec.discard()
+		a.writeError(rec, r, err)
+	}
 }
 
 // steering reads the headers that steer a request: its session

@@ -108,6 +108,14 @@ func (ss *Session) SeedBytes() int64 { return ss.seeds.bytes() }
 // the bounds (others: the session's reviews seeded in other scenarios)
 // and reserves next's bytes beyond prev's; its error refuses.
 func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
+	kept, err := ss.keepSeed(name, prev, next, room)
+	if kept {
+		ss.changed()
+	}
+	return kept, err
+}
+
+func (ss *Session) keepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	b := ss.seeds
@@ -133,8 +141,12 @@ func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int)
 // living shops again on the scenarios' data; it returns how many.
 func (ss *Session) DropSeeds() int {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.dropSeedsLocked()
+	n := ss.dropSeedsLocked()
+	ss.mu.Unlock()
+	if n > 0 {
+		ss.changed()
+	}
+	return n
 }
 
 // dropSeedsLocked is DropSeeds; the caller holds ss.mu.

@@ -60,6 +60,7 @@ type Session struct {
 	seeds     *seedBox                        // reviews seeded by PUT /__mock/data; shared with the session a reset made
 	keeps     bool                            // a kept session: its shops and seeds are counted in the budgets
 	stored    bool                            // in the store: its overrides are counted in their budget
+	counted   bool                            // a fault's counter was met by the request under way (Meet)
 }
 
 // shared is what the sessions of a store use together.
@@ -68,6 +69,7 @@ type shared struct {
 	seeds     *budget.Budget
 	overrides *budget.Budget // the sessions' own overrides, each within access.MaxSessionOverrideBytes
 	faults    *fault.Registry
+	changed   func(id string) // told of every change of a session's part; nil for none
 }
 
 // state is what a session changes while it uses one scenario.
@@ -132,8 +134,9 @@ func (ss *Session) Pick() string {
 // SetPick makes name the session's scenario; "" follows the server's.
 func (ss *Session) SetPick(name string) {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	ss.pick = name
+	ss.mu.Unlock()
+	ss.changed()
 }
 
 // Settings returns the session's settings in sc.
@@ -147,6 +150,14 @@ func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
 // them, in one step: on error nothing changes. In a living shop, a
 // rating whose settings change can be answered from now.
 func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
+	set, err := ss.patchSettings(sc, now, apply)
+	if err == nil {
+		ss.changed()
+	}
+	return set, err
+}
+
+func (ss *Session) patchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.stateLocked(sc)
@@ -178,6 +189,7 @@ func (ss *Session) Overrides() access.Overrides {
 // SetOverrides replaces the session's own overrides; a session in the
 // store counts them in the overrides' budget.
 func (ss *Session) SetOverrides(o access.Overrides) {
+	defer ss.changed()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.stored {
@@ -201,7 +213,18 @@ type Turn struct {
 // none of the faults of its id, which are another session's now.
 func (ss *Session) Meet(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	o := ss.meetLocked(sc, all, req, decide)
+	counted := ss.counted
+	ss.counted = false
+	ss.mu.Unlock()
+	if counted {
+		ss.changed()
+	}
+	return o
+}
+
+// meetLocked is Meet; the caller holds ss.mu.
+func (ss *Session) meetLocked(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	st := ss.stateLocked(sc)
 	var o fault.Outcome
 	for i := range st.sc.Faults() {
@@ -231,6 +254,7 @@ func (ss *Session) faultsLocked() (shared, own []*fault.Fault) {
 // counterLocked returns the session's counter of fault f; the caller
 // holds ss.mu.
 func (ss *Session) counterLocked(f *fault.Fault) *fault.Counter {
+	ss.counted = true
 	if ss.counters == nil {
 		ss.counters = make(map[*fault.Fault]*fault.Counter)
 	}
@@ -245,9 +269,14 @@ func (ss *Session) counterLocked(f *fault.Fault) *fault.Counter {
 // ForgetFaults drops the session's counters of faults that are gone.
 func (ss *Session) ForgetFaults(gone []*fault.Fault) {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	n := len(ss.counters)
 	for _, f := range gone {
 		delete(ss.counters, f)
+	}
+	forgot := len(ss.counters) < n
+	ss.mu.Unlock()
+	if forgot {
+		ss.changed()
 	}
 }
 
@@ -291,6 +320,7 @@ func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 // clock, with the session's settings there, under the session's lock;
 // sc has a shop.
 func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop, settings.Settings) error) error {
+	defer ss.changed() // its clock may have moved
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	sh, err := ss.runShopLocked(sc, now)
@@ -316,6 +346,9 @@ func (ss *Session) runShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Sh
 		}
 		sh = shop.New(sc, base, now)
 		ss.keepShopLocked(st, sh)
+		if ss.shared.changed != nil {
+			ss.shared.changed(ss.id) // the shop's clock starts now: kept, it comes back where it was
+		}
 	} else {
 		sh.Touch()
 	}
@@ -350,5 +383,13 @@ func (ss *Session) restartShopLocked(name string) {
 func (ss *Session) chargeOverridesLocked(n int) {
 	if b := ss.shared.overrides; b != nil && n != 0 {
 		b.Charge(int64(n))
+	}
+}
+
+// changed tells the store's listener (Config.Changed) that a part of
+// the session changed; it takes none of the session's locks.
+func (ss *Session) changed() {
+	if f := ss.shared.changed; f != nil {
+		f(ss.id)
 	}
 }

@@ -62,8 +62,13 @@ type Config struct {
 	// Overrides is the memory of the sessions' own overrides; nil counts
 	// none.
 	Overrides *budget.Budget
-	Faults    *fault.Registry
-	Journals  *journal.Journals
+	// Changed, when set, is told the id of every session whose part
+	// changed (its pick, settings, seeds, overrides, fault counters, a
+	// shop started or its clock moved), or that was put, dropped or
+	// reset: what a Store that outlives the process must keep again.
+	Changed  func(id string)
+	Faults   *fault.Registry
+	Journals *journal.Journals
 }
 
 // Memory is a Store in this process's memory.
@@ -76,7 +81,7 @@ type Memory struct {
 
 // NewMemory is an empty Memory store.
 func NewMemory(cfg Config) *Memory {
-	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults}, m: make(map[string]*Session)}
+	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
 }
 
 // New is a fresh session of id, not kept.
@@ -198,6 +203,7 @@ func (m *Memory) putLocked(ss *Session) {
 	m.m[ss.id] = ss
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	defer ss.changed()
 	ss.stored = true
 	ss.chargeOverridesLocked(ss.overrides.Size())
 	for _, st := range ss.states {
@@ -258,6 +264,7 @@ func (m *Memory) clearLocked(ss *Session) {
 	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}
 	m.cfg.Faults.Drop(ss.id) // its run-time faults go with it
 	ss.dropped = true        // a request still running keeps no shop (nor, by its Key, any entry), and meets none of its faults
+	ss.changed()             // gone: kept, it would come back
 }
 
 // Reset returns session id, or every session for All, to its start.

@@ -30,6 +30,7 @@ func (st *State) PutFault(sid string, f fault.Fault, replace bool) (fault.Fault,
 	if err != nil {
 		return fault.Fault{}, 0, err
 	}
+	st.faultsChanged(sid, "")
 	return f, len(removed), nil
 }
 
@@ -43,7 +44,24 @@ func (st *State) Faults(sid string) []fault.Fault { return st.faults.List(sid) }
 func (st *State) RemoveFaults(sid, id string) int {
 	removed := st.faults.Remove(sid, id)
 	forgetCounters(st.sessions.List(session.All), removed)
+	if len(removed) > 0 {
+		st.faultsChanged(sid, id)
+	}
 	return len(removed)
+}
+
+// faultsChanged marks whose run-time faults changed: session sid's, or
+// the server's for session.All; one removed by id may have been any
+// session's.
+func (st *State) faultsChanged(sid, id string) {
+	if sid != session.All && id == "" {
+		st.changes.session(sid)
+		return
+	}
+	st.changes.serverChanged()
+	for _, ss := range st.sessions.List(session.All) {
+		st.changes.session(ss.ID())
+	}
 }
 
 // forgetCounters drops the sessions' counters of faults that are gone.

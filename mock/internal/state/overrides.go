@@ -14,8 +14,9 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 	}
 	if sid == session.All {
 		st.overridesMu.Lock()
-		defer st.overridesMu.Unlock()
 		st.overrides = o
+		st.overridesMu.Unlock()
+		st.changes.serverChanged()
 		return nil
 	}
 	if err := CheckOverrides(o, "auth.tokens"); err != nil {

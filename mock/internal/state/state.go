@@ -64,6 +64,8 @@ type State struct {
 
 	overridesMu sync.Mutex // guards overrides
 	overrides   access.Overrides
+
+	changes changes // what changed since it was kept (changes.go)
 }
 
 // New is the state of a server that has served nothing yet.
@@ -81,7 +83,8 @@ func New(cfg Config) *State {
 		journals: journal.New(cfg.JournalSize, cfg.JournalBytes, cfg.JournalEntries),
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
-		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals})
+		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
+		Changed: st.changes.session})
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())
@@ -157,6 +160,7 @@ func (st *State) Reset(sid string) {
 		st.overridesMu.Lock()
 		st.overrides = access.Overrides{}
 		st.overridesMu.Unlock()
+		st.changes.serverChanged()
 	}
 	st.sessions.Reset(sid)
 }
@@ -189,6 +193,7 @@ func (st *State) SetScenario(sid, name string) error {
 		for _, ss := range tx.List(session.All) {
 			ss.SetPick("") // every session follows the server again
 		}
+		st.changes.serverChanged()
 		return nil
 	})
 	st.log.Info("scenario switched", "session", sid, "scenario", name)

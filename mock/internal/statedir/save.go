@@ -1,6 +1,7 @@
 package statedir
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -13,44 +14,83 @@ import (
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
 
-// Save writes what changed since the last save: the server's state (its
-// data anchored to the present anchor) and the snapshot of every session
-// used since (a session not yet written too), and removes the files of
-// sessions that are gone (reset, expired, evicted). Every file is
-// written whole, then renamed into place.
-func (d *Dir) Save(k *snapshot.Keeper, anchor time.Time) error {
+// Keep makes the folder what k's state keeps every change in
+// (state.SetKeeper): from now on, a write's answer waits until what it
+// changed is in the folder, so that it outlives the process, SIGKILL
+// included. Every session kept now, restored ones among them, is
+// written again at the next keeping, as it is now. Only the first call
+// counts: call it after Restore and before serving.
+func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
+	d.once.Do(func() {
+		st := k.State()
+		st.SetKeeper(func(_ context.Context, ids []string, server bool) error {
+			return d.keep(k, anchor, ids, server)
+		})
+		st.MarkAllChanged()
+	})
+}
+
+// keep writes what changed: the server's state, if server, and each
+// session of ids as it is now (its file removed if it is gone).
+func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	started := k.Now()
 	var errs []error
-	server, err := json.MarshalIndent(serverState(k.State(), anchor), "", "  ")
-	if err == nil {
-		err = writeIfChanged(filepath.Join(d.dir, serverFile), server)
+	if server {
+		errs = append(errs, d.saveServer(k, anchor))
 	}
-	errs = append(errs, err)
-	ids, used := k.State().Sessions().Used(d.saved)
-	keep := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		name := sessionFile(id)
-		keep[name] = true
-		if _, ok := d.written[name]; ok && !used[id] {
+		if _, ok := k.State().Sessions().Find(id); !ok {
+			errs = append(errs, d.removeSession(name))
 			continue
 		}
-		if err := d.saveSession(k, id, name); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, d.saveSession(k, id, name))
+	}
+	return errors.Join(errs...)
+}
+
+// Save keeps every change not yet kept (wiring the folder to the state
+// first, if Keep was not called), writes the server's state
+// if it differs from the file's, and removes the files of sessions that
+// are gone without a change kept (expired). It is what a periodic save
+// and the last one at shutdown do.
+func (d *Dir) Save(ctx context.Context, k *snapshot.Keeper, anchor time.Time) error {
+	d.Keep(k, anchor)
+	errs := []error{k.State().Sync(ctx)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	errs = append(errs, d.saveServer(k, anchor))
+	ids, _ := k.State().Sessions().Used(time.Time{})
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[sessionFile(id)] = true
 	}
 	for name := range d.written {
 		if !keep[name] {
-			if err := os.Remove(filepath.Join(d.dir, sessionsDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-				continue
-			}
-			delete(d.written, name)
+			errs = append(errs, d.removeSession(name))
 		}
 	}
-	d.saved = started
 	return errors.Join(errs...)
+}
+
+// saveServer writes server.json, unless it holds the server's state
+// already.
+func (d *Dir) saveServer(k *snapshot.Keeper, anchor time.Time) error {
+	server, err := json.MarshalIndent(serverState(k.State(), anchor), "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeIfChanged(filepath.Join(d.dir, serverFile), server)
+}
+
+// removeSession removes the file name from sessions/.
+func (d *Dir) removeSession(name string) error {
+	if err := os.Remove(filepath.Join(d.dir, sessionsDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	delete(d.written, name)
+	return nil
 }
 
 // saveSession writes session id's snapshot to the file name in

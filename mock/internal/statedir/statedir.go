@@ -34,7 +34,7 @@ type Dir struct {
 
 	mu      sync.Mutex          // one save at a time
 	written map[string][32]byte // file name in sessions/ -> what it holds (its hash, without taken_at)
-	saved   time.Time           // when the last save began
+	once    sync.Once           // Keep, done by Save if not before
 }
 
 // Names in a state folder.

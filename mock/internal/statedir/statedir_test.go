@@ -1,6 +1,7 @@
 package statedir
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -86,7 +87,7 @@ func TestSave(t *testing.T) {
 	for _, s := range []string{"a", "b", "c.1", "Alice", "alice", long} {
 		sign(t, k, s, s)
 	}
-	if err := d.Save(k, c.now()); err != nil {
+	if err := d.Save(context.Background(), k, c.now()); err != nil {
 		t.Fatal(err)
 	}
 	file := func(name string) string { return filepath.Join(dir, "sessions", name) }
@@ -107,7 +108,7 @@ func TestSave(t *testing.T) {
 	}
 	sign(t, k, "b", "b2")
 	k.State().Reset("c.1")
-	if err := d.Save(k, c.now()); err != nil {
+	if err := d.Save(context.Background(), k, c.now()); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(file("a.json")); !fi.ModTime().Equal(stamp) {
@@ -156,7 +157,7 @@ func TestServerStateComesBack(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := Open(dir, nil)
 	anchor := c.now().Add(-time.Hour)
-	if err := d.Save(k, anchor); err != nil {
+	if err := d.Save(context.Background(), k, anchor); err != nil {
 		t.Fatal(err)
 	}
 	again := server(t, c)
@@ -194,7 +195,7 @@ func TestRestoreSetsAside(t *testing.T) {
 	sign(t, k, "good", "kept")
 	dir := t.TempDir()
 	d, _ := Open(dir, nil)
-	if err := d.Save(k, c.now()); err != nil {
+	if err := d.Save(context.Background(), k, c.now()); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(filepath.Join(dir, "sessions", "good.json"))

@@ -1,0 +1,146 @@
+package state
+
+import (
+	"context"
+	"net/http"
+
+	"slices"
+	"sync"
+
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Keeper keeps what changed somewhere that outlives the process (the
+// state folder): the sessions named (each as it is now, or its file
+// removed if it is gone) and, with server, the server's own state. It
+// returns once all of it is kept.
+type Keeper func(ctx context.Context, sessions []string, server bool) error
+
+// changes tracks what changed since it was last kept, for a Keeper: the
+// sessions changed (marked by the session store on every change of a
+// session's part, and by the state for a session's run-time faults) and
+// whether the server's own state did (its pick, its faults and
+// overrides for every session). Each mark counts one version; Sync
+// waits until the versions marked before it are kept. One keeping runs
+// at a time, and takes every change marked until it starts: writes that
+// come together are kept together.
+type changes struct {
+	mu       sync.Mutex
+	keep     Keeper // nil: nothing outlives the process, Sync returns at once
+	sessions map[string]struct{}
+	server   bool
+	marked   uint64        // versions marked
+	kept     uint64        // versions kept
+	running  chan struct{} // closed when the keeping under way ends; nil when none runs
+}
+
+// session marks session id changed.
+func (c *changes) session(id string) {
+	c.mu.Lock()
+	if c.keep != nil {
+		if c.sessions == nil {
+			c.sessions = make(map[string]struct{})
+		}
+		c.sessions[id] = struct{}{}
+		c.marked++
+	}
+	c.mu.Unlock()
+}
+
+// serverChanged marks the server's own state changed.
+func (c *changes) serverChanged() {
+	c.mu.Lock()
+	if c.keep != nil {
+		c.server = true
+		c.marked++
+	}
+	c.mu.Unlock()
+}
+
+// sync returns once every change marked before it was called is kept,
+// keeping them itself unless a keeping under way takes them; or with
+// ctx's error, or the Keeper's. A change a failed keeping did not keep
+// stays marked, for the next.
+func (c *changes) sync(ctx context.Context) error {
+	c.mu.Lock()
+	want := c.marked
+	for c.kept < want {
+		if running := c.running; running != nil {
+			c.mu.Unlock()
+			select {
+			case <-running:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			c.mu.Lock()
+			continue
+		}
+		ids := make([]string, 0, len(c.sessions))
+		for id := range c.sessions {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		server, upTo, keep := c.server, c.marked, c.keep
+		c.sessions, c.server = nil, false
+		done := make(chan struct{})
+		c.running = done
+		c.mu.Unlock()
+		err := keep(context.WithoutCancel(ctx), ids, server) // once begun, the keeping ends: others wait on it
+		c.mu.Lock()
+		c.running = nil
+		close(done)
+		if err != nil {
+			if c.sessions == nil {
+				c.sessions = make(map[string]struct{})
+			}
+			for _, id := range ids {
+				c.sessions[id] = struct{}{}
+			}
+			c.server = c.server || server
+			c.mu.Unlock()
+			return err
+		}
+		c.kept = max(c.kept, upTo)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// SetKeeper makes keep what every change is kept through (the state
+// folder); from now on, Sync returns once the changes marked before it
+// are kept. Set it once, before serving.
+func (st *State) SetKeeper(keep Keeper) {
+	st.changes.mu.Lock()
+	st.changes.keep = keep
+	st.changes.mu.Unlock()
+}
+
+// Sync returns once every change made before it was called is kept by
+// the Keeper (at once without one): a write calls it before its answer
+// is sent, so that an answered write outlives the process.
+func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx) }
+
+// MarkAllChanged marks the server's state and every session kept as
+// changed: the next keeping writes them all, as they are now.
+func (st *State) MarkAllChanged() {
+	st.changes.serverChanged()
+	for _, ss := range st.sessions.List(session.All) {
+		st.changes.session(ss.ID())
+	}
+}
+
+// SyncWrite is Sync for a write about to be answered with success: nil
+// once what it changed is kept, else the error to answer in its place
+// (500 internal_error: the change is made, but would not outlive a
+// restart).
+func (st *State) SyncWrite(ctx context.Context) error {
+	err := st.Sync(ctx)
+	if err == nil {
+		return nil
+	}
+	st.log.Error("state: a change was not kept", "err", err)
+	e := wire.StatusError(http.StatusInternalServerError)
+	e.Message = "the change is made, but the state folder did not keep it, so a restart would lose it: " + wire.Clip(err.Error())
+	return e
+}

@@ -1,0 +1,129 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// Without a Keeper nothing is marked and Sync returns at once; with one,
+// Sync hands it what was marked since the last keeping, once, and a
+// failed keeping leaves its changes marked for the next.
+func TestChangesKeptOnce(t *testing.T) {
+	var c changes
+	c.session("a")
+	if err := c.sync(context.Background()); err != nil || len(c.sessions) != 0 || c.marked != 0 {
+		t.Fatalf("without a keeper: %v, %d marked", err, c.marked)
+	}
+	var calls [][]string
+	var servers []bool
+	fail := errors.New("disk full")
+	var failNext bool
+	c.keep = func(_ context.Context, ids []string, server bool) error {
+		calls, servers = append(calls, ids), append(servers, server)
+		if failNext {
+			failNext = false
+			return fail
+		}
+		return nil
+	}
+	c.session("b")
+	c.session("a")
+	c.session("b")
+	c.serverChanged()
+	if err := c.sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || !slices.Equal(calls[0], []string{"a", "b"}) || !servers[0] {
+		t.Fatalf("kept %v %v, want [a b] and the server once", calls, servers)
+	}
+	if err := c.sync(context.Background()); err != nil || len(calls) != 1 {
+		t.Fatalf("nothing changed, yet kept again: %v %v", calls, err)
+	}
+	failNext = true
+	c.session("c")
+	if err := c.sync(context.Background()); !errors.Is(err, fail) {
+		t.Fatalf("a failed keeping: %v", err)
+	}
+	if err := c.sync(context.Background()); err != nil || len(calls) != 3 || !slices.Equal(calls[2], []string{"c"}) {
+		t.Fatalf("what a failed keeping left is kept by the next: %v %v", calls, err)
+	}
+}
+
+// Writes that sync together are kept together: while one keeping runs,
+// the others wait for it and then one more keeping takes all their
+// changes; each Sync returns only after a keeping that began after its
+// change.
+func TestChangesGroupCommit(t *testing.T) {
+	var c changes
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var calls [][]string
+	kept := map[string]bool{}
+	c.keep = func(_ context.Context, ids []string, _ bool) error {
+		mu.Lock()
+		first := len(calls) == 0
+		calls = append(calls, ids)
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		mu.Lock()
+		for _, id := range ids {
+			kept[id] = true
+		}
+		mu.Unlock()
+		return nil
+	}
+	c.session("first")
+	firstDone := make(chan error)
+	go func() { firstDone <- c.sync(context.Background()) }()
+	for { // the first keeping is under way
+		c.mu.Lock()
+		running := c.running != nil
+		c.mu.Unlock()
+		if running {
+			break
+		}
+		runtime.Gosched()
+	}
+	const writers = 20
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("w%02d", i)
+			c.session(id)
+			if err := c.sync(context.Background()); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !kept[id] {
+				t.Errorf("%s: Sync returned before its change was kept", id)
+			}
+		}()
+	}
+	for { // every writer has marked its change and waits
+		c.mu.Lock()
+		n := len(c.sessions)
+		c.mu.Unlock()
+		if n == writers {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if len(calls) != 2 || len(calls[1]) != writers {
+		t.Errorf("%d keepings (%v); want the first, then one with all %d writers' changes", len(calls), calls, writers)
+	}
+}
