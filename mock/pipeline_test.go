@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -135,5 +136,36 @@ func BenchmarkServeDefaultPage(b *testing.B) {
 	for b.Loop() {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
+	}
+}
+
+// A PATCH of the settings, in memory and with a state folder, whose
+// answer waits until the session's file is written.
+func BenchmarkPatchSettings(b *testing.B) {
+	for _, folder := range []bool{false, true} {
+		name := "memory"
+		if folder {
+			name = "state-dir"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := newServer(b, mock.Options{})
+			if folder {
+				d, err := mock.OpenStateDir(b.TempDir(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d.Restore(s)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				req := httptest.NewRequest("PATCH", "/api/v1/settings/ai", strings.NewReader(fmt.Sprintf(`{"feedback":[{"rating":1,"signature":"v%d"}]}`, i)))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatalf("PATCH: %d %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }
