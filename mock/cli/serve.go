@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -28,6 +30,12 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		cfg.maxConns = defaultMaxConns
 	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
+	if cfg.stdinClose {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go exitOnClose(os.Stdin, stop, opts.Logger)
+	}
 	// With --admin-addr, the admin API (and its page) has a listener of its
 	// own, and the main one serves only the API, health and media.
 	lns, closeAll, err := listen(cfg)
@@ -91,6 +99,19 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	case <-ctx.Done():
 	}
 	return drain(servers, cfg, opts.Logger)
+}
+
+// exitOnClose reads in (standard input) to its end, then calls stop:
+// with --exit-on-stdin-close, a closed pipe is a SIGTERM. The end comes
+// when the process holding the pipe's other end closes it or exits,
+// however it exits, so a test runner killed leaves no server behind.
+func exitOnClose(in io.Reader, stop func(), log *slog.Logger) {
+	var attrs []any
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		attrs = append(attrs, "err", err)
+	}
+	log.Info("standard input closed (--exit-on-stdin-close): shutting down", attrs...)
+	stop()
 }
 
 // listen opens the listeners of --addr and --admin-addr; closeAll

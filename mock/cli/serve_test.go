@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -386,5 +387,55 @@ func TestServeScenariosOverlay(t *testing.T) {
 	}
 	if want := filepath.Join(dir, "mine.yaml") + `:1:10: extends: scenario "default" not found in ` + dir + "; have: mine"; !strings.Contains(logs.String(), want) {
 		t.Errorf("--scenarios-only: stderr\n%s\nwant %s", logs.String(), want)
+	}
+}
+
+// With --exit-on-stdin-close, the server shuts down cleanly when its
+// standard input closes, as it does when the process holding the pipe's
+// other end exits, killed or not; without the flag, a closed standard
+// input changes nothing.
+func TestExitOnStdinClose(t *testing.T) {
+	start := func(args ...string) (*exec.Cmd, *syncBuffer, io.WriteCloser, string) {
+		t.Helper()
+		js, _ := json.Marshal(append([]string{"--addr", "127.0.0.1:0", "--log-format", "json"}, args...))
+		logs := &syncBuffer{}
+		cmd, _, in := child(t, "main", logs, "REPLYMOCK_TEST_ARGS="+string(js))
+		base := servingAddr(t, logs)
+		resp, err := http.Get(base + "/__mock/health")
+		if err != nil {
+			t.Fatalf("health: %v", err)
+		}
+		resp.Body.Close()
+		return cmd, logs, in, base
+	}
+	const said = "standard input closed (--exit-on-stdin-close): shutting down"
+
+	cmd, logs, in, base := start("--exit-on-stdin-close")
+	in.Close()
+	if err := exited(t, cmd, 30*time.Second); err != nil {
+		t.Errorf("exit after standard input closed: %v; want a clean exit", err)
+	}
+	if !strings.Contains(logs.String(), said) || !strings.Contains(logs.String(), "draining requests in flight") {
+		t.Errorf("the log does not say why the server stopped, or that it drained:\n%s", logs.String())
+	}
+	if resp, err := http.Get(base + "/__mock/health"); err == nil {
+		resp.Body.Close()
+		t.Errorf("%s still answers after the process exited", base)
+	}
+
+	cmd, logs, in, base = start()
+	in.Close()
+	time.Sleep(300 * time.Millisecond)
+	resp, err := http.Get(base + "/__mock/health")
+	if err != nil {
+		t.Fatalf("without the flag, a closed standard input stopped the server: %v", err)
+	}
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := exited(t, cmd, 30*time.Second); err != nil {
+		t.Errorf("exit on SIGTERM: %v", err)
+	}
+	if strings.Contains(logs.String(), said) {
+		t.Errorf("without the flag, the server watched its standard input:\n%s", logs.String())
 	}
 }
