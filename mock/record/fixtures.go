@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
@@ -223,7 +222,7 @@ func writeFiles(dir string, files map[string]any, res *Result) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := renameio.WriteFile(p, b, 0o644); err != nil {
+		if err := writeFile(p, b, 0o644); err != nil {
 			return err
 		}
 		res.Files = append(res.Files, filepath.ToSlash(name))

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/google/renameio/v2"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
 
@@ -113,7 +112,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	}
 	snap.TakenAt = taken
 	if body, err = json.Marshal(snap); err == nil {
-		err = renameio.WriteFile(filepath.Join(d.dir, sessionsDir, name), body, 0o600)
+		err = writeFile(filepath.Join(d.dir, sessionsDir, name), body, 0o600)
 	}
 	if err != nil {
 		return err
@@ -128,5 +127,5 @@ func writeIfChanged(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
 		return nil
 	}
-	return renameio.WriteFile(path, data, 0o600)
+	return writeFile(path, data, 0o600)
 }

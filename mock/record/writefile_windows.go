@@ -1,0 +1,35 @@
+package record
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// writeFile writes data to path whole, as renameio does on Unix: into a
+// temporary file beside it (its name starts with a dot, as renameio's),
+// synced, then renamed over it (MoveFileEx replaces the old file).
+func writeFile(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
