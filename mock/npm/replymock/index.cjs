@@ -238,12 +238,16 @@ class Session {
  * process (--exit-on-stdin-close) and shuts down when the pipe closes.
  */
 async function startReplymock(options = {}) {
-  const args = ["--addr", "127.0.0.1:0", "--log-format", "json", "--exit-on-stdin-close"];
+  // The helper's own flags come last, so that they win over the
+  // caller's and over REPLYMOCK_* variables; --log-level info comes
+  // first (the address is read from an info line), for args to change.
+  const args = ["--log-level", "info", ...(options.args ?? [])];
   if (options.scenario) args.push("--scenario", options.scenario);
   if (options.adminToken) args.push("--admin-token", options.adminToken);
-  args.push(...(options.args ?? []));
+  args.push("--addr", "127.0.0.1:0", "--log-format", "json", "--exit-on-stdin-close");
+  const env = options.env ?? process.env;
   const bin = options.binary ?? binaryPath();
-  const child = spawn(bin, args, { stdio: ["pipe", "ignore", "pipe"], env: options.env ?? process.env, windowsHide: true });
+  const child = spawn(bin, args, { stdio: ["pipe", "ignore", "pipe"], env, windowsHide: true });
   child.stdin.on("error", () => {}); // EPIPE once the server is gone: nothing to tell
   const tail = [];
   const addr = await new Promise((resolve, reject) => {
@@ -273,7 +277,7 @@ async function startReplymock(options = {}) {
       } catch { /* not a JSON line: a panic's text, say */ }
     });
   });
-  const server = new ReplymockServer(`http://${addr}`, child, options);
+  const server = new ReplymockServer(`http://${addr}`, child, { adminToken: options.adminToken ?? env.REPLYMOCK_ADMIN_TOKEN });
   try {
     await server.health();
   } catch (err) {

@@ -49,9 +49,9 @@ export interface Times {
 export interface StartOptions {
   /** The scenario to serve (default "default"). */
   scenario?: string;
-  /** Lock the admin API with this token; the helper sends it. */
+  /** Lock the admin API with this token (default REPLYMOCK_ADMIN_TOKEN's); the helper sends it. */
   adminToken?: string;
-  /** More flags for the binary: ["--strict"], ["--seed", "7"]. */
+  /** More flags for the binary: ["--strict"], ["--seed", "7"]; not --addr, --log-format, nor a --log-level above info. */
   args?: readonly string[];
   /** The binary to run; default REPLYMOCK_BINARY, else the one npm installed for this platform. */
   binary?: string;

@@ -160,6 +160,19 @@ test("an admin token is sent; a client without it is told", async () => {
   }
 });
 
+test("the helper's flags win over REPLYMOCK_* variables; the admin token is taken from them", async () => {
+  const env = { ...process.env, REPLYMOCK_LOG_LEVEL: "warn", REPLYMOCK_ADDR: "127.0.0.1:1", REPLYMOCK_ADMIN_TOKEN: "t0k3n" };
+  const m = await startReplymock({ env });
+  try {
+    const s = m.session();
+    await s.useScenario("empty-shop");
+    assert.equal((await list(s, "counts_only=1")).body.data.total, 0);
+    assert.equal((await connectReplymock(m.url).session().reset().catch((e) => e)).status, 401);
+  } finally {
+    await m.stop();
+  }
+});
+
 test("a server that cannot start says why", async () => {
   const err = await startReplymock({ args: ["--no-such-flag"] }).catch((e) => e);
   assert.match(err.message, /exited \(code 2\) before it served; its log:\n.*flag provided but not defined: -no-such-flag/s);
