@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -140,7 +141,8 @@ func choose(list string) ([]platform, error) {
 }
 
 // build lays out the replymock package and the chosen platforms'
-// packages in out, each in a folder of its own made anew.
+// packages in out, each in a folder of its own made anew. Two platforms
+// are built at a time: one build alone leaves a core idle while it links.
 func build(root, out string, m *manifest, chosen []platform, log io.Writer) error {
 	dst := filepath.Join(out, "replymock")
 	if err := fresh(dst); err != nil {
@@ -150,27 +152,50 @@ func build(root, out string, m *manifest, chosen []platform, log io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(log, "replymock %s: %s\n", m.Version, dst)
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		turn = make(chan struct{}, 2)
+	)
 	for _, p := range chosen {
-		start := time.Now()
-		dir := filepath.Join(out, p.dir())
-		if err := fresh(filepath.Join(dir, "bin")); err != nil {
-			return err
-		}
-		bin := filepath.Join(dir, "bin", p.binary())
-		if err := goBuild(root, p, m.Version, bin); err != nil {
-			return err
-		}
-		if err := writePlatformPackage(dir, p, m.Version); err != nil {
-			return err
-		}
-		info, err := os.Stat(bin)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "%s %s: %s (%.1f MB binary, built in %s)\n", p.name(), m.Version, dir,
-			float64(info.Size())/1e6, time.Since(start).Round(100*time.Millisecond))
+		wg.Go(func() {
+			turn <- struct{}{}
+			defer func() { <-turn }()
+			line, err := buildPlatform(root, filepath.Join(out, p.dir()), p, m.Version)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			fmt.Fprintln(log, line)
+		})
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// buildPlatform lays out p's package in dir: its binary and package.json;
+// it returns a line that says what it built.
+func buildPlatform(root, dir string, p platform, version string) (string, error) {
+	start := time.Now()
+	if err := fresh(filepath.Join(dir, "bin")); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "bin", p.binary())
+	if err := goBuild(root, p, version, bin); err != nil {
+		return "", err
+	}
+	if err := writePlatformPackage(dir, p, version); err != nil {
+		return "", err
+	}
+	info, err := os.Stat(bin)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %s: %s (%.1f MB binary, built in %s)", p.name(), version, dir,
+		float64(info.Size())/1e6, time.Since(start).Round(100*time.Millisecond)), nil
 }
 
 // goBuild builds the replymock binary for p, with version stamped, at bin.
