@@ -108,7 +108,7 @@ test("npm installs the binary of this platform only", () => {
   assert.ok(statSync(bin).mode & 0o100, `${bin} is executable`);
 });
 
-test("npx replymock --version prints the package's version", () => {
+test("npx replymock --version, and a package.json script, print the package's version", () => {
   const timings = [];
   let out = "";
   for (let i = 0; i < 3; i++) {
@@ -117,34 +117,38 @@ test("npx replymock --version prints the package's version", () => {
     timings.push(r.ms);
   }
   assert.equal(out, `replymock ${version}\n`);
+  assert.equal(sh("npm", ["run", "--silent", "mock", "--", "--version"]).stdout, `replymock ${version}\n`, "a package.json script");
   const direct = sh("node", ["node_modules/replymock/bin/replymock.js", "--version"]);
   const binary = sh(join(project, "node_modules/@replymock", `${process.platform}-${process.arch}`, "bin/replymock"), ["--version"]);
   console.log(`npx replymock --version: ${timings.join(", ")} ms; the bin script alone: ${direct.ms} ms; the binary: ${binary.ms} ms`);
 });
 
-test("npx replymock serves: health answers, and SIGTERM stops it cleanly", async (t) => {
-  const child = spawn(join(project, "node_modules/.bin/replymock"), ["--addr", "127.0.0.1:0", "--log-format", "json", "--scenario", "flaky"],
-    { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  t.after(() => child.kill("SIGKILL")); // if the test failed before it stopped the server
-  let log = "";
-  const addr = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no serving line in 60 s:\n${log}`)), 60_000);
-    child.stderr.setEncoding("utf8").on("data", (s) => {
-      log += s;
-      const m = /"msg":"replymock serving".*?"addr":"([^"]+)"/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  test(`npx replymock serves: health answers, and ${signal} to the bin script stops the server cleanly`, async (t) => {
+    const child = spawn(join(project, "node_modules/.bin/replymock"), ["--addr", "127.0.0.1:0", "--log-format", "json", "--scenario", "flaky"],
+      { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
+    const exited = new Promise((resolve) => child.on("exit", (code, sig) => resolve({ code, signal: sig })));
+    t.after(() => child.kill("SIGKILL")); // if the test failed before it stopped the server
+    let log = "";
+    const addr = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no serving line in 60 s:\n${log}`)), 60_000);
+      child.stderr.setEncoding("utf8").on("data", (s) => {
+        log += s;
+        const m = /"msg":"replymock serving".*?"addr":"([^"]+)"/.exec(log);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
     });
+    const health = await (await fetch(`http://${addr}/__mock/health`)).json();
+    assert.deepEqual([health.data.status, health.data.scenario, health.data.version], ["ok", "flaky", version]);
+    child.kill(signal); // to the bin script alone (no terminal here), which passes it on
+    assert.deepEqual(await exited, { code: 0, signal: null }, log);
+    assert.match(log, /replymock shutting down/);
+    await assert.rejects(fetch(`http://${addr}/__mock/health`), "the server's port still answers");
   });
-  const health = await (await fetch(`http://${addr}/__mock/health`)).json();
-  assert.deepEqual([health.data.status, health.data.scenario, health.data.version], ["ok", "flaky", version]);
-  child.kill("SIGTERM"); // to the bin script, which passes it on
-  assert.deepEqual(await exited, { code: 0, signal: null }, log);
-  assert.match(log, /replymock shutting down/);
-});
+}
 
 test("the committed types are what openapi-typescript makes of the OpenAPI documents", () => {
   for (const [doc, types] of [["mock/openapi.yaml", "api.d.ts"], ["mock/admin-openapi.yaml", "admin.d.ts"]]) {
