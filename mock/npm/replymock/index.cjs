@@ -243,9 +243,9 @@ async function startReplymock(options = {}) {
   // first (the address is read from an info line), for args to change.
   const args = ["--log-level", "info", ...(options.args ?? [])];
   if (options.scenario) args.push("--scenario", options.scenario);
-  if (options.adminToken) args.push("--admin-token", options.adminToken);
   args.push("--addr", "127.0.0.1:0", "--log-format", "json", "--exit-on-stdin-close");
-  const env = options.env ?? process.env;
+  let env = options.env ?? process.env;
+  if (options.adminToken) env = { ...env, REPLYMOCK_ADMIN_TOKEN: options.adminToken }; // not in argv, which ps shows
   const bin = options.binary ?? binaryPath();
   const child = spawn(bin, args, { stdio: ["pipe", "ignore", "pipe"], env, windowsHide: true });
   child.stdin.on("error", () => {}); // EPIPE once the server is gone: nothing to tell
@@ -259,7 +259,8 @@ async function startReplymock(options = {}) {
     const timeout = options.startTimeout ?? startTimeout;
     const timer = setTimeout(() => fail(`${bin} did not start within ${timeout} ms`), timeout);
     child.once("error", (err) => fail(`could not run ${bin}: ${err.message}`));
-    child.once("exit", (code, signal) => fail(`${bin} ${args.join(" ")} exited (${signal ?? `code ${code}`}) before it served`));
+    // "close", not "exit": its log is read to the end by then.
+    child.once("close", (code, signal) => fail(`${bin} ${args.join(" ")} exited (${signal ?? `code ${code}`}) before it served`));
     readLines(child.stderr, (line) => {
       tail.push(line);
       if (tail.length > logTail) tail.shift();
@@ -269,7 +270,7 @@ async function startReplymock(options = {}) {
         const rec = JSON.parse(line);
         if (rec.msg === "replymock serving") {
           clearTimeout(timer);
-          child.removeAllListeners("exit");
+          child.removeAllListeners("close");
           child.removeAllListeners("error");
           child.on("error", () => {}); // a kill that fails: stop's timeout says so
           resolve(rec.addr);
