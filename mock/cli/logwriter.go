@@ -109,5 +109,5 @@ func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(newTextHandler(w, level)) // slog.TextHandler's lines, for less
 }
