@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"container/list"
 	"net"
 	"net/http"
 	"sync"
@@ -24,63 +23,102 @@ const defaultMaxConns = 4096
 // go instead. A connection closed this way may have just started to send
 // a request; clients retry such a request on a fresh connection.
 func limitConns(ln net.Listener, hs *http.Server, max int) net.Listener {
-	c := &connLimiter{max: max, idle: list.New(), fresh: list.New(),
-		elems: make(map[net.Conn]*list.Element), where: make(map[net.Conn]*list.List)}
+	c := &connLimiter{max: max}
 	hs.ConnState = c.track
-	return netutil.LimitListener(ln, max)
+	return trackedListener{netutil.LimitListener(ln, max)}
 }
 
-// connLimiter tracks a listener's open connections for limitConns.
+// connLimiter tracks a listener's open connections for limitConns. A
+// connection's place in the lists is its own (trackedConn): a request
+// moves it out of idle and back without a map or an allocation.
 type connLimiter struct {
 	max   int
 	mu    sync.Mutex
 	open  int
-	idle  *list.List                 // keep-alives between requests, longest waiting first
-	fresh *list.List                 // connections yet to send a request, oldest first
-	elems map[net.Conn]*list.Element // their places in idle or fresh
-	where map[net.Conn]*list.List    // which of the two holds each
+	idle  connList // keep-alives between requests, longest waiting first
+	fresh connList // connections yet to send a request, oldest first
 }
 
-// wait puts conn at the back of l.
-func (c *connLimiter) wait(conn net.Conn, l *list.List) {
-	c.forget(conn)
-	c.elems[conn] = l.PushBack(conn)
-	c.where[conn] = l
-}
+// trackedListener accepts trackedConns.
+type trackedListener struct{ net.Listener }
 
-// forget takes conn out of the lists.
-func (c *connLimiter) forget(conn net.Conn) {
-	if e, ok := c.elems[conn]; ok {
-		c.where[conn].Remove(e)
-		delete(c.elems, conn)
-		delete(c.where, conn)
+func (l trackedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
+	return &trackedConn{Conn: c}, nil
+}
+
+// trackedConn is an accepted connection and its place in a connLimiter's
+// lists, which its lock guards.
+type trackedConn struct {
+	net.Conn
+	prev, next *trackedConn
+	in         *connList // nil: in neither (serving a request, or closed)
+}
+
+// connList is a list of connections, oldest first.
+type connList struct{ front, back *trackedConn }
+
+// push puts c at the back of l; c is in no list.
+func (l *connList) push(c *trackedConn) {
+	c.in, c.prev, c.next = l, l.back, nil
+	if l.back != nil {
+		l.back.next = c
+	} else {
+		l.front = c
+	}
+	l.back = c
+}
+
+// remove takes c out of the list it is in, if any.
+func remove(c *trackedConn) {
+	l := c.in
+	if l == nil {
+		return
+	}
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		l.front = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		l.back = c.prev
+	}
+	c.in, c.prev, c.next = nil, nil, nil
 }
 
 func (c *connLimiter) track(conn net.Conn, state http.ConnState) {
+	tc, ok := conn.(*trackedConn)
+	if !ok {
+		return // not accepted by limitConns's listener
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch state {
 	case http.StateNew:
 		c.open++
 		if c.open >= c.max {
-			front := c.idle.Front()
-			if front == nil {
-				front = c.fresh.Front()
+			old := c.idle.front
+			if old == nil {
+				old = c.fresh.front
 			}
-			if front != nil {
-				old := front.Value.(net.Conn)
-				c.forget(old)
+			if old != nil {
+				remove(old)
 				old.Close() // its StateClosed comes from its own goroutine
 			}
 		}
-		c.wait(conn, c.fresh)
+		c.fresh.push(tc)
 	case http.StateIdle:
-		c.wait(conn, c.idle)
+		remove(tc)
+		c.idle.push(tc)
 	case http.StateActive:
-		c.forget(conn)
+		remove(tc)
 	case http.StateHijacked, http.StateClosed: // the server is done with it
 		c.open--
-		c.forget(conn)
+		remove(tc)
 	}
 }

@@ -107,3 +107,105 @@ func TestIdleConnectionClosed(t *testing.T) {
 		t.Errorf("the idle connection was closed after %v, before the idle timeout %v", took, to.idle)
 	}
 }
+
+// fakeConn is a connection of fakeListener's; Close notes that it closed.
+type fakeConn struct {
+	net.Conn
+	id     int
+	closed bool
+}
+
+func (c *fakeConn) Close() error { c.closed = true; return nil }
+
+// fakeListener accepts fakeConns, numbered from 0.
+type fakeListener struct {
+	net.Listener
+	conns []*fakeConn
+}
+
+func (l *fakeListener) Accept() (net.Conn, error) {
+	l.conns = append(l.conns, &fakeConn{id: len(l.conns)})
+	return l.conns[len(l.conns)-1], nil
+}
+
+func (l *fakeListener) Close() error { return nil }
+
+// BenchmarkConnStates measures what tracking the connections costs a
+// request on a kept-alive connection: it turns active, then idle.
+func BenchmarkConnStates(b *testing.B) {
+	hs := &http.Server{}
+	ln := limitConns(&fakeListener{}, hs, 100)
+	var conns []net.Conn
+	for range 32 {
+		c, _ := ln.Accept()
+		hs.ConnState(c, http.StateNew)
+		conns = append(conns, c)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := conns[i%len(conns)]
+		hs.ConnState(c, http.StateActive)
+		hs.ConnState(c, http.StateIdle)
+		i++
+	}
+}
+
+// When a new connection fills the last place, the idle keep-alive that
+// has waited longest is closed or, with none, the connection that has
+// waited longest for its first request; a connection serving a request
+// never is, and one closed frees its place.
+func TestConnLimiterClosesLongestWaiting(t *testing.T) {
+	hs := &http.Server{}
+	fl := &fakeListener{}
+	ln := limitConns(fl, hs, 4)
+	var conns []net.Conn
+	accept := func() {
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		hs.ConnState(c, http.StateNew)
+	}
+	closed := func() []int {
+		var ids []int
+		for _, c := range fl.conns {
+			if c.closed {
+				ids = append(ids, c.id)
+			}
+		}
+		return ids
+	}
+	serve := func(i int) { hs.ConnState(conns[i], http.StateActive); hs.ConnState(conns[i], http.StateIdle) }
+	for range 3 {
+		accept() // fresh: 0, 1, 2
+	}
+	serve(0)                                 // idle: 0
+	hs.ConnState(conns[1], http.StateActive) // 1 serves a request
+	accept()                                 // 3 fills the last place: 0, the only idle one, goes
+	hs.ConnState(conns[0], http.StateClosed) // and its server lets it go
+	if got := closed(); !slices.Equal(got, []int{0}) {
+		t.Fatalf("closed %v, want [0]", got)
+	}
+	accept() // 4: no idle one, so the fresh one waiting longest, 2
+	hs.ConnState(conns[2], http.StateClosed)
+	if got := closed(); !slices.Equal(got, []int{0, 2}) {
+		t.Fatalf("closed %v, want [0 2]", got)
+	}
+	serve(3)
+	hs.ConnState(conns[1], http.StateIdle) // idle: 3, then 1
+	serve(4)                               // idle: 3, 1, 4
+	serve(3)                               // idle: 1, 4, 3
+	accept()                               // 5: 1 has waited longest
+	if got := closed(); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Fatalf("closed %v, want [0 1 2]", got)
+	}
+	hs.ConnState(conns[1], http.StateClosed)
+	hs.ConnState(conns[4], http.StateHijacked) // a hijacked one frees its place too
+	accept()                                   // 6: 3 of 4 places taken, no one goes
+	if got := closed(); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Fatalf("closed %v, want [0 1 2]: there was room", got)
+	}
+	hs.ConnState(&fakeConn{}, http.StateNew) // a connection of another listener is not tracked
+}
