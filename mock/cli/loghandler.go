@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -67,7 +68,7 @@ const maxPooledLine = 16 << 10
 func appendTextRecord(b []byte, r slog.Record) ([]byte, bool) {
 	if !r.Time.IsZero() {
 		b = append(b, "time="...)
-		b = appendRFC3339Millis(b, r.Time.Round(0))
+		b = appendLineTime(b, r.Time)
 		b = append(b, ' ')
 	}
 	b = append(b, "level="...)
@@ -125,12 +126,31 @@ func appendTextString(b []byte, s string) []byte {
 
 // needsQuoting is slog's rule: the ASCII control characters, space, '"'
 // and '=' (but not DEL), and beyond ASCII anything utf8 decodes as
-// RuneError (U+FFFD itself too), a space or not printable.
+// RuneError (U+FFFD itself too), a space or not printable. Eight bytes at
+// a time (the last eight for the rest; a short string's bytes, some
+// twice, with 'a's), then byte by byte from the first eight that may
+// need it.
 func needsQuoting(s string) bool {
-	if len(s) == 0 {
+	switch {
+	case len(s) == 0:
 		return true
+	case len(s) < 4: // its first, middle and last bytes, and 'a's
+		x := uint64(s[0]) | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])<<16 | 0x0101010101010101*'a'&^0xffffff
+		return mayNeedQuoting(x) && needsQuotingFrom(s, 0)
+	case len(s) < 8: // its first four bytes and its last four
+		return mayNeedQuoting(uint64(word4(s))|uint64(word4(s[len(s)-4:]))<<32) && needsQuotingFrom(s, 0)
 	}
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i += 8 {
+		if mayNeedQuoting(word(s[min(i, len(s)-8):])) {
+			return needsQuotingFrom(s, i) // the bytes before i are ASCII: i starts a character
+		}
+	}
+	return false
+}
+
+// needsQuotingFrom applies slog's rule to s from byte i on, byte by byte.
+func needsQuotingFrom(s string, i int) bool {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if quoteASCII[c] {
@@ -146,6 +166,31 @@ func needsQuoting(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// word4 is the first 4 bytes of s, little-endian.
+func word4(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// word is the first 8 bytes of s, little-endian.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// mayNeedQuoting reports whether a byte of x is below 0x21 (a control
+// character or space), '"', '=' or beyond ASCII: with none beyond ASCII,
+// (x - 0x01..*n) &^ x & 0x80.. is not 0 if and only if a byte of x is
+// below n (n <= 0x80), and a byte of x is c if and only if one of
+// x ^ c.. is below 1.
+func mayNeedQuoting(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (ones * '"')
+	e := x ^ (ones * '=')
+	return ((x-ones*0x21)&^x|(q-ones)&^q|(e-ones)&^e|x)&highs != 0
 }
 
 var quoteASCII = func() (t [utf8.RuneSelf]bool) {
@@ -167,6 +212,42 @@ func appendRFC3339Millis(b []byte, t time.Time) []byte {
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
 }
+
+// appendLineTime appends a record's time as appendRFC3339Millis does:
+// within a second, the lines of one clock and zone repeat all but the
+// milliseconds, which lineTime keeps.
+func appendLineTime(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	c := lineTime.Load()
+	if c == nil || c.sec != sec || c.loc != t.Location() {
+		n := len(b)
+		b = appendRFC3339Millis(b, t.Round(0))
+		if len(b)-n <= maxSecondText && b[n+19] == '.' { // a year of four digits
+			c = &secondText{sec: sec, loc: t.Location(), n: len(b) - n}
+			copy(c.text[:], b[n:])
+			lineTime.Store(c)
+		}
+		return b
+	}
+	b = append(b, c.text[:c.n]...)
+	ms := t.Nanosecond() / 1e6
+	b[len(b)-c.n+20], b[len(b)-c.n+21], b[len(b)-c.n+22] = byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10)
+	return b
+}
+
+// secondText is a time as appendRFC3339Millis writes it,
+// "2006-01-02T15:04:05.000Z07:00", for every time of its second in its
+// zone but for the milliseconds.
+type secondText struct {
+	sec  int64
+	loc  *time.Location
+	n    int
+	text [maxSecondText]byte
+}
+
+const maxSecondText = 40
+
+var lineTime atomic.Pointer[secondText]
 
 // lockedWriter makes each Write whole, one at a time.
 type lockedWriter struct {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // tricky are strings slog.TextHandler quotes, or writes bare, for reasons
@@ -73,7 +75,7 @@ func TestTextHandlerWritesAsSlog(t *testing.T) {
 	alphabet := []string{"a", " ", "=", `"`, `\`, "\n", "\x00", "\x7f", "\x80", "\xff", "é", "\u00a0", "\u2028", "😀", "\ufffd", "Я"}
 	for range 500 {
 		var sb strings.Builder
-		for range rng.IntN(8) {
+		for range rng.IntN(24) {
 			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
 		}
 		r := slog.NewRecord(at, slog.LevelInfo, sb.String(), 0)
@@ -258,3 +260,74 @@ func BenchmarkRequestLine(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// needsQuoting, eight bytes at a time, says what slog's rule says, byte
+// by byte: for every byte at every place of strings of up to 24 bytes,
+// among bytes that need no quoting, and for a rune beyond ASCII too.
+func TestNeedsQuoting(t *testing.T) {
+	slogs := func(s string) bool { // slog's rule as slog writes it
+		if s == "" {
+			return true
+		}
+		for i := 0; i < len(s); {
+			b := s[i]
+			if b < utf8.RuneSelf {
+				if b != '\\' && (b == ' ' || b == '=' || b < ' ' || b == '"') {
+					return true
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+				return true
+			}
+			i += size
+		}
+		return false
+	}
+	for n := 1; n <= 24; n++ {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				if s := string(b); needsQuoting(s) != slogs(s) {
+					t.Fatalf("needsQuoting(%q) = %v, slog's rule %v", s, needsQuoting(s), slogs(s))
+				}
+			}
+			for _, r := range []string{"é", "\u00a0", "\ufffd", "😀", "\u2028"} {
+				s := strings.Repeat("a", at) + r + strings.Repeat("a", n-at)
+				if needsQuoting(s) != slogs(s) {
+					t.Fatalf("needsQuoting(%q) = %v, slog's rule %v", s, needsQuoting(s), slogs(s))
+				}
+			}
+		}
+	}
+}
+
+// A record's time, written from the second kept, is written as slog
+// writes it: times of one second, of the next, back again, in other
+// zones and the same instant in each, at the edges of milliseconds and
+// seconds, and years appendRFC3339Millis writes otherwise.
+func TestLineTime(t *testing.T) {
+	base := time.Date(2026, 11, 24, 23, 59, 59, 0, time.UTC)
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("MSK", 3*3600), time.FixedZone("odd", -(9*3600 + 30*60))}
+	var times []time.Time
+	for _, ns := range []int{0, 999_999, 1_000_000, 1_500_000, 123_456_789, 999_000_000, 999_999_999, 1_000_000_000, 1_001_000_000, 61_000_000_000, 86_400_000_000_000} {
+		for _, z := range zones {
+			times = append(times, base.Add(time.Duration(ns)).In(z))
+		}
+		times = append(times, base.Add(time.Duration(ns))) // the first zone again
+	}
+	times = append(times, time.Now(), time.Now().Add(time.Millisecond), time.Date(-1, 1, 1, 0, 0, 0, 5e6, time.UTC),
+		time.Date(12345, 1, 1, 0, 0, 0, 5e6, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 999e6, time.UTC), base)
+	for _, tm := range times {
+		want := appendRFC3339Millis(nil, tm.Round(0))
+		if got := appendLineTime(nil, tm); string(got) != string(want) {
+			t.Errorf("%v: wrote %s, want %s", tm, got, want)
+		}
+		if got := appendLineTime([]byte("prefix "), tm); string(got) != "prefix "+string(want) {
+			t.Errorf("%v after a prefix: wrote %s, want %s", tm, got, want)
+		}
+	}
+}
