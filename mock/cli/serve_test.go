@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -287,21 +289,79 @@ func TestStartupLogSaysWhoMayCall(t *testing.T) {
 
 // Without GOMEMLIMIT, the server sets a soft memory limit of what is live
 // after the build, its stores' budgets and some room; with it, none.
+// Under its own limit, and without GOGC, the collector runs at
+// servingGCPercent; with either set, at Go's default.
 func TestMemoryLimit(t *testing.T) {
-	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
-	debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
 	opts := mock.Options{JournalBytes: 1 << 20, MaxShopBytes: 2 << 20, MaxSeedBytes: 3 << 20, MediaCacheBytes: 4 << 20}
 	budget := int64(10<<20 + mock.MaxRuntimeFaultBytes)
-	startServe(t, config{}, opts, false)
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("with GOMEMLIMIT set (memLimit false), the limit became %d", got)
+	for _, c := range []struct {
+		cfg     config
+		limit   bool
+		percent int
+	}{
+		{config{}, false, 100},                            // GOGC and GOMEMLIMIT set
+		{config{tuneGC: true}, false, 100},                // GOMEMLIMIT set
+		{config{memLimit: true}, true, 100},               // GOGC set
+		{config{memLimit: true, tuneGC: true}, true, 400}, // neither
+	} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(100)
+		startServe(t, c.cfg, opts, false)
+		got := debug.SetMemoryLimit(-1)
+		if !c.limit && got != math.MaxInt64 {
+			t.Errorf("%+v: with GOMEMLIMIT set (memLimit false), the limit became %d", c.cfg, got)
+		}
+		if c.limit && (got < budget+memoryHeadroom || got > budget+memoryHeadroom+2<<30) {
+			t.Errorf("%+v: memory limit %d MiB, want the budgets (%d MiB), %d MiB of room and the live heap", c.cfg, got>>20, budget>>20, memoryHeadroom>>20)
+		}
+		if c.limit {
+			t.Logf("memory limit %d MiB for %d MiB of budgets", got>>20, budget>>20)
+		}
+		if p := debug.SetGCPercent(100); p != c.percent {
+			t.Errorf("%+v: the collector's percentage is %d while serving, want %d", c.cfg, p, c.percent)
+		}
 	}
-	startServe(t, config{memLimit: true}, opts, false)
-	got := debug.SetMemoryLimit(-1)
-	if got < budget+memoryHeadroom || got > budget+memoryHeadroom+2<<30 {
-		t.Errorf("memory limit %d MiB, want the budgets (%d MiB), %d MiB of room and the live heap", got>>20, budget>>20, memoryHeadroom>>20)
+	if servingGCPercent != 400 {
+		t.Errorf("servingGCPercent is %d; the cases above and TestServingGCBound assume 400", servingGCPercent)
 	}
-	t.Logf("memory limit %d MiB for %d MiB of budgets", got>>20, budget>>20)
+}
+
+// The bound that lets the server collect at servingGCPercent: what the
+// collector aims at, the heap goal, is five times the live heap, unless
+// that is past the soft memory limit, when it aims below the limit. Here
+// a live heap of 32 MiB, and a limit 40 MiB above it; the goal is read
+// after a collection, when all that is marked is live.
+func TestServingGCBound(t *testing.T) {
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
+	live := make([][]byte, 32)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	goal := func() uint64 {
+		runtime.GC()
+		s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetGCPercent(servingGCPercent)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	heap := ms.HeapAlloc
+	free := goal()
+	if free < 4*heap {
+		t.Errorf("without a limit, the heap goal is %d MiB for %d MiB live; want five times", free>>20, heap>>20)
+	}
+	limit := int64(heap) + 40<<20
+	debug.SetMemoryLimit(limit)
+	limited := goal()
+	if limited > uint64(limit) || limited < heap {
+		t.Errorf("under a soft limit of %d MiB, the heap goal is %d MiB for %d MiB live; want it between", limit>>20, limited>>20, heap>>20)
+	}
+	t.Logf("%d MiB live: heap goal %d MiB without a limit, %d MiB under a limit of %d MiB", heap>>20, free>>20, limited>>20, limit>>20)
+	runtime.KeepAlive(live)
 }
 
 // --scenarios DIR adds to the shipped scenarios, and the folder is hot
