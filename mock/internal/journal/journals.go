@@ -151,8 +151,7 @@ func (j *Journals) Record(k Key, e Record) {
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
 	}
-	e.trim()
-	e.kept = e.measure()
+	e.kept = e.measureWith(e.trim())
 	if e.kept > j.bytes.Max() {
 		e.strip(j.bytes.Max())
 	}

@@ -46,7 +46,10 @@ type Record struct {
 // alive whole, and which holds the path as sent: up to three times as
 // long as the decoded path (%XX for a byte). So the path counts three
 // times, unless they are copies.
-func (r *Record) measure() int64 {
+func (r *Record) measure() int64 { return r.measureWith(headerBytes(r.Header)) }
+
+// measureWith is measure for headers that keep header bytes.
+func (r *Record) measureWith(header int64) int64 {
 	path := 3 * int64(len(r.Path))
 	if r.copied {
 		path = int64(len(r.Path))
@@ -62,7 +65,7 @@ func (r *Record) measure() int64 {
 	for _, w := range r.Warnings {
 		n += 16 + int64(len(w))
 	}
-	return n + headerBytes(r.Header)
+	return n + header
 }
 
 // headerBytes is what header h keeps: its names and values, and the
@@ -83,8 +86,9 @@ func fieldBytes(name string, values []string) int64 {
 	return n
 }
 
-// trim cuts a request's oversized parts to MaxHead, noting each in Cut.
-func (r *Record) trim() {
+// trim cuts a request's oversized parts to MaxHead, noting each in Cut,
+// and returns what the headers kept keep (headerBytes).
+func (r *Record) trim() int64 {
 	line := []struct {
 		name string
 		s    *string
@@ -103,9 +107,12 @@ func (r *Record) trim() {
 	if len(r.Fault) > MaxHead {
 		r.Fault = strings.Clone(r.cutString("fault", r.Fault))
 	}
-	if headerBytes(r.Header) > MaxHead {
+	header := headerBytes(r.Header)
+	if header > MaxHead {
 		r.trimHeaders()
+		header = headerBytes(r.Header)
 	}
+	return header
 }
 
 // cutString returns s cut to MaxHead on a character boundary, noting the
