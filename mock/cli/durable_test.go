@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -43,7 +44,26 @@ func TestStateDirKeepsEveryAnsweredWrite(t *testing.T) {
 	json.Unmarshal([]byte(must(201, "POST", "/__mock/faults", jsonType, `{"name":"b","error":{"status":503}}`)), &byID)
 	must(200, "DELETE", "/__mock/faults/"+byID.Data.ID, "", "")
 	must(200, "PUT", "/__mock/overrides?session=o", jsonType, `{"strict":true}`)
+	// A seed of no reviews, with a setting beside it; another, deleted.
+	must(200, "PATCH", "/api/v1/settings/ai", jsonType, `{"feedback":[{"rating":3,"signature":"beside"}]}`, "X-Mock-Session", "e")
+	must(200, "PUT", "/__mock/data?session=e", jsonType, `{"mode":"replace","reviews":[]}`)
+	must(200, "PUT", "/__mock/data?session=e2", jsonType, `{"mode":"replace","reviews":[]}`)
+	must(200, "DELETE", "/__mock/data?session=e2", "", "")
+	// A PATCH whose answer a fault cuts short: the change is made, and kept.
+	must(201, "POST", "/__mock/faults?session=cut", jsonType, `{"truncate":true,"method":"PATCH"}`)
+	if req, err := http.NewRequest("PATCH", base+"/api/v1/settings/ai", strings.NewReader(`{"feedback":[{"rating":4,"signature":"cut"}]}`)); err == nil {
+		req.Header.Set("Content-Type", jsonType)
+		req.Header.Set("X-Mock-Session", "cut")
+		if resp, err := stateClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
 	must(200, "PATCH", "/api/v1/settings/ai", jsonType, `{"feedback":[{"rating":1,"signature":"last"}]}`)
+	// Last, with no write after it: a fault that fires once, met by a
+	// read; after the kill it has fired.
+	must(201, "POST", "/__mock/faults?session=once", jsonType, `{"error":{"status":503},"times":1}`)
+	must(503, "GET", "/api/v1/feedbacks?limit=1", "", "", "X-Mock-Session", "once")
 	stop(syscall.SIGKILL)
 
 	stop, base, logs := stateServer(t, dir, "--state-interval", "1h")
@@ -57,8 +77,17 @@ func TestStateDirKeepsEveryAnsweredWrite(t *testing.T) {
 		{"/__mock/data", "gone", `"seeded":null`, "удалить"},
 		{"/__mock/faults", "f", `"faults":[]`, ""},
 		{"/__mock/overrides", "o", `"strict":true`, ""},
+		{"/api/v1/settings/ai", "e", `"signature":"beside"`, ""},
+		{"/__mock/data", "e", `"seeded":{"mode":"replace","count":0}`, ""},
+		{"/__mock/data", "e2", `"seeded":null`, ""},
+		{"/api/v1/feedbacks?limit=1", "once", `"success":true`, ""},
+		{"/api/v1/settings/ai", "cut", `"signature":"cut"`, ""},
 	} {
-		_, b := call(t, "GET", base+c.path+"?session="+c.session, "", "", "X-Mock-Session", c.session)
+		sep := "?"
+		if strings.Contains(c.path, "?") {
+			sep = "&"
+		}
+		_, b := call(t, "GET", base+c.path+sep+"session="+c.session, "", "", "X-Mock-Session", c.session)
 		if !strings.Contains(b, c.want) || c.not != "" && strings.Contains(b, c.not) {
 			t.Errorf("after SIGKILL, %s of session %s: %.400s\nwant %s", c.path, c.session, b, c.want)
 		}

@@ -4,6 +4,7 @@ package record
 
 import (
 	"io/fs"
+	"path/filepath"
 
 	"github.com/google/renameio/v2"
 )
@@ -13,5 +14,5 @@ import (
 // the new one, never a part. renameio builds for Unix only; Windows has
 // writefile_windows.go.
 func writeFile(path string, data []byte, perm fs.FileMode) error {
-	return renameio.WriteFile(path, data, perm)
+	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
 }

@@ -127,11 +127,11 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 	out, end := p.Through(rec) // a fault may change the answer: cut it short
 	a.answer(out, r, body, p, warns, goesUp, call{ss, sc}, &entry)
+	if !goesUp {
+		a.keep(rec, r) // before end: a fault that cuts the answer short ends the handler
+	}
 	if end != nil {
 		end()
-	}
-	if !goesUp {
-		a.keep(rec, r)
 	}
 }
 
@@ -276,5 +276,11 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 		}
 		return o
 	})
+	if p.Limited {
+		// The count of a fault that fires N times moved: kept before any
+		// answer (a dropped connection's too), it fires N times across a
+		// restart. A failure is logged; the answer goes on.
+		a.st.SyncWrite(r.Context())
+	}
 	return p
 }

@@ -21,6 +21,11 @@ type Outcome struct {
 	Acting *Fault
 	// Labels say in the journal what each fault met did, in order.
 	Labels []string
+	// Limited is set when the request moved the count of a fault that
+	// fires a number of times (After, Times): a state kept outside the
+	// process must keep that count before the answer, or the fault
+	// fires again after a restart.
+	Limited bool
 
 	delay time.Duration // added up, before MaxLatency bounds it
 }
@@ -37,6 +42,7 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	if !f.Matches(req.Method, req.Path) {
 		return
 	}
+	o.Limited = o.Limited || f.After > 0 || f.Times > 0
 	hit, rng := f.Decide(counter(f), req.Seed)
 	if !hit {
 		return

@@ -141,9 +141,10 @@ func (ss *Session) keepSeed(name string, prev, next *Seed, room func(others int)
 // living shops again on the scenarios' data; it returns how many.
 func (ss *Session) DropSeeds() int {
 	ss.mu.Lock()
+	had := ss.seeds.any()
 	n := ss.dropSeedsLocked()
 	ss.mu.Unlock()
-	if n > 0 {
+	if had { // a seed of no reviews goes too
 		ss.changed()
 	}
 	return n

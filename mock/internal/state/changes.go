@@ -2,12 +2,12 @@ package state
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"slices"
 	"sync"
 
-	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -86,7 +86,7 @@ func (c *changes) sync(ctx context.Context) error {
 		done := make(chan struct{})
 		c.running = done
 		c.mu.Unlock()
-		err := keep(context.WithoutCancel(ctx), ids, server) // once begun, the keeping ends: others wait on it
+		err := runKeeper(keep, context.WithoutCancel(ctx), ids, server) // once begun, the keeping ends: others wait on it
 		c.mu.Lock()
 		c.running = nil
 		close(done)
@@ -107,6 +107,17 @@ func (c *changes) sync(ctx context.Context) error {
 	return nil
 }
 
+// runKeeper runs keep, a panic in it made its error: the keeping under
+// way ends either way, so no later Sync waits on it for ever.
+func runKeeper(keep Keeper, ctx context.Context, ids []string, server bool) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("keeping the state panicked: %v", v)
+		}
+	}()
+	return keep(ctx, ids, server)
+}
+
 // SetKeeper makes keep what every change is kept through (the state
 // folder); from now on, Sync returns once the changes marked before it
 // are kept. Set it once, before serving.
@@ -121,12 +132,14 @@ func (st *State) SetKeeper(keep Keeper) {
 // is sent, so that an answered write outlives the process.
 func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx) }
 
-// MarkAllChanged marks the server's state and every session kept as
-// changed: the next keeping writes them all, as they are now.
-func (st *State) MarkAllChanged() {
-	st.changes.serverChanged()
-	for _, ss := range st.sessions.List(session.All) {
-		st.changes.session(ss.ID())
+// MarkChanged marks sessions ids, and with server the server's own
+// state, as changed: the next keeping writes them as they are now.
+func (st *State) MarkChanged(server bool, ids ...string) {
+	if server {
+		st.changes.serverChanged()
+	}
+	for _, id := range ids {
+		st.changes.session(id)
 	}
 }
 
@@ -138,6 +151,10 @@ func (st *State) SyncWrite(ctx context.Context) error {
 	err := st.Sync(ctx)
 	if err == nil {
 		return nil
+	}
+	if ctx.Err() != nil { // the client left; the keeping under way goes on
+		st.log.Info("state: a client left before its change was kept", "err", err)
+		return err
 	}
 	st.log.Error("state: a change was not kept", "err", err)
 	e := wire.StatusError(http.StatusInternalServerError)

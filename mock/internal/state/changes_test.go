@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -125,5 +126,28 @@ func TestChangesGroupCommit(t *testing.T) {
 	wg.Wait()
 	if len(calls) != 2 || len(calls[1]) != writers {
 		t.Errorf("%d keepings (%v); want the first, then one with all %d writers' changes", len(calls), calls, writers)
+	}
+}
+
+// A Keeper that panics fails that keeping, not every one after it.
+func TestChangesKeeperPanic(t *testing.T) {
+	var c changes
+	panicNext := true
+	c.keep = func(context.Context, []string, bool) error {
+		if panicNext {
+			panicNext = false
+			panic("disk on fire")
+		}
+		return nil
+	}
+	c.session("a")
+	if err := c.sync(context.Background()); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("a panicking keeping: %v", err)
+	}
+	if c.running != nil {
+		t.Fatal("the keeping that panicked is still running")
+	}
+	if err := c.sync(context.Background()); err != nil || len(c.sessions) != 0 {
+		t.Fatalf("the next keeping: %v, %d left marked", err, len(c.sessions))
 	}
 }

@@ -10,22 +10,34 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
 
 // Keep makes the folder what k's state keeps every change in
 // (state.SetKeeper): from now on, a write's answer waits until what it
 // changed is in the folder, so that it outlives the process, SIGKILL
-// included. Every session kept now, restored ones among them, is
-// written again at the next keeping, as it is now. Only the first call
-// counts: call it after Restore and before serving.
+// included. The server's state, the sessions Restore brought back in
+// part and those it did not bring back (made before) are written at the
+// next keeping, as they are now; the files of the others hold them
+// already. Only the first call counts: call it
+// after Restore and before serving.
 func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 	d.once.Do(func() {
 		st := k.State()
 		st.SetKeeper(func(_ context.Context, ids []string, server bool) error {
 			return d.keep(k, anchor, ids, server)
 		})
-		st.MarkAllChanged()
+		d.mu.Lock()
+		ids := d.partial
+		d.partial = nil
+		for _, ss := range st.Sessions().List(session.All) {
+			if _, ok := d.written[sessionFile(ss.ID())]; !ok {
+				ids = append(ids, ss.ID()) // made before the folder kept it
+			}
+		}
+		d.mu.Unlock()
+		st.MarkChanged(true, ids...)
 	})
 }
 

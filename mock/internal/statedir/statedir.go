@@ -35,6 +35,7 @@ type Dir struct {
 	mu      sync.Mutex          // one save at a time
 	written map[string][32]byte // file name in sessions/ -> what it holds (its hash, without taken_at)
 	once    sync.Once           // Keep, done by Save if not before
+	partial []string            // the sessions Restore brought back in part, for Keep to write again
 }
 
 // Names in a state folder.
@@ -172,6 +173,7 @@ func (d *Dir) restoreSession(k *snapshot.Keeper, name string) bool {
 	}
 	if len(res.Dropped) > 0 {
 		d.log.Warn("state: session restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+		d.partial = append(d.partial, res.Session) // written again as it is now, without what was dropped
 	}
 	d.written[name] = [32]byte{} // a save writes it again, as it is now
 	return true
