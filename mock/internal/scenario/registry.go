@@ -29,6 +29,7 @@ type Registry struct {
 	sources   map[string][]byte // the bytes each serving scenario was built from
 	seen      map[string][]byte // the bytes at the last reload, to notice changes
 	active    string            // the scenario of sessions that picked none
+	onSwap    func()            // told after a reload swapped scenarios in (OnSwap)
 }
 
 // Info describes one scenario for the admin API.
@@ -227,6 +228,19 @@ func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, in
 	}
 	r.scenarios, r.sources = next, sources
 	r.l.cache.retain(next) // old versions' data can go
+	if r.onSwap != nil {
+		r.onSwap()
+	}
+}
+
+// OnSwap makes fn told, with the registry's lock held, after each reload
+// that swapped scenarios in: what a session keeps in a scenario that was
+// gone for a while is its again. fn takes no lock of the registry's. Set
+// it before serving.
+func (r *Registry) OnSwap(fn func()) {
+	r.mu.Lock()
+	r.onSwap = fn
+	r.mu.Unlock()
 }
 
 // Watch looks at the scenarios folder every interval until ctx ends, and

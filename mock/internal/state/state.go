@@ -88,7 +88,19 @@ func New(cfg Config) *State {
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())
+	// A snapshot leaves out a scenario not served at the time: after a
+	// reload, every session is kept again, with what it holds in a
+	// scenario that came back.
+	cfg.Registry.OnSwap(func() { go st.markAll() })
 	return st
+}
+
+// markAll marks the server's state and every session kept as changed.
+func (st *State) markAll() {
+	st.changes.serverChanged()
+	for _, ss := range st.sessions.List(session.All) {
+		st.changes.session(ss.ID())
+	}
 }
 
 // Sessions is the session store.
