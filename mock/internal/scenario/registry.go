@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/wire"
+	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
 // Registry is the scenarios a server serves, by name, and the one served
@@ -125,6 +126,11 @@ func (r *Registry) Pick(name string, setActive bool) (*Scenario, error) {
 	return sc, nil
 }
 
+// MaxLoggedProblems is how many of a scenario's problems a reload logs:
+// the first, then how many more there are (replymock validate lists up
+// to yamlfile.MaxProblems of each file).
+const MaxLoggedProblems = 10
+
 // Reload reads the scenarios folder again and swaps in every file that
 // changed: at once, or with settled, only once it read the same in two
 // calls in a row, so that a file still being written is never swapped in
@@ -157,7 +163,7 @@ func (r *Registry) Reload(settled bool) error {
 		sc, err := p.load(n) // from the bytes read above
 		if err != nil {
 			errs = append(errs, err)
-			r.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", err)
+			r.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", yamlfile.Cap(err, MaxLoggedProblems))
 			continue
 		}
 		next[n], sources[n] = sc, use[n]

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
@@ -67,13 +65,9 @@ func ValidateFiles(cfg Config, files []SourceFile) error {
 	given := layer{dir: "the files given", where: "the files given", given: make(map[string]SourceFile)}
 	kinds := make([]string, len(files))
 	for i, f := range files {
-		var head struct {
-			Kind string `yaml:"kind"`
-		}
-		yaml.Unmarshal(f.Data, &head) // syntax errors are reported by the full decode
-		kinds[i] = head.Kind
+		kinds[i] = yamlfile.Top(f.Data, "kind") // syntax errors are reported by the full decode
 		name := scenarioName(f.Path)
-		if _, dup := given.given[name+".yaml"]; (head.Kind == "" || head.Kind == "scenario") && scenarioNameRE.MatchString(name) && !dup {
+		if _, dup := given.given[name+".yaml"]; (kinds[i] == "" || kinds[i] == "scenario") && scenarioNameRE.MatchString(name) && !dup {
 			given.given[name+".yaml"] = f
 		}
 	}

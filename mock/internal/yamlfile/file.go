@@ -13,11 +13,21 @@ import (
 
 // File is a YAML document kept with its node tree, so that problems
 // found after decoding can still be placed at a line and column.
+//
+// What a file costs grows with its size and its problems, never with
+// their product: yaml.v3's messages are placed in one walk of the tree
+// (place.go), the fields with problems and those that did not decode are
+// sets, lines are found through an index, and a mapping of more than
+// MaxKeys keys (yaml.v3 compares each key with every other) is refused
+// before it is decoded.
 type File struct {
 	name     string
 	src      []byte     // the file's bytes, to quote no more of a value than its line
+	starts   []int      // where each line of src starts, once a line was asked for
 	root     *yaml.Node // the document's top value; nil for an empty file
+	top      map[string]bool
 	problems []error
+	own      fieldSet // the fields this file's problems are about
 	// broken is a file that is not YAML (or is empty): nothing further
 	// can be checked in it.
 	broken bool
@@ -25,11 +35,22 @@ type File struct {
 	// a value of the wrong type): their values were left out, so what
 	// checks find about them, their parts or their parents is not
 	// reported again.
-	undecoded []string
+	undecoded fieldSet
 	// Keep, when set, says which fields' problems to report (see
 	// Problemf); the others are dropped.
 	Keep func(field string) bool
 }
+
+// MaxKeys is the most keys a mapping of a scenario or fixture file may
+// have. None needs more than a few dozen (a scenario's keys, a fault's,
+// a review's); yaml.v3 checks a mapping for duplicate keys by comparing
+// each with every other, so that a file of one mapping of 20,000 keys
+// would cost seconds before any problem is found.
+const MaxKeys = 1000
+
+// MaxProblems is how many problems of one file Err reports, the first
+// in file order; a last line (More) says how many more there are.
+const MaxProblems = 100
 
 // Checkable reports whether the decoded value may be checked further:
 // the file is YAML, though some fields may not have decoded.
@@ -47,10 +68,13 @@ func Decode(name string, data []byte, v any) *File {
 	}
 	if len(doc.Content) == 0 {
 		f.broken = true
-		f.problems = append(f.problems, &Problem{File: name, Line: 1, Col: 1, Message: "file is empty"})
+		f.add(&Problem{File: name, Line: 1, Col: 1, Message: "file is empty"})
 		return f
 	}
 	f.root = doc.Content[0]
+	if f.tooLarge() {
+		return f
+	}
 	// KnownFields only works on the decoder, not on a yaml.Node.
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -58,9 +82,7 @@ func Decode(name string, data []byte, v any) *File {
 	var te *yaml.TypeError
 	switch {
 	case errors.As(err, &te):
-		for _, msg := range te.Errors {
-			f.addTypeError(msg)
-		}
+		f.addTypeErrors(te.Errors)
 	case err != nil:
 		f.addSyntax(err)
 	}
@@ -69,23 +91,47 @@ func Decode(name string, data []byte, v any) *File {
 
 // HasProblem reports whether a problem of this file is about field, a
 // part of it or a field holding it.
-func (f *File) HasProblem(field string) bool {
-	for _, e := range f.problems {
-		if p, ok := e.(*Problem); ok && p.File == f.name && related(p.Field, field) {
+func (f *File) HasProblem(field string) bool { return f.own.related(field) }
+
+// add records p, a problem of this file.
+func (f *File) add(p *Problem) {
+	f.problems = append(f.problems, p)
+	f.own.add(p.Field)
+}
+
+// fieldSet is a set of field paths that tells, in the time of a path's
+// length, whether it holds a field related to a given one: the same, or
+// one holding the other ("faults[0]" holds "faults[0].latency.min").
+type fieldSet struct {
+	fields map[string]bool // the fields
+	outer  map[string]bool // every field that holds one of them
+}
+
+// add puts field in the set.
+func (s *fieldSet) add(field string) {
+	if s.fields == nil {
+		s.fields, s.outer = make(map[string]bool), make(map[string]bool)
+	}
+	s.fields[field] = true
+	for i := 1; i < len(field); i++ {
+		if field[i] == '.' || field[i] == '[' {
+			s.outer[field[:i]] = true
+		}
+	}
+}
+
+// related reports whether the set has field, a field holding it, or a
+// part of it. The empty field is related to itself only.
+func (s *fieldSet) related(field string) bool {
+	if s.fields[field] || field != "" && s.outer[field] {
+		return true
+	}
+	for i := 1; i < len(field); i++ {
+		if (field[i] == '.' || field[i] == '[') && s.fields[field[:i]] {
 			return true
 		}
 	}
 	return false
-}
-
-// related reports whether fields a and b are the same, or one holds the
-// other ("faults[0]" holds "faults[0].latency.min").
-func related(a, b string) bool {
-	holds := func(outer, inner string) bool {
-		rest, ok := strings.CutPrefix(inner, outer)
-		return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
-	}
-	return a == b || a != "" && b != "" && (holds(a, b) || holds(b, a))
 }
 
 // Has reports whether the document's top-level mapping has key.
@@ -93,22 +139,21 @@ func (f *File) Has(key string) bool {
 	if f.root == nil || f.root.Kind != yaml.MappingNode {
 		return false
 	}
-	for i := 0; i+1 < len(f.root.Content); i += 2 {
-		if f.root.Content[i].Value == key {
-			return true
+	if f.top == nil {
+		f.top = make(map[string]bool, len(f.root.Content)/2)
+		for i := 0; i+1 < len(f.root.Content); i += 2 {
+			f.top[f.root.Content[i].Value] = true
 		}
 	}
-	return false
+	return f.top[key]
 }
 
 // Problemf records a problem with the field at path, unless the field
 // is related to one that did not decode (its value was left out: the
 // problem would only repeat that one), or Keep drops it.
 func (f *File) Problemf(path, format string, args ...any) {
-	for _, u := range f.undecoded {
-		if related(u, path) {
-			return
-		}
+	if f.undecoded.related(path) {
+		return
 	}
 	if f.Keep != nil && !f.Keep(path) {
 		return
@@ -118,7 +163,7 @@ func (f *File) Problemf(path, format string, args ...any) {
 		p.Line, p.Col = n.Line, n.Column
 		p.Message = f.requote(p.Message, n)
 	}
-	f.problems = append(f.problems, p)
+	f.add(p)
 }
 
 // nodeAt returns the node at a field path, or the nearest ancestor that
@@ -180,9 +225,15 @@ func splitPath(path string) []pathSeg {
 
 // Add records err, a problem found in another file (a fixture the
 // scenario uses): it is reported after this file's own.
-func (f *File) Add(err error) { f.problems = append(f.problems, err) }
+func (f *File) Add(err error) {
+	f.problems = append(f.problems, err)
+	if p, ok := err.(*Problem); ok && p.File == f.name {
+		f.own.add(p.Field)
+	}
+}
 
-// Err returns every problem found, joined, or nil.
+// Err returns the problems found, joined, or nil: this file's first
+// MaxProblems in file order, a More for the rest, then other files'.
 func (f *File) Err() error {
 	// This file's problems in file order; problems of other files (the
 	// fixtures a scenario uses) after them.
@@ -201,5 +252,61 @@ func (f *File) Err() error {
 		}
 		return pa.Col - pb.Col
 	})
+	if len(own) > MaxProblems {
+		own = append(own[:MaxProblems:MaxProblems], &More{File: f.name, Count: len(own) - MaxProblems})
+	}
 	return errors.Join(append(own, other...)...)
+}
+
+// tooLarge reports whether the document has mappings of more than
+// MaxKeys keys, each then a problem: the file is not decoded further.
+func (f *File) tooLarge() bool {
+	large := map[*yaml.Node]bool{}
+	var count func(n *yaml.Node)
+	count = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode && len(n.Content)/2 > MaxKeys {
+			large[n] = true
+		}
+		if n.Kind != yaml.AliasNode {
+			for _, c := range n.Content {
+				count(c)
+			}
+		}
+	}
+	count(f.root)
+	if len(large) == 0 {
+		return false
+	}
+	f.walk(func(n *yaml.Node, isKey bool, path string) {
+		if !isKey && large[n] {
+			f.add(&Problem{File: f.name, Line: n.Line, Col: n.Column, Field: path,
+				Message: fmt.Sprintf("a mapping of %d keys, more than the %d any scenario or fixture may have: not read further", len(n.Content)/2, MaxKeys)})
+		}
+	})
+	f.broken = true
+	return true
+}
+
+// Top returns the scalar value of key in the top-level mapping of a
+// document (its first); "" when it has none, or is not YAML. It reads
+// the node tree only, in the time of the file's size, whatever its
+// mappings' sizes.
+func Top(data []byte, key string) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	m := doc.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if v := m[i+1]; m[i].Value == key {
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
+				return ""
+			}
+			return v.Value
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package yamlfile
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,121 @@ func TestQuotesOneLine(t *testing.T) {
 	got := lines(f.Err())
 	if strings.Contains(got, "more") || !strings.Contains(got, `"12 secret…"`) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// A mapping of MaxKeys keys is decoded; one more key, and the file is
+// refused with one problem at the mapping, before yaml.v3 compares every
+// key with every other.
+func TestMaxKeys(t *testing.T) {
+	file := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("name: x\nitems:\n  - size: 1\n")
+		for i := range n {
+			fmt.Fprintf(&b, "    k%d: 1\n", i)
+		}
+		return []byte(b.String())
+	}
+	var d doc
+	f := Decode("f.yaml", file(MaxKeys-1), &d) // size and MaxKeys-1 others
+	if !f.Checkable() || !strings.Contains(lines(f.Err()), "f.yaml:4:5: items[0].k0: unknown field") {
+		t.Errorf("a mapping of MaxKeys keys: checkable %v, %.200s", f.Checkable(), lines(f.Err()))
+	}
+	f = Decode("f.yaml", file(MaxKeys), &d)
+	want := fmt.Sprintf("f.yaml:3:5: items[0]: a mapping of %d keys, more than the %d any scenario or fixture may have: not read further", MaxKeys+1, MaxKeys)
+	if f.Checkable() || lines(f.Err()) != want {
+		t.Errorf("a mapping of MaxKeys+1 keys: checkable %v,\n%s\nwant\n%s", f.Checkable(), lines(f.Err()), want)
+	}
+}
+
+// Err lists a file's first MaxProblems problems in file order, then how
+// many more there are; other files' problems after them, as they are.
+func TestErrCapsProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("items:\n")
+	for i := range MaxProblems + 5 {
+		fmt.Fprintf(&b, "  - {x%d: 1}\n", i)
+	}
+	var d doc
+	f := Decode("f.yaml", []byte(b.String()), &d)
+	f.Add(errors.New("other.yaml: broken"))
+	got := strings.Split(lines(f.Err()), "\n")
+	if len(got) != MaxProblems+2 {
+		t.Fatalf("%d lines, want %d", len(got), MaxProblems+2)
+	}
+	if got[0] != "f.yaml:2:6: items[0].x0: unknown field" || got[MaxProblems-1] != fmt.Sprintf("f.yaml:%d:6: items[%d].x%[2]d: unknown field", MaxProblems+1, MaxProblems-1) {
+		t.Errorf("first and last listed: %q, %q", got[0], got[MaxProblems-1])
+	}
+	if got[MaxProblems] != "f.yaml: and 5 more problems, not listed" || got[MaxProblems+1] != "other.yaml: broken" {
+		t.Errorf("the tail: %q", got[MaxProblems:])
+	}
+	// Every problem is still known to the checks that follow.
+	if !f.HasProblem(fmt.Sprintf("items[%d]", MaxProblems+4)) {
+		t.Error("HasProblem forgets a problem left out of the report")
+	}
+}
+
+// Cap keeps the first n problems and counts the others, those a More
+// stood for among them; the More names a file when they are all its.
+func TestCap(t *testing.T) {
+	p := func(file string, line int) error { return &Problem{File: file, Line: line, Col: 1, Message: "bad"} }
+	cases := []struct {
+		name string
+		err  error
+		n    int
+		want string
+	}{
+		{"nothing", nil, 3, ""},
+		{"under", errors.Join(p("a.yaml", 1), p("a.yaml", 2)), 3, "a.yaml:1:1: bad\na.yaml:2:1: bad"},
+		{"one file", errors.Join(p("a.yaml", 1), p("a.yaml", 2), p("a.yaml", 3)), 1, "a.yaml:1:1: bad\na.yaml: and 2 more problems, not listed"},
+		{"a More counted", errors.Join(p("a.yaml", 1), p("a.yaml", 2), &More{File: "a.yaml", Count: 98}), 1, "a.yaml:1:1: bad\na.yaml: and 99 more problems, not listed"},
+		{"nested", errors.Join(errors.Join(p("a.yaml", 1), &More{File: "a.yaml", Count: 1}), p("b.yaml", 1)), 1, "a.yaml:1:1: bad\nand 2 more problems, not listed"},
+		{"not a problem", errors.Join(p("a.yaml", 1), errors.New("x")), 1, "a.yaml:1:1: bad\nand 1 more problem, not listed"},
+	}
+	for _, c := range cases {
+		if got := lines(Cap(c.err, c.n)); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}
+
+// A field set answers as the definition does: the same field, or one
+// holding the other at a . or a [.
+func TestFieldSetRelated(t *testing.T) {
+	var s fieldSet
+	for _, f := range []string{"faults[0].latency", "name", ""} {
+		s.add(f)
+	}
+	for field, want := range map[string]bool{
+		"faults[0].latency": true, "faults[0].latency.min": true, "faults[0]": true, "faults": true,
+		"faults[1]": false, "faults[0].lat": false, "fault": false, "faults[0].latencyx": false,
+		"name": true, "name.first": true, "names": false, "": true, "other": false,
+	} {
+		if got := s.related(field); got != want {
+			t.Errorf("related(%q) = %v, want %v", field, got, want)
+		}
+	}
+	var empty fieldSet
+	if empty.related("") || empty.related("x") {
+		t.Error("an empty set relates to something")
+	}
+}
+
+// Top reads a top-level scalar without decoding the document.
+func TestTop(t *testing.T) {
+	for src, want := range map[string]string{
+		"kind: reviews\nx: 1\n":     "reviews",
+		"x: 1\n":                    "",
+		"kind: {a: 1}\n":            "",
+		"kind: ~\n":                 "",
+		"a: &k phrases\nkind: *k\n": "phrases",
+		"- kind: reviews\n":         "",
+		"kind: [x\n":                "",
+		"kind: 5\n":                 "5",
+		"":                          "",
+	} {
+		if got := Top([]byte(src), "kind"); got != want {
+			t.Errorf("Top(%q) = %q, want %q", src, got, want)
+		}
 	}
 }

@@ -35,79 +35,162 @@ func (f *File) addSyntax(err error) {
 	if line > 0 {
 		col = 1
 	}
-	f.problems = append(f.problems, &Problem{File: f.name, Line: line, Col: col, Message: "YAML syntax: " + msg})
+	f.add(&Problem{File: f.name, Line: line, Col: col, Message: "YAML syntax: " + msg})
 }
 
-// addTypeError places one of yaml.v3's decoding messages ("line 4: field
-// x not found in type ...") at its node and rewrites it without Go types.
-func (f *File) addTypeError(msg string) {
+// A decoding message of yaml.v3 names a line; placing it means finding
+// its node there, and the field path of that node. The messages of one
+// decode are placed together, in one walk of the tree, so that a file
+// with many problems costs one walk, not one a problem.
+
+// msgKind is what a decoding message says, which tells which node it is
+// about.
+type msgKind uint8
+
+const (
+	msgUnknown  msgKind = iota // an unknown key: the key
+	msgDup                     // a duplicate key: the key
+	msgMismatch                // a value of the wrong type: the value, by its tag
+	msgCustom                  // a custom unmarshaler's message: the line's scalar value
+	msgAt                      // "line L, column C: ...": the key there, else the value
+	msgLost                    // no line: placed nowhere
+)
+
+// pending is one decoding message being placed: what it is about, and
+// the first node found that it names (for msgAt, the first key and the
+// first value at its place).
+type pending struct {
+	kind      msgKind
+	line, col int
+	key       string // msgUnknown, msgDup: the key; msgMismatch: the tag
+	text      string // the message, without its line
+	arg, arg2 string // msgDup: the first line; msgMismatch: the Go type
+
+	node, val       *yaml.Node
+	nodePath, vPath string
+}
+
+// matches reports whether n (a key when isKey) is what m is about.
+func (m *pending) matches(n *yaml.Node, isKey bool) bool {
+	if n.Line != m.line {
+		return false
+	}
+	switch m.kind {
+	case msgUnknown, msgDup:
+		return isKey && n.Value == m.key
+	case msgMismatch:
+		return !isKey && n.ShortTag() == m.key
+	case msgCustom:
+		return !isKey && n.Kind == yaml.ScalarNode
+	case msgAt:
+		return n.Column == m.col
+	}
+	return false
+}
+
+// parseMessage reads one of yaml.v3's decoding messages.
+func parseMessage(msg string) *pending {
 	if m := atRE.FindStringSubmatch(msg); m != nil {
-		f.addAt(m)
-		return
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		return &pending{kind: msgAt, line: line, col: col, text: m[3]}
 	}
 	m := lineRE.FindStringSubmatch(msg)
 	if m == nil {
-		f.problems = append(f.problems, &Problem{File: f.name, Message: wire.Clip(msg)})
-		return
+		return &pending{kind: msgLost, text: msg}
 	}
 	line, _ := strconv.Atoi(m[1])
-	text := m[2]
-	p := &Problem{File: f.name, Line: line, Col: 1, Message: text}
-	switch {
-	case unknownRE.MatchString(text):
-		key := unknownRE.FindStringSubmatch(text)[1]
-		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return isKey && n.Line == line && n.Value == key }); n != nil {
-			p.Col, p.Field = n.Column, path
+	pm := &pending{kind: msgCustom, line: line, text: m[2]}
+	if sm := unknownRE.FindStringSubmatch(pm.text); sm != nil {
+		pm.kind, pm.key = msgUnknown, sm[1]
+	} else if sm := dupRE.FindStringSubmatch(pm.text); sm != nil {
+		pm.kind, pm.key, pm.arg = msgDup, sm[1], sm[2]
+	} else if sm := mismatchRE.FindStringSubmatch(pm.text); sm != nil {
+		pm.kind, pm.key, pm.arg2 = msgMismatch, sm[1], sm[3]
+	}
+	return pm
+}
+
+// addTypeErrors places yaml.v3's decoding messages ("line 4: field x
+// not found in type ...") at their nodes and words them without Go
+// types, in their order.
+func (f *File) addTypeErrors(msgs []string) {
+	ms := make([]*pending, len(msgs))
+	byLine := make(map[int][]*pending)
+	for i, msg := range msgs {
+		ms[i] = parseMessage(msg)
+		if ms[i].kind != msgLost {
+			byLine[ms[i].line] = append(byLine[ms[i].line], ms[i])
 		}
-		p.Message = "unknown field"
-	case dupRE.MatchString(text):
-		key := dupRE.FindStringSubmatch(text)[1]
-		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return isKey && n.Line == line && n.Value == key }); n != nil {
-			p.Col, p.Field = n.Column, path
-		}
-		p.Message = "duplicate key (first at line " + dupRE.FindStringSubmatch(text)[2] + ")"
-		f.broken = true // the mapping holding it was not decoded at all
-	case mismatchRE.MatchString(text):
-		sm := mismatchRE.FindStringSubmatch(text)
-		tag, goType := sm[1], sm[3]
-		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return !isKey && n.Line == line && n.ShortTag() == tag }); n != nil {
-			p.Col, p.Field = n.Column, path
-			if n.Kind == yaml.ScalarNode {
-				p.Message = fmt.Sprintf("must be %s, got %q", describeGoType(goType), f.quotable(n))
-				break
+	}
+	f.walk(func(n *yaml.Node, isKey bool, path string) {
+		for _, m := range byLine[n.Line] {
+			if !m.matches(n, isKey) {
+				continue
+			}
+			if isKey || m.kind != msgAt {
+				if m.node == nil {
+					m.node, m.nodePath = n, path
+				}
+			} else if m.val == nil {
+				m.val, m.vPath = n, path
 			}
 		}
-		p.Message = fmt.Sprintf("must be %s, got %s", describeGoType(goType), DescribeTag(tag))
+	})
+	for _, m := range ms {
+		f.addMessage(m)
+	}
+}
+
+// addMessage records the problem a placed message m says.
+func (f *File) addMessage(m *pending) {
+	if m.kind == msgLost {
+		f.add(&Problem{File: f.name, Message: wire.Clip(m.text)})
+		return
+	}
+	if m.kind == msgAt {
+		p := &Problem{File: f.name, Line: m.line, Col: m.col, Message: wire.Clip(m.text)}
+		n, path := m.node, m.nodePath // the key there, else the value
+		if n == nil {
+			n, path = m.val, m.vPath
+		}
+		if n != nil {
+			p.Field, p.Message = path, f.requote(m.text, n)
+		}
+		f.add(p)
+		return
+	}
+	p := &Problem{File: f.name, Line: m.line, Col: 1, Message: m.text}
+	n := m.node
+	if n != nil {
+		p.Col, p.Field = n.Column, m.nodePath
+	}
+	switch m.kind {
+	case msgUnknown:
+		p.Message = "unknown field"
+	case msgDup:
+		p.Message = "duplicate key (first at line " + m.arg + ")"
+		f.broken = true // the mapping holding it was not decoded at all
+	case msgMismatch:
+		if n != nil && n.Kind == yaml.ScalarNode {
+			p.Message = fmt.Sprintf("must be %s, got %q", describeGoType(m.arg2), f.quotable(n))
+		} else {
+			p.Message = fmt.Sprintf("must be %s, got %s", describeGoType(m.arg2), DescribeTag(m.key))
+		}
 	default:
-		// A custom unmarshaler's message: place it at the line's value.
-		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return !isKey && n.Line == line && n.Kind == yaml.ScalarNode }); n != nil {
-			p.Col, p.Field = n.Column, path
+		// A custom unmarshaler's message: placed at the line's value.
+		if n != nil {
 			p.Message = f.requote(p.Message, n)
 		} else {
 			p.Message = wire.Clip(p.Message)
 		}
 	}
 	if p.Field != "" {
-		f.undecoded = append(f.undecoded, p.Field)
+		f.undecoded.add(p.Field)
 	} else {
 		f.broken = true // a value gone astray somewhere unknown: further checks could only guess
 	}
-	f.problems = append(f.problems, p)
-}
-
-// addAt places a message "line L, column C: ..." at the key there, or
-// else at the value there.
-func (f *File) addAt(m []string) {
-	line, _ := strconv.Atoi(m[1])
-	col, _ := strconv.Atoi(m[2])
-	p := &Problem{File: f.name, Line: line, Col: col, Message: wire.Clip(m[3])}
-	for _, keys := range []bool{true, false} {
-		if n, path := f.find(func(n *yaml.Node, isKey bool) bool { return isKey == keys && n.Line == line && n.Column == col }); n != nil {
-			p.Field, p.Message = path, f.requote(m[3], n)
-			break
-		}
-	}
-	f.problems = append(f.problems, p)
+	f.add(p)
 }
 
 func describeGoType(t string) string {
@@ -140,39 +223,30 @@ func DescribeTag(tag string) string {
 	return strings.TrimPrefix(tag, "!!")
 }
 
-// find walks the tree in document order and returns the first node for
-// which match is true, with its field path.
-func (f *File) find(match func(n *yaml.Node, isKey bool) bool) (*yaml.Node, string) {
-	var walk func(n *yaml.Node, path string) (*yaml.Node, string)
-	walk = func(n *yaml.Node, path string) (*yaml.Node, string) {
-		if match(n, false) {
-			return n, path
-		}
+// walk visits every node of the tree in document order (a mapping's
+// key before its value), a key with isKey, with its field path. Aliases
+// are not followed.
+func (f *File) walk(visit func(n *yaml.Node, isKey bool, path string)) {
+	var rec func(n *yaml.Node, path string)
+	rec = func(n *yaml.Node, path string) {
+		visit(n, false, path)
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
 				p := wire.JoinPath(path, wire.Clip(k.Value))
-				if match(k, true) {
-					return k, p
-				}
-				if found, fp := walk(v, p); found != nil {
-					return found, fp
-				}
+				visit(k, true, p)
+				rec(v, p)
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				if found, fp := walk(c, fmt.Sprintf("%s[%d]", path, i)); found != nil {
-					return found, fp
-				}
+				rec(c, fmt.Sprintf("%s[%d]", path, i))
 			}
 		case yaml.AliasNode:
 			// Aliases point back into the tree: follow none, or walks loop.
 		}
-		return nil, ""
 	}
-	if f.root == nil {
-		return nil, ""
+	if f.root != nil {
+		rec(f.root, "")
 	}
-	return walk(f.root, "")
 }

@@ -1,6 +1,7 @@
 package yamlfile
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,4 +39,72 @@ func (p *Problem) Error() string {
 // so that decoding goes on and Decode places it at n.
 func NodeProblem(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d, column %d: "+format, append([]any{n.Line, n.Column}, args...)...)}}
+}
+
+// More stands for problems left out of a report: Count of them, all of
+// File's when File is set.
+type More struct {
+	File  string
+	Count int
+}
+
+func (m *More) Error() string {
+	s := fmt.Sprintf("and %d more %s, not listed", m.Count, plural(m.Count, "problem", "problems"))
+	if m.File != "" {
+		s = m.File + ": " + s
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Cap returns err's problems (an error joined of them, as Err and
+// errors.Join make), the first n of them, and a More for the others,
+// counting the ones a More already stood for. A More names a file when
+// all it stands for are that file's.
+func Cap(err error, n int) error {
+	var kept []error
+	more := &More{}
+	file, files := "", 0 // the file of the problems left out, and how many files they are of
+	leave := func(f string, count int) {
+		if files == 0 || f != file {
+			file, files = f, files+1
+		}
+		more.Count += count
+	}
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case nil:
+		case interface{ Unwrap() []error }:
+			for _, c := range e.Unwrap() {
+				walk(c)
+			}
+		case *More:
+			leave(e.File, e.Count)
+		default:
+			if len(kept) < n {
+				kept = append(kept, err)
+				return
+			}
+			f := ""
+			if p, ok := err.(*Problem); ok {
+				f = p.File
+			}
+			leave(f, 1)
+		}
+	}
+	walk(err)
+	if more.Count > 0 {
+		if files == 1 {
+			more.File = file
+		}
+		kept = append(kept, more)
+	}
+	return errors.Join(kept...)
 }

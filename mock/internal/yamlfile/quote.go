@@ -77,16 +77,22 @@ func (f *File) requote(msg string, n *yaml.Node) string {
 	return msg
 }
 
-// line is the text of line n (from 1) of the file, without its line break.
+// line is the text of line n (from 1) of the file, without its line
+// break; "" past the end. The lines' starts are found once.
 func (f *File) line(n int) string {
-	rest := f.src
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(rest, '\n')
-		if j < 0 {
-			return ""
+	if f.starts == nil {
+		f.starts = []int{0}
+		for i, c := range f.src {
+			if c == '\n' {
+				f.starts = append(f.starts, i+1)
+			}
 		}
-		rest = rest[j+1:]
 	}
+	n = max(n, 1)
+	if n > len(f.starts) {
+		return ""
+	}
+	rest := f.src[f.starts[n-1]:]
 	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
 		rest = rest[:j]
 	}
