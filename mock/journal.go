@@ -36,6 +36,13 @@ const DefaultJournalSize = journal.DefaultSize
 // always fits alone (the journals keep at most Options.JournalBytes).
 const MaxListingBytes = journal.MaxListingBytes
 
+// CheckRedact checks names for Options.Redact: each must be a header or
+// query parameter name (an HTTP token).
+func CheckRedact(names []string) error {
+	_, err := journal.NewRedactor(names)
+	return err
+}
+
 // Requests returns the journal entries that match f, oldest first. An
 // invalid pattern (see Verify) matches nothing.
 func (s *Server) Requests(f JournalFilter) []JournalEntry { return s.admin.Requests(f) }

@@ -264,6 +264,55 @@ func TestJournalRedactsSecrets(t *testing.T) {
 	}
 }
 
+// Credentials under any of their usual names, in a header or the query,
+// and the names given in Options.Redact, never come back out: not in a
+// listing, nor a verification's near misses, nor as a pattern's value;
+// their presence can still be verified.
+func TestJournalRedactsCredentialNames(t *testing.T) {
+	h := newServer(t, mock.Options{Redact: []string{"X-Tenant", "customer_ref"}})
+	headers := []string{"X-Access-Token", "Private-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
+		"Ocp-Apim-Subscription-Key", "X-Forwarded-Authorization", "Token", "X-Auth", "X-Api-Key", "Cookie", "X-Tenant"}
+	queries := []string{"api_key", "token", "access_token", "key", "client_secret", "password", "X-Amz-Signature", "customer_ref"}
+	for i, name := range headers {
+		sid := fmt.Sprintf("h%d", i)
+		secret := fmt.Sprintf("s3cret-h%d", i)
+		get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", sid, name, secret)
+		list := admin(t, h, "GET", "/__mock/requests?session="+sid, "")
+		r := admin(t, h, "GET", "/__mock/verify?session="+sid+"&header."+name+"=Bearer", "")
+		_, v := verifyFailed(t, name, r)
+		for what, body := range map[string][]byte{"listing": list.body, "near miss": r.body} {
+			if strings.Contains(string(body), secret) {
+				t.Errorf("header %s: the %s gives it back: %s", name, what, body)
+			}
+		}
+		if e := h.Requests(mock.JournalFilter{Session: sid}); len(e) != 1 || e[0].Headers[name] != "[redacted]" {
+			t.Errorf("header %s: journaled as %+v", name, e)
+		}
+		if d := v.NearMisses[0].Differs["header."+name]; d.Got == nil || *d.Got != "[redacted]" {
+			t.Errorf("header %s: the near miss has %+v", name, d)
+		}
+		decodeOK(t, name, admin(t, h, "GET", "/__mock/verify?session="+sid+"&header."+name+"=[redacted]", ""), &verified{})
+		checkError(t, name, admin(t, h, "GET", "/__mock/verify?session="+sid+"&header."+name+"="+secret, ""), 400, mock.CodeInvalidParameter, "header."+name)
+	}
+	for i, name := range queries {
+		sid := fmt.Sprintf("q%d", i)
+		secret := fmt.Sprintf("s3cret-q%d", i)
+		r := get(t, h, "/api/v1/feedbacks?limit=1&"+name+"="+secret, "X-Mock-Session", sid)
+		list := admin(t, h, "GET", "/__mock/requests?session="+sid, "")
+		if strings.Contains(string(list.body), secret) || strings.Contains(r.header.Get("X-Mock-Warning"), secret) {
+			t.Errorf("query %s: given back: %s", name, list.body)
+		}
+		if e := h.Requests(mock.JournalFilter{Session: sid}); len(e) != 1 || e[0].Query != "limit=1&"+name+"=[redacted]" {
+			t.Errorf("query %s: journaled as %+v", name, e)
+		}
+		decodeOK(t, name, admin(t, h, "GET", "/__mock/verify?session="+sid+"&query."+name+"=[redacted]", ""), &verified{})
+		checkError(t, name, admin(t, h, "GET", "/__mock/verify?session="+sid+"&query."+name+"="+secret, ""), 400, mock.CodeInvalidParameter, "query."+name)
+	}
+	if _, err := mock.New(mock.Options{Redact: []string{"a b"}}); err == nil || !strings.Contains(err.Error(), "redact") {
+		t.Errorf("Redact [\"a b\"]: %v, want an error", err)
+	}
+}
+
 // journalWatch answers like httptest.ResponseRecorder and, when the
 // answer's first byte would leave, counts the journal's entries.
 type journalWatch struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
@@ -83,6 +84,11 @@ type Options struct {
 	// it, the oldest entry of any session goes. 0 means
 	// DefaultJournalEntries.
 	JournalEntries int
+	// Redact names headers and query parameters the journal shows
+	// redacted (and patterns match so), besides those whose names say
+	// they carry credentials (Authorization, X-Api-Key, access_token,
+	// ...: see journal.Redactor); in any case, '-', '_' and '.' aside.
+	Redact []string
 	// MaxSessions bounds the sessions kept; a new session over it evicts
 	// the least recently used one (never the default session). 0 means
 	// DefaultMaxSessions.
@@ -176,6 +182,10 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	redactor, err := journal.NewRedactor(opts.Redact)
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
 	s := &Server{
 		log:   opts.Logger,
 		now:   opts.Now,
@@ -195,6 +205,7 @@ func New(opts Options) (*Server, error) {
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
 		Budgets: []*budget.Budget{s.media.Budget()}})
+	s.st.Journals().SetRedactor(redactor)
 	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
 	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,
 		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),

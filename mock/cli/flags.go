@@ -28,6 +28,7 @@ type config struct {
 	logLevel     string
 	adminToken   string
 	journal      int
+	redact       names // --redact, and REPLYMOCK_REDACT's
 	corsOrigins  string
 	allowedHosts string
 	maxConns     int
@@ -75,6 +76,7 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
 	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
+	fsys.Var(&cfg.redact, "redact", "a header or query parameter name the journal shows redacted besides the credentials it always does (Authorization, X-Api-Key, access_token, ...); repeatable (env REPLYMOCK_REDACT, comma-separated; both add up)")
 	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
@@ -167,7 +169,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	}
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
-		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs)}
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact}
 }
 
 // openFolders gives opts the --scenarios and --fixtures folders;
@@ -267,6 +269,24 @@ var byteUnits = []struct {
 	name string
 	size int64
 }{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// names is a repeatable flag of header or query parameter names, each
+// use one name or several comma-separated.
+type names []string
+
+func (n *names) String() string { return strings.Join(*n, ",") }
+
+func (n *names) Set(s string) error {
+	items := splitList(s)
+	if len(items) == 0 {
+		return fmt.Errorf("want a header or query parameter name, got %q", s)
+	}
+	if err := mock.CheckRedact(items); err != nil {
+		return err
+	}
+	*n = append(*n, items...)
+	return nil
+}
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {

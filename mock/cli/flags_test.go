@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -262,4 +263,44 @@ func TestDemoDataIsCurrent(t *testing.T) {
 		stop()
 	}
 
+}
+
+// --redact adds names, each use one or several, REPLYMOCK_REDACT's
+// comma-separated ones too; a name that is not one is a usage error.
+func TestRedactFlagAndEnv(t *testing.T) {
+	parse := func(args []string, vars map[string]string) ([]string, error) {
+		var cfg config
+		fsys := cfg.flagSet("serve", io.Discard)
+		if err := applyEnv(fsys, env(vars)); err != nil {
+			return nil, err
+		}
+		if err := fsys.Parse(args); err != nil {
+			return nil, err
+		}
+		return cfg.options(0, io.Discard).Redact, nil
+	}
+	got, err := parse([]string{"--redact", "X-Extra", "--redact", "y,z"}, map[string]string{"REPLYMOCK_REDACT": "X-Tenant, customer_ref"})
+	if err != nil || strings.Join(got, " ") != "X-Tenant customer_ref X-Extra y z" {
+		t.Errorf("Redact = %q, %v", got, err)
+	}
+	if got, err := parse(nil, nil); err != nil || got != nil {
+		t.Errorf("no --redact: %q, %v", got, err)
+	}
+	for _, c := range []struct {
+		args []string
+		vars map[string]string
+	}{
+		{[]string{"--redact", "a b"}, nil},
+		{[]string{"--redact", ""}, nil},
+		{[]string{"--redact", ","}, nil},
+		{nil, map[string]string{"REPLYMOCK_REDACT": "ok,x:y"}},
+	} {
+		if _, err := parse(c.args, c.vars); err == nil {
+			t.Errorf("%q %v: no error", c.args, c.vars)
+		}
+	}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"--redact", "a b"}, env(nil), io.Discard, &stderr); !errors.As(err, new(usageError)) {
+		t.Errorf("--redact 'a b': %v, want a usage error", err)
+	}
 }

@@ -25,7 +25,7 @@ type journalQuery struct {
 // /__mock/verify: session, method, path, query.NAME, header.NAME,
 // body.PATH, since, wait, and the route's own (own). Each at most once;
 // an unknown one, a bad escape or a bad value is a 400 naming it.
-func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
+func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 	params := &wire.Params{Names: append([]string{"session", "method", "path", "since", "wait"}, own...),
 		Prefixes: []string{"query.", "header.", "body."},
 		Shown:    append([]string{"session", "method", "path", "query.NAME", "header.NAME", "body.PATH", "since", "wait"}, own...)}
@@ -60,7 +60,7 @@ func parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 	if sid != session.All {
 		f.Session = sid
 	}
-	if q.p, err = journal.Compile(*f); err != nil {
+	if q.p, err = a.st.Journals().Compile(*f); err != nil {
 		return nil, err
 	}
 	return q, nil

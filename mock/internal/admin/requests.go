@@ -19,7 +19,7 @@ import (
 // written one by one as they are encoded, so listing a full journal holds
 // a reference per entry and one encoded entry at a time, not the answer.
 func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
-	q, err := parseJournalQuery(r, "limit")
+	q, err := a.parseJournalQuery(r, "limit")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -75,7 +75,7 @@ func (a *Admin) handleRequestsDelete(r *http.Request) (int, any, error) {
 // Requests returns the journal entries that match f, oldest first (the
 // newest f.Limit with a limit). An invalid pattern matches nothing.
 func (a *Admin) Requests(f journal.Filter) []journal.Entry {
-	p, err := journal.Compile(f)
+	p, err := a.st.Journals().Compile(f)
 	if err != nil {
 		return nil
 	}

@@ -18,7 +18,7 @@ const maxTimes = 1_000_000_000
 // with wait, it first waits for min of them. 200 with the Verification
 // when it holds, else 409 verification_failed with it in error.details.
 func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
-	q, err := parseJournalQuery(r, "count", "min", "max")
+	q, err := a.parseJournalQuery(r, "count", "min", "max")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -98,7 +98,7 @@ func verificationMessage(v journal.Verification) string {
 // checks the count against want, with the nearest misses when fewer
 // match than want.Min; an invalid pattern is an error naming the part.
 func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verification, error) {
-	p, err := journal.Compile(f)
+	p, err := a.st.Journals().Compile(f)
 	if err != nil {
 		return journal.Verification{}, err
 	}
@@ -110,7 +110,7 @@ func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verificati
 // ctx's error when it ends first. An invalid pattern, or more than
 // journal.MaxWaiters waiting at once, is an error.
 func (a *Admin) WaitRequests(ctx context.Context, f journal.Filter) ([]journal.Entry, error) {
-	p, err := journal.Compile(f)
+	p, err := a.st.Journals().Compile(f)
 	if err != nil {
 		return nil, err
 	}

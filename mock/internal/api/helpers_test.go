@@ -45,7 +45,7 @@ func (a testAPI) serve(target string) *httptest.ResponseRecorder {
 
 // entries are the journal's entries of every session, oldest first.
 func (a testAPI) entries() []journal.Entry {
-	p, err := journal.Compile(journal.Filter{})
+	p, err := a.st.Journals().Compile(journal.Filter{})
 	if err != nil {
 		a.t.Fatal(err)
 	}

@@ -7,7 +7,8 @@
 //
 // One [Journals] owns all of it, keyed by session id, behind its own
 // locks; a session holds only the [Key] of its ring. Credentials a client
-// sends are kept but listed and matched redacted. The package knows
+// sends (in headers and the query, named as [Redactor] tells) are kept
+// but listed and matched redacted. The package knows
 // nothing of HTTP routing, sessions or scenarios: the server records
 // into it and reads from it.
 package journal

@@ -39,11 +39,14 @@ type Filter struct {
 	Method  string // in any case
 	Path    string // exact path, or a prefix ending in "*"
 	// Query wants query parameters by name, each with its value (one of
-	// its values, when given more than once), decoded.
+	// its values, when given more than once), decoded. Credential
+	// parameters (api_key, access_token, ...: see Redactor) are journaled
+	// redacted: they match as journaled ("[redacted]"), never by value.
 	Query map[string]string
 	// Header wants headers by name, in any case, each with its value as
 	// the journal shows it (values joined by ", "), or one of its values.
-	// Credential headers (Authorization, Cookie, ...) are journaled
+	// Credential headers (Authorization, Cookie, X-Api-Key, ...: see
+	// Redactor) are journaled
 	// redacted: they match by scheme ("Bearer") or as journaled ("Bearer
 	// [redacted]"), never by their secret.
 	Header map[string]string

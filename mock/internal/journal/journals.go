@@ -37,6 +37,10 @@ type Journals struct {
 
 	// pinned is what listings being written keep alive (MaxListingBytes).
 	pinned atomic.Int64
+
+	// redact tells which headers and query parameters entries list and
+	// patterns match redacted; nil for the rule alone (SetRedactor).
+	redact atomic.Pointer[Redactor]
 }
 
 // Key names the journal of one session: its id, and which session of
@@ -60,6 +64,15 @@ func New(size int, maxBytes int64, maxEntries int) *Journals {
 			"What all journals keep together, as counted against their byte budget (Options.JournalBytes).", maxBytes),
 	}
 }
+
+// SetRedactor makes rd tell, from now on, which headers and query
+// parameters the journals list and match redacted (the credentials' rule
+// and the names it was given). A server sets it before it serves.
+func (j *Journals) SetRedactor(rd *Redactor) { j.redact.Store(rd) }
+
+// Redactor is what tells which headers and query parameters the journals
+// list and match redacted.
+func (j *Journals) Redactor() *Redactor { return j.redact.Load() }
 
 // Open starts the empty journal of session id, which comes into being,
 // and returns its Key. A journal the id had goes with what it kept.

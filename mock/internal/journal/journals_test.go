@@ -117,11 +117,11 @@ func TestJournalEntryBounds(t *testing.T) {
 		}
 		j.Record(k, Record{Entry: Entry{Method: "GET", Path: fmt.Sprintf("/%d", i)}})
 	}
-	all, _ := Compile(Filter{})
+	all, _ := compile(Filter{}, nil)
 	if got := seqs(j.find(all, 0)); !slices.Equal(got, []int64{4, 5, 6, 7, 8}) {
 		t.Errorf("kept %v, want the newest 5 of all sessions", got)
 	}
-	inA, _ := Compile(Filter{Session: "a"})
+	inA, _ := compile(Filter{Session: "a"}, nil)
 	if got := seqs(j.find(inA, 0)); !slices.Equal(got, []int64{5, 7}) {
 		t.Errorf("a kept %v, want 5 and 7", got)
 	}
@@ -182,7 +182,7 @@ func TestDroppedSessionKeepsNoEntry(t *testing.T) {
 
 func mustCompile(t *testing.T, f Filter) *Pattern {
 	t.Helper()
-	p, err := Compile(f)
+	p, err := compile(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

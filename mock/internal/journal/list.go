@@ -55,7 +55,7 @@ func (j *Journals) find(p *Pattern, limit int) []*Record {
 // Entries returns the entries that match p, oldest first; with limit,
 // only the newest limit of them. The caller owns them.
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
-	return entries(j.find(p, limit))
+	return entries(j.find(p, limit), j.Redactor())
 }
 
 // lost reports whether a journal in scope lost entries newer than since.
@@ -131,7 +131,7 @@ func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
 func (l *Listing) Len() int { return len(l.recs) }
 
 // Entry returns the listing's entry i, built now: the caller's to keep.
-func (l *Listing) Entry(i int) Entry { return l.recs[i].entry() }
+func (l *Listing) Entry(i int) Entry { return l.recs[i].entry(l.j.Redactor()) }
 
 // Release frees what the listing pinned; it then holds nothing.
 func (l *Listing) Release() {

@@ -33,7 +33,7 @@ type part struct {
 	name   string   // the query parameter, or the canonical header name
 	segs   []string // the body path
 	want   string
-	secret bool // a credential header: compared as the journal shows it
+	secret bool // a credential header or query parameter: compared as the journal shows it
 }
 
 // Pattern is a Filter made ready to match: its scope, its since and its
@@ -45,10 +45,16 @@ type Pattern struct {
 	cheap int    // how many parts are method and path
 }
 
-// Compile checks f's parts and makes a Pattern of them. A problem is a
-// 400 invalid_parameter *wire.APIError naming the part as GET
+// Compile checks f's parts and makes a Pattern of them, whose headers and
+// query parameters that carry credentials (j's Redactor says which) are
+// matched as the journal lists them, redacted. A problem is a 400
+// invalid_parameter *wire.APIError naming the part as GET
 // /__mock/requests would.
-func Compile(f Filter) (*Pattern, error) {
+func (j *Journals) Compile(f Filter) (*Pattern, error) { return compile(f, j.Redactor()) }
+
+// compile is Compile with rd telling which headers and query parameters
+// are credentials.
+func compile(f Filter, rd *Redactor) (*Pattern, error) {
 	p := &Pattern{scope: cmp.Or(f.Session, AllSessions), since: f.Since}
 	if f.Method != "" {
 		if !wire.IsToken(f.Method) {
@@ -63,7 +69,7 @@ func Compile(f Filter) (*Pattern, error) {
 		p.parts = append(p.parts, part{kind: partPath, field: "path", want: f.Path})
 	}
 	p.cheap = len(p.parts)
-	more, err := moreParts(f)
+	more, err := moreParts(f, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -74,14 +80,18 @@ func Compile(f Filter) (*Pattern, error) {
 
 // moreParts checks and makes the parts of f beyond method and path:
 // query parameters, headers and body paths.
-func moreParts(f Filter) ([]part, error) {
+func moreParts(f Filter, rd *Redactor) ([]part, error) {
 	var more []part
 	for _, name := range sortedKeys(f.Query) {
-		field := "query." + name
+		field, want := "query."+name, f.Query[name]
 		if name == "" {
 			return nil, wire.InvalidParameter(field, "must name a query parameter: query.NAME=VALUE")
 		}
-		more = append(more, part{kind: partQuery, field: field, name: name, want: f.Query[name]})
+		p := part{kind: partQuery, field: field, name: name, want: want, secret: rd.Secret(name)}
+		if p.secret && want != Redacted {
+			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give %s, as journaled, to match it by name", name, Redacted)
+		}
+		more = append(more, p)
 	}
 	seen := map[string]string{}
 	for _, name := range sortedKeys(f.Header) {
@@ -94,7 +104,7 @@ func moreParts(f Filter) ([]part, error) {
 			return nil, wire.InvalidParameter(field, "names the same header as header.%s (names are case-insensitive)", other)
 		}
 		seen[canon] = name
-		p := part{kind: partHeader, field: field, name: canon, want: want, secret: secretHeaders[canon]}
+		p := part{kind: partHeader, field: field, name: canon, want: want, secret: rd.Secret(canon)}
 		if p.secret && !redactedForm(want) {
 			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give its scheme alone (Bearer) or as journaled (Bearer %s)", canon, Redacted)
 		}
@@ -135,6 +145,9 @@ func (p *part) check(r *Record) (bool, *string) {
 		vals := queryValues(r.Query, p.name)
 		if vals == nil {
 			return false, nil
+		}
+		if p.secret {
+			vals = slices.Repeat([]string{Redacted}, len(vals))
 		}
 		got := strings.Join(vals, ", ")
 		return slices.Contains(vals, p.want), &got

@@ -26,8 +26,8 @@ const (
 // listing reads it without the lock.
 type Record struct {
 	Entry
-	// Header is the request's header map, kept as it came: the entry
-	// lists it redacted.
+	// Header is the request's header map, kept as it came, as Query is:
+	// the entry lists both redacted.
 	Header http.Header
 	// Resp is the response body as written: its first chunk, and More
 	// the others, if it was written in several.
@@ -174,11 +174,13 @@ func (r *Record) strip(budget int64) {
 	r.kept = r.measure()
 }
 
-// entry is the record as listed: headers flattened and redacted, the
-// response joined, every slice the caller's own.
-func (r *Record) entry() Entry {
+// entry is the record as listed: headers flattened, credentials in
+// headers and query redacted by rd, the response joined, every slice the
+// caller's own.
+func (r *Record) entry(rd *Redactor) Entry {
 	e := r.Entry
-	e.Headers = flatHeaders(r.Header)
+	e.Headers = rd.headers(r.Header)
+	e.Query = rd.query(r.Query)
 	e.Cut = slices.Clone(r.Cut) // the caller's to change
 	e.Warnings = slices.Clone(r.Warnings)
 	if len(r.More) == 0 {
@@ -194,14 +196,15 @@ func (r *Record) entry() Entry {
 	return e
 }
 
-// entries turns records into the entries they list as; nil for none.
-func entries(recs []*Record) []Entry {
+// entries turns records into the entries they list as, redacted by rd;
+// nil for none.
+func entries(recs []*Record, rd *Redactor) []Entry {
 	if len(recs) == 0 {
 		return nil
 	}
 	out := make([]Entry, len(recs))
 	for i, r := range recs {
-		out[i] = r.entry()
+		out[i] = r.entry(rd)
 	}
 	return out
 }

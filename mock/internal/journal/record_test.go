@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"maps"
 	"net/http"
 	"os"
 	"regexp"
@@ -33,7 +32,7 @@ func TestRedactHeaders(t *testing.T) {
 		{"Accept", "application/json", "application/json"},
 	}
 	for _, c := range cases {
-		got := flatHeaders(http.Header{c.header: {c.value}})[c.header]
+		got := (*Redactor)(nil).headers(http.Header{c.header: {c.value}})[c.header]
 		if got != c.want {
 			t.Errorf("%s: %q is journaled as %q, want %q", c.header, c.value, got, c.want)
 		}
@@ -55,39 +54,130 @@ func TestJournalCountsWarnings(t *testing.T) {
 	}
 }
 
-// headerRunRE finds a run of names in backquotes, as the README lists
-// headers: "`Authorization`, `Cookie` and `X-Auth-Token`".
-var headerRunRE = regexp.MustCompile("`[A-Za-z-]+`(?:,?\\s+(?:and\\s+|or\\s+)?`[A-Za-z-]+`)+")
+// Every credential header and query parameter the rule must catch, each
+// journaled redacted and refused as a pattern's value; and names that are
+// no credentials, kept as sent.
+func TestCredentialNames(t *testing.T) {
+	secrets := []string{
+		// headers
+		"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Mock-Admin-Token", "X-Api-Key", "Api-Key",
+		"X-Auth-Token", "X-Access-Token", "Private-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
+		"Ocp-Apim-Subscription-Key", "X-Forwarded-Authorization", "Token", "X-Auth", "X-Csrf-Token", "X-Client-Secret",
+		"X-Hub-Signature-256", "X-Amz-Credential", "X-Authorisation", "OAuth-Token", "X-Jwt-Assertion", "X-Password",
+		// query parameters
+		"api_key", "apikey", "apiKey", "token", "access_token", "refresh_token", "id_token", "client_secret",
+		"password", "passwd", "pwd", "key", "sig", "X-Amz-Signature", "X-Amz-Security-Token", "AWSAccessKeyId",
+		"auth", "oauth_token", "private_key", "session_token", "jwt",
+	}
+	for _, name := range secrets {
+		if !(*Redactor)(nil).Secret(name) {
+			t.Errorf("%s is not taken for a credential", name)
+		}
+		if got := (*Redactor)(nil).headers(http.Header{name: {"s3cret"}})[name]; got != Redacted {
+			t.Errorf("header %s: s3cret is journaled as %q", name, got)
+		}
+		if got := (*Redactor)(nil).query(name + "=s3cret&limit=5"); got != name+"=[redacted]&limit=5" {
+			t.Errorf("query %s: journaled as %q", name, got)
+		}
+		if _, err := compile(Filter{Header: map[string]string{name: "s3cret"}}, nil); err == nil {
+			t.Errorf("header.%s=s3cret is a pattern", name)
+		}
+		if _, err := compile(Filter{Query: map[string]string{name: "s3cret"}}, nil); err == nil {
+			t.Errorf("query.%s=s3cret is a pattern", name)
+		}
+	}
+	plain := []string{"X-Mock-Session", "X-Mock-Scenario", "X-Mock-Seed", "X-Request-Id", "Content-Type", "Accept",
+		"User-Agent", "Idempotency-Key", "Author", "X-Authors", "Authority", "Monkey", "Keys", "Signal",
+		"limit", "offset", "answered", "nm_id", "date_from", "date_to", "search", "order", "counts_only", "isAnswered", "take", "skip"}
+	for _, name := range plain {
+		if (*Redactor)(nil).Secret(name) {
+			t.Errorf("%s is taken for a credential", name)
+		}
+		if got := (*Redactor)(nil).query(name + "=v"); got != name+"=v" {
+			t.Errorf("query %s=v is journaled as %q", name, got)
+		}
+	}
+}
 
-// secretHeaders is the one list of credential headers: wherever the
-// README lists them (a run of names with two of them or more), it lists
-// exactly these.
-func TestReadmeListsSecretHeaders(t *testing.T) {
+// A query is journaled as sent, but for the values of credentials: each
+// redacted whole, however the name is written and whatever separates it.
+func TestRedactQuery(t *testing.T) {
+	cases := []struct{ raw, want string }{
+		{"", ""},
+		{"limit=5&offset=0", "limit=5&offset=0"},
+		{"api_key=abc", "api_key=[redacted]"},
+		{"limit=5&access_token=abc&token=def&token=ghi", "limit=5&access_token=[redacted]&token=[redacted]&token=[redacted]"},
+		{"api%5Fkey=abc", "api%5Fkey=[redacted]"},           // the name escaped
+		{"search=a;token=abc", "search=a;token=[redacted]"}, // ; separates for some servers
+		{"token", "token"}, // no value to hide
+		{"token=&limit=1", "token=[redacted]&limit=1"},        // even an empty one
+		{"x=%zz&password=p%20w", "x=%zz&password=[redacted]"}, // a bad escape elsewhere
+		{"search=token%3Dabc", "search=token%3Dabc"},          // a value that names one is a value
+	}
+	for _, c := range cases {
+		if got := (*Redactor)(nil).query(c.raw); got != c.want {
+			t.Errorf("%q is journaled as %q, want %q", c.raw, got, c.want)
+		}
+	}
+}
+
+// Names given to a Redactor are credentials too, in any case and whatever
+// their separators; a name that is not a token is refused.
+func TestRedactorNames(t *testing.T) {
+	rd, err := NewRedactor([]string{"X-Tenant", "customer_ref"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"X-Tenant", "x-tenant", "x_tenant", "Customer-Ref", "customer_ref", "token"} {
+		if !rd.Secret(name) {
+			t.Errorf("%s is not taken for a credential", name)
+		}
+	}
+	if rd.Secret("X-Tenants") || rd.Secret("limit") {
+		t.Error("a name not given is taken for a credential")
+	}
+	if got := rd.query("customer_ref=42&limit=1"); got != "customer_ref=[redacted]&limit=1" {
+		t.Errorf("customer_ref is journaled as %q", got)
+	}
+	for _, bad := range []string{"", "a b", "x:y", "naïve"} {
+		if _, err := NewRedactor([]string{bad}); err == nil {
+			t.Errorf("%q is taken", bad)
+		}
+	}
+}
+
+// wordRunRE finds a run of lower-case words in backquotes, as the README
+// lists the rule's: "`auth`, `token`, ... or `jwt`".
+var wordRunRE = regexp.MustCompile("`[a-z]+`(?:,?\\s+(?:or\\s+)?`[a-z]+`)+")
+
+// The README states the rule as it is: the words a credential's name
+// holds, once, and the names that are credentials whole.
+func TestReadmeStatesTheRule(t *testing.T) {
 	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := slices.Sorted(maps.Keys(secretHeaders))
-	lists := 0
-	for _, run := range headerRunRE.FindAllString(string(readme), -1) {
+	want := slices.Sorted(slices.Values(credentialWords))
+	found := 0
+	for _, run := range wordRunRE.FindAllString(string(readme), -1) {
 		var got []string
-		secrets := 0
-		for _, m := range regexp.MustCompile("`([A-Za-z-]+)`").FindAllStringSubmatch(run, -1) {
+		for _, m := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(run, -1) {
 			got = append(got, m[1])
-			if secretHeaders[m[1]] {
-				secrets++
-			}
 		}
-		if secrets < 2 {
-			continue // not a list of credentials
+		if !slices.Contains(got, "token") || !slices.Contains(got, "secret") {
+			continue // not the rule's words
 		}
-		lists++
+		found++
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Errorf("the README lists the credential headers as %q, the journal redacts %q:\n%s", got, want, run)
+			t.Errorf("the README gives the rule's words as %q, the journal's are %q", got, want)
 		}
 	}
-	if lists < 3 {
-		t.Errorf("the README lists the credential headers %d times, want the 3 places (the journal, patterns, security)", lists)
+	if found != 1 {
+		t.Errorf("the README states the rule's words %d times, want once", found)
+	}
+	names := "named `" + strings.Join(credentialNames, "` or `") + "`"
+	if !strings.Contains(string(readme), names) {
+		t.Errorf("the README does not say %q", names)
 	}
 }

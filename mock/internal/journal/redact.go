@@ -1,21 +1,122 @@
 package journal
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Redacted stands for a secret in the journal (and wherever else a
 // secret is shown as having been there).
 const Redacted = "[redacted]"
 
-// flatHeaders joins each header's values, as the journal lists them,
-// with the secrets a client sends redacted: whoever reads the journal
-// (a CI log, the control panel) must not learn a real token.
-func flatHeaders(h http.Header) map[string]string {
+// Which headers and query parameters carry credentials is decided by
+// their names, by a rule rather than a list: services name their keys
+// freely (X-Acme-Token, Ocp-Apim-Subscription-Key, access_token), and a
+// list misses the next one, which then sits in clear in every journal
+// listing, CI log and control panel. The rule may redact a harmless
+// value now and then (X-Csrf-Token); that costs a test the use of its
+// value in a pattern, not a secret.
+//
+// A name is a credential's when, in lower case and without its '-', '_'
+// and '.', it holds one of credentialWords (auth only where it is not
+// author, authors, authority...: authorization and authorisation are
+// credentials), or is one of credentialNames, or is one a Redactor was
+// given.
+var credentialWords = []string{"auth", "token", "secret", "passw", "pwd", "apikey", "accesskey",
+	"subscriptionkey", "privatekey", "credential", "cookie", "signature", "jwt"}
+
+// credentialNames are names that are credentials whole: Google's key=
+// and an Azure shared access signature's sig=.
+var credentialNames = []string{"key", "sig"}
+
+// normalName is name in lower case, without '-', '_' and '.': the form
+// the rule compares.
+func normalName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '-' || c == '_' || c == '.':
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// credentialName reports whether n, a normalName, names a credential by
+// the rule alone.
+func credentialName(n string) bool {
+	if slices.Contains(credentialNames, n) {
+		return true
+	}
+	for _, w := range credentialWords {
+		if w == "auth" && holdsAuth(n) || w != "auth" && strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsAuth reports whether n holds auth other than as the start of
+// author (authors, authority...), authoriz and authoris (authorization)
+// counting.
+func holdsAuth(n string) bool {
+	for i := 0; ; i++ {
+		j := strings.Index(n[i:], "auth")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if rest := n[i:]; !strings.HasPrefix(rest, "author") || strings.HasPrefix(rest, "authoriz") || strings.HasPrefix(rest, "authoris") {
+			return true
+		}
+	}
+}
+
+// Redactor tells which headers and query parameters carry credentials:
+// those the rule names, and those it was given. The zero Redactor, and
+// nil, follow the rule alone. It never changes once made.
+type Redactor struct {
+	also map[string]bool // normal names given besides the rule
+}
+
+// NewRedactor returns a Redactor of the rule and of names, each a
+// header or query parameter name (a token, as RFC 9110 has it), matched
+// as the rule's are: in any case, '-', '_' and '.' aside.
+func NewRedactor(names []string) (*Redactor, error) {
+	rd := &Redactor{also: make(map[string]bool, len(names))}
+	for _, name := range names {
+		if !wire.IsToken(name) {
+			return nil, fmt.Errorf("a header or query parameter name (letters, digits and !#$%%&'*+-.^_`|~), got %q", name)
+		}
+		rd.also[normalName(name)] = true
+	}
+	return rd, nil
+}
+
+// Secret reports whether the header or query parameter name carries a
+// credential.
+func (rd *Redactor) Secret(name string) bool {
+	n := normalName(name)
+	return credentialName(n) || rd != nil && rd.also[n]
+}
+
+// headers joins each header's values, as the journal lists them, with
+// the secrets a client sends redacted: whoever reads the journal (a CI
+// log, the control panel) must not learn a real token.
+func (rd *Redactor) headers(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
-		if secretHeaders[http.CanonicalHeaderKey(k)] {
+		if rd.Secret(k) {
 			v = redactValues(v)
 		}
 		out[k] = strings.Join(v, ", ")
@@ -23,16 +124,48 @@ func flatHeaders(h http.Header) map[string]string {
 	return out
 }
 
-// secretHeaders carry credentials; the journal keeps their scheme only.
-var secretHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"Cookie":              true,
-	"Set-Cookie":          true,
-	"X-Mock-Admin-Token":  true,
-	"X-Api-Key":           true,
-	"Api-Key":             true,
-	"X-Auth-Token":        true,
+// query is a raw query with the value of each credential parameter
+// redacted whole: "api_key=[redacted]&limit=5". The rest stays as sent.
+// Both & and ; are taken to separate parameters here, as some servers
+// read them: a value the API reads as one may hide a credential to
+// another.
+func (rd *Redactor) query(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	var b strings.Builder
+	changed := false
+	for rest := raw; ; {
+		i := strings.IndexAny(rest, "&;")
+		pair := rest
+		if i >= 0 {
+			pair = rest[:i]
+		}
+		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
+			b.WriteString(k)
+			b.WriteString("=" + Redacted)
+			changed = true
+		} else {
+			b.WriteString(pair)
+		}
+		if i < 0 {
+			break
+		}
+		b.WriteByte(rest[i])
+		rest = rest[i+1:]
+	}
+	if !changed {
+		return raw
+	}
+	return b.String()
+}
+
+// queryName is a query parameter's name as sent, decoded when it can be.
+func queryName(k string) string {
+	if dk, err := url.QueryUnescape(k); err == nil {
+		return dk
+	}
+	return k
 }
 
 // authSchemes are the schemes a redacted value may keep, lower-cased:
