@@ -270,3 +270,69 @@ func TestProxyStreamsLargeAnswersWhole(t *testing.T) {
 		t.Errorf("GET with a body on a listed path: %d %s", r.status, r.body)
 	}
 }
+
+// The admin token never reaches the upstream, whether sent as a bearer
+// token or in X-Mock-Admin-Token; the caller's own token does.
+func TestProxyKeepsTheAdminToken(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := newServer(t, mock.Options{Proxy: up.URL, AdminToken: "adm1n-s3cret"})
+	for _, header := range [][]string{
+		{"Authorization", "Bearer adm1n-s3cret"},
+		{"Authorization", "bearer adm1n-s3cret"},
+		{"X-Mock-Admin-Token", "adm1n-s3cret"},
+		{"Authorization", "Bearer real-token"},
+	} {
+		if r := do(t, h, http.MethodGet, "/api/v1/questions", "", header...); r.status != http.StatusNoContent {
+			t.Fatalf("%q: %d %s", header, r.status, r.body)
+		}
+	}
+	seen, _ := up.requests()
+	if len(seen) != 4 {
+		t.Fatalf("the upstream saw %d requests, want 4", len(seen))
+	}
+	for i, r := range seen {
+		for name, vs := range r.Header {
+			if strings.Contains(strings.Join(vs, " "), "adm1n") {
+				t.Errorf("request %d: the admin token reached the upstream in %s", i, name)
+			}
+		}
+	}
+	if got := seen[3].Header.Get("Authorization"); got != "Bearer real-token" {
+		t.Errorf("the caller's own token reached the upstream as %q", got)
+	}
+}
+
+// A path that could lead out of /api/v1 at the upstream, once decoded
+// there, is refused with a 400 in the envelope and goes nowhere; the
+// journal keeps it, not marked proxied.
+func TestProxyRefusesPathsLeavingTheAPI(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := newServer(t, mock.Options{Proxy: up.URL})
+	paths := []string{
+		"/api/v1/../../admin",
+		"/api/v1/..%2f..%2fadmin",
+		"/api/v1/%2e%2e/%2e%2e/admin",
+		"/api/v1/..;/admin",
+		"/api/v1/..%5cadmin",
+		"/api/v1/questions/%2fadmin",
+		"/api/v1/./questions",
+		"/api/v1/%252e%252e/admin",
+	}
+	for i, p := range paths {
+		sid := fmt.Sprintf("p%d", i)
+		r := do(t, h, http.MethodGet, p, "", "X-Mock-Session", sid)
+		checkError(t, p, r, http.StatusBadRequest, mock.CodeInvalidParameter, "path")
+		if e := h.Requests(mock.JournalFilter{Session: sid}); len(e) != 1 || e[0].Proxied || e[0].Status != 400 {
+			t.Errorf("%s: journal %+v", p, e)
+		}
+	}
+	if seen, _ := up.requests(); len(seen) != 0 {
+		t.Errorf("the upstream saw %d requests, the first %s", len(seen), seen[0].URL)
+	}
+	// What stays plainly under /api/v1 goes.
+	for _, p := range []string{"/api/v1/questions", "/api/v1/questions/a.b", "/api/v1/x%20y"} {
+		if r := get(t, h, p); r.status != http.StatusNoContent {
+			t.Errorf("%s: %d %s", p, r.status, r.body)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func New(opts Options) (*Server, error) {
 	s.st.Journals().SetRedactor(redactor)
 	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
 	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,
-		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.Logger),
+		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.AdminToken, opts.Logger),
 		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) })})
 	s.st.Budgets().Register(s.api.Registry())
 	s.media.Register(s.api.Registry())

@@ -47,7 +47,7 @@ func newTestServer(tb testing.TB, name string) *testServer {
 	for _, rt := range s.Routes() {
 		s.router.Handle(rt.Path, rt.Handler).Methods(rt.Methods...)
 	}
-	s.api = api.New(api.Config{Log: log, Now: time.Now, State: st, Proxies: proxy.NewPool("", proxy.DefaultTimeout, log), Fallback: s.router})
+	s.api = api.New(api.Config{Log: log, Now: time.Now, State: st, Proxies: proxy.NewPool("", proxy.DefaultTimeout, "", log), Fallback: s.router})
 	return s
 }
 

@@ -30,7 +30,7 @@ func newTestAPI(t *testing.T) testAPI {
 	}
 	st := state.New(state.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 10, SessionTTL: time.Hour,
 		MaxShopBytes: 1 << 30, MaxSeedBytes: 1 << 30, JournalSize: 100, JournalBytes: 1 << 26, JournalEntries: 1000})
-	a := New(Config{Log: log, Now: time.Now, State: st, Proxies: proxy.NewPool("", proxy.DefaultTimeout, log), Fallback: http.NotFoundHandler()})
+	a := New(Config{Log: log, Now: time.Now, State: st, Proxies: proxy.NewPool("", proxy.DefaultTimeout, "", log), Fallback: http.NotFoundHandler()})
 	return testAPI{a, t}
 }
 

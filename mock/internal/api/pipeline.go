@@ -15,6 +15,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -177,6 +178,10 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody)) // for the journal
 		a.writeError(w, r, warns.strictError())
 	case goesUp:
+		if err := proxy.CheckPath(r, Prefix); err != nil {
+			a.writeError(w, r, err) // nothing leaves for a path that could lead out of the API there
+			return
+		}
 		entry.Proxied = true // before: a broken upstream copy ends the handler
 		a.passUpstream(w, r, body, c.sc)
 	default:

@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,14 +79,16 @@ func (ps *Spec) Problems() []wire.FieldProblem {
 type Pool struct {
 	def     *Spec         // Options.Proxy as a spec; nil: none
 	timeout time.Duration // how long an upstream's answer may take to start
+	token   string        // the admin token, never sent upstream; "" for none
 	log     *slog.Logger
 	proxies sync.Map // upstream base URL -> *httputil.ReverseProxy
 }
 
 // NewPool returns the pool of a server whose upstream for every
-// scenario is base (Options.Proxy; "" for none).
-func NewPool(base string, timeout time.Duration, log *slog.Logger) *Pool {
-	p := &Pool{timeout: timeout, log: log}
+// scenario is base (Options.Proxy; "" for none), and whose admin token
+// (Options.AdminToken; "" for none) it keeps from the upstreams.
+func NewPool(base string, timeout time.Duration, adminToken string, log *slog.Logger) *Pool {
+	p := &Pool{timeout: timeout, token: adminToken, log: log}
 	if base != "" {
 		p.def = &Spec{URL: base}
 	}
@@ -105,13 +109,14 @@ func (p *Pool) Spec(own *Spec) *Spec {
 func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, base string) {
 	rp, ok := p.proxies.Load(base)
 	if !ok {
-		rp, _ = p.proxies.LoadOrStore(base, newProxy(base, p.timeout, p.log))
+		rp, _ = p.proxies.LoadOrStore(base, newProxy(base, p.timeout, p.token, p.log))
 	}
 	rp.(*httputil.ReverseProxy).ServeHTTP(w, r)
 }
 
-// newProxy makes the proxy to the upstream at base, a checked URL.
-func newProxy(base string, timeout time.Duration, log *slog.Logger) *httputil.ReverseProxy {
+// newProxy makes the proxy to the upstream at base, a checked URL, which
+// never sends the admin token token there.
+func newProxy(base string, timeout time.Duration, token string, log *slog.Logger) *httputil.ReverseProxy {
 	target, _ := ParseURL(base)
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -125,12 +130,14 @@ func newProxy(base string, timeout time.Duration, log *slog.Logger) *httputil.Re
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery // as sent, not joined with the base's
-			// The mock's own headers stay here: its admin token above all.
+			// The mock's own headers stay here: its admin token above all,
+			// in X-Mock-Admin-Token or as a bearer token.
 			for name := range pr.Out.Header {
 				if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Mock-") {
 					pr.Out.Header.Del(name)
 				}
 			}
+			dropToken(pr.Out.Header, token)
 			// The mock read the body already (Expect: 100-continue is
 			// answered here), and no connection is taken over.
 			for _, name := range []string{"Expect", "Upgrade", "Connection"} {
@@ -163,6 +170,65 @@ func newProxy(base string, timeout time.Duration, log *slog.Logger) *httputil.Re
 		},
 	}
 	return rp
+}
+
+// dropToken removes from h the Authorization values that carry token,
+// the admin token (Bearer TOKEN, or TOKEN alone); the others go on.
+func dropToken(h http.Header, token string) {
+	if token == "" {
+		return
+	}
+	for name, vs := range h {
+		if !strings.EqualFold(name, "Authorization") {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(vs), func(v string) bool {
+			v = strings.TrimSpace(v)
+			if scheme, rest, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
+				v = strings.TrimSpace(rest)
+			}
+			return subtle.ConstantTimeCompare([]byte(v), []byte(token)) == 1
+		})
+		if len(kept) == 0 {
+			delete(h, name)
+		} else {
+			h[name] = kept
+		}
+	}
+}
+
+// CheckPath refuses, as a 400 in the envelope, a request whose path
+// could lead out of prefix (/api/v1) at the upstream: any . or ..
+// segment (also before a ;parameter, as some servers read "..;"), a
+// backslash, a slash or backslash sent percent-encoded, and a dot, slash
+// or backslash encoded twice. The upstream gets the path as sent, and
+// servers decode, split and clean paths each their own way: only a path
+// that is plainly under prefix, whichever way it is read, goes there.
+func CheckPath(r *http.Request, prefix string) *wire.APIError {
+	p, raw := r.URL.Path, r.URL.EscapedPath()
+	lp, lraw := strings.ToLower(p), strings.ToLower(raw)
+	bad := ""
+	switch {
+	case p != prefix && !strings.HasPrefix(p, prefix+"/"):
+		bad = "it is not under " + prefix
+	case strings.Contains(p, "\\") || strings.Contains(lraw, "%5c"):
+		bad = "it holds a backslash"
+	case strings.Contains(lraw, "%2f"):
+		bad = "it holds an encoded slash"
+	case strings.Contains(lp, "%2e") || strings.Contains(lp, "%2f") || strings.Contains(lp, "%5c"):
+		bad = "it holds a dot, slash or backslash encoded twice"
+	default:
+		for seg := range strings.SplitSeq(p, "/") {
+			if seg, _, _ = strings.Cut(seg, ";"); seg == "." || seg == ".." {
+				bad = "it holds the segment " + seg
+				break
+			}
+		}
+	}
+	if bad == "" {
+		return nil
+	}
+	return wire.InvalidParameter("path", "%q is not sent to the real service, which could read it as leading out of %s: %s", wire.Clip(raw), prefix, bad)
 }
 
 // upstreamError says what went wrong reaching the upstream, without the
