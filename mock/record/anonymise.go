@@ -45,7 +45,9 @@ func (a *anonymizer) text(s string) string {
 		what string
 		re   *regexp.Regexp
 	}{{"emails", emailRE}, {"urls", urlRE}, {"phones", phoneRE}, {"numbers", digitRE}} {
-		s = p.re.ReplaceAllStringFunc(s, func(string) string { a.counts[p.what]++; return hidden })
+		if p.re.MatchString(s) { // else s stays as it is, not a copy of it
+			s = p.re.ReplaceAllStringFunc(s, func(string) string { a.counts[p.what]++; return hidden })
+		}
 	}
 	return s
 }

@@ -71,6 +71,18 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 	fs.BoolVar(&cfg.Raw, "raw", false, "keep user names and texts as recorded (default: fake names; phones, e-mails, URLs and long numbers cut out)")
 	fs.BoolVar(&cfg.AnonymizeProducts, "anonymize-products", false, "also remap nm_id, imt_id, supplier_article, brand and product names, consistently")
 	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, " (100 reviews a request)")
+	mib := map[string]*int64{}
+	for _, b := range []struct {
+		name  string
+		def   int64
+		usage string
+	}{
+		{"max-answer-mib", DefaultMaxAnswerBytes, "at most this many MiB read of one answer"},
+		{"max-read-mib", DefaultMaxReadBytes, "at most this many MiB read of all answers together, an unfinished run's included (a recording holds about twice what it read in memory)"},
+		{"max-write-mib", DefaultMaxWriteBytes, "at most this many MiB written: the state file and the recording's files together"},
+	} {
+		mib[b.name] = fs.Int64(b.name, b.def>>20, b.usage)
+	}
 	fs.StringVar(&format, "format", "text", "the summary's format: text or json")
 	fs.BoolVar(&quiet, "quiet", false, "print the summary and nothing else")
 	fs.Usage = func() {
@@ -97,6 +109,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 	case !nameRE.MatchString(cfg.Name):
 		err = fmt.Errorf("--name must be lower-case letters, digits, - and _ (a scenario's file name), got %q", cfg.Name)
 	}
+	for _, name := range slices.Sorted(maps.Keys(mib)) {
+		if n := *mib[name]; err == nil && (n < 1 || n > maxMiB) {
+			err = fmt.Errorf("--%s must be from 1 to %d, got %d", name, maxMiB, n)
+		}
+	}
+	cfg.MaxAnswerBytes, cfg.MaxReadBytes, cfg.MaxWriteBytes = *mib["max-answer-mib"]<<20, *mib["max-read-mib"]<<20, *mib["max-write-mib"]<<20
 	if err != nil {
 		return cfg, format, quiet, &upstream.UsageError{Err: err}
 	}
@@ -108,6 +126,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 	}
 	return cfg, format, quiet, nil
 }
+
+// maxMiB is the most a bound of the command's may be, in MiB: a TiB.
+const maxMiB = 1 << 20
 
 // announce says, before a recording starts, what it records and where,
 // how, and within which budget; and warns of a token sent in the clear.
@@ -122,8 +143,9 @@ func announce(cfg Config, say func(format string, args ...any)) {
 	if cfg.AnonymizeProducts {
 		mode += ", products remapped"
 	}
-	say("record %s into %s as %q: read-only, %s\nbudget: at most %d requests (%d reviews), %g a second, each within %s\n",
-		upstream.Redacted(strings.TrimRight(cfg.From, "/")), cfg.Out, cfg.Name, mode, cfg.MaxRequests, (cfg.MaxRequests-1)*pageSize, cfg.Rate, cfg.Timeout)
+	say("record %s into %s as %q: read-only, %s\nbudget: at most %d requests (%d reviews), %g a second, each within %s; %s an answer, %s read, %s written\n",
+		upstream.Redacted(strings.TrimRight(cfg.From, "/")), cfg.Out, cfg.Name, mode, cfg.MaxRequests, (cfg.MaxRequests-1)*pageSize, cfg.Rate, cfg.Timeout,
+		upstream.Size(cfg.MaxAnswerBytes), upstream.Size(cfg.MaxReadBytes), upstream.Size(cfg.MaxWriteBytes))
 }
 
 // writeText writes the summary for a person.

@@ -1,9 +1,11 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"os"
@@ -68,17 +70,21 @@ type fixtureVideo struct {
 	DurationSec  int    `yaml:"durationSec" json:"durationSec"`
 }
 
-// write turns the recorded state into the scenario's files.
-func write(cfg Config, base string, st *recordState, res *Result) error {
-	recs, raws, err := decodeRecords(st.records, res.UnknownFields)
+// write turns the recorded state into the scenario's files, within the
+// budget out. It holds the records as they came (st's, which it lets go
+// once recorded/NAME.json is written, decoding each again, one at a
+// time) and decoded: about twice what was read, and a fixture file's
+// encoding.
+func write(cfg Config, base string, st *recordState, res *Result, out *budget) error {
+	recs, err := decodeRecords(st.records, res.UnknownFields)
 	if err != nil {
 		return err
 	}
 	an := newAnonymizer(cfg, res.Anonymized)
 	from, _ := url.Parse(base)
-	var out []fixtureReview
-	var keptRaw []map[string]any
-	for n, i := range oldestFirst(recs) {
+	order := oldestFirst(recs)
+	reviews := make([]fixtureReview, 0, len(order))
+	for n, i := range order {
 		r := recs[i]
 		if r.FeedbackID == "" {
 			// A fixture names each review: one the upstream sent without
@@ -87,34 +93,92 @@ func write(cfg Config, base string, st *recordState, res *Result) error {
 			res.Unreadable["feedback_id (made up)"]++
 		}
 		an.record(&r)
-		out = append(out, fixtureOf(r, from, res.Unreadable))
-		keptRaw = append(keptRaw, anonymisedRaw(raws[i], r))
+		reviews = append(reviews, fixtureOf(r, from, res.Unreadable))
 	}
-	res.Reviews = len(out)
+	res.Reviews = len(reviews)
 	res.Calibration = calibrate(recs)
 
 	var settings map[string]any
 	json.Unmarshal(st.Settings, &settings)
-	return writeFiles(cfg.Out, scenarioFiles(cfg, res, settings, out, keptRaw), res)
+	// The records as they came first: then they are no longer held while
+	// the fixtures are written.
+	kept := filepath.Join("recorded", cfg.Name+".json")
+	err = writeStreamed(filepath.Join(cfg.Out, kept), kept,
+		keptRecords{from: res.From, settings: settings, order: order, raws: st.records, reviews: reviews}.writeTo, out)
+	if err != nil {
+		return err
+	}
+	res.Files = append(res.Files, filepath.ToSlash(kept))
+	st.records = nil
+	err = writeFiles(cfg.Out, scenarioFiles(cfg, res, settings, reviews), res, out)
+	slices.Sort(res.Files)
+	return err
 }
 
-// decodeRecords decodes the recorded records, as apiRecords and as they
-// came, counting in unknown each field apiRecord does not know.
-func decodeRecords(records []json.RawMessage, unknown map[string]int) ([]apiRecord, []map[string]any, error) {
+// decodeRecords decodes the recorded records as apiRecords, counting in
+// unknown each field apiRecord does not know.
+func decodeRecords(records []json.RawMessage, unknown map[string]int) ([]apiRecord, error) {
 	recs := make([]apiRecord, len(records))
-	raws := make([]map[string]any, len(records))
 	for i, raw := range records {
 		if err := json.Unmarshal(raw, &recs[i]); err != nil {
-			return nil, nil, fmt.Errorf("feedbacks[%d] (id %s): a field of the wrong type: %v", i, recordKey(raw), err)
+			return nil, fmt.Errorf("feedbacks[%d] (id %s): a field of the wrong type: %v", i, recordKey(raw), err)
 		}
-		json.Unmarshal(raw, &raws[i])
-		for k := range raws[i] {
+		var fields map[string]json.RawMessage
+		json.Unmarshal(raw, &fields)
+		for k := range fields {
 			if !knownFields[k] {
 				unknown["feedbacks[]."+k]++
 			}
 		}
 	}
-	return recs, raws, nil
+	return recs, nil
+}
+
+// keptRecords is recorded/NAME.json: the records as they came, oldest
+// first, with what anonymising changed, the settings and where they came
+// from; written as json.MarshalIndent would write it, a record at a
+// time.
+type keptRecords struct {
+	from     string
+	settings map[string]any
+	order    []int             // of raws, oldest first
+	raws     []json.RawMessage // as they came
+	reviews  []fixtureReview   // in order: what anonymising made of them
+}
+
+func (k keptRecords) writeTo(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	feedbacks := "null"
+	if len(k.order) > 0 {
+		feedbacks = "["
+	}
+	fmt.Fprintf(bw, "{\n  \"feedbacks\": %s", feedbacks)
+	for n, i := range k.order {
+		var raw map[string]any
+		json.Unmarshal(k.raws[i], &raw)
+		b, err := json.MarshalIndent(anonymisedRaw(raw, k.reviews[n]), "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(b)
+	}
+	if len(k.order) > 0 {
+		bw.WriteString("\n  ]")
+	}
+	from, err := json.Marshal(k.from)
+	if err != nil {
+		return err
+	}
+	settings, err := json.MarshalIndent(k.settings, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, ",\n  \"from\": %s,\n  \"settings\": %s\n}", from, settings)
+	return bw.Flush()
 }
 
 // oldestFirst is the order of recs as the fixture numbers them: oldest
@@ -170,8 +234,9 @@ func fixtureOf(r apiRecord, from *url.URL, unreadable map[string]int) fixtureRev
 }
 
 // anonymisedRaw is a record as it came (raw), with the fields it has
-// that anonymising (or a made-up feedback_id) changed in r as r has them.
-func anonymisedRaw(raw map[string]any, r apiRecord) map[string]any {
+// that anonymising (or a made-up feedback_id) changed as r, its review,
+// has them.
+func anonymisedRaw(raw map[string]any, r fixtureReview) map[string]any {
 	for k, v := range map[string]any{"feedback_id": r.FeedbackID, "nm_id": r.NmID, "imt_id": r.ImtID, "text": r.Text, "pros": r.Pros,
 		"cons": r.Cons, "answer_text": r.AnswerText, "product_name": r.ProductName, "supplier_article": r.SupplierArticle,
 		"brand_name": r.BrandName, "user_name": r.UserName} {
@@ -182,15 +247,14 @@ func anonymisedRaw(raw map[string]any, r apiRecord) map[string]any {
 	return raw
 }
 
-// scenarioFiles are the files of a recording by their paths in Out: the
-// settings fixture, the two scenarios, the records as they came, and
-// the reviews fixtures.
-func scenarioFiles(cfg Config, res *Result, settings map[string]any, out []fixtureReview, keptRaw []map[string]any) map[string]any {
-	files := map[string]any{
+// scenarioFiles are the files of a recording by their paths in Out but
+// for the records as they came: the settings fixture, the two scenarios
+// and the reviews fixtures.
+func scenarioFiles(cfg Config, res *Result, settings map[string]any, out []fixtureReview) map[string]yamlDoc {
+	files := map[string]yamlDoc{
 		filepath.Join("fixtures", "settings", cfg.Name+".yaml"): yamlDoc{"The settings recorded from " + res.From + ".", knownSettings(settings, res.UnknownFields)},
 		filepath.Join("scenarios", cfg.Name+".yaml"):            yamlDoc{"The shop recorded from " + res.From + ", as it was: serve it with\n  replymock --scenarios OUT/scenarios --fixtures OUT/fixtures --scenario " + cfg.Name, recordedScenario(cfg, res)},
 		filepath.Join("scenarios", cfg.Name+"-live.yaml"):       yamlDoc{"The recorded shop, kept alive: its reviews, as many again generated by its measures\n(raise generate.count to scale it up), and new ones arriving at its rate.", liveScenario(cfg, res)},
-		filepath.Join("recorded", cfg.Name+".json"):             map[string]any{"from": res.From, "settings": settings, "feedbacks": keptRaw},
 	}
 	// The reviews in files of at most fixtureChunk each, oldest first,
 	// well within what a fixture may be.
@@ -203,31 +267,48 @@ func scenarioFiles(cfg Config, res *Result, settings map[string]any, out []fixtu
 }
 
 // writeFiles writes files under dir in the order of their names, each
-// whole or not at all (a YAML document, or anything else as JSON), and
-// lists them in res.Files.
-func writeFiles(dir string, files map[string]any, res *Result) error {
+// whole or not at all, within the budget out, and lists them in
+// res.Files.
+func writeFiles(dir string, files map[string]yamlDoc, res *Result, out *budget) error {
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		var b []byte
-		var err error
-		switch v := files[name].(type) {
-		case yamlDoc:
-			b, err = v.encode()
-		default:
-			b, err = json.MarshalIndent(v, "", "  ")
-		}
-		if err != nil {
-			return err
-		}
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeFile(p, b, 0o644); err != nil {
+		if err := writeStreamed(filepath.Join(dir, name), name, files[name].encode, out); err != nil {
 			return err
 		}
 		res.Files = append(res.Files, filepath.ToSlash(name))
 	}
 	return nil
+}
+
+// writeStreamed writes the file at p as write writes it, whole or not at
+// all: stopped past the budget (name is the file's in its errors), it
+// leaves no file.
+func writeStreamed(p, name string, write func(io.Writer) error, out *budget) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := newPending(p, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.abort()
+	if err := write(&budgeted{w: f, out: out, name: name}); err != nil {
+		return err
+	}
+	return f.commit()
+}
+
+// budgeted writes to w within the budget out, for the file name.
+type budgeted struct {
+	w    io.Writer
+	out  *budget
+	name string
+}
+
+func (b *budgeted) Write(p []byte) (int, error) {
+	if err := b.out.take(int64(len(p)), b.name); err != nil {
+		return 0, err
+	}
+	return b.w.Write(p)
 }
 
 // fixtureChunk is how many reviews a recorded fixture file holds at
@@ -254,17 +335,21 @@ type yamlDoc struct {
 	v       any
 }
 
-func (d yamlDoc) encode() ([]byte, error) {
-	var b bytes.Buffer
+// encode writes the document to w as it is encoded.
+func (d yamlDoc) encode(w io.Writer) error {
+	bw := bufio.NewWriter(w)
 	for l := range strings.SplitSeq(d.comment, "\n") {
-		b.WriteString("# " + l + "\n")
+		bw.WriteString("# " + l + "\n")
 	}
-	enc := yaml.NewEncoder(&b)
+	enc := yaml.NewEncoder(bw)
 	enc.SetIndent(2)
 	if err := enc.Encode(d.v); err != nil {
-		return nil, err
+		return err
 	}
-	return b.Bytes(), enc.Close()
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // served is a media URL of the recorded server as a fixture writes it: a

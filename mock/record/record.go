@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -47,11 +48,31 @@ type Config struct {
 	Client      *http.Client
 	// Progress, when set, is called after each page.
 	Progress func(Progress)
+	// MaxAnswerBytes bounds one answer read, MaxReadBytes all of them
+	// together (an unfinished run's, gone on from, included), and
+	// MaxWriteBytes what the recording writes (its state file and its
+	// files together); past any, the recording stops with an error that
+	// says which. 0 means the default of each.
+	MaxAnswerBytes int64
+	MaxReadBytes   int64
+	MaxWriteBytes  int64
 }
 
 // DefaultMaxRequests bounds a recording: 100,000 reviews, and the
 // settings.
 const DefaultMaxRequests = 1002
+
+// The bounds of a recording's bytes, by default. A page of 100 reviews
+// is some 110 KB (the longest a record may be, with escapes, some
+// 300 KB); 100,000 reviews are some 110 MB, and write some three times
+// that (the state file, the records as they came, the fixtures). A
+// recording holds what it read in memory, about twice over while it
+// writes (see write), so MaxReadBytes bounds its memory too.
+const (
+	DefaultMaxAnswerBytes = 8 << 20
+	DefaultMaxReadBytes   = 256 << 20
+	DefaultMaxWriteBytes  = 1 << 30
+)
 
 // pageSize is the page size a recording asks for: the API's largest.
 const pageSize = 100
@@ -111,6 +132,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Rate = cmp.Or(cfg.Rate, upstream.DefaultRate)
 	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, DefaultMaxRequests)
 	cfg.Timeout = cmp.Or(cfg.Timeout, upstream.DefaultTimeout)
+	cfg.MaxAnswerBytes = cmp.Or(cfg.MaxAnswerBytes, DefaultMaxAnswerBytes)
+	cfg.MaxReadBytes = cmp.Or(cfg.MaxReadBytes, DefaultMaxReadBytes)
+	cfg.MaxWriteBytes = cmp.Or(cfg.MaxWriteBytes, DefaultMaxWriteBytes)
 	c := upstream.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
 	res := &Result{Name: cfg.Name, From: upstream.Redacted(base), UnknownFields: map[string]int{}, Anonymized: map[string]int{}, Unreadable: map[string]int{}}
 
@@ -118,20 +142,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	statePath := filepath.Join(cfg.Out, ".record-"+cfg.Name+".jsonl")
+	before, err := stateSize(statePath, cfg.MaxReadBytes)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
 	st, err := loadState(statePath, base)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
+	out := &budget{max: cfg.MaxWriteBytes}
 	if st != nil {
 		res.Resumed = len(st.records)
-	} else if st, err = startState(ctx, c, statePath, base); err != nil {
-		return nil, err
+		out.used = before // on disk already, and read before
+		c.SetLimits(upstream.Limits{Answer: cfg.MaxAnswerBytes, Total: cfg.MaxReadBytes, Before: before, AnswerFlag: "max-answer-mib", TotalFlag: "max-read-mib"})
+	} else {
+		c.SetLimits(upstream.Limits{Answer: cfg.MaxAnswerBytes, Total: cfg.MaxReadBytes, AnswerFlag: "max-answer-mib", TotalFlag: "max-read-mib"})
+		if st, err = startState(ctx, c, statePath, base, out); err != nil {
+			return nil, err
+		}
 	}
-	if err := fetchPages(ctx, c, statePath, st, cfg.Progress); err != nil {
+	if err := fetchPages(ctx, c, statePath, st, out, cfg.Progress); err != nil {
 		return res, err
 	}
 	res.Requests = c.Sent()
-	if err := write(cfg, base, st, res); err != nil {
+	if err := write(cfg, base, st, res, out); err != nil {
 		return res, fmt.Errorf("record: %w", err)
 	}
 	os.Remove(statePath)
@@ -139,7 +173,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // startState reads the settings and starts the state file with them.
-func startState(ctx context.Context, c *upstream.Client, statePath, base string) (*recordState, error) {
+func startState(ctx context.Context, c *upstream.Client, statePath, base string, out *budget) (*recordState, error) {
 	data, err := c.GetData(ctx, "/settings/ai")
 	if err != nil {
 		return nil, recordError(err)
@@ -148,7 +182,7 @@ func startState(ctx context.Context, c *upstream.Client, statePath, base string)
 		return nil, fmt.Errorf("record: GET /settings/ai: data is %s, not the settings object", upstream.Kind(data))
 	}
 	st := &recordState{From: base, Settings: json.RawMessage(mustJSON(data))}
-	if err := appendLine(statePath, st, true); err != nil {
+	if err := appendLine(statePath, st, true, out); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	return st, nil
@@ -156,7 +190,7 @@ func startState(ctx context.Context, c *upstream.Client, statePath, base string)
 
 // fetchPages pages through the list from where st stands to its end,
 // appending each page to the state file as it comes.
-func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *recordState, progress func(Progress)) error {
+func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *recordState, out *budget, progress func(Progress)) error {
 	for st.total == 0 || st.offset < st.total {
 		// New reviews may arrive meanwhile, pushing the older ones a
 		// place on: a page may repeat a review, which is kept once.
@@ -164,7 +198,7 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 		if err != nil {
 			return err
 		}
-		if err := appendLine(statePath, page, false); err != nil {
+		if err := appendLine(statePath, page, false, out); err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
 		st.add(page)
@@ -179,33 +213,49 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 }
 
 // fetchPage reads the page at st's offset, and how many records it held.
+// Its records are kept as they came, not decoded: a page costs its size
+// a few times over while it is read, whatever it holds.
 func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
-	data, err := c.GetData(ctx, path)
+	ex, err := c.Do(ctx, http.MethodGet, path, nil) // not Get: its cache would keep every page
 	if err != nil {
 		return page, 0, recordError(err)
 	}
-	obj, _ := data.(map[string]any)
-	list, ok := obj["feedbacks"].([]any)
-	if !ok {
+	var env struct {
+		Success bool `json:"success"`
+		Data    *struct {
+			Feedbacks json.RawMessage `json:"feedbacks"`
+			Total     json.RawMessage `json:"total"`
+		} `json:"data"`
+	}
+	if ex.Status != http.StatusOK || json.Unmarshal(ex.Answer, &env) != nil || !env.Success || env.Data == nil {
+		if _, err := upstream.Data(ex); err != nil {
+			return page, 0, recordError(err) // what it is instead, in the probe's words
+		}
+		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
+	}
+	var list []json.RawMessage
+	if f := bytes.TrimSpace(env.Data.Feedbacks); len(f) == 0 || f[0] != '[' || json.Unmarshal(f, &list) != nil {
 		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 	}
 	if len(list) > pageSize {
 		return page, 0, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
 	}
-	if n, ok := obj["total"].(json.Number); ok {
-		if t, err := n.Int64(); err == nil {
+	var total json.Number
+	if json.Unmarshal(env.Data.Total, &total) == nil {
+		if t, err := total.Int64(); err == nil {
 			page.Total = int(t)
 		}
 	}
-	for i, item := range list {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(item))
+	for i, raw := range list {
+		if raw[0] != '{' {
+			var v any
+			json.Unmarshal(raw, &v)
+			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
 		}
-		page.Records = append(page.Records, mustJSON(m))
 	}
+	page.Records = list
 	return page, len(list), nil
 }
 

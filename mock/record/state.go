@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
 // recordState is an unfinished recording, kept in Out/.record-NAME.jsonl
@@ -80,8 +84,39 @@ func loadState(path, from string) (*recordState, error) {
 	return st, nil
 }
 
-// appendLine appends v as a line of JSON to the file at path and syncs it.
-func appendLine(path string, v any, create bool) error {
+// stateSize is the size of the state file at path, 0 for none; one over
+// max, what a recording may read, is refused: its pages were read once,
+// and going on from them would hold them all in memory again.
+func stateSize(path string, max int64) (int64, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return 0, nil
+	case fi.Size() > max:
+		return 0, fmt.Errorf("the unfinished recording %s holds %s, more than the %s a recording reads (--max-read-mib): remove it to start again, or raise the bound", path, upstream.Size(fi.Size()), upstream.Size(max))
+	}
+	return fi.Size(), nil
+}
+
+// budget is the most a recording writes, and what it has written.
+type budget struct{ max, used int64 }
+
+// take counts n more bytes written to file, or refuses them past max.
+func (b *budget) take(n int64, file string) error {
+	if b.used+n > b.max {
+		return fmt.Errorf("writing %s would take what the recording writes over %s (--max-write-mib), %s written before it", file, upstream.Size(b.max), upstream.Size(b.used))
+	}
+	b.used += n
+	return nil
+}
+
+// appendLine appends v as a line of JSON to the file at path and syncs
+// it, within the budget out.
+func appendLine(path string, v any, create bool, out *budget) error {
+	b := append(mustJSON(v), '\n')
+	if err := out.take(int64(len(b)), filepath.Base(path)); err != nil {
+		return err
+	}
 	flags := os.O_WRONLY | os.O_APPEND
 	if create {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -90,7 +125,6 @@ func appendLine(path string, v any, create bool) error {
 	if err != nil {
 		return err
 	}
-	b := append(mustJSON(v), '\n')
 	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()

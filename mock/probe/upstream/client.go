@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	// maxAnswer bounds the bytes read of one answer: a page of 100
-	// reviews is well under a megabyte.
+	// maxAnswer bounds the bytes read of one answer, unless Limits say
+	// otherwise: a page of 100 reviews is well under a megabyte.
 	maxAnswer = 8 << 20
 	// maxRetryWait bounds how long the client waits on a 429 before it
 	// gives the request up.
@@ -45,6 +45,9 @@ type Client struct {
 	reserve int // the part of the budget only DoReserved may spend
 	sent    int
 
+	limits Limits // the most read of answers
+	read   int64  // bytes read of answers, limits.Before included
+
 	cache map[string]*Exchange // GET answers by path, for Get's cached
 }
 
@@ -62,6 +65,26 @@ func NewClient(base, token string, rate float64, max int, timeout time.Duration,
 	return &Client{base: base, auth: authorization(token), http: own, timeout: timeout,
 		limit: newLimiter(realClock{}, rate), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
 }
+
+// Limits bound what a client reads of answers: Answer the most of one (0
+// means 8 MiB), Total the most of all together (0: no bound), counting
+// Before, bytes read before (by an earlier run that this one goes on
+// from). AnswerFlag and TotalFlag name the flags that set them, for the
+// errors past them.
+type Limits struct {
+	Answer, Total, Before int64
+	AnswerFlag, TotalFlag string
+}
+
+// SetLimits bounds what the client reads from now on; call it before
+// the first request.
+func (c *Client) SetLimits(l Limits) {
+	c.limits, c.read = l, l.Before
+}
+
+// Read is how many bytes of answers the client has read, Limits.Before
+// included.
+func (c *Client) Read() int64 { return c.read }
 
 // SetClock makes the client tell the time and wait on clk, for tests
 // that run on a fake clock; call it before the first request.
@@ -240,14 +263,54 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte) (*E
 	defer resp.Body.Close()
 	ex.Status = resp.StatusCode
 	ex.Header = resp.Header
-	ex.Answer, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	most, whole := c.limits.Answer, false // whole: the bound is what is left of Total
+	if most <= 0 {
+		most = maxAnswer
+	}
+	if t := c.limits.Total; t > 0 && t-c.read < most {
+		most, whole = max(t-c.read, 0), true
+	}
+	if resp.ContentLength > most { // refused unread
+		return nil, c.tooLong(ex, most, whole)
+	}
+	ex.Answer, err = io.ReadAll(io.LimitReader(resp.Body, most+1))
+	c.read += int64(len(ex.Answer))
 	if err != nil {
 		return nil, c.transportError(ctx, rctx, ex, err)
 	}
-	if len(ex.Answer) > maxAnswer {
-		return nil, failed("%s: the answer is over %d MiB", ex.Request(), maxAnswer>>20)
+	if int64(len(ex.Answer)) > most {
+		return nil, c.tooLong(ex, most, whole)
 	}
 	return ex, nil
+}
+
+// tooLong is the error of an answer past most bytes: past what is left
+// of Limits.Total when whole, else past Limits.Answer.
+func (c *Client) tooLong(ex *Exchange, most int64, whole bool) error {
+	if whole {
+		return failed("%s: the answers together are over %s, the most read in all%s", ex.Request(), Size(c.limits.Total), named(c.limits.TotalFlag))
+	}
+	return failed("%s: the answer is over %s%s", ex.Request(), Size(most), named(c.limits.AnswerFlag))
+}
+
+// named is " (--flag)" for a flag's name, "" for none.
+func named(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return " (--" + flag + ")"
+}
+
+// Size says n bytes in the largest unit that holds it whole: "8 MiB",
+// "1536 KiB", "100 bytes".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // transportError says in one line why no (whole) answer came.
