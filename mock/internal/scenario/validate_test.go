@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -89,24 +90,32 @@ func TestReloadLogsProblemsCapped(t *testing.T) {
 }
 
 // A reload of a changed file with many problems costs what validating it
-// does (BenchmarkValidateProblems): 20,000 of them.
+// does (BenchmarkValidateProblems): 10,000 unknown keys, and 20,000
+// problems in a list.
 func BenchmarkReloadProblems(b *testing.B) {
 	def, err := scenarios.FS.ReadFile("default.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
-	files := fstest.MapFS{"default.yaml": {Data: def}}
-	r, err := Load(NewLoader(Config{Scenarios: files}), time.Now(), "default")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bad := [2][]byte{unknownInList(20_000), append(unknownInList(20_000), "# changed\n"...)}
-	i := 0
-	for b.Loop() {
-		files["bad.yaml"] = &fstest.MapFile{Data: bad[i%2]} // changed each time
-		i++
-		if err := r.Reload(false); err == nil {
-			b.Fatal("reloaded")
-		}
+	for _, shape := range []struct {
+		name string
+		data []byte
+	}{{"keys=10000", unknownKeys(10_000)}, {"list=20000", unknownInList(20_000)}} {
+		b.Run(shape.name, func(b *testing.B) {
+			files := fstest.MapFS{"default.yaml": {Data: def}}
+			r, err := Load(NewLoader(Config{Scenarios: files}), time.Now(), "default")
+			if err != nil {
+				b.Fatal(err)
+			}
+			bad := [2][]byte{shape.data, append(slices.Clone(shape.data), "# changed\n"...)}
+			i := 0
+			for b.Loop() {
+				files["bad.yaml"] = &fstest.MapFile{Data: bad[i%2]} // changed each time
+				i++
+				if err := r.Reload(false); err == nil {
+					b.Fatal("reloaded")
+				}
+			}
+		})
 	}
 }
