@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/brianvoe/gofakeit/v6 v6.28.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/mux v1.8.1
 	golang.org/x/net v0.62.0
@@ -12,10 +13,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require (
-	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-)
+require github.com/chromedp/cdproto v0.159.0 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -26,7 +26,7 @@ func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 		Advance wire.Duration `json:"advance"`
 	}
 	if r.Method == http.MethodPost {
-		if err := decodeBody(r, &body); err != nil {
+		if err := decodeBody(r, smallBody, &body); err != nil {
 			return 0, nil, err
 		}
 		if body.Advance <= 0 || body.Advance.D() > 366*24*time.Hour {

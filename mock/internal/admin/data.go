@@ -80,6 +80,12 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 // above it): room for content.MaxSeedReviews reviews of a usual size.
 const MaxSeedBodyBytes = 8 << 20
 
+// seedBody is how PUT /__mock/data reads its body.
+var seedBody = &wire.Body{Limit: MaxSeedBodyBytes, YAMLLimit: MaxSeedBodyBytes, YAMLNodes: content.MaxSeedYAMLNodes,
+	Bound:     fmt.Sprintf("%d reviews at most, %d MiB", content.MaxSeedReviews, MaxSeedBodyBytes>>20),
+	YAMLBound: fmt.Sprintf("%d reviews at most, %d MiB, %d YAML values; send a bigger one as JSON", content.MaxSeedReviews, MaxSeedBodyBytes>>20, content.MaxSeedYAMLNodes),
+	Shape:     content.SeedShape}
+
 // handleDataPut serves PUT /__mock/data: reviews seeded for one session
 // (see state.SeedReviews), in JSON or YAML (made JSON), of at most
 // MaxSeedBodyBytes.
@@ -91,8 +97,7 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if sid == session.All {
 		return 0, nil, state.ErrSeedAllSessions
 	}
-	bound := fmt.Sprintf("%d reviews at most, %d MiB", content.MaxSeedReviews, MaxSeedBodyBytes>>20)
-	body, err := wire.ReadDocument(r, MaxSeedBodyBytes, MaxSeedBodyBytes, bound, bound)
+	body, err := wire.ReadDocument(r, seedBody)
 	if err != nil {
 		return 0, nil, err
 	}

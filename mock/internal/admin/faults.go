@@ -94,7 +94,7 @@ func faultRequest(r *http.Request) (string, *fault.Fault, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	body, err := wire.ReadJSONBody(nil, r)
+	body, err := wire.ReadJSONBody(nil, r, fault.Shape)
 	if err != nil {
 		return "", nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // handleOverridesGet serves GET /__mock/overrides: those for every
@@ -17,6 +18,17 @@ func (a *Admin) handleOverridesGet(r *http.Request) (int, any, error) {
 	return http.StatusOK, a.st.OverridesFor(sid), nil
 }
 
+// overridesBody is the shape of PUT /__mock/overrides: its tokens, more
+// than a session may keep (access.MaxSessionOverrideBytes), for those of
+// every session.
+var overridesBody = &wire.Shape{What: "overrides", Depth: 8, Items: MaxOverrideTokens + 100, Array: 100, Members: 100,
+	Arrays: []wire.Bound{{Path: "auth.tokens", Max: MaxOverrideTokens, Msg: "at most %d tokens, got %d"}}}
+
+// MaxOverrideTokens bounds the tokens of a PUT /__mock/overrides body
+// (400 above it): a session's own take at most
+// access.MaxSessionOverrideBytes, some 3,800 tokens.
+const MaxOverrideTokens = 16_384
+
 // handleOverridesPut serves PUT /__mock/overrides: for every session,
 // or ?session=ID.
 func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
@@ -25,7 +37,7 @@ func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	var o access.Overrides
-	if err := decodeBody(r, &o); err != nil {
+	if err := decodeBody(r, overridesBody, &o); err != nil {
 		return 0, nil, err
 	}
 	if err := a.st.SetOverridesFor(sid, o); err != nil {

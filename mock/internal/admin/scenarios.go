@@ -31,7 +31,7 @@ func (a *Admin) handleScenarioPut(r *http.Request) (int, any, error) {
 	var body struct {
 		Name string `json:"name"`
 	}
-	if err := decodeBody(r, &body); err != nil {
+	if err := decodeBody(r, smallBody, &body); err != nil {
 		return 0, nil, err
 	}
 	if err := a.st.SetScenario(sid, body.Name); err != nil {

@@ -104,8 +104,7 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	}
 	done := a.snaps.Restoring()
 	defer done()
-	body, err := wire.ReadDocument(r, snapshot.MaxBytes, snapshot.MaxYAMLBytes, fmt.Sprintf("a snapshot of %d MiB at most", snapshot.MaxBytes>>20),
-		fmt.Sprintf("a YAML snapshot of %d MiB at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", snapshot.MaxYAMLBytes>>20))
+	body, err := wire.ReadDocument(r, snapshot.Body)
 	if err != nil {
 		return 0, nil, err
 	}

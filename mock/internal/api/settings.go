@@ -19,7 +19,7 @@ func (a *API) handleSettingsPatch(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, wire.ErrReadOnly)
 		return
 	}
-	body, err := wire.ReadJSONBody(w, r)
+	body, err := wire.ReadJSONBody(w, r, settings.PatchShape)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

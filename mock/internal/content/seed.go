@@ -14,6 +14,16 @@ import (
 // those a session keeps seeded, in all its scenarios together (409).
 const MaxSeedReviews = 10_000
 
+// SeedShape bounds a seed body before it is decoded: its reviews, and
+// in each what the record's fields may hold.
+var SeedShape = &wire.Shape{What: "a seed body", Depth: 8, Items: MaxSeedReviews * 64, Array: 100, Members: 100,
+	Arrays: []wire.Bound{{Path: "reviews", Max: MaxSeedReviews, Msg: "at most %d reviews a request, got %d"}}}
+
+// MaxSeedYAMLNodes bounds a seed body sent as YAML, counted as
+// wire.YAMLNodes counts: YAML takes many times its size while it is
+// read, and a bigger body goes as JSON.
+const MaxSeedYAMLNodes = MaxSeedReviews * 50
+
 // Seed modes: the reviews replace the scenario's data, or are added to it.
 const (
 	SeedReplace = "replace"

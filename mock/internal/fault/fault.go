@@ -130,6 +130,13 @@ func Decode(body []byte) (*Fault, error) {
 	return &f, nil
 }
 
+// Shape bounds a fault's JSON (POST and PUT /__mock/faults) before it is
+// decoded: its error answer's headers, and a little of everything else.
+var Shape = &wire.Shape{What: "a fault", Depth: 8, Items: 2 * MaxHeaders, Array: 100, Members: MaxHeaders}
+
+// MaxHeaders bounds the headers of a fault's error answer (400 above it).
+const MaxHeaders = 1000
+
 // check is Validate's first problem as a 400, or nil.
 func (f *Fault) check() error {
 	if probs := f.Validate(); len(probs) > 0 {

@@ -36,6 +36,37 @@ const MaxBytes = 96 << 20
 // its size while it is read: a bigger one goes as JSON.
 const MaxYAMLBytes = 8 << 20
 
+// MaxYAMLNodes bounds a snapshot sent as YAML, counted as wire.YAMLNodes
+// counts: some 8,000 reviews in 8 MiB.
+const MaxYAMLNodes = 400_000
+
+// Body is how POST /__mock/snapshot reads a snapshot.
+var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYAMLNodes, Shape: Shape,
+	Bound:     fmt.Sprintf("a snapshot of %d MiB at most", MaxBytes>>20),
+	YAMLBound: fmt.Sprintf("a YAML snapshot of %d MiB and %d values at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxYAMLBytes>>20, MaxYAMLNodes)}
+
+// Shape bounds a snapshot's JSON before it is decoded: each list by the
+// bound check says, the reviews' insides aside (kept as they are, each
+// decoded and checked alone when restored), and a value for every 64
+// bytes of the most a snapshot may be.
+var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 64, Array: 1000, Members: fault.MaxHeaders,
+	Arrays: []wire.Bound{
+		{Path: "overrides.auth.tokens", Max: maxTokens},
+		{Path: "faults", Max: fault.MaxRuntime},
+		{Path: "shared_fault_counters", Max: fault.MaxRuntime},
+		{Path: "scenarios", Max: maxScenarios},
+		{Path: "scenarios[].fault_counters", Max: scenario.MaxFaults},
+		{Path: "scenarios[].seeded.reviews", Max: content.MaxSeedReviews},
+		{Path: "scenarios[].shop.arrivals", Max: scenario.MaxShopReviews},
+		{Path: "scenarios[].shop.changed", Max: scenario.MaxShopReviews},
+	},
+	Raw: []string{"scenarios[].seeded.reviews[]", "scenarios[].shop.arrivals[]", "scenarios[].shop.changed[]"},
+}
+
+// maxTokens bounds the tokens of a snapshot's overrides: more than a
+// session's overrides may keep (access.MaxSessionOverrideBytes).
+const maxTokens = access.MaxSessionOverrideBytes / 16
+
 // Bounds of what a snapshot may say: ids (far past any shop's, and exact
 // in a float64), and the scenarios it has a state in.
 const (

@@ -58,28 +58,21 @@ func WriteBody(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
-// ReadJSONBody checks the Content-Type and reads at most MaxBodyBytes.
-func ReadJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// ReadJSONBody checks the Content-Type, reads at most MaxBodyBytes and
+// checks the body against shape before it is decoded.
+func ReadJSONBody(w http.ResponseWriter, r *http.Request, shape *Shape) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
 	}
-	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes", MaxBodyBytes)}
-	if r.ContentLength > MaxBodyBytes {
-		// Refused unread: a client that sent Expect: 100-continue is not
-		// asked for a body that would be thrown away.
-		return nil, tooLarge
+	body, err := readBody(w, r, MaxBodyBytes, "")
+	if err != nil {
+		return nil, err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	var maxErr *http.MaxBytesError
-	switch {
-	case errors.As(err, &maxErr):
-		return nil, tooLarge
-	case err != nil:
-		return nil, InvalidBody("", "reading request body: %v", err)
+	if err := shape.Check(body); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"gopkg.in/yaml.v3"
 )
@@ -17,12 +19,25 @@ import (
 // yamlTypes are the Content-Types of a YAML body.
 var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
 
-// ReadDocument reads a request body of JSON (at most limit bytes) or
-// YAML (at most yamlLimit: decoded, YAML takes many times its size), by
-// its Content-Type, as JSON (YAMLToJSON), so that one decoder checks
-// both; bound and yamlBound say what the limits are for a request that
-// passes one (413).
-func ReadDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound string) ([]byte, error) {
+// Body says how a route reads a document body: its limits, each said in
+// the 413 of a body past it, and its shape, checked before the body is
+// decoded.
+type Body struct {
+	Limit int64  // bytes of JSON at most
+	Bound string // what Limit stands for, said in its 413
+	// YAMLLimit bounds a YAML body's bytes, and YAMLNodes what yaml.v3
+	// builds of it (as YAMLNodes counts them): YAML takes many times its
+	// size while it is read, and a bigger one goes as JSON (YAMLBound).
+	YAMLLimit int64
+	YAMLNodes int
+	YAMLBound string
+	Shape     *Shape
+}
+
+// ReadDocument reads a request body of JSON or YAML, by its Content-Type,
+// within b's limits, as JSON (YAMLToJSON) checked against b's shape, so
+// that one decoder checks both and decoding costs about the body's size.
+func ReadDocument(r *http.Request, b *Body) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
@@ -30,24 +45,66 @@ func ReadDocument(r *http.Request, limit, yamlLimit int64, bound, yamlBound stri
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
 	}
+	limit, bound := b.Limit, b.Bound
 	if isYAML {
-		limit, bound = yamlLimit, yamlBound
+		limit, bound = b.YAMLLimit, b.YAMLBound
 	}
-	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-		Message: fmt.Sprintf("request body is larger than %d bytes (%s)", limit, bound)}
+	body, err := readBody(nil, r, limit, bound)
+	if err != nil {
+		return nil, err
+	}
+	if isYAML {
+		if n := YAMLNodes(body); n > b.YAMLNodes {
+			return nil, &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+				Message: fmt.Sprintf("the YAML body may hold more than %d values (keys, values, lists and maps, counted by its lines and punctuation), and YAML costs many times its size to read (%s)", b.YAMLNodes, b.YAMLBound)}
+		}
+		if body, err = YAMLToJSON(body); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.Shape.Check(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// readBody reads r's body, of at most limit bytes (bound says what the
+// limit stands for, in its 413): refused unread when its length says it
+// is over, so that a client that sent Expect: 100-continue is not asked
+// for a body that would be thrown away; read into one buffer of its
+// length when it has one.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, bound string) ([]byte, error) {
+	msg := fmt.Sprintf("request body is larger than %d bytes", limit)
+	if bound != "" {
+		msg += " (" + bound + ")"
+	}
+	tooLarge := &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: msg}
 	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	var body []byte
+	var err error
+	if r.ContentLength >= 0 {
+		body = make([]byte, r.ContentLength)
+		if _, err = io.ReadFull(rd, body); err == nil {
+			// The length is all: what more there is, the server refuses.
+			_, err = rd.Read(make([]byte, 1))
+			if err == io.EOF {
+				err = nil
+			} else if err == nil {
+				err = errors.New("body longer than its Content-Length")
+			}
+		}
+	} else {
+		body, err = io.ReadAll(rd)
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return nil, tooLarge
 	case err != nil:
 		return nil, InvalidBody("", "reading request body: %v", err)
-	}
-	if isYAML {
-		return YAMLToJSON(body)
 	}
 	return body, nil
 }
@@ -163,4 +220,116 @@ func (c *yamlConverter) appendString(b []byte, s string) []byte {
 func isDigits(s string) bool {
 	_, err := ParseDigits(s)
 	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// YAMLNodes is at least the number of nodes yaml.v3 builds of data (its
+// tree: the document, every map, list and scalar), counted without
+// building them, so that a body is refused before it costs what they
+// would. Every node either starts a run of text on a line (a scalar, an
+// alias; a tag or anchor goes with its node's run) or stands for an
+// indicator as yaml.v3's scanner reads them: a flow collection's "[" or
+// "{"; a block list's "-" entry; a map's ":" or "?" key; an empty scalar
+// where a key or value is missing beside ":", "?", "-", ",", "]" or "}".
+// An indicator counts where the scanner could read one, or more often:
+// "," "?" "[" "]" "{" "}" anywhere (they end a plain scalar in a flow),
+// ":" before a blank or where no run is open, "-" where no run is open;
+// each counts 1, more where it may stand for more nodes. Counting more
+// is safe, fewer is not; what a run holds (quotes, commas of a plain
+// scalar in a block) is never skipped. Line breaks are YAML's: CR, LF,
+// NEL, LS and PS.
+func YAMLNodes(data []byte) int {
+	data = utf8Text(data)
+	n := 2 // the document, and its value
+	inRun := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '\n' || c == '\r':
+			inRun = false
+		case lineBreak(data[i:]) > 0:
+			i += lineBreak(data[i:]) - 1
+			inRun = false
+		case c == ' ' || c == '\t':
+		case bytes.HasPrefix(data[i:], bom):
+			i += len(bom) - 1 // read as nothing, or as text: neither starts a run
+		case c == ',' || c == ']' || c == '}':
+			n++ // an empty value before it
+			inRun = false
+		case c == '[' || c == '{':
+			n++ // the collection
+			inRun = false
+		case c == '?':
+			n += 2 + emptyAfter(data, i) // a map, an empty value; an empty key
+			inRun = false
+		case c == ':' && (!inRun || i+1 == len(data) || isBlankOrBreak(data[i+1:])):
+			n += 1 + emptyAfter(data, i) // a map; an empty value
+			if !inRun {
+				n++ // an empty key
+			}
+			inRun = false
+		case c == '-' && !inRun:
+			n += 1 + emptyAfter(data, i) // a list; an empty entry
+		default:
+			if !inRun {
+				n++
+				inRun = true
+			}
+		}
+	}
+	return n
+}
+
+// emptyAfter is 1 when the indicator at data[i] may have an empty node
+// after it: nothing but blanks follow on its line before its end, a
+// comment, or an indicator that closes or parts what it is in.
+func emptyAfter(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == ' ' || c == '\t':
+		case c == '\n' || c == '\r' || c == '#' || c == ',' || c == ']' || c == '}' || c == '?' || c == ':' || lineBreak(data[j:]) > 0:
+			return 1
+		default:
+			return 0
+		}
+	}
+	return 1
+}
+
+// bom is the byte order mark in UTF-8.
+var bom = []byte("\ufeff")
+
+// utf8Text is data as UTF-8: a UTF-16 document (which yaml.v3 reads by
+// its byte order mark, as YAML says) made UTF-8; others as they are.
+func utf8Text(data []byte) []byte {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		order = binary.BigEndian
+	default:
+		return data
+	}
+	units := make([]uint16, 0, len(data)/2)
+	for i := 2; i+1 < len(data); i += 2 {
+		units = append(units, order.Uint16(data[i:]))
+	}
+	return []byte(string(utf16.Decode(units)))
+}
+
+// lineBreak is the length of the line break data starts with: NEL (C2 85),
+// LS (E2 80 A8) or PS (E2 80 A9); 0 for none (CR and LF are the caller's).
+func lineBreak(data []byte) int {
+	switch {
+	case len(data) >= 2 && data[0] == 0xC2 && data[1] == 0x85:
+		return 2
+	case len(data) >= 3 && data[0] == 0xE2 && data[1] == 0x80 && (data[2] == 0xA8 || data[2] == 0xA9):
+		return 3
+	}
+	return 0
+}
+
+// isBlankOrBreak reports whether data starts with a blank or a line break.
+func isBlankOrBreak(data []byte) bool {
+	return data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r' || lineBreak(data) > 0
 }

@@ -51,7 +51,8 @@ func TestYAMLToJSONRefuses(t *testing.T) {
 }
 
 // A document body is JSON or YAML by its Content-Type, each within its
-// own limit, and the limit it passes is said.
+// own limits, and the limit it passes is said; what the shape bounds, and
+// YAML's values, are refused before the body is decoded.
 func TestReadDocument(t *testing.T) {
 	read := func(ct, body string, length int64) ([]byte, error) {
 		r := httptest.NewRequest(http.MethodPut, "/", strings.NewReader(body))
@@ -59,7 +60,8 @@ func TestReadDocument(t *testing.T) {
 		if length >= 0 {
 			r.ContentLength = length
 		}
-		return ReadDocument(r, 20, 10, "json bound", "yaml bound")
+		return ReadDocument(r, &Body{Limit: 20, Bound: "json bound", YAMLLimit: 10, YAMLNodes: 12, YAMLBound: "yaml bound",
+			Shape: &Shape{What: "a test body", Depth: 2, Items: 10, Array: 3, Members: 3}})
 	}
 	for _, tc := range []struct {
 		ct, body string
@@ -80,6 +82,11 @@ func TestReadDocument(t *testing.T) {
 		{"application/yaml", strings.Repeat(" ", 11), -1, "", 413, "request body is larger than 10 bytes (yaml bound)"},
 		{"application/json", strings.Repeat(" ", 15), -1, strings.Repeat(" ", 15), 0, ""}, // over the YAML limit, within JSON's
 		{"application/yaml", "a: *x", -1, "", 400, "YAML: "},
+		{"application/json", "[1,2,3,4]", -1, "", 400, "at most 3 elements, got 4: more than a test body ever holds"},
+		{"application/json", "[[[]]]", -1, "", 400, "nested deeper than 2"},
+		{"application/yaml", "[1,2,3,4]", -1, "", 400, "at most 3 elements, got 4"},
+		{"application/yaml", "[1,2,3]", -1, `[1,2,3]`, 0, ""},
+		{"application/yaml", "?\n?\n?\n?\n?\n", -1, "", 413, "the YAML body may hold more than 12 values (keys, values, lists and maps, counted by its lines and punctuation), and YAML costs many times its size to read (yaml bound)"},
 	} {
 		got, err := read(tc.ct, tc.body, tc.length)
 		if tc.status == 0 {

@@ -1,0 +1,267 @@
+package wire
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Shape bounds what a JSON body may hold, checked token by token before
+// anything is decoded of it, so that decoding costs about the body's
+// size: how deep it nests, how many elements each array and members each
+// object holds, and how many values in all. A body past a bound is
+// refused unread by the decoder (Check); one that is not JSON is left to
+// the decoder, which says why in its own words.
+//
+// The check allocates nothing: jsontext reads the body in place.
+type Shape struct {
+	// What the body is, for messages: "a snapshot", "a seed body".
+	What string
+	// Depth bounds how deep arrays and objects nest (the body's own
+	// value is at depth 1).
+	Depth int
+	// Items bounds the elements of arrays and the members of objects in
+	// all, the insides of Raw paths aside.
+	Items int
+	// Array bounds the elements of an array that Arrays does not name,
+	// Members the members of any object.
+	Array, Members int
+	// Arrays bound the arrays at their paths.
+	Arrays []Bound
+	// Raw are the paths whose values the decoder keeps as bytes: the
+	// values there count as items, what is inside them does not (their
+	// depth, arrays and objects are still bounded).
+	Raw []string
+
+	once sync.Once
+	root *pathNode
+}
+
+// Bound is the most elements an array at Path may hold. Path names the
+// keys from the body's value down, joined by dots, with [] for any
+// element of an array: "scenarios[].seeded.reviews". Msg words the
+// refusal, a format given Max and the count ("" for "at most %d, got %d").
+type Bound struct {
+	Path string
+	Max  int
+	Msg  string
+}
+
+// pathNode is a step of the shape's paths: its children by key ("[]" for
+// an array's elements), the bound of an array there, and whether the
+// value there is kept raw.
+type pathNode struct {
+	children map[string]*pathNode
+	bound    *Bound
+	raw      bool
+}
+
+// compile builds the shape's path tree, once.
+func (s *Shape) compile() {
+	s.once.Do(func() {
+		s.root = &pathNode{}
+		for i := range s.Arrays {
+			s.root.at(s.Arrays[i].Path).bound = &s.Arrays[i]
+		}
+		for _, p := range s.Raw {
+			s.root.at(p).raw = true
+		}
+	})
+}
+
+// at is the node at path under n, made as needed.
+func (n *pathNode) at(path string) *pathNode {
+	for _, step := range pathSteps(path) {
+		c := n.children[step]
+		if c == nil {
+			c = &pathNode{}
+			if n.children == nil {
+				n.children = make(map[string]*pathNode)
+			}
+			n.children[step] = c
+		}
+		n = c
+	}
+	return n
+}
+
+// pathSteps splits "a[].b" into "a", "[]", "b".
+func pathSteps(path string) []string {
+	var steps []string
+	for _, part := range strings.Split(path, ".") {
+		name, _, _ := strings.Cut(part, "[")
+		if name != "" {
+			steps = append(steps, name)
+		}
+		for range strings.Count(part, "[]") {
+			steps = append(steps, "[]")
+		}
+	}
+	return steps
+}
+
+// frame is an array or object being read.
+type frame struct {
+	node  *pathNode
+	bound int    // the most elements or members
+	named *Bound // the bound of Arrays it is under, if any
+	raw   bool   // inside a raw value: its items are not counted
+}
+
+// Check reads body, a JSON document, against the shape: nil when it is
+// within every bound (or is not JSON: the decoder refuses it), else the
+// refusal, an *APIError naming where.
+func (s *Shape) Check(body []byte) error {
+	if s == nil {
+		return nil
+	}
+	s.compile()
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	frames := make([]frame, 1, 16)
+	var name []byte // the member name last read, unquoted
+	items := 0
+	for {
+		kind := dec.PeekKind()
+		if kind == 0 {
+			return nil // the end, or not JSON: the decoder says so
+		}
+		depth := dec.StackDepth()
+		top := &frames[depth]
+		k, n := dec.StackIndex(depth)
+		switch {
+		case kind == ']' || kind == '}':
+			if _, err := dec.ReadToken(); err != nil || depth == 1 {
+				return nil // the body's value is read: what follows is the decoder's to refuse
+			}
+			frames = frames[:depth]
+			continue
+		case k == '{' && n%2 == 0: // a member's name
+			if int(n/2) >= top.bound {
+				return InvalidBody(containerPath(dec, depth), "an object of more than %d members, more than %s ever holds", top.bound, s.What)
+			}
+			raw, err := dec.ReadValue()
+			if err == nil {
+				name, err = jsontext.AppendUnquote(name[:0], raw)
+			}
+			if err != nil {
+				return nil
+			}
+			continue
+		case k == '[' && int(n) >= top.bound:
+			return s.tooMany(dec, depth, top)
+		}
+		if depth > 0 && !top.raw {
+			if items++; items > s.Items {
+				return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+					Message: fmt.Sprintf("the body holds more than %d values (elements of arrays and members of objects), more than %s ever holds", s.Items, s.What)}
+			}
+		}
+		if kind != '{' && kind != '[' {
+			if dec.SkipValue() != nil || depth == 0 {
+				return nil // a scalar body, or not JSON
+			}
+			continue
+		}
+		if depth+1 > s.Depth {
+			return InvalidBody(valuePath(dec, depth, k, n, name), "nested deeper than %d arrays and objects, more than %s ever holds", s.Depth, s.What)
+		}
+		var node *pathNode
+		switch {
+		case depth == 0:
+			node = s.root
+		case k == '{':
+			node = top.node.child(name)
+		default:
+			node = top.node.element()
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil
+		}
+		f := frame{node: node, raw: top.raw || node != nil && node.raw, bound: s.Array}
+		switch {
+		case kind == '{':
+			f.bound = s.Members
+		case node != nil && node.bound != nil:
+			f.bound, f.named = node.bound.Max, node.bound
+		}
+		frames = append(frames[:depth+1], f)
+	}
+}
+
+// child is the node of n's member key; nil where the shape names none.
+func (n *pathNode) child(key []byte) *pathNode {
+	if n == nil {
+		return nil
+	}
+	return n.children[string(key)] // a lookup by []byte: no allocation
+}
+
+// element is the node of n's elements; nil where the shape names none.
+func (n *pathNode) element() *pathNode {
+	if n == nil {
+		return nil
+	}
+	return n.children["[]"]
+}
+
+// tooMany counts the rest of the array on top, past its bound, and says
+// how many it holds ("more than" its bound if it is cut short).
+func (s *Shape) tooMany(dec *jsontext.Decoder, depth int, top *frame) error {
+	path := containerPath(dec, depth)
+	got := -1
+	for dec.StackDepth() >= depth {
+		if dec.PeekKind() == ']' && dec.StackDepth() == depth {
+			_, n := dec.StackIndex(depth)
+			got = int(n)
+			break
+		}
+		if dec.SkipValue() != nil {
+			break
+		}
+	}
+	msg := "at most %d elements, got %d: more than " + s.What + " ever holds"
+	if top.named != nil {
+		msg = cmp.Or(top.named.Msg, "at most %d, got %d")
+	}
+	if got < 0 {
+		return InvalidBody(path, "%s", strings.Replace(fmt.Sprintf(msg, top.bound, 0), " 0", " more", 1))
+	}
+	return InvalidBody(path, msg, top.bound, got)
+}
+
+// containerPath names the array or object at depth as problems name
+// fields: "scenarios[3].seeded.reviews".
+func containerPath(dec *jsontext.Decoder, depth int) string {
+	var b strings.Builder
+	i := 0
+	for tok := range dec.StackPointer().Tokens() {
+		if i++; i >= depth {
+			break
+		}
+		if k, _ := dec.StackIndex(i); k == '[' {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// valuePath names the value about to be read in the container at depth,
+// of kind k holding n tokens: its element n, or its member name.
+func valuePath(dec *jsontext.Decoder, depth int, k jsontext.Kind, n int64, name []byte) string {
+	p := containerPath(dec, depth)
+	if k == '[' {
+		return p + "[" + strconv.FormatInt(n, 10) + "]"
+	}
+	return JoinPath(p, string(name))
+}
