@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // MaxBodyBytes is the largest request body the API accepts (413 above it).
@@ -117,8 +119,88 @@ func jsonWant(t reflect.Type) string {
 
 // EachMember calls fn for every member of the JSON object raw, in document
 // order. It rejects anything but an object, duplicate keys and trailing
-// data; path names raw in error messages ("" is the body itself).
+// data; path names raw in error messages ("" is the body itself). Each
+// value is the part of raw that holds it, not a copy: a valid object is
+// read in place, its keys and values costing no more than the keys.
 func EachMember(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
+	if !json.Valid(raw) {
+		return eachMemberChecked(raw, path, fn) // encoding/json says what is wrong
+	}
+	if JSONKind(raw) != "object" {
+		return InvalidBody(path, "must be a JSON object, got %s", JSONKind(raw))
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadToken(); err != nil {
+		return eachMemberChecked(raw, path, fn)
+	}
+	var seen []string
+	for dec.PeekKind() != '}' {
+		name, err := readIn(dec, raw)
+		if err != nil {
+			return eachMemberChecked(raw, path, fn)
+		}
+		value, err := readIn(dec, raw)
+		if err != nil {
+			return eachMemberChecked(raw, path, fn)
+		}
+		key := stringOf(name)
+		for _, k := range seen {
+			if k == key {
+				return InvalidBody(JoinPath(path, key), "duplicate key")
+			}
+		}
+		seen = append(seen, key)
+		if err := fn(key, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readIn reads the next value (or name) of dec, which reads raw, and
+// returns the part of raw that holds it.
+func readIn(dec *jsontext.Decoder, raw []byte) (json.RawMessage, error) {
+	start := dec.InputOffset()
+	if _, err := dec.ReadValue(); err != nil {
+		return nil, err
+	}
+	end := dec.InputOffset()
+	v := raw[start:end:end]
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t' || v[0] == '\r' || v[0] == '\n' || v[0] == ':' || v[0] == ',') {
+		v = v[1:] // what parts it from the token before
+	}
+	return v, nil
+}
+
+// stringOf is the string a valid JSON string literal stands for, as
+// encoding/json decodes it.
+func stringOf(lit []byte) string {
+	if plainString(lit) {
+		return string(lit[1 : len(lit)-1])
+	}
+	var s string
+	json.Unmarshal(lit, &s) // valid: no error
+	return s
+}
+
+// plainString reports whether lit is a JSON string literal whose text is
+// its bytes as they are: no escapes, nothing encoding/json would replace.
+func plainString(lit []byte) bool {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return false
+	}
+	s := lit[1 : len(lit)-1]
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
+}
+
+// eachMemberChecked is EachMember through encoding/json, whose words say
+// what is wrong with a body that is not JSON.
+func eachMemberChecked(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -156,16 +238,25 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 	return nil
 }
 
-// EachElement calls fn for every element of the JSON array raw.
+// EachElement calls fn for every element of the JSON array raw, each
+// the part of raw that holds it.
 func EachElement(raw []byte, path string, fn func(i int, value json.RawMessage) error) error {
 	if JSONKind(raw) != "array" {
 		return InvalidBody(path, "must be an array, got %s", JSONKind(raw))
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
+	if !json.Valid(raw) {
+		var elems []json.RawMessage
+		return InvalidBody(path, "malformed JSON: %s", JSONProblem(json.Unmarshal(raw, &elems)))
 	}
-	for i, e := range elems {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadToken(); err != nil {
+		return InvalidBody(path, "malformed JSON: %s", err)
+	}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		e, err := readIn(dec, raw)
+		if err != nil {
+			return InvalidBody(path, "malformed JSON: %s", err)
+		}
 		if err := fn(i, e); err != nil {
 			return err
 		}
@@ -212,6 +303,9 @@ func DecodeString(raw []byte, path string) (string, error) {
 	}
 	if msg := StringProblem(bytes.TrimSpace(raw)); msg != "" {
 		return "", InvalidBody(path, "%s", msg)
+	}
+	if lit := bytes.TrimSpace(raw); plainString(lit) {
+		return string(lit[1 : len(lit)-1]), nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
