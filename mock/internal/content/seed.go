@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -118,17 +119,20 @@ func decodeSeedReviews(raw json.RawMessage) ([]SeedReview, error) {
 	if k := wire.JSONKind(raw); k != "array" {
 		return nil, wire.InvalidBody("reviews", "must be an array, got %s", k)
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, wire.InvalidBody("reviews", "malformed JSON: %s", wire.JSONProblem(err))
+	var elems []json.RawMessage // each the part of the body that holds it
+	if err := wire.EachElement(raw, "reviews", func(_ int, e json.RawMessage) error {
+		elems = append(elems, e)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(elems) > MaxSeedReviews {
 		return nil, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", MaxSeedReviews, len(elems))
 	}
 	recs := make([]SeedReview, len(elems))
 	for i, e := range elems {
-		if err := DecodeSeedReview(e, fmt.Sprintf("reviews[%d]", i), &recs[i]); err != nil {
-			return nil, err
+		if err := DecodeSeedReview(e, "", &recs[i]); err != nil {
+			return nil, wire.At(err, "reviews["+strconv.Itoa(i)+"]") // named only when refused
 		}
 	}
 	return recs, nil
@@ -140,15 +144,17 @@ func decodeSeedReviews(raw json.RawMessage) ([]SeedReview, error) {
 func DecodeSeedReview(raw json.RawMessage, path string, r *SeedReview) error {
 	rv := reflect.ValueOf(r).Elem()
 	return wire.EachMember(raw, path, func(key string, v json.RawMessage) error {
-		p := path + "." + key
 		f := lookup(key)
 		switch {
 		case f != nil:
-			return f.decodeJSON(v, p, rv.FieldByIndex(f.seedIdx))
+			if err := f.decodeJSON(v, "", rv.FieldByIndex(f.seedIdx)); err != nil {
+				return wire.At(err, path+"."+key) // named only when refused
+			}
+			return nil
 		case key == "id":
-			return wire.InvalidBody(p, "is assigned: leave it out")
+			return wire.InvalidBody(path+"."+key, "is assigned: leave it out")
 		}
-		return wire.InvalidBody(p, "unknown field")
+		return wire.InvalidBody(path+"."+key, "unknown field")
 	})
 }
 
@@ -175,9 +181,12 @@ func (f *field) decodeJSON(v json.RawMessage, p string, dst reflect.Value) error
 	case kindTags:
 		tags := []string{}
 		err := wire.EachElement(v, p, func(i int, e json.RawMessage) error {
-			s, err := wire.DecodeString(e, fmt.Sprintf("%s[%d]", p, i))
+			s, err := wire.DecodeString(e, "")
 			tags = append(tags, s)
-			return err
+			if err != nil {
+				return wire.At(err, p+"["+strconv.Itoa(i)+"]") // named only when refused
+			}
+			return nil
 		})
 		if err != nil {
 			return err

@@ -75,6 +75,27 @@ func InvalidBody(field, format string, args ...any) *APIError {
 	return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidBody, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// At is err with path before the field an *APIError names ("" for the
+// value at path itself, "[2]" or "a.b" below it); other errors as they
+// are; a field that starts with "." is a member of the value at path.
+// A decoder names a value's path only when it refuses it.
+func At(err error, path string) error {
+	ae, ok := err.(*APIError)
+	if !ok {
+		return err
+	}
+	c := *ae
+	switch {
+	case c.Field == "":
+		c.Field = path
+	case c.Field[0] == '[' || c.Field[0] == '.' || path == "":
+		c.Field = path + c.Field
+	default:
+		c.Field = path + "." + c.Field
+	}
+	return &c
+}
+
 // StatusError returns the envelope error for status with a generic
 // message: the contract's code where it names one, else the status text
 // in snake case ("418" gives "im_a_teapot").

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -129,11 +130,13 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 	if JSONKind(raw) != "object" {
 		return InvalidBody(path, "must be a JSON object, got %s", JSONKind(raw))
 	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec, done := reader(raw)
+	defer done()
 	if _, err := dec.ReadToken(); err != nil {
 		return eachMemberChecked(raw, path, fn)
 	}
-	var seen []string
+	var seenKeys [32]string // on the stack, for an object of few members
+	seen := seenKeys[:0]
 	for dec.PeekKind() != '}' {
 		name, err := readIn(dec, raw)
 		if err != nil {
@@ -155,6 +158,30 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 		}
 	}
 	return nil
+}
+
+// inPlace is a jsontext decoder of a body in memory, read where it is:
+// jsontext takes a bytes.Buffer's bytes without copying them.
+type inPlace struct {
+	buf bytes.Buffer
+	dec jsontext.Decoder
+}
+
+// readers are decoders kept for the next body: a body's objects are many.
+var readers = sync.Pool{New: func() any { return new(inPlace) }}
+
+// reader is a decoder of raw, read in place, any JSON taken (duplicate
+// names, bytes that are not UTF-8: the callers say what is wrong); done
+// gives it back.
+func reader(raw []byte) (dec *jsontext.Decoder, done func()) {
+	r := readers.Get().(*inPlace)
+	r.buf = *bytes.NewBuffer(raw)
+	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return &r.dec, func() {
+		r.buf = bytes.Buffer{}
+		r.dec.Reset(&r.buf) // forget raw
+		readers.Put(r)
+	}
 }
 
 // readIn reads the next value (or name) of dec, which reads raw, and
@@ -248,7 +275,8 @@ func EachElement(raw []byte, path string, fn func(i int, value json.RawMessage) 
 		var elems []json.RawMessage
 		return InvalidBody(path, "malformed JSON: %s", JSONProblem(json.Unmarshal(raw, &elems)))
 	}
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec, done := reader(raw)
+	defer done()
 	if _, err := dec.ReadToken(); err != nil {
 		return InvalidBody(path, "malformed JSON: %s", err)
 	}
