@@ -80,24 +80,6 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, shape *Shape) ([]byte,
 	return body, nil
 }
 
-// DecodeStrict decodes a JSON body into v: unknown fields, trailing data
-// and wrong types are invalid_body errors.
-func DecodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return InvalidBody(ute.Field, "must be %s, got %s", jsonWant(ute.Type), ute.Value)
-		}
-		return InvalidBody("", "%s", JSONProblem(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return InvalidBody("", "unexpected data after the JSON value")
-	}
-	return nil
-}
-
 // jsonWant says, without Go's names, what JSON a value of type t takes.
 func jsonWant(t reflect.Type) string {
 	switch t.Kind() {
