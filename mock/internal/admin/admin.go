@@ -20,6 +20,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
+	"golang.org/x/sync/semaphore"
 )
 
 // Prefix is the path prefix of the admin API.
@@ -51,12 +52,34 @@ type Admin struct {
 	started  time.Time
 	metrics  *prometheus.Registry
 	snaps    *snapshot.Keeper
+	bodies   *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
+}
+
+// MaxBodiesCost bounds what the large bodies being read and checked at
+// once (PUT /__mock/data, POST /__mock/snapshot) may cost together, each
+// as wire.Body.Cost says: a snapshot of snapshot.MaxBytes as JSON alone,
+// or many small seed bodies together.
+const MaxBodiesCost = wire.JSONCost * snapshot.MaxBytes
+
+// bodyTurn waits until what r's body, read as b, may cost fits within
+// MaxBodiesCost with the others' being read, and takes it; done gives it
+// back. Waiting, not refusing: a client seeding many sessions at once
+// gets each answer in turn, and a body not read yet costs nothing but
+// its connection. A client that leaves while it waits is answered 503.
+func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error) {
+	n := min(b.Cost(r), MaxBodiesCost)
+	if err := a.bodies.Acquire(r.Context(), n); err != nil {
+		return nil, &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+			Message: "the server was reading other large bodies; send it again"}
+	}
+	return func() { a.bodies.Release(n) }, nil
 }
 
 // New is the admin API of cfg.
 func New(cfg Config) *Admin {
 	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
-		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots}
+		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots,
+		bodies: semaphore.NewWeighted(MaxBodiesCost)}
 }
 
 // Guard guards an admin route: when an admin token is set, every route

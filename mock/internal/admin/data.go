@@ -97,6 +97,11 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if sid == session.All {
 		return 0, nil, state.ErrSeedAllSessions
 	}
+	done, err := a.bodyTurn(r, seedBody)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer done()
 	body, err := wire.ReadDocument(r, seedBody)
 	if err != nil {
 		return 0, nil, err

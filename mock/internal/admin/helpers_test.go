@@ -15,6 +15,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/state"
 )
 
@@ -40,7 +41,8 @@ func newTestServer(tb testing.TB, name string) *testServer {
 	}
 	st := state.New(state.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour,
 		MaxShopBytes: 1 << 30, MaxSeedBytes: 512 << 20, JournalSize: journal.DefaultSize, JournalBytes: 128 << 20, JournalEntries: 50_000})
-	s := &testServer{Admin: New(Config{Log: log, Now: time.Now, State: st, Started: time.Now(), Metrics: prometheus.NewRegistry()})}
+	s := &testServer{Admin: New(Config{Log: log, Now: time.Now, State: st, Started: time.Now(), Metrics: prometheus.NewRegistry(),
+		Snapshots: snapshot.NewKeeper(st, time.Now, "test")})}
 	s.router = mux.NewRouter()
 	s.router.SkipClean(true)
 	s.router.UseEncodedPath()

@@ -102,6 +102,11 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if sid == session.All {
 		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
+	read, err := a.bodyTurn(r, snapshot.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer read()
 	done := a.snaps.Restoring()
 	defer done()
 	body, err := wire.ReadDocument(r, snapshot.Body)

@@ -37,8 +37,9 @@ const MaxBytes = 96 << 20
 const MaxYAMLBytes = 8 << 20
 
 // MaxYAMLNodes bounds a snapshot sent as YAML, counted as wire.YAMLNodes
-// counts: some 8,000 reviews in 8 MiB.
-const MaxYAMLNodes = 400_000
+// counts: the server's own YAML of MaxYAMLBytes (some 11,000 reviews)
+// counts 900,000 at most.
+const MaxYAMLNodes = 1_000_000
 
 // Body is how POST /__mock/snapshot reads a snapshot.
 var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYAMLNodes, Shape: Shape,
@@ -47,9 +48,10 @@ var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYA
 
 // Shape bounds a snapshot's JSON before it is decoded: each list by the
 // bound check says, the reviews' insides aside (kept as they are, each
-// decoded and checked alone when restored), and a value for every 64
-// bytes of the most a snapshot may be.
-var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 64, Array: 1000, Members: fault.MaxHeaders,
+// decoded and checked alone when restored), and a value for every 256
+// bytes of the most a snapshot may be (a review as the list writes it
+// takes more).
+var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
 	Arrays: []wire.Bound{
 		{Path: "overrides.auth.tokens", Max: maxTokens},
 		{Path: "faults", Max: fault.MaxRuntime},

@@ -21,23 +21,38 @@ import (
 // encoding/json's Decoder, which copies the body into buffers of its own
 // but words each refusal as this package always has.
 func DecodeStrict(body []byte, v any) error {
-	if json.Unmarshal(body, v) == nil && knownFields(body, reflect.TypeOf(v)) {
-		return nil
+	// json.Unmarshal refuses what is not one JSON value before it decodes;
+	// then, like the Decoder, it returns the first value of a wrong type.
+	// With no unknown field (which the Decoder would have named if first),
+	// both say the same.
+	err := json.Unmarshal(body, v)
+	var ute *json.UnmarshalTypeError
+	if (err == nil || errors.As(err, &ute)) && knownFields(body, reflect.TypeOf(v)) {
+		return strictError(err)
 	}
 	reflect.ValueOf(v).Elem().SetZero() // as it was: the refusal is the Decoder's
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return InvalidBody(ute.Field, "must be %s, got %s", jsonWant(ute.Type), ute.Value)
-		}
-		return InvalidBody("", "%s", JSONProblem(err))
+		return strictError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return InvalidBody("", "unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// strictError words a decoding error as an invalid_body one: a value of
+// a wrong type by its field and the JSON it wants.
+func strictError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		return InvalidBody(ute.Field, "must be %s, got %s", jsonWant(ute.Type), ute.Value)
+	}
+	return InvalidBody("", "%s", JSONProblem(err))
 }
 
 // knownFields reports whether every member of every object of body, a

@@ -72,6 +72,8 @@ func TestDecodeStrictAgrees(t *testing.T) {
 		`{"id":"a"} {"id":"b"}`, `{"id":"a"}x`, `{"id":1}`, `{"items":{}}`, `[]`, `"x"`, ``, `{"id":"a",}`,
 		`{"\u0069d":"escaped"}`, `{"i\u0064":"escaped","nope":1}`, `{"id":"a","id":"b"}`, `{"ſd":"fold"}`,
 		`{"items":[{"name":"x"}],"items":[{"name":"y","q":1}]}`, `{"raw":[1,2`, `{"items":[null,{"name":null}]}`,
+		`{"id":1,"nope":2}`, `{"nope":2,"id":1}`, `{"id":1,"kind":2}`, `{"items":[{"name":1}],"Plain":"x"}`, `{"Plain":"x"}`,
+		`{"items":[{"name":{}}]}`, `{"fixed":[{"name":1},{"tags":"x"}]}`, `{"by_name":{"a":{"name":[]}},"q":1}`, `1`, `{"when":5}`,
 	} {
 		var got, want strictDoc
 		errGot, errWant := DecodeStrict([]byte(body), &got), decodeLikeDecoder([]byte(body), &want)

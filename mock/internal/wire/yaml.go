@@ -34,6 +34,40 @@ type Body struct {
 	Shape     *Shape
 }
 
+// What reading and checking a body costs at most (ReadDocument, then its
+// decoding, before anything is built of it), as a multiple of its bytes
+// for JSON; for YAML, what yaml.v3 builds for each value as YAMLNodes
+// counts them (some 270 bytes at most) and its bytes YAMLCost times.
+// Tests hold the server's bodies to them at their limits.
+const (
+	JSONCost      = 5
+	YAMLCost      = 4
+	YAMLValueCost = 280
+)
+
+// Cost is the most that reading and checking r's body may cost: by its
+// Content-Length, or its limit when it has none.
+func (b *Body) Cost(r *http.Request) int64 {
+	limit, isYAML := b.Limit, isYAMLType(r.Header.Get("Content-Type"))
+	if isYAML {
+		limit = b.YAMLLimit
+	}
+	n := limit
+	if r.ContentLength >= 0 {
+		n = min(r.ContentLength, limit)
+	}
+	if isYAML {
+		return YAMLCost*n + YAMLValueCost*min(int64(b.YAMLNodes), 3*n+2) // YAMLNodes counts 3 a byte at most
+	}
+	return JSONCost * n
+}
+
+// isYAMLType reports whether a Content-Type is YAML's.
+func isYAMLType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
+}
+
 // ReadDocument reads a request body of JSON or YAML, by its Content-Type,
 // within b's limits, as JSON (YAMLToJSON) checked against b's shape, so
 // that one decoder checks both and decoding costs about the body's size.

@@ -101,3 +101,29 @@ func TestReadDocument(t *testing.T) {
 		}
 	}
 }
+
+// What a body may cost is JSONCost times its length (its limit without
+// one); as YAML, YAMLCost times its length and YAMLValueCost for each
+// value it may hold, no more than YAMLNodes counts in as many bytes.
+func TestBodyCost(t *testing.T) {
+	b := &Body{Limit: 1000, YAMLLimit: 100, YAMLNodes: 50}
+	for _, tc := range []struct {
+		ct     string
+		length int64
+		want   int64
+	}{
+		{"application/json", 10, JSONCost * 10},
+		{"application/json", -1, JSONCost * 1000},
+		{"application/json", 5000, JSONCost * 1000},
+		{"application/yaml", 10, YAMLCost*10 + YAMLValueCost*32},
+		{"text/yaml", 100, YAMLCost*100 + YAMLValueCost*50},
+		{"application/x-yaml", -1, YAMLCost*100 + YAMLValueCost*50},
+	} {
+		r := httptest.NewRequest(http.MethodPut, "/", strings.NewReader(""))
+		r.Header.Set("Content-Type", tc.ct)
+		r.ContentLength = tc.length
+		if got := b.Cost(r); got != tc.want {
+			t.Errorf("%s of %d bytes: %d; want %d", tc.ct, tc.length, got, tc.want)
+		}
+	}
+}
