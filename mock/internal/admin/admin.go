@@ -57,9 +57,11 @@ type Admin struct {
 
 // MaxBodiesCost bounds what the large bodies being read and checked at
 // once (PUT /__mock/data, POST /__mock/snapshot) may cost together, each
-// as wire.Body.Cost says: a snapshot of snapshot.MaxBytes as JSON alone,
-// or many small seed bodies together.
-const MaxBodiesCost = wire.JSONCost * snapshot.MaxBytes
+// as wire.Body.Cost says: the room the soft memory limit leaves beside
+// the budgets (cli). Many small seed bodies go together; one that may
+// cost more (a snapshot near snapshot.MaxBytes, a YAML body near its
+// values' bound) goes alone.
+const MaxBodiesCost = 256 << 20
 
 // bodyTurn waits until what r's body, read as b, may cost fits within
 // MaxBodiesCost with the others' being read, and takes it; done gives it
