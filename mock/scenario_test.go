@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -362,10 +364,25 @@ func TestShippedScenariosBehave(t *testing.T) {
 		"gateway-timeout": func(t *testing.T, h http.Handler) {
 			// Five seconds is long for a test: the client gives up, and the
 			// server's delay ends with it.
-			ts := httptest.NewServer(h)
+			// The client leaves once the server has its request (however
+			// long a loaded machine takes to get there), not at a set time.
+			ts := httptest.NewUnstartedServer(h)
+			active := make(chan struct{})
+			var once sync.Once
+			ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateActive {
+					once.Do(func() { close(active) })
+				}
+			}
+			ts.Start()
 			defer ts.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			go func() {
+				<-active
+				time.Sleep(50 * time.Millisecond)
+				cancel()
+			}()
 			req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/v1/feedbacks", nil)
 			req.Header.Set("X-Mock-Session", "gw")
 			if resp, err := ts.Client().Do(req); err == nil {
@@ -377,6 +394,9 @@ func TestShippedScenariosBehave(t *testing.T) {
 			for {
 				reqs := m.Requests(mock.JournalFilter{Session: "gw"})
 				if len(reqs) == 1 && strings.Contains(reqs[0].Fault, "gateway-timeout: latency error 504 (client gone)") {
+					if reqs[0].DurationMS >= 5000 {
+						t.Fatalf("the request took %.0f ms: it waited out the delay though its client left", reqs[0].DurationMS)
+					}
 					break
 				}
 				if time.Now().After(deadline) {
