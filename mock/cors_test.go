@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/replymock/replymock/mock"
@@ -137,54 +138,132 @@ func arriving(t *testing.T, h http.Handler, local, host, method, target string, 
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 }
 
+// The Host check holds whatever address a request arrived on: over
+// loopback or on a container's address. A request that came over no
+// connection (a Go test's recorder) is answered whatever its Host.
 func TestHostCheck(t *testing.T) {
 	open := newServer(t, mock.Options{})
 	narrowed := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test", "*.preview.test"}})
 	tests := []struct {
-		name        string
-		h           *mock.Server
-		local, host string
-		want        bool
+		name string
+		h    *mock.Server
+		host string
+		want bool
 	}{
-		{"loopback by name", open, "127.0.0.1:8080", "localhost:8080", true},
-		{"loopback by address", open, "127.0.0.1:8080", "127.0.0.1:8080", true},
-		{"other loopback address", open, "127.0.0.1:8080", "127.1.2.3:8080", true},
-		{"IPv6 loopback", open, "[::1]:8080", "[::1]:8080", true},
-		{"a .localhost name", open, "127.0.0.1:8080", "app.localhost:8080", true},
-		{"upper case", open, "127.0.0.1:8080", "LOCALHOST:8080", true},
-		{"no port", open, "127.0.0.1:80", "localhost", true},
-		{"a dev proxy keeping its Host", open, "127.0.0.1:8080", "localhost:5173", true},
-		{"DNS rebinding over IPv4 loopback", open, "127.0.0.1:8080", "evil.example.test:8080", false},
-		{"DNS rebinding over IPv6 loopback", open, "[::1]:8080", "evil.example.test", false},
-		{"a name that only starts like localhost", open, "127.0.0.1:8080", "localhost.evil.test:8080", false},
-		{"a LAN address over loopback", open, "127.0.0.1:8080", "192.168.1.5:8080", false},
-		{"a compose service name from the network", open, "172.18.0.2:8080", "replymock:8080", true},
-		{"any name from the network", open, "10.0.0.7:8080", "evil.example.test", true},
-		{"no listener (a test's recorder)", open, "", "evil.example.test", true},
-		{"listed, over loopback", narrowed, "127.0.0.1:8080", "demo.example.test", true},
-		{"listed pattern", narrowed, "10.0.0.7:8080", "pr-7.preview.test:443", true},
-		{"not listed, from the network", narrowed, "10.0.0.7:8080", "other.example.test", false},
-		{"loopback still, when narrowed", narrowed, "10.0.0.7:8080", "127.0.0.1:8080", true},
+		{"loopback by name", open, "localhost:8080", true},
+		{"loopback by address", open, "127.0.0.1:8080", true},
+		{"other loopback address", open, "127.1.2.3:8080", true},
+		{"IPv6 loopback", open, "[::1]:8080", true},
+		{"a .localhost name", open, "app.localhost:8080", true},
+		{"upper case", open, "LOCALHOST:8080", true},
+		{"no port", open, "localhost", true},
+		{"a dev proxy keeping its Host", open, "localhost:5173", true},
+		{"a container's address", open, "172.17.0.2:8080", true},
+		{"a LAN address", open, "192.168.1.5:8080", true},
+		{"a compose service name", open, "replymock:8080", true},
+		{"a Kubernetes service name", open, "mock-api", true},
+		{"DNS rebinding", open, "evil.example.test:8080", false},
+		{"DNS rebinding without a port", open, "evil.example.test", false},
+		{"a name that only starts like localhost", open, "localhost.evil.test:8080", false},
+		{"a cluster's long name, unlisted", open, "mock-api.default.svc.cluster.local", false},
+		{"listed", narrowed, "demo.example.test", true},
+		{"listed pattern", narrowed, "pr-7.preview.test:443", true},
+		{"not listed", narrowed, "other.example.test", false},
+		{"loopback still, when narrowed", narrowed, "127.0.0.1:8080", true},
+		{"a service name still, when narrowed", narrowed, "replymock:8080", true},
 	}
 	for _, tc := range tests {
-		for _, path := range []string{"/api/v1/feedbacks?limit=1", "/__mock/health", "/__mock/faults"} {
-			r := arriving(t, tc.h, tc.local, tc.host, http.MethodGet, path)
-			what := tc.name + ": " + path
-			if tc.want {
-				if r.status != http.StatusOK {
-					t.Errorf("%s: %d, want 200: %s", what, r.status, r.body)
+		for _, local := range []string{"127.0.0.1:8080", "[::1]:8080", "172.17.0.2:8080", "10.0.0.7:8080"} {
+			for _, path := range []string{"/api/v1/feedbacks?limit=1", "/__mock/health", "/__mock/faults"} {
+				r := arriving(t, tc.h, local, tc.host, http.MethodGet, path)
+				what := tc.name + " (arrived on " + local + "): " + path
+				if tc.want {
+					if r.status != http.StatusOK {
+						t.Errorf("%s: %d, want 200: %s", what, r.status, r.body)
+					}
+					continue
 				}
-				continue
-			}
-			checkError(t, what, r, http.StatusForbidden, "forbidden", "Host")
-			if !strings.Contains(string(r.body), "--allowed-hosts") {
-				t.Errorf("%s: the message does not say how to serve the name: %s", what, r.body)
+				checkError(t, what, r, http.StatusForbidden, "forbidden", "Host")
+				if !strings.Contains(string(r.body), "--allowed-hosts "+strings.TrimSuffix(tc.host, ":8080")) {
+					t.Errorf("%s: the message does not say how to serve the name: %s", what, r.body)
+				}
 			}
 		}
 	}
+	if r := arriving(t, open, "", "evil.example.test", http.MethodGet, "/api/v1/feedbacks?limit=1"); r.status != http.StatusOK {
+		t.Errorf("a request over no connection (a Go test's recorder): %d, want 200", r.status)
+	}
 	// A refused host changes nothing: its admin write is not applied.
-	r := arriving(t, open, "127.0.0.1:8080", "evil.example.test", http.MethodPost, "/__mock/reset")
-	checkError(t, "reset from a rebound page", r, http.StatusForbidden, "forbidden", "Host")
+	r := arriving(t, open, "172.17.0.2:8080", "evil.example.test", http.MethodPost, "/__mock/faults", "Content-Type", "application/json")
+	checkError(t, "a fault from a rebound page", r, http.StatusForbidden, "forbidden", "Host")
+	if f := open.Faults(mock.AllSessions); len(f) != 0 {
+		t.Errorf("the refused write added faults: %+v", f)
+	}
+}
+
+// containerListener is a listener whose connections report the local
+// address a container's do (172.17.0.2:8080), though they come over
+// loopback.
+type containerListener struct{ net.Listener }
+
+func (l containerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return containerConn{c}, nil
+}
+
+type containerConn struct{ net.Conn }
+
+func (containerConn) LocalAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(172, 17, 0, 2), Port: 8080}
+}
+
+// A server whose listener is not loopback, as in a container published
+// with -p 8080:8080, refuses a rebound name as one on a laptop does.
+func TestHostCheckInAContainer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, mock.Options{})
+	var seen atomic.Value
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Context().Value(http.LocalAddrContextKey).(net.Addr).String())
+		s.ServeHTTP(w, r)
+	})}
+	go hs.Serve(containerListener{ln})
+	defer hs.Close()
+	for _, tc := range []struct {
+		host   string
+		status int
+	}{
+		{"evil.example.test:8080", http.StatusForbidden},
+		{"rebind.example.test", http.StatusForbidden},
+		{"localhost:8080", http.StatusOK},
+		{"172.17.0.2:8080", http.StatusOK},
+		{"replymock:8080", http.StatusOK},
+	} {
+		for _, path := range []string{"/__mock/requests", "/__mock/snapshot", "/api/v1/feedbacks?limit=1"} {
+			req, err := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = tc.host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Errorf("Host %s, GET %s on a container's listener: %d, want %d", tc.host, path, resp.StatusCode, tc.status)
+			}
+		}
+	}
+	if got := seen.Load(); got != "172.17.0.2:8080" {
+		t.Errorf("the requests arrived on %v, not the container's address: the test proves nothing", got)
+	}
 }
 
 func TestAdminOrigins(t *testing.T) {

@@ -65,12 +65,13 @@ type Options struct {
 	// may be called only from the server's own origin, loopback origins
 	// and the origins listed here, never by "*" nor from "null".
 	CORSOrigins []string
-	// AllowedHosts guards against DNS rebinding: a request that arrives
-	// over loopback must name in its Host header a loopback name or
-	// address, or one of these (exact hosts or path.Match patterns such as
-	// *.example.test; "*" allows any); others answer 403. With entries,
-	// requests from elsewhere are held to them too; without, they may
-	// name any host.
+	// AllowedHosts guards against DNS rebinding: a request must name in
+	// its Host header localhost, a .localhost name, an IP address, a
+	// single-label name (a compose or Kubernetes service, such as
+	// replymock), or one of these (exact hosts or path.Match patterns
+	// such as *.example.test; "*" allows any); others answer 403, whatever
+	// address the request arrived on. A request that came over no
+	// connection (a test's httptest.NewRecorder) is not checked.
 	AllowedHosts []string
 	// JournalSize is how many requests each session's journal keeps; 0
 	// means DefaultJournalSize, a negative value keeps none.

@@ -222,7 +222,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
 			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
 		opts.Logger.Info("replymock serving", attrs...)

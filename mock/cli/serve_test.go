@@ -246,10 +246,10 @@ func TestStartupLogSaysWhoMayCall(t *testing.T) {
 		want []string
 	}{
 		{"127.0.0.1:0", nil, []string{`"reach":"this machine only"`, `"admin":"open"`, `"api_origins":"any"`,
-			`"admin_origins":"loopback"`, `"hosts":"loopback"`, `"max_conns":4096`}},
+			`"admin_origins":"loopback"`, `"hosts":"loopback,IPs,single-label"`, `"max_conns":4096`}},
 		{"127.0.0.1:0", []string{"--cors-origins", "https://app.test", "--allowed-hosts", "demo.test", "--admin-token", "s3cret", "--max-conns", "10"},
 			[]string{`"admin":"locked by token"`, `"api_origins":"https://app.test"`, `"admin_origins":"loopback,own page,https://app.test"`,
-				`"hosts":"loopback,demo.test"`, `"max_conns":10`}},
+				`"hosts":"loopback,IPs,single-label,demo.test"`, `"max_conns":10`}},
 	}
 	for _, tc := range tests {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -1,6 +1,8 @@
 package access
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -61,6 +63,54 @@ func TestOverridesLayer(t *testing.T) {
 	}
 }
 
+// Each Host the server answers to unasked, and each it refuses: a name
+// someone outside could point at it (DNS rebinding).
+func TestHostServed(t *testing.T) {
+	g := NewGuard(nil, nil)
+	listed := NewGuard(nil, []string{"Demo.Example.Test", "*.preview.test"})
+	for _, tc := range []struct {
+		g    *Guard
+		host string
+		want bool
+	}{
+		{g, "localhost", true},
+		{g, "localhost:8080", true},
+		{g, "LOCALHOST.:8080", true},
+		{g, "app.localhost:5173", true},
+		{g, "127.0.0.1:8080", true},
+		{g, "127.1.2.3", true},
+		{g, "[::1]:8080", true},
+		{g, "[::1]", true},
+		{g, "172.17.0.2:8080", true},     // a container's address: an IP is never a rebound name
+		{g, "192.168.1.5", true},         // the LAN
+		{g, "[2001:db8::7]:8080", true},  // IPv6
+		{g, "replymock:8080", true},      // a compose service
+		{g, "mock-api", true},            // a Kubernetes service in the same namespace
+		{g, "myproject_mock_1:80", true}, // a compose container name
+		{g, "replymock.:8080", true},     // the same, fully qualified
+		{g, "evil.example.test", false},
+		{g, "evil.example.test:8080", false},
+		{g, "localhost.evil.test", false},
+		{g, "127.0.0.1.evil.test", false},
+		{g, "mock-api.default.svc.cluster.local", false},
+		{g, "host.docker.internal:8080", false},
+		{g, "bad name:80", false},
+		{g, "demo.example.test", false},
+		{listed, "demo.example.test:443", true},
+		{listed, "DEMO.example.test.", true},
+		{listed, "pr-7.preview.test", true},
+		{listed, "preview.test", false},
+		{listed, "other.example.test", false},
+		{listed, "localhost:8080", true},
+		{listed, "replymock", true},
+		{NewGuard(nil, []string{"*"}), "anything.example.test", true},
+	} {
+		if got := tc.g.HostServed(tc.host); got != tc.want {
+			t.Errorf("HostServed(%q) with --allowed-hosts %v = %v, want %v", tc.host, tc.g.hosts, got, tc.want)
+		}
+	}
+}
+
 func TestHostsAndOrigins(t *testing.T) {
 	for host, want := range map[string]bool{"localhost": true, "LOCALHOST.": true, "a.localhost": true,
 		"127.0.0.2": true, "[::1]": true, "::ffff:127.0.0.1": true, "localhost.example": false, "10.0.0.1": false} {
@@ -72,9 +122,10 @@ func TestHostsAndOrigins(t *testing.T) {
 	for _, tc := range []struct {
 		host string
 		want bool
-	}{{"localhost:8080", true}, {"x.preview.test", true}, {"evil.example", false}} {
+	}{{"localhost:8080", true}, {"x.preview.test", true}, {"evil.example", false}, {"", true}} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.Host = tc.host
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(172, 17, 0, 2), Port: 8080}))
 		if g.HostAllowed(r) != tc.want {
 			t.Errorf("HostAllowed(%s) = %v", tc.host, !tc.want)
 		}

@@ -16,12 +16,18 @@ import (
 // names it answers.
 type Guard struct {
 	origins []string // --cors-origins: exact origins or path.Match patterns; "*" any (the API only)
-	hosts   []string // --allowed-hosts: served besides loopback names
+	hosts   []string // --allowed-hosts, in lower case: served besides the names HostServed takes unasked
 }
 
 // NewGuard returns the guard of origins (Options.CORSOrigins) and hosts
 // (Options.AllowedHosts).
-func NewGuard(origins, hosts []string) *Guard { return &Guard{origins: origins, hosts: hosts} }
+func NewGuard(origins, hosts []string) *Guard {
+	lower := make([]string, len(hosts))
+	for i, h := range hosts {
+		lower[i] = strings.TrimSuffix(strings.ToLower(h), ".")
+	}
+	return &Guard{origins: origins, hosts: lower}
+}
 
 // corsExposed are the answer headers a browser script may read.
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
@@ -90,57 +96,85 @@ func LoopbackHost(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-// HostAllowed reports whether the server answers a request naming host
-// in its Host header. A page on a DNS-rebound name (evil.example resolved
-// to 127.0.0.1) sends its own name there, so a request that arrived over
-// loopback must name a loopback host or one of AllowedHosts. A request
-// from elsewhere (a container's network, the LAN) may name any host,
-// unless AllowedHosts lists some; loopback names are always allowed, so
-// that health checks keep working.
+// HostAllowed reports whether the server answers a request naming
+// r.Host. A page on a DNS-rebound name (evil.example resolved to this
+// server's address) sends its own name there, and is same-origin with
+// it: only names no one outside can point at this server are served
+// unasked (see HostServed), whatever address the request arrived on, so
+// that a server in a container, whose listener is not loopback, is as
+// safe as one on a laptop.
+//
+// A request that came over no connection (a Go test's
+// httptest.NewRecorder, whose Host is example.com) was made by code in
+// this process, not by a browser, and is answered.
 func (g *Guard) HostAllowed(r *http.Request) bool {
 	if r.Host == "" { // HTTP/1.0 without Host: no browser sends that
 		return true
 	}
-	name := r.Host
-	if h, _, err := net.SplitHostPort(r.Host); err == nil {
-		name = h
-	}
-	if LoopbackHost(name) {
+	if _, conn := r.Context().Value(http.LocalAddrContextKey).(net.Addr); !conn {
 		return true
 	}
-	if len(g.hosts) > 0 {
-		return g.HostListed(r.Host)
-	}
-	return !arrivedOverLoopback(r)
+	return g.HostServed(r.Host)
+}
+
+// HostServed reports whether host (with or without a port) is a name the
+// server answers to:
+//   - localhost, a name under .localhost (RFC 6761) or a loopback
+//     address: this machine;
+//   - any IP address: a page can only be same-origin with an IP address
+//     if the browser loaded it from that address, so an IP in Host is
+//     never a rebound name (rebinding needs a DNS name whose answer the
+//     attacker changes);
+//   - a single-label name (replymock, mock-api): a compose or Kubernetes
+//     service; public DNS delegates no single-label names, so only the
+//     local resolver answers for them;
+//   - a name --allowed-hosts lists ("*" lists every name).
+func (g *Guard) HostServed(host string) bool {
+	name := hostname(host)
+	return LoopbackHost(name) || isIP(name) || singleLabel(name) || Listed(g.hosts, name, true)
 }
 
 // HostListed reports whether host (with or without a port) is one of
 // AllowedHosts.
 func (g *Guard) HostListed(host string) bool {
+	return Listed(g.hosts, hostname(host), true)
+}
+
+// hostname is host without its port, in lower case, without a final dot.
+func hostname(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	return Listed(g.hosts, strings.ToLower(host), true)
+	return strings.TrimSuffix(strings.ToLower(host), ".")
 }
 
-// arrivedOverLoopback reports whether r came in on a loopback address of
-// this machine; a request served without a listener (a test's recorder)
-// did not.
-func arrivedOverLoopback(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
+// isIP reports whether name is an IP address, IPv6 in brackets or not.
+func isIP(name string) bool {
+	_, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(name, "["), "]"))
+	return err == nil
+}
+
+// singleLabel reports whether name is one DNS label: letters, digits,
+// '-' and '_' (compose names a container project_service_1).
+func singleLabel(name string) bool {
+	if name == "" || len(name) > 63 {
 		return false
 	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().Unmap().IsLoopback()
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // RefuseHost is the answer to a request whose Host the server does not
 // serve.
 func RefuseHost(r *http.Request) *wire.APIError {
 	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Host",
-		Message: "host " + strconv.Quote(r.Host) + " is not served: a request over loopback must name localhost or a loopback address " +
-			"(this stops DNS rebinding); add the name to --allowed-hosts to serve it"}
+		Message: "host " + strconv.Quote(wire.Clip(r.Host)) + " is not served: a web page on a name pointed at this server could steer it (DNS rebinding), " +
+			"so only localhost, *.localhost, IP addresses, single-label names (a compose or Kubernetes service) and --allowed-hosts are; " +
+			"start with --allowed-hosts " + wire.Clip(hostname(r.Host)) + " to serve it"}
 }
 
 // CORS adds the CORS headers for a request from a browser and answers a
