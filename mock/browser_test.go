@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -400,6 +403,120 @@ fetch(%q + "/api/v1/settings/ai", {method: "PATCH", credentials: "include",
 		t.Errorf("cross-origin PATCH from the page: %q, want 200, the new tone and a readable X-Request-Id", text)
 	}
 	screenshot(t, ctx, "cors-patch")
+}
+
+// A page on another site, in a real browser, steers nothing: its
+// cross-origin PATCH, its no-cors long polls and its <img> on the admin
+// API are refused before they run; a page on a name rebound to the mock
+// (served, as in a container, on a listener that is not loopback) gets
+// a 403 for its Host. A page on a local dev origin still PATCHes.
+func TestBrowserForeignPageCannotSteer(t *testing.T) {
+	ctx := newBrowser(t,
+		chromedp.Flag("host-resolver-rules", "MAP evil.test 127.0.0.1, MAP rebind.test 127.0.0.1"),
+		chromedp.Flag("disable-features", "HttpsUpgrades"))
+	s := newServer(t, mock.Options{})
+	var mu sync.Mutex
+	statuses := map[string][]int{} // by path, what the mock answered
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mockSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		s.ServeHTTP(rec, r)
+		if r.Method != http.MethodOptions {
+			mu.Lock()
+			statuses[r.URL.Path] = append(statuses[r.URL.Path], rec.status)
+			mu.Unlock()
+		}
+	})}
+	go mockSrv.Serve(containerListener{ln})
+	defer mockSrv.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	api := "http://localhost:" + port
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.HasPrefix(r.Host, "localhost:") {
+			// A page on a local dev origin may still steer: the flow of every day.
+			fmt.Fprintf(w, `<!doctype html><p id="result">waiting</p><script>
+fetch(%q + "/api/v1/settings/ai", {method: "PATCH", headers: {"Content-Type": "application/json"},
+  body: JSON.stringify({question: {signature: "from the dev page"}})})
+ .then(r => r.json()).then(d => { document.getElementById("result").textContent = d.data.question.signature; },
+   e => { document.getElementById("result").textContent = "failed: " + e; });
+</script>`, api)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><p id="result">waiting</p><script>
+const api = %q;
+const patch = fetch(api + "/api/v1/settings/ai", {method: "PATCH", headers: {"Content-Type": "application/json"},
+  body: JSON.stringify({question: {signature: "steered"}})}).then(r => "patch " + r.status, e => "patch refused");
+const polls = Array.from({length: 50}, (_, i) =>
+  fetch(api + "/__mock/verify?path=/never&wait=2s&since=" + i, {mode: "no-cors"}).then(() => "poll", () => "poll failed"));
+const img = new Promise(done => { const i = new Image(); i.onload = () => done("img loaded"); i.onerror = () => done("img refused");
+  i.src = api + "/__mock/data?scenario=default&session=img"; });
+Promise.all([patch, img, ...polls]).then(r => { document.getElementById("result").textContent = r.slice(0, 2).join(", ") + ", " + (r.length - 2) + " polls"; });
+</script>`, api)
+	}))
+	defer page.Close()
+	_, pagePort, _ := net.SplitHostPort(page.Listener.Addr().String())
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://evil.test:"+pagePort+"/")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := waitText(ctx, "#result", func(s string) bool { return s != "waiting" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "patch refused, img refused, 50 polls" {
+		t.Errorf("the foreign page: %q, want its PATCH and image refused", text)
+	}
+	screenshot(t, ctx, "foreign-page")
+	mu.Lock()
+	for path, want := range map[string]int{"/__mock/verify": 50, "/__mock/data": 1} {
+		got := statuses[path]
+		if len(got) != want || slices.ContainsFunc(got, func(st int) bool { return st != http.StatusForbidden }) {
+			t.Errorf("%s from the foreign page: answered %v, want %d answers, all 403", path, got, want)
+		}
+	}
+	if got := statuses["/api/v1/settings/ai"]; len(got) != 0 {
+		t.Errorf("the foreign page's PATCH reached the mock: %v (its preflight should have stopped it)", got)
+	}
+	mu.Unlock()
+	if r := get(t, s, "/api/v1/settings/ai"); strings.Contains(string(r.body), "steered") {
+		t.Error("the foreign page changed the settings")
+	}
+
+	// A page on a name rebound to the mock's address reads nothing.
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://rebind.test:"+port+"/__mock/requests")); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "body", func(s string) bool { return s != "" }); err != nil || !strings.Contains(text, `"field":"Host"`) {
+		t.Errorf("a rebound name on a container's listener: %q (%v), want the 403 for its Host", text, err)
+	}
+
+	// A page on a local dev origin may still steer.
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://localhost:"+pagePort+"/")); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "#result", func(s string) bool { return s != "waiting" }); err != nil || text != "from the dev page" {
+		t.Errorf("a local dev page's PATCH: %q (%v)", text, err)
+	}
+}
+
+// statusRecorder remembers the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // A request with warnings shows a marker on its log row, beside the

@@ -52,20 +52,20 @@ func TestCORSPreflight(t *testing.T) {
 	}
 	// A preflight is not an API request: the down scenario's fault does not
 	// hit it, and the real answer then carries the CORS headers.
-	r := do(t, h, http.MethodOptions, "/api/v1/feedbacks", "", "Origin", "http://a.test", "Access-Control-Request-Method", "GET", "X-Mock-Scenario", "down")
+	r := do(t, h, http.MethodOptions, "/api/v1/feedbacks", "", "Origin", "http://127.0.0.1:3000", "Access-Control-Request-Method", "GET", "X-Mock-Scenario", "down")
 	if r.status != http.StatusNoContent {
 		t.Errorf("preflight in the down scenario: %d", r.status)
 	}
-	r = get(t, h, "/api/v1/feedbacks", "Origin", "http://a.test", "X-Mock-Scenario", "down")
-	if r.status != 503 || r.header.Get("Access-Control-Allow-Origin") != "http://a.test" {
+	r = get(t, h, "/api/v1/feedbacks", "Origin", "http://127.0.0.1:3000", "X-Mock-Scenario", "down")
+	if r.status != 503 || r.header.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:3000" {
 		t.Errorf("503 without CORS headers: a browser could not read it (%d, %q)", r.status, r.header.Get("Access-Control-Allow-Origin"))
 	}
 }
 
 func TestCORSActualRequests(t *testing.T) {
 	h := newServer(t, mock.Options{})
-	r := get(t, h, "/api/v1/feedbacks?limit=1", "Origin", "https://admin.example.test")
-	if got := r.header.Get("Access-Control-Allow-Origin"); got != "https://admin.example.test" {
+	r := get(t, h, "/api/v1/feedbacks?limit=1", "Origin", "https://app.localhost:5173")
+	if got := r.header.Get("Access-Control-Allow-Origin"); got != "https://app.localhost:5173" {
 		t.Errorf("Allow-Origin %q: want the origin echoed, never *", got)
 	}
 	exposed := r.header.Get("Access-Control-Expose-Headers")
@@ -88,39 +88,98 @@ func TestCORSActualRequests(t *testing.T) {
 	}
 }
 
+// The API's browser origins: local dev origins and the server's own by
+// default, others when listed, any with "*". A page at another origin
+// is refused before its request runs: preflight, GET and PATCH alike.
 func TestCORSOriginList(t *testing.T) {
-	h := newServer(t, mock.Options{CORSOrigins: []string{"https://app.example.test", "http://localhost:*"}})
-	for origin, allowed := range map[string]bool{
-		"https://app.example.test":   true,
-		"http://localhost:3000":      true,
-		"http://localhost:5173":      true,
-		"https://evil.example.test":  false,
-		"http://localhost.evil.test": false,
-		"https://app.example.test.x": false,
-	} {
-		pre := do(t, h, http.MethodOptions, "/api/v1/settings/ai", "", "Origin", origin, "Access-Control-Request-Method", "PATCH")
-		got := get(t, h, "/api/v1/settings/ai", "Origin", origin)
-		if allowed {
-			if pre.status != 204 || got.header.Get("Access-Control-Allow-Origin") != origin {
-				t.Errorf("%s: preflight %d, Allow-Origin %q; want allowed", origin, pre.status, got.header.Get("Access-Control-Allow-Origin"))
+	def := newServer(t, mock.Options{})
+	listed := newServer(t, mock.Options{CORSOrigins: []string{"https://app.example.test", "http://*.dev.test:*"}})
+	any := newServer(t, mock.Options{CORSOrigins: []string{"*"}})
+	tests := []struct {
+		name   string
+		h      *mock.Server
+		origin string
+		want   bool
+	}{
+		{"localhost, a dev server's port", def, "http://localhost:5173", true},
+		{"localhost over https", def, "https://localhost:3000", true},
+		{"localhost without a port", def, "http://localhost", true},
+		{"a .localhost name", def, "http://app.localhost:8080", true},
+		{"127.0.0.1", def, "http://127.0.0.1:4200", true},
+		{"IPv6 loopback", def, "http://[::1]:5173", true},
+		{"the server's own page", def, "http://localhost:8080", true},
+		{"a web page the developer visits", def, "https://evil.example.test", false},
+		{"a look-alike of localhost", def, "http://localhost.evil.test", false},
+		{"a look-alike with a port", def, "http://localhost.evil.test:5173", false},
+		{"a LAN page", def, "http://192.168.1.5:5173", false},
+		{"the opaque origin", def, "null", false},
+		{"not a web origin", def, "file:///home/dev/x.html", false},
+		{"an origin with a path", def, "http://localhost:5173/x", false},
+		{"listed", listed, "https://app.example.test", true},
+		{"listed pattern", listed, "http://pr-7.dev.test:5173", true},
+		{"local still, when listed", listed, "http://localhost:3000", true},
+		{"not listed", listed, "https://evil.example.test", false},
+		{"a listed name, one longer", listed, "https://app.example.test.x", false},
+		{"any, asked for", any, "https://evil.example.test", true},
+		{"null, with any", any, "null", true},
+	}
+	for _, tc := range tests {
+		before := get(t, tc.h, "/api/v1/settings/ai").body
+		pre := arriving(t, tc.h, "127.0.0.1:8080", "localhost:8080", http.MethodOptions, "/api/v1/settings/ai", "Origin", tc.origin, "Access-Control-Request-Method", "PATCH")
+		read := arriving(t, tc.h, "127.0.0.1:8080", "localhost:8080", http.MethodGet, "/api/v1/settings/ai", "Origin", tc.origin)
+		write := sending(t, tc.h, "127.0.0.1:8080", "localhost:8080", http.MethodPatch, "/api/v1/settings/ai", `{"question":{"tone":"steered"}}`,
+			"Origin", tc.origin, "Content-Type", "application/json")
+		if tc.want {
+			if pre.status != 204 || read.status != 200 || read.header.Get("Access-Control-Allow-Origin") != tc.origin || write.status != 200 {
+				t.Errorf("%s (%s): preflight %d, GET %d with Allow-Origin %q, PATCH %d; want allowed", tc.name, tc.origin, pre.status, read.status, read.header.Get("Access-Control-Allow-Origin"), write.status)
+			}
+			if n := len(tc.h.Requests(mock.JournalFilter{Header: map[string]string{"Origin": tc.origin}})); n < 2 {
+				t.Errorf("%s: %d requests in the journal, want the GET and the PATCH", tc.name, n)
 			}
 			continue
 		}
-		checkError(t, "preflight from "+origin, pre, http.StatusForbidden, "forbidden", "Origin")
-		if pre.header.Get("Access-Control-Allow-Origin") != "" || got.header.Get("Access-Control-Allow-Origin") != "" {
-			t.Errorf("%s: CORS headers for a disallowed origin", origin)
+		for what, r := range map[string]response{"preflight": pre, "GET": read, "PATCH": write} {
+			checkError(t, tc.name+" ("+tc.origin+"): "+what, r, http.StatusForbidden, "forbidden", "Origin")
+			if r.header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("%s: %s: CORS headers for a refused origin", tc.name, what)
+			}
+			if !strings.Contains(string(r.body), "--cors-origins") {
+				t.Errorf("%s: %s: the refusal does not say how to allow the origin: %s", tc.name, what, r.body)
+			}
 		}
-		if got.status != 200 {
-			t.Errorf("%s: the request itself still answers (the browser hides it): %d", origin, got.status)
+		if after := get(t, tc.h, "/api/v1/settings/ai").body; string(after) != string(before) {
+			t.Errorf("%s: the refused PATCH changed the settings", tc.name)
+		}
+		if n := len(tc.h.Requests(mock.JournalFilter{Header: map[string]string{"Origin": tc.origin}})); n != 0 {
+			t.Errorf("%s: %d refused requests reached the journal", tc.name, n)
 		}
 	}
+	// The server's own page, on a name or address it serves (a container's,
+	// a compose service's, a listed one), calls it same-origin.
+	own := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test"}})
+	for _, host := range []string{"replymock:8080", "172.17.0.2:8080", "demo.example.test"} {
+		for _, scheme := range []string{"http://", "https://"} {
+			if r := arriving(t, own, "172.17.0.2:8080", host, http.MethodGet, "/api/v1/feedbacks?limit=1", "Origin", scheme+host); r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != scheme+host {
+				t.Errorf("the own page %s: %d %q, want allowed", scheme+host, r.status, r.header.Get("Access-Control-Allow-Origin"))
+			}
+		}
+	}
+	// Another port of the same name is another origin.
+	r := arriving(t, own, "172.17.0.2:8080", "replymock:8080", http.MethodGet, "/api/v1/feedbacks?limit=1", "Origin", "http://replymock:9090")
+	checkError(t, "another port of the server's name", r, http.StatusForbidden, "forbidden", "Origin")
 }
 
 // arriving sends a request to h as if it arrived on the listener address
 // local ("" for none), naming host in its Host header.
 func arriving(t *testing.T, h http.Handler, local, host, method, target string, header ...string) response {
 	t.Helper()
-	req := httptest.NewRequest(method, target, nil)
+	return sending(t, h, local, host, method, target, "", header...)
+}
+
+// sending is arriving with a body.
+func sending(t *testing.T, h http.Handler, local, host, method, target, body string, header ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	req.Host = host
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -301,12 +360,18 @@ func TestAdminOrigins(t *testing.T) {
 		}
 		checkError(t, tc.name+": write", w, http.StatusForbidden, "forbidden", "Origin")
 		checkError(t, tc.name+": preflight", pre, http.StatusForbidden, "forbidden", "Origin")
+		// A GET has effects too: it is refused before it runs, as a write is.
+		checkError(t, tc.name+": read", read, http.StatusForbidden, "forbidden", "Origin")
 		if read.header.Get("Access-Control-Allow-Origin") != "" {
 			t.Errorf("%s: a read's answer is readable by the page", tc.name)
 		}
 		if f := h.Faults(mock.AllSessions); len(f) != 0 {
 			t.Errorf("%s: the refused write added faults: %+v", tc.name, f)
 		}
+		// A long poll from the page holds no waiter: refused at once, not
+		// after its 30 seconds.
+		poll := arriving(t, h, "", tc.host, http.MethodGet, "/__mock/verify?path=/never&wait=30s", "Origin", tc.origin)
+		checkError(t, tc.name+": a long poll", poll, http.StatusForbidden, "forbidden", "Origin")
 	}
 	// The server's own page, served as a listed host, may write.
 	listed := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test"}})
@@ -315,13 +380,76 @@ func TestAdminOrigins(t *testing.T) {
 			t.Errorf("the own page %s of a listed host: %d %s", origin, r.status, r.body)
 		}
 	}
-	// The API stays open to any dev origin, and curl (no Origin) may write.
+	// The server's own page on a container's address or a compose name may
+	// write too: those Hosts are served.
 	h := newServer(t, mock.Options{})
-	if r := arriving(t, h, "", "localhost:8080", http.MethodGet, "/api/v1/feedbacks?limit=1", "Origin", "https://evil.example.test"); r.header.Get("Access-Control-Allow-Origin") != "https://evil.example.test" {
-		t.Errorf("the API refused a dev origin: %d %q", r.status, r.header.Get("Access-Control-Allow-Origin"))
+	for _, host := range []string{"172.17.0.2:8080", "replymock:8080"} {
+		if r := arriving(t, h, "172.17.0.2:8080", host, http.MethodPost, "/__mock/reset", "Origin", "http://"+host); r.status != http.StatusOK {
+			t.Errorf("the own page http://%s: %d %s", host, r.status, r.body)
+		}
 	}
+	// Curl (no Origin) may write.
 	r := do(t, h, http.MethodPost, "/__mock/faults", fault, "Content-Type", "application/json")
 	if r.status != http.StatusCreated {
 		t.Errorf("a write without Origin (curl): %d %s", r.status, r.body)
+	}
+}
+
+// A browser sends no Origin with a GET that is not CORS (a no-cors fetch,
+// an <img>, a link): its Sec-Fetch-Site says whether a page of another
+// site sent it, which may not steer the mock. Tools send neither.
+func TestBrowserRequestsWithoutOrigin(t *testing.T) {
+	h := newServer(t, mock.Options{AllowedHosts: []string{"demo.example.test"}})
+	const (
+		requests = "/__mock/requests?limit=1"
+		panel    = "/__mock/"
+		api      = "/api/v1/feedbacks?limit=1"
+		photo    = "/__mock/media/photos/Ij2V5jHW3HW1YCswao90/1/ms.jpg"
+	)
+	noCors := []string{"Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Dest", "image"}
+	link := []string{"Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}
+	frame := []string{"Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "iframe"}
+	tests := []struct {
+		name, path, host, site string
+		more                   []string
+		want                   bool
+	}{
+		{"an <img> of another site on the admin API", requests, "localhost:8080", "cross-site", noCors, false},
+		{"a link of another site to the admin API", requests, "localhost:8080", "cross-site", link, false},
+		{"an <img> of another site on the API", api, "localhost:8080", "cross-site", noCors, false},
+		{"a frame of another site on the API", api, "localhost:8080", "cross-site", frame, false},
+		{"a link of another site to the API", api, "localhost:8080", "cross-site", link, true},
+		{"a link of another site to the panel", panel, "localhost:8080", "cross-site", link, true},
+		{"an <img> of another site on the panel", panel, "localhost:8080", "cross-site", noCors, false},
+		{"an <img> of another site showing a photo", photo, "localhost:8080", "cross-site", noCors, true},
+		{"a page of this machine (same-site with localhost)", requests, "localhost:8080", "same-site", noCors, true},
+		{"a page of this machine (same-site with 127.0.0.1)", requests, "127.0.0.1:8080", "same-site", noCors, true},
+		{"a sibling site of a listed name", requests, "demo.example.test", "same-site", noCors, false},
+		{"the panel's own fetch", requests, "demo.example.test", "same-origin", []string{"Sec-Fetch-Mode", "cors"}, true},
+		{"typed in the address bar", requests, "localhost:8080", "none", link, true},
+		{"a tool (no Sec-Fetch-Site)", requests, "localhost:8080", "", nil, true},
+	}
+	for _, tc := range tests {
+		hdr := tc.more
+		if tc.site != "" {
+			hdr = append([]string{"Sec-Fetch-Site", tc.site}, hdr...)
+		}
+		r := arriving(t, h, "127.0.0.1:8080", tc.host, http.MethodGet, tc.path, hdr...)
+		if tc.want {
+			if r.status != http.StatusOK {
+				t.Errorf("%s: GET %s: %d, want 200: %s", tc.name, tc.path, r.status, r.body)
+			}
+			continue
+		}
+		checkError(t, tc.name+": GET "+tc.path, r, http.StatusForbidden, "forbidden", "Sec-Fetch-Site")
+	}
+	// A refused long poll holds no waiter, and a refused API request
+	// reaches no session nor the journal.
+	poll := arriving(t, h, "127.0.0.1:8080", "localhost:8080", http.MethodGet, "/__mock/requests?path=/never&wait=30s", append([]string{"Sec-Fetch-Site", "cross-site"}, noCors...)...)
+	checkError(t, "a long poll from an <img>", poll, http.StatusForbidden, "forbidden", "Sec-Fetch-Site")
+	h.ClearRequests(mock.AllSessions)
+	arriving(t, h, "127.0.0.1:8080", "localhost:8080", http.MethodGet, api, append([]string{"Sec-Fetch-Site", "cross-site"}, noCors...)...)
+	if n := len(h.Requests(mock.JournalFilter{})); n != 0 {
+		t.Errorf("a refused API request reached the journal (%d entries)", n)
 	}
 }

@@ -176,16 +176,20 @@ func TestMediaAnswers(t *testing.T) {
 	}
 }
 
-// Any origin may show media by default: the admin API's rule for
-// browsers (loopback pages only) does not hold for them.
-func TestMediaCORSAnyOrigin(t *testing.T) {
+// Media follow the API's rule for browsers, not the admin API's: a local
+// dev origin reads them; a page elsewhere gets them without CORS headers
+// (an <img> shows them, a script may not read them), never a 403.
+func TestMediaCORSDefaultOrigins(t *testing.T) {
 	h := newDefault(t)
-	r := get(t, h, miniPath, "Origin", "https://anywhere.test")
-	if r.header.Get("Access-Control-Allow-Origin") != "https://anywhere.test" {
-		t.Errorf("media for https://anywhere.test: Access-Control-Allow-Origin %q", r.header.Get("Access-Control-Allow-Origin"))
+	if r := get(t, h, miniPath, "Origin", "http://localhost:5173"); r.header.Get("Access-Control-Allow-Origin") != "http://localhost:5173" {
+		t.Errorf("media for a local dev origin: Access-Control-Allow-Origin %q", r.header.Get("Access-Control-Allow-Origin"))
 	}
-	if r := get(t, h, "/__mock/scenarios", "Origin", "https://anywhere.test"); r.header.Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("the admin API answered https://anywhere.test with CORS headers")
+	r := get(t, h, miniPath, "Origin", "https://anywhere.test")
+	if r.status != http.StatusOK || r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("media for https://anywhere.test: %d, Access-Control-Allow-Origin %q; want the file without CORS headers", r.status, r.header.Get("Access-Control-Allow-Origin"))
+	}
+	if r := get(t, h, "/__mock/scenarios", "Origin", "https://anywhere.test"); r.status != http.StatusForbidden || r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("the admin API answered https://anywhere.test: %d %q", r.status, r.header.Get("Access-Control-Allow-Origin"))
 	}
 }
 

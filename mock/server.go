@@ -59,11 +59,15 @@ type Options struct {
 	Seed int64
 	// AdminToken, when set, is required by every /__mock/ route but health.
 	AdminToken string
-	// CORSOrigins lists the browser origins that may call the server:
-	// exact origins or path.Match patterns (http://localhost:*). Empty, or
-	// "*" in it, allows any origin to call the API. The admin API (/__mock/)
-	// may be called only from the server's own origin, loopback origins
-	// and the origins listed here, never by "*" nor from "null".
+	// CORSOrigins lists the browser origins that may call the server
+	// besides local dev origins (http or https on localhost, a .localhost
+	// name or a loopback address, any port) and the server's own: exact
+	// origins or path.Match patterns (https://*.example.test). "*" in it
+	// allows any origin to call the API; the admin API (/__mock/) is never
+	// opened to "*" nor to "null". A request from a page whose origin may
+	// not call it is refused with 403, whatever its method; so is one
+	// without Origin that its browser says comes from another site
+	// (Sec-Fetch-Site), but a link followed to the API or the panel.
 	CORSOrigins []string
 	// AllowedHosts guards against DNS rebinding: a request must name in
 	// its Host header localhost, a .localhost name, an IP address, a

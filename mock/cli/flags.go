@@ -65,7 +65,7 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.logLevel, "log-level", "info", "debug, info (a line per request), warn or error (env REPLYMOCK_LOG_LEVEL)")
 	cfg.showVersion = fsys.Bool("version", false, "print the version and exit")
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
-	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (default any) and the admin API (default the server's own page and loopback origins), e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
+	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API and the admin API besides local dev origins (localhost, 127.0.0.1, [::1], any port) and the server's own page, e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides localhost, IP addresses and single-label names (a compose or Kubernetes service), e.g. demo.example.test,*.preview.test; requests naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
 	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, the longest idle one is closed for a new one (env REPLYMOCK_MAX_CONNS)")
 	cfg.maxShop = mock.DefaultMaxShopBytes

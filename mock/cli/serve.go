@@ -221,7 +221,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 			admin = "locked by token"
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
-			"api_origins", joinOr(opts.CORSOrigins, "any"), "admin_origins", joinOr(adminOrigins(opts), ""),
+			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
 			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
 			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
@@ -308,10 +308,7 @@ func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, er
 
 // adminOrigins says which browser pages may call the admin API.
 func adminOrigins(opts mock.Options) []string {
-	list := []string{"loopback"}
-	if len(opts.AllowedHosts) > 0 {
-		list = append(list, "own page")
-	}
+	list := []string{"loopback", "own page"}
 	for _, o := range opts.CORSOrigins {
 		if o != "*" && o != "null" {
 			list = append(list, o)

@@ -245,10 +245,10 @@ func TestStartupLogSaysWhoMayCall(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"127.0.0.1:0", nil, []string{`"reach":"this machine only"`, `"admin":"open"`, `"api_origins":"any"`,
-			`"admin_origins":"loopback"`, `"hosts":"loopback,IPs,single-label"`, `"max_conns":4096`}},
+		{"127.0.0.1:0", nil, []string{`"reach":"this machine only"`, `"admin":"open"`, `"api_origins":"loopback,own page"`,
+			`"admin_origins":"loopback,own page"`, `"hosts":"loopback,IPs,single-label"`, `"max_conns":4096`}},
 		{"127.0.0.1:0", []string{"--cors-origins", "https://app.test", "--allowed-hosts", "demo.test", "--admin-token", "s3cret", "--max-conns", "10"},
-			[]string{`"admin":"locked by token"`, `"api_origins":"https://app.test"`, `"admin_origins":"loopback,own page,https://app.test"`,
+			[]string{`"admin":"locked by token"`, `"api_origins":"loopback,own page,https://app.test"`, `"admin_origins":"loopback,own page,https://app.test"`,
 				`"hosts":"loopback,IPs,single-label,demo.test"`, `"max_conns":10`}},
 	}
 	for _, tc := range tests {

@@ -130,10 +130,46 @@ func TestHostsAndOrigins(t *testing.T) {
 			t.Errorf("HostAllowed(%s) = %v", tc.host, !tc.want)
 		}
 	}
-	if !g.OriginAllowed("http://app.test:5173") || g.OriginAllowed("http://evil.example") {
+	if !g.OriginAllowed("http://app.test:5173", "localhost:8080") || g.OriginAllowed("http://evil.example", "localhost:8080") {
 		t.Error("OriginAllowed does not follow the list")
 	}
 	if !g.AdminOriginAllowed("http://localhost:3000", "") || g.AdminOriginAllowed("null", "") || g.AdminOriginAllowed("http://evil.example", "") {
 		t.Error("AdminOriginAllowed: loopback origins only, never null or others")
+	}
+}
+
+// The API's origins by default: local dev origins (as Vite's server.cors
+// since CVE-2025-24010) and the server's own page, not any web page.
+func TestDefaultOrigins(t *testing.T) {
+	g := NewGuard(nil, nil)
+	for _, tc := range []struct {
+		origin, host string
+		want         bool
+	}{
+		{"http://localhost:5173", "localhost:8080", true},
+		{"https://localhost", "localhost:8080", true},
+		{"http://vite.localhost:5173", "localhost:8080", true},
+		{"http://127.0.0.1:3000", "localhost:8080", true},
+		{"http://[::1]:4200", "localhost:8080", true},
+		{"http://replymock:8080", "replymock:8080", true},        // the own page of a compose service
+		{"http://172.17.0.2:8080", "172.17.0.2:8080", true},      // the own page of a container
+		{"http://evil.example:8080", "evil.example:8080", false}, // same-origin with a rebound name
+		{"https://evil.example", "localhost:8080", false},
+		{"http://localhost.evil.example", "localhost:8080", false},
+		{"http://192.168.1.5:5173", "localhost:8080", false},
+		{"null", "localhost:8080", false},
+		{"http://localhost:5173/path", "localhost:8080", false},
+		{"ws://localhost:5173", "localhost:8080", false},
+	} {
+		if got := g.OriginAllowed(tc.origin, tc.host); got != tc.want {
+			t.Errorf("OriginAllowed(%q, Host %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
+		}
+		if got := g.AdminOriginAllowed(tc.origin, tc.host); got != tc.want {
+			t.Errorf("AdminOriginAllowed(%q, Host %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
+		}
+	}
+	star := NewGuard([]string{"*"}, nil)
+	if !star.OriginAllowed("https://evil.example", "localhost:8080") || star.AdminOriginAllowed("https://evil.example", "localhost:8080") {
+		t.Error(`"*" opens the API only, never the admin API`)
 	}
 }

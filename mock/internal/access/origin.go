@@ -29,40 +29,61 @@ func NewGuard(origins, hosts []string) *Guard {
 	return &Guard{origins: origins, hosts: lower}
 }
 
+// Kind is what a path serves, as the guard tells them apart: who may
+// call it from a browser page.
+type Kind uint8
+
+const (
+	// API is /api/v1: pages at local dev origins, the server's own, and
+	// those --cors-origins lists ("*" for any).
+	API Kind = iota
+	// Admin is the admin API, /__mock/, which steers the mock: pages at
+	// local dev origins, the server's own, and those --cors-origins lists
+	// ("*" not enough).
+	Admin
+	// Panel is the control panel's page: the admin API's origins, and
+	// any site may link to it.
+	Panel
+	// Media is the records' photos and videos, which hold no data: any
+	// page may show them, and the API's origins read them.
+	Media
+)
+
 // corsExposed are the answer headers a browser script may read.
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
 
 // OriginAllowed reports whether a browser page at origin may call the
-// API. No list, or "*" in it, allows any origin; entries are exact
-// origins or path.Match patterns such as http://localhost:*.
-func (g *Guard) OriginAllowed(origin string) bool {
-	if len(g.origins) == 0 {
-		return true
-	}
-	return Listed(g.origins, origin, true)
+// API, whose Host is host: a local dev origin (http or https, localhost,
+// a .localhost name or a loopback address, any port), the server's own
+// origin, or one --cors-origins lists, whose "*" allows any. Entries are
+// exact origins or path.Match patterns such as http://*.local:*. As Vite
+// answered CVE-2025-24010, any web page the developer visits must not be
+// able to call a dev server by default: "*" is given, never assumed.
+func (g *Guard) OriginAllowed(origin, host string) bool {
+	return Listed(g.origins, origin, true) || g.localOrOwn(origin, host)
 }
 
 // AdminOriginAllowed reports whether a browser page at origin may call
-// the admin API, whose writes steer the mock: pages served from this
-// machine (loopback origins), the server's own page when it is served as
-// a name --allowed-hosts lists, and the origins --cors-origins names.
-// Neither "*" nor the opaque origin "null" is enough: any web page the
+// the admin API, whose Host is host: as OriginAllowed, but neither "*"
+// nor the opaque origin "null" is enough, since any web page the
 // developer visits could then add faults or read the journal.
 func (g *Guard) AdminOriginAllowed(origin, host string) bool {
+	return origin != "null" && (g.localOrOwn(origin, host) || Listed(g.origins, origin, false))
+}
+
+// localOrOwn reports whether origin is a page on this machine (a
+// loopback origin) or the server's own page: same host and port as the
+// Host it is called by, when that Host is served (HostServed; a
+// DNS-rebound page is same-origin with itself, and its name is not).
+func (g *Guard) localOrOwn(origin, host string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" || origin != u.Scheme+"://"+u.Host {
 		return false
 	}
 	if LoopbackHost(u.Hostname()) {
 		return true
 	}
-	// The server's own page, when its Host is one the server is known to
-	// be served as: a DNS-rebound page is same-origin with itself, and a
-	// server in a container takes any Host.
-	if strings.EqualFold(u.Host, host) && g.HostListed(host) {
-		return true
-	}
-	return Listed(g.origins, origin, false)
+	return strings.EqualFold(u.Host, host) && g.HostServed(host)
 }
 
 // Listed reports whether name is in list: an exact entry or a path.Match
@@ -134,12 +155,6 @@ func (g *Guard) HostServed(host string) bool {
 	return LoopbackHost(name) || isIP(name) || singleLabel(name) || Listed(g.hosts, name, true)
 }
 
-// HostListed reports whether host (with or without a port) is one of
-// AllowedHosts.
-func (g *Guard) HostListed(host string) bool {
-	return Listed(g.hosts, hostname(host), true)
-}
-
 // hostname is host without its port, in lower case, without a final dot.
 func hostname(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
@@ -179,36 +194,39 @@ func RefuseHost(r *http.Request) *wire.APIError {
 
 // CORS adds the CORS headers for a request from a browser and answers a
 // preflight itself, reporting whether it answered. The allowed origin is
-// echoed, never "*", so that requests with credentials work too. An
-// admin write from a page whose origin may not call the admin API is
-// refused here: a cross-site form or no-cors fetch needs no preflight,
-// and browsers always send Origin with it (curl sends none).
+// echoed, never "*", so that requests with credentials work too.
 //
-// admin says whether r is for the admin API (media files, which hold no
-// data, are not); methods lists what r's path answers to (nil: unknown).
-// A refusal is returned for the caller to write.
-func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, admin bool, methods func() []string) (answered bool, refusal *wire.APIError) {
+// A request from a page that may not call kind is refused here, before
+// it runs, whatever its method: a cross-site form, a no-cors fetch or an
+// <img> needs no preflight, and a GET has effects too (a long poll holds
+// a waiter, a scenario is built, a rate limit's window and a fault's
+// counters move). Browsers send Origin with every request but a GET or
+// HEAD that is not CORS; for those, Sec-Fetch-Site tells a page of
+// another site (see foreignSite), and only a top-level navigation to the
+// API or the control panel (a link followed) passes. Tools send neither.
+//
+// methods lists what r's path answers to (nil: unknown). A refusal is
+// returned for the caller to write.
+func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods func() []string) (answered bool, refusal *wire.APIError) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
+		if kind != Media && foreignSite(r) && !(kind != Admin && topLevelNavigation(r)) {
+			return true, refuseSite(kind)
+		}
 		return false, nil
 	}
 	h := w.Header()
 	h.Add("Vary", "Origin")
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	allowed := g.OriginAllowed(origin)
-	if admin {
+	allowed := g.OriginAllowed(origin, r.Host)
+	if kind == Admin || kind == Panel {
 		allowed = g.AdminOriginAllowed(origin, r.Host)
 	}
-	if !allowed {
-		write := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
-		if preflight || admin && write {
-			msg := "origin " + strconv.Quote(origin) + " is not in --cors-origins"
-			if admin {
-				msg = "origin " + strconv.Quote(origin) + " may not call the admin API: only the server's own page, loopback origins and --cors-origins may"
-			}
-			return true, &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Origin", Message: msg}
-		}
-		return false, nil // the answer goes out without CORS headers: the browser hides it
+	switch {
+	case !allowed && kind == Media:
+		return false, nil // the file without CORS headers: an <img> shows it, a script may not read it
+	case !allowed:
+		return true, refuseOrigin(origin, kind)
 	}
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Set("Access-Control-Allow-Credentials", "true")
@@ -228,4 +246,55 @@ func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, admin bool, methods
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 	return true, nil
+}
+
+// foreignSite reports whether r, which carries no Origin, comes from a
+// page of another site, as the browser's Sec-Fetch-Site says: cross-site,
+// or same-site with a Host that is not loopback (demo.example.test's
+// site is every *.example.test; localhost's and 127.0.0.1's are pages on
+// this machine). Browsers send it to potentially trustworthy URLs
+// (https, localhost, loopback addresses); none, as from curl, is not a
+// page of another site.
+func foreignSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site":
+		return true
+	case "same-site":
+		return !LoopbackHost(hostname(r.Host))
+	}
+	return false // same-origin, none (typed in, a bookmark) or not sent
+}
+
+// topLevelNavigation reports whether r is a link followed in a tab:
+// one answer, shown to the user, not to the page that linked.
+func topLevelNavigation(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
+}
+
+// refuseOrigin answers a request from a page at origin that may not call
+// kind.
+func refuseOrigin(origin string, kind Kind) *wire.APIError {
+	msg := "origin " + strconv.Quote(wire.Clip(origin)) + " may not call the API: only local dev origins (localhost, 127.0.0.1, [::1], any port), " +
+		"the server's own page and --cors-origins may; start with --cors-origins " + wire.Clip(origin) + " to allow it, or --cors-origins '*' for any"
+	switch {
+	case kind != API && origin == "null":
+		msg = `the opaque origin "null" (a sandboxed frame, a file, a redirect) may not call the admin API`
+	case kind != API:
+		msg = "origin " + strconv.Quote(wire.Clip(origin)) + " may not call the admin API: only local dev origins (localhost, 127.0.0.1, [::1], any port), " +
+			"the server's own page and --cors-origins may (* is not enough); start with --cors-origins " + wire.Clip(origin) + " to allow it"
+	}
+	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Origin", Message: msg}
+}
+
+// refuseSite answers a request without Origin from a page of another
+// site.
+func refuseSite(kind Kind) *wire.APIError {
+	what := "the API"
+	if kind != API {
+		what = "the admin API"
+	}
+	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Sec-Fetch-Site",
+		Message: "a page of another site may not call " + what + " without CORS (a no-cors fetch, an image, a form): " +
+			"call it with fetch from an allowed origin (local dev origins, the server's own page, --cors-origins), or from a tool"}
 }
