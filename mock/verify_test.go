@@ -295,6 +295,18 @@ func TestVerifyBadPatterns(t *testing.T) {
 		target := "/__mock/requests?" + tc.query
 		checkError(t, "GET "+target, admin(t, h, "GET", target, ""), 400, mock.CodeInvalidParameter, tc.field)
 	}
+	// A pattern's size is bounded: 32 query, header and body parts, 32
+	// steps in a body path.
+	parts, deep := "", "body"
+	for i := range 33 {
+		parts += fmt.Sprintf("&query.q%02d=1", i)
+		deep += ".a"
+	}
+	checkError(t, "verify with 33 parts", admin(t, h, "GET", "/__mock/verify?"+parts[1:], ""), 400, mock.CodeInvalidParameter, "query.q32")
+	checkError(t, "verify with a body path of 33 steps", admin(t, h, "GET", "/__mock/verify?"+deep+"=1", ""), 400, mock.CodeInvalidParameter, deep)
+	if r := admin(t, h, "GET", "/__mock/verify?min=0&"+strings.TrimSuffix(parts, "&query.q32=1")[1:], ""); r.status != 200 {
+		t.Errorf("verify with 32 parts: %d %s", r.status, r.body)
+	}
 	for _, f := range []mock.JournalFilter{
 		{Path: "x"}, {Method: "A B"}, {Query: map[string]string{"": "1"}}, {Header: map[string]string{"Cookie": "a=b"}},
 		{Header: map[string]string{"X-A": "1", "x-a": "1"}}, {Body: map[string]string{"": "1"}},
@@ -436,6 +448,50 @@ func TestVerifyBoundsAndIncomplete(t *testing.T) {
 	_, v = verifyFailed(t, "verify", admin(t, h, "GET", "/__mock/verify?session=a", ""))
 	if !v.Incomplete || !strings.Contains(string(admin(t, h, "GET", "/__mock/verify?session=a", "").body), "lost") {
 		t.Errorf("session a lost its entry to b's: incomplete %v", v.Incomplete)
+	}
+}
+
+// One verification, listing or wait reads at most journal.MaxScanBytes
+// of the journal: past it, a 503 that says how to narrow the pattern, not
+// 100 s of CPU; narrowed, it is answered.
+func TestVerifyBoundedWork(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	// 31 keys a pattern matches, and padding to the most an entry keeps:
+	// each of 32 body parts reads the whole body.
+	var b strings.Builder
+	b.WriteString("{")
+	pattern := "session=wide"
+	for i := range 31 {
+		fmt.Fprintf(&b, `"k%d":"x",`, i)
+		pattern += fmt.Sprintf("&body.k%d=x", i)
+	}
+	pattern += "&body.z=x" // not there: checked last
+	b.WriteString(`"pad":"` + strings.Repeat("x", mock.MaxJournalBody-b.Len()-10) + `"}`)
+	const n = 70 // 70 entries read 33 times: past 64 MiB
+	for range n {
+		r := do(t, h, http.MethodPatch, "/api/v1/settings/ai", b.String(), "Content-Type", "application/json", "X-Mock-Session", "wide")
+		if r.status != 400 {
+			t.Fatalf("PATCH: %d", r.status)
+		}
+	}
+	if e := h.Requests(mock.JournalFilter{Session: "wide", Limit: 1}); len(e) != 1 || e[0].Truncated {
+		t.Fatalf("the body was not kept whole: %+v", e)
+	}
+	for _, target := range []string{"/__mock/verify?" + pattern, "/__mock/requests?" + pattern, "/__mock/requests?wait=1s&" + pattern} {
+		what := "GET " + target[:strings.Index(target, "?")]
+		r := admin(t, h, "GET", target, "")
+		checkError(t, what, r, http.StatusServiceUnavailable, "service_unavailable", "")
+		if !strings.Contains(string(r.body), "narrow it") {
+			t.Errorf("%s: the 503 does not say what to do: %s", what, r.body)
+		}
+	}
+	if _, err := h.Verify(mock.JournalFilter{Session: "wide", Body: map[string]string{"z": "x"}}, mock.AtLeast(0)); err != nil {
+		t.Errorf("one body part over the same journal: %v", err)
+	}
+	seqs := h.Requests(mock.JournalFilter{Session: "wide"})
+	r := admin(t, h, "GET", fmt.Sprintf("/__mock/verify?min=0&since=%d&%s", seqs[n-10].Seq, pattern), "")
+	if r.status != 200 {
+		t.Errorf("the newest ten only: %d %s", r.status, r.body)
 	}
 }
 

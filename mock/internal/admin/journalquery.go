@@ -117,15 +117,16 @@ func parseWait(v string) (time.Duration, error) {
 }
 
 // waitFor runs Await for a request that asked to wait: bounded by the
-// wait and by the client. It returns an error only for too many waiters:
-// the end of the wait is an answer like any other.
+// wait and by the client. It returns an error only for too many waiters
+// or a pattern that reads too much: the end of the wait is an answer
+// like any other.
 func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	if q.wait <= 0 || n <= 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
 	defer cancel()
-	if err := a.st.Journals().Await(ctx, q.p, n); err == journal.ErrTooManyWaiters {
+	if err := a.st.Journals().Await(ctx, q.p, n); err == journal.ErrTooManyWaiters || err == journal.ErrScanTooLarge {
 		return err
 	}
 	return nil

@@ -29,7 +29,10 @@ func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
 	if err := a.waitFor(r, q, want.Min); err != nil {
 		return 0, nil, err
 	}
-	v := a.st.Journals().Verify(q.p, want)
+	v, err := a.st.Journals().Verify(q.p, want)
+	if err != nil {
+		return 0, nil, err // past journal.MaxScanBytes
+	}
 	if !v.OK {
 		return 0, nil, &wire.APIError{Status: http.StatusConflict, Code: wire.CodeVerificationFailed, Message: verificationMessage(v), Details: v}
 	}
@@ -96,13 +99,15 @@ func verificationMessage(v journal.Verification) string {
 
 // Verify counts the journal entries that match f (its Limit aside) and
 // checks the count against want, with the nearest misses when fewer
-// match than want.Min; an invalid pattern is an error naming the part.
+// match than want.Min; an invalid pattern is an error naming the part,
+// and a pattern that would read more than journal.MaxScanBytes an error
+// too.
 func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verification, error) {
 	p, err := a.st.Journals().Compile(f)
 	if err != nil {
 		return journal.Verification{}, err
 	}
-	return a.st.Journals().Verify(p, want), nil
+	return a.st.Journals().Verify(p, want)
 }
 
 // WaitRequests waits until at least one journal entry matches f, then

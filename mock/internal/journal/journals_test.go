@@ -118,25 +118,25 @@ func TestJournalEntryBounds(t *testing.T) {
 		j.Record(k, Record{Entry: Entry{Method: "GET", Path: fmt.Sprintf("/%d", i)}})
 	}
 	all, _ := compile(Filter{}, nil)
-	if got := seqs(j.find(all, 0)); !slices.Equal(got, []int64{4, 5, 6, 7, 8}) {
+	if got := seqs(j.found(all, 0)); !slices.Equal(got, []int64{4, 5, 6, 7, 8}) {
 		t.Errorf("kept %v, want the newest 5 of all sessions", got)
 	}
 	inA, _ := compile(Filter{Session: "a"}, nil)
-	if got := seqs(j.find(inA, 0)); !slices.Equal(got, []int64{5, 7}) {
+	if got := seqs(j.found(inA, 0)); !slices.Equal(got, []int64{5, 7}) {
 		t.Errorf("a kept %v, want 5 and 7", got)
 	}
 	if !j.lost("a", 2) || j.lost("a", 3) || !j.lost("b", 1) || j.lost("b", 2) || !j.lost(AllSessions, 2) {
 		t.Error("what the bounds took (1 and 3 of a, 2 of b) is not reported lost, or more is")
 	}
 	j.Clear("a")
-	if got := seqs(j.find(all, 0)); !slices.Equal(got, []int64{4, 6, 8}) {
+	if got := seqs(j.found(all, 0)); !slices.Equal(got, []int64{4, 6, 8}) {
 		t.Errorf("after clearing a: %v, want b's", got)
 	}
 	if j.lost("a", 0) {
 		t.Error("a cleared journal reports what it lost before")
 	}
 	var held int64
-	for _, r := range j.find(all, 0) {
+	for _, r := range j.found(all, 0) {
 		held += r.kept
 	}
 	if j.Used() != held {
@@ -170,7 +170,7 @@ func TestDroppedSessionKeepsNoEntry(t *testing.T) {
 	if len(got) != 1 || got[0].Path != "/after" || got[0].Seq != 3 {
 		t.Errorf("the fresh session's journal: %+v, want /after alone (seq 3)", got)
 	}
-	if j.Used() != j.find(mustCompile(t, Filter{}), 0)[0].kept {
+	if j.Used() != j.found(mustCompile(t, Filter{}), 0)[0].kept {
 		t.Errorf("Used() = %d: counts more than the one entry kept", j.Used())
 	}
 	// Opening an id again without a drop replaces its journal, bytes and all.
@@ -250,7 +250,7 @@ func TestJournalKeepsLentResponses(t *testing.T) {
 	lend(b, "/3", "page one") // another session's newest is its own
 	lend(a, "/4", "page two")
 	lend(a, "/5", "page one") // the same as an older entry, not the newest
-	recs := j.find(mustCompile(t, Filter{}), 0)
+	recs := j.found(mustCompile(t, Filter{}), 0)
 	if len(recs) != 5 {
 		t.Fatalf("%d entries, want 5", len(recs))
 	}

@@ -14,8 +14,9 @@ import (
 // method and path, in no particular order. With limit, a session gives
 // at most its newest limit records, which is right only when nothing
 // else is filtered after. References only are copied under the rings'
-// locks: records never change once kept.
-func (j *Journals) gather(scope string, p *Pattern, since int64, limit int) []*Record {
+// locks: records never change once kept. Each record looked at is
+// charged to sc; past its bound, gather stops with ErrScanTooLarge.
+func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *scan) ([]*Record, error) {
 	var out []*Record
 	for _, rg := range j.scope(scope) {
 		rg.mu.Lock()
@@ -25,37 +26,56 @@ func (j *Journals) gather(scope string, p *Pattern, since int64, limit int) []*R
 			if r.Seq <= since {
 				break // older ones are older still
 			}
+			if sc.charge(scanEntryCost); sc.over() {
+				rg.mu.Unlock()
+				return nil, ErrScanTooLarge
+			}
 			if p.matchesCheap(r) {
 				out = append(out, r)
 			}
 		}
 		rg.mu.Unlock()
 	}
-	return out
+	return out, nil
 }
 
 // find returns the records in p's scope that match p, oldest first; with
-// limit, only the newest limit of them.
-func (j *Journals) find(p *Pattern, limit int) []*Record {
+// limit, only the newest limit of them. Its work is charged to sc.
+func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 	perSession := 0
 	if p.cheap == len(p.parts) {
 		perSession = limit // nothing is filtered after gather
 	}
-	out := j.gather(p.scope, p, p.since, perSession)
+	out, err := j.gather(p.scope, p, p.since, perSession, sc)
+	if err != nil {
+		return nil, err
+	}
 	if p.cheap < len(p.parts) {
-		out = slices.DeleteFunc(out, func(r *Record) bool { return !p.matches(r) })
+		kept := out[:0]
+		for _, r := range out {
+			if p.matches(r, sc) {
+				kept = append(kept, r)
+			}
+			if sc.over() {
+				return nil, ErrScanTooLarge
+			}
+		}
+		clear(out[len(kept):])
+		out = kept
 	}
 	slices.SortFunc(out, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	if limit > 0 && len(out) > limit {
 		out = slices.Clone(out[len(out)-limit:])
 	}
-	return out
+	return out, nil
 }
 
 // Entries returns the entries that match p, oldest first; with limit,
-// only the newest limit of them. The caller owns them.
+// only the newest limit of them. The caller owns them. Its work is not
+// bounded: the Go API's callers are code in this process.
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
-	return entries(j.find(p, limit), j.Redactor())
+	recs, _ := j.find(p, limit, nil) // no scan, no bound: no error
+	return entries(recs, j.Redactor())
 }
 
 // lost reports whether a journal in scope lost entries newer than since.
@@ -114,9 +134,12 @@ type Listing struct {
 // List returns the entries that match p, oldest first (the newest limit
 // of them, with a limit), as a Listing the caller must Release once
 // written. Past MaxListingBytes pinned by listings together, it returns
-// ErrListingsBusy.
+// ErrListingsBusy; past MaxScanBytes of work, ErrScanTooLarge.
 func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
-	recs := j.find(p, limit)
+	recs, err := j.find(p, limit, newScan())
+	if err != nil {
+		return nil, err
+	}
 	var pinned int64
 	for _, r := range recs {
 		pinned += r.kept

@@ -1,9 +1,7 @@
 package journal
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -73,10 +71,24 @@ func compile(f Filter, rd *Redactor) (*Pattern, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(more, func(a, b part) int { return cmp.Compare(a.field, b.field) })
+	if len(more) > MaxPatternParts {
+		return nil, wire.InvalidParameter(wire.Clip(more[MaxPatternParts].field), "a pattern takes at most %d query, header and body parts, got %d", MaxPatternParts, len(more))
+	}
+	// The cheaper first: a query, then headers, then bodies.
+	slices.SortFunc(more, func(a, b part) int { return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.field, b.field)) })
 	p.parts = append(p.parts, more...)
 	return p, nil
 }
+
+// Bounds of a pattern: each part is checked against every entry in its
+// scope, and a body part walks its path in each entry's body.
+const (
+	// MaxPatternParts is how many query, header and body parts a
+	// pattern may have.
+	MaxPatternParts = 32
+	// MaxBodyPathDepth is how many steps a body path may have.
+	MaxBodyPathDepth = 32
+)
 
 // moreParts checks and makes the parts of f beyond method and path:
 // query parameters, headers and body paths.
@@ -116,6 +128,9 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 		if slices.Contains(segs, "") {
 			return nil, wire.InvalidParameter(field, "must be a dotted path into the JSON body, such as body.feedback.0.tone")
 		}
+		if len(segs) > MaxBodyPathDepth {
+			return nil, wire.InvalidParameter(wire.Clip(field), "a body path may have at most %d steps, got %d", MaxBodyPathDepth, len(segs))
+		}
 		more = append(more, part{kind: partBody, field: field, segs: segs, want: f.Body[path]})
 	}
 	return more, nil
@@ -131,8 +146,9 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // check reports whether r has the part, and what r has there (nil:
-// nothing).
-func (p *part) check(r *Record) (bool, *string) {
+// nothing), charging what it reads to sc.
+func (p *part) check(r *Record, sc *scan) (bool, *string) {
+	sc.charge(scanPartCost)
 	switch p.kind {
 	case partMethod:
 		return strings.EqualFold(p.want, r.Method), &r.Method
@@ -142,6 +158,7 @@ func (p *part) check(r *Record) (bool, *string) {
 		}
 		return p.want == r.Path, &r.Path
 	case partQuery:
+		sc.charge(len(r.Query))
 		vals := queryValues(r.Query, p.name)
 		if vals == nil {
 			return false, nil
@@ -152,9 +169,9 @@ func (p *part) check(r *Record) (bool, *string) {
 		got := strings.Join(vals, ", ")
 		return slices.Contains(vals, p.want), &got
 	case partHeader:
-		return p.checkHeader(r)
+		return p.checkHeader(r, sc)
 	case partBody:
-		got, ok := bodyValue(r.Body, p.segs)
+		got, ok := bodyValue(r.Body, p.segs, sc)
 		if !ok {
 			return false, nil
 		}
@@ -165,10 +182,14 @@ func (p *part) check(r *Record) (bool, *string) {
 
 // checkHeader is check for a header part: a credential header is
 // compared as the journal shows it, by scheme or whole.
-func (p *part) checkHeader(r *Record) (bool, *string) {
+func (p *part) checkHeader(r *Record, sc *scan) (bool, *string) {
+	sc.charge(len(r.Header)) // the names looked at, at worst
 	vals := headerValues(r.Header, p.name)
 	if vals == nil {
 		return false, nil
+	}
+	for _, v := range vals {
+		sc.charge(len(v))
 	}
 	if p.secret {
 		vals = redactValues(vals)
@@ -220,68 +241,14 @@ func headerValues(h http.Header, name string) []string {
 	return nil
 }
 
-// bodyValue returns the value at path in a JSON body: a string as it
-// is, anything else as its JSON text (numbers as written; objects and
-// arrays compacted). An array takes an index; false when the path is not
-// there or the body is not JSON.
-func bodyValue(body string, path []string) (string, bool) {
-	raw := json.RawMessage(body)
-	for _, seg := range path {
-		var ok bool
-		if raw, ok = member(raw, seg); !ok {
-			return "", false
-		}
-	}
-	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return s, true
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return "", false
-	}
-	return b.String(), true
-}
-
-// member returns the value seg names in a JSON object (by key) or array
-// (by index); false when there is none.
-func member(raw json.RawMessage, seg string) (json.RawMessage, bool) {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return nil, false
-	}
-	switch raw[0] {
-	case '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return nil, false
-		}
-		v, ok := obj[seg]
-		return v, ok
-	case '[':
-		i, err := wire.ParseDigits(seg)
-		if err != nil {
-			return nil, false
-		}
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) != nil || i >= int64(len(arr)) {
-			return nil, false
-		}
-		return arr[i], true
-	}
-	return nil, false
-}
-
-// matches reports whether r is after since and has every part.
-func (p *Pattern) matches(r *Record) bool {
+// matches reports whether r is after since and has every part,
+// charging what it reads to sc.
+func (p *Pattern) matches(r *Record, sc *scan) bool {
 	if r.Seq <= p.since {
 		return false
 	}
 	for i := range p.parts {
-		if ok, _ := p.parts[i].check(r); !ok {
+		if ok, _ := p.parts[i].check(r, sc); !ok {
 			return false
 		}
 	}
@@ -291,19 +258,24 @@ func (p *Pattern) matches(r *Record) bool {
 // matchesCheap is matches on method and path alone.
 func (p *Pattern) matchesCheap(r *Record) bool {
 	for i := range p.parts[:p.cheap] {
-		if ok, _ := p.parts[i].check(r); !ok {
+		if ok, _ := p.parts[i].check(r, nil); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// differs counts the parts r does not have.
-func (p *Pattern) differs(r *Record) int {
+// differs counts the parts r does not have, up to most: past it, it
+// stops looking and answers most+1. The cheap parts come first, so an
+// entry on another path costs no body read once it cannot be one of the
+// nearest misses. What it reads is charged to sc.
+func (p *Pattern) differs(r *Record, most int, sc *scan) int {
 	n := 0
 	for i := range p.parts {
-		if ok, _ := p.parts[i].check(r); !ok {
-			n++
+		if ok, _ := p.parts[i].check(r, sc); !ok {
+			if n++; n > most {
+				return n
+			}
 		}
 	}
 	return n

@@ -116,7 +116,7 @@ func (p *Pattern) nearMiss(r *Record) NearMiss {
 	nm := NearMiss{Seq: r.Seq, Session: r.Session, Method: r.Method, Path: r.Path, Differs: map[string]Difference{}}
 	for i := range p.parts {
 		pt := &p.parts[i]
-		if ok, got := pt.check(r); !ok {
+		if ok, got := pt.check(r, nil); !ok {
 			if got != nil {
 				g := *got // not a pointer into the record
 				got = &g
@@ -129,9 +129,13 @@ func (p *Pattern) nearMiss(r *Record) NearMiss {
 
 // Verify counts the entries that match p and checks the count against
 // want. When fewer match than want.Min, the answer lists the nearest
-// misses.
-func (j *Journals) Verify(p *Pattern, want Times) Verification {
-	all := j.gather(p.scope, &Pattern{}, p.since, 0)
+// misses. Past MaxScanBytes of work, it answers ErrScanTooLarge.
+func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
+	sc := newScan()
+	all, err := j.gather(p.scope, &Pattern{}, p.since, 0, sc)
+	if err != nil {
+		return Verification{}, err
+	}
 	slices.SortFunc(all, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	v := Verification{Want: want.String(), Seqs: []int64{}, Incomplete: j.lost(p.scope, p.since)}
 	type miss struct {
@@ -140,7 +144,14 @@ func (j *Journals) Verify(p *Pattern, want Times) Verification {
 	}
 	var near []miss // the best so far: fewest differences, then newest
 	for _, r := range all {
-		n := p.differs(r)
+		most := len(p.parts) // an entry's differences count, until it could no longer be among the nearest
+		if len(near) == NearMisses {
+			most = near[len(near)-1].n // a newer entry as near goes before it
+		}
+		n := p.differs(r, most, sc)
+		if sc.over() {
+			return Verification{}, ErrScanTooLarge
+		}
 		if n == 0 {
 			v.Matched++
 			v.Seqs = append(v.Seqs, r.Seq)
@@ -164,5 +175,5 @@ func (j *Journals) Verify(p *Pattern, want Times) Verification {
 			v.NearMisses = append(v.NearMisses, p.nearMiss(x.r))
 		}
 	}
-	return v
+	return v, nil
 }

@@ -44,9 +44,17 @@ func (j *Journals) Await(ctx context.Context, p *Pattern, n int) error {
 		}
 		wake, upto := j.wake, j.seq
 		j.mu.Unlock()
-		for _, r := range j.gather(p.scope, p, cursor, 0) {
-			if r.Seq <= upto && p.matches(r) {
+		sc := newScan() // each look is bounded
+		recs, err := j.gather(p.scope, p, cursor, 0, sc)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.Seq <= upto && p.matches(r, sc) {
 				seen++
+			}
+			if sc.over() {
+				return ErrScanTooLarge
 			}
 		}
 		if seen >= n {

@@ -135,8 +135,8 @@ func TestAwaitCountsAcrossWakes(t *testing.T) {
 	if err := w.wait(t, "await"); err != nil {
 		t.Errorf("after two: %v", err)
 	}
-	if v := j.Verify(mustCompile(t, Filter{Session: "vw", Method: "GET"}), AtLeast(2)); !v.OK || fmt.Sprint(v.Seqs) != "[1 4]" {
-		t.Errorf("verify: %+v", v)
+	if v, err := j.Verify(mustCompile(t, Filter{Session: "vw", Method: "GET"}), AtLeast(2)); err != nil || !v.OK || fmt.Sprint(v.Seqs) != "[1 4]" {
+		t.Errorf("verify: %+v, %v", v, err)
 	}
 }
 
