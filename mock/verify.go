@@ -17,6 +17,12 @@ const MaxWait = journal.MaxWait
 // sessions together; one more is answered 503 with Retry-After.
 const MaxWaiters = journal.MaxWaiters
 
+// MaxClientWaiters bounds the requests one client (a remote address, an
+// IPv6 /64) waits with at once, whatever sessions they name; one more is
+// answered 503 with Retry-After. WaitRequests, called in this process,
+// is bound by MaxWaiters only.
+const MaxClientWaiters = journal.MaxClientWaiters
+
 // MaxVerifySeqs is how many sequence numbers of matching entries a
 // verification lists: the newest.
 const MaxVerifySeqs = journal.MaxVerifySeqs

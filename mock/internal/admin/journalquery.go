@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -118,16 +119,34 @@ func parseWait(v string) (time.Duration, error) {
 
 // waitFor runs Await for a request that asked to wait: bounded by the
 // wait and by the client. It returns an error only for too many waiters
-// or a pattern that reads too much: the end of the wait is an answer
-// like any other.
+// (of all clients, or of r's) or a pattern that reads too much: the end
+// of the wait is an answer like any other.
 func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	if q.wait <= 0 || n <= 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
 	defer cancel()
-	if err := a.st.Journals().Await(ctx, q.p, n); err == journal.ErrTooManyWaiters || err == journal.ErrScanTooLarge {
+	switch err := a.st.Journals().Await(ctx, client(r), q.p, n); err {
+	case journal.ErrTooManyWaiters, journal.ErrClientWaiters, journal.ErrScanTooLarge:
 		return err
 	}
 	return nil
+}
+
+// client names who sent r, for the journal's bound on one client's
+// waits (journal.MaxClientWaiters): its remote address, or for IPv6 its
+// /64, which one host usually holds whole. Not its session, which a
+// request names freely. Behind a reverse proxy, the proxy's clients
+// share its address, and so its places.
+func client(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	if addr := ap.Addr().Unmap(); addr.Is6() {
+		prefix, _ := addr.Prefix(64)
+		return prefix.String()
+	}
+	return ap.Addr().Unmap().String()
 }

@@ -119,7 +119,7 @@ func (a *Admin) WaitRequests(ctx context.Context, f journal.Filter) ([]journal.E
 	if err != nil {
 		return nil, err
 	}
-	if err := a.st.Journals().Await(ctx, p, 1); err != nil {
+	if err := a.st.Journals().Await(ctx, "", p, 1); err != nil { // code in this process: no client's bound
 		return nil, err
 	}
 	return a.st.Journals().Entries(p, f.Limit), nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,10 +31,14 @@ type pending struct {
 }
 
 // start serves target in a goroutine, with a context the test can cancel.
-func start(s *testServer, target string) *pending {
+func start(s *testServer, target string) *pending { return startFrom(s, "192.0.2.1:1234", target) }
+
+// startFrom is start for a client at remote address addr.
+func startFrom(s *testServer, addr, target string) *pending {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pending{rec: httptest.NewRecorder(), done: make(chan struct{}), cancel: cancel}
 	req := httptest.NewRequest("GET", target, nil).WithContext(ctx)
+	req.RemoteAddr = addr
 	go func() {
 		defer close(p.done)
 		s.ServeHTTP(p.rec, req)
@@ -177,8 +182,8 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for round := range 3 {
 		var ps []*pending
-		for i := range journal.MaxWaiters {
-			ps = append(ps, start(s, fmt.Sprintf("/__mock/requests?session=w%d&wait=30s", i%7)))
+		for i := range journal.MaxWaiters { // from eight clients, each under its own bound
+			ps = append(ps, startFrom(s, fmt.Sprintf("192.0.2.%d:1234", i%8), fmt.Sprintf("/__mock/requests?session=w%d&wait=30s", i%7)))
 		}
 		eventually(t, "all wait", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
 		over := start(s, "/__mock/verify?session=x&wait=30s")
@@ -193,7 +198,7 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		ps[0].cancel()
 		ps[0].wait(t, "cancelled")
 		eventually(t, "a place is free", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters-1 })
-		last := start(s, "/__mock/requests?session=w0&wait=30s")
+		last := startFrom(s, "192.0.2.0:1234", "/__mock/requests?session=w0&wait=30s")
 		eventually(t, "the freed place is taken", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
 		for _, p := range append(ps[1:], last) {
 			p.cancel()
@@ -206,6 +211,39 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		}
 	}
 	eventually(t, fmt.Sprintf("goroutines back to %d", before), func() bool { return runtime.NumGoroutine() <= before })
+}
+
+// One client, whatever sessions it names, waits with at most
+// journal.MaxClientWaiters requests: past them it gets a 503, while a CI
+// job from another address still waits and gets its entry. IPv6
+// addresses of one /64 are one client.
+func TestLongPollPerClient(t *testing.T) {
+	s := newTestServer(t, "default")
+	for _, c := range []struct{ name, first, more, other string }{
+		{"IPv4", "203.0.113.9:%d", "203.0.113.9:%d", "198.51.100.4:5000"},
+		{"IPv6", "[2001:db8:1:2::1]:%d", "[2001:db8:1:2::ffff]:%d", "[2001:db8:1:3::1]:5000"},
+	} {
+		var ps []*pending
+		for i := range journal.MaxClientWaiters {
+			ps = append(ps, startFrom(s, fmt.Sprintf(c.first, 40000+i), fmt.Sprintf("/__mock/verify?session=page-%d&path=/never&wait=30s", i)))
+		}
+		eventually(t, c.name+": the page's fetches wait", func() bool { return s.st.Journals().Waiters() == journal.MaxClientWaiters })
+		over := startFrom(s, fmt.Sprintf(c.more, 50000), "/__mock/verify?session=another&path=/never&wait=30s").wait(t, c.name+": one more")
+		if over.Code != http.StatusServiceUnavailable || over.Header().Get("Retry-After") != "1" || !strings.Contains(over.Body.String(), "from this client") {
+			t.Errorf("%s: the client past its bound: %d, Retry-After %q: %s", c.name, over.Code, over.Header().Get("Retry-After"), over.Body.Bytes())
+		}
+		ci := startFrom(s, c.other, "/__mock/verify?session=ci&method=GET&wait=30s")
+		eventually(t, c.name+": the CI job waits", func() bool { return s.st.Journals().Waiters() == journal.MaxClientWaiters+1 })
+		apiCall(s, "ci", "/api/v1/feedbacks?limit=1")
+		if rec := ci.wait(t, c.name+": the CI job's verify"); rec.Code != http.StatusOK {
+			t.Errorf("%s: the CI job's verify: %d %s", c.name, rec.Code, rec.Body.Bytes())
+		}
+		for _, p := range ps {
+			p.cancel()
+			p.wait(t, "cancelled")
+		}
+		s.st.Journals().Clear(journal.AllSessions)
+	}
 }
 
 // Recorders and waiters in many sessions at once: each waiter gets its

@@ -15,8 +15,8 @@ import (
 // for one (wait.go).
 //
 // Locks, in this order: mu, then a ring's mu. mu guards seq, order,
-// rings (the map), gen, wake and waiting; each ring's own mu guards its
-// contents. A ring's contents change only under both, so Record, Clear,
+// rings (the map), gen, wake, waiting and clients; each ring's own mu
+// guards its contents. A ring's contents change only under both, so Record, Clear,
 // Open and Drop, which hold mu, read any ring without its lock, and a
 // reader (a listing, a verification, a waiter) holds mu only to find the
 // rings in its scope, then each ring's mu in turn, never two at once.
@@ -31,6 +31,7 @@ type Journals struct {
 	gen     uint64           // the last Key's generation given
 	wake    chan struct{}    // closed by the next Record, when someone waits
 	waiting int              // requests waiting, at most MaxWaiters
+	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters; nil until one waits
 
 	size  int            // entries a session's ring keeps
 	bytes *budget.Budget // the bytes all rings keep together, against their most

@@ -83,7 +83,7 @@ func TestScanBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang only
 	defer cancel()
-	if err := j.Await(ctx, p, 1); !errors.Is(err, ErrScanTooLarge) {
+	if err := j.Await(ctx, "", p, 1); !errors.Is(err, ErrScanTooLarge) {
 		t.Errorf("Await: %v, want ErrScanTooLarge", err)
 	}
 	f.Since = int64(n - 100)

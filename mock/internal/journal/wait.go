@@ -20,17 +20,38 @@ const MaxWaiters = 256
 var ErrTooManyWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 	Message: fmt.Sprintf("%d requests are already waiting on the journal; try again, or ask without wait", MaxWaiters)}
 
+// MaxClientWaiters bounds the requests one client waits with at once,
+// so that one client (a page's fifty no-cors fetches, a runaway test)
+// cannot take every place of MaxWaiters from the others, a CI job's
+// verify?wait= among them. A client is its remote address (see
+// Await): a session is whatever name a request gives, so a bound per
+// session would bind nothing.
+const MaxClientWaiters = MaxWaiters / 4
+
+// ErrClientWaiters refuses a client's wait past MaxClientWaiters.
+var ErrClientWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+	Message: fmt.Sprintf("%d requests from this client are already waiting on the journal; try again once one ends, or ask without wait", MaxClientWaiters)}
+
 // Await returns once at least n entries in p's scope newer than its
 // since match p, or with ctx's error when it ends first. It wakes on
 // each new entry, never by polling: Record closes j.wake. Each wake
-// looks only at the entries that came since the last look. Past
-// MaxWaiters waiting at once, it answers ErrTooManyWaiters.
-func (j *Journals) Await(ctx context.Context, p *Pattern, n int) error {
+// looks only at the entries that came since the last look, and each
+// look is bounded (MaxScanBytes: ErrScanTooLarge). Past MaxWaiters
+// waiting at once, it answers ErrTooManyWaiters; past MaxClientWaiters
+// of client's, ErrClientWaiters. client names who waits (an address, or
+// a network of them); "" is code in this process, bound only by
+// MaxWaiters.
+func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) error {
 	seen, cursor, waiting := 0, p.since, false
 	defer func() {
 		if waiting {
 			j.mu.Lock()
 			j.waiting--
+			if client != "" {
+				if j.clients[client]--; j.clients[client] == 0 {
+					delete(j.clients, client)
+				}
+			}
 			j.mu.Unlock()
 		}
 	}()
@@ -63,11 +84,21 @@ func (j *Journals) Await(ctx context.Context, p *Pattern, n int) error {
 		cursor = upto // later entries are counted on a later wake
 		if !waiting {
 			j.mu.Lock()
-			if j.waiting >= MaxWaiters {
+			switch {
+			case j.waiting >= MaxWaiters:
 				j.mu.Unlock()
 				return ErrTooManyWaiters
+			case client != "" && j.clients[client] >= MaxClientWaiters:
+				j.mu.Unlock()
+				return ErrClientWaiters
 			}
 			j.waiting++
+			if client != "" {
+				if j.clients == nil {
+					j.clients = make(map[string]int)
+				}
+				j.clients[client]++
+			}
 			waiting = true
 			j.mu.Unlock()
 		}
@@ -86,6 +117,13 @@ func (j *Journals) wakeWaiters() {
 		close(j.wake)
 		j.wake = nil
 	}
+}
+
+// ClientWaiters is how many requests of client wait on the journal now.
+func (j *Journals) ClientWaiters(client string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.clients[client]
 }
 
 // Waiters is how many requests wait on the journal now.

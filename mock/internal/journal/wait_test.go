@@ -15,12 +15,15 @@ type waiter struct {
 	cancel context.CancelFunc
 }
 
-func await(j *Journals, p *Pattern, n int) *waiter {
+func await(j *Journals, p *Pattern, n int) *waiter { return awaitFrom(j, "", p, n) }
+
+// awaitFrom is await for a client.
+func awaitFrom(j *Journals, client string, p *Pattern, n int) *waiter {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &waiter{done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(w.done)
-		w.err = j.Await(ctx, p, n)
+		w.err = j.Await(ctx, client, p, n)
 	}()
 	return w
 }
@@ -207,7 +210,7 @@ func TestAwaitConcurrent(t *testing.T) {
 				f.Session = ""
 			}
 			p := mustCompile(t, f)
-			if err := j.Await(ctx, p, 1); err != nil {
+			if err := j.Await(ctx, "", p, 1); err != nil {
 				errs <- fmt.Errorf("waiter %d: %v", i, err)
 				return
 			}
@@ -229,5 +232,38 @@ func TestAwaitConcurrent(t *testing.T) {
 	}
 	if n := j.Waiters(); n != 0 {
 		t.Errorf("%d waiters left", n)
+	}
+}
+
+// One client waits with at most MaxClientWaiters at once: past them it
+// is refused, while another client, and code in this process, still
+// find a place; one of its waits ending frees one for it.
+func TestAwaitPerClient(t *testing.T) {
+	j := New(DefaultSize, 1<<30, 1000)
+	nothing := mustCompile(t, Filter{Path: "/never"})
+	var ws []*waiter
+	for range MaxClientWaiters {
+		ws = append(ws, awaitFrom(j, "192.0.2.7", nothing, 1))
+	}
+	eventually(t, "the client's waits all wait", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters })
+	if err := awaitFrom(j, "192.0.2.7", nothing, 1).wait(t, "one too many"); err != ErrClientWaiters {
+		t.Errorf("the client past its bound: %v, want ErrClientWaiters", err)
+	}
+	other, local := awaitFrom(j, "192.0.2.8", nothing, 1), await(j, nothing, 1)
+	eventually(t, "another client and this process wait", func() bool { return j.Waiters() == MaxClientWaiters+2 })
+	ws[0].cancel()
+	ws[0].wait(t, "cancelled")
+	eventually(t, "a place is free", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters-1 })
+	ws[0] = awaitFrom(j, "192.0.2.7", nothing, 1)
+	eventually(t, "the freed place is taken", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters })
+	for _, w := range append(ws, other, local) {
+		w.cancel()
+		w.wait(t, "cancelled")
+	}
+	j.mu.Lock()
+	left := len(j.clients)
+	j.mu.Unlock()
+	if n := j.Waiters(); n != 0 || left != 0 {
+		t.Errorf("%d waiters and %d clients left after every one left", n, left)
 	}
 }
