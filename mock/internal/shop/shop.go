@@ -201,8 +201,35 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 func (sh *Shop) arrival(g *content.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
 		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
+		// A fork or a restored shop has arrivals its writer did not
+		// write: it goes on where the shop stood by writing them again,
+		// at their times, and letting them go.
+		for i := range sh.arrived {
+			sh.arrivals.Next(sh.arrivalTime(i))
+		}
 	}
 	return sh.arrivals.Next(at) // it waits for the engine, unviewed
+}
+
+// Fork is a copy of the shop as it stands, which goes on apart from it:
+// a session's own shop, made from the shop every pristine session of
+// the scenario shares when the session first changes it. The two share
+// their reviews as they stand (a Stack never changes); the reply
+// engine's random sequence goes on from where it stands, and the
+// arrivals' writer is made again with the fork's first arrival. The
+// fork is in no budget until Budget.Add.
+func (sh *Shop) Fork() (*Shop, error) {
+	state, err := sh.engine.State()
+	if err != nil {
+		return nil, err
+	}
+	f := &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
+		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
+		engine: content.NewEngine(sh.sc.Bank(), content.SeededPCG(sh.sc.Seed, "shop"))}
+	if err := f.engine.SetState(state); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // due is what the engine does now to a review of the shop, by the

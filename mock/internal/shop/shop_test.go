@@ -132,3 +132,47 @@ func TestBudgetEvicts(t *testing.T) {
 		t.Errorf("%d evictions counted; want 2", b.Evictions())
 	}
 }
+
+// A fork goes on as the shop it was forked from: a day later, the same
+// reviews, arrivals and answers, byte for byte, though its arrivals'
+// writer was made again; and the shop it came from is not changed by
+// the fork's own change.
+func TestForkGoesOnAsTheShop(t *testing.T) {
+	sc, base := frozenShop(t)
+	real := time.Now()
+	set := sc.Settings()
+	for i := range set.Feedback {
+		set.Feedback[i].ReplyMode = "auto"
+	}
+	sh := New(sc, base, real)
+	sh.Advance(24 * time.Hour)
+	if err := sh.Run(real, set); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := sh.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Shop{sh, fork} {
+		s.Advance(24 * time.Hour)
+		if err := s.Run(real, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fork.Reviews().Len() != sh.Reviews().Len() || fork.Reviews().Len() < base.Len()+2*700 {
+		t.Fatalf("fork: %d reviews, shop: %d, data: %d", fork.Reviews().Len(), sh.Reviews().Len(), base.Len())
+	}
+	for i := range sh.Reviews().Len() {
+		if string(fork.Reviews().JSON(i)) != string(sh.Reviews().JSON(i)) {
+			t.Fatalf("review %d differs a day after the fork:\n%s\n%s", i, fork.Reviews().JSON(i), sh.Reviews().JSON(i))
+		}
+	}
+	before := sh.Reviews()
+	fork.Advance(time.Hour)
+	if err := fork.Run(real, set); err != nil {
+		t.Fatal(err)
+	}
+	if sh.Reviews() != before || !sh.Now(real).Equal(fork.Now(real).Add(-time.Hour)) {
+		t.Error("moving the fork moved the shop it came from")
+	}
+}

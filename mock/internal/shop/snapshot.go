@@ -105,12 +105,10 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	}
 	sh.origin, sh.processed = in.Origin, in.Processed
 	sh.changedAt = in.SettingsChanged
-	// The generator goes on where it stood: it writes the arrivals again,
-	// at their times, and they are let go.
+	// The generator goes on where it stood: with the next arrival, it
+	// writes these again, at their times, and lets them go.
 	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
-		for ; sh.arrived < len(arrivals); sh.arrived++ {
-			sh.arrival(g, sh.arrivalTime(sh.arrived))
-		}
+		sh.arrived = len(arrivals)
 	} else if len(arrivals) > 0 {
 		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
 	}
