@@ -51,7 +51,7 @@ func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	}
 	now := a.now()
 	clock := Clock{Session: sid, Scenario: sc.Name}
-	err = ss.Shop(sc, now, func(sh *shop.Shop, set settings.Settings) error {
+	err = ss.Shop(sc, now, body.Advance > 0, func(sh *shop.Shop, set settings.Settings) error {
 		if body.Advance > 0 {
 			if sh.Now(now).Add(body.Advance.D()).Year() > shop.MaxClockYear {
 				return wire.InvalidBody("advance", "the shop's clock would pass the end of %d; POST /__mock/reset starts it again", shop.MaxClockYear)

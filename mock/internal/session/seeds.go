@@ -68,6 +68,13 @@ func (b *seedBox) any() bool {
 	return len(b.m) > 0
 }
 
+// has reports whether the box holds what was seeded in the scenario name.
+func (b *seedBox) has(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.m[name] != nil
+}
+
 // countLocked counts the reviews in the box, in every scenario but
 // except. The caller holds b.mu.
 func (b *seedBox) countLocked(except string) int {

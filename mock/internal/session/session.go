@@ -66,6 +66,7 @@ type Session struct {
 // shared is what the sessions of a store use together.
 type shared struct {
 	shops     *shop.Budget
+	common    sharedShops // the shops pristine sessions read
 	seeds     *budget.Budget
 	overrides *budget.Budget // the sessions' own overrides, each within access.MaxSessionOverrideBytes
 	faults    *fault.Registry
@@ -77,7 +78,39 @@ type state struct {
 	sc       *scenario.Scenario // the version the state belongs to
 	settings settings.Settings
 	window   access.Window
-	shop     *shop.Shop // the living shop, for a scenario with one
+	shop     *shop.Shop // the session's own living shop, for a scenario with one
+	// own: the session changed its shop on this version (its settings of
+	// a rating, its clock, a shop restored): it never reads the shared
+	// one. Once its own shop is dropped (evicted, a new version, its
+	// seeds changed), it is pristine again if its ratings' settings are
+	// the scenario's.
+	own bool
+	// read: the session, pristine, read the shared shop; its snapshot
+	// shows that shop as the session's.
+	read bool
+}
+
+// sameShop reports whether settings a and b make the same living shop:
+// the same settings of every rating.
+func sameShop(a, b *settings.Settings) bool { return reflect.DeepEqual(a.Feedback, b.Feedback) }
+
+// dropShopLocked drops st's own shop, if it has one, from the shops'
+// budget and from st: the session's next request starts it again. The
+// caller holds the session's lock.
+func (st *state) dropShopLocked() {
+	if st.shop != nil {
+		st.shop.Release()
+	}
+	st.forgetShopLocked()
+}
+
+// forgetShopLocked is dropShopLocked for a shop the budget let go of
+// already: the session is pristine again unless its settings of the
+// ratings are not the scenario's. The caller holds the session's lock.
+func (st *state) forgetShopLocked() {
+	st.shop = nil
+	set := st.sc.Settings()
+	st.own = !sameShop(&st.settings, &set)
 }
 
 // ID is the session's id.
@@ -115,13 +148,21 @@ func (ss *Session) stateLocked(sc *scenario.Scenario) *state {
 				delete(ss.counters, &st.sc.Faults()[i])
 			}
 		}
-		if st.shop != nil {
-			st.shop.Release()
-		}
-		st.sc, st.shop = sc, nil
+		st.sc, st.read = sc, false
+		st.dropShopLocked()
 		st.window = access.Window{}
 	}
 	return st
+}
+
+// pristineLocked reports whether the session reads the shared shop in
+// st's scenario: it changed nothing of its shop there, and seeded no
+// reviews there. The caller holds ss.mu.
+func (ss *Session) pristineLocked(st *state) bool {
+	if st.own || st.shop != nil || ss.shared.common.off {
+		return false
+	}
+	return !ss.seeds.has(st.sc.Name)
 }
 
 // Pick is the scenario the session picked; "" follows the server's.
@@ -165,9 +206,17 @@ func (ss *Session) patchSettings(sc *scenario.Scenario, now time.Time, apply fun
 	if err != nil {
 		return st.settings, err
 	}
-	if sh, err := ss.runShopLocked(sc, now); err != nil {
-		return st.settings, err
-	} else if sh != nil {
+	if sc.Shop() != nil && sameShop(&next, &st.settings) {
+		// The shop goes on as it was, up to now.
+		if err := ss.readShopLocked(sc, now, func(*shop.Shop) error { return nil }); err != nil {
+			return st.settings, err
+		}
+	} else if sc.Shop() != nil {
+		// A pristine session's shop forks from the shared one first.
+		sh, err := ss.changeShopLocked(sc, now)
+		if err != nil {
+			return st.settings, err
+		}
 		at := sh.Now(now)
 		for i := range next.Feedback {
 			if !reflect.DeepEqual(next.Feedback[i], st.settings.Feedback[i]) {
@@ -309,42 +358,90 @@ func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	sh, err := ss.runShopLocked(sc, now)
+	var list *reviews.Stack
+	err := ss.readShopLocked(sc, now, func(sh *shop.Shop) error {
+		list = sh.Reviews()
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return sh.Reviews(), nil
+	return list, nil
 }
 
 // Shop runs fn on the session's living shop in sc, brought up to its
 // clock, with the session's settings there, under the session's lock;
-// sc has a shop.
-func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop, settings.Settings) error) error {
-	defer ss.changed() // its clock may have moved
+// sc has a shop. With change, fn may change the shop (move its clock):
+// a pristine session's shop forks from the shared one first, and the
+// session is marked changed. Without, fn only reads it.
+func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, change bool, fn func(*shop.Shop, settings.Settings) error) error {
+	if change {
+		defer ss.changed() // its clock may have moved
+	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	sh, err := ss.runShopLocked(sc, now)
+	set := ss.stateLocked(sc).settings
+	if !change {
+		return ss.readShopLocked(sc, now, func(sh *shop.Shop) error { return fn(sh, set) })
+	}
+	sh, err := ss.changeShopLocked(sc, now)
 	if err != nil {
 		return err
 	}
-	return fn(sh, ss.stateLocked(sc).settings)
+	return fn(sh, set)
 }
 
-// runShopLocked brings the session's living shop in sc up to its clock
-// and returns it; nil when sc's shop is not alive. A shop evicted by the
-// shops' budget starts again here. The caller holds ss.mu.
-func (ss *Session) runShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Shop, error) {
-	if sc.Shop() == nil {
-		return nil, nil
-	}
+// readShopLocked runs fn on the living shop the session reads in sc,
+// brought up to its clock: the shared one while the session is
+// pristine there (under that shop's lock), else its own; fn only reads
+// it. The caller holds ss.mu; sc has a shop.
+func (ss *Session) readShopLocked(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop) error) error {
 	st := ss.stateLocked(sc)
+	if ss.pristineLocked(st) {
+		st.read = true
+		return ss.shared.common.read(sc, now, fn)
+	}
+	sh, err := ss.ownShopLocked(st, now)
+	if err != nil {
+		return err
+	}
+	return fn(sh)
+}
+
+// changeShopLocked returns the session's own shop in sc, brought up to
+// its clock, for a change: a pristine session's is forked from the
+// shared one as it stands now. The caller holds ss.mu, and marks the
+// session changed; sc has a shop.
+func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Shop, error) {
+	st := ss.stateLocked(sc)
+	if !ss.pristineLocked(st) {
+		return ss.ownShopLocked(st, now)
+	}
+	var fork *shop.Shop
+	err := ss.shared.common.read(sc, now, func(sh *shop.Shop) (err error) {
+		fork, err = sh.Fork()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.own = true
+	ss.keepShopLocked(st, fork)
+	return fork, nil
+}
+
+// ownShopLocked brings the session's own living shop in st's scenario
+// up to its clock and returns it: a shop evicted by the shops' budget,
+// or dropped, starts again here, on the session's data. The caller
+// holds ss.mu.
+func (ss *Session) ownShopLocked(st *state, now time.Time) (*shop.Shop, error) {
 	sh := st.shop
 	if sh == nil {
-		base, err := ss.baseLocked(sc)
+		base, err := ss.baseLocked(st.sc)
 		if err != nil {
 			return nil, err
 		}
-		sh = shop.New(sc, base, now)
+		sh = shop.New(st.sc, base, now)
 		ss.keepShopLocked(st, sh)
 		if ss.shared.changed != nil {
 			ss.shared.changed(ss.id) // the shop's clock starts now: kept, it comes back where it was
@@ -355,26 +452,26 @@ func (ss *Session) runShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Sh
 	return sh, sh.Bring(now, st.settings)
 }
 
-// keepShopLocked makes sh the state's shop, within the shops' budget for
-// a kept session (a dropped session's request keeps nothing); the
-// caller holds ss.mu.
+// keepShopLocked makes sh the state's own shop, within the shops'
+// budget for a kept session (a dropped session's request keeps
+// nothing); the caller holds ss.mu.
 func (ss *Session) keepShopLocked(st *state, sh *shop.Shop) {
 	st.shop = sh
 	if ss.keeps && !ss.dropped {
 		ss.shared.shops.Add(sh, ss, func() {
 			if st.shop == sh {
-				st.shop = nil
+				st.forgetShopLocked()
 			}
 		})
 	}
 }
 
-// restartShopLocked drops the session's living shop in the scenario
-// name: it starts again on the data as it is now. The caller holds ss.mu.
+// restartShopLocked drops the session's own living shop in the
+// scenario name: it starts again on the data as it is now. The caller
+// holds ss.mu.
 func (ss *Session) restartShopLocked(name string) {
-	if st := ss.states[name]; st != nil && st.shop != nil {
-		st.shop.Release()
-		st.shop = nil
+	if st := ss.states[name]; st != nil && st.sc != nil {
+		st.dropShopLocked()
 	}
 }
 

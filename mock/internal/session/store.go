@@ -44,7 +44,8 @@ type Store interface {
 	New(id string) *Session
 	// Reset returns session id (every session for All) to its start:
 	// settings, fault counters, rate limits, run-time faults, living
-	// shops and journal go; its pick and seeded reviews stay.
+	// shops and journal go; its pick and seeded reviews stay. For All,
+	// the shops pristine sessions share start again too.
 	Reset(id string)
 	// Used lists the sessions kept, sorted, and which of them were used
 	// at or after since.
@@ -57,15 +58,21 @@ type Config struct {
 	TTL   time.Duration // how long an unused session lives; Default never expires
 	Now   func() time.Time
 	Log   *slog.Logger
-	Shops *shop.Budget   // the living shops' memory
-	Seeds *budget.Budget // the seeded reviews' memory
+	Shops *shop.Budget // the living shops' memory
+	// OwnShops gives every session a living shop of its own, where a
+	// pristine one would read the shop its scenario's pristine sessions
+	// share: the reference that shared shop is tested against.
+	OwnShops bool
+	Seeds    *budget.Budget // the seeded reviews' memory
 	// Overrides is the memory of the sessions' own overrides; nil counts
 	// none.
 	Overrides *budget.Budget
 	// Changed, when set, is told the id of every session whose part
 	// changed (its pick, settings, seeds, overrides, fault counters, a
-	// shop started or its clock moved), or that was put, dropped or
-	// reset: what a Store that outlives the process must keep again.
+	// shop of its own started or forked, its clock moved), or that was
+	// put, dropped or reset: what a Store that outlives the process
+	// must keep again. A pristine session reading the shared shop
+	// changes nothing of its own.
 	Changed  func(id string)
 	Faults   *fault.Registry
 	Journals *journal.Journals
@@ -81,7 +88,7 @@ type Memory struct {
 
 // NewMemory is an empty Memory store.
 func NewMemory(cfg Config) *Memory {
-	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
+	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, common: sharedShops{budget: cfg.Shops, off: cfg.OwnShops}, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
 }
 
 // New is a fresh session of id, not kept.
@@ -298,6 +305,7 @@ func (m *Memory) Reset(id string) {
 	for id := range m.m {
 		reset(id)
 	}
+	m.shared.common.reset() // the shops pristine sessions share start again too
 }
 
 // Used lists the sessions kept, and which were used at or after since.

@@ -45,8 +45,13 @@ type TakenScenario struct {
 
 // Take takes the session at now: its living shops brought up to their
 // clocks first, as a list request would. current are the scenarios
-// served now, by name; the state of one that is gone is left out.
-func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time) (Taken, error) {
+// served now, by name; the state of one that is gone is left out. With
+// withShared, the shared shop a pristine session read is taken as its shop
+// (a snapshot given out); without, it is left out (the state folder:
+// restored, the session reads the shared shop again, which goes on as
+// it would have, its arrivals and replies following from the scenario
+// and the clock alone).
+func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, withShared bool) (Taken, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	t := Taken{Pick: ss.pick, Overrides: ss.overrides}
@@ -68,7 +73,7 @@ func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time) (T
 		if sc == nil {
 			continue // the scenario is gone: nothing of it can come back
 		}
-		ts, err := ss.takeLocked(sc, now)
+		ts, err := ss.takeLocked(sc, now, withShared)
 		if err != nil {
 			return Taken{}, err
 		}
@@ -94,7 +99,7 @@ func (ss *Session) namesLocked() []string {
 }
 
 // takeLocked takes the session's state in sc; the caller holds ss.mu.
-func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time) (TakenScenario, error) {
+func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time, withShared bool) (TakenScenario, error) {
 	ts := TakenScenario{Scenario: sc}
 	ss.seeds.mu.Lock()
 	ts.Seed = ss.seeds.m[sc.Name]
@@ -113,18 +118,17 @@ func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time) (TakenScenar
 			ts.Counters = append(ts.Counters, Count{Index: i, Counter: *c})
 		}
 	}
-	if st.shop == nil {
+	if sc.Shop() == nil || st.shop == nil && !(withShared && st.read && ss.pristineLocked(st)) {
 		return ts, nil
-	}
-	sh, err := ss.runShopLocked(sc, now)
-	if err != nil {
-		return ts, err
 	}
 	base, err := ss.baseLocked(sc)
 	if err != nil {
 		return ts, err
 	}
-	ts.Shop, err = sh.Snapshot(base, now)
+	err = ss.readShopLocked(sc, now, func(sh *shop.Shop) (err error) {
+		ts.Shop, err = sh.Snapshot(base, now)
+		return err
+	})
 	return ts, err
 }
 
@@ -149,17 +153,21 @@ func (ss *Session) PutSeed(name string, sd *Seed) {
 }
 
 // PutSettings makes set the session's settings in sc, whose fault
-// counters and shop start afresh.
+// counters and shop start afresh: the shared shop, while the settings
+// of the ratings are the scenario's.
 func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.stateLocked(sc).settings = set
+	st := ss.stateLocked(sc)
+	st.settings = set
+	st.dropShopLocked()
 }
 
-// PutShop makes sh the session's living shop in its scenario; Put keeps
-// it within the shops' budget.
+// PutShop makes sh the session's own living shop in its scenario; Put
+// keeps it within the shops' budget.
 func (ss *Session) PutShop(sh *shop.Shop) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.stateLocked(sh.Scenario()).shop = sh
+	st := ss.stateLocked(sh.Scenario())
+	st.shop, st.own = sh, true
 }

@@ -69,7 +69,7 @@ func advance(t *testing.T, k *Keeper, sid string, d time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ss.Shop(sc, k.Now(), func(sh *shop.Shop, set settings.Settings) error {
+	if err := ss.Shop(sc, k.Now(), true, func(sh *shop.Shop, set settings.Settings) error {
 		sh.Advance(d)
 		return sh.Run(k.Now(), set)
 	}); err != nil {

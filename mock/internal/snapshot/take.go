@@ -12,14 +12,22 @@ import (
 // Take takes session sid as it is now. A session that does not exist is
 // taken as a fresh one would be. Its living shops are brought up to
 // their clocks first, as a list request would.
-func (k *Keeper) Take(sid string) (*Snapshot, error) {
+func (k *Keeper) Take(sid string) (*Snapshot, error) { return k.take(sid, true) }
+
+// TakeToKeep is Take for the state folder: the shop a session shares
+// with every pristine session of a scenario is left out, so a visitor's
+// file holds what is its own; restored, the session reads the shared
+// shop again.
+func (k *Keeper) TakeToKeep(sid string) (*Snapshot, error) { return k.take(sid, false) }
+
+func (k *Keeper) take(sid string, withShared bool) (*Snapshot, error) {
 	now := k.now()
 	snap := &Snapshot{Format: Format, Session: sid, TakenAt: now.UTC(), ServerVersion: k.version, MediaBase: k.mediaBase()}
 	ss, ok := k.st.Sessions().Find(sid)
 	if !ok {
 		return snap, nil
 	}
-	t, err := ss.Take(k.st.Registry().All(), now)
+	t, err := ss.Take(k.st.Registry().All(), now, withShared)
 	if err != nil {
 		return nil, err
 	}

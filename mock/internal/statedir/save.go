@@ -108,7 +108,7 @@ func (d *Dir) removeSession(name string) error {
 // sessions/, unless the file holds it already (but for when it was
 // taken).
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
-	snap, err := k.Take(id)
+	snap, err := k.TakeToKeep(id)
 	if err != nil {
 		return err
 	}
