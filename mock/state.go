@@ -36,6 +36,18 @@ func OpenStateDir(dir string, log *slog.Logger) (*StateDir, error) {
 	return &StateDir{dir: d}, nil
 }
 
+// DefaultMaxStateBytes is what a state folder's session files, and those
+// set aside, hold together at most unless SetMaxBytes says otherwise.
+const DefaultMaxStateBytes = statedir.DefaultMaxBytes
+
+// SetMaxBytes makes max (0: DefaultMaxStateBytes) what the folder's
+// sessions/ and rejected/ hold together at most: past it, the files
+// set aside go first, then the least recently written sessions' (the
+// default session's last), each with a log line, and a session whose
+// snapshot alone would pass it is not written. server.json, the
+// server's own state, always fits. Call it before Restore.
+func (d *StateDir) SetMaxBytes(max int64) { d.dir.SetMax(max) }
+
 // Anchor is the present the saved server anchored its data to, when it is
 // within shop.MaxGap of now: a server restarted soon serves the same data,
 // so that its sessions' living shops come back as they were. Otherwise

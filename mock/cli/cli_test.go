@@ -48,6 +48,8 @@ func TestUsageErrors(t *testing.T) {
 		{nil, map[string]string{"REPLYMOCK_NOW": "2027-03-01 12:00"}, 2, "--now (or REPLYMOCK_NOW) must be an RFC 3339 time"},
 		{[]string{"--max-shop-memory", "lots"}, nil, 2, "want a size such as 1GiB"},
 		{[]string{"--max-shop-memory", "0"}, nil, 2, "want a size"},
+		{[]string{"--max-state-disk", "lots"}, nil, 2, "want a size such as 1GiB"},
+		{nil, map[string]string{"REPLYMOCK_MAX_STATE_DISK": "0"}, 2, "REPLYMOCK_MAX_STATE_DISK"},
 		{[]string{"--scenarios", "/no/such/folder"}, nil, 2, "--scenarios"},
 		{[]string{"--fixtures", "/no/such/folder"}, nil, 2, "--fixtures"},
 		{[]string{"--scenarios-only"}, nil, 2, "--scenarios-only needs --scenarios DIR"},

@@ -46,6 +46,7 @@ type config struct {
 	stateDir     string
 	stateEvery   time.Duration
 	stdinClose   bool // --exit-on-stdin-close
+	maxState     byteSize
 	timeouts     timeouts
 	showVersion  *bool            // --version
 	clock        func() time.Time // --now's clock; nil for the real one
@@ -82,6 +83,8 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir keeps what reads changed (fault counters, living shops), besides at shutdown; writes are kept before they are answered (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.BoolVar(&cfg.stdinClose, "exit-on-stdin-close", false, "shut down, as on SIGTERM, when standard input closes: a process that starts replymock with a pipe on it stops it by exiting, even when killed (the npm package's test helper does) (env REPLYMOCK_EXIT_ON_STDIN_CLOSE)")
+	cfg.maxState = mock.DefaultMaxStateBytes
+	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, e.g. 256MiB or 2GiB; past it the least recently written sessions' files go, and a session bigger alone is not written; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK) (default 512MiB)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys.Usage = func() {
 		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock record --from URL --out DIR [flags] (see replymock record -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")

@@ -56,6 +56,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 			closeAll()
 			return usageError{err}
 		}
+		state.SetMaxBytes(int64(cfg.maxState))
 		// Restarted soon, the server serves the data it served: its
 		// sessions' living shops come back as they were.
 		now := time.Now

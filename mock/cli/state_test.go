@@ -316,3 +316,45 @@ func TestStateDirKeepsTheDemosPresent(t *testing.T) {
 		t.Errorf("restarted 9 days later, the patched setting is gone: %s", b)
 	}
 }
+
+// --max-state-disk bounds what the folder's session files hold: 40
+// sessions written past it leave the folder within it, the least
+// recently written gone with a log line each, the most recent kept;
+// the default session's file and server.json stay.
+func TestStateDirWithinItsBudget(t *testing.T) {
+	dir := t.TempDir()
+	const max = 48 << 10
+	stop, base, logs := stateServer(t, dir, "--max-state-disk", "48KiB")
+	defer stop(syscall.SIGTERM)
+	sign := func(sid string) {
+		t.Helper()
+		if st, b := call(t, "PATCH", base+"/api/v1/settings/ai", "application/json", `{"feedback":[{"rating":1,"signature":"Команда «Уют»"}]}`, "X-Mock-Session", sid); st != 200 {
+			t.Fatalf("PATCH: %d %s", st, b)
+		}
+	}
+	sign("default")
+	for i := range 40 {
+		sign(fmt.Sprintf("v%02d", i))
+		var used int64
+		filepath.WalkDir(filepath.Join(dir, "sessions"), func(_ string, e fs.DirEntry, _ error) error {
+			if fi, err := e.Info(); err == nil && !e.IsDir() {
+				used += fi.Size()
+			}
+			return nil
+		})
+		if used > max {
+			t.Fatalf("after %d sessions, sessions/ holds %d bytes, over --max-state-disk's %d", i+1, used, max)
+		}
+	}
+	for _, name := range []string{"server.json", "sessions/default.json", "sessions/v39.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sessions", "v00.json")); !os.IsNotExist(err) {
+		t.Errorf("the least recently written session's file is kept: %v", err)
+	}
+	if !strings.Contains(logs.String(), "to keep the folder within --max-state-disk") {
+		t.Errorf("no log line says a file went: %s", logs)
+	}
+}

@@ -100,13 +100,16 @@ func (d *Dir) removeSession(name string) error {
 	if err := os.Remove(filepath.Join(d.dir, sessionsDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	d.used -= d.written[name].size
 	delete(d.written, name)
 	return nil
 }
 
 // saveSession writes session id's snapshot to the file name in
 // sessions/, unless the file holds it already (but for when it was
-// taken).
+// taken), within the folder's budget: the least recently written
+// sessions' files go to make room for it, and one that would not fit
+// alone is not written (its old file removed), with a log line.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	snap, err := k.TakeToKeep(id)
 	if err != nil {
@@ -119,17 +122,26 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		return err
 	}
 	sum := sha256.Sum256(body)
-	if prev, ok := d.written[name]; ok && prev == sum {
+	prev, ok := d.written[name]
+	if ok && prev.sum == sum {
 		return nil
 	}
 	snap.TakenAt = taken
-	if body, err = json.Marshal(snap); err == nil {
-		err = writeFile(filepath.Join(d.dir, sessionsDir, name), body, 0o600)
-	}
-	if err != nil {
+	if body, err = json.Marshal(snap); err != nil {
 		return err
 	}
-	d.written[name] = sum
+	need := int64(len(body)) - prev.size
+	if !d.fitLocked(need, name) {
+		d.log.Warn("state: a session is not kept: its snapshot alone is more than the folder may hold (--max-state-disk)",
+			"session", id, "bytes", len(body), "used_bytes", d.used-prev.size, "max_bytes", d.max)
+		return d.removeSession(name)
+	}
+	if err := writeFile(filepath.Join(d.dir, sessionsDir, name), body, 0o600); err != nil {
+		return err
+	}
+	d.used += need
+	d.seq++
+	d.written[name] = kept{sum: sum, size: int64(len(body)), seq: d.seq}
 	return nil
 }
 

@@ -4,6 +4,8 @@
 // each session, taken and restored through a snapshot.Keeper. Every
 // file is written whole and renamed into place; a file that does not
 // read is set aside in rejected/, never loaded in part, never fatal.
+// What sessions/ and rejected/ hold together stays within a budget
+// (budget.go); server.json always fits.
 package statedir
 
 import (
@@ -32,10 +34,27 @@ type Dir struct {
 	dir string
 	log *slog.Logger
 
-	mu      sync.Mutex          // one save at a time
-	written map[string][32]byte // file name in sessions/ -> what it holds (its hash, without taken_at)
-	once    sync.Once           // Keep, done by Save if not before
-	partial []string            // the sessions Restore brought back in part, for Keep to write again
+	mu       sync.Mutex      // one save at a time; guards the fields below
+	max      int64           // what sessions/ and rejected/ may hold together (SetMax)
+	used     int64           // what they hold
+	written  map[string]kept // file name in sessions/ -> what it holds
+	seq      uint64          // orders the writes of sessions/, the least recent first
+	rejected []aside         // the files in rejected/, the oldest first
+	once     sync.Once       // Keep, done by Save if not before
+	partial  []string        // the sessions Restore brought back in part, for Keep to write again
+}
+
+// kept is what a session's file in sessions/ holds.
+type kept struct {
+	sum  [32]byte // its hash, without taken_at; zero: to be written again
+	size int64
+	seq  uint64 // when it was last written, in the folder's order
+}
+
+// aside is a file set aside in rejected/.
+type aside struct {
+	name string
+	size int64
 }
 
 // Names in a state folder.
@@ -56,7 +75,12 @@ func Open(dir string, log *slog.Logger) (*Dir, error) {
 			return nil, fmt.Errorf("--state-dir: %w", err)
 		}
 	}
-	return &Dir{dir: dir, log: log, written: make(map[string][32]byte)}, nil
+	d := &Dir{dir: dir, log: log, max: DefaultMaxBytes, written: make(map[string]kept)}
+	for _, e := range filesByAge(filepath.Join(dir, rejectedDir)) {
+		d.rejected = append(d.rejected, aside{e.name, e.size})
+		d.used += e.size
+	}
+	return d, nil
 }
 
 // Anchor is the present the saved server anchored its data to, when it is
@@ -129,14 +153,16 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 		}
 	}
 	dir := filepath.Join(d.dir, sessionsDir)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if _, err := os.ReadDir(dir); err != nil {
 		d.log.Warn("state: sessions not read", "dir", dir, "err", err)
 		return 0
 	}
 	n := 0
-	for _, e := range entries {
-		name := e.Name()
+	// The least recently written first: past the sessions' limit, the
+	// most recent are those kept; past the folder's budget, the least
+	// recent files go first.
+	for _, e := range filesByAge(dir) {
+		name := e.name
 		if strings.HasPrefix(name, ".") {
 			// A write cut short (the process killed mid-write) leaves its
 			// temporary file; the file it was to replace is intact.
@@ -144,17 +170,18 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 			d.log.Info("state: removed an unfinished write", "file", filepath.Join(sessionsDir, name))
 			continue
 		}
-		if d.restoreSession(k, name) {
+		if d.restoreSession(k, name, e.size) {
 			n++
 		}
 	}
-	d.log.Info("state restored", "dir", d.dir, "sessions", n)
+	d.fitLocked(0, "")
+	d.log.Info("state restored", "dir", d.dir, "sessions", n, "bytes", d.used, "max_bytes", d.max)
 	return n
 }
 
 // restoreSession restores the session of the file name in sessions/, or
 // sets the file aside; it reports whether the session came back.
-func (d *Dir) restoreSession(k *snapshot.Keeper, name string) bool {
+func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) bool {
 	data, err := readFile(filepath.Join(d.dir, sessionsDir, name))
 	var snap *snapshot.Snapshot
 	if err == nil {
@@ -175,7 +202,9 @@ func (d *Dir) restoreSession(k *snapshot.Keeper, name string) bool {
 		d.log.Warn("state: session restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 		d.partial = append(d.partial, res.Session) // written again as it is now, without what was dropped
 	}
-	d.written[name] = [32]byte{} // a save writes it again, as it is now
+	d.seq++
+	d.written[name] = kept{size: size, seq: d.seq} // a save writes it again, as it is now
+	d.used += size
 	return true
 }
 
@@ -183,9 +212,14 @@ func (d *Dir) restoreSession(k *snapshot.Keeper, name string) bool {
 // in its name, and logs why.
 func (d *Dir) setAside(name string, why error) {
 	to := filepath.Join(rejectedDir, fmt.Sprintf("%s.%s", filepath.Base(name), time.Now().UTC().Format("20060102T150405.000000000Z")))
+	fi, _ := os.Lstat(filepath.Join(d.dir, name))
 	if err := os.Rename(filepath.Join(d.dir, name), filepath.Join(d.dir, to)); err != nil {
 		d.log.Warn("state: a file did not load, nor could it be set aside", "file", name, "why", why.Error(), "err", err)
 		return
+	}
+	if fi != nil && fi.Mode().IsRegular() {
+		d.rejected = append(d.rejected, aside{filepath.Base(to), fi.Size()})
+		d.used += fi.Size()
 	}
 	d.log.Warn("state: a file did not load; set aside", "file", name, "moved_to", to, "why", why.Error())
 }

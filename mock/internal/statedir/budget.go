@@ -1,0 +1,118 @@
+package statedir
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/session"
+)
+
+// DefaultMaxBytes is what a state folder's sessions/ and rejected/ hold
+// together at most (--max-state-disk): half a megabyte for each of the
+// sessions kept by default (1,000), a session's shop of its own some 18
+// hours of a demo's arrivals. A session that only reads a living shop
+// writes no file, and most others a few kilobytes.
+const DefaultMaxBytes = 512 << 20
+
+// SetMax makes max bytes what sessions/ and rejected/ hold together at
+// most; 0 or less is DefaultMaxBytes. server.json is not counted: the
+// server's own state always fits. Call it before Restore.
+func (d *Dir) SetMax(max int64) {
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	d.mu.Lock()
+	d.max = max
+	d.mu.Unlock()
+}
+
+// fitLocked makes room for need more bytes in the folder, removing
+// files until they fit: those set aside first, the oldest first, then
+// the files of the least recently written sessions, but the file keep
+// and the default session's, each with a log line. The sessions whose
+// files go live on in memory, but not across a restart unless they
+// change again. When need would not fit with all those gone, nothing
+// goes. It reports whether need fits. The caller holds d.mu.
+func (d *Dir) fitLocked(need int64, keep string) bool {
+	if d.used+need <= d.max {
+		return true
+	}
+	stays := d.used
+	for _, a := range d.rejected {
+		stays -= a.size
+	}
+	for name, f := range d.written {
+		if name != keep && name != sessionFile(session.Default) {
+			stays -= f.size
+		}
+	}
+	if stays+need > d.max {
+		return false
+	}
+	for d.used+need > d.max && len(d.rejected) > 0 {
+		old := d.rejected[0]
+		d.rejected = d.rejected[1:]
+		if err := os.Remove(filepath.Join(d.dir, rejectedDir, old.name)); err != nil && !os.IsNotExist(err) {
+			d.log.Warn("state: a file set aside could not be removed", "file", filepath.Join(rejectedDir, old.name), "err", err)
+		}
+		d.used -= old.size
+		d.log.Warn("state: a file set aside removed, the oldest, to keep the folder within --max-state-disk",
+			"file", filepath.Join(rejectedDir, old.name), "bytes", old.size, "used_bytes", d.used, "max_bytes", d.max)
+	}
+	if d.used+need <= d.max {
+		return true
+	}
+	names := make([]string, 0, len(d.written))
+	for name := range d.written {
+		if name != keep && name != sessionFile(session.Default) {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(d.written[a].seq, d.written[b].seq) })
+	for _, name := range names {
+		if d.used+need <= d.max {
+			break
+		}
+		size := d.written[name].size
+		if err := d.removeSession(name); err != nil {
+			d.log.Warn("state: a session's file could not be removed", "file", filepath.Join(sessionsDir, name), "err", err)
+			continue
+		}
+		d.log.Warn("state: a session's file removed, the least recently written, to keep the folder within --max-state-disk: the session lives on in memory, but not across a restart unless it changes again",
+			"file", filepath.Join(sessionsDir, name), "bytes", size, "used_bytes", d.used, "max_bytes", d.max)
+	}
+	return d.used+need <= d.max
+}
+
+// entry is a file of a folder, as filesByAge lists it.
+type entry struct {
+	name string
+	size int64
+	mod  time.Time
+}
+
+// filesByAge lists dir's entries, the least recently modified first,
+// with the sizes of the regular files; nil if dir does not read.
+func filesByAge(dir string) []entry {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := make([]entry, 0, len(des))
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil {
+			continue
+		}
+		e := entry{name: de.Name(), mod: fi.ModTime()}
+		if fi.Mode().IsRegular() {
+			e.size = fi.Size()
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return a.mod.Compare(b.mod) })
+	return out
+}
