@@ -111,6 +111,20 @@ type Options struct {
 	MaxSeedBytes int64
 	// ReadOnly makes a demo: PATCH and every admin write answer 403.
 	ReadOnly bool
+	// NewSessionsPerMinute bounds the sessions one client (a remote
+	// address; an IPv6 one by its /64) may start a minute on a public
+	// listener (APIHandler), as a burst or spread out: past it, a request
+	// with a new X-Mock-Session answers 429 rate_limited with
+	// Retry-After. 0 means DefaultNewSessionsPerMinute; a negative value
+	// bounds none.
+	NewSessionsPerMinute int
+	// PublicScenarios are the scenarios X-Mock-Scenario may name on a
+	// public listener (APIHandler); others answer 403 forbidden. Empty
+	// means those whose data is built already (the active one, and
+	// those picked or used through the admin API or the full handler):
+	// a visitor cannot make the server build one (big-shop's is 325 MB).
+	// "*" in it opens every scenario.
+	PublicScenarios []string
 	// Strict answers an API request with warnings (unknown parameters,
 	// the upstream's names, ...: see X-Mock-Warning) with a 400
 	// invalid_parameter naming the first, instead of letting it through.
@@ -154,6 +168,11 @@ const (
 	DefaultSessionTTL     = time.Hour
 	DefaultMaxShopBytes   = 1 << 30
 	DefaultMaxSeedBytes   = 512 << 20
+	// DefaultNewSessionsPerMinute lets a visitor reload a page that
+	// starts a session many times a minute, and a classroom behind one
+	// address start a session each, while a client alone takes a quarter
+	// of an hour or more to cycle DefaultMaxSessions.
+	DefaultNewSessionsPerMinute = 60
 )
 
 // Server is the fake service. It is an http.Handler and owns no listener:
@@ -206,10 +225,16 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, name := range opts.PublicScenarios {
+		if _, _, ok := registry.Get(name); !ok && name != "*" {
+			return nil, fmt.Errorf("public scenarios: no scenario %q", name)
+		}
+	}
 	s.st = state.New(state.Config{Log: opts.Logger, Now: opts.Now, Registry: registry,
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
-		Budgets: []*budget.Budget{s.media.Budget()}})
+		Budgets:  []*budget.Budget{s.media.Budget()},
+		Visitors: state.Visitors{NewSessions: max(opts.NewSessionsPerMinute, 0), Scenarios: opts.PublicScenarios}})
 	s.st.Journals().SetRedactor(redactor)
 	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
 	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,
@@ -274,6 +299,9 @@ func (opts Options) withDefaults() Options {
 	if opts.MaxSeedBytes <= 0 {
 		opts.MaxSeedBytes = DefaultMaxSeedBytes
 	}
+	if opts.NewSessionsPerMinute == 0 {
+		opts.NewSessionsPerMinute = DefaultNewSessionsPerMinute
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -294,23 +322,30 @@ func (opts Options) withDefaults() Options {
 
 // APIHandler serves the API, /__mock/health and the media files but not
 // the rest of the admin API, for a public listener when the admin API has
-// a listener of its own (replymock --admin-addr).
+// a listener of its own (replymock --admin-addr). Its clients are
+// visitors: each may start Options.NewSessionsPerMinute sessions a
+// minute, and name in X-Mock-Scenario only Options.PublicScenarios.
 func (s *Server) APIHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" && !media.IsPath(r.URL.Path) {
 			s.handleNotFound(w, r)
 			return
 		}
-		s.ServeHTTP(w, r)
+		s.serve(w, r, true)
 	})
 }
 
 // ServeHTTP implements http.Handler. A panic in a handler is logged and
 // answered with a 500 in the envelope, if nothing was sent yet.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, false) }
+
+// serve is ServeHTTP; public for a request on a public listener
+// (APIHandler).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 	defer api.Recover(s.log, w, r)
 	x := new(api.Exchange)
 	x.ID[0] = s.requestID(r)
+	x.Public = public
 	w.Header()[HeaderRequestID] = x.ID[:]
 	if s.guarded(w, r) {
 		return

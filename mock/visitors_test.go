@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,132 @@ func BenchmarkVisitor(b *testing.B) {
 	for b.Loop() {
 		i++
 		visit(b, s, fmt.Sprintf("visitor-%d", i))
+	}
+}
+
+// from sends a GET of the list to h as the client at remote (host:port)
+// does.
+func from(t testing.TB, h http.Handler, remote string, header ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/feedbacks?limit=1", nil)
+	req.RemoteAddr = remote
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	checkContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	return response{rec.Code, rec.Header(), rec.Body.Bytes()}
+}
+
+// On the public listener, a client starts at most NewSessionsPerMinute
+// sessions a minute: past it, a new X-Mock-Session answers 429 with
+// Retry-After and a message that says what to do, and no session is
+// made; its sessions, the default one and other clients go on; one
+// more comes every minute/N. An IPv6 client is its /64. The full
+// handler (the admin listener's, or the only one) is not bounded.
+func TestVisitorsNewSessionsBounded(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s := newServer(t, mock.Options{Now: clock.now, NewSessionsPerMinute: 5})
+	pub := s.APIHandler()
+	const client = "203.0.113.7:40000"
+	for i := range 5 {
+		if r := from(t, pub, client, mock.HeaderSession, fmt.Sprintf("v%d", i)); r.status != http.StatusOK {
+			t.Fatalf("new session %d of 5: %d %s", i+1, r.status, r.body)
+		}
+	}
+	r := from(t, pub, client, mock.HeaderSession, "v5")
+	checkError(t, "the sixth new session in a minute", r, http.StatusTooManyRequests, "rate_limited", mock.HeaderSession)
+	if got := r.header.Get("Retry-After"); got != "12" {
+		t.Errorf("Retry-After %q, want 12 (a minute / 5)", got)
+	}
+	if !strings.Contains(string(r.body), "at most 5 a minute") || !strings.Contains(string(r.body), "--max-new-sessions") {
+		t.Errorf("the 429 does not say the bound and what to do: %s", r.body)
+	}
+	for what, h := range map[string][]string{
+		"a session it has":             {mock.HeaderSession, "v4"},
+		"the default session":          nil,
+		"another client":               {mock.HeaderSession, "x0"},
+		"the full handler, for anyone": {mock.HeaderSession, "w0"},
+	} {
+		remote, handler := client, pub
+		switch what {
+		case "another client":
+			remote = "198.51.100.2:40000"
+		case "the full handler, for anyone":
+			handler = s
+		}
+		if r := from(t, handler, remote, h...); r.status != http.StatusOK {
+			t.Errorf("%s: %d %s", what, r.status, r.body)
+		}
+	}
+	// v5 was refused, not made: it is still new, and counts when it comes.
+	clock.add(12 * time.Second)
+	if r := from(t, pub, client, mock.HeaderSession, "v5"); r.status != http.StatusOK {
+		t.Errorf("12 s on: %d %s", r.status, r.body)
+	}
+	if r := from(t, pub, client, mock.HeaderSession, "v6"); r.status != http.StatusTooManyRequests {
+		t.Errorf("the one more of 12 s is taken, yet another new session: %d", r.status)
+	}
+	// An IPv6 client is its /64: another address in it is the same client.
+	for i := range 6 {
+		want := http.StatusOK
+		if i == 5 {
+			want = http.StatusTooManyRequests
+		}
+		addr := fmt.Sprintf("[2001:db8:1:2::%x]:40000", i+1)
+		if r := from(t, pub, addr, mock.HeaderSession, fmt.Sprintf("six-%d", i)); r.status != want {
+			t.Errorf("IPv6 %s, its /64's new session %d: %d, want %d", addr, i+1, r.status, want)
+		}
+	}
+	// Bounded by none.
+	free := newServer(t, mock.Options{Now: clock.now, NewSessionsPerMinute: -1})
+	for i := range 100 {
+		if r := from(t, free.APIHandler(), client, mock.HeaderSession, fmt.Sprintf("f%d", i)); r.status != http.StatusOK {
+			t.Fatalf("unbounded, new session %d: %d", i, r.status)
+		}
+	}
+}
+
+// On the public listener, X-Mock-Scenario names only a scenario whose
+// data is built already, or one of PublicScenarios: big-shop, not built,
+// answers 403 with the scenarios open, and stays unbuilt; a scenario on
+// the default one's data is open; the full handler builds any. Named in
+// PublicScenarios, a scenario is open though not built; "*" opens all.
+func TestVisitorsScenarios(t *testing.T) {
+	s := newServer(t, mock.Options{})
+	pub := s.APIHandler()
+	const client = "203.0.113.7:40000"
+	r := from(t, pub, client, mock.HeaderScenario, "big-shop")
+	checkError(t, "big-shop on the public listener", r, http.StatusForbidden, "forbidden", mock.HeaderScenario)
+	if msg := string(r.body); !strings.Contains(msg, "not built") || !strings.Contains(msg, "default") || !strings.Contains(msg, "--public-scenarios") {
+		t.Errorf("the 403 does not say why and what is open: %s", r.body)
+	}
+	if r := from(t, pub, client, mock.HeaderScenario, "slow"); r.status != http.StatusOK {
+		t.Errorf("slow, on the default scenario's data: %d %s", r.status, r.body)
+	}
+	checkError(t, "no such scenario", from(t, pub, client, mock.HeaderScenario, "nope"), http.StatusBadRequest, "invalid_parameter", mock.HeaderScenario)
+	if r := from(t, s, client, mock.HeaderScenario, "en-shop"); r.status != http.StatusOK {
+		t.Fatalf("en-shop through the full handler: %d", r.status)
+	}
+	if r := from(t, pub, client, mock.HeaderScenario, "en-shop"); r.status != http.StatusOK {
+		t.Errorf("en-shop, once built: %d %s", r.status, r.body)
+	}
+
+	listed := newServer(t, mock.Options{PublicScenarios: []string{"demo", "flaky"}})
+	for name, want := range map[string]int{"demo": http.StatusOK, "en-shop": http.StatusForbidden, "default": http.StatusForbidden} {
+		if r := from(t, listed.APIHandler(), client, mock.HeaderScenario, name); r.status != want {
+			t.Errorf("listed demo and flaky: %s answers %d, want %d", name, r.status, want)
+		}
+	}
+	if r := from(t, listed.APIHandler(), client); r.status != http.StatusOK {
+		t.Errorf("without the header, the active scenario: %d", r.status)
+	}
+	all := newServer(t, mock.Options{PublicScenarios: []string{"*"}})
+	if r := from(t, all.APIHandler(), client, mock.HeaderScenario, "en-shop"); r.status != http.StatusOK {
+		t.Errorf("with *, en-shop: %d", r.status)
+	}
+	if _, err := mock.New(mock.Options{PublicScenarios: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("an unknown public scenario: %v", err)
 	}
 }

@@ -47,6 +47,8 @@ type config struct {
 	stateEvery   time.Duration
 	stdinClose   bool // --exit-on-stdin-close
 	maxState     byteSize
+	newSessions  int    // --max-new-sessions: a minute per client on the public listener; 0 bounds none
+	publicScen   string // --public-scenarios
 	timeouts     timeouts
 	showVersion  *bool            // --version
 	clock        func() time.Time // --now's clock; nil for the real one
@@ -72,6 +74,8 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	cfg.maxShop = mock.DefaultMaxShopBytes
 	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, e.g. 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY) (default 1GiB)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
+	fsys.IntVar(&cfg.newSessions, "max-new-sessions", mock.DefaultNewSessionsPerMinute, "with --admin-addr, sessions one client address may start a minute on --addr, the public listener; past it, 429; 0 bounds none (env REPLYMOCK_MAX_NEW_SESSIONS)")
+	fsys.StringVar(&cfg.publicScen, "public-scenarios", "", "with --admin-addr, comma-separated scenarios X-Mock-Scenario may name on --addr, the public listener; * for any; others 403 (env REPLYMOCK_PUBLIC_SCENARIOS) (default those whose data is built: the active one and those the admin API picked)")
 	fsys.BoolVar(&cfg.readOnly, "read-only", false, "demo mode: PATCH and admin changes answer 403 (env REPLYMOCK_READ_ONLY)")
 	fsys.BoolVar(&cfg.strict, "strict", false, "answer API requests with warnings (X-Mock-Warning: unknown parameters, the upstream's names, ...) 400 instead; a scenario's strict and PUT /__mock/overrides win (env REPLYMOCK_STRICT)")
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
@@ -135,6 +139,12 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	if cfg.journal < 0 {
 		return level, usageError{fmt.Errorf("--journal-size must be >= 0, got %d", cfg.journal)}
 	}
+	if cfg.newSessions < 0 {
+		return level, usageError{fmt.Errorf("--max-new-sessions must be >= 0 (0 bounds none), got %d", cfg.newSessions)}
+	}
+	if v := cfg.publicScen; flagGiven(fsys, "public-scenarios") && len(splitList(v)) == 0 {
+		return level, usageError{errors.New("--public-scenarios is empty: name at least one scenario (or *), or leave it out for those already built")}
+	}
 	if cfg.maxSessions < 1 || cfg.sessionTTL <= 0 {
 		return level, usageError{fmt.Errorf("--max-sessions must be >= 1 and --session-ttl above 0")}
 	}
@@ -170,8 +180,13 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	if journal == 0 {
 		journal = -1 // keep none
 	}
+	newSessions := cfg.newSessions
+	if newSessions == 0 {
+		newSessions = -1 // bound none
+	}
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
+		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact}
 }
 

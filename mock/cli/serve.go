@@ -224,6 +224,13 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
 			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+		if what == "api" { // a public listener: what its clients may start
+			perMinute := "any"
+			if cfg.newSessions > 0 {
+				perMinute = strconv.Itoa(cfg.newSessions)
+			}
+			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", joinOr(opts.PublicScenarios, "those built"))
+		}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
 			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
 		opts.Logger.Info("replymock serving", attrs...)

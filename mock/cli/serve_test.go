@@ -178,6 +178,65 @@ func TestAdminAddr(t *testing.T) {
 	}
 }
 
+// With --admin-addr, --addr is the public listener: --max-new-sessions
+// bounds the sessions a client starts there a minute, and
+// --public-scenarios the scenarios X-Mock-Scenario names; the admin
+// listener is bounded by neither. The serving line says both.
+func TestAdminAddrBoundsVisitors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-format", "json",
+			"--max-new-sessions", "2", "--public-scenarios", "default,demo"}, env(nil), io.Discard, logs)
+	}()
+	defer func() { cancel(); <-done }()
+	waitLog(t, logs, `"serves":"admin"`)
+	addrs := map[string]string{}
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		var line struct {
+			Msg, Addr, Serves string
+			PerMinute         string `json:"new_sessions_per_minute"`
+			Open              string `json:"public_scenarios"`
+		}
+		if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "replymock serving" {
+			addrs[line.Serves] = "http://" + line.Addr
+			if line.Serves == "api" && (line.PerMinute != "2" || line.Open != "default,demo") {
+				t.Errorf("the public listener's line: %s", l)
+			}
+		}
+	}
+	status := func(base, session, scenario string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+"/api/v1/feedbacks?limit=1", nil)
+		req.Header.Set("X-Mock-Session", session)
+		if scenario != "" {
+			req.Header.Set("X-Mock-Scenario", scenario)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	for i, want := range []int{200, 200, 429} {
+		if got, retry := status(addrs["api"], fmt.Sprintf("v%d", i), ""); got != want || want == 429 && retry != "30" {
+			t.Errorf("new session %d on the public listener: %d (Retry-After %q), want %d", i+1, got, retry, want)
+		}
+	}
+	for i := range 5 {
+		if got, _ := status(addrs["admin"], fmt.Sprintf("a%d", i), ""); got != 200 {
+			t.Errorf("new session %d on the admin listener: %d", i+1, got)
+		}
+	}
+	for scenario, want := range map[string]int{"demo": 200, "en-shop": 403} {
+		if got, _ := status(addrs["api"], "v0", scenario); got != want {
+			t.Errorf("X-Mock-Scenario %s on the public listener: %d, want %d", scenario, got, want)
+		}
+	}
+}
+
 // A request with Expect: 100-continue that is refused is answered at
 // once, without waiting for the body; an accepted one gets its 100.
 func TestExpectContinue(t *testing.T) {

@@ -38,9 +38,13 @@ type plan struct {
 // in one allocation: the answer's request id header, the response
 // recorder and the request body capture.
 type Exchange struct {
-	ID   [1]string // the X-Request-Id header's value, set by the caller
-	rec  recorder
-	body capture
+	ID [1]string // the X-Request-Id header's value, set by the caller
+	// Public: the request came on a public listener (the API's, when the
+	// admin API has its own): the sessions and scenarios it starts are
+	// bounded (state.ResolveVisitor).
+	Public bool
+	rec    recorder
+	body   capture
 }
 
 // Watch passes w through for a request outside the API (an admin one),
@@ -95,7 +99,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 	entry.Session = sid
 	var sc *scenario.Scenario
-	ss, sc, err = a.st.Resolve(sid, r.Header.Get(HeaderScenario))
+	ss, sc, err = a.resolve(r, sid, x.Public)
 	if err != nil {
 		a.writeError(rec, r, err)
 		return
@@ -134,6 +138,15 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if end != nil {
 		end()
 	}
+}
+
+// resolve is a request's session and scenario, made or found; on a
+// public listener, within what its clients may start.
+func (a *API) resolve(r *http.Request, sid string, public bool) (*session.Session, *scenario.Scenario, error) {
+	if public {
+		return a.st.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
+	}
+	return a.st.Resolve(sid, r.Header.Get(HeaderScenario))
 }
 
 // keep holds a write's success until what it changed is kept (the state

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
@@ -159,6 +160,10 @@ func (sc *Scenario) Len() (int, error) {
 // Store is the scenario's reviews, built on first use.
 func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.get() }
 
+// Built reports whether the scenario's data was built (or its build
+// failed): using the scenario costs no build.
+func (sc *Scenario) Built() bool { return sc.data.done.Load() }
+
 // DataEnd is where sc's generated data ends when anchored to the
 // present (generate.end: now), else "": data written with a fixed end
 // is the same whenever it loads.
@@ -176,10 +181,11 @@ type dataSource struct {
 	build func() (*reviews.Store, error)
 	st    *reviews.Store
 	err   error
+	done  atomic.Bool // the build ran
 }
 
 func (d *dataSource) get() (*reviews.Store, error) {
-	d.once.Do(func() { d.st, d.err = d.build() })
+	d.once.Do(func() { d.st, d.err = d.build(); d.done.Store(true) })
 	return d.st, d.err
 }
 

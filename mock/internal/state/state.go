@@ -45,6 +45,9 @@ type Config struct {
 	// Budgets are the bounded stores outside the State (the media
 	// cache): MemoryBudget counts them too.
 	Budgets []*budget.Budget
+	// Visitors bounds what a public listener's clients start
+	// (ResolveVisitor).
+	Visitors Visitors
 }
 
 // State is the server's shared state.
@@ -65,7 +68,8 @@ type State struct {
 	overridesMu sync.Mutex // guards overrides
 	overrides   access.Overrides
 
-	changes changes // what changed since it was kept (changes.go)
+	changes  changes  // what changed since it was kept (changes.go)
+	visitors visitors // each public client's new sessions (visitors.go)
 }
 
 // New is the state of a server that has served nothing yet.
@@ -81,6 +85,7 @@ func New(cfg Config) *State {
 		overrideBytes: budget.New("replymock_override_bytes",
 			fmt.Sprintf("What the sessions' own overrides keep together (their tokens), each within %d KiB.", access.MaxSessionOverrideBytes>>10), int64(cfg.MaxSessions)*access.MaxSessionOverrideBytes),
 		journals: journal.New(cfg.JournalSize, cfg.JournalBytes, cfg.JournalEntries),
+		visitors: visitors{Visitors: cfg.Visitors},
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,

@@ -1,0 +1,170 @@
+package state
+
+import (
+	"container/list"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// Visitors bounds what the clients of a public listener (the API's, when
+// the admin API has a listener of its own) may start: each client's new
+// sessions, and the scenarios X-Mock-Scenario may name. A session costs
+// its state (a kilobyte or two while it only reads a living shop) and a
+// journal; a scenario whose data is not built costs its build, which
+// for big-shop is some 325 MB.
+type Visitors struct {
+	// NewSessions is how many sessions one client (a remote address, an
+	// IPv6 one by its /64) may start a minute, as a burst or spread out;
+	// 0 bounds none.
+	NewSessions int
+	// Scenarios are those X-Mock-Scenario may name; empty: those whose
+	// data is built already (the active one, and those the admin API or
+	// another listener used); "*" in it: any.
+	Scenarios []string
+}
+
+// MaxVisitorClients bounds the clients whose new sessions are counted at
+// once: past it, the one seen least recently is forgotten.
+const MaxVisitorClients = 4096
+
+// visitors counts each client's new sessions on a public listener.
+type visitors struct {
+	Visitors
+	mu      sync.Mutex                     // guards clients and seen
+	clients map[netip.Prefix]*list.Element // of seen
+	seen    list.List                      // *allowance, the most recently seen first
+}
+
+// allowance is how many new sessions a client may start now: a whole
+// minute's at most, one more every minute/NewSessions.
+type allowance struct {
+	client netip.Prefix
+	left   float64
+	at     time.Time
+}
+
+// clientOf is the client a request's remote address (host:port) names:
+// an IPv4 address, an IPv6 /64; the zero Prefix for one that does not
+// parse, which all such requests share.
+func clientOf(remote string) netip.Prefix {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return netip.Prefix{}
+	}
+	a := ap.Addr().Unmap()
+	bits := 32
+	if a.Is6() {
+		bits = 64
+	}
+	p, _ := a.Prefix(bits)
+	return p
+}
+
+// refill is what a is now, at the rate of n a minute.
+func (a *allowance) refill(now time.Time, n int) {
+	if el := now.Sub(a.at); el > 0 {
+		a.left = min(float64(n), a.left+el.Minutes()*float64(n))
+		a.at = now
+	}
+}
+
+// admit counts a new session of client at now, or says when the client
+// may start one.
+func (v *visitors) admit(client netip.Prefix, now time.Time) error {
+	n := v.NewSessions
+	if n <= 0 {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var a *allowance
+	if e := v.clients[client]; e != nil {
+		v.seen.MoveToFront(e)
+		a = e.Value.(*allowance)
+	} else {
+		if v.clients == nil {
+			v.clients = make(map[netip.Prefix]*list.Element)
+		}
+		if len(v.clients) >= MaxVisitorClients {
+			delete(v.clients, v.seen.Remove(v.seen.Back()).(*allowance).client)
+		}
+		a = &allowance{client: client, left: float64(n), at: now}
+		v.clients[client] = v.seen.PushFront(a)
+	}
+	a.refill(now, n)
+	if a.left >= 1 {
+		a.left--
+		return nil
+	}
+	wait := time.Duration((1 - a.left) / float64(n) * float64(time.Minute))
+	e := wire.StatusError(http.StatusTooManyRequests)
+	e.Field = HeaderSession
+	e.Message = fmt.Sprintf("too many new sessions from your address: at most %d a minute here (the server's --max-new-sessions); send an %s you have used already (or none, for the default session), or start this one in %ds",
+		n, HeaderSession, int((wait+time.Second-1)/time.Second))
+	e.RetryAfter = wait
+	return e
+}
+
+// mayName refuses a scenario a visitor may not name.
+func (st *State) mayName(name string) error {
+	sc, name, ok := st.registry.Get(name)
+	if !ok {
+		return nil // an unknown name: ScenarioOf says so
+	}
+	open := st.visitors.Scenarios
+	if slices.Contains(open, "*") || slices.Contains(open, name) || len(open) == 0 && sc.Built() {
+		return nil
+	}
+	why := "it is not among those listed"
+	if len(open) == 0 {
+		why = "its data is not built, which takes memory and time"
+		for _, info := range st.registry.List("") {
+			if sc, _, ok := st.registry.Get(info.Name); ok && sc.Built() {
+				open = append(open, info.Name)
+			}
+		}
+	}
+	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: HeaderScenario,
+		Message: fmt.Sprintf("scenario %q is not open to this listener's clients (%s); here %s may name %s (the server's --public-scenarios opens more)",
+			name, why, HeaderScenario, strings.Join(open, ", "))}
+}
+
+// ResolveVisitor is Resolve for a request that came on a public
+// listener, from the remote address remote (host:port): a scenario it
+// may not name is refused with 403, and a session that is new counts
+// against its client's new sessions, past which it is refused with 429
+// and made not. The default session is never new.
+func (st *State) ResolveVisitor(sid, name, remote string) (*session.Session, *scenario.Scenario, error) {
+	if name != "" {
+		if err := st.mayName(name); err != nil {
+			return nil, nil, err
+		}
+	}
+	var ss *session.Session
+	err := st.sessions.Update(func(tx session.Tx) error {
+		if _, ok := tx.Find(sid); !ok && sid != session.Default {
+			if err := st.visitors.admit(clientOf(remote), st.now()); err != nil {
+				return err
+			}
+		}
+		ss = tx.Open(sid)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := st.ScenarioOf(ss, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ss, sc, nil
+}
