@@ -197,3 +197,64 @@ func TestSharedShopAnswersAsOwnShop(t *testing.T) {
 	// though that one ran once at the end, the shared one at every step.
 	sameBytes(t, "a late visitor's list", first, listing(t, ref, "x", sc, clock))
 }
+
+// Sessions reading the shared shop, forking it, moving their clocks and
+// being reset, all at once, over a shops' budget too small for them:
+// every call returns (the budget only tries the locks it takes), and
+// once they are done the budget accounts what it keeps, within its
+// maximum. Run it with -race.
+func TestSharedShopConcurrent(t *testing.T) {
+	clock := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+	sc := liveScenario(t, &clock)
+	m := shopStore(&clock, false, nil)
+	// Room for a few shops a day old: forks and the shared one evict
+	// one another.
+	m.shared.shops = shop.NewBudget(4<<20, slog.New(slog.DiscardHandler))
+	m.shared.common.budget = m.shared.shops
+	now := clock.Add(24 * time.Hour) // read-only from here: each goroutine passes its own times
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for i := range 20 {
+				at := now.Add(time.Duration(g*20+i) * time.Minute)
+				ss := m.Open(fmt.Sprintf("g%d-%d", g, i%5))
+				if _, err := ss.Reviews(sc, at); err != nil {
+					t.Error(err)
+					return
+				}
+				switch i % 5 {
+				case 1:
+					ss.PatchSettings(sc, at, func(set settings.Settings) (settings.Settings, error) {
+						set.Feedback[i%5].ReplyMode = "auto"
+						return set, nil
+					})
+				case 2:
+					ss.Shop(sc, at, true, func(sh *shop.Shop, set settings.Settings) error {
+						sh.Advance(time.Hour)
+						return sh.Run(at, set)
+					})
+				case 3:
+					if _, err := ss.Take(map[string]*scenario.Scenario{sc.Name: sc}, at, true); err != nil {
+						t.Error(err)
+					}
+				case 4:
+					if g == 0 {
+						m.Reset(All)
+					} else {
+						m.Reset(ss.ID())
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := m.Open("last").Reviews(sc, now.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if m.shared.shops.Evictions() == 0 {
+		t.Error("no shop was evicted: the budget was not pushed past")
+	}
+	if sizes, used := m.shared.shops.Audit(); sizes != used || used > m.shared.shops.Bytes().Max() {
+		t.Errorf("the shops account %d bytes, their sizes add up to %d, the most is %d", used, sizes, m.shared.shops.Bytes().Max())
+	}
+}
