@@ -46,7 +46,7 @@ type Dir struct {
 
 // kept is what a session's file in sessions/ holds.
 type kept struct {
-	sum  [32]byte // its hash, without taken_at; zero: to be written again
+	sum  [32]byte // its hash, without taken_at; zero for a file restored: its next write goes through
 	size int64
 	seq  uint64 // when it was last written, in the folder's order
 }
