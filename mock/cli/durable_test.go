@@ -123,12 +123,15 @@ func TestStateDirLosesNothingAnsweredUnderKills(t *testing.T) {
 				t.Fatalf("round %d: session w%d shows v%d after the kill; v%d was answered before it", round, w, got, answered[w])
 			}
 		}
-		var wg sync.WaitGroup
+		var wg, first sync.WaitGroup
 		done := make(chan struct{})
+		first.Add(writers)
 		for w := range writers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				firstDone := sync.OnceFunc(first.Done)
+				defer firstDone() // a writer that stops early lets the kill come anyway
 				for v := answered[w] + 1; ; v++ {
 					select {
 					case <-done:
@@ -144,10 +147,12 @@ func TestStateDirLosesNothingAnsweredUnderKills(t *testing.T) {
 						return
 					}
 					answered[w] = v
+					firstDone()
 				}
 			}()
 		}
-		time.Sleep(time.Duration(20+rand.IntN(300)) * time.Millisecond)
+		first.Wait() // every writer has an answer, however loaded the machine: then the kill comes at random
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
 		stop(syscall.SIGKILL)
 		close(done)
 		wg.Wait()
