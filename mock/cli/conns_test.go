@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,7 +137,7 @@ func (l *fakeListener) Close() error { return nil }
 // request on a kept-alive connection: it turns active, then idle.
 func BenchmarkConnStates(b *testing.B) {
 	hs := &http.Server{}
-	ln := limitConns(&fakeListener{}, hs, 100)
+	ln := limitConns(&fakeListener{}, hs, 100, defaultMinBodyRate)
 	var conns []net.Conn
 	for range 32 {
 		c, _ := ln.Accept()
@@ -151,61 +154,344 @@ func BenchmarkConnStates(b *testing.B) {
 	}
 }
 
+// testLimiter is a connLimiter of max places on fakeListener's
+// connections, with a clock the test moves (from a second: 0 is no time)
+// and its retries run by the test: retry runs the one set, if any.
+type testLimiter struct {
+	*connLimiter
+	hs    *http.Server
+	fl    *fakeListener
+	ln    net.Listener
+	clock time.Duration
+	retry func()
+	conns []net.Conn
+}
+
+func newTestLimiter(max int) *testLimiter {
+	l := &testLimiter{hs: &http.Server{}, fl: &fakeListener{}, clock: time.Second}
+	l.connLimiter = newConnLimiter(max, defaultMinBodyRate)
+	l.now = func() time.Duration { return l.clock }
+	l.after = func(_ time.Duration, f func()) { l.retry = f }
+	l.install(l.hs)
+	l.ln = trackedListener{l.fl}
+	return l
+}
+
+// accept takes a new connection in.
+func (l *testLimiter) accept(t *testing.T) {
+	c, err := l.ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.conns = append(l.conns, c)
+	l.hs.ConnState(c, http.StateNew)
+}
+
+// runRetry runs the retry set, if any.
+func (l *testLimiter) runRetry() {
+	if f := l.retry; f != nil {
+		l.retry = nil
+		f()
+	}
+}
+
+// closed lists the connections closed, by number.
+func (l *testLimiter) closed() []int {
+	var ids []int
+	for _, c := range l.fl.conns {
+		if c.closed {
+			ids = append(ids, c.id)
+		}
+	}
+	return ids
+}
+
 // When a new connection fills the last place, the idle keep-alive that
 // has waited longest is closed or, with none, the connection that has
-// waited longest for its first request; a connection serving a request
-// never is, and one closed frees its place.
+// waited longest for its first request, once it waited its grace; a
+// connection serving a request without a body never is, and one closed
+// frees its place.
 func TestConnLimiterClosesLongestWaiting(t *testing.T) {
-	hs := &http.Server{}
-	fl := &fakeListener{}
-	ln := limitConns(fl, hs, 4)
-	var conns []net.Conn
-	accept := func() {
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-		hs.ConnState(c, http.StateNew)
-	}
-	closed := func() []int {
-		var ids []int
-		for _, c := range fl.conns {
-			if c.closed {
-				ids = append(ids, c.id)
-			}
-		}
-		return ids
-	}
-	serve := func(i int) { hs.ConnState(conns[i], http.StateActive); hs.ConnState(conns[i], http.StateIdle) }
+	l := newTestLimiter(4)
+	hs, conns := l.hs, &l.conns
+	serve := func(i int) { hs.ConnState((*conns)[i], http.StateActive); hs.ConnState((*conns)[i], http.StateIdle) }
 	for range 3 {
-		accept() // fresh: 0, 1, 2
+		l.accept(t) // fresh: 0, 1, 2
 	}
-	serve(0)                                 // idle: 0
-	hs.ConnState(conns[1], http.StateActive) // 1 serves a request
-	accept()                                 // 3 fills the last place: 0, the only idle one, goes
-	hs.ConnState(conns[0], http.StateClosed) // and its server lets it go
-	if got := closed(); !slices.Equal(got, []int{0}) {
+	serve(0)                                    // idle: 0
+	hs.ConnState((*conns)[1], http.StateActive) // 1 serves a request
+	l.accept(t)                                 // 3 fills the last place: 0, the only idle one, goes
+	hs.ConnState((*conns)[0], http.StateClosed) // and its server lets it go
+	if got := l.closed(); !slices.Equal(got, []int{0}) {
 		t.Fatalf("closed %v, want [0]", got)
 	}
-	accept() // 4: no idle one, so the fresh one waiting longest, 2
-	hs.ConnState(conns[2], http.StateClosed)
-	if got := closed(); !slices.Equal(got, []int{0, 2}) {
+	l.accept(t) // 4: no idle one, and the fresh ones are within their grace
+	if got := l.closed(); !slices.Equal(got, []int{0}) || l.retry == nil {
+		t.Fatalf("closed %v with the fresh ones within their grace, want [0] and a retry set", got)
+	}
+	l.clock += 2 * evictGrace // past every grace: the fresh one waiting longest, 2, goes
+	l.runRetry()
+	hs.ConnState((*conns)[2], http.StateClosed)
+	if got := l.closed(); !slices.Equal(got, []int{0, 2}) {
 		t.Fatalf("closed %v, want [0 2]", got)
 	}
 	serve(3)
-	hs.ConnState(conns[1], http.StateIdle) // idle: 3, then 1
-	serve(4)                               // idle: 3, 1, 4
-	serve(3)                               // idle: 1, 4, 3
-	accept()                               // 5: 1 has waited longest
-	if got := closed(); !slices.Equal(got, []int{0, 1, 2}) {
+	hs.ConnState((*conns)[1], http.StateIdle) // idle: 3, then 1
+	serve(4)                                  // idle: 3, 1, 4
+	serve(3)                                  // idle: 1, 4, 3
+	l.accept(t)                               // 5: 1 has waited longest
+	if got := l.closed(); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Fatalf("closed %v, want [0 1 2]", got)
 	}
-	hs.ConnState(conns[1], http.StateClosed)
-	hs.ConnState(conns[4], http.StateHijacked) // a hijacked one frees its place too
-	accept()                                   // 6: 3 of 4 places taken, no one goes
-	if got := closed(); !slices.Equal(got, []int{0, 1, 2}) {
+	hs.ConnState((*conns)[1], http.StateClosed)
+	hs.ConnState((*conns)[4], http.StateHijacked) // a hijacked one frees its place too
+	l.accept(t)                                   // 6: 3 of 4 places taken, no one goes
+	if got := l.closed(); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Fatalf("closed %v, want [0 1 2]: there was room", got)
 	}
 	hs.ConnState(&fakeConn{}, http.StateNew) // a connection of another listener is not tracked
+}
+
+// At the cap, a request whose body comes under the minimum rate, once
+// its reads waited its grace, is closed for a newcomer, after the idle
+// keep-alives and before the new connections without a request; a body
+// within its grace, one above the rate and one read whole never are, and
+// a keep-alive that turns idle while newcomers wait goes at once.
+func TestConnLimiterClosesSlowBodies(t *testing.T) {
+	l := newTestLimiter(4)
+	hs := l.hs
+	body := func(i int) *bodyMeter {
+		tc := l.conns[i].(*trackedConn)
+		hs.ConnState(tc, http.StateActive)
+		m := &bodyMeter{ReadCloser: io.NopCloser(strings.NewReader(""))}
+		l.reading(tc, m)
+		return m
+	}
+	for range 3 {
+		l.accept(t)
+	}
+	steady, stalled, whole := body(0), body(1), body(2)
+	steady.got.Store(3 * defaultMinBodyRate)
+	steady.waited.Store(int64(2 * time.Second)) // 1.5 KiB/s
+	stalled.got.Store(1)
+	stalled.since.Store(int64(l.clock)) // waiting for the client from now on
+	whole.got.Store(100)
+	whole.waited.Store(int64(10 * time.Second)) // slow, but read whole
+	whole.done.Store(true)
+	l.accept(t) // 3 fills the last place: the stalled body is within its grace
+	if got := l.closed(); len(got) != 0 || l.retry == nil {
+		t.Fatalf("closed %v with no body slow past its grace, want none and a retry set", got)
+	}
+	l.clock += 2 * evictGrace // the stalled body, and 3, waited past their grace
+	l.runRetry()
+	if got := l.closed(); !slices.Equal(got, []int{1}) {
+		t.Fatalf("closed %v, want [1]: the stalled body, before the new connection 3", got)
+	}
+	hs.ConnState(l.conns[1], http.StateClosed)
+	l.read(l.conns[1].(*trackedConn)) // its handler returns
+	l.accept(t)                       // 4: no slow body left; 3 waited past its grace for its request
+	if got := l.closed(); !slices.Equal(got, []int{1, 3}) {
+		t.Fatalf("closed %v, want [1 3]", got)
+	}
+	hs.ConnState(l.conns[3], http.StateClosed)
+	hs.ConnState(l.conns[4], http.StateActive) // 4 serves a request without a body
+	l.clock += time.Minute
+	steady.got.Add(60 * defaultMinBodyRate) // still over the rate
+	l.accept(t)                             // 5: none to close
+	if got := l.closed(); !slices.Equal(got, []int{1, 3}) || l.retry == nil {
+		t.Fatalf("closed %v, want [1 3]: the steady body, the one read whole and a request without a body stay", got)
+	}
+	l.read(l.conns[2].(*trackedConn))
+	hs.ConnState(l.conns[2], http.StateIdle) // idle while a newcomer waits: it goes
+	if got := l.closed(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("closed %v, want [1 2 3]", got)
+	}
+	l.runRetry() // the retry set finds the listener no longer full
+	if got := l.closed(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("closed %v after a retry with room, want [1 2 3]", got)
+	}
+}
+
+// The graces of connections that came together are spread evenly between
+// evictGrace and twice it.
+func TestGraceSpread(t *testing.T) {
+	var graces []time.Duration
+	for n := range uint64(100) {
+		g := graceFor(1000 + n)
+		if g < evictGrace || g >= 2*evictGrace {
+			t.Fatalf("grace %v, want within [%v, %v)", g, evictGrace, 2*evictGrace)
+		}
+		graces = append(graces, g)
+	}
+	slices.Sort(graces)
+	for i := 1; i < len(graces); i++ {
+		if gap := graces[i] - graces[i-1]; gap > evictGrace/25 {
+			t.Fatalf("100 connections' graces leave a gap of %v, want at most %v", gap, evictGrace/25)
+		}
+	}
+}
+
+// stallBodies keeps n connections to addr that each send a PATCH's
+// headers with a body of 1,000,000 bytes, then a byte every half second;
+// when the server ends one, it starts again on a new connection. It
+// prints "connected" once each has sent its first headers, and, when its
+// stdin closes, how many the server ended: "cut=N".
+func stallBodies(addr string, n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var connected, cut atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { stall(ctx, addr, &connected, &cut) })
+	}
+	for connected.Load() < int64(n) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("connected")
+	io.Copy(io.Discard, os.Stdin)
+	cancel()
+	wg.Wait()
+	fmt.Printf("cut=%d\n", cut.Load())
+}
+
+// stall is one of stallBodies's connections, and those that follow it
+// until ctx ends. connected counts the first headers sent; cut, the
+// connections the server ended.
+func stall(ctx context.Context, addr string, connected, cut *atomic.Int64) {
+	first := true
+	buf := make([]byte, 512)
+	for ctx.Err() == nil {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		fmt.Fprintf(c, "PATCH /api/v1/settings/ai HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+		if first {
+			connected.Add(1)
+			first = false
+		}
+		for ctx.Err() == nil {
+			c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+			_, err := c.Read(buf)
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				c.Write([]byte(" "))
+				continue
+			}
+			cut.Add(1) // closed or answered: the server ended it
+			break
+		}
+		c.Close()
+	}
+}
+
+// More connections than --max-conns that sent a body's headers and then
+// send a byte now and then, coming back when closed, do not keep normal
+// clients out: the slow ones are closed for newcomers, and every normal
+// request is answered. The stallers outnumber the places as 4,200 do the
+// default 4,096 (by 2.5%), on a tenth of the places: each place closed
+// is a new connection, and 4,096 places would churn through loopback's
+// ports within seconds. A normal request waits behind the stallers
+// queued before it, so its wait is about the share of stallers over the
+// places times the time a staller may hold one (1.5 s on average).
+func TestStalledBodiesEvicted(t *testing.T) {
+	const maxConns, stallers, requests = 400, 410, 100
+	base, _, _ := startServe(t, config{maxConns: maxConns}, mock.Options{}, false)
+	addr := strings.TrimPrefix(base, "http://")
+	_, out, in := child(t, "staller", nil, "REPLYMOCK_TEST_TARGET="+addr, "REPLYMOCK_TEST_CONNS="+strconv.Itoa(stallers))
+	lines := make(chan string, 2)
+	go func() {
+		for {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- strings.TrimSpace(line)
+		}
+	}()
+	select {
+	case <-lines:
+	case <-time.After(time.Minute):
+		t.Fatal("the stallers did not finish connecting")
+	}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func() time.Duration {
+		start := time.Now()
+		resp, err := client.Get(base + "/api/v1/feedbacks?limit=1")
+		if err != nil {
+			t.Fatalf("a normal request with %d stalled bodies open: %v", stallers, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("a normal request with %d stalled bodies open: %d", stallers, resp.StatusCode)
+		}
+		return time.Since(start)
+	}
+	// The first waits until a staller has been slow long enough to go.
+	first := get()
+	var took []time.Duration
+	for range requests {
+		took = append(took, get())
+	}
+	in.Close()
+	cut := -1
+	select {
+	case line := <-lines:
+		fmt.Sscanf(line, "cut=%d", &cut)
+	case <-time.After(time.Minute):
+		t.Fatal("the stallers did not stop")
+	}
+	if cut < 1 {
+		t.Errorf("%d stalled connections cut, yet %d normal requests got in past %d of them on %d places", cut, requests+1, stallers, maxConns)
+	}
+	slices.Sort(took)
+	t.Logf("%d normal requests with %d stalled bodies on %d places: first %v, then median %v, p99 %v, max %v; %d stalled connections cut",
+		requests, stallers, maxConns, first, took[len(took)/2], took[len(took)*99/100], took[len(took)-1], cut)
+}
+
+// A body sent slowly but steadily, 4 KiB a second (four times the
+// minimum rate) for four seconds, is not cut while more stalled bodies
+// than places come and go around it: it is answered, and stallers were
+// closed meanwhile.
+func TestSteadyUploadNotCut(t *testing.T) {
+	const maxConns, stallers = 20, 25
+	base, _, _ := startServe(t, config{maxConns: maxConns}, mock.Options{}, false)
+	addr := strings.TrimPrefix(base, "http://")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := []byte(`{"question":{"reply_mode":"disabled"}` + strings.Repeat(" ", 16<<10) + `}`)
+	fmt.Fprintf(conn, "PATCH /api/v1/settings/ai HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	_, out, in := child(t, "staller", nil, "REPLYMOCK_TEST_TARGET="+addr, "REPLYMOCK_TEST_CONNS="+strconv.Itoa(stallers))
+	if line, err := out.ReadString('\n'); err != nil {
+		t.Fatalf("the stallers: %q, %v", line, err)
+	}
+	for len(body) > 0 { // 512 bytes every 125 ms
+		n := min(512, len(body))
+		if _, err := conn.Write(body[:n]); err != nil {
+			t.Fatalf("the steady upload was cut with %d bytes left: %v", len(body), err)
+		}
+		body = body[n:]
+		time.Sleep(125 * time.Millisecond)
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the steady upload's answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the steady upload: %d, want 200", resp.StatusCode)
+	}
+	in.Close()
+	line, _ := out.ReadString('\n')
+	cut := -1
+	fmt.Sscanf(line, "cut=%d", &cut)
+	if cut < 1 {
+		t.Errorf("%d stalled connections cut around the steady upload (%q): the cap was not put to the test", cut, line)
+	}
+	t.Logf("a 16 KiB body at 4 KiB/s answered %d while %d stalled connections were cut around it", resp.StatusCode, cut)
 }

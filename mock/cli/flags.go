@@ -32,6 +32,7 @@ type config struct {
 	corsOrigins  string
 	allowedHosts string
 	maxConns     int
+	minBodyRate  byteSize // --min-body-rate, a second
 	maxShop      byteSize
 	tuneGC       bool // GOGC is not set: collect less often while building data
 	memLimit     bool // GOMEMLIMIT is not set: set a soft limit from the budgets
@@ -70,7 +71,9 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API and the admin API besides local dev origins (localhost, 127.0.0.1, [::1], any port) and the server's own page, e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides localhost, IP addresses and single-label names (a compose or Kubernetes service), e.g. demo.example.test,*.preview.test; requests naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
-	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, the longest idle one is closed for a new one (env REPLYMOCK_MAX_CONNS)")
+	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, one is closed for a new one: the longest idle, else the longest sending its body under --min-body-rate, else the longest without a request (env REPLYMOCK_MAX_CONNS)")
+	cfg.minBodyRate = defaultMinBodyRate
+	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, e.g. 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited a second, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE) (default 1KiB)")
 	cfg.maxShop = mock.DefaultMaxShopBytes
 	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, e.g. 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY) (default 1GiB)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")

@@ -156,6 +156,10 @@ func TestMain(m *testing.M) {
 		n, _ := strconv.Atoi(os.Getenv("REPLYMOCK_TEST_CONNS"))
 		idle(os.Getenv("REPLYMOCK_TEST_TARGET"), n)
 		os.Exit(0)
+	case "staller":
+		n, _ := strconv.Atoi(os.Getenv("REPLYMOCK_TEST_CONNS"))
+		stallBodies(os.Getenv("REPLYMOCK_TEST_TARGET"), n)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

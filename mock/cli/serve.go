@@ -29,6 +29,9 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if cfg.maxConns < 1 {
 		cfg.maxConns = defaultMaxConns
 	}
+	if cfg.minBodyRate < 1 {
+		cfg.minBodyRate = defaultMinBodyRate
+	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
 	if cfg.stdinClose {
 		var stop context.CancelFunc
@@ -211,7 +214,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 	errc := make(chan error, len(lns))
 	for i, ln := range lns {
 		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
-		ln = limitConns(ln, hs, cfg.maxConns)
+		ln = limitConns(ln, hs, cfg.maxConns, int64(cfg.minBodyRate))
 		servers = append(servers, hs)
 		what := "api and admin"
 		if len(lns) == 2 {
@@ -223,7 +226,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns, "min_body_rate", cfg.minBodyRate.String() + "/s"}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
