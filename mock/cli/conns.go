@@ -75,7 +75,11 @@ const evictRetry = 50 * time.Millisecond
 // still gets in, and a body sent at any honest speed is not cut. A
 // keep-alive closed this way may have just started to send a request;
 // clients retry such a request on a fresh connection.
+// A minRate under 1 is defaultMinBodyRate.
 func limitConns(ln net.Listener, hs *http.Server, max int, minRate int64) net.Listener {
+	if minRate < 1 {
+		minRate = defaultMinBodyRate
+	}
 	newConnLimiter(max, minRate).install(hs)
 	return trackedListener{netutil.LimitListener(ln, max)}
 }
@@ -374,4 +378,13 @@ func (c *connLimiter) slow(now time.Duration) (*trackedConn, time.Duration) {
 		wait = min(wait, due)
 	}
 	return nil, wait
+}
+
+// limitRate says the minimum body rate that rate (--min-body-rate, or
+// 0 for the default) gives limitConns: "1KiB/s".
+func limitRate(rate byteSize) string {
+	if rate < 1 {
+		rate = defaultMinBodyRate
+	}
+	return rate.String() + "/s"
 }

@@ -29,9 +29,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if cfg.maxConns < 1 {
 		cfg.maxConns = defaultMaxConns
 	}
-	if cfg.minBodyRate < 1 {
-		cfg.minBodyRate = defaultMinBodyRate
-	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
 	if cfg.stdinClose {
 		var stop context.CancelFunc
@@ -226,7 +223,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns, "min_body_rate", cfg.minBodyRate.String() + "/s"}
+			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns, "min_body_rate", limitRate(cfg.minBodyRate)}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
