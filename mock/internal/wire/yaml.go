@@ -120,16 +120,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, bound string)
 	var body []byte
 	var err error
 	if r.ContentLength >= 0 {
-		body = make([]byte, r.ContentLength)
-		if _, err = io.ReadFull(rd, body); err == nil {
-			// The length is all: what more there is, the server refuses.
-			_, err = rd.Read(make([]byte, 1))
-			if err == io.EOF {
-				err = nil
-			} else if err == nil {
-				err = errors.New("body longer than its Content-Length")
-			}
-		}
+		body, err = readAnnounced(rd, r.ContentLength)
 	} else {
 		body, err = io.ReadAll(rd)
 	}
@@ -366,4 +357,35 @@ func lineBreak(data []byte) int {
 // isBlankOrBreak reports whether data starts with a blank or a line break.
 func isBlankOrBreak(data []byte) bool {
 	return data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r' || lineBreak(data) > 0
+}
+
+// firstChunk is what a body's buffer holds before its bytes show that
+// they come: a client that announces a megabyte and sends a byte now and
+// then holds this much of the server's, not the megabyte.
+const firstChunk = 64 << 10
+
+// readAnnounced reads a body of n bytes announced: the first firstChunk
+// into a small buffer, then, once they have come, the rest into one of
+// n (so a body costs its size and firstChunk more). A body shorter or
+// longer than n is an error.
+func readAnnounced(rd io.Reader, n int64) ([]byte, error) {
+	body := make([]byte, min(n, firstChunk))
+	if _, err := io.ReadFull(rd, body); err != nil {
+		return nil, err
+	}
+	if n > firstChunk {
+		whole := make([]byte, n)
+		copy(whole, body)
+		if _, err := io.ReadFull(rd, whole[firstChunk:]); err != nil {
+			return nil, err
+		}
+		body = whole
+	}
+	// The length is all: what more there is, the server refuses.
+	if k, err := rd.Read(make([]byte, 1)); k > 0 || err == nil {
+		return nil, errors.New("body longer than its Content-Length")
+	} else if err != io.EOF {
+		return nil, err
+	}
+	return body, nil
 }

@@ -2,10 +2,13 @@ package wire
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // YAML is read as the JSON it stands for: keys in order, each scalar as
@@ -125,5 +128,28 @@ func TestBodyCost(t *testing.T) {
 		if got := b.Cost(r); got != tc.want {
 			t.Errorf("%s of %d bytes: %d; want %d", tc.ct, tc.length, got, tc.want)
 		}
+	}
+}
+
+// A body announced big but sent a byte at a time holds the first chunk's
+// buffer, not its announced length, until its bytes come.
+func TestAnnouncedBodyCostsWhatCame(t *testing.T) {
+	const announced = 8 << 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readAnnounced(io.MultiReader(strings.NewReader("0123456789"), iotest.ErrReader(io.ErrUnexpectedEOF)), announced)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a body cut short was read")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*firstChunk {
+		t.Errorf("a body of 10 bytes announced as %d allocated %d bytes; want at most %d", announced, got, 2*firstChunk)
+	}
+	body, err := readAnnounced(strings.NewReader(strings.Repeat("x", firstChunk+10)), firstChunk+10)
+	if err != nil || len(body) != firstChunk+10 {
+		t.Fatalf("a whole body: %d bytes, %v", len(body), err)
+	}
+	if _, err := readAnnounced(strings.NewReader("0123456789"), 5); err == nil {
+		t.Error("a body longer than announced was read")
 	}
 }
