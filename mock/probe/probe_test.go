@@ -182,12 +182,15 @@ func TestInterruptRestoresSettings(t *testing.T) {
 	defer cancel()
 	patches := 0
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.ServeHTTP(w, r)
+		// The cancel comes once the third PATCH is made: cancelled
+		// before, the server could make it after the probe's restore,
+		// on a machine slow enough.
 		if r.Method == "PATCH" && r.URL.Path == "/api/v1/settings/ai" {
 			if patches++; patches == 3 {
 				cancel()
 			}
 		}
-		s.ServeHTTP(w, r)
 	})
 	rep, err := probe.Run(ctx, probe.Config{Target: serve(t, h), Rate: fastRate, AllowWrites: true})
 	if !errors.Is(err, context.Canceled) {
