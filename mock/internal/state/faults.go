@@ -58,10 +58,7 @@ func (st *State) faultsChanged(sid, id string) {
 		st.changes.session(sid)
 		return
 	}
-	st.changes.serverChanged()
-	for _, ss := range st.sessions.List(session.All) {
-		st.changes.session(ss.ID())
-	}
+	st.markAll()
 }
 
 // forgetCounters drops the sessions' counters of faults that are gone.
