@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,4 +163,27 @@ func readFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The committed types were made from the OpenAPI documents as they are:
+// types.sha256 holds the documents' sums when the types were last made
+// (the npm test compares the types themselves, in CI's npm stage; this
+// fails in go test, at once, when a document changes alone).
+func TestTypesFollowTheDocuments(t *testing.T) {
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, "types.sha256")), "\n") {
+		sum, doc, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("types.sha256: %q is not a sum and a path", line)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != sum {
+			types := map[string]string{"mock/openapi.yaml": "api.d.ts", "mock/admin-openapi.yaml": "admin.d.ts"}[doc]
+			t.Errorf("%s changed since mock/npm/replymock/types/%s was made from it: regenerate it with "+
+				"(cd mock/npm/example && npm install && npx openapi-typescript ../../../%s -o ../replymock/types/%s), "+
+				"then write its sum into mock/npm/types.sha256 (sha256sum %s)", doc, types, doc, types, doc)
+		}
+	}
 }

@@ -698,6 +698,7 @@ export interface components {
             time: string;
             method: string;
             path: string;
+            /** @description As the client sent it; credentials' values redacted (`api_key=[redacted]`). */
             query: string;
             /** @description As the client sent them; credentials redacted (`Bearer [redacted]`). */
             headers: {
@@ -1125,7 +1126,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `forbidden`: the server is read-only (a write), or the request named a Host the server does not serve (`field` is `Host`). */
+        /** @description `forbidden`: the server is read-only (a write); or the request named a Host the server does not serve (`field` is `Host`), came from a page at an origin that may not call the admin API (`Origin`), or from a page of another site without CORS (`Sec-Fetch-Site`). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1134,7 +1135,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `forbidden`, `field` `Host`: the request named a Host the server does not serve (see --allowed-hosts). */
+        /** @description `forbidden`: the request named a Host the server does not serve (`field` is `Host`; see --allowed-hosts), or came from a page at an origin that may not call it (`Origin`; see --cors-origins) or from a page of another site without CORS (`Sec-Fetch-Site`). */
         ForbiddenHost: {
             headers: {
                 [name: string]: unknown;
@@ -1152,11 +1153,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `service_unavailable`: 256 requests already wait on the journal; try again, or ask without wait. */
+        /** @description `service_unavailable`: 256 requests already wait on the journal, or 64 from this client; try again, or ask without wait (with `Retry-After`). Or the pattern would read more than 64 MiB of journal entries in one call: narrow it (no `Retry-After`). */
         TooManyWaiters: {
             headers: {
-                /** @description Seconds. */
-                "Retry-After": number;
+                /** @description Seconds, when requests wait already. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

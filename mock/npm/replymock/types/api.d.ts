@@ -306,7 +306,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `forbidden`, `field` `Host`: the request came over loopback naming a host that is not a loopback name, nor in --allowed-hosts (a guard against DNS rebinding). */
+        /** @description `forbidden`: `field` `Host`: the request named a host that is not localhost, an IP address, a single-label name nor in --allowed-hosts (a guard against DNS rebinding); `Origin`: it came from a page at an origin that is not a local dev origin, the server's own, nor in --cors-origins; `Sec-Fetch-Site`: from a page of another site without CORS; `X-Mock-Scenario`: on a public listener (`--addr` with `--admin-addr`), a scenario not open to its clients (not built yet, or not in --public-scenarios). */
         ForbiddenHost: {
             headers: {
                 [name: string]: unknown;
@@ -315,7 +315,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `rate_limited`: the scenario's rate limit was hit. */
+        /** @description `rate_limited`: the scenario's rate limit was hit; or, `field` `X-Mock-Session`, on a public listener (`--addr` with `--admin-addr`), the client started its --max-new-sessions a minute already. */
         RateLimited: {
             headers: {
                 "X-Mock-Warning": components["headers"]["MockWarning"];
