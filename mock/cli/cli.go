@@ -23,8 +23,10 @@ import (
 )
 
 // Main runs the command line with os.Args and the environment, and
-// exits with its code when it fails: 2 for a usage error, 1 for any
-// other. version is the one the build stamped into main, if any.
+// exits with its code when it fails: 2 for a usage error, the probe's
+// own for rules it could not check (see probe.Main), 1 for any other.
+// --help of every command prints that command's help on stdout and
+// exits 0. version is the one the build stamped into main, if any.
 func Main(version string) {
 	stampedVersion = version
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -34,9 +36,7 @@ func Main(version string) {
 	// process at once, by the signal's default action.
 	context.AfterFunc(ctx, stop)
 	if err := run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, err)
-		}
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitCode(err))
 	}
 }
@@ -75,14 +75,30 @@ func versionString() string {
 	return "devel"
 }
 
-// exitCode is 2 for usage errors and 1 for everything else.
+// exitCode is 2 for usage errors, the code an error names for itself
+// (the probe's for rules it could not check), and 1 for everything else.
 func exitCode(err error) int {
 	var ue usageError
 	var pu *probe.UsageError
-	if errors.As(err, &ue) || errors.As(err, &pu) || errors.Is(err, flag.ErrHelp) {
+	var coded interface{ ExitCode() int }
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue) || errors.As(err, &pu):
 		return 2
+	case errors.As(err, &coded):
+		return coded.ExitCode()
 	}
 	return 1
+}
+
+// helpIsNoError is err, or nil when it is help that was asked for and
+// printed: --help succeeds.
+func helpIsNoError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
 }
 
 type usageError struct{ error }
@@ -100,24 +116,32 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
+	if cmd == "help" {
+		hargs, err := helpArgs(args)
+		if err != nil {
+			return err
+		}
+		return run(ctx, hargs, lookupEnv, stdout, stderr)
+	}
 	switch cmd { // clients of another server: flags of their own
 	case "probe":
-		return probe.Main(ctx, args, stdout, stderr)
+		return helpIsNoError(probe.Main(ctx, args, stdout, stderr))
 	case "record":
-		return record.Main(ctx, args, stdout, stderr)
+		return helpIsNoError(record.Main(ctx, args, stdout, stderr))
+	}
+	c, ok := commandNamed(cmd)
+	if !ok {
+		return usageError{fmt.Errorf("unknown command %q; %s", cmd, commandList)}
 	}
 	var cfg config
-	fsys := cfg.flagSet(cmd, stderr)
+	fsys := cfg.flagSet(c.name, stderr)
 	if err := applyEnv(fsys, lookupEnv); err != nil {
 		return usageError{err}
 	}
-	if err := fsys.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fsys, args, stdout); err != nil {
+		return helpIsNoError(err)
 	}
-	if *cfg.showVersion {
+	if cfg.showVersion != nil && *cfg.showVersion {
 		cmd = "version"
 	}
 	level, err := cfg.check(fsys, lookupEnv)
@@ -155,6 +179,6 @@ func dispatch(ctx context.Context, cmd string, args []string, cfg config, opts m
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
 	default:
-		return usageError{fmt.Errorf("unknown command %q; commands: serve, validate, probe, record, healthcheck, version", cmd)}
+		return usageError{fmt.Errorf("unknown command %q; %s", cmd, commandList)}
 	}
 }

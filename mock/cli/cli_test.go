@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,7 +31,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--no-such-flag"}, nil, 2, "not defined"},
 		{nil, map[string]string{"REPLYMOCK_SEED": "many"}, 2, "REPLYMOCK_SEED"},
 		{[]string{"serve", "extra"}, nil, 2, "no arguments"},
-		{[]string{"--help"}, nil, 2, ""},
 		{[]string{"--admin-token", ""}, nil, 2, "--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty"},
 		{[]string{"--admin-token", " \n"}, nil, 2, "is empty"},
 		{nil, map[string]string{"REPLYMOCK_ADMIN_TOKEN": "\t"}, 2, "is empty"},
@@ -81,8 +78,9 @@ func TestUsageErrors(t *testing.T) {
 	if err := run(context.Background(), []string{"--log-level", "loud"}, env(nil), &out, &out); exitCode(err) != 2 {
 		t.Errorf("--log-level loud: %v", err)
 	}
-	if err := run(context.Background(), []string{"--help"}, env(nil), &out, &out); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("--help: %v", err)
+	out.Reset()
+	if err := run(context.Background(), []string{"--help"}, env(nil), &out, io.Discard); err != nil || !strings.Contains(out.String(), "-max-shop-memory") {
+		t.Errorf("--help: %v, %q", err, out.String())
 	}
 }
 
@@ -137,35 +135,59 @@ func TestSigtermDuringStartup(t *testing.T) {
 	}
 }
 
-// replymock probe: every rule holds against replymock, a broken target
-// exits 1 naming the rule, and bad flags are a usage error.
-func TestProbeCommand(t *testing.T) {
+// replymock probe, through Main: 0 when every rule holds, 1 when one
+// differs, 2 for bad flags, 3 when rules could not be checked (unless
+// --allow-unchecked, and then only when one held).
+func TestProbeExitCodes(t *testing.T) {
 	srv, err := mock.New(mock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := httptest.NewServer(srv)
-	defer good.Close()
+	locked, err := mock.New(mock.Options{Scenario: "unauthorized"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(h http.HandlerFunc) string {
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		return ts.URL + "/api/v1"
+	}
+	good := target(srv.ServeHTTP)
 	// A target whose counts disagree with its list.
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	broken := target(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("counts_only") == "1" {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"success":true,"data":{"total":1,"unanswered":1,"answered":0}}`)
 			return
 		}
 		srv.ServeHTTP(w, r)
-	}))
-	defer broken.Close()
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"probe", "--target", good.URL + "/api/v1", "--rate", "1000", "--quiet"}, env(nil), &out, io.Discard); err != nil {
-		t.Errorf("probe of replymock: %v\n%s", err, out.String())
-	}
-	out.Reset()
-	err = run(context.Background(), []string{"probe", "--target", broken.URL + "/api/v1", "--rate", "1000", "--quiet"}, env(nil), &out, io.Discard)
-	if exitCode(err) != 1 || !strings.Contains(err.Error(), "counts.match-list") {
-		t.Errorf("probe of a target whose counts disagree: %v (exit %d)\n%s", err, exitCode(err), out.String())
-	}
-	if err := run(context.Background(), []string{"probe", "--format", "yaml"}, env(nil), io.Discard, io.Discard); exitCode(err) != 2 {
-		t.Errorf("probe with bad flags: %v (exit %d), want a usage error", err, exitCode(err))
+	})
+	html := target(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!doctype html><p>a shop")
+	})
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		says string // on stderr
+	}{
+		{"every rule holds", []string{"--target", good}, 0, ""},
+		{"a rule differs", []string{"--target", broken}, 1, "differ: counts.match-list"},
+		{"bad flags", []string{"--target", good, "--format", "yaml"}, 2, "--format must be"},
+		{"no target", nil, 2, "--target is required"},
+		// The budget runs out before the last rules.
+		{"rules unchecked", []string{"--target", good, "--max-requests", "40"}, 3, "rules could not be checked: "},
+		{"rules unchecked, allowed", []string{"--target", good, "--max-requests", "40", "--allow-unchecked"}, 0, ""},
+		{"nothing checked, allowed", []string{"--target", html, "--allow-unchecked"}, 3, "nothing was checked: the target does not answer as this API"},
+		{"token refused", []string{"--target", target(locked.ServeHTTP), "--token", "nope", "--allow-unchecked"}, 3, "refused the token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"probe", "--rate", "1000000", "--quiet"}, tc.args...)
+			stdout, stderr, code := replymock(t, args)
+			if code != tc.code || !strings.Contains(stderr, tc.says) || tc.code == 0 && stderr != "" {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q\n%s", code, stderr, tc.code, tc.says, stdout)
+			}
+		})
 	}
 }

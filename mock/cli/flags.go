@@ -55,10 +55,19 @@ type config struct {
 	clock        func() time.Time // --now's clock; nil for the real one
 }
 
-// flagSet defines the server's flags on cfg, for the command cmd.
-func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
-	fsys := flag.NewFlagSet("replymock "+cmd, flag.ContinueOnError)
-	fsys.SetOutput(stderr)
+// flagSet defines the server's flags on cfg, each set to its default,
+// and returns the set of those the command cmd takes, its usage printed
+// on out.
+func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
+	c, ok := commandNamed(cmd)
+	if !ok {
+		c = commands[0]
+	}
+	name := "replymock"
+	if cmd != "serve" {
+		name += " " + cmd
+	}
+	fsys := flag.NewFlagSet(name, flag.ContinueOnError)
 	fsys.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address; the default serves this machine only, :8080 every interface (env REPLYMOCK_ADDR)")
 	fsys.StringVar(&cfg.scenario, "scenario", "default", "scenario to serve (env REPLYMOCK_SCENARIO)")
 	fsys.StringVar(&cfg.scenarios, "scenarios", "", "folder of NAME.yaml scenarios added to the shipped ones, replacing those of the same names (env REPLYMOCK_SCENARIOS)")
@@ -73,9 +82,9 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides localhost, IP addresses and single-label names (a compose or Kubernetes service), e.g. demo.example.test,*.preview.test; requests naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
 	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, one is closed for a new one: the longest idle, else the longest sending its body under --min-body-rate, else the longest without a request (env REPLYMOCK_MAX_CONNS)")
 	cfg.minBodyRate = defaultMinBodyRate
-	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, e.g. 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited a second, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE) (default 1KiB)")
+	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, a `size` such as 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited a second, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE)")
 	cfg.maxShop = mock.DefaultMaxShopBytes
-	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, e.g. 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY) (default 1GiB)")
+	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, a `size` such as 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
 	fsys.IntVar(&cfg.newSessions, "max-new-sessions", mock.DefaultNewSessionsPerMinute, "with --admin-addr, sessions one client address may start a minute on --addr, the public listener; past it, 429; 0 bounds none (env REPLYMOCK_MAX_NEW_SESSIONS)")
 	fsys.StringVar(&cfg.publicScen, "public-scenarios", "", "with --admin-addr, comma-separated scenarios X-Mock-Scenario may name on --addr, the public listener; * for any; others 403 (env REPLYMOCK_PUBLIC_SCENARIOS) (default those whose data is built: the active one and those the admin API picked)")
@@ -84,19 +93,18 @@ func (cfg *config) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fsys.IntVar(&cfg.maxSessions, "max-sessions", mock.DefaultMaxSessions, "sessions kept; more evict the least recently used (env REPLYMOCK_MAX_SESSIONS)")
 	fsys.DurationVar(&cfg.sessionTTL, "session-ttl", mock.DefaultSessionTTL, "an unused session is dropped after this long (env REPLYMOCK_SESSION_TTL)")
 	fsys.IntVar(&cfg.journal, "journal-size", mock.DefaultJournalSize, "requests kept in each session's journal (env REPLYMOCK_JOURNAL_SIZE)")
-	fsys.Var(&cfg.redact, "redact", "a header or query parameter name the journal shows redacted besides the credentials it always does (Authorization, X-Api-Key, access_token, ...); repeatable (env REPLYMOCK_REDACT, comma-separated; both add up)")
+	fsys.Var(&cfg.redact, "redact", "a header or query parameter `name` the journal shows redacted besides the credentials it always does (Authorization, X-Api-Key, access_token, ...); repeatable (env REPLYMOCK_REDACT, comma-separated; both add up)")
 	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones, nor the admin token); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir keeps what reads changed (fault counters, living shops), besides at shutdown; writes are kept before they are answered (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.BoolVar(&cfg.stdinClose, "exit-on-stdin-close", false, "shut down, as on SIGTERM, when standard input closes: a process that starts replymock with a pipe on it stops it by exiting, even when killed (the npm package's test helper does) (env REPLYMOCK_EXIT_ON_STDIN_CLOSE)")
 	cfg.maxState = mock.DefaultMaxStateBytes
-	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, e.g. 256MiB or 2GiB; past it the least recently written sessions' files go, and a session bigger alone is not written; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK) (default 512MiB)")
+	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, a `size` such as 256MiB or 2GiB; past it the least recently written sessions' files go, and a session bigger alone is not written; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
-	fsys.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock [serve] [flags]\n       replymock validate [flags] [FILES...]\n       replymock probe --target URL [flags] (see replymock probe -h)\n       replymock record --from URL --out DIR [flags] (see replymock record -h)\n       replymock healthcheck [--addr ADDR]\n       replymock version\n\nflags (each also REPLYMOCK_<NAME>):\n")
-		fsys.PrintDefaults()
-	}
+	fsys = narrow(fsys, c)
+	fsys.SetOutput(out)
+	fsys.Usage = usageFunc(fsys, c)
 	return fsys
 }
 
@@ -111,7 +119,7 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 		return level, usageError{errors.New("--admin-token (or REPLYMOCK_ADMIN_TOKEN) is empty: give a token, or leave it out to keep the admin API open")}
 	}
 	for _, name := range []string{"cors-origins", "allowed-hosts"} {
-		if v := fsys.Lookup(name).Value.String(); flagGiven(fsys, name) && len(splitList(v)) == 0 {
+		if flagGiven(fsys, name) && len(splitList(fsys.Lookup(name).Value.String())) == 0 {
 			return level, usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
 		}
 	}

@@ -18,12 +18,16 @@ import (
 // Main is the `replymock probe` command: args are those after "probe".
 // The report goes to stdout; the announcement of the budget, progress
 // (on a terminal) and warnings go to stderr, unless --quiet. It returns
-// nil when every rule checked holds; a *DiffersError when a rule
-// differs; a *UsageError for bad flags (wrapping flag.ErrHelp for -h);
-// an *AuthError when the target refused the token; another error when
-// nothing could be checked or the run was interrupted.
+// nil when every rule was checked and holds (or, with
+// --allow-unchecked, when none differs and at least one holds); a
+// *DiffersError when a rule differs (exit status 1); a *UsageError for
+// bad flags (2; wrapping flag.ErrHelp for -h, whose help went to
+// stdout); an *UncheckedError when rules could not be checked (3),
+// wrapping the *AuthError when the target refused the token, or ctx's
+// error when the run was interrupted. Each error but UsageError has an
+// ExitCode method.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, format, quiet, err := parseFlags(args, stderr)
+	cfg, format, quiet, err := parseFlags(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -42,34 +46,55 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		warnUnrestored(rep, stderr)
 	}
 	var ae *AuthError
-	if rep == nil || errors.As(err, &ae) {
+	if errors.As(err, &ae) {
+		return &UncheckedError{Rules: ruleIDs(cfg), Reason: err.Error(), Err: err}
+	}
+	if rep == nil {
 		return err
 	}
 	if werr := rep.Write(stdout, format); werr != nil {
 		return werr
 	}
-	return verdict(rep, err)
+	return verdict(rep, err, cfg.allowUnchecked)
 }
 
-// parseFlags reads the command's flags, and checks them.
-func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, quiet bool, err error) {
+// ruleIDs are the ids of the rules a run with cfg checks.
+func ruleIDs(cfg Config) []string {
+	var ids []string
+	for _, ru := range Rules() {
+		if !ru.Writes || cfg.AllowWrites {
+			ids = append(ids, ru.ID)
+		}
+	}
+	return ids
+}
+
+// parseFlags reads the command's flags, and checks them; help asked for
+// goes to stdout.
+func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, quiet bool, err error) {
 	fs := flag.NewFlagSet("replymock probe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Target, "target", "", "the API's base URL, up to and including /api/v1 (required)")
+	fs.StringVar(&cfg.Target, "target", "", "the API's base `URL`, up to and including /api/v1 (required)")
 	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
 	fs.StringVar(&format, "format", "table", "the report's format: table, json or junit")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
+	fs.BoolVar(&cfg.allowUnchecked, "allow-unchecked", false, "exit 0 even when rules could not be checked, as long as none differs and one holds")
 	fs.BoolVar(&quiet, "quiet", false, "print the report and nothing else")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock probe --target URL [--token T] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: replymock probe --target URL [--token T] [flags]\n\n"+
 			"Checks, read-only, that a server claiming to be this API follows each rule of\n"+
 			"the contract replymock fakes, and reports per rule: holds, differs (with the\n"+
-			"request and answer that show it) or could not check. Exit status 1 when a\n"+
-			"rule differs, 2 for bad flags.\n\nflags:\n")
+			"request and answer that show it) or could not check.\n\n"+
+			"exit status:\n"+
+			"  0  every rule was checked and holds\n"+
+			"  1  a rule differs: the server breaks the contract\n"+
+			"  2  bad flags or arguments: nothing was sent\n"+
+			"  3  no rule differs, but rules could not be checked (errors, the budget,\n"+
+			"     a refused token, not this API, interrupted); --allow-unchecked makes\n"+
+			"     that 0 as long as one rule holds\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return cfg, format, quiet, &UsageError{Err: err}
+	if err := upstream.ParseFlags(fs, args, stdout); err != nil {
+		return cfg, format, quiet, err
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -143,17 +168,22 @@ func warnUnrestored(rep *Report, w io.Writer) {
 }
 
 // verdict is Main's error for a run that wrote its report: err is
-// Run's.
-func verdict(rep *Report, err error) error {
+// Run's. A rule that differs wins over all else: the server is known
+// to break the contract.
+func verdict(rep *Report, err error, allowUnchecked bool) error {
+	unchecked := rep.Unchecked()
 	switch {
-	case err != nil:
-		return fmt.Errorf("probe interrupted: %s", stopReason(err))
 	case rep.Count(Differs) > 0:
 		return &DiffersError{Rules: rep.Differing()}
+	case err != nil:
+		return &UncheckedError{Rules: unchecked, Reason: "probe interrupted: " + stopReason(err), Err: err}
 	case rep.Aborted != "":
-		return errors.New("nothing was checked: " + rep.Aborted)
+		return &UncheckedError{Rules: unchecked, Reason: "nothing was checked: " + rep.Aborted}
 	case rep.Count(Holds) == 0:
-		return errors.New("nothing was checked: every rule was left unchecked")
+		return &UncheckedError{Rules: unchecked, Reason: "nothing was checked: every rule was left unchecked"}
+	case len(unchecked) > 0 && !allowUnchecked:
+		return &UncheckedError{Rules: unchecked, Reason: fmt.Sprintf("%d of %d rules could not be checked: %s (the report says why; --allow-unchecked accepts that)",
+			len(unchecked), len(rep.Results), strings.Join(unchecked, ", "))}
 	}
 	return nil
 }

@@ -9,7 +9,19 @@
 //	replymock probe --target https://api.example.test/api/v1 --token T
 //
 // Main is that command; Run is the same check for Go code; a Report
-// writes itself as a table, JSON or JUnit XML. The rules, in the order
+// writes itself as a table, JSON or JUnit XML. The command's exit
+// status (Main's errors carry it):
+//
+//	0  every rule was checked and holds
+//	1  a rule differs: the server breaks the contract (ExitDiffers)
+//	2  bad flags or arguments: nothing was sent (ExitUsage)
+//	3  no rule differs, but rules could not be checked: the target
+//	   answered errors, the budget ran out, the token was refused, the
+//	   target is not this API, or the run was interrupted (ExitUnchecked);
+//	   --allow-unchecked makes that 0 as long as one rule holds
+//
+// so a CI step that runs the probe passes only when the rules were
+// checked. The rules, in the order
 // they run (Rules lists them with their titles):
 //
 //	shape.settings        5 feedback elements by rating 1..5, a question object, the spec's fields and types

@@ -47,7 +47,8 @@ type Config struct {
 	// Progress, when set, is called before each rule runs.
 	Progress func(p Progress)
 
-	clock upstream.Clock // nil means the real one; tests set a fake
+	clock          upstream.Clock // nil means the real one; tests set a fake
+	allowUnchecked bool           // Main's --allow-unchecked; Run does not read it
 }
 
 // Progress is where a run is: the rule about to run, and the requests
@@ -138,6 +139,53 @@ func (e *DiffersError) Error() string {
 	}
 	return fmt.Sprintf("%d rules differ: %s", len(e.Rules), strings.Join(e.Rules, ", "))
 }
+
+// Unchecked lists the ids of the rules that could not be checked.
+func (r *Report) Unchecked() []string {
+	var ids []string
+	for _, res := range r.Results {
+		if res.Status == NotChecked {
+			ids = append(ids, res.Rule)
+		}
+	}
+	return ids
+}
+
+// The exit statuses of `replymock probe`, which Main's errors carry
+// (ExitCode): 0 when every rule was checked and holds.
+const (
+	// ExitDiffers: at least one rule differs, the server breaks the
+	// contract (whatever else could not be checked).
+	ExitDiffers = 1
+	// ExitUsage: bad flags or arguments; nothing was sent.
+	ExitUsage = 2
+	// ExitUnchecked: no rule differs, but rules could not be checked
+	// (the target answered errors, the budget ran out, the token was
+	// refused, the target is not this API, the run was interrupted),
+	// so the run does not show that the server keeps them. With
+	// --allow-unchecked, rules left unchecked are accepted as long as
+	// one holds.
+	ExitUnchecked = 3
+)
+
+// ExitCode is ExitDiffers.
+func (e *DiffersError) ExitCode() int { return ExitDiffers }
+
+// UncheckedError is returned by Main when no rule differs but rules
+// could not be checked (exit status 3): some of them, without
+// --allow-unchecked, or every one (the target did not answer as this
+// API, refused the token, or the run was interrupted).
+type UncheckedError struct {
+	Rules  []string // the ids of the rules left unchecked, in the report's order
+	Reason string   // one line
+	Err    error    // what stopped the run, if anything: an *AuthError, ctx's error
+}
+
+func (e *UncheckedError) Error() string { return e.Reason }
+func (e *UncheckedError) Unwrap() error { return e.Err }
+
+// ExitCode is ExitUnchecked.
+func (e *UncheckedError) ExitCode() int { return ExitUnchecked }
 
 // UsageError is returned by Main for bad flags or arguments (exit status
 // 2). For -h it wraps flag.ErrHelp, after the usage was printed. It is

@@ -348,10 +348,13 @@ func TestMainCommand(t *testing.T) {
 		if !errors.Is(err, flag.ErrHelp) || !errors.As(err, &ue) {
 			t.Errorf("Main(-h) = %v, want a *UsageError wrapping flag.ErrHelp", err)
 		}
-		for _, f := range []string{"--target", "-token", "-format", "-rate", "-max-requests", "-timeout", "-allow-writes", "-quiet"} {
-			if !strings.Contains(stderr.String(), f) {
-				t.Errorf("usage does not mention %s:\n%s", f, stderr.String())
+		for _, f := range []string{"--target", "-token TOKEN", "-format", "-rate", "-max-requests", "-timeout", "-allow-writes", "-allow-unchecked", "-quiet", "exit status:"} {
+			if !strings.Contains(stdout.String(), f) {
+				t.Errorf("the help on stdout does not mention %s:\n%s", f, stdout.String())
 			}
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("help asked for, yet stderr: %q", stderr.String())
 		}
 	})
 

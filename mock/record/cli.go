@@ -24,7 +24,7 @@ import (
 // the token, another error when the recording failed or was
 // interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, format, quiet, err := parseFlags(args, stderr)
+	cfg, format, quiet, err := parseFlags(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -60,13 +60,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return res.writeText(stdout)
 }
 
-// parseFlags reads the command's flags, and checks them.
-func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, quiet bool, err error) {
+// parseFlags reads the command's flags, and checks them; help asked for
+// goes to stdout.
+func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, quiet bool, err error) {
 	fs := flag.NewFlagSet("replymock record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.From, "from", "", "the API's base URL, up to and including /api/v1 (required)")
-	fs.StringVar(&cfg.Out, "out", "", "the folder to write the scenario in (required): OUT/scenarios, OUT/fixtures, OUT/recorded")
-	fs.StringVar(&cfg.Name, "name", "recorded", "the scenario's name, and its files'")
+	fs.StringVar(&cfg.From, "from", "", "the API's base `URL`, up to and including /api/v1 (required)")
+	fs.StringVar(&cfg.Out, "out", "", "the `DIR` to write the scenario in (required): DIR/scenarios, DIR/fixtures, DIR/recorded")
+	fs.StringVar(&cfg.Name, "name", "recorded", "the scenario's `NAME`, and its files'")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "the seed of fake names and remapped products: the same input and seed give the same files")
 	fs.BoolVar(&cfg.Raw, "raw", false, "keep user names and texts as recorded (default: fake names; phones, e-mails, URLs and long numbers cut out)")
 	fs.BoolVar(&cfg.AnonymizeProducts, "anonymize-products", false, "also remap nm_id, imt_id, supplier_article, brand and product names, consistently")
@@ -86,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 	fs.StringVar(&format, "format", "text", "the summary's format: text or json")
 	fs.BoolVar(&quiet, "quiet", false, "print the summary and nothing else")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: replymock record --from URL --out DIR [--token T] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: replymock record --from URL --out DIR [--token T] [flags]\n\n"+
 			"Pages read-only through a shop's settings and reviews and writes a scenario\n"+
 			"that serves them (DIR/scenarios/NAME.yaml), a living one calibrated on them\n"+
 			"(NAME-live.yaml), their fixtures, and the records as they came\n"+
@@ -94,8 +94,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, format string, qui
 			"time. Exit status 1 on failure, 2 for bad flags.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return cfg, format, quiet, &upstream.UsageError{Err: err}
+	if err := upstream.ParseFlags(fs, args, stdout); err != nil {
+		return cfg, format, quiet, err
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -1,9 +1,11 @@
 package upstream
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/url"
@@ -30,15 +32,47 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ClientFlags adds to fs the flags of a command that talks to the API,
-// the probe's and replymock record's alike: --token (default
-// $REPLYMOCK_PROBE_TOKEN), --rate, --max-requests (def, and what a
-// request brings, said in per) and --timeout. CheckClientFlags checks
-// what they read.
+// the probe's and replymock record's alike: --token, --rate,
+// --max-requests (def, and what a request brings, said in per) and
+// --timeout. ParseFlags reads them (a token not given is
+// $REPLYMOCK_PROBE_TOKEN's); CheckClientFlags checks what they read.
 func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
-	fs.StringVar(token, "token", os.Getenv("REPLYMOCK_PROBE_TOKEN"), "sent as `Authorization: Bearer TOKEN` (default $REPLYMOCK_PROBE_TOKEN)")
+	// The variable is read after parsing, not as the flag's default:
+	// the help would print the token.
+	fs.StringVar(token, "token", "", "sent as Authorization: Bearer `TOKEN` (default $"+TokenVariable+")")
 	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
 	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
 	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
+}
+
+// TokenVariable is the environment variable a command's --token
+// defaults to.
+const TokenVariable = "REPLYMOCK_PROBE_TOKEN"
+
+// ParseFlags parses a command's args into fs. Help asked for (-h,
+// --help) is printed on stdout and the error wraps flag.ErrHelp; a bad
+// flag is a *UsageError of one line that says where the flags are
+// listed. A --token that ClientFlags added and args do not give is
+// $REPLYMOCK_PROBE_TOKEN.
+func ParseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	var help bytes.Buffer
+	fs.SetOutput(&help)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		_, werr := stdout.Write(help.Bytes())
+		return &UsageError{Err: errors.Join(flag.ErrHelp, werr)}
+	case err != nil:
+		return &UsageError{Err: fmt.Errorf("%v (%s -h lists the flags)", err, fs.Name())}
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "token" })
+	if f := fs.Lookup("token"); f != nil && !given {
+		if err := f.Value.Set(os.Getenv(TokenVariable)); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	return nil
 }
 
 // CheckClientFlags checks what ClientFlags read: a rate above 0, a
