@@ -37,7 +37,8 @@
 //	filter.rating         rating=1..5, and together all
 //	filter.nm_id          one product's records
 //	filter.dates          date_from, date_to inclusive; from after to is 400
-//	filter.search         case folding (Cyrillic, ё/Ё), nm_id searchable
+//	filter.search         trimmed; empty is no filter; case folding (Cyrillic, ё/Ё); a part
+//	                      of a word of text, pros, cons, supplier_article or nm_id; 200 characters
 //	filter.combined       filters together intersect
 //	counts.match-list     counts_only equals the list's totals
 //	counts.sum            total = answered + unanswered

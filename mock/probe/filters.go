@@ -51,14 +51,23 @@ func searchFilter(term string) filter {
 // fold is full Unicode case folding, as the contract's search uses.
 func fold(s string) string { return cases.Fold().String(s) }
 
-// searchHit names the field of rec that contains term, folding case, or
-// is "" when none does.
-func searchHit(rec record, term string) string {
-	t := fold(strings.TrimSpace(term))
-	for _, f := range []struct{ name, value string }{
+// searched are the fields search looks in, as rec holds them: text,
+// pros, cons, supplier_article and the decimal nm_id.
+func searched(rec record) []namedValue {
+	return []namedValue{
 		{"text", rec.text}, {"pros", rec.pros}, {"cons", rec.cons},
 		{"supplier_article", rec.article}, {"nm_id", strconv.FormatInt(rec.nmID, 10)},
-	} {
+	}
+}
+
+// namedValue is one of a record's fields, named as the API names it.
+type namedValue struct{ name, value string }
+
+// searchHit names the field of rec that contains term, trimmed and
+// folding case, or is "" when none does.
+func searchHit(rec record, term string) string {
+	t := fold(strings.TrimSpace(term))
+	for _, f := range searched(rec) {
 		if strings.Contains(fold(f.value), t) {
 			return f.name
 		}
@@ -251,106 +260,6 @@ func swapCase(s string) string {
 		}
 		return unicode.ToUpper(r)
 	}, s)
-}
-
-// sameTotals searches for each variant of a term: all must give the
-// same total, at least 1, and every result must contain the term.
-func (r *run) sameTotals(ctx context.Context, variants []string) (int64, error) {
-	var first *page
-	for _, v := range variants {
-		f := searchFilter(v)
-		p, err := r.list(ctx, and(f.query, "limit=100"))
-		if err != nil {
-			return 0, err
-		}
-		if err := obeys(p, f, "none of text, pros, cons, supplier_article, nm_id contains it, case folded"); err != nil {
-			return 0, err
-		}
-		if first == nil {
-			first = p
-			continue
-		}
-		if p.total != first.total {
-			return 0, r.confirm(ctx, differs("search=%s gives %d records, search=%s %d: case is not folded", variants[0], first.total, v, p.total).on(first.ex, p.ex))
-		}
-	}
-	return first.total, nil
-}
-
-func checkSearch(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
-	var notes []string
-	term, cyrillic := searchTerm(r.first.records)
-	if term == "" {
-		return "", unchecked("the first page's texts have no word of 4 letters or more to search for")
-	}
-	variants := []string{term, strings.ToUpper(term), titleCase(term)}
-	n, err := r.sameTotals(ctx, variants)
-	if err != nil {
-		return "", err
-	}
-	if n == 0 {
-		return "", differs("search=%s gives nothing, though the first page has it in a text", term).on(r.first.ex)
-	}
-	notes = append(notes, fmt.Sprintf("«%s», «%s», «%s»: %d each", variants[0], variants[1], variants[2], n))
-	if !cyrillic {
-		notes = append(notes, "no Cyrillic word on the first page: checked with Latin")
-	}
-
-	// ё and Ё: the letters naive folding forgets. Ask for the letter
-	// alone, then a word that has it, with its case turned around.
-	yo, err := r.sameTotals(ctx, []string{"ё", "Ё"})
-	if err != nil {
-		return "", err
-	}
-	if yo == 0 {
-		notes = append(notes, "no record has ё: ё/Ё not checked")
-	} else {
-		p, err := r.list(ctx, and(q("search", "ё"), "limit=100"))
-		if err != nil {
-			return "", err
-		}
-		word := yoWord(p.records)
-		if word != "" {
-			if _, err := r.sameTotals(ctx, []string{word, swapCase(word)}); err != nil {
-				return "", err
-			}
-			notes = append(notes, fmt.Sprintf("ё/Ё: %d each; «%s» = «%s»", yo, word, swapCase(word)))
-		} else {
-			notes = append(notes, fmt.Sprintf("ё/Ё: %d each", yo))
-		}
-	}
-
-	// The product's number is searchable too.
-	s := r.sample()
-	nm := fmt.Sprint(s.nmID)
-	byID, err := r.list(ctx, and(nmFilter(s.nmID).query, "limit=100"))
-	if err != nil {
-		return "", err
-	}
-	bySearch, err := r.list(ctx, and(q("search", nm), "limit=1"))
-	if err != nil {
-		return "", err
-	}
-	if bySearch.total < byID.total {
-		return "", r.confirm(ctx, differs("search=%s gives %d records, fewer than nm_id=%[1]s's %d: nm_id is not searched", nm, bySearch.total, byID.total).on(bySearch.ex, byID.ex))
-	}
-	notes = append(notes, fmt.Sprintf("search=%s finds the product's %d", nm, byID.total))
-	return strings.Join(notes, "; "), nil
-}
-
-// yoWord is a word with ё or Ё from the records' texts, pros or cons.
-func yoWord(recs []record) string {
-	for _, rec := range recs {
-		for _, w := range words(rec.text + " " + rec.pros + " " + rec.cons) {
-			if strings.ContainsAny(w, "ёЁ") && utf8.RuneCountInString(w) >= 3 {
-				return w
-			}
-		}
-	}
-	return ""
 }
 
 // caseStable picks, from the records' texts, a word that every record

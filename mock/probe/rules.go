@@ -38,7 +38,7 @@ var rules = []rule{
 	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, checkRating},
 	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, checkNmID},
 	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, checkDates},
-	{"filter.search", "search matches text, pros, cons, supplier_article or nm_id, folding case (Cyrillic, ё/Ё included)", false, 8, checkSearch},
+	{"filter.search", "search, trimmed, finds a substring (a part of a word too) of text, pros, cons, supplier_article or the decimal nm_id, folding case (Cyrillic, ё/Ё included); empty is no filter; 200 characters after trimming are accepted", false, 20, checkSearch},
 	{"filter.combined", "filters together give the intersection of what each gives", false, 7, checkCombined},
 	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, checkCountsMatchList},
 	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, checkCountsSum},

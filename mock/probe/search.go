@@ -1,0 +1,316 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The search rule is the contract's search paragraph, each part of it
+// checked: search is trimmed; empty means no filter; it folds case
+// (Unicode: Cyrillic, ё/Ё); it finds a substring (a part of a word too)
+// of text, pros, cons, supplier_article or the decimal nm_id; it takes
+// up to 200 characters after trimming (more is errors.malformed's).
+
+// searchParts are the parts of the search rule, in the order they run;
+// each returns a note for the rule's line, or "". The last checks every
+// page the others asked for against the first page.
+var searchParts = []func(ctx context.Context, s *searchCheck) (string, error){
+	searchFolds, searchYo, searchNmID, searchTrims, searchBlank, searchFieldParts, searchLength, searchFoundAll,
+}
+
+// searchCheck is a run of the search rule: its term, and the pages its
+// searches gave.
+type searchCheck struct {
+	*run
+	term  string
+	pages []searchedPage
+}
+
+// searchedPage is a search's value and the first 100 records it found.
+type searchedPage struct {
+	value string
+	p     *page
+}
+
+func checkSearch(ctx context.Context, r *run) (string, error) {
+	if err := r.needRecords(); err != nil {
+		return "", err
+	}
+	term, cyrillic := searchTerm(r.first.records)
+	if term == "" {
+		return "", unchecked("the first page's texts have no word of 4 letters or more to search for")
+	}
+	var notes []string
+	sc := &searchCheck{run: r, term: term}
+	for i, part := range searchParts {
+		note, err := part(ctx, sc)
+		if err != nil {
+			return "", err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if i == 0 && !cyrillic {
+			notes = append(notes, "no Cyrillic word on the first page: checked with Latin")
+		}
+	}
+	return strings.Join(notes, "; "), nil
+}
+
+// searchPage asks for the first 100 records that search=v finds, each
+// of which must contain the term; searchFoundAll checks the page
+// against the first page later.
+func (s *searchCheck) searchPage(ctx context.Context, v string) (*page, error) {
+	f := searchFilter(v)
+	p, err := s.list(ctx, and(f.query, "limit=100"))
+	if err != nil {
+		return nil, err
+	}
+	if err := obeys(p, f, "none of text, pros, cons, supplier_article, nm_id contains it, case folded"); err != nil {
+		return nil, err
+	}
+	s.pages = append(s.pages, searchedPage{v, p})
+	return p, nil
+}
+
+// searchFoundAll: every record of the first page that holds a term
+// searched for is among the records that search found. The first page
+// is the shop's newest 100, so those are the newest 100 found, or fewer.
+func searchFoundAll(ctx context.Context, s *searchCheck) (string, error) {
+	for _, sp := range s.pages {
+		keys := sp.p.keys()
+		for _, rec := range s.first.records {
+			if in := searchHit(rec, sp.value); in != "" && !slices.Contains(keys, rec.key()) {
+				return "", s.confirm(ctx, differs("search=%q: %s, whose %s has it, is not among the %d records found (total %d)", sp.value, rec, in, len(sp.p.records), sp.p.total).on(sp.p.ex, s.first.ex))
+			}
+		}
+	}
+	return fmt.Sprintf("each of the %d searches found the first page's records that have its term", len(s.pages)), nil
+}
+
+// sameTotals searches for each variant of a term: all must give the
+// same total, and every result must contain the term.
+func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64, error) {
+	var first *page
+	for _, v := range variants {
+		p, err := s.searchPage(ctx, v)
+		if err != nil {
+			return 0, err
+		}
+		if first == nil {
+			first = p
+			continue
+		}
+		if p.total != first.total {
+			return 0, s.confirm(ctx, differs("search=%s gives %d records, search=%s %d: case is not folded", variants[0], first.total, v, p.total).on(first.ex, p.ex))
+		}
+	}
+	return first.total, nil
+}
+
+// searchFolds: a word from the texts, lower-case, upper-case and
+// title-case, finds the same records.
+func searchFolds(ctx context.Context, s *searchCheck) (string, error) {
+	term := s.term
+	variants := []string{term, strings.ToUpper(term), titleCase(term)}
+	n, err := s.sameTotals(ctx, variants)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", differs("search=%s gives nothing, though the first page has it in a text", term).on(s.first.ex)
+	}
+	return fmt.Sprintf("«%s», «%s», «%s»: %d each", variants[0], variants[1], variants[2], n), nil
+}
+
+// searchYo: ё and Ё, the letters naive folding forgets. It asks for the
+// letter alone, then a word that has it, with its case turned around.
+func searchYo(ctx context.Context, s *searchCheck) (string, error) {
+	yo, err := s.sameTotals(ctx, []string{"ё", "Ё"})
+	if err != nil {
+		return "", err
+	}
+	if yo == 0 {
+		return "no record has ё: ё/Ё not checked", nil
+	}
+	p, err := s.list(ctx, and(q("search", "ё"), "limit=100"))
+	if err != nil {
+		return "", err
+	}
+	word := yoWord(p.records)
+	if word == "" {
+		return fmt.Sprintf("ё/Ё: %d each", yo), nil
+	}
+	if _, err := s.sameTotals(ctx, []string{word, swapCase(word)}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("ё/Ё: %d each; «%s» = «%s»", yo, word, swapCase(word)), nil
+}
+
+// searchNmID: the product's number finds at least that product's
+// records.
+func searchNmID(ctx context.Context, s *searchCheck) (string, error) {
+	rec := s.sample()
+	nm := fmt.Sprint(rec.nmID)
+	byID, err := s.list(ctx, and(nmFilter(rec.nmID).query, "limit=100"))
+	if err != nil {
+		return "", err
+	}
+	bySearch, err := s.list(ctx, and(q("search", nm), "limit=1"))
+	if err != nil {
+		return "", err
+	}
+	if bySearch.total < byID.total {
+		return "", s.confirm(ctx, differs("search=%s gives %d records, fewer than nm_id=%[1]s's %d: nm_id is not searched", nm, bySearch.total, byID.total).on(bySearch.ex, byID.ex))
+	}
+	return fmt.Sprintf("search=%s finds the product's %d", nm, byID.total), nil
+}
+
+// searchTrims: spaces around the term change nothing.
+func searchTrims(ctx context.Context, s *searchCheck) (string, error) {
+	term := s.term
+	plain, err := s.searchPage(ctx, term)
+	if err != nil {
+		return "", err
+	}
+	padded := "  " + term + "  "
+	p, err := s.searchPage(ctx, padded)
+	if err != nil {
+		return "", err
+	}
+	if p.total != plain.total {
+		return "", s.confirm(ctx, differs("search=%q gives %d records, search=%q %d: the term is not trimmed", padded, p.total, term, plain.total).on(p.ex, plain.ex))
+	}
+	return fmt.Sprintf("%q: %d too (trimmed)", padded, p.total), nil
+}
+
+// searchBlank: an empty search, or one of spaces, is no filter.
+func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
+	for _, v := range []string{"", "   "} {
+		p, err := s.list(ctx, and(q("search", v), "limit=1"))
+		if err != nil {
+			return "", err
+		}
+		if p.total != s.first.total {
+			return "", s.confirm(ctx, differs("search=%q gives %d records, want all %d: an empty search is no filter", v, p.total, s.first.total).on(p.ex, s.first.ex))
+		}
+	}
+	return fmt.Sprintf("search= and search=%q: all %d", "   ", s.first.total), nil
+}
+
+// searchFieldParts: for each field search looks in, a part of a word
+// (or of the article, or of the number) that only that field of a
+// record holds finds the record. A server that skips the field, or
+// matches whole words or their starts only, misses it.
+func searchFieldParts(ctx context.Context, s *searchCheck) (string, error) {
+	var found, missing []string
+	for _, name := range []string{"text", "pros", "cons", "supplier_article", "nm_id"} {
+		rec, word, part, ok := fieldPart(s.first.records, name)
+		if !ok {
+			missing = append(missing, name)
+			continue
+		}
+		p, err := s.searchPage(ctx, part)
+		if err != nil {
+			return "", err
+		}
+		if !slices.Contains(p.keys(), rec.key()) {
+			return "", s.confirm(ctx, differs("search=%s, a part of «%s» in the %s of %s: that record is not among the %d found (total %d), so %[3]s is not searched, or not for a part of a word",
+				part, word, name, rec, len(p.records), p.total).on(p.ex, s.first.ex))
+		}
+		found = append(found, fmt.Sprintf("%s «%s»", name, part))
+	}
+	note := "parts found in " + strings.Join(found, ", ")
+	if len(missing) > 0 {
+		note += "; the first page has no " + strings.Join(missing, ", ") + " to search a part of"
+	}
+	return note, nil
+}
+
+// fieldPart finds, on the first page, a record whose field name holds a
+// word (the article, the number) with a part of it that none of the
+// record's other fields holds and that starts none of its words: the
+// word with a letter (a digit) cut off each end.
+func fieldPart(recs []record, name string) (rec record, word, part string, ok bool) {
+	for _, rec := range recs {
+		for _, f := range searched(rec) {
+			if f.name != name {
+				continue
+			}
+			candidates := []string{f.value}
+			if name == "text" || name == "pros" || name == "cons" {
+				candidates = words(f.value)
+			}
+			for _, w := range candidates {
+				rs := []rune(strings.TrimSpace(w))
+				if len(rs) < 6 {
+					continue
+				}
+				p := string(rs[1 : len(rs)-1])
+				if onlyInside(rec, name, p) {
+					return rec, w, p, true
+				}
+			}
+		}
+	}
+	return record{}, "", "", false
+}
+
+// onlyInside reports whether part (case folded) is in rec's field name
+// and in no other field of rec, and starts none of rec's words.
+func onlyInside(rec record, name, part string) bool {
+	t := fold(part)
+	for _, f := range searched(rec) {
+		v := fold(f.value)
+		if strings.Contains(v, t) != (f.name == name) {
+			return false
+		}
+		for _, w := range strings.FieldsFunc(v, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+			if strings.HasPrefix(w, t) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// searchLength: 200 characters are accepted, counted as characters
+// (200 Cyrillic letters are 400 bytes) and after trimming.
+func searchLength(ctx context.Context, s *searchCheck) (string, error) {
+	long := strings.Repeat("я", maxSearch)
+	for _, c := range []struct{ value, what string }{
+		{long, fmt.Sprintf("a search of %d Cyrillic letters (%d bytes)", maxSearch, len(long))},
+		{"   " + long + "   ", fmt.Sprintf("a search of %d letters with 3 spaces each side", maxSearch)},
+	} {
+		_, err := s.list(ctx, and(q("search", c.value), "limit=1"))
+		var de *differsError
+		if errors.As(err, &de) && len(de.evidence) > 0 {
+			ex := de.evidence[0]
+			return "", differs("%s: answered %d, want 200: search takes up to %d characters, counted after trimming", c.what, ex.Status, maxSearch).on(ex)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%d letters accepted, with spaces around too", maxSearch), nil
+}
+
+// maxSearch is the most characters a search may have, after trimming.
+const maxSearch = 200
+
+// yoWord is a word with ё or Ё from the records' texts, pros or cons.
+func yoWord(recs []record) string {
+	for _, rec := range recs {
+		for _, w := range words(rec.text + " " + rec.pros + " " + rec.cons) {
+			if strings.ContainsAny(w, "ёЁ") && utf8.RuneCountInString(w) >= 3 {
+				return w
+			}
+		}
+	}
+	return ""
+}
