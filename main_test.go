@@ -50,6 +50,9 @@ func TestMainStampsVersionAndExits(t *testing.T) {
 	if out, _, code := replymock("", "version"); !strings.HasPrefix(out, "replymock devel") || code != 0 {
 		t.Errorf("version unstamped: %q, exit %d; want the build info's devel", out, code)
 	}
+	if out, errOut, code := replymock("", "--help"); code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: replymock") {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q; want exit 0 and the usage on stdout", code, out, errOut)
+	}
 	if _, errOut, code := replymock("", "frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
 		t.Errorf("an unknown command: exit %d, stderr %q; want exit 2 saying so", code, errOut)
 	}

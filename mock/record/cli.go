@@ -18,9 +18,9 @@ import (
 // Main is the `replymock record` command: args are those after
 // "record". The summary goes to stdout (text, or JSON with --format
 // json); the announcement and progress (on a terminal) go to stderr,
-// unless --quiet. Its errors are as probe.Main's: an
-// *upstream.UsageError (probe.UsageError) for bad flags (wrapping
-// flag.ErrHelp for -h), an *upstream.AuthError when the source refused
+// unless --quiet. Its errors: an *upstream.UsageError
+// (probe.UsageError) for bad flags (wrapping flag.ErrHelp for -h, whose
+// help went to stdout), an *upstream.AuthError when the source refused
 // the token, another error when the recording failed or was
 // interrupted.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
