@@ -109,7 +109,10 @@ type Options struct {
 	// /__mock/data) keep together; past it, seeding more is refused with
 	// 409 too_many_reviews. 0 means DefaultMaxSeedBytes.
 	MaxSeedBytes int64
-	// ReadOnly makes a demo: PATCH and every admin write answer 403.
+	// ReadOnly makes a demo nobody can change: the settings PATCH and
+	// every admin write answer 403. Reads are served, and a living shop
+	// goes on: its clock runs, reviews arrive and get their replies as
+	// its settings say.
 	ReadOnly bool
 	// NewSessionsPerMinute bounds the sessions one client (a remote
 	// address; an IPv6 one by its /64) may start a minute on a public

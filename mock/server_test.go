@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replymock/replymock/mock"
 )
@@ -20,6 +21,13 @@ func TestReadOnly(t *testing.T) {
 		{"POST", "/__mock/faults", `{"drop":true}`},
 		{"DELETE", "/__mock/faults", ""},
 		{"DELETE", "/__mock/requests", ""},
+		{"PUT", "/__mock/faults", `{"name":"x","drop":true}`},
+		{"DELETE", "/__mock/faults/f1", ""},
+		{"PUT", "/__mock/overrides", `{"strict":true}`},
+		{"PUT", "/__mock/data", `{"reviews":[]}`},
+		{"DELETE", "/__mock/data", ""},
+		{"POST", "/__mock/snapshot", `{}`},
+		{"POST", "/__mock/clock", `{"advance":"1h"}`},
 	} {
 		checkError(t, tc.method+" "+tc.target, admin(t, h, tc.method, tc.target, tc.body), http.StatusForbidden, mock.CodeForbidden, "")
 	}
@@ -33,6 +41,43 @@ func TestReadOnly(t *testing.T) {
 	}
 	if r := get(t, h, "/api/v1/feedbacks", "X-Mock-Scenario", "empty-shop"); r.status != 200 || !strings.Contains(string(r.body), `"total":0`) {
 		t.Errorf("a read-only demo still lets a request pick a scenario: %d", r.status)
+	}
+}
+
+// A read-only demo lives: nobody can change it, yet its clock runs,
+// reviews arrive, and those of 4 and 5 stars get their replies out of the
+// box (the demo's settings), while 1 to 3 stars get drafts.
+func TestReadOnlyDemoLives(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{ReadOnly: true, Scenario: "demo", Now: clock.now})
+	before := counts(t, h)
+	var c0 mock.Clock
+	decodeOK(t, "clock", get(t, h, "/__mock/clock"), &c0)
+	clock.add(3 * time.Hour)
+	var c1 mock.Clock
+	decodeOK(t, "clock", get(t, h, "/__mock/clock"), &c1)
+	if c1.Now <= c0.Now {
+		t.Errorf("the read-only shop's clock stood still: %s, then %s", c0.Now, c1.Now)
+	}
+	after := counts(t, h)
+	if after.Total-before.Total != 90 {
+		t.Errorf("%d arrivals in 3 hours of a read-only demo, want 90 (30 an hour)", after.Total-before.Total)
+	}
+	var page listData
+	decodeOK(t, "list", get(t, h, "/api/v1/feedbacks?limit=100"), &page)
+	replied, drafts := 0, 0
+	for _, f := range page.Feedbacks[:90] {
+		switch {
+		case f.AnswerText != "" && f.ProductValuation >= 4:
+			replied++
+		case f.AnswerText != "":
+			t.Errorf("review %d of %d stars answered: the demo drafts those", f.ID, f.ProductValuation)
+		case f.AnswerState == mock.AnswerStateDraft && f.ProductValuation <= 3:
+			drafts++
+		}
+	}
+	if replied == 0 || drafts == 0 {
+		t.Errorf("of 90 arrivals in a read-only demo, %d answered and %d drafted; want both", replied, drafts)
 	}
 }
 

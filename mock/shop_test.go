@@ -4,17 +4,20 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/replymock/replymock/fixtures"
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/scenarios"
 )
 
-// shopServer serves a frozen living shop without arrivals (unless asked),
-// so that the reply engine's work can be counted exactly.
+// shopServer serves a frozen living shop without arrivals (unless asked)
+// whose reply modes are all disabled (the demo's settings otherwise), so
+// that the reply engine's work can be counted exactly.
 func shopServer(t *testing.T, arrivals int) http.Handler {
 	t.Helper()
 	files := fstest.MapFS{}
@@ -22,8 +25,10 @@ func shopServer(t *testing.T, arrivals int) http.Handler {
 		files[name] = &fstest.MapFile{Data: mustRead(t, scenarios.FS, name)}
 	}
 	files["shop.yaml"] = &fstest.MapFile{Data: fmt.Appendf(nil,
-		"extends: demo\ndescription: test shop\nshop: {arrivals_per_hour: %d, reply_delay: 10m, clock: frozen}\n", arrivals)}
-	return newServer(t, mock.Options{Scenarios: files, Scenario: "shop"})
+		"extends: demo\ndescription: test shop\nsettings: settings/quiet.yaml\nshop: {arrivals_per_hour: %d, reply_delay: 10m, clock: frozen}\n", arrivals)}
+	quiet := regexp.MustCompile(`reply_mode: \w+`).ReplaceAll(mustRead(t, fixtures.FS, "settings/demo.yaml"), []byte("reply_mode: disabled"))
+	fix := fstest.MapFS{"settings/quiet.yaml": &fstest.MapFile{Data: quiet}}
+	return newServer(t, mock.Options{Scenarios: files, Scenario: "shop", Fixtures: fix, ShippedFixtures: true})
 }
 
 func advance(t *testing.T, h http.Handler, session, by string) mock.Clock {
@@ -144,7 +149,9 @@ func TestShopDraftsAndDisabled(t *testing.T) {
 	}
 }
 
-// Arrivals come at the rate, newest first, with new ids.
+// Arrivals come at the rate, newest first, with new ids; out of the box
+// (the demo's settings), those of 4 and 5 stars older than the reply
+// delay have an answer, the others none.
 func TestShopArrivals(t *testing.T) {
 	h := newServer(t, mock.Options{Scenario: "demo-frozen"})
 	before := listAll(t, h, "a", "")
@@ -157,10 +164,25 @@ func TestShopArrivals(t *testing.T) {
 	for _, f := range before {
 		maxID = max(maxID, f.ID)
 	}
+	now, err := time.Parse(time.DateTime, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
 	for i, f := range after[:60] {
-		if f.ID <= maxID || f.CreatedDate > clock.Now || f.CreatedDate <= before[0].CreatedDate || f.AnswerText != "" {
-			t.Errorf("new review %d: id %d (old max %d), created %s (clock %s), answer %q", i, f.ID, maxID, f.CreatedDate, clock.Now, f.AnswerText)
+		if f.ID <= maxID || f.CreatedDate > clock.Now || f.CreatedDate <= before[0].CreatedDate {
+			t.Errorf("new review %d: id %d (old max %d), created %s (clock %s)", i, f.ID, maxID, f.CreatedDate, clock.Now)
 		}
+		due := f.ProductValuation >= 4 && f.CreatedDate <= now.Add(-10*time.Minute).Format(time.DateTime)
+		if due != (f.AnswerText != "") {
+			t.Errorf("new review %d: %d stars, created %s (clock %s): answer %q", i, f.ProductValuation, f.CreatedDate, clock.Now, f.AnswerText)
+		}
+		if f.AnswerText != "" {
+			answered++
+		}
+	}
+	if answered == 0 {
+		t.Error("no new review answered in two hours of the demo's shop")
 	}
 	checkOrder(t, after)
 	if got := listAll(t, h, "b", ""); len(got) != len(before) {
