@@ -338,6 +338,25 @@ func (s *Server) APIHandler() http.Handler {
 	})
 }
 
+// AdminHandler serves the admin API, its page and documents, health and
+// the media files: everything under /__mock and nothing else, for the
+// admin API's own listener (replymock --admin-addr). The API is the
+// public listener's (APIHandler): here it answers 404 saying so, and the
+// root leads to the page.
+func (s *Server) AdminHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == AdminPrefix || strings.HasPrefix(r.URL.Path, AdminPrefix+"/"):
+			s.serve(w, r, false)
+		case r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			http.Redirect(w, r, AdminPrefix+"/", http.StatusFound)
+		default:
+			s.writeError(w, r, &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
+				Message: "no such path on the admin listener: " + r.URL.Path + "; it serves " + AdminPrefix + "/ only, the API is on the main listener (--addr)"})
+		}
+	})
+}
+
 // ServeHTTP implements http.Handler. A panic in a handler is logged and
 // answered with a 500 in the envelope, if nothing was sent yet.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, false) }

@@ -94,6 +94,33 @@ func TestAPIHandler(t *testing.T) {
 	}
 }
 
+// AdminHandler serves the admin API, its page and documents, and nothing
+// of the API: a settings PATCH sent to it changes nothing.
+func TestAdminHandler(t *testing.T) {
+	s := newServer(t, mock.Options{})
+	h := s.AdminHandler()
+	for target, want := range map[string]int{
+		"/__mock/scenarios": 200, "/__mock/health": 200, "/__mock/": 200, "/__mock/openapi.yaml": 200, "/__mock": 301, "/": 302,
+		"/api/v1/feedbacks?limit=1": 404, "/api/v1/settings/ai": 404, "/api/v1": 404, "/favicon.ico": 404,
+	} {
+		if r := getUnchecked(h, target); r.status != want {
+			t.Errorf("GET %s: %d, want %d", target, r.status, want)
+		}
+	}
+	before := getSettings(t, s)
+	req := httptest.NewRequest("PATCH", "/api/v1/settings/ai", strings.NewReader(`{"feedback":[{"rating":1,"tone":"calm"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	checkError(t, "PATCH on the admin listener", response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}, http.StatusNotFound, mock.CodeNotFound, "")
+	if !strings.Contains(rec.Body.String(), "--addr") {
+		t.Errorf("the 404 does not say where the API is: %s", rec.Body)
+	}
+	if after := getSettings(t, s); !reflect.DeepEqual(after, before) {
+		t.Error("a PATCH to the admin listener changed the settings")
+	}
+}
+
 // ServeHTTP leaves the caller's request as it was: no request id written
 // into its header, the same body.
 func TestServeHTTPLeavesRequestAlone(t *testing.T) {

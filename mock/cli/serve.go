@@ -37,7 +37,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		go exitOnClose(os.Stdin, stop, opts.Logger)
 	}
 	// With --admin-addr, the admin API (and its page) has a listener of its
-	// own, and the main one serves only the API, health and media.
+	// own, serving nothing else; the main one serves the API, health, media.
 	lns, closeAll, err := listen(cfg)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	handlers := []http.Handler{srv}
 	if cfg.adminAddr != "" {
-		handlers = []http.Handler{srv.APIHandler(), srv}
+		handlers = []http.Handler{srv.APIHandler(), srv.AdminHandler()}
 	}
 	servers, errc := startServing(cfg, opts, lns, handlers, "scenario", sc.Name, "seed", sc.Seed, "reviews", reviews,
 		"public_url", opts.PublicURL, "memory_limit", memLimit, "startup", time.Since(start).Round(time.Millisecond).String())

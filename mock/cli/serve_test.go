@@ -160,12 +160,14 @@ func TestShutdownDrainsDelayedRequest(t *testing.T) {
 	}
 }
 
-// With --admin-addr the admin API is only on its own listener.
+// With --admin-addr the admin API is only on its own listener, and that
+// listener serves only the admin API (its log line says "admin").
 func TestAdminAddr(t *testing.T) {
 	api, adm, _ := startServe(t, config{}, mock.Options{}, true)
 	for url, want := range map[string]int{
 		api + "/api/v1/feedbacks?limit=1": 200, api + "/__mock/health": 200, api + "/__mock/scenarios": 404,
-		adm + "/__mock/scenarios": 200, adm + "/__mock/health": 200, adm + "/api/v1/feedbacks?limit=1": 200,
+		adm + "/__mock/scenarios": 200, adm + "/__mock/health": 200, adm + "/__mock/": 200,
+		adm + "/api/v1/feedbacks?limit=1": 404, adm + "/api/v1/settings/ai": 404,
 	} {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -225,9 +227,21 @@ func TestAdminAddrBoundsVisitors(t *testing.T) {
 			t.Errorf("new session %d on the public listener: %d (Retry-After %q), want %d", i+1, got, retry, want)
 		}
 	}
+	// The admin listener serves no API; its routes that make a session
+	// (a session's fault) are not bounded.
+	if got, _ := status(addrs["admin"], "a", ""); got != 404 {
+		t.Errorf("the API on the admin listener: %d, want 404", got)
+	}
 	for i := range 5 {
-		if got, _ := status(addrs["admin"], fmt.Sprintf("a%d", i), ""); got != 200 {
-			t.Errorf("new session %d on the admin listener: %d", i+1, got)
+		req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/__mock/faults?session=a%d", addrs["admin"], i), strings.NewReader(`{"name":"slow","latency":{"fixed":"1ms"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("new session %d on the admin listener: %d", i+1, resp.StatusCode)
 		}
 	}
 	for scenario, want := range map[string]int{"demo": 200, "en-shop": 403} {
