@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -364,4 +365,115 @@ func TestShopClockStopsAt2200(t *testing.T) {
 	if r := get(t, h, "/api/v1/feedbacks?limit=1", "X-Mock-Session", "late"); r.status != http.StatusOK {
 		t.Errorf("the list at the end of time: %d %s", r.status, r.body)
 	}
+}
+
+// Faults healed are not kept in the state folder: after a Heal (every
+// fault removed, the panel's way), one removed by id, or one replaced by
+// name, and a clean shutdown, a restart restores every session whole,
+// with no fault and not a word about one. Sessions that met the faults
+// (the default one, visitors, one with a fault of its own) are kept
+// before the heal, or only at the shutdown after it.
+func TestHealedFaultsAreNotKept(t *testing.T) {
+	put := func(t *testing.T, h http.Handler, target, body string) mock.Fault {
+		var f mock.Fault
+		decodeOK(t, "PUT "+target, admin(t, h, "PUT", target, body), &f)
+		return f
+	}
+	heals := map[string]func(t *testing.T, h http.Handler, faults []mock.Fault){
+		"heal": func(t *testing.T, h http.Handler, _ []mock.Fault) {
+			decodeOK(t, "DELETE faults", admin(t, h, "DELETE", "/__mock/faults", ""), new(struct{ Removed int }))
+			decodeOK(t, "PUT overrides", admin(t, h, "PUT", "/__mock/overrides", `{"auth":null,"rate_limit":null,"strict":null}`), new(mock.Overrides))
+		},
+		"by id": func(t *testing.T, h http.Handler, faults []mock.Fault) {
+			for _, f := range faults {
+				decodeOK(t, "DELETE "+f.ID, admin(t, h, "DELETE", "/__mock/faults/"+f.ID, ""), new(struct{ Removed int }))
+			}
+		},
+		"replaced": func(t *testing.T, h http.Handler, faults []mock.Fault) {
+			for _, f := range faults {
+				target := "/__mock/faults"
+				if f.Name == "mine" {
+					target += "?session=v1"
+				}
+				put(t, h, target, `{"name":"`+f.Name+`","latency":{"fixed":"1ms"}}`)
+			}
+		},
+	}
+	for _, scenario := range []string{"default", "demo-frozen"} {
+		for name, heal := range heals {
+			for _, c := range []struct{ keptBefore, restarted bool }{{true, false}, {false, false}, {true, true}} {
+				keptBefore, restarted := c.keptBefore, c.restarted
+				t.Run(fmt.Sprintf("%s/%s/kept before %v/restarted %v", scenario, name, keptBefore, restarted), func(t *testing.T) {
+					dir := t.TempDir()
+					d1, err := mock.OpenStateDir(dir, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s1 := newServer(t, mock.Options{Scenario: scenario})
+					d1.Restore(s1)
+					faults := []mock.Fault{
+						put(t, s1, "/__mock/faults", `{"name":"panel:error","probability":0.5,"error":{"status":503}}`),
+						put(t, s1, "/__mock/faults", `{"name":"panel:latency","latency":{"fixed":"1ms"}}`),
+						put(t, s1, "/__mock/faults?session=v1", `{"name":"mine","after":1,"error":{"status":500}}`),
+					}
+					for range 4 {
+						for _, sid := range []string{"default", "v1", "v2"} {
+							getUnchecked(withSession(s1, sid), "/api/v1/feedbacks?limit=1")
+						}
+					}
+					if keptBefore {
+						if err := d1.Save(s1); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if restarted {
+						// Shut down with the faults, started again, then healed.
+						if err := d1.Save(s1); err != nil {
+							t.Fatal(err)
+						}
+						if d1, err = mock.OpenStateDir(dir, nil); err != nil {
+							t.Fatal(err)
+						}
+						s1 = newServer(t, mock.Options{Scenario: scenario})
+						d1.Restore(s1)
+						for _, sid := range []string{"default", "v1", "v2"} {
+							getUnchecked(withSession(s1, sid), "/api/v1/feedbacks?limit=1")
+						}
+					}
+					heal(t, s1, faults)
+					if err := d1.Save(s1); err != nil { // the shutdown's
+						t.Fatal(err)
+					}
+
+					var logs bytes.Buffer
+					d2, err := mock.OpenStateDir(dir, slog.New(slog.NewTextHandler(&logs, nil)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					s2 := newServer(t, mock.Options{Scenario: scenario})
+					if n := d2.Restore(s2); n == 0 {
+						t.Error("no session restored")
+					}
+					if strings.Contains(logs.String(), "level=WARN") || strings.Contains(logs.String(), "no such fault") {
+						t.Errorf("the restart after the faults were healed warns:\n%s", logs.String())
+					}
+					want := 0
+					if name == "replaced" {
+						want = len(faults) // the replacements stay, the replaced went
+					}
+					if got := s2.Faults(mock.AllSessions); len(got) != want {
+						t.Errorf("%d run-time faults after the restart, want %d: %+v", len(got), want, got)
+					}
+				})
+			}
+		}
+	}
+}
+
+// withSession sends every request as session sid.
+func withSession(h http.Handler, sid string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set(mock.HeaderSession, sid)
+		h.ServeHTTP(w, r)
+	})
 }
