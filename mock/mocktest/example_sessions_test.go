@@ -267,7 +267,7 @@ func ExampleServer_Now() {
 	srv := mocktest.New(t, mocktest.WithScenario("demo-frozen"))
 	fmt.Println(srv.Now(t, ""))
 	// Output:
-	// 2026-11-15 03:12:55 +0000 UTC
+	// 2026-11-15 17:52:02 +0000 UTC
 }
 
 // Moving a living shop's clock ahead brings the reviews due meanwhile
@@ -285,8 +285,8 @@ func ExampleServer_AdvanceClock() {
 	list := feedbacks(t, srv, sess, "limit=1")
 	fmt.Println("new reviews:", list.Total-before, "newest:", list.Feedbacks[0].CreatedDate)
 	// Output:
-	// 2026-11-15 05:12:55 +0000 UTC
-	// new reviews: 60 newest: 2026-11-15 05:12:55
+	// 2026-11-15 19:52:02 +0000 UTC
+	// new reviews: 60 newest: 2026-11-15 19:52:02
 }
 
 // Reset returns every session to the scenario's start between steps of

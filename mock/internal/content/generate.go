@@ -66,6 +66,9 @@ func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, u
 		})
 	}
 	wg.Wait()
+	// No long text twice: what a chunk repeats of another's, or of its
+	// own, is written again, in order, from one source of its own.
+	(&generator{f: gofakeit.NewUnlocked(ChunkSeed(seed, -2)), spec: spec, bank: bank, media: urls, end: end}).distinct(fbs)
 	if spec.Replies != RepliesNone && len(fbs) > 0 {
 		// As of the newest review, where a living shop's frozen clock
 		// starts, so that no review is answered before its delay.

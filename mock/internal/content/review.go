@@ -255,3 +255,71 @@ func FeedbackID(r *rand.Rand) string {
 	}
 	return string(b[:])
 }
+
+// LongText is the length, in characters, from which a review's text,
+// pros or cons reads as the buyer's own words: a reader who meets one
+// twice in a shop sees a machine. Generate makes every such text of a
+// scenario's data differ from the ones before it (distinct).
+const LongText = 60
+
+// distinct rewrites, in order, each generated text, pros or cons of
+// LongText characters or more that an earlier review already has, with
+// g's draws alone: the same data and seed give the same result on any
+// number of cores. A text is drawn again, for its review's mood, until
+// it is new or short; past a few draws, the buyer writes one sentence
+// more, until it is new. Pros and cons are drawn again until new or
+// short, the pair's other half kept; past a few draws, the shortest
+// entry of the mood's list stands alone.
+func (g *generator) distinct(fbs []reviews.Feedback) {
+	seen := map[string]bool{}
+	fresh := func(s string) bool { return utf8.RuneCountInString(s) < LongText || !seen[s] }
+	keep := func(s string) {
+		if utf8.RuneCountInString(s) >= LongText {
+			seen[s] = true
+		}
+	}
+	const draws = 8
+	for i := range fbs {
+		f := &fbs[i]
+		sb := g.sentiment(f.ProductValuation)
+		if f.Text != "" && !fresh(f.Text) {
+			for n := 0; n < draws && !fresh(f.Text); n++ {
+				f.Text = g.text(sb)
+			}
+			for !fresh(f.Text) {
+				f.Text += " " + g.f.RandomString(sb.Sentences)
+			}
+		}
+		keep(f.Text)
+		for _, half := range []struct {
+			s    *string
+			pick func(pros, cons string) string
+			list []string
+		}{{&f.Pros, func(p, _ string) string { return p }, sb.Pros}, {&f.Cons, func(_, c string) string { return c }, sb.Cons}} {
+			if *half.s == "" || fresh(*half.s) {
+				keep(*half.s)
+				continue
+			}
+			for n := 0; n < draws && !fresh(*half.s); n++ {
+				if s := half.pick(g.prosCons(f.ProductValuation)); s != "" {
+					*half.s = s
+				}
+			}
+			if !fresh(*half.s) {
+				*half.s = shortest(half.list)
+			}
+			keep(*half.s)
+		}
+	}
+}
+
+// shortest is the shortest entry of list, the first of those as short.
+func shortest(list []string) string {
+	best := ""
+	for _, s := range list {
+		if best == "" || utf8.RuneCountInString(s) < utf8.RuneCountInString(best) {
+			best = s
+		}
+	}
+	return best
+}

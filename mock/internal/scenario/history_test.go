@@ -394,3 +394,56 @@ func listFeedbacks(t *testing.T, st *reviews.Store) []reviews.Feedback {
 	}
 	return fbs
 }
+
+// minDistinctLong is the share of a shipped scenario's long texts (of
+// longText characters or more) that must be distinct: a reader scrolling
+// the list does not meet a paragraph twice.
+const (
+	longText        = 60
+	minDistinctLong = 0.98
+)
+
+// In every shipped scenario, the long review texts (text, pros and cons,
+// each on its own) are at least minDistinctLong distinct.
+func TestShippedLongTextsAreDistinct(t *testing.T) {
+	l := NewLoader(Config{ShippedScenarios: true, ShippedFixtures: true, PublicURL: "http://localhost:8080"})
+	reg, err := Load(l, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := reg.All()
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		st, err := all[name].Store()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fbs, err := st.Feedbacks()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, field := range []struct {
+			name string
+			of   func(*reviews.Feedback) string
+		}{{"text", func(f *reviews.Feedback) string { return f.Text }}, {"pros", func(f *reviews.Feedback) string { return f.Pros }}, {"cons", func(f *reviews.Feedback) string { return f.Cons }}} {
+			seen := map[string]int{}
+			long := 0
+			for i := range fbs {
+				if s := field.of(&fbs[i]); utf8.RuneCountInString(s) >= longText {
+					long++
+					seen[s]++
+				}
+			}
+			top, most := "", 0
+			for s, n := range seen {
+				if n > most || n == most && s < top {
+					top, most = s, n
+				}
+			}
+			t.Logf("%s %s: %d long, %d distinct; the most repeated %d times", name, field.name, long, len(seen), most)
+			if long > 0 && float64(len(seen)) < minDistinctLong*float64(long) {
+				t.Errorf("%s: of %d %s of %d characters or more, %d are distinct (%.1f%%), want %.0f%%; %q comes %d times",
+					name, long, field.name, longText, len(seen), 100*float64(len(seen))/float64(long), 100*minDistinctLong, top, most)
+			}
+		}
+	}
+}
