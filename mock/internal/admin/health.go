@@ -14,6 +14,12 @@ type Health struct {
 	Reviews       int     `json:"reviews"`
 	UptimeSeconds float64 `json:"uptime_seconds"`
 	Version       string  `json:"version"`
+	// ReadOnly: every write of the admin API and the settings PATCH
+	// answer 403 (--read-only), as the control panel says.
+	ReadOnly bool `json:"read_only"`
+	// TokenRequired: every admin route but health needs the admin token
+	// (--admin-token), which the control panel then asks for.
+	TokenRequired bool `json:"token_required"`
 }
 
 // handleHealth serves GET /__mock/health; it needs no admin token.
@@ -24,7 +30,8 @@ func (a *Admin) handleHealth(*http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
-		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version}, nil
+		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version,
+		ReadOnly: a.readOnly, TokenRequired: a.token != ""}, nil
 }
 
 // handleMetrics serves GET /__mock/metrics in the Prometheus text format.

@@ -567,6 +567,10 @@ export interface components {
             reviews: number;
             uptime_seconds: number;
             version: string;
+            /** @description The server runs `--read-only`: the settings PATCH and every admin write answer 403. */
+            read_only: boolean;
+            /** @description The server has an `--admin-token`: every admin route but health needs it. */
+            token_required: boolean;
         };
         HealthEnvelope: {
             /** @enum {boolean} */
@@ -1265,7 +1269,9 @@ export interface operations {
                      *         "scenario": "default",
                      *         "reviews": 1009,
                      *         "uptime_seconds": 42,
-                     *         "version": "v1.2.0"
+                     *         "version": "v1.2.0",
+                     *         "read_only": false,
+                     *         "token_required": false
                      *       }
                      *     }
                      */
