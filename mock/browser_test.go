@@ -359,6 +359,10 @@ func TestPanelAsksForAdminToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "panel-token-prompt")
+	// The token control is offered where a token is needed.
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("token-button").hidden`)); err != nil || hidden {
+		t.Errorf("a server with an admin token hides the token control (%v)", err)
+	}
 	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("#token-input"), "s3cret"),
 		chromedp.Click(chromedp.CSS("#token-save")),

@@ -16,6 +16,7 @@ async function admin(method, path, body) {
   const resp = await fetch("/__mock/" + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const env = await resp.json().catch(() => null);
   if (resp.status === 401) {
+    $("token-button").hidden = false;
     askToken(token ? t("token-refused") : "");
     throw new Error(t("token-needed-error"));
   }
@@ -25,10 +26,126 @@ async function admin(method, path, body) {
   return env.data;
 }
 
-function showError(err) {
-  const e = $("error");
-  e.textContent = err ? String(err.message || err) : "";
-  e.hidden = !err;
+// The banner shows an error until the person dismisses it, or their next
+// action replaces it (with its own error, or by working). A poll's error
+// (the server went away) shows too, and goes when that poll works again;
+// a poll never takes away the error of an action.
+let errorOf = "";
+
+function showError(err, of) {
+  $("error").textContent = String(err.message || err);
+  $("error-box").hidden = false;
+  errorOf = of || "action";
+}
+
+function clearError(of) {
+  if (errorOf !== "" && errorOf !== (of || "action")) return;
+  $("error-box").hidden = true;
+  $("error").textContent = "";
+  errorOf = "";
+}
+
+// --- read-only mode ---------------------------------------------------------
+
+// The controls that change the server: with --read-only they cannot act,
+// so they are off, each saying why (and the note under the header).
+const WRITES = ["scenario-switch", "latency", "latency-apply", "error-rate", "error-status", "error-apply", "drop",
+  "rate-limit", "rate-requests", "rate-window", "auth", "strict", "heal", "clear-log", "reset",
+  "shop-advance", "shop-advance-apply", "snapshot-restore"];
+let readOnly = false;
+
+function offIfReadOnly(el) {
+  el.disabled = readOnly;
+  if (readOnly) {
+    el.title = t("read-only-control");
+    el.setAttribute("aria-describedby", "read-only-note");
+  } else {
+    el.removeAttribute("title");
+    el.removeAttribute("aria-describedby");
+  }
+}
+
+function showReadOnly(on) {
+  readOnly = on;
+  $("read-only-note").hidden = !on;
+  WRITES.forEach((id) => offIfReadOnly($(id)));
+  document.querySelectorAll("#fault-list button").forEach(offIfReadOnly);
+}
+
+// --- times ----------------------------------------------------------------
+
+// Every time on the page is in one format: the viewer's locale (the
+// browser's own, in the page's language) and time zone. The API's times
+// (YYYY-MM-DD HH:MM:SS) are UTC; each shown one keeps its value as the
+// server wrote it in its title.
+function timeLocale() {
+  const l = lang();
+  return (navigator.languages || [navigator.language]).find((x) => String(x).toLowerCase().startsWith(l)) || NUMBERS;
+}
+
+function formatTime(d) {
+  return d.toLocaleTimeString(timeLocale(), { timeStyle: "medium" });
+}
+
+function formatDateTime(d) {
+  return d.toLocaleDateString(timeLocale(), { dateStyle: "medium" }) + ", " + formatTime(d);
+}
+
+// apiTime reads a time of the API (UTC).
+function apiTime(s) { return new Date(s.replace(" ", "T") + "Z"); }
+
+// timeElement shows an API time, with its value as written.
+function timeElement(s) {
+  const el = document.createElement("time");
+  const d = apiTime(s);
+  el.dateTime = d.toISOString();
+  el.textContent = formatDateTime(d);
+  el.title = s + " UTC";
+  return el;
+}
+
+// --- long texts -------------------------------------------------------------
+
+// Texts a person opened whole, by review and field: the poll redraws the
+// list, and they stay open.
+const opened = new Set();
+
+// clip cuts text to at most max characters at a word's end, with an
+// ellipsis.
+function clip(text, max) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  let cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  if (space > max / 2) cut = cut.slice(0, space);
+  return cut.replace(/[\s,.;:!?—–-]+$/u, "") + "…";
+}
+
+// clipped shows text cut at max characters, with a button that opens it
+// whole and closes it again.
+function clipped(key, text, max) {
+  const span = document.createElement("span");
+  span.className = "clip";
+  if (text.replace(/\s+/g, " ").trim().length <= max) {
+    span.textContent = text;
+    return [span];
+  }
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link";
+  const show = () => {
+    const open = opened.has(key);
+    span.textContent = open ? text : clip(text, max);
+    b.textContent = t(open ? "less-text" : "more-text");
+    b.setAttribute("aria-expanded", String(open));
+  };
+  b.addEventListener("click", () => {
+    if (opened.has(key)) opened.delete(key);
+    else opened.add(key);
+    show();
+  });
+  show();
+  return [span, " ", b];
 }
 
 function askToken(message) {
@@ -60,8 +177,9 @@ async function loadScenarios() {
 
 function describeScenario() {
   const s = scenarios.find((x) => x.name === $("scenario-select").value);
-  const text = s ? (s.descriptions && s.descriptions[lang()]) || s.description : "";
-  $("scenario-description").textContent = s ? text + (s.extends ? " " + t("extends", { name: s.extends }) : "") : "";
+  $("scenario-description").textContent = s ? (s.descriptions && s.descriptions[lang()]) || s.description : "";
+  $("scenario-extends").textContent = s && s.extends ? t("based-on", { name: s.extends }) : "";
+  $("scenario-extends").hidden = !(s && s.extends);
 }
 
 async function switchScenario() {
@@ -183,6 +301,7 @@ async function loadFaults() {
     b.type = "button";
     b.textContent = t(scenarioAuthOff ? "auth-require" : "auth-let-in");
     b.addEventListener("click", () => run(async () => { scenarioAuthOff = !scenarioAuthOff; await applyOverrides(); }));
+    offIfReadOnly(b);
     li.append(span, b);
     items.push(li);
   }
@@ -205,6 +324,7 @@ async function loadFaults() {
     b.textContent = t("remove");
     b.setAttribute("aria-label", t("remove-fault", { fault: describeFault(f) }));
     b.addEventListener("click", () => run(async () => { await admin("DELETE", "faults/" + encodeURIComponent(f.id)); await loadFaults(); }));
+    offIfReadOnly(b);
     li.append(span, b);
     items.push(li);
   }
@@ -260,11 +380,12 @@ function renderLog() {
     tr.dataset.seq = e.seq;
     // Status and path first: on a phone, they are what fits.
     const cells = [e.status === 0 ? t("no-answer") : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
-      new Date(e.time).toLocaleTimeString(), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
+      formatTime(new Date(e.time)), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
     cells.forEach((c, i) => {
       const td = document.createElement("td");
       td.textContent = c;
       if (i === 2) td.className = "path";
+      if (i === 3) td.title = e.time;
       if (i === 0) td.className = "status s" + String(e.status).charAt(0);
       if (i === 0 && e.warnings && e.warnings.length > 0) {
         // Beside the status: on a phone it is what shows.
@@ -323,9 +444,11 @@ async function loadData() {
     const stars = document.createElement("span");
     stars.className = "stars";
     stars.textContent = "★".repeat(f.product_valuation) + "☆".repeat(5 - f.product_valuation);
-    const text = f.text || f.pros || t("rating-only");
-    li.append(stars, " " + f.user_name + ", " + f.created_date + ": " + text.slice(0, 140) + (text.length > 140 ? "…" : ""),
-      document.createElement("br"), "↳ " + (f.answer_text ? f.answer_text.slice(0, 120) : t(f.answer_state === "draft" ? "a-draft" : "not-answered")));
+    const text = f.text || f.pros;
+    li.append(stars, " " + f.user_name + ", ", timeElement(f.created_date), ": ",
+      ...(text ? clipped(f.id + ":text", text, 140) : [t("rating-only")]),
+      document.createElement("br"), "↳ ",
+      ...(f.answer_text ? clipped(f.id + ":answer", f.answer_text, 120) : [t(f.answer_state === "draft" ? "a-draft" : "not-answered")]));
     return li;
   }));
 }
@@ -368,8 +491,10 @@ async function loadShop() {
   $("shop").hidden = !clock;
   $("shop").dataset.scenario = clock ? clock.scenario : "";
   if (!clock) return;
-  $("shop-clock").textContent = clock.now;
-  $("shop-clock").dateTime = clock.now.replace(" ", "T");
+  const now = apiTime(clock.now);
+  $("shop-clock").textContent = formatDateTime(now);
+  $("shop-clock").dateTime = now.toISOString();
+  $("shop-clock").title = clock.now + " UTC";
   $("shop-kind").textContent = t(clock.frozen ? "clock-frozen" : "clock-real");
 }
 
@@ -439,18 +564,33 @@ async function loadSettings() {
 
 // --- wiring ----------------------------------------------------------------
 
+// run does what a person asked for: its error shows until dismissed or
+// replaced; done, it takes away the error of an earlier action.
 async function run(fn) {
   try {
     await fn();
-    showError(null);
+    clearError();
   } catch (err) {
     showError(err);
+  }
+}
+
+// poll refreshes what the page shows; its error shows while it lasts.
+async function poll(name, fn) {
+  try {
+    await fn();
+    clearError(name);
+  } catch (err) {
+    showError(err, name);
   }
 }
 
 async function refreshAll() {
   const health = await fetch("/__mock/health").then((r) => r.json());
   $("version").textContent = health.data.version || "devel";
+  // The token control only where a token is needed (or one was refused).
+  if (health.data.token_required) $("token-button").hidden = false;
+  showReadOnly(!!health.data.read_only);
   await Promise.all([loadScenarios(), loadFaults(), loadData(), loadSettings(), loadShop()]);
 }
 
@@ -459,6 +599,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("lang").value = lang();
   $("lang").addEventListener("change", () => {
     setLang($("lang").value);
+    renderLog();
     run(refreshAll);
   });
   $("scenario-select").addEventListener("change", describeScenario);
@@ -477,6 +618,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $(id).addEventListener("change", () => { if ($("rate-limit").checked) run(applyOverrides); });
   }
   $("heal").addEventListener("click", () => run(heal));
+  $("error-dismiss").addEventListener("click", () => { errorOf = ""; clearError(); });
   $("shop-advance-apply").addEventListener("click", () => run(advanceShop));
   $("snapshot-save").addEventListener("click", () => run(saveSnapshot));
   $("snapshot-restore").addEventListener("click", () => $("snapshot-file").click());
@@ -499,8 +641,8 @@ document.addEventListener("DOMContentLoaded", () => {
     run(refreshAll);
   });
   run(refreshAll);
-  setInterval(() => run(pollLog), 1000);
+  setInterval(() => poll("log", pollLog), 1000);
   // A living shop moves on its own: its arrivals and answers show within
   // the poll, without a reload.
-  setInterval(() => run(async () => Promise.all([loadData(), loadSettings(), loadFaults(), loadShop()])), 5000);
+  setInterval(() => poll("refresh", async () => Promise.all([loadData(), loadSettings(), loadFaults(), loadShop()])), 5000);
 });
