@@ -8,6 +8,7 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/mux v1.8.1
+	github.com/redis/rueidis v1.0.79
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/text v0.43.0

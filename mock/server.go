@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/budget"
+	"github.com/replymock/replymock/mock/internal/fleet"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
@@ -161,6 +163,14 @@ type Options struct {
 	// serves the data it served before, and its sessions' living shops
 	// come back as they were.
 	DataAnchor time.Time
+	// Store is where the sessions and the server's own state are kept:
+	// "" or "memory" (this process only), or a Redis URL,
+	// redis://[user:password@]host:port/db or rediss://... (TLS): every
+	// server started with the same store and scenarios is one fleet
+	// that shares one state, whichever replica answers (see Store in
+	// store.go). New waits until the store answers, saying so in the
+	// log; its password is never shown.
+	Store string
 }
 
 // Defaults of the limits in Options.
@@ -199,6 +209,7 @@ type Server struct {
 
 	st    *state.State     // the scenarios, sessions, faults, overrides, journals and budgets
 	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
+	fleet *fleet.Store     // the state shared through Redis (Options.Store); nil in memory
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -220,12 +231,23 @@ func New(opts Options) (*Server, error) {
 		media: media.NewStore(opts.MediaCacheBytes),
 	}
 	started := opts.Now()
+	if s.fleet, err = openStore(opts); err != nil {
+		return nil, err
+	}
+	if s.fleet != nil && opts.DataAnchor.IsZero() {
+		// Every replica serves the same data: the fleet's anchor.
+		if opts.DataAnchor, err = s.fleet.Anchor(context.Background(), opts.Now()); err != nil {
+			s.fleet.Close()
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
 	s.anchor = opts.DataAnchor
 	if s.anchor.IsZero() {
 		s.anchor = opts.Now().UTC().Truncate(time.Second)
 	}
 	registry, err := scenario.Load(scenario.NewLoader(loaderConfig(opts)), s.anchor, opts.Scenario)
 	if err != nil {
+		s.Close()
 		return nil, err
 	}
 	for _, name := range opts.PublicScenarios {
@@ -254,8 +276,11 @@ func New(opts Options) (*Server, error) {
 			Help: "Living shops evicted to keep within --max-shop-memory."},
 			func() float64 { return float64(shops.Evictions()) }))
 	s.admin = admin.New(admin.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Token: opts.AdminToken, ReadOnly: opts.ReadOnly,
-		Version: opts.Version, Started: started, Metrics: s.api.Registry(), Snapshots: s.snaps})
+		Version: opts.Version, Started: started, Metrics: s.api.Registry(), Snapshots: s.snaps, Store: s.storeHealth})
 	s.router = s.routes()
+	if s.fleet != nil {
+		s.fleet.Attach(context.Background(), s.snaps, s.anchor)
+	}
 	return s, nil
 }
 
@@ -372,7 +397,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 	if s.guarded(w, r) {
 		return
 	}
-	if strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix {
+	isAPI := strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix
+	if s.fleet != nil && !s.fresh(w, r, isAPI) {
+		return
+	}
+	if isAPI {
 		s.api.Serve(w, r, x)
 		return
 	}

@@ -45,6 +45,7 @@ type config struct {
 	now          string
 	proxy        string
 	stateDir     string
+	store        string
 	stateEvery   time.Duration
 	stdinClose   bool // --exit-on-stdin-close
 	maxState     byteSize
@@ -97,6 +98,7 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.proxy, "proxy", "", "base URL of the real service: API requests replymock does not fake go there, with the caller's headers (not the X-Mock- ones, nor the admin token); a scenario's proxy key wins (env REPLYMOCK_PROXY) (default none)")
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
+	fsys.StringVar(&cfg.store, "store", "memory", "where sessions and the server's state are kept: memory, or redis://[user:password@]host:port/db (rediss:// for TLS), shared by every replica started with it: one state whichever replica answers (env REPLYMOCK_STORE)")
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir keeps what reads changed (fault counters, living shops), besides at shutdown; writes are kept before they are answered (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.BoolVar(&cfg.stdinClose, "exit-on-stdin-close", false, "shut down, as on SIGTERM, when standard input closes: a process that starts replymock with a pipe on it stops it by exiting, even when killed (the npm package's test helper does) (env REPLYMOCK_EXIT_ON_STDIN_CLOSE)")
 	cfg.maxState = mock.DefaultMaxStateBytes
@@ -165,6 +167,9 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	if flagGiven(fsys, "state-dir") && strings.TrimSpace(cfg.stateDir) == "" {
 		return level, usageError{errors.New("--state-dir (or REPLYMOCK_STATE_DIR) is empty: name a folder, or leave it out to keep state in memory only")}
 	}
+	if err := cfg.checkStore(); err != nil {
+		return level, err
+	}
 	if cfg.scenOnly && cfg.scenarios == "" {
 		return level, usageError{errors.New("--scenarios-only needs --scenarios DIR: the folder whose scenarios alone are served")}
 	}
@@ -185,6 +190,19 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	return level, nil
 }
 
+// checkStore checks --store: memory, or a Redis URL (never quoted: it
+// may hold a password), and not beside --state-dir.
+func (cfg *config) checkStore() error {
+	cfg.store = strings.TrimSpace(cfg.store)
+	if err := mock.CheckStoreURL(cfg.store); err != nil {
+		return usageError{fmt.Errorf("--store (or REPLYMOCK_STORE) %v", err)}
+	}
+	if cfg.store != mock.StoreMemory && cfg.stateDir != "" {
+		return usageError{errors.New("--store and --state-dir both keep the state: give one (a Redis store outlives every replica)")}
+	}
+	return nil
+}
+
 // options are the server's Options that cfg gives, logging to logs.
 func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	journal := cfg.journal
@@ -198,7 +216,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
-		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact}
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store}
 }
 
 // openFolders gives opts the --scenarios and --fixtures folders;

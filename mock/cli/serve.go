@@ -232,7 +232,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", joinOr(opts.PublicScenarios, "those built"))
 		}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
-			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "version", opts.Version)
+			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "store", mock.ShownStoreURL(cfg.store), "version", opts.Version)
 		opts.Logger.Info("replymock serving", attrs...)
 		if cfg.adminToken == "" && what != "api" && reach(ln.Addr()) != "this machine only" {
 			opts.Logger.Warn("the admin API is open to every machine that reaches "+ln.Addr().String()+

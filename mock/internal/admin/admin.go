@@ -39,6 +39,9 @@ type Config struct {
 	// Snapshots takes and restores sessions' snapshots
 	// (/__mock/snapshot), each kind in its turn.
 	Snapshots *snapshot.Keeper
+	// Store says where the state is kept and whether it is reachable,
+	// for health; nil reports the memory store.
+	Store func() StoreHealth
 }
 
 // Admin serves the admin API's resources.
@@ -52,6 +55,7 @@ type Admin struct {
 	started  time.Time
 	metrics  *prometheus.Registry
 	snaps    *snapshot.Keeper
+	store    func() StoreHealth
 	bodies   *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
 }
 
@@ -80,7 +84,7 @@ func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error)
 // New is the admin API of cfg.
 func New(cfg Config) *Admin {
 	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
-		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots,
+		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots, store: cfg.Store,
 		bodies: semaphore.NewWeighted(MaxBodiesCost)}
 }
 

@@ -20,6 +20,17 @@ type Health struct {
 	// TokenRequired: every admin route but health needs the admin token
 	// (--admin-token), which the control panel then asks for.
 	TokenRequired bool `json:"token_required"`
+	// Store is where the state is kept, and whether it answers.
+	Store StoreHealth `json:"store"`
+}
+
+// StoreHealth is where the sessions and the server's state are kept
+// (--store), and whether the store answers.
+type StoreHealth struct {
+	Kind  string `json:"kind"`            // memory or redis
+	URL   string `json:"url,omitempty"`   // a Redis URL, without its password
+	State string `json:"state"`           // ok, or unreachable: reads answer from the state last known, writes 503
+	Error string `json:"error,omitempty"` // why it is unreachable
 }
 
 // handleHealth serves GET /__mock/health; it needs no admin token.
@@ -29,9 +40,13 @@ func (a *Admin) handleHealth(*http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	store := StoreHealth{Kind: "memory", State: "ok"}
+	if a.store != nil {
+		store = a.store()
+	}
 	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
 		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version,
-		ReadOnly: a.readOnly, TokenRequired: a.token != ""}, nil
+		ReadOnly: a.readOnly, TokenRequired: a.token != "", Store: store}, nil
 }
 
 // handleMetrics serves GET /__mock/metrics in the Prometheus text format.

@@ -307,7 +307,7 @@ func (c *clientWarnings) setHeader(h http.Header) {
 	for i, t := range texts {
 		vs[i] = `299 replymock "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(t) + `"`
 	}
-	h[HeaderWarning] = vs
+	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set (a store out of reach)
 }
 
 // showName is a parameter name as a warning quotes it: as it is when it

@@ -73,7 +73,12 @@ type Config struct {
 	// put, dropped or reset: what a Store that outlives the process
 	// must keep again. A pristine session reading the shared shop
 	// changes nothing of its own.
-	Changed  func(id string)
+	Changed func(id string)
+	// Evicted, when set, is told the id of a session dropped to make
+	// room (idle past the TTL, or the least recently used at the
+	// limit), before Changed is: a store shared by several processes
+	// keeps it for the others, where a reset or a restore would not.
+	Evicted  func(id string)
 	Faults   *fault.Registry
 	Journals *journal.Journals
 }
@@ -173,7 +178,7 @@ func (m *Memory) openLocked(id string) *Session {
 	now := m.cfg.Now()
 	ss, ok := m.m[id]
 	if ok && m.expired(ss, now) {
-		m.dropLocked(id) // expired: it starts again
+		m.evictLocked(id) // expired: it starts again
 		ok = false
 	}
 	if !ok {
@@ -229,15 +234,24 @@ func (m *Memory) evictForLocked(now time.Time) {
 		switch {
 		case oid == Default:
 		case m.expired(o, now):
-			m.dropLocked(oid)
+			m.evictLocked(oid)
 		case lru == nil || o.lastUsed.Before(lru.lastUsed):
 			lru = o
 		}
 	}
 	if len(m.m) >= m.cfg.Max && lru != nil {
 		m.cfg.Log.Info("session evicted: too many sessions", "session", lru.id, "max", m.cfg.Max)
-		m.dropLocked(lru.id)
+		m.evictLocked(lru.id)
 	}
+}
+
+// evictLocked drops session id to make room, telling Config.Evicted
+// first; the caller holds m.mu.
+func (m *Memory) evictLocked(id string) {
+	if m.cfg.Evicted != nil {
+		m.cfg.Evicted(id)
+	}
+	m.dropLocked(id)
 }
 
 // dropLocked forgets a session and what its journal kept; the caller

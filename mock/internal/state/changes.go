@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -30,9 +31,35 @@ type changes struct {
 	keep     Keeper // nil: nothing outlives the process, Sync returns at once
 	sessions map[string]struct{}
 	server   bool
-	marked   uint64        // versions marked
-	kept     uint64        // versions kept
-	running  chan struct{} // closed when the keeping under way ends; nil when none runs
+	marked   uint64              // versions marked
+	kept     uint64              // versions kept
+	running  chan struct{}       // closed when the keeping under way ends; nil when none runs
+	evicted  map[string]struct{} // sessions dropped to make room since their last keeping
+}
+
+// evict notes that session id was dropped to make room (its mark
+// follows): a keeper shared with other processes leaves it be.
+func (c *changes) evict(id string) {
+	c.mu.Lock()
+	if c.keep != nil {
+		if c.evicted == nil {
+			c.evicted = make(map[string]struct{})
+		}
+		c.evicted[id] = struct{}{}
+	}
+	c.mu.Unlock()
+}
+
+// Evicted reports whether session id, gone from the store, went to make
+// room (idle past the TTL, or the least recently used at the limit)
+// rather than by a reset or a restore; it forgets it, so that a Keeper
+// asks once for each time it went.
+func (st *State) Evicted(id string) bool {
+	st.changes.mu.Lock()
+	defer st.changes.mu.Unlock()
+	_, ok := st.changes.evicted[id]
+	delete(st.changes.evicted, id)
+	return ok
 }
 
 // session marks session id changed.
@@ -155,6 +182,11 @@ func (st *State) SyncWrite(ctx context.Context) error {
 	if ctx.Err() != nil { // the client left; the keeping under way goes on
 		st.log.Info("state: a client left before its change was kept", "err", err)
 		return err
+	}
+	var apiErr *wire.APIError
+	if errors.As(err, &apiErr) { // the Keeper's own answer (a shared store out of reach: 503)
+		st.log.Warn("state: a change was not kept", "err", err)
+		return apiErr
 	}
 	st.log.Error("state: a change was not kept", "err", err)
 	e := wire.StatusError(http.StatusInternalServerError)

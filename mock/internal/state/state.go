@@ -89,7 +89,7 @@ func New(cfg Config) *State {
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
-		Changed: st.changes.session})
+		Changed: st.changes.session, Evicted: st.changes.evict})
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())

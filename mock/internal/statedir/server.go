@@ -64,3 +64,11 @@ func restoreServerState(st *state.State, in ServerState) error {
 	st.SetShared(faults, o)
 	return nil
 }
+
+// TakeServer is st's server state now, its data anchored to anchor: what
+// a store shared by several processes keeps of the server too.
+func TakeServer(st *state.State, anchor time.Time) ServerState { return serverState(st, anchor) }
+
+// RestoreServer makes st's own state what in says (RestoreServer of a
+// shared store's copy); a problem changes nothing.
+func RestoreServer(st *state.State, in ServerState) error { return restoreServerState(st, in) }

@@ -41,6 +41,9 @@ const (
 	CodeBadGateway         = "bad_gateway"
 	CodeServiceUnavailable = "service_unavailable"
 	CodeGatewayTimeout     = "gateway_timeout"
+	// CodeStoreUnavailable refuses a write while the shared store
+	// (--store redis://...) is out of reach (503): nothing changed.
+	CodeStoreUnavailable = "store_unavailable"
 )
 
 // APIError mirrors the error object of the API's envelope:

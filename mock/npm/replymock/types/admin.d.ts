@@ -528,7 +528,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "payload_too_large" | "unsupported_media_type" | "too_many_faults" | "too_many_reviews" | "verification_failed" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "payload_too_large" | "unsupported_media_type" | "too_many_faults" | "too_many_reviews" | "verification_failed" | "internal_error" | "service_unavailable" | "store_unavailable";
         Error: {
             code: components["schemas"]["ErrorCode"];
             message: string;
@@ -571,6 +571,17 @@ export interface components {
             read_only: boolean;
             /** @description The server has an `--admin-token`: every admin route but health needs it. */
             token_required: boolean;
+            /** @description Where the sessions and the server's state are kept (`--store`), and whether it answers. While a Redis store is `unreachable`, reads answer from the state this replica last knew (with an `X-Mock-Warning`), writes answer 503 `store_unavailable`. */
+            store: {
+                /** @enum {string} */
+                kind: "memory" | "redis";
+                /** @description The Redis URL, its password shown as xxxxx. */
+                url?: string;
+                /** @enum {string} */
+                state: "ok" | "unreachable";
+                /** @description Why the store is unreachable. */
+                error?: string;
+            };
         };
         HealthEnvelope: {
             /** @enum {boolean} */
@@ -1271,7 +1282,11 @@ export interface operations {
                      *         "uptime_seconds": 42,
                      *         "version": "v1.2.0",
                      *         "read_only": false,
-                     *         "token_required": false
+                     *         "token_required": false,
+                     *         "store": {
+                     *           "kind": "memory",
+                     *           "state": "ok"
+                     *         }
                      *       }
                      *     }
                      */

@@ -120,7 +120,7 @@ export interface components {
                  * @description The error's kind, by status. A fault that injects a status not listed here (a 418, say) answers its status text in snake case (im_a_teapot), outside this document.
                  * @enum {string}
                  */
-                code: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable" | "gateway_timeout";
+                code: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable" | "store_unavailable" | "gateway_timeout";
                 message: string;
                 /** @description The query parameter, header or JSON path at fault. */
                 field?: string;
@@ -337,7 +337,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `service_unavailable`: injected by a fault (with the headers the fault gives, such as Retry-After). */
+        /** @description `service_unavailable`: injected by a fault (with the headers the fault gives, such as Retry-After). `store_unavailable`: a write while the shared store (`--store redis://...`) is out of reach; nothing changed (with Retry-After). */
         ServiceUnavailable: {
             headers: {
                 "X-Mock-Warning": components["headers"]["MockWarning"];

@@ -1,0 +1,263 @@
+package mock_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/redistest"
+)
+
+// fleet is n servers on one real Redis.
+func fleet(t *testing.T, n int, opts mock.Options) (*redistest.Server, []*mock.Server) {
+	t.Helper()
+	rs := redistest.Start(t)
+	opts.Store = rs.URL()
+	var out []*mock.Server
+	for range n {
+		s := newServer(t, opts)
+		t.Cleanup(s.Close)
+		out = append(out, s)
+	}
+	return rs, out
+}
+
+// raw sends one request without the contract check (a store out of
+// reach answers admin writes 503, which the admin document leaves to
+// the error code's description).
+func raw(h http.Handler, method, target, body string, header ...string) response {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// sameOn asserts that every server answers target for session sid with
+// the same status and body, and returns it.
+func sameOn(t *testing.T, what, target, sid string, servers ...*mock.Server) response {
+	t.Helper()
+	first := raw(servers[0], http.MethodGet, target, "", mock.HeaderSession, sid)
+	for i, s := range servers[1:] {
+		got := raw(s, http.MethodGet, target, "", mock.HeaderSession, sid)
+		if got.status != first.status || string(got.body) != string(first.body) {
+			t.Fatalf("%s: replica %d answers %d %.300s\nreplica 0 answers %d %.300s", what, i+1, got.status, got.body, first.status, first.body)
+		}
+	}
+	return first
+}
+
+const fleetList = "/api/v1/feedbacks?isAnswered=false&take=10&skip=0"
+
+// TestFleetReadYourWrites: a write answered on one replica is seen by a
+// request that starts after it on another, for every kind of write.
+func TestFleetReadYourWrites(t *testing.T) {
+	_, ss := fleet(t, 3, mock.Options{})
+	a, b, c := ss[0], ss[1], ss[2]
+	fresh := sameOn(t, "the same data on every replica", fleetList, "x", a, b, c)
+	settingsFresh := sameOn(t, "settings", "/api/v1/settings/ai", "s1", a, b)
+
+	// Settings PATCH.
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"fleet"}]}`, mock.HeaderSession, "s1"); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "settings after a PATCH", "/api/v1/settings/ai", "s1", b, a, c); !strings.Contains(string(r.body), `"fleet"`) {
+		t.Fatalf("the PATCH is not seen: %s", r.body)
+	}
+
+	// Seeded reviews.
+	if r := raw(b, http.MethodPut, "/__mock/data?session=s2", `{"mode":"replace","reviews":[{"product_valuation":5,"text":"seeded in the fleet"}]}`); r.status != 200 {
+		t.Fatalf("seed: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "seeded", fleetList, "s2", c, a, b); !strings.Contains(string(r.body), "seeded in the fleet") {
+		t.Fatalf("the seed is not seen: %.300s", r.body)
+	}
+
+	// A run-time fault of one session, and one for every session.
+	if r := raw(a, http.MethodPost, "/__mock/faults?session=s3", `{"error":{"status":503}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	if r := raw(b, http.MethodGet, fleetList, "", mock.HeaderSession, "s3"); r.status != 503 {
+		t.Fatalf("the session's fault is not met on another replica: %d", r.status)
+	}
+	if r := raw(c, http.MethodPost, "/__mock/faults", `{"path":"/settings/ai","error":{"status":502}}`); r.status != 201 {
+		t.Fatalf("shared fault: %d %s", r.status, r.body)
+	}
+	if r := raw(a, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "any"); r.status != 502 {
+		t.Fatalf("the fault for every session is not met on another replica: %d", r.status)
+	}
+	if r := raw(b, http.MethodDelete, "/__mock/faults", ""); r.status != 200 {
+		t.Fatalf("DELETE faults: %d %s", r.status, r.body)
+	}
+	if r := raw(c, http.MethodGet, fleetList, "", mock.HeaderSession, "s3"); r.status != 200 {
+		t.Fatalf("the faults removed on another replica are still met: %d", r.status)
+	}
+
+	// Overrides of one session.
+	if r := raw(c, http.MethodPut, "/__mock/overrides?session=s4", `{"auth":{"type":"bearer","tokens":["t0k"]}}`); r.status != 200 {
+		t.Fatalf("overrides: %d %s", r.status, r.body)
+	}
+	if r := raw(a, http.MethodGet, fleetList, "", mock.HeaderSession, "s4"); r.status != 401 {
+		t.Fatalf("the overrides are not seen on another replica: %d", r.status)
+	}
+
+	// The scenario a session picked, and the server's.
+	if r := raw(a, http.MethodPut, "/__mock/scenario?session=s5", `{"name":"all-unanswered"}`); r.status != 200 {
+		t.Fatalf("pick: %d %s", r.status, r.body)
+	}
+	picked := sameOn(t, "a session's pick", fleetList, "s5", b, c, a)
+	if string(picked.body) == string(fresh.body) {
+		t.Fatal("the pick changed nothing")
+	}
+	if r := raw(b, http.MethodPut, "/__mock/scenario", `{"name":"all-unanswered"}`); r.status != 200 {
+		t.Fatalf("server pick: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "the server's pick", fleetList, "other", c, a, b); string(r.body) != string(picked.body) {
+		t.Fatal("the server's pick is not seen on another replica")
+	}
+	raw(a, http.MethodPut, "/__mock/scenario", `{"name":"default"}`)
+
+	// Snapshot restore: s1 as it is now, restored into s6 on another.
+	snap := raw(a, http.MethodGet, "/__mock/snapshot?session=s1", "", "Accept", "application/json")
+	if snap.status != 200 {
+		t.Fatalf("snapshot: %d %s", snap.status, snap.body)
+	}
+	if r := raw(b, http.MethodPost, "/__mock/snapshot?session=s6", string(snap.body)); r.status != 200 {
+		t.Fatalf("restore: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "restored", "/api/v1/settings/ai", "s6", c, a, b); !strings.Contains(string(r.body), `"fleet"`) {
+		t.Fatalf("the restore is not seen: %s", r.body)
+	}
+
+	// Reset of one session, then of all.
+	if r := raw(c, http.MethodPost, "/__mock/reset?session=s1", ""); r.status != 200 {
+		t.Fatalf("reset: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "reset", "/api/v1/settings/ai", "s1", a, b, c); string(r.body) != string(settingsFresh.body) {
+		t.Fatalf("the reset is not seen: %s", r.body)
+	}
+	if r := raw(b, http.MethodPost, "/__mock/reset", ""); r.status != 200 {
+		t.Fatalf("reset all: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "reset of all", "/api/v1/settings/ai", "s6", a, b, c); string(r.body) != string(settingsFresh.body) {
+		t.Fatalf("the reset of every session is not seen: %s", r.body)
+	}
+	if r := raw(a, http.MethodGet, fleetList, "", mock.HeaderSession, "s4"); r.status != 200 {
+		t.Fatalf("the overrides outlive a reset of all made on another replica: %d", r.status)
+	}
+}
+
+// TestFleetStoreDownAndBack: while Redis is down, reads answer from the
+// state last known with a warning, writes 503 store_unavailable and
+// change nothing, health says so; once it is back, the replicas go on
+// as one with no restart.
+func TestFleetStoreDownAndBack(t *testing.T) {
+	rs, ss := fleet(t, 2, mock.Options{})
+	a, b := ss[0], ss[1]
+	raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"before"}]}`, mock.HeaderSession, "d")
+	before := sameOn(t, "before", "/api/v1/settings/ai", "d", b, a)
+
+	rs.Stop()
+	r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "d")
+	if r.status != 200 || string(r.body) != string(before.body) || !strings.Contains(strings.Join(r.header.Values(mock.HeaderWarning), " "), "stale") {
+		t.Fatalf("a read while the store is down: %d %v %s", r.status, r.header.Values(mock.HeaderWarning), r.body)
+	}
+	r = raw(b, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"while down"}]}`, mock.HeaderSession, "d")
+	checkError(t, "a PATCH while the store is down", r, 503, mock.CodeStoreUnavailable, "")
+	if r = raw(a, http.MethodPost, "/__mock/faults?session=d", `{"drop":true}`); r.status != 503 || !strings.Contains(string(r.body), mock.CodeStoreUnavailable) {
+		t.Fatalf("an admin write while the store is down: %d %s", r.status, r.body)
+	}
+	if r = raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "d"); string(r.body) != string(before.body) {
+		t.Fatalf("a refused write changed the state: %s", r.body)
+	}
+	var h mock.Health
+	decodeOK(t, "health while down", do(t, a, http.MethodGet, "/__mock/health", ""), &h)
+	if h.Store.Kind != "redis" || h.Store.State != "unreachable" || h.Store.Error == "" {
+		t.Fatalf("health while the store is down: %+v", h.Store)
+	}
+
+	rs.Restart() // on the same port, empty: no persistence here
+	// A client sent 503 with Retry-After tries again; the replica
+	// reconnects by itself.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r = raw(b, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"after"}]}`, mock.HeaderSession, "d")
+		if r.status == 200 {
+			break
+		}
+		if r.status != 503 || time.Now().After(deadline) {
+			t.Fatalf("a PATCH once the store is back: %d %s", r.status, r.body)
+		}
+	}
+	if r = sameOn(t, "after", "/api/v1/settings/ai", "d", a, b); !strings.Contains(string(r.body), `"after"`) {
+		t.Fatalf("the write after the store came back is not seen: %s", r.body)
+	}
+	decodeOK(t, "health once back", do(t, a, http.MethodGet, "/__mock/health", ""), &h)
+	if h.Store.State != "ok" {
+		t.Fatalf("health once the store is back: %+v", h.Store)
+	}
+}
+
+// TestFleetExpiryAndBounds: a session costs what its snapshot document
+// takes in Redis, expires after the TTL as in memory, and Redis keeps at
+// most MaxSessions of them.
+func TestFleetExpiryAndBounds(t *testing.T) {
+	rs, ss := fleet(t, 2, mock.Options{SessionTTL: 500 * time.Millisecond, MaxSessions: 3})
+	a, b := ss[0], ss[1]
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"short-lived"}]}`, mock.HeaderSession, "e1")
+	size, err := c.Do(ctx, c.B().Strlen().Key("replymock:s:e1").Build()).AsInt64()
+	if err != nil || size == 0 {
+		t.Fatalf("the session is not in Redis: %d %v", size, err)
+	}
+	// A session with its settings patched: a few KiB (the README says so).
+	if size > 16<<10 {
+		t.Fatalf("a session with patched settings costs %d bytes in Redis, more than 16 KiB", size)
+	}
+	t.Logf("a session with patched settings: %d bytes", size)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n, err := c.Do(ctx, c.B().Exists().Key("replymock:s:e1", "replymock:v:e1").Build()).AsInt64()
+		if err == nil && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not expire from Redis")
+		}
+	}
+	if r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "e1"); strings.Contains(string(r.body), "short-lived") {
+		t.Fatal("an expired session is still served by another replica")
+	}
+
+	for _, id := range []string{"m1", "m2", "m3", "m4", "m5"} {
+		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+id+`"}]}`, mock.HeaderSession, id); r.status != 200 {
+			t.Fatalf("PATCH %s: %d", id, r.status)
+		}
+	}
+	n, err := c.Do(ctx, c.B().Zcard().Key("replymock:ids").Build()).AsInt64()
+	if err != nil || n > 3 {
+		t.Fatalf("Redis keeps %d sessions, past MaxSessions 3 (%v)", n, err)
+	}
+	if k, _ := c.Do(ctx, c.B().Exists().Key("replymock:s:m1").Build()).AsInt64(); k != 0 {
+		t.Fatal("the least recently written session is still kept past the limit")
+	}
+}

@@ -1,0 +1,268 @@
+// Package fleet keeps a server's state in Redis (--store redis://...),
+// shared by every replica started with the same store and scenarios: one
+// state, whichever replica answers. Each replica keeps its sessions in
+// its Memory store as a cache of the shared state:
+//
+//   - a write is in Redis before it is answered (the state's Keeper, on
+//     the marks of what changed): each changed session's snapshot
+//     document, with its version INCR'd in the same script, and the
+//     server's own state with the server's version;
+//   - every request first reads its session's and the server's versions
+//     (one MGET, pipelined with the other requests' by the client) and
+//     reloads what moved, so a request that starts after a write's
+//     answer on one replica sees it on any other: no invalidation to
+//     wait for, no window;
+//   - the data a scenario generates is the same on every replica (same
+//     seed, one data anchor kept in Redis): only what changes is stored.
+//
+// While Redis is out of reach, reads answer from the state the replica
+// last knew (Fresh reports it, and the server warns), writes are refused
+// with 503 store_unavailable before they change anything; the client
+// reconnects by itself, and the versions bring the replica up to date.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/state"
+)
+
+// Config is what a Store is opened with.
+type Config struct {
+	URL string // redis://[user:password@]host:port/db or rediss://
+	Log *slog.Logger
+	// TTL is how long a session nobody uses stays in Redis (the memory
+	// store's session TTL); the default session never expires.
+	TTL time.Duration
+	// MaxSessions bounds the sessions Redis keeps (the memory store's
+	// limit): past it, the least recently written goes.
+	MaxSessions int
+	// Prefix begins every key; "replymock:" when empty.
+	Prefix string
+}
+
+// MaxSessionBytes bounds what one session keeps in Redis: its snapshot
+// document (settings, seeded reviews, overrides, faults and their
+// counters, a living shop of its own), as a snapshot is bounded. The
+// per-session bounds (MaxSeedReviews, MaxSessionOverrideBytes, the
+// run-time faults') keep a session far below it; a document past it is
+// not written, and its write answers 500.
+const MaxSessionBytes = snapshot.MaxBytes
+
+// opTimeout bounds one exchange with Redis: past it, the store is out of
+// reach for this request.
+const opTimeout = 2 * time.Second
+
+// Store is the shared state of a fleet, in Redis.
+type Store struct {
+	cfg    Config
+	shown  string // the URL without its password, for logs and health
+	client rueidis.Client
+	k      *snapshot.Keeper
+	st     *state.State
+	anchor time.Time
+
+	up      atomic.Bool  // the last exchange with Redis went through
+	probed  atomic.Int64 // when a request last tried Redis while it was down (Unix ns)
+	lastErr atomic.Value // string: why the last one did not
+
+	mu sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
+
+	vmu       sync.RWMutex // guards sv and known's versions
+	sv        int64        // the server's version this replica holds; -1 for none yet
+	serverSum [32]byte
+	known     map[string]*entry
+}
+
+// entry is what a replica knows of one session in Redis.
+type entry struct {
+	version int64    // the version its local copy is; -1: reload at the next request
+	sum     [32]byte // the hash of the document last written or read (goneSum: none)
+	touched time.Time
+}
+
+// goneSum marks a session that Redis holds no document of.
+var goneSum = [32]byte{1}
+
+// ParseURL checks a --store URL: redis:// or rediss://, a host, a
+// database number if any. Its error never quotes the URL (it may hold a
+// password).
+func ParseURL(raw string) (rueidis.ClientOption, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+		return rueidis.ClientOption{}, errors.New("must be memory, redis://[user:password@]host:port/db or rediss://...")
+	}
+	opt, err := rueidis.ParseURL(raw)
+	if err != nil {
+		return opt, errors.New("must be memory, redis://[user:password@]host:port/db or rediss://...: " + Redact(err.Error(), u))
+	}
+	return opt, nil
+}
+
+// Shown is a --store URL as logs, health and errors show it: its
+// password replaced by xxxxx.
+func Shown(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(not a URL)"
+	}
+	return u.Redacted()
+}
+
+// Redact is s with u's password, if any, replaced by xxxxx.
+func Redact(s string, u *url.URL) string {
+	if p, ok := u.User.Password(); ok && p != "" {
+		s = strings.ReplaceAll(s, p, "xxxxx")
+	}
+	return s
+}
+
+// Open connects to the store cfg names, trying again (and saying so)
+// until it answers or ctx ends.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	opt, err := ParseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "replymock:"
+	}
+	opt.ForceSingleClient = true // one Redis, or a managed one behind one address
+	opt.DisableCache = true      // the versions are read on every request: no tracking needed
+	opt.DisableRetry = true      // a request while Redis is down answers at once, from the state last known
+	opt.Dialer.Timeout = opTimeout
+	opt.ConnWriteTimeout = opTimeout
+	s := &Store{cfg: cfg, shown: Shown(cfg.URL), sv: -1, known: make(map[string]*entry)}
+	u, _ := url.Parse(cfg.URL)
+	wait := 100 * time.Millisecond
+	for {
+		c, err := rueidis.NewClient(opt)
+		if err == nil {
+			err = c.Do(ctx, c.B().Ping().Build()).Error()
+			if err == nil {
+				s.client = c
+				break
+			}
+			c.Close()
+		}
+		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", Redact(err.Error(), u), "in", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("store %s: unreachable: %w", s.shown, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+	s.up.Store(true)
+	cfg.Log.Info("store: connected", "store", s.shown)
+	return s, nil
+}
+
+// Close closes the connection.
+func (s *Store) Close() { s.client.Close() }
+
+// key is the key name of part.
+func (s *Store) key(part string) string { return s.cfg.Prefix + part }
+
+// Anchor is the present the fleet's data is anchored to: the one Redis
+// keeps, when it is within shop.MaxGap of now, else now, kept for the
+// replicas that start after. Every replica serves the same data.
+func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
+	now = now.UTC().Truncate(time.Second)
+	key := s.key("anchor")
+	for range 3 {
+		got, err := s.client.Do(ctx, s.client.B().Get().Key(key).Build()).ToString()
+		if err == nil {
+			t, perr := time.Parse(time.RFC3339Nano, got)
+			if perr == nil && !t.After(now) && now.Sub(t) <= shop.MaxGap {
+				return t, nil
+			}
+			err = s.client.Do(ctx, s.client.B().Set().Key(key).Value(now.Format(time.RFC3339Nano)).Build()).Error()
+			return now, err
+		}
+		if !rueidis.IsRedisNil(err) {
+			return time.Time{}, err
+		}
+		err = s.client.Do(ctx, s.client.B().Set().Key(key).Value(now.Format(time.RFC3339Nano)).Nx().Build()).Error()
+		if err == nil {
+			return now, nil
+		}
+		if !rueidis.IsRedisNil(err) { // nil: another replica set it first
+			return time.Time{}, err
+		}
+	}
+	return now, nil
+}
+
+// Attach makes s what k's state keeps every change in (its Keeper), and
+// brings the server's own state from Redis; anchor is the present the
+// data was anchored to. Call it once, before serving.
+func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time) {
+	s.k, s.st, s.anchor = k, k.State(), anchor
+	s.st.SetKeeper(s.keep)
+	s.Fresh(ctx, "")
+}
+
+// Health is the store's part of GET /__mock/health.
+type Health struct {
+	Kind  string `json:"kind"`            // memory or redis
+	URL   string `json:"url,omitempty"`   // without its password
+	State string `json:"state"`           // ok, or unreachable
+	Error string `json:"error,omitempty"` // why, when unreachable
+}
+
+// Health says whether the last exchange with Redis went through.
+func (s *Store) Health() Health {
+	h := Health{Kind: "redis", URL: s.shown, State: "ok"}
+	if !s.up.Load() {
+		h.State = "unreachable"
+		h.Error, _ = s.lastErr.Load().(string)
+	}
+	return h
+}
+
+// probeEvery is how often, while Redis is down, a request tries it:
+// the others answer from the state last known without waiting.
+const probeEvery = 100 * time.Millisecond
+
+// skip reports whether a request should not try Redis now: it is down,
+// and another request tried it less than probeEvery ago.
+func (s *Store) skip() bool {
+	if s.up.Load() {
+		return false
+	}
+	now, last := time.Now().UnixNano(), s.probed.Load()
+	return now-last < int64(probeEvery) || !s.probed.CompareAndSwap(last, now)
+}
+
+// failed notes that Redis did not answer.
+func (s *Store) failed(err error) {
+	u, _ := url.Parse(s.cfg.URL)
+	msg := Redact(err.Error(), u)
+	s.lastErr.Store(msg)
+	if s.up.Swap(false) {
+		s.cfg.Log.Warn("store: unreachable; reads answer from the state last known, writes are refused", "store", s.shown, "err", msg)
+	}
+}
+
+// reached notes that Redis answered.
+func (s *Store) reached() {
+	if !s.up.Load() && s.up.CompareAndSwap(false, true) {
+		s.cfg.Log.Info("store: reachable again", "store", s.shown)
+	}
+}

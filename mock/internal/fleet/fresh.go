@@ -1,0 +1,238 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/statedir"
+)
+
+// Fresh brings the server's state and session sid ("" for none, All for
+// every session Redis keeps) up to what Redis holds, before a request
+// of sid is served: it reads their versions (one MGET) and reloads only
+// what moved. It reports false when Redis did not answer: the replica's
+// copy may be stale, and a write must be refused.
+func (s *Store) Fresh(ctx context.Context, sid string) bool {
+	if sid == session.All {
+		return s.freshAll(ctx)
+	}
+	if s.skip() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := []string{s.key("sv")}
+	if sid != "" {
+		keys = append(keys, s.key("v:"+sid))
+	}
+	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+	if err != nil && ctx.Err() == nil {
+		// Once more: the first command on a connection Redis closed
+		// (restarted) fails, and the client dials again.
+		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+	}
+	if err != nil {
+		s.failed(err)
+		return false
+	}
+	s.reached()
+	sv, _ := version(vals[0])
+	if !s.serverFresh(sv) && !s.reloadServer(ctx) {
+		return false
+	}
+	if sid == "" {
+		return true
+	}
+	v, ok := version(vals[1])
+	if !ok {
+		return true // nothing in Redis: the session is what this replica has, or starts fresh
+	}
+	if s.sessionFresh(sid, v) {
+		return true
+	}
+	return s.reloadSession(ctx, sid)
+}
+
+// version reads a version MGET returned; false for none.
+func version(m rueidis.RedisMessage) (int64, bool) {
+	if m.IsNil() {
+		return 0, false
+	}
+	v, err := m.AsInt64()
+	return v, err == nil
+}
+
+// serverFresh reports whether the replica holds the server's version v.
+func (s *Store) serverFresh(v int64) bool {
+	s.vmu.RLock()
+	defer s.vmu.RUnlock()
+	return s.sv == v
+}
+
+// sessionFresh reports whether the replica holds version v of session
+// id, and has it (a copy evicted or expired here is read again).
+func (s *Store) sessionFresh(id string, v int64) bool {
+	s.vmu.RLock()
+	e := s.known[id]
+	fresh := e != nil && e.version == v
+	touch := fresh && s.cfg.TTL > 0 && time.Since(e.touched) > s.cfg.TTL/4
+	s.vmu.RUnlock()
+	if !fresh {
+		return false
+	}
+	if _, ok := s.st.Sessions().Find(id); !ok && e.sum != goneSum {
+		return false
+	}
+	if touch {
+		s.touch(id)
+	}
+	return true
+}
+
+// touch keeps session id in Redis for another TTL: a session read on
+// one replica for long after its last write stays for the others.
+func (s *Store) touch(id string) {
+	s.vmu.Lock()
+	if e := s.known[id]; e != nil {
+		e.touched = time.Now()
+	}
+	s.vmu.Unlock()
+	if id == session.Default {
+		return
+	}
+	ttl := s.cfg.TTL
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		s.client.DoMulti(ctx,
+			s.client.B().Pexpire().Key(s.key("v:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
+			s.client.B().Pexpire().Key(s.key("s:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
+			s.client.B().Zadd().Key(s.key("ids")).Xx().ScoreMember().ScoreMember(float64(time.Now().UnixMilli()), id).Build())
+	}()
+}
+
+// reloadServer makes the server's own state Redis's; false when Redis
+// did not answer.
+func (s *Store) reloadServer(ctx context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(s.key("sv"), s.key("server")).Build()).ToArray()
+	if err != nil {
+		s.failed(err)
+		return false
+	}
+	v, _ := version(vals[0])
+	if s.serverFresh(v) {
+		return true // another request reloaded it meanwhile
+	}
+	if doc, err := vals[1].ToString(); err == nil {
+		var in statedir.ServerState
+		if err := json.Unmarshal([]byte(doc), &in); err != nil {
+			s.cfg.Log.Error("store: the server's state does not read; kept as it is here", "err", err)
+		} else if err := statedir.RestoreServer(s.st, in); err != nil {
+			s.cfg.Log.Error("store: the server's state does not restore; kept as it is here", "err", err)
+		}
+	}
+	sum := [32]byte{}
+	if doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor)); err == nil {
+		sum = sha256.Sum256(doc)
+	}
+	s.vmu.Lock()
+	s.sv, s.serverSum = v, sum
+	s.vmu.Unlock()
+	return true
+}
+
+// reloadSession makes session id what Redis holds: its document
+// restored in place of the replica's copy, or, with none, the session
+// gone; false when Redis did not answer.
+func (s *Store) reloadSession(ctx context.Context, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(s.key("v:"+id), s.key("s:"+id)).Build()).ToArray()
+	if err != nil {
+		s.failed(err)
+		return false
+	}
+	v, _ := version(vals[0])
+	if s.sessionFresh(id, v) {
+		return true // another request reloaded it meanwhile
+	}
+	sum := goneSum
+	doc, err := vals[1].AsBytes()
+	if err != nil {
+		s.st.Sessions().Drop(id) // reset to nothing, or dropped, on another replica
+	} else {
+		sum = s.restore(id, doc)
+	}
+	s.vmu.Lock()
+	e := s.entry(id)
+	e.version, e.sum, e.touched = v, sum, time.Now()
+	s.vmu.Unlock()
+	return true
+}
+
+// restore puts doc, session id's document, in place of the replica's
+// copy, and returns the hash of the copy as a keeping would write it:
+// the keeping writes it again only once it changes here.
+func (s *Store) restore(id string, doc []byte) [32]byte {
+	snap, err := snapshot.DecodeJSON(doc)
+	if err == nil {
+		_, err = s.k.Restore(id, snap)
+	}
+	if err != nil {
+		s.cfg.Log.Error("store: a session's state does not restore; kept as it is here", "session", id, "err", err)
+	}
+	taken, err := s.k.TakeToKeep(id)
+	if err != nil {
+		return goneSum
+	}
+	taken.TakenAt = time.Time{}
+	body, err := json.Marshal(taken)
+	if err != nil {
+		return goneSum
+	}
+	return sha256.Sum256(body)
+}
+
+// freshAll is Fresh for every session Redis keeps, before a request
+// about all of them (a reset, the faults of every session).
+func (s *Store) freshAll(ctx context.Context) bool {
+	if !s.Fresh(ctx, "") {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
+	ids, err := s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
+	if err != nil {
+		s.failed(err)
+		return false
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), 512)
+		keys := make([]string, n)
+		for i, id := range ids[:n] {
+			keys[i] = s.key("v:" + id)
+		}
+		vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		if err != nil {
+			s.failed(err)
+			return false
+		}
+		for i, id := range ids[:n] {
+			if v, ok := version(vals[i]); ok && !s.sessionFresh(id, v) && !s.reloadSession(ctx, id) {
+				return false
+			}
+		}
+		ids = ids[n:]
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package mock
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/replymock/replymock/mock/internal/admin"
+	"github.com/replymock/replymock/mock/internal/fleet"
+	"github.com/replymock/replymock/mock/internal/media"
+	"github.com/replymock/replymock/mock/internal/wire"
+)
+
+// StoreMemory is Options.Store's default: the state lives in this
+// process only.
+const StoreMemory = "memory"
+
+// CodeStoreUnavailable answers a write while the shared store is out of
+// reach (503): nothing changed.
+const CodeStoreUnavailable = wire.CodeStoreUnavailable
+
+// MaxStoreSessionBytes bounds what one session keeps in a shared store
+// (fleet's).
+const MaxStoreSessionBytes = fleet.MaxSessionBytes
+
+// StoreHealth is the store's part of GET /__mock/health (admin's).
+type StoreHealth = admin.StoreHealth
+
+// CheckStoreURL checks Options.Store: memory, or a Redis URL. Its error
+// never quotes the URL, which may hold a password.
+func CheckStoreURL(raw string) error {
+	if raw == "" || raw == StoreMemory {
+		return nil
+	}
+	_, err := fleet.ParseURL(raw)
+	return err
+}
+
+// ShownStoreURL is a store URL as logs show it: its password replaced
+// by xxxxx.
+func ShownStoreURL(raw string) string {
+	if raw == "" || raw == StoreMemory {
+		return StoreMemory
+	}
+	return fleet.Shown(raw)
+}
+
+// openStore connects to opts.Store, waiting (and saying so) until it
+// answers; nil for the memory store.
+func openStore(opts Options) (*fleet.Store, error) {
+	if opts.Store == "" || opts.Store == StoreMemory {
+		return nil, nil
+	}
+	return fleet.Open(context.Background(), fleet.Config{URL: opts.Store, Log: opts.Logger,
+		TTL: opts.SessionTTL, MaxSessions: opts.MaxSessions})
+}
+
+// Close lets go of what the server holds outside its memory: the
+// connection to a shared store. A server in memory holds none.
+func (s *Server) Close() {
+	if s.fleet != nil {
+		s.fleet.Close()
+	}
+}
+
+// storeHealth is the store's state, for GET /__mock/health.
+func (s *Server) storeHealth() admin.StoreHealth {
+	if s.fleet == nil {
+		return admin.StoreHealth{Kind: StoreMemory, State: "ok"}
+	}
+	h := s.fleet.Health()
+	return admin.StoreHealth{Kind: h.Kind, URL: h.URL, State: h.State, Error: h.Error}
+}
+
+// staleWarning is the X-Mock-Warning of an answer read while the shared
+// store is out of reach.
+const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
+
+// fresh brings the state a request reads up to the fleet's (the server's
+// and the request's session's: X-Mock-Session, or an admin request's
+// session=, every session for an admin request that names none) before
+// it is served. While the store is out of reach, a read goes on with a
+// warning that it may be stale, and a write is answered 503
+// store_unavailable, changing nothing; fresh then reports false.
+func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) bool {
+	if r.Method == http.MethodOptions || media.IsPath(r.URL.Path) || !isAPI && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/") ||
+		r.URL.Path == AdminPrefix+"/health" || r.URL.Path == AdminPrefix+"/metrics" {
+		return true // nothing of the shared state in the answer
+	}
+	sid := r.Header.Get(HeaderSession)
+	if !isAPI {
+		if q := r.URL.Query().Get("session"); q != "" {
+			sid = q
+		} else if sid == "" {
+			sid = AllSessions
+		}
+	} else if sid == "" {
+		sid = DefaultSession
+	}
+	if s.fleet.Fresh(r.Context(), sid) {
+		return true
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		s.writeError(w, r, fleet.ErrUnavailable())
+		return false
+	}
+	w.Header().Add(HeaderWarning, staleWarning)
+	return true
+}
