@@ -27,12 +27,14 @@ type Server struct {
 	t    TB
 	Port int
 	dir  string
+	args []string
 	cmd  *exec.Cmd
 }
 
-// Start starts a redis-server on a free loopback port; it stops when
-// the test ends.
-func Start(t TB) *Server {
+// Start starts a redis-server on a free loopback port, with args added
+// to its command line (--requirepass PASS, say); it stops when the test
+// ends.
+func Start(t TB, args ...string) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -40,7 +42,7 @@ func Start(t TB) *Server {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	s := &Server{t: t, Port: port, dir: t.TempDir()}
+	s := &Server{t: t, Port: port, dir: t.TempDir(), args: args}
 	s.Restart()
 	t.Cleanup(s.Stop)
 	return s
@@ -62,6 +64,7 @@ func (s *Server) Restart() {
 	}
 	s.cmd = exec.Command(bin, "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"), "--daemonize", "no", "--protected-mode", "yes")
+	s.cmd.Args = append(s.cmd.Args, s.args...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("redis-server: %v", err)
 	}
