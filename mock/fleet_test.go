@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,5 +260,49 @@ func TestFleetExpiryAndBounds(t *testing.T) {
 	}
 	if k, _ := c.Do(ctx, c.B().Exists().Key("replymock:s:m1").Build()).AsInt64(); k != 0 {
 		t.Fatal("the least recently written session is still kept past the limit")
+	}
+}
+
+// TestFleetCountsExact: a fault limited to N answers fails exactly N
+// requests across the fleet, and the rate limit counts every replica's
+// requests, under concurrent requests on every replica.
+func TestFleetCountsExact(t *testing.T) {
+	_, ss := fleet(t, 3, mock.Options{})
+	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=c", `{"after":3,"times":5,"error":{"status":503}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	if r := raw(ss[1], http.MethodPut, "/__mock/overrides?session=r", `{"rate_limit":{"requests":10,"window":"1h"}}`); r.status != 200 {
+		t.Fatalf("overrides: %d %s", r.status, r.body)
+	}
+	count := func(sid string) map[int]int {
+		var mu sync.Mutex
+		got := map[int]int{}
+		var wg sync.WaitGroup
+		for i := range 3 {
+			for range 4 {
+				wg.Go(func() {
+					for range 5 {
+						r := raw(ss[i], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, sid)
+						mu.Lock()
+						got[r.status]++
+						mu.Unlock()
+					}
+				})
+			}
+		}
+		wg.Wait()
+		return got
+	}
+	if got := count("c"); got[503] != 5 || got[200] != 55 {
+		t.Fatalf("a fault after 3 for 5 answers, 60 requests on 3 replicas: %v", got)
+	}
+	if got := count("r"); got[200] != 10 || got[429] != 50 {
+		t.Fatalf("a rate limit of 10 an hour, 60 requests on 3 replicas: %v", got)
+	}
+	// A reset on one replica starts the counts again on all.
+	raw(ss[2], http.MethodPost, "/__mock/reset?session=c", "")
+	raw(ss[0], http.MethodPost, "/__mock/faults?session=c", `{"times":2,"error":{"status":503}}`)
+	if got := count("c"); got[503] != 2 || got[200] != 58 {
+		t.Fatalf("a fault for 2 answers after a reset: %v", got)
 	}
 }

@@ -24,12 +24,63 @@ func (f *Fault) Decide(c *Counter, seed int64) (bool, *rand.Rand) {
 		return false, nil
 	}
 	c.Hit++
-	var rng *rand.Rand
-	if f.Latency != nil && f.Latency.Fixed == 0 {
-		d := f.draw(seed, c.Matched, laneLatency)
-		rng = rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
+	return true, f.latencyRand(seed, c.Matched)
+}
+
+// latencyRand is the random source of the latency of the fault's n-th
+// matching request; nil for a fixed one.
+func (f *Fault) latencyRand(seed int64, n int) *rand.Rand {
+	if f.Latency == nil || f.Latency.Fixed != 0 {
+		return nil
 	}
-	return true, rng
+	d := f.draw(seed, n, laneLatency)
+	return rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
+}
+
+// Tally counts, for one session, a limited fault's matching requests
+// and hits across the processes that share the session (a fleet's
+// Redis), each count one atomic step, so that a fault limited to N
+// answers fails exactly N requests whichever process serves them.
+type Tally interface {
+	// Count adds one to what ("matched" or "hit") of f and returns the
+	// new count, never below base+1 (the session's own count, restored
+	// from a snapshot say).
+	Count(f *Fault, what string, base int) (int, error)
+}
+
+// Stream names the fault's random stream (Prepare): the same for the
+// same fault in every process.
+func (f *Fault) Stream() uint64 { return f.key }
+
+// decideTallied is Decide with the counts of req's Tally: the n-th
+// matching request across the processes draws as the n-th would in
+// one, and a hit past Times is refused by the shared count of hits. A
+// Tally out of reach leaves the decision to the session's Counter.
+func (f *Fault) decideTallied(c *Counter, req Request) (bool, *rand.Rand) {
+	n, err := req.Tally.Count(f, "matched", c.Matched)
+	if err != nil {
+		return f.Decide(c, req.Seed)
+	}
+	c.Matched = n
+	if n <= f.After {
+		return false, nil
+	}
+	if p := f.Probability; p != nil && *p < 1 && f.uniform(req.Seed, n) >= *p {
+		return false, nil
+	}
+	if f.Times > 0 {
+		h, err := req.Tally.Count(f, "hit", c.Hit)
+		if err != nil {
+			h = c.Hit + 1
+		}
+		c.Hit = min(h, f.Times)
+		if h > f.Times {
+			return false, nil
+		}
+	} else {
+		c.Hit++
+	}
+	return true, f.latencyRand(req.Seed, n)
 }
 
 // The draws of one request, each from a lane of its own.

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"iter"
+	"math/rand/v2"
 	"net/http"
 	"time"
 )
@@ -11,6 +12,10 @@ type Request struct {
 	Method string
 	Path   string // after /api/v1
 	Seed   int64  // of the draws: the request's X-Mock-Seed, else the scenario's
+	// Tally, when set, counts the faults limited to some answers (after,
+	// times) for the session across the processes that share it (a
+	// fleet on Redis); nil counts in the session's Counter alone.
+	Tally Tally
 }
 
 // Outcome is what the faults an API request meets do to it: the delays
@@ -42,8 +47,15 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	if !f.Matches(req.Method, req.Path) {
 		return
 	}
-	o.Limited = o.Limited || f.After > 0 || f.Times > 0
-	hit, rng := f.Decide(counter(f), req.Seed)
+	limited := f.After > 0 || f.Times > 0
+	o.Limited = o.Limited || limited
+	var hit bool
+	var rng *rand.Rand
+	if limited && req.Tally != nil {
+		hit, rng = f.decideTallied(counter(f), req)
+	} else {
+		hit, rng = f.Decide(counter(f), req.Seed)
+	}
 	if !hit {
 		return
 	}

@@ -215,6 +215,7 @@ func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time) {
 	s.k, s.st, s.anchor = k, k.State(), anchor
 	s.st.SetKeeper(s.keep)
+	s.st.SetCounts(s)
 	s.Fresh(ctx, "")
 }
 

@@ -68,6 +68,7 @@ type State struct {
 	overridesMu sync.Mutex // guards overrides
 	overrides   access.Overrides
 
+	counts   Counts   // what a fleet counts as one (counts.go); nil in one process
 	changes  changes  // what changed since it was kept (changes.go)
 	visitors visitors // each public client's new sessions (visitors.go)
 }
@@ -180,6 +181,9 @@ func (st *State) Reset(sid string) {
 		st.changes.serverChanged()
 	}
 	st.sessions.Reset(sid)
+	if st.counts != nil {
+		st.counts.Forget(sid)
+	}
 }
 
 // Scenarios lists the scenarios, marking the one active for session sid.

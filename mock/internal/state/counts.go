@@ -1,0 +1,50 @@
+package state
+
+import (
+	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/fault"
+)
+
+// Counts counts, for a fleet whose replicas share the state, what they
+// must count as one: the faults limited to some answers (after, times)
+// and the rate limit's windows, each count one atomic step in the
+// shared store.
+type Counts interface {
+	// Tally counts session sid's limited faults.
+	Tally(sid string) fault.Tally
+	// Admit counts a request of session sid in scenario's rate limit rl
+	// and reports whether it lets it through; when not, retryIn is how
+	// long until the window ends. An error leaves it to the session.
+	Admit(sid, scenario string, rl *access.RateLimit) (retryIn time.Duration, ok bool, err error)
+	// Forget starts session sid's counts again (every session's for
+	// session.All): a reset.
+	Forget(sid string)
+}
+
+// SetCounts makes c what the limited faults and the rate limits count
+// in (a fleet's store); without it, each session counts in itself. Set
+// it once, before serving.
+func (st *State) SetCounts(c Counts) { st.counts = c }
+
+// Tally is what session sid's limited faults count in; nil for the
+// session's own counters.
+func (st *State) Tally(sid string) fault.Tally {
+	if st.counts == nil {
+		return nil
+	}
+	return st.counts.Tally(sid)
+}
+
+// Admit counts a request of session sid in scenario at now against the
+// rate limit rl, in the fleet's counts if any, else in w, the session's
+// window; see access.Window.Admit.
+func (st *State) Admit(sid, scenario string, w *access.Window, rl *access.RateLimit, now time.Time) (time.Duration, bool) {
+	if st.counts != nil {
+		if retryIn, ok, err := st.counts.Admit(sid, scenario, rl); err == nil {
+			return retryIn, ok
+		}
+	}
+	return w.Admit(rl, now)
+}
