@@ -134,6 +134,19 @@ func TestFleetReadYourWrites(t *testing.T) {
 	}
 	raw(a, http.MethodPut, "/__mock/scenario", `{"name":"default"}`)
 
+	// A living shop's clock moved (a frozen one: the same answer anywhere).
+	if r := raw(a, http.MethodPut, "/__mock/scenario?session=s7", `{"name":"demo-frozen"}`); r.status != 200 {
+		t.Fatalf("pick demo-frozen: %d %s", r.status, r.body)
+	}
+	clock0 := sameOn(t, "a frozen clock", "/__mock/clock?session=s7", "s7", c, b, a)
+	if r := raw(b, http.MethodPost, "/__mock/clock?session=s7", `{"advance":"2h"}`); r.status != 200 {
+		t.Fatalf("clock: %d %s", r.status, r.body)
+	}
+	if r := sameOn(t, "a clock moved", "/__mock/clock?session=s7", "s7", c, a, b); string(r.body) == string(clock0.body) {
+		t.Fatalf("the clock moved on another replica is not seen: %s", r.body)
+	}
+	sameOn(t, "a shop after its clock moved", fleetList, "s7", a, c, b)
+
 	// Snapshot restore: s1 as it is now, restored into s6 on another.
 	snap := raw(a, http.MethodGet, "/__mock/snapshot?session=s1", "", "Accept", "application/json")
 	if snap.status != 200 {

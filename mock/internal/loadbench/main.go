@@ -92,20 +92,20 @@ func run(args []string, out io.Writer) error {
 	latConc := fs.Int("lc", 4, "concurrent connections for the latency runs")
 	rounds := fs.Int("rounds", 5, "alternated rounds of the throughput run")
 	wrkDur := fs.Duration("duration", 3*time.Second, "how long wrk drives each server a round (whole seconds)")
-	only := fs.String("only", "", "run only these sections, comma-separated: throughput, big (start-up, memory and latency of a big shop), patch")
+	only := fs.String("only", "", "run only these sections, comma-separated: throughput, big (start-up, memory and latency of a big shop), patch, store (--store memory against redis)")
 	bin := fs.String("bin", "", "the replymock binary to measure; empty builds the module's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	sections := map[string]bool{"throughput": true, "big": true, "patch": true}
+	sections := map[string]bool{"throughput": true, "big": true, "patch": true, "store": true}
 	if *only != "" {
 		clear(sections)
 		for name := range strings.SplitSeq(*only, ",") {
 			switch name = strings.TrimSpace(name); name {
-			case "throughput", "big", "patch":
+			case "throughput", "big", "patch", "store":
 				sections[name] = true
 			default:
-				return fmt.Errorf("-only: unknown section %q; sections: throughput, big, patch", name)
+				return fmt.Errorf("-only: unknown section %q; sections: throughput, big, patch, store", name)
 			}
 		}
 	}
@@ -152,6 +152,11 @@ func run(args []string, out io.Writer) error {
 		}
 		if sections["patch"] {
 			patch(out, defURL, *latConc, dur, verdict)
+		}
+	}
+	if sections["store"] {
+		if err := storeSection(out, *bin, *rounds, *wrkDur, verdict); err != nil {
+			return err
 		}
 	}
 	if misses > 0 {
