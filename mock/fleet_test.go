@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +59,7 @@ func sameOn(t *testing.T, what, target, sid string, servers ...*mock.Server) res
 	for i, s := range servers[1:] {
 		got := raw(s, http.MethodGet, target, "", mock.HeaderSession, sid)
 		if got.status != first.status || string(got.body) != string(first.body) {
-			t.Fatalf("%s: replica %d answers %d %.300s\nreplica 0 answers %d %.300s", what, i+1, got.status, got.body, first.status, first.body)
+			t.Fatalf("%s: replica %d answers %d %s\nreplica 0 answers %d %s", what, i+1, got.status, got.body, first.status, first.body)
 		}
 	}
 	return first
@@ -317,5 +318,52 @@ func TestFleetCountsExact(t *testing.T) {
 	raw(ss[0], http.MethodPost, "/__mock/faults?session=c", `{"times":2,"error":{"status":503}}`)
 	if got := count("c"); got[503] != 2 || got[200] != 58 {
 		t.Fatalf("a fault for 2 answers after a reset: %v", got)
+	}
+}
+
+// TestFleetConcurrentWritesOfOneSession: writes of one session on three
+// replicas at once, with reads that count a limited fault meanwhile,
+// lose none that was answered: each replica's last answered PATCH is in
+// the session at the end, on every replica.
+func TestFleetConcurrentWritesOfOneSession(t *testing.T) {
+	_, ss := fleet(t, 3, mock.Options{})
+	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=cw", `{"method":"GET","after":1000000,"error":{"status":500}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	const writes = 15
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for i := range ss {
+		wg.Go(func() {
+			for v := 1; v <= writes; v++ {
+				body := fmt.Sprintf(`{"feedback":[{"rating":%d,"signature":"r%d-v%d"}]}`, i+1, i, v)
+				if r := raw(ss[i], http.MethodPatch, "/api/v1/settings/ai", body, mock.HeaderSession, "cw"); r.status != 200 {
+					t.Errorf("replica %d, PATCH v%d: %d %s", i, v, r.status, r.body)
+					return
+				}
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	for i := range ss {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				raw(ss[i], http.MethodGet, fleetList, "", mock.HeaderSession, "cw")
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	r := sameOn(t, "after concurrent writes", "/api/v1/settings/ai", "cw", ss...)
+	for i := range ss {
+		if want := fmt.Sprintf(`"r%d-v%d"`, i, writes); !strings.Contains(string(r.body), want) {
+			t.Errorf("replica %d's last answered PATCH (%s) is lost: %s", i, want, r.body)
+		}
 	}
 }

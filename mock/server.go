@@ -398,8 +398,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 		return
 	}
 	isAPI := strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix
-	if s.fleet != nil && !s.fresh(w, r, isAPI) {
-		return
+	if s.fleet != nil {
+		unlock, ok := s.fresh(w, r, isAPI)
+		if !ok {
+			return
+		}
+		defer unlock()
 	}
 	if isAPI {
 		s.api.Serve(w, r, x)

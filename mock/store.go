@@ -79,13 +79,16 @@ const staleWarning = `299 replymock "the shared store (--store) is out of reach:
 // fresh brings the state a request reads up to the fleet's (the server's
 // and the request's session's: X-Mock-Session, or an admin request's
 // session=, every session for an admin request that names none) before
-// it is served. While the store is out of reach, a read goes on with a
-// warning that it may be stale, and a write is answered 503
-// store_unavailable, changing nothing; fresh then reports false.
-func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) bool {
+// it is served; a write first takes that session's lock in the fleet,
+// which unlock gives back once it is answered. While the store is out of
+// reach, a read goes on with a warning that it may be stale, and a write
+// is answered 503 store_unavailable, changing nothing; fresh then
+// reports false.
+func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) (unlock func(), ok bool) {
+	unlock = func() {}
 	if r.Method == http.MethodOptions || media.IsPath(r.URL.Path) || !isAPI && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/") ||
 		r.URL.Path == AdminPrefix+"/health" || r.URL.Path == AdminPrefix+"/metrics" {
-		return true // nothing of the shared state in the answer
+		return unlock, true // nothing of the shared state in the answer
 	}
 	sid := r.Header.Get(HeaderSession)
 	if !isAPI {
@@ -97,13 +100,22 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) bool 
 	} else if sid == "" {
 		sid = DefaultSession
 	}
-	if s.fleet.Fresh(r.Context(), sid) {
-		return true
+	write := r.Method != http.MethodGet && r.Method != http.MethodHead
+	if write {
+		var err error
+		if unlock, err = s.fleet.Lock(r.Context(), sid); err != nil {
+			s.writeError(w, r, err)
+			return nil, false
+		}
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if s.fleet.Fresh(r.Context(), sid) {
+		return unlock, true
+	}
+	if write {
+		unlock()
 		s.writeError(w, r, fleet.ErrUnavailable())
-		return false
+		return nil, false
 	}
 	w.Header().Add(HeaderWarning, staleWarning)
-	return true
+	return unlock, true
 }

@@ -75,10 +75,10 @@ type Store struct {
 	anchor time.Time
 
 	up      atomic.Bool  // the last exchange with Redis went through
-	probed  atomic.Int64 // when a request last tried Redis while it was down (Unix ns)
 	lastErr atomic.Value // string: why the last one did not
 
-	mu sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
+	mu   sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
+	held held       // the write locks this replica holds (lock.go)
 
 	vmu       sync.RWMutex // guards sv and known's versions
 	sv        int64        // the server's version this replica holds; -1 for none yet
@@ -237,18 +237,17 @@ func (s *Store) Health() Health {
 	return h
 }
 
-// probeEvery is how often, while Redis is down, a request tries it:
-// the others answer from the state last known without waiting.
-const probeEvery = 100 * time.Millisecond
+// downTimeout bounds an exchange with Redis while it is known to be
+// out of reach: a request tries it (and so sees it back at once), but
+// a Redis that does not answer at all holds it no longer than this.
+const downTimeout = 100 * time.Millisecond
 
-// skip reports whether a request should not try Redis now: it is down,
-// and another request tried it less than probeEvery ago.
-func (s *Store) skip() bool {
+// timeout is how long a request's exchange with Redis may take now.
+func (s *Store) timeout() time.Duration {
 	if s.up.Load() {
-		return false
+		return opTimeout
 	}
-	now, last := time.Now().UnixNano(), s.probed.Load()
-	return now-last < int64(probeEvery) || !s.probed.CompareAndSwap(last, now)
+	return downTimeout
 }
 
 // failed notes that Redis did not answer.

@@ -23,10 +23,7 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 	if sid == session.All {
 		return s.freshAll(ctx)
 	}
-	if s.skip() {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	keys := []string{s.key("sv")}
 	if sid != "" {

@@ -196,7 +196,7 @@ func (s *Store) serverWrite() (write, bool, error) {
 	}
 	sum := sha256.Sum256(doc)
 	s.vmu.RLock()
-	skip := s.sv < 0 || sum == s.serverSum
+	skip := s.sv < 0 || sum == s.serverSum || !s.held.coversAll() // only a write about every session writes it
 	s.vmu.RUnlock()
 	if skip {
 		return write{}, false, nil
@@ -215,12 +215,16 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		known = *e
 	}
 	s.vmu.RUnlock()
-	if e != nil && known.version < 0 {
-		return write{}, false, nil // to be reloaded: a refused write is not made by a later one
+	_, found := s.st.Sessions().Find(id)
+	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
+	if e != nil && known.version < 0 || !s.held.covers(id) {
+		// To be reloaded (a refused write is not made by a later one), or
+		// changed by reads only: stays on this replica.
+		return write{}, false, nil
 	}
 	doc, sum := "", goneSum
-	if _, ok := s.st.Sessions().Find(id); !ok {
-		if s.st.Evicted(id) || known.sum == goneSum {
+	if !found {
+		if evicted || known.sum == goneSum {
 			s.vmu.Lock()
 			delete(s.known, id) // another replica may use it; this one asks Redis at its next request
 			s.vmu.Unlock()
