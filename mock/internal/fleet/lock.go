@@ -39,6 +39,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
+// lockScript takes a session's lock (KEYS[1]) for a token unless it or
+// every session's (KEYS[2]) is held: 1 if taken.
+var lockScript = rueidis.NewLuaScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
+`)
+
 // renewScript extends a lock if the token still holds it.
 var renewScript = rueidis.NewLuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -125,9 +133,11 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 	return sync.OnceFunc(func() {
 		close(stop)
 		s.held.add(sid, -1)
-		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-		defer cancel()
-		unlockScript.Exec(ctx, s.client, []string{key}, []string{token})
+		go func() { // the answer is not held for it: a write elsewhere waits a moment at most
+			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+			defer cancel()
+			unlockScript.Exec(ctx, s.client, []string{key}, []string{token})
+		}()
 	}), nil
 }
 
@@ -142,19 +152,16 @@ func lockTimeout() error {
 // kept while every session's is held, and every session's waits until
 // the sessions' writes under way are done.
 func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, error) {
+	ttl := strconv.FormatInt(lockTTL.Milliseconds(), 10)
+	if sid != session.All {
+		n, err := lockScript.Exec(ctx, s.client, []string{key, s.key("lock-all")}, []string{token, ttl}).AsInt64()
+		return n == 1, err
+	}
 	err := s.client.Do(ctx, s.client.B().Set().Key(key).Value(token).Nx().Px(lockTTL).Build()).Error()
 	if rueidis.IsRedisNil(err) {
 		return false, nil // held by another
 	}
 	if err != nil {
-		return false, err
-	}
-	if sid != session.All {
-		n, err := s.client.Do(ctx, s.client.B().Exists().Key(s.key("lock-all")).Build()).AsInt64()
-		if err == nil && n == 0 {
-			return true, nil
-		}
-		unlockScript.Exec(ctx, s.client, []string{key}, []string{token})
 		return false, err
 	}
 	// Every session's: held now, so no new session's write begins; wait
