@@ -63,7 +63,8 @@ func TestHeadAndHealth(t *testing.T) {
 	clock.add(90 * time.Second)
 	var health mock.Health
 	decodeOK(t, "GET /__mock/health", do(t, h2, http.MethodGet, "/__mock/health", ""), &health)
-	if health != (mock.Health{Status: "ok", Scenario: "default", Reviews: 1009, UptimeSeconds: 90, Version: "v1.2.3"}) {
+	if health != (mock.Health{Status: "ok", Scenario: "default", Reviews: 1009, UptimeSeconds: 90, Version: "v1.2.3",
+		Store: mock.StoreHealth{Kind: "memory", State: "ok"}}) {
 		t.Errorf("health = %+v", health)
 	}
 }
