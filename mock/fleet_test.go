@@ -219,6 +219,16 @@ func TestFleetStoreDownAndBack(t *testing.T) {
 			t.Fatalf("a PATCH once the store is back: %d %s", r.status, r.body)
 		}
 	}
+	// The other replica catches up by itself: its reads stop warning.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r = raw(a, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "d")
+		if r.header.Get(mock.HeaderWarning) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a replica still warns 10 s after the store came back: %v", r.header.Values(mock.HeaderWarning))
+		}
+	}
 	if r = sameOn(t, "after", "/api/v1/settings/ai", "d", a, b); !strings.Contains(string(r.body), `"after"`) {
 		t.Fatalf("the write after the store came back is not seen: %s", r.body)
 	}
