@@ -75,14 +75,19 @@ func replymock(t *testing.T) string {
 // machine, a failure where REPLYMOCK_REQUIRE_FLEET is set.
 func needStore(t *testing.T, bin string) {
 	t.Helper()
-	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
-	if regexp.MustCompile(`(?m)^\s+-store\b`).Match(out) {
+	if hasStore(bin) {
 		return
 	}
 	if required() {
 		t.Fatal("replymock has no --store flag, and REPLYMOCK_REQUIRE_FLEET is set: a fleet that shares its state needs it (issue 25)")
 	}
 	t.Skip("replymock has no --store flag yet (issue 25): the replicas cannot share their state")
+}
+
+// hasStore says whether the binary has the --store flag.
+func hasStore(bin string) bool {
+	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
+	return regexp.MustCompile(`(?m)^\s+-store\b`).Match(out)
 }
 
 // serverLine is an upstream server of the recipe, with its parameters.
