@@ -5,10 +5,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/fleettest"
 )
 
@@ -49,6 +55,15 @@ func TestProbeThroughNginx(t *testing.T) {
 	if a := do(t, http.MethodPatch, f.url+"/api/v1/settings/ai", "", big); a.status != http.StatusRequestEntityTooLarge ||
 		a.upstream == "" || !strings.Contains(string(a.body), `"payload_too_large"`) {
 		t.Errorf("a 1.5 MiB PATCH: %d from %q: %.200s; want the replica's 413 envelope", a.status, a.upstream, a.body)
+	}
+
+	// A long poll passes through: it waits, then answers with the
+	// request it waited for.
+	poll := make(chan answer, 1)
+	go func() { poll <- get(f.url + "/__mock/requests?session=lp&path=/api/v1/feedbacks&wait=20s") }()
+	do(t, http.MethodGet, f.url+"/api/v1/feedbacks?limit=1", "lp", "")
+	if n := requestCount(t, <-poll); n != 1 {
+		t.Errorf("the long poll through nginx answered %d requests, want 1", n)
 	}
 
 	f.replicas[0].Stop()
@@ -185,15 +200,7 @@ func faultCount(t *testing.T, f *fleet) {
 // fleet served.
 func journalWait(t *testing.T, f *fleet) {
 	got := make(chan answer, 1)
-	go func() {
-		a := answer{status: -1}
-		if resp, err := client.Get(f.url + "/__mock/requests?session=poll&path=/api/v1/feedbacks&wait=20s"); err == nil {
-			a.status, a.upstream = resp.StatusCode, resp.Header.Get("X-Upstream-Addr")
-			a.body, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-		}
-		got <- a
-	}()
+	go func() { got <- get(f.url + "/__mock/requests?session=poll&path=/api/v1/feedbacks&wait=20s") }()
 	for range 3 {
 		do(t, http.MethodGet, f.url+"/api/v1/feedbacks?limit=1", "poll", "")
 	}
@@ -221,4 +228,46 @@ func requestCount(t *testing.T, a answer) int {
 		t.Fatalf("GET /__mock/requests on %s: %d %.300s (%v)", a.upstream, a.status, a.body, err)
 	}
 	return env.Data.Count
+}
+
+// The recipe's bounds against the server's: nginx takes every body a
+// replica takes (so the replica answers its own 413), waits longer than
+// the longest long poll and injected delay with the replica's write
+// timeout's margin (MaxLatency and 30 s), and sends no request twice.
+func TestNginxRecipeBounds(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("nginx", "replymock-proxy.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(b)
+	directive := func(name, unit string) int64 {
+		m := regexp.MustCompile(`(?m)^\s*` + name + `\s+(\d+)` + unit + `;`).FindStringSubmatch(conf)
+		if m == nil {
+			t.Fatalf("replymock-proxy.conf: no %s in %s", name, unit)
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		return n
+	}
+	if body := directive("client_max_body_size", "m") << 20; body < max(mock.MaxBodyBytes, mock.MaxSeedBodyBytes, mock.MaxSnapshotBytes) {
+		t.Errorf("client_max_body_size %d bytes: under the server's largest body (%d, %d, %d)", body, mock.MaxBodyBytes, mock.MaxSeedBodyBytes, mock.MaxSnapshotBytes)
+	}
+	read := time.Duration(directive("proxy_read_timeout", "s")) * time.Second
+	if read <= mock.MaxWait || read <= mock.MaxLatency+30*time.Second {
+		t.Errorf("proxy_read_timeout %s: not over the longest wait (%s) and delay with its answer (%s)", read, mock.MaxWait, mock.MaxLatency+30*time.Second)
+	}
+	if !regexp.MustCompile(`(?m)^\s*proxy_next_upstream off;`).MatchString(conf) {
+		t.Error("replymock-proxy.conf: proxy_next_upstream is not off: a request may go to a second replica")
+	}
+}
+
+// get is a GET for another goroutine than the test's: a failure is a
+// status of -1.
+func get(url string) answer {
+	a := answer{status: -1}
+	if resp, err := client.Get(url); err == nil {
+		a.status, a.upstream = resp.StatusCode, resp.Header.Get("X-Upstream-Addr")
+		a.body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	return a
 }
