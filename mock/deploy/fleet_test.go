@@ -1,9 +1,11 @@
 package deploy_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -55,6 +57,23 @@ func TestProbeThroughNginx(t *testing.T) {
 	if a := do(t, http.MethodPatch, f.url+"/api/v1/settings/ai", "", big); a.status != http.StatusRequestEntityTooLarge ||
 		a.upstream == "" || !strings.Contains(string(a.body), `"payload_too_large"`) {
 		t.Errorf("a 1.5 MiB PATCH: %d from %q: %.200s; want the replica's 413 envelope", a.status, a.upstream, a.body)
+	}
+
+	// A body over nginx's bound: its own 413, as the API's envelope,
+	// answered on the announced length, before the body is sent.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PATCH /api/v1/settings/ai HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 100<<20)
+	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), `"code":"payload_too_large"`) {
+		t.Errorf("a 100 MiB body: %d %s %s, want nginx's 413 as the envelope", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 
 	// A long poll passes through: it waits, then answers with the
