@@ -156,8 +156,19 @@ func TestFleetRoundRobin(t *testing.T) {
 	t.Run("journal long poll", func(t *testing.T) { journalWait(t, f) })
 	t.Run("health", func(t *testing.T) {
 		for _, r := range f.replicas {
-			if err := fleettest.Healthy(r.URL()); err != nil {
-				t.Errorf("%s: %v", r.Name, err)
+			var env struct {
+				Data struct {
+					Status string `json:"status"`
+					Store  struct {
+						Kind  string `json:"kind"`
+						State string `json:"state"`
+					} `json:"store"`
+				} `json:"data"`
+			}
+			a := do(t, http.MethodGet, r.URL()+"/__mock/health", "", "")
+			if err := json.Unmarshal(a.body, &env); a.status != http.StatusOK || err != nil ||
+				env.Data.Status != "ok" || env.Data.Store.Kind != "redis" || env.Data.Store.State != "ok" {
+				t.Errorf("%s: /__mock/health answered %d %s (%v), want ok on the redis store", r.Name, a.status, a.body, err)
 			}
 		}
 	})
