@@ -18,6 +18,7 @@ import (
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/fleettest"
+	"github.com/replymock/replymock/mock/internal/redistest"
 )
 
 // Both variants of the recipe load in nginx (nginx -t) as the tests run
@@ -134,8 +135,8 @@ func TestAffinityKeepsASessionOnOneReplica(t *testing.T) {
 func TestFleetRoundRobin(t *testing.T) {
 	needTools(t, "nginx", "redis-server")
 	needStore(t, replymock(t))
-	redis := fleettest.StartRedis(t, t.TempDir())
-	f := startFleet(t, "round-robin", 3, "--store", redis.URL(0))
+	redis := redistest.Start(t)
+	f := startFleet(t, "round-robin", 3, "--store", redis.URL())
 
 	t.Run("spread", func(t *testing.T) {
 		seen := map[string]bool{}

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/replymock/replymock/mock/internal/fleettest"
+	"github.com/replymock/replymock/mock/internal/redistest"
 )
 
 const testToken = "recipe-token"
@@ -146,7 +147,7 @@ func startWith(t *testing.T, bin, label string, env map[string]string) *fleettes
 			if !hasStore(bin) {
 				continue
 			}
-			v = fleettest.StartRedis(t, dir).URL(0)
+			v = redistest.Start(t).URL()
 		}
 		list = append(list, k+"="+v)
 	}

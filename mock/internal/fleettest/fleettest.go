@@ -1,12 +1,11 @@
 // Package fleettest starts, for a test, the processes of a replymock
-// fleet on loopback: Debian's redis-server, replymock replicas built from
-// this module, and nginx in front. Each process gets its folder and its
+// fleet on loopback: replymock replicas built from this module, and nginx
+// in front (their Redis is mock/internal/redistest's). Each process gets its folder and its
 // log file, and is stopped by its PID when the test ends (SIGTERM, then
 // SIGKILL after a grace), never by name. Only tests import it.
 package fleettest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,64 +145,6 @@ func (p *Proc) waitUntil(ready func() error) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// Redis is a redis-server of the test's own.
-type Redis struct {
-	*Proc
-	Addr string // 127.0.0.1:PORT
-	Dir  string // its data folder (the append-only file)
-}
-
-// URL is the store URL replicas take: redis://127.0.0.1:PORT/db.
-func (r *Redis) URL(db int) string { return "redis://" + r.Addr + "/" + strconv.Itoa(db) }
-
-// StartRedis starts Debian's redis-server on 127.0.0.1 and a free port,
-// append-only in a folder of dir, and waits until it answers PING.
-func StartRedis(t testing.TB, dir string) *Redis {
-	t.Helper()
-	data := filepath.Join(dir, "redis")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var lastErr error
-	for range 3 { // the free port may be taken between asking and listening
-		port := strconv.Itoa(FreePort(t))
-		p, err := start(dir, "redis-server", "redis-server", []string{"--port", port, "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "yes", "--dir", data, "--daemonize", "no"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &Redis{Proc: p, Addr: "127.0.0.1:" + port, Dir: data}
-		if lastErr = p.waitUntil(r.ping); lastErr == nil {
-			t.Cleanup(p.Stop)
-			return r
-		}
-		p.Stop()
-	}
-	t.Fatal(lastErr)
-	return nil
-}
-
-// ping sends Redis's inline PING and wants +PONG.
-func (r *Redis) ping() error {
-	c, err := net.DialTimeout("tcp", r.Addr, time.Second)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(line) != "+PONG" {
-		return fmt.Errorf("PING answered %q", line)
-	}
-	return nil
 }
 
 // BuildReplymock builds this module's replymock binary into dir.
