@@ -1,7 +1,7 @@
 # replymock: a static binary on an empty image. Scenarios and fixtures are
 # embedded; mount a folder and pass --scenarios /path to replace them.
 # A demo that keeps its state: -v replymock-state:/state ... --state-dir /state
-FROM golang:1.26 AS build
+FROM docker.io/library/golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
