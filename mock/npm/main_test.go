@@ -139,20 +139,20 @@ func TestBinaryLookupNamesThePlatforms(t *testing.T) {
 	}
 }
 
-// The README's Vitest and Playwright examples are the files CI runs.
+// The example's README shows the Vitest and Playwright files CI runs.
 func TestReadmeExamplesAreTheTestedFiles(t *testing.T) {
-	readme := readFile(t, "../../README.md")
+	readme := readFile(t, "example/README.md")
 	blocks := regexp.MustCompile("(?s)```ts title=\"mock/npm/example/([^\"]+)\"\n(.*?)```\n").FindAllStringSubmatch(readme, -1)
 	var titles []string
 	for _, b := range blocks {
 		titles = append(titles, b[1])
 		if file := readFile(t, filepath.Join("example", b[1])); b[2] != file {
-			t.Errorf("README.md's block of mock/npm/example/%s differs from the file:\n%s", b[1], b[2])
+			t.Errorf("example/README.md's block of mock/npm/example/%s differs from the file:\n%s", b[1], b[2])
 		}
 	}
 	want := []string{"vitest.config.ts", "vitest.setup.ts", "src/reviews.test.ts", "playwright.config.ts", "e2e/global-setup.ts", "e2e/page.spec.ts"}
 	if !slices.Equal(titles, want) {
-		t.Errorf("README.md's example blocks are %q, want %q", titles, want)
+		t.Errorf("example/README.md's example blocks are %q, want %q", titles, want)
 	}
 }
 

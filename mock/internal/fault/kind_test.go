@@ -100,8 +100,8 @@ func TestKindTable(t *testing.T) {
 // The places that list the fault kinds outside Go list the kind table's:
 // the admin OpenAPI document's Fault schema (its fields and what its
 // description says a fault needs), the panel's words in each language
-// (i18n.js), the panel's script, and the README (its Faults table, what
-// it says a fault needs, and the metric's values).
+// (i18n.js), the panel's script, scenarios/README.md (its Faults table and
+// what it says a fault needs) and mock/cli/README.md (the metric's values).
 func TestKindsAreListedAlike(t *testing.T) {
 	kinds := kindNamesOf()
 
@@ -172,32 +172,34 @@ func TestKindsAreListedAlike(t *testing.T) {
 		}
 	}
 
-	readme := readFile(t, "../../../README.md")
+	const flagsDoc, scenariosDoc = "mock/cli/README.md", "scenarios/README.md"
+	cliReadme := readFile(t, "../../cli/README.md")
+	readme := readFile(t, "../../../scenarios/README.md")
 	// The metric's values: the kinds', then auth's and the rate limit's.
-	if m := regexp.MustCompile("`replymock_injected_faults_total\\{kind,scenario\\}` \\(([^)]*)\\)").FindStringSubmatch(readme); m == nil {
-		t.Error("README.md does not list replymock_injected_faults_total's kinds")
+	if m := regexp.MustCompile("`replymock_injected_faults_total\\{kind,scenario\\}` \\(([^)]*)\\)").FindStringSubmatch(cliReadme); m == nil {
+		t.Error(flagsDoc + " does not list replymock_injected_faults_total's kinds")
 	} else {
 		var metrics []string
 		for _, k := range Kinds() {
 			metrics = append(metrics, k.Metric)
 		}
 		if got, want := strings.Join(strings.Fields(m[1]), " "), strings.Join(metrics, ", ")+", unauthorized, rate_limited"; got != want {
-			t.Errorf("README.md lists replymock_injected_faults_total's kinds as %q, want %q", got, want)
+			t.Errorf("%s lists replymock_injected_faults_total's kinds as %q, want %q", flagsDoc, got, want)
 		}
 	}
 	if want := "A fault needs " + Needs() + "."; !strings.Contains(strings.Join(strings.Fields(readme), " "), want) {
-		t.Errorf("README.md does not say %q", want)
+		t.Errorf("%s does not say %q", scenariosDoc, want)
 	}
-	_, faults, ok := strings.Cut(readme, "\n### Faults\n")
+	_, faults, ok := strings.Cut(readme, "\n## Faults\n")
 	if !ok {
-		t.Fatal("README.md has no ### Faults section")
+		t.Fatal(scenariosDoc + " has no ## Faults section")
 	}
-	faults, _, _ = strings.Cut(faults, "\n### ")
+	faults, _, _ = strings.Cut(faults, "\n## ")
 	var rows []string
 	for _, m := range regexp.MustCompile("(?m)^\\| `(\\w+)` \\|").FindAllStringSubmatch(faults, -1) {
 		if !slices.Contains(pickFields, m[1]) {
 			rows = append(rows, m[1])
 		}
 	}
-	sameSet(t, "README.md's Faults table", rows, kinds)
+	sameSet(t, scenariosDoc+"'s Faults table", rows, kinds)
 }

@@ -146,14 +146,14 @@ func TestRedactorNames(t *testing.T) {
 	}
 }
 
-// wordRunRE finds a run of lower-case words in backquotes, as the README
+// wordRunRE finds a run of lower-case words in backquotes, as mock/API.md
 // lists the rule's: "`auth`, `token`, ... or `jwt`".
 var wordRunRE = regexp.MustCompile("`[a-z]+`(?:,?\\s+(?:or\\s+)?`[a-z]+`)+")
 
-// The README states the rule as it is: the words a credential's name
+// mock/API.md (its journal section) states the rule as it is: the words a credential's name
 // holds, once, and the names that are credentials whole.
 func TestReadmeStatesTheRule(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../API.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +170,14 @@ func TestReadmeStatesTheRule(t *testing.T) {
 		found++
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Errorf("the README gives the rule's words as %q, the journal's are %q", got, want)
+			t.Errorf("mock/API.md gives the rule's words as %q, the journal's are %q", got, want)
 		}
 	}
 	if found != 1 {
-		t.Errorf("the README states the rule's words %d times, want once", found)
+		t.Errorf("mock/API.md states the rule's words %d times, want once", found)
 	}
 	names := "named `" + strings.Join(credentialNames, "` or `") + "`"
 	if !strings.Contains(string(readme), names) {
-		t.Errorf("the README does not say %q", names)
+		t.Errorf("mock/API.md does not say %q", names)
 	}
 }

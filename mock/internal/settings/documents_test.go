@@ -15,7 +15,7 @@ import (
 // The places outside this package that list the settings fields, read
 // from the repository by their path relative to this folder.
 var (
-	readme      = "../../../README.md"
+	contract    = "../../API.md" // its Contract assumptions
 	openAPIDocs = []string{"../../openapi.yaml", "../../admin-openapi.yaml"}
 	panelFiles  = struct{ app, i18n, html string }{"../../ui/app.js", "../../ui/i18n.js", "../../ui/index.html"}
 )
@@ -95,14 +95,15 @@ func perRatingNames() []string {
 	return names
 }
 
-// TestTableMatchesREADME holds the README's contract for the settings to
+// TestTableMatchesREADME holds the documented contract for the settings
+// (mock/API.md's Contract assumptions) to
 // the field table: the values of each enum, the length of each text, the
 // shared fields and those that stay per rating.
 func TestTableMatchesREADME(t *testing.T) {
-	_, section, _ := strings.Cut(readFile(t, readme), "\n**GET/PATCH /settings/ai**\n")
+	_, section, _ := strings.Cut(readFile(t, contract), "\n**GET/PATCH /settings/ai**\n")
 	section, _, _ = strings.Cut(section, "\n**")
 	if section == "" {
-		t.Fatalf("%s: no GET/PATCH /settings/ai section", readme)
+		t.Fatalf("%s: no GET/PATCH /settings/ai section", contract)
 	}
 	names := func(s string) []string { return splitList(strings.ReplaceAll(s, "`", "")) }
 	enums, lengths := map[string]string{}, map[string]string{}
@@ -126,10 +127,10 @@ func TestTableMatchesREADME(t *testing.T) {
 		}
 	}
 	if !maps.Equal(enums, wantEnums) {
-		t.Errorf("%s: the settings' enums are %v; the field table's %v", readme, enums, wantEnums)
+		t.Errorf("%s: the settings' enums are %v; the field table's %v", contract, enums, wantEnums)
 	}
 	if !maps.Equal(lengths, wantLengths) {
-		t.Errorf("%s: the settings' lengths are %v; the field table's %v", readme, lengths, wantLengths)
+		t.Errorf("%s: the settings' lengths are %v; the field table's %v", contract, lengths, wantLengths)
 	}
 	for _, c := range []struct {
 		re   string
@@ -140,9 +141,9 @@ func TestTableMatchesREADME(t *testing.T) {
 	} {
 		m := regexp.MustCompile(c.re).FindStringSubmatch(section)
 		if m == nil {
-			t.Errorf("%s: the settings section has no part that matches %q", readme, c.re)
+			t.Errorf("%s: the settings section has no part that matches %q", contract, c.re)
 		} else if got := names(m[1]); !slices.Equal(got, c.want) {
-			t.Errorf("%s: the settings section names %v, the field table %v", readme, got, c.want)
+			t.Errorf("%s: the settings section names %v, the field table %v", contract, got, c.want)
 		}
 	}
 }
