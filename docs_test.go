@@ -258,7 +258,7 @@ func TestDocExamples(t *testing.T) {
 	})
 	srv := startDocServer(t)
 	before := srv.sharedState(t)
-	ran, commands, norun := 0, 0, 0
+	ran, commands, compared, norun := 0, 0, 0, 0
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
 			for _, ex := range docExamples(t, p, readFile(t, p)) {
@@ -275,19 +275,20 @@ func TestDocExamples(t *testing.T) {
 				}
 				ran++
 				commands += len(ex.steps)
-				srv.check(t, ex)
+				compared += srv.check(t, ex)
 				if after := srv.sharedState(t); after != before {
-					t.Errorf("%s:%d: the block leaves the server changed; before:\n%s\nafter:\n%s", ex.page, ex.line, before, after)
+					t.Errorf("%s:%d: the block leaves the server changed (use a session of its own, or undo):\n%s", ex.page, ex.line, stateDiff(before, after))
 					before = after
 				}
 			}
 		})
 	}
-	t.Logf("%d pages: %d shell blocks run (%d commands), %d marked norun", len(pages), ran, commands, norun)
+	t.Logf("%d pages: %d shell blocks run: %d steps (commands up to what they print), %d with their output compared; %d blocks marked norun", len(pages), ran, commands, compared, norun)
 }
 
-// check runs a block and compares what each command prints with the page.
-func (s docServer) check(t *testing.T, ex docExample) {
+// check runs a block and compares what each command prints with the
+// page; it returns how many commands' output it compared.
+func (s docServer) check(t *testing.T, ex docExample) (compared int) {
 	t.Helper()
 	outs, codes := s.run(t, ex)
 	for i, st := range ex.steps {
@@ -302,11 +303,13 @@ func (s docServer) check(t *testing.T, ex docExample) {
 		if st.want == nil {
 			continue
 		}
+		compared++
 		want := strings.Split(s.local(strings.Join(st.want, "\n")), "\n")
 		if !wantRE(want).MatchString(got) {
 			t.Errorf("%s:%d:\n%s\nprints:\n%s\nthe page shows:\n%s", ex.page, st.line, strings.TrimSpace(st.command), got, strings.Join(st.want, "\n"))
 		}
 	}
+	return compared
 }
 
 // trimLines drops what a reader cannot see: spaces at the ends of lines
@@ -317,4 +320,22 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " \t\r")
 	}
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// stateDiff shows the parts of the shared state that differ, shortened.
+func stateDiff(before, after string) string {
+	short := func(s string) string {
+		if len(s) > 300 {
+			return s[:300] + "..."
+		}
+		return s
+	}
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	var out strings.Builder
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			fmt.Fprintf(&out, "before: %s\nafter:  %s\n", short(b[i]), short(a[i]))
+		}
+	}
+	return out.String()
 }
