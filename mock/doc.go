@@ -27,8 +27,8 @@
 //
 // Every answer uses the envelope {"success":true,"data":...}; errors are
 // {"success":false,"data":null,"error":{"code","message","field"}}. The
-// contract decisions behind each rule, and the scenario format, are in
-// the repository's README.
+// contract decisions behind each rule are in the repository's
+// mock/API.md, and the scenario format in scenarios/README.md.
 //
 // In a Go test:
 //

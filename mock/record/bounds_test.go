@@ -96,7 +96,7 @@ func dirBytes(t *testing.T, dir string) int64 {
 
 // Against an upstream of endless pages of 7.8 MB, a recording stops
 // once it has read MaxReadBytes, says so, and holds at most five times
-// that in memory meanwhile (the README's figure); one whose list ends
+// that in memory meanwhile (mock/record/README.md's figure); one whose list ends
 // within the bound is written, checked and served, holding no more. Its
 // state file holds no more than it read.
 func TestRecordBoundsWhatItReads(t *testing.T) {

@@ -20,8 +20,9 @@ import (
 // To add a kind: a field in Fault, its kind_NAME.go, a line in kinds,
 // its word "kind-NAME" in each language of mock/ui/i18n.js, the field in
 // the Fault schema of mock/admin-openapi.yaml (whose description says
-// what a fault needs, as Needs does), and in the README a row of its
-// Faults table, that sentence and the metric's values; then the golden
+// what a fault needs, as Needs does), a row of scenarios/README.md's
+// Faults table and that sentence, the metric's values in
+// mock/cli/README.md; then the golden
 // problems that name the kinds (-update). TestKindsAreListedAlike fails
 // until the table and those places agree (mock/README.md has the list).
 type Kind struct {

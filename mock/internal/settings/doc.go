@@ -11,7 +11,7 @@
 // Adding a field: a Go field in FeedbackSettings or QuestionSettings, its
 // row in the table, and the places that describe the settings to people:
 // the OpenAPI documents (mock/openapi.yaml, mock/admin-openapi.yaml), the
-// README's contract, the settings fixtures, and the control panel if it
+// contract in mock/API.md, the settings fixtures, and the control panel if it
 // shows the field. The package stops at its start if the table and the
 // types disagree; TestTableMatchesDocuments, TestTableMatchesREADME and
 // TestTableMatchesPanel fail until the others agree with the table.
