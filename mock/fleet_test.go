@@ -255,7 +255,7 @@ func TestFleetExpiryAndBounds(t *testing.T) {
 	if err != nil || size == 0 {
 		t.Fatalf("the session is not in Redis: %d %v", size, err)
 	}
-	// A session with its settings patched: a few KiB (the README says so).
+	// A session with its settings patched: a few KiB (mock/cli/README.md says so).
 	if size > 16<<10 {
 		t.Fatalf("a session with patched settings costs %d bytes in Redis, more than 16 KiB", size)
 	}
