@@ -45,7 +45,7 @@ type refShop struct {
 	changedAt [5]time.Time
 	arrivals  *content.Arrivals
 	arrived   int
-	words     *content.Engine // compose's bank and random source
+	words     *content.Engine // the reply engine: a random sequence of each review's own
 	settings  Settings
 }
 
@@ -71,7 +71,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	}
 	n := len(fbs)
 	sh := &refShop{spec: *sc.Shop(), fbs: fbs, st: st, settings: sc.Settings(),
-		words: content.NewEngine(sc.Bank(), content.SeededPCG(sc.Seed, "shop"))}
+		words: content.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
@@ -217,8 +217,7 @@ func (sh *refShop) reply(f *Feedback, now time.Time) bool {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
 		return true
 	}
-	f.AnswerText = sh.words.Compose(f, s, empty)
-	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
+	sh.words.Reply(f, s.ReplyMode, &sh.settings)
 	return true
 }
 

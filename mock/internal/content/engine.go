@@ -1,6 +1,8 @@
 package content
 
 import (
+	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -58,7 +60,11 @@ func dateOf(day int32) string {
 type Engine struct {
 	bank *Bank
 	rng  *rand.Rand
-	src  *rand.PCG // rng's source, for a living shop's snapshot; nil for a history
+	src  *rand.PCG // the sequence State reads and SetState sets; nil for a history
+	// own, for a living shop's engine (NewShopEngine): rng draws from it,
+	// seeded again for each review by key and the review's id.
+	own *rand.PCG
+	key [2]uint64
 	// clean caches whether a phrase of the bank is free of a rating's
 	// excluded words (keyed by both): most replies reuse a few phrases.
 	clean map[[2]string]bool
@@ -68,6 +74,38 @@ type Engine struct {
 // src, whose state State and SetState read and set.
 func NewEngine(bank *Bank, src *rand.PCG) *Engine {
 	return &Engine{bank: bank, rng: rand.New(src), src: src}
+}
+
+// NewShopEngine is a living shop's reply engine: each reply draws from
+// a sequence of its own, seeded by seed, stream and the review, so
+// a review's reply is the same whenever the shop writes it and whatever
+// it wrote before: a shop brought up in small steps or in one, on any
+// replica of a fleet, writes the same bytes. Its State stays where seed
+// and stream set it.
+func NewShopEngine(bank *Bank, seed int64, stream string) *Engine {
+	src := SeededPCG(seed, stream)
+	state, _ := src.MarshalBinary()
+	own := new(rand.PCG)
+	own.UnmarshalBinary(state)
+	k0, k1 := src.Uint64(), src.Uint64()
+	src.UnmarshalBinary(state)
+	return &Engine{bank: bank, rng: rand.New(own), src: src, own: own, key: [2]uint64{k0, k1}}
+}
+
+// forReview seeds a shop engine's sequence for the review f: by its
+// feedback_id, which it has from the start (an arrival's id comes when
+// it joins the shop's list), or else its id.
+func (e *Engine) forReview(f *reviews.Feedback) {
+	if e.own == nil {
+		return
+	}
+	k := uint64(f.ID)
+	if f.FeedbackID != "" {
+		h := fnv.New64a()
+		io.WriteString(h, f.FeedbackID)
+		k = h.Sum64()
+	}
+	e.own.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
 
 // Bank is the phrase bank the engine writes from.
@@ -109,6 +147,7 @@ func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) 
 		return
 	}
 	empty := f.Text == "" && f.Pros == "" && f.Cons == ""
+	e.forReview(f)
 	f.AnswerText = e.Compose(f, st.Feedback[f.ProductValuation-1], empty)
 	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
 }

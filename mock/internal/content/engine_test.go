@@ -152,3 +152,65 @@ func TestEngineState(t *testing.T) {
 		t.Error("SetState took a state that is none")
 	}
 }
+
+// A living shop's engine writes each review's reply from the review
+// alone: in whatever order, after whatever other replies, by another
+// engine of the same seed, the same text; another seed, or another
+// review, another text; and its State stays where the seed set it.
+func TestShopEngineRepliesAreTheReviews(t *testing.T) {
+	bank := shippedBank(t, "ru")
+	set := shippedSettings(t, "default")
+	set.Feedback[4].ReplyMode = "auto"
+	names := []string{"Анна", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жанна", "Зоя"}
+	reviewsOf := func() []reviews.Feedback {
+		var fbs []reviews.Feedback
+		for i, n := range names {
+			fbs = append(fbs, reviews.Feedback{ID: int64(100 + i), FeedbackID: "fb-" + n, UserName: n, Text: "Отлично", ProductValuation: 5})
+		}
+		return fbs
+	}
+	reply := func(e *Engine, fbs []reviews.Feedback, order []int) map[string]string {
+		out := make(map[string]string)
+		for _, i := range order {
+			e.Reply(&fbs[i], "auto", &set)
+			out[fbs[i].FeedbackID] = fbs[i].AnswerText
+		}
+		return out
+	}
+	e := NewShopEngine(bank, 7, "shop")
+	before, err := e.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOrder := reply(e, reviewsOf(), []int{0, 1, 2, 3, 4, 5, 6, 7})
+	backwards := reply(NewShopEngine(bank, 7, "shop"), reviewsOf(), []int{7, 6, 5, 4, 3, 2, 1, 0})
+	// One at a time, between others' replies, some written twice.
+	again := NewShopEngine(bank, 7, "shop")
+	reply(again, reviewsOf(), []int{3, 3, 1})
+	apart := reply(again, reviewsOf(), []int{5, 0, 2, 7, 1, 4, 6, 3})
+	for id, text := range inOrder {
+		if backwards[id] != text || apart[id] != text {
+			t.Errorf("%s: %q in order, %q backwards, %q apart", id, text, backwards[id], apart[id])
+		}
+	}
+	distinct := make(map[string]bool)
+	for _, n := range names {
+		distinct[strings.ReplaceAll(inOrder["fb-"+n], n, "")] = true // the greeting names the buyer
+	}
+	if len(distinct) < 2 {
+		t.Errorf("every review got the same reply body: %v", inOrder)
+	}
+	other := reply(NewShopEngine(bank, 8, "shop"), reviewsOf(), []int{0, 1, 2, 3, 4, 5, 6, 7})
+	same := 0
+	for id, text := range inOrder {
+		if other[id] == text {
+			same++
+		}
+	}
+	if same == len(inOrder) {
+		t.Error("another seed writes the same replies")
+	}
+	if after, _ := e.State(); string(after) != string(before) {
+		t.Error("the engine's State moved with its replies")
+	}
+}

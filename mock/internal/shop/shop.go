@@ -53,9 +53,10 @@ type Shop struct {
 
 // New starts a session's shop from base: the scenario's data, or the
 // session's seeded data on it. Its replies draw from the scenario's seed
-// alone: every session, whatever its id, sees the same shop.
+// and each review's id alone: every session, whatever its id, sees the
+// same shop, and the shop at a time is the same however it got there.
 func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
-	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: content.NewEngine(sc.Bank(), content.SeededPCG(sc.Seed, "shop"))}
+	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: content.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
@@ -152,9 +153,10 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 			arrivals = append(arrivals, sh.arrival(g, sh.arrivalTime(sh.arrived)))
 		}
 	}
-	// Oldest first, as the replies' random sequence goes: the reviews the
-	// shop has (the last in the list's order is the oldest), then the
-	// arrivals. Only a review the engine changes is decoded.
+	// The reviews the shop has, then the arrivals; each reply draws from
+	// its review's own random sequence, so the order (and how many runs
+	// brought the shop here) changes nothing. Only a review the engine
+	// changes is decoded.
 	var changes []reviews.Change
 	for i := range sh.st.OldestFirst() {
 		mode := sh.due(sh.st.Meta(i), now, &set)
@@ -214,22 +216,13 @@ func (sh *Shop) arrival(g *content.GenerateSpec, at time.Time) reviews.Feedback 
 // Fork is a copy of the shop as it stands, which goes on apart from it:
 // a session's own shop, made from the shop every pristine session of
 // the scenario shares when the session first changes it. The two share
-// their reviews as they stand (a Stack never changes); the reply
-// engine's random sequence goes on from where it stands, and the
-// arrivals' writer is made again with the fork's first arrival. The
-// fork is in no budget until Budget.Add.
+// their reviews as they stand (a Stack never changes); the arrivals'
+// writer is made again with the fork's first arrival. The fork is in no
+// budget until Budget.Add.
 func (sh *Shop) Fork() (*Shop, error) {
-	state, err := sh.engine.State()
-	if err != nil {
-		return nil, err
-	}
-	f := &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
+	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
 		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
-		engine: content.NewEngine(sh.sc.Bank(), content.SeededPCG(sh.sc.Seed, "shop"))}
-	if err := f.engine.SetState(state); err != nil {
-		return nil, err
-	}
-	return f, nil
+		engine: content.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
 }
 
 // due is what the engine does now to a review of the shop, by the
