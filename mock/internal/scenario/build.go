@@ -57,8 +57,9 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	// that changes nothing else keeps the version serving, and its data.
 	written := sf
 	written.applyDefaults(time.Time{})
-	sf.applyDefaults(p.l.anchorAt())
-	sc := &Scenario{Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
+	loaded := p.l.anchorAt()
+	sf.applyDefaults(loaded)
+	sc := &Scenario{loaded: loaded, Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settings.Rules{Tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
 		// Its own copy: a fault's counters are keyed by its address, and a
 		// scenario that extends another must not share the other's.

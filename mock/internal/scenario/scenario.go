@@ -46,7 +46,16 @@ type Scenario struct {
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
 	fingerprint string
+	// loaded is the present the scenario was loaded at (its data that
+	// ends now is anchored to it): a living shop on a real clock starts
+	// there, whenever it is first read. Not in the fingerprint: a reload
+	// that keeps the version keeps it.
+	loaded time.Time
 }
+
+// Loaded is the present the scenario was loaded at: the data anchor of
+// a server's start (one for a fleet), or a reload's present.
+func (sc *Scenario) Loaded() time.Time { return sc.loaded }
 
 // What a loaded scenario is made of, for the server's packages. Values
 // come from the scenario's file, its parent's merged in, with defaults.

@@ -64,7 +64,14 @@ func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	// later): the stretch between that and now, up to MaxGap, fills
 	// with arrivals and replies, with no empty gap. Data anchored to now
 	// ends when the scenario loaded, so a shop starts where it does.
+	//
+	// A real clock's shop starts when its scenario loaded (the data's
+	// anchor), not when it is first read: every session's and every
+	// replica's of a fleet shows the same clock and the same arrivals.
 	newest := newestOf(base, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if l := sc.Loaded(); !l.IsZero() && l.Before(now) {
+		now = l
+	}
 	sh.origin = newest
 	if sh.Frozen() {
 		sh.frozen = sh.origin
@@ -126,11 +133,13 @@ func (sh *Shop) Advance(d time.Duration) {
 func (sh *Shop) SettingsChanged(rating int, at time.Time) { sh.changedAt[rating-1] = at }
 
 // Bring brings the shop up to its clock at the server's time real, by
-// the settings: a real clock's shop runs at most once a second.
+// the settings: a real clock's shop up to its last whole second, so it
+// runs at most once a second, and a shop read at any moment of a second
+// (on any replica of a fleet) is the same.
 func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
 	at := sh.Now(real)
-	if !sh.Frozen() && at.Sub(sh.processed) < time.Second {
-		return nil
+	if !sh.Frozen() {
+		at = at.Truncate(time.Second)
 	}
 	return sh.run(at, set)
 }
