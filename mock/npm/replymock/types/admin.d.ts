@@ -976,7 +976,7 @@ export interface components {
             settings_changed: string[];
             /**
              * Format: byte
-             * @description The reply engine's random state.
+             * @description The reply engine's random state: kept for the documents written before each reply drew from its own review's sequence; it no longer moves.
              */
             replies: string;
             /** @description Reviews of the shop's data the engine answered or drafted. */
