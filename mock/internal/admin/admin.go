@@ -11,6 +11,7 @@
 package admin
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -112,9 +113,11 @@ func (a *Admin) Guard(next http.Handler) http.Handler {
 // writes itself), the error in the error envelope.
 func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler {
 	return a.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var sid string // the session scope finds the request is about
+		r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, &sid))
 		status, data, err := h(r)
 		if err == nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			err = a.st.SyncWrite(r.Context()) // an answered write outlives the process
+			err = a.st.SyncWrite(r.Context(), sid) // an answered write outlives the process
 		}
 		if err != nil {
 			a.writeError(w, r, err)

@@ -19,8 +19,16 @@ func scope(r *http.Request, def string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return SessionParam(q, r, def)
+	sid, err := SessionParam(q, r, def)
+	if p, ok := r.Context().Value(scopeKey{}).(*string); ok && err == nil {
+		*p = sid // what Handler's write waits to see kept
+	}
+	return sid, err
 }
+
+// scopeKey is the context key of where scope notes the session a
+// request to Handler is about.
+type scopeKey struct{}
 
 // SessionParam is the session q names (session=), else the
 // X-Mock-Session header, else def; a scenario= given twice is refused

@@ -133,7 +133,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	out, end := p.Through(rec) // a fault may change the answer: cut it short
 	a.answer(out, r, body, p, warns, goesUp, call{ss, sc}, &entry)
 	if !goesUp {
-		a.keep(rec, r) // before end: a fault that cuts the answer short ends the handler
+		a.keep(rec, r, ss.ID()) // before end: a fault that cuts the answer short ends the handler
 	}
 	if end != nil {
 		end()
@@ -152,11 +152,11 @@ func (a *API) resolve(r *http.Request, sid string, public bool) (*session.Sessio
 // keep holds a write's success until what it changed is kept (the state
 // folder), so that an answered write outlives the process; if it cannot
 // be, the answer is the error instead.
-func (a *API) keep(rec *recorder, r *http.Request) {
+func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || rec.status >= 300 {
 		return
 	}
-	if err := a.st.SyncWrite(r.Context()); err != nil {
+	if err := a.st.SyncWrite(r.Context(), sid); err != nil {
 		rec.discard()
 		a.writeError(rec, r, err)
 	}
@@ -298,7 +298,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 		// The count of a fault that fires N times moved: kept before any
 		// answer (a dropped connection's too), it fires N times across a
 		// restart. A failure is logged; the answer goes on.
-		a.st.SyncWrite(r.Context())
+		a.st.SyncWrite(r.Context(), ss.ID())
 	}
 	return p
 }

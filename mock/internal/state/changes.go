@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 
 	"slices"
 	"sync"
 
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -17,6 +19,29 @@ import (
 // removed if it is gone) and, with server, the server's own state. It
 // returns once all of it is kept.
 type Keeper func(ctx context.Context, sessions []string, server bool) error
+
+// Unkept is a Keeper's error when it kept some of what it was given but
+// not all: the server's state (Server) or sessions (by id) whose files
+// could not be written. The rest is kept, and a write fails only if
+// what it changed is among what was not.
+type Unkept struct {
+	Server   error
+	Sessions map[string]error
+}
+
+func (u *Unkept) Error() string { return errors.Join(u.Unwrap()...).Error() }
+
+// Unwrap is what was not kept, the server's state first.
+func (u *Unkept) Unwrap() []error {
+	var errs []error
+	if u.Server != nil {
+		errs = append(errs, u.Server)
+	}
+	for _, id := range slices.Sorted(maps.Keys(u.Sessions)) {
+		errs = append(errs, fmt.Errorf("session %q: %w", id, u.Sessions[id]))
+	}
+	return errs
+}
 
 // changes tracks what changed since it was last kept, for a Keeper: the
 // sessions changed (marked by the session store on every change of a
@@ -35,6 +60,7 @@ type changes struct {
 	kept     uint64              // versions kept
 	running  chan struct{}       // closed when the keeping under way ends; nil when none runs
 	evicted  map[string]struct{} // sessions dropped to make room since their last keeping
+	failed   map[string]error    // what the last keeping of a session (session.All: the server's state) did not keep
 }
 
 // evict notes that session id was dropped to make room (its mark
@@ -87,9 +113,10 @@ func (c *changes) serverChanged() {
 
 // sync returns once every change marked before it was called is kept,
 // keeping them itself unless a keeping under way takes them; or with
-// ctx's error, or the Keeper's. A change a failed keeping did not keep
-// stays marked, for the next.
-func (c *changes) sync(ctx context.Context) error {
+// ctx's error, or the Keeper's: for sid, only if the Keeper did not
+// keep sid's (session.All: anything). A change a failed keeping did not
+// keep stays marked, for the next.
+func (c *changes) sync(ctx context.Context, sid string) error {
 	c.mu.Lock()
 	want := c.marked
 	for c.kept < want {
@@ -117,21 +144,71 @@ func (c *changes) sync(ctx context.Context) error {
 		c.mu.Lock()
 		c.running = nil
 		close(done)
-		if err != nil {
-			if c.sessions == nil {
-				c.sessions = make(map[string]struct{})
-			}
-			for _, id := range ids {
-				c.sessions[id] = struct{}{}
-			}
-			c.server = c.server || server
+		var unkept *Unkept
+		if err != nil && !errors.As(err, &unkept) {
+			c.remark(ids, server)
 			c.mu.Unlock()
 			return err
 		}
+		c.noteFailed(ids, server, unkept)
 		c.kept = max(c.kept, upTo)
 	}
+	err := c.failedFor(sid)
 	c.mu.Unlock()
-	return nil
+	return err
+}
+
+// remark marks ids, and with server the server's state, changed again:
+// a keeping did not keep them. The caller holds c.mu.
+func (c *changes) remark(ids []string, server bool) {
+	if c.sessions == nil {
+		c.sessions = make(map[string]struct{})
+	}
+	for _, id := range ids {
+		c.sessions[id] = struct{}{}
+	}
+	c.server = c.server || server
+}
+
+// noteFailed notes what a keeping of ids (and server) did not keep
+// (unkept, nil when all was), marking it again for the next keeping.
+// The caller holds c.mu.
+func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
+	for _, id := range ids {
+		delete(c.failed, id)
+	}
+	if server {
+		delete(c.failed, session.All)
+	}
+	if unkept == nil {
+		return
+	}
+	if c.failed == nil {
+		c.failed = make(map[string]error)
+	}
+	for id, err := range unkept.Sessions {
+		c.failed[id] = err
+		c.remark([]string{id}, false)
+	}
+	if unkept.Server != nil {
+		c.failed[session.All] = unkept.Server
+		c.remark(nil, true)
+	}
+}
+
+// failedFor is why sid's changes (session.All: any) are not kept; nil
+// when they are. The caller holds c.mu.
+func (c *changes) failedFor(sid string) error {
+	if sid != session.All {
+		if err := c.failed[sid]; err != nil {
+			return fmt.Errorf("session %q: %w", sid, err)
+		}
+		return nil
+	}
+	if len(c.failed) == 0 {
+		return nil
+	}
+	return &Unkept{Server: c.failed[session.All], Sessions: maps.Clone(c.failed)}
 }
 
 // runKeeper runs keep, a panic in it made its error: the keeping under
@@ -157,7 +234,7 @@ func (st *State) SetKeeper(keep Keeper) {
 // Sync returns once every change made before it was called is kept by
 // the Keeper (at once without one): a write calls it before its answer
 // is sent, so that an answered write outlives the process.
-func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx) }
+func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx, session.All) }
 
 // MarkChanged marks sessions ids, and with server the server's own
 // state, as changed: the next keeping writes them as they are now.
@@ -170,12 +247,18 @@ func (st *State) MarkChanged(server bool, ids ...string) {
 	}
 }
 
-// SyncWrite is Sync for a write about to be answered with success: nil
-// once what it changed is kept, else the error to answer in its place
-// (500 internal_error: the change is made, but would not outlive a
-// restart).
-func (st *State) SyncWrite(ctx context.Context) error {
-	err := st.Sync(ctx)
+// SyncWrite is Sync for a write about to be answered with success, of
+// session sid (session.All, or none named: of the server's state or
+// any session): nil once what it changed is kept, else the error to
+// answer in its place (500 internal_error: the change is made, but
+// would not outlive a restart). Another session's file that could not
+// be written is not sid's error.
+func (st *State) SyncWrite(ctx context.Context, sid ...string) error {
+	scope := session.All
+	if len(sid) == 1 && sid[0] != "" {
+		scope = sid[0]
+	}
+	err := st.changes.sync(ctx, scope)
 	if err == nil {
 		return nil
 	}

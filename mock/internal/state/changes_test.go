@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/replymock/replymock/mock/internal/session"
 )
 
 // Without a Keeper nothing is marked and Sync returns at once; with one,
@@ -17,7 +19,7 @@ import (
 func TestChangesKeptOnce(t *testing.T) {
 	var c changes
 	c.session("a")
-	if err := c.sync(context.Background()); err != nil || len(c.sessions) != 0 || c.marked != 0 {
+	if err := c.sync(context.Background(), session.All); err != nil || len(c.sessions) != 0 || c.marked != 0 {
 		t.Fatalf("without a keeper: %v, %d marked", err, c.marked)
 	}
 	var calls [][]string
@@ -36,21 +38,21 @@ func TestChangesKeptOnce(t *testing.T) {
 	c.session("a")
 	c.session("b")
 	c.serverChanged()
-	if err := c.sync(context.Background()); err != nil {
+	if err := c.sync(context.Background(), session.All); err != nil {
 		t.Fatal(err)
 	}
 	if len(calls) != 1 || !slices.Equal(calls[0], []string{"a", "b"}) || !servers[0] {
 		t.Fatalf("kept %v %v, want [a b] and the server once", calls, servers)
 	}
-	if err := c.sync(context.Background()); err != nil || len(calls) != 1 {
+	if err := c.sync(context.Background(), session.All); err != nil || len(calls) != 1 {
 		t.Fatalf("nothing changed, yet kept again: %v %v", calls, err)
 	}
 	failNext = true
 	c.session("c")
-	if err := c.sync(context.Background()); !errors.Is(err, fail) {
+	if err := c.sync(context.Background(), session.All); !errors.Is(err, fail) {
 		t.Fatalf("a failed keeping: %v", err)
 	}
-	if err := c.sync(context.Background()); err != nil || len(calls) != 3 || !slices.Equal(calls[2], []string{"c"}) {
+	if err := c.sync(context.Background(), session.All); err != nil || len(calls) != 3 || !slices.Equal(calls[2], []string{"c"}) {
 		t.Fatalf("what a failed keeping left is kept by the next: %v %v", calls, err)
 	}
 }
@@ -82,7 +84,7 @@ func TestChangesGroupCommit(t *testing.T) {
 	}
 	c.session("first")
 	firstDone := make(chan error)
-	go func() { firstDone <- c.sync(context.Background()) }()
+	go func() { firstDone <- c.sync(context.Background(), session.All) }()
 	for { // the first keeping is under way
 		c.mu.Lock()
 		running := c.running != nil
@@ -100,7 +102,7 @@ func TestChangesGroupCommit(t *testing.T) {
 			defer wg.Done()
 			id := fmt.Sprintf("w%02d", i)
 			c.session(id)
-			if err := c.sync(context.Background()); err != nil {
+			if err := c.sync(context.Background(), session.All); err != nil {
 				t.Error(err)
 			}
 			mu.Lock()
@@ -141,13 +143,91 @@ func TestChangesKeeperPanic(t *testing.T) {
 		return nil
 	}
 	c.session("a")
-	if err := c.sync(context.Background()); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+	if err := c.sync(context.Background(), session.All); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("a panicking keeping: %v", err)
 	}
 	if c.running != nil {
 		t.Fatal("the keeping that panicked is still running")
 	}
-	if err := c.sync(context.Background()); err != nil || len(c.sessions) != 0 {
+	if err := c.sync(context.Background(), session.All); err != nil || len(c.sessions) != 0 {
 		t.Fatalf("the next keeping: %v, %d left marked", err, len(c.sessions))
+	}
+}
+
+// A session whose file could not be written fails only the writes of
+// that session (and those of every session), not the others kept in
+// the same keeping; it stays marked, and once kept, its writes succeed.
+func TestChangesUnkeptFailsItsOwn(t *testing.T) {
+	var c changes
+	release := make(chan struct{})
+	broken := map[string]bool{"bad": true}
+	var mu sync.Mutex
+	calls := 0
+	c.keep = func(_ context.Context, ids []string, _ bool) error {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		un := &Unkept{Sessions: map[string]error{}}
+		for _, id := range ids {
+			if broken[id] {
+				un.Sessions[id] = errors.New("is a directory")
+			}
+		}
+		if len(un.Sessions) == 0 {
+			return nil
+		}
+		return un
+	}
+	c.session("first")
+	firstDone := make(chan error)
+	go func() { firstDone <- c.sync(context.Background(), "first") }()
+	for {
+		c.mu.Lock()
+		running := c.running != nil
+		c.mu.Unlock()
+		if running {
+			break
+		}
+		runtime.Gosched()
+	}
+	// good and bad are marked while the first keeping runs, so one
+	// keeping takes them both.
+	results := map[string]chan error{"good": make(chan error, 1), "bad": make(chan error, 1), session.All: make(chan error, 1)}
+	c.session("good")
+	c.session("bad")
+	for sid, ch := range results {
+		go func() { ch <- c.sync(context.Background(), sid) }()
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-results["good"]; err != nil {
+		t.Errorf("good, kept beside bad: %v", err)
+	}
+	if err := <-results["bad"]; err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("bad, not kept: %v", err)
+	}
+	if err := <-results[session.All]; err == nil || !strings.Contains(err.Error(), `session "bad"`) {
+		t.Errorf("every session's write, with bad not kept: %v", err)
+	}
+	c.session("good")
+	if err := c.sync(context.Background(), "good"); err != nil {
+		t.Errorf("good again, bad retried beside it: %v", err)
+	}
+	c.mu.Lock()
+	_, marked := c.sessions["bad"]
+	c.mu.Unlock()
+	if !marked {
+		t.Error("bad is no longer marked, though it was never kept")
+	}
+	delete(broken, "bad")
+	c.session("other")
+	if err := c.sync(context.Background(), session.All); err != nil {
+		t.Errorf("bad kept at last: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // Keep makes the folder what k's state keeps every change in
@@ -46,19 +47,29 @@ func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var errs []error
+	unkept := &state.Unkept{}
 	if server {
-		errs = append(errs, d.saveServer(k, anchor))
+		unkept.Server = d.saveServer(k, anchor)
 	}
 	for _, id := range ids {
 		name := sessionFile(id)
+		var err error
 		if _, ok := k.State().Sessions().Find(id); !ok {
-			errs = append(errs, d.removeSession(name))
-			continue
+			err = d.removeSession(name)
+		} else {
+			err = d.saveSession(k, id, name)
 		}
-		errs = append(errs, d.saveSession(k, id, name))
+		if err != nil {
+			if unkept.Sessions == nil {
+				unkept.Sessions = make(map[string]error)
+			}
+			unkept.Sessions[id] = err
+		}
 	}
-	return errors.Join(errs...)
+	if unkept.Server == nil && unkept.Sessions == nil {
+		return nil
+	}
+	return unkept // one session's file not written fails its writes only
 }
 
 // Save keeps every change not yet kept (wiring the folder to the state

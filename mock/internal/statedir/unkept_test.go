@@ -1,0 +1,67 @@
+package statedir
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A session whose file cannot be written fails its own writes, not
+// those of other sessions kept with it. Its file's path is a folder
+// with a file in it: no write renames over that, root's neither.
+func TestOneUnwritableSessionFailsItsOwnWrites(t *testing.T) {
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	k := server(t, c)
+	dir := t.TempDir()
+	d, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Keep(k, c.now())
+	st := k.State()
+	if err := st.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(dir, sessionsDir, sessionFile("bad"))
+	if err := os.MkdirAll(filepath.Join(blocker, "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sign(t, k, "bad", "b1")
+	sign(t, k, "good", "g1") // kept in the same keeping as bad's
+	if err := st.SyncWrite(context.Background(), "good"); err != nil {
+		t.Errorf("good, kept beside bad: %v", err)
+	}
+	if err := st.SyncWrite(context.Background(), "bad"); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Errorf("bad, not kept: %v", err)
+	}
+	sign(t, k, "good", "g2") // bad is tried again, and fails again
+	if err := st.SyncWrite(context.Background(), "good"); err != nil {
+		t.Errorf("good again, with bad still not kept: %v", err)
+	}
+	if err := st.SyncWrite(context.Background()); err == nil {
+		t.Error("a write of every session answered, though bad is not kept")
+	}
+	if _, err := os.Stat(filepath.Join(dir, sessionsDir, sessionFile("good"))); err != nil {
+		t.Errorf("good's file: %v", err)
+	}
+	if err := os.RemoveAll(blocker); err != nil {
+		t.Fatal(err)
+	}
+	sign(t, k, "other", "o1")
+	if err := st.SyncWrite(context.Background()); err != nil {
+		t.Errorf("with the way clear, every session kept: %v", err)
+	}
+	again := server(t, c)
+	d2, _ := Open(dir, nil)
+	if n := d2.Restore(again); n != 3 {
+		t.Errorf("restored %d sessions, want bad, good and other", n)
+	}
+	for sid, want := range map[string]string{"bad": "b1", "good": "g2"} {
+		if got := taken(t, again, sid); !strings.Contains(got, `"signature":"`+want+`"`) {
+			t.Errorf("session %s restored without its signature %s: %.200s", sid, want, got)
+		}
+	}
+}
