@@ -2,8 +2,10 @@ package mock_test
 
 import (
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,4 +170,52 @@ func BenchmarkPatchSettings(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPatchSettingsLivingShop is a PATCH of the settings kept in a
+// state folder, of a session whose own living shop is at its bound
+// (20,000 arrivals, a snapshot of some 17 MB): a write costs what it
+// changed. MB/folder is what the session's files hold.
+func BenchmarkPatchSettingsLivingShop(b *testing.B) {
+	s := newServer(b, mock.Options{Scenario: "demo"})
+	dir := b.TempDir()
+	d, err := mock.OpenStateDir(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.Restore(s)
+	patch := func(i int) {
+		req := httptest.NewRequest("PATCH", "/api/v1/settings/ai", strings.NewReader(fmt.Sprintf(`{"feedback":[{"rating":1,"signature":"v%d"}]}`, i)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Mock-Session", "shop")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("PATCH: %d %s", rec.Code, rec.Body)
+		}
+	}
+	patch(0) // the session's own shop
+	req := httptest.NewRequest("POST", "/__mock/clock?session=shop", strings.NewReader(`{"advance":"700h"}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		b.Fatalf("clock: %d %s", rec.Code, rec.Body)
+	}
+	patch(1)
+	var size int64
+	filepath.WalkDir(filepath.Join(dir, "sessions"), func(_ string, de fs.DirEntry, _ error) error {
+		if fi, err := de.Info(); err == nil && !de.IsDir() {
+			size += fi.Size()
+		}
+		return nil
+	})
+	if size < 10<<20 {
+		b.Fatalf("the session's files hold %d bytes: its shop is not at its bound", size)
+	}
+	b.ReportAllocs()
+	for i := 2; b.Loop(); i++ {
+		patch(i)
+	}
+	b.ReportMetric(float64(size)/1e6, "MB/folder")
 }

@@ -67,17 +67,26 @@ func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) 
 		out.SettingsChanged[i] = t.UTC()
 	}
 	// The arrivals are the newest: the top of the list, before the data.
+	// Their JSON is the Stack's own, not copied (a Stack never changes),
+	// each capped so that an append to it copies: a snapshot of a shop at
+	// its bound is some 17 MB.
 	k := sh.st.Len() - base.Len()
+	if k > 0 {
+		out.Arrivals = make([]json.RawMessage, 0, k)
+	}
 	for i := k - 1; i >= 0; i-- {
-		out.Arrivals = append(out.Arrivals, bytes.Clone(sh.st.JSON(i)))
+		out.Arrivals = append(out.Arrivals, capped(sh.st.JSON(i)))
 	}
 	for i := range base.Len() {
 		if js := sh.st.JSON(k + i); !bytes.Equal(js, base.JSON(i)) {
-			out.Changed = append(out.Changed, bytes.Clone(js))
+			out.Changed = append(out.Changed, capped(js))
 		}
 	}
 	return out, nil
 }
+
+// capped is b, with no room to grow into what follows it.
+func capped(b []byte) json.RawMessage { return b[:len(b):len(b)] }
 
 // Decode reads reviews as the list shows them, each checked, naming a
 // problem under path: the snapshot's own decoder, which knows where

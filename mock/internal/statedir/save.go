@@ -106,21 +106,29 @@ func (d *Dir) saveServer(k *snapshot.Keeper, anchor time.Time) error {
 	return writeIfChanged(filepath.Join(d.dir, serverFile), server)
 }
 
-// removeSession removes the file name from sessions/.
+// removeSession removes the file name from sessions/, and its log.
 func (d *Dir) removeSession(name string) error {
+	prev := d.written[name]
 	if err := os.Remove(filepath.Join(d.dir, sessionsDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	d.used -= d.written[name].size
+	if prev.log != nil {
+		if err := os.Remove(filepath.Join(d.dir, sessionsDir, logName(name, prev.log.gen))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			d.log.Warn("state: a session's log could not be removed", "file", logName(name, prev.log.gen), "err", err)
+		}
+	}
+	d.used -= prev.size
 	delete(d.written, name)
 	return nil
 }
 
-// saveSession writes session id's snapshot to the file name in
-// sessions/, unless the file holds it already (but for when it was
-// taken), within the folder's budget: the least recently written
-// sessions' files go to make room for it, and one that would not fit
-// alone is not written (its old file removed), with a log line.
+// saveSession keeps session id in the file name in sessions/ (its
+// head) and its log (parts.go), unless they hold it already (but for
+// when it was taken): what its lists changed is appended to the log, or
+// the log written anew once grown past twice what it holds; within the
+// folder's budget: the least recently written sessions' files go to
+// make room for it, and one that would not fit alone is not written
+// (its old files removed), with a log line.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	snap, err := k.TakeToKeep(id)
 	if err != nil {
@@ -128,32 +136,61 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	}
 	taken := snap.TakenAt
 	snap.TakenAt = time.Time{}
+	parts := takeParts(snap)
 	body, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(body)
 	prev, ok := d.written[name]
-	if ok && prev.sum == sum {
+	var old map[string][]uint64
+	if prev.log != nil {
+		old = prev.log.parts
+	}
+	splices, hashes := diffParts(old, parts)
+	if ok && prev.sum == sum && len(splices) == 0 {
 		return nil
 	}
 	snap.TakenAt = taken
-	if body, err = json.Marshal(snap); err != nil {
+	w := d.plan(name, prev.log, parts, splices, hashes)
+	hd, err := headOf(snap, w.next)
+	if err != nil {
 		return err
 	}
-	need := int64(len(body)) - prev.size
-	if !d.fitLocked(need, name) {
+	size := int64(len(hd)) + w.next.sizeOnDisk()
+	if !d.fitLocked(size-prev.size, name) && w.appending {
+		w = d.planAnew(name, prev.log, parts, hashes) // a log written anew is the least it takes
+		size = int64(len(hd)) + w.next.sizeOnDisk()
+	}
+	if !d.fitLocked(size-prev.size, name) {
 		d.log.Warn("state: a session is not kept: its snapshot alone is more than the folder may hold (--max-state-disk)",
-			"session", id, "bytes", len(body), "used_bytes", d.used-prev.size, "max_bytes", d.max)
+			"session", id, "bytes", size, "used_bytes", d.used-prev.size, "max_bytes", d.max)
 		return d.removeSession(name)
 	}
-	if err := writeFile(filepath.Join(d.dir, sessionsDir, name), body, 0o600); err != nil {
+	if err := w.write(); err != nil {
 		return err
 	}
-	d.used += need
+	if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
+		return err
+	}
+	w.done(d, name)
+	d.used += size - prev.size
 	d.seq++
-	d.written[name] = kept{sum: sum, size: int64(len(body)), seq: d.seq}
+	d.written[name] = kept{sum: sum, size: size, seq: d.seq, log: w.next}
 	return nil
+}
+
+// headOf is the head of snap (its lists taken out) with the log l.
+func headOf(snap *snapshot.Snapshot, l *partsLog) ([]byte, error) {
+	body, err := json.Marshal(snap)
+	if err != nil {
+		return nil, err
+	}
+	h := head{Format: headFormat, Snapshot: body}
+	if l != nil {
+		h.LogGen, h.LogEnd = l.gen, l.end
+	}
+	return json.Marshal(h)
 }
 
 // writeIfChanged writes data to path, whole and renamed into place,

@@ -1,15 +1,20 @@
 // Package statedir keeps a server's state in a folder (--state-dir), so
 // that a restarted or redeployed demo comes back as it was: server.json
 // holds the server's own state (ServerState), sessions/ a snapshot of
-// each session, taken and restored through a snapshot.Keeper. Every
-// file is written whole and renamed into place; a file that does not
-// read is set aside in rejected/, never loaded in part, never fatal.
+// each session, taken and restored through a snapshot.Keeper: its head
+// (ID.json, the snapshot without its lists of reviews) and a log of
+// those lists (ID.GEN.log, parts.go), so that a write costs what it
+// changed. A head is written whole and renamed into place after its
+// log's records are synced, and says how much of the log is its; a
+// file that does not read is set aside in rejected/, never loaded in
+// part, never fatal.
 // What sessions/ and rejected/ hold together stays within a budget
 // (budget.go); server.json always fits.
 package statedir
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,10 +31,11 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Dir is a state folder. Every file is written whole and renamed into
-// place, so a crash at any moment leaves each file as it was or as it
-// became; a file that does not read (corrupt, foreign, of another
-// version) is set aside in rejected/ with a log line.
+// Dir is a state folder. Every head is written whole and renamed into
+// place, and names the part of its log synced before it, so a crash at
+// any moment leaves each session as it was or as it became; a file
+// that does not read (corrupt, foreign, of another version) is set
+// aside in rejected/ with a log line.
 type Dir struct {
 	dir string
 	log *slog.Logger
@@ -47,8 +53,9 @@ type Dir struct {
 // kept is what a session's file in sessions/ holds.
 type kept struct {
 	sum  [32]byte // its hash, without taken_at; zero for a file restored: its next write goes through
-	size int64
-	seq  uint64 // when it was last written, in the folder's order
+	size int64    // its head's and its log's
+	seq  uint64   // when it was last written, in the folder's order
+	log  *partsLog
 }
 
 // aside is a file set aside in rejected/.
@@ -113,7 +120,21 @@ const maxFile = snapshot.MaxBytes
 
 // readFile reads a regular file of at most maxFile bytes.
 func readFile(path string) ([]byte, error) {
-	// A link is not followed: the folder's files are the server's own.
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(data) > maxFile {
+		err = fmt.Errorf("larger than %d MiB", maxFile>>20)
+	}
+	return data, err
+}
+
+// openRegular opens a regular file to read, not following a link: the
+// folder's files are the server's own.
+func openRegular(path string) (*os.File, error) {
 	if fi, err := os.Lstat(path); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
@@ -123,19 +144,14 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+		}
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	if err == nil && len(data) > maxFile {
-		err = fmt.Errorf("larger than %d MiB", maxFile>>20)
-	}
-	return data, err
+	return f, nil
 }
 
 // Restore brings the saved state into k's: the server's own, then every
@@ -161,32 +177,43 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	// The least recently written first: past the sessions' limit, the
 	// most recent are those kept; past the folder's budget, the least
 	// recent files go first.
+	logs := make(map[string]bool) // the logs in sessions/, those the heads name taken out
+	var heads []entry
 	for _, e := range filesByAge(dir) {
-		name := e.name
-		if strings.HasPrefix(name, ".") {
+		switch name := e.name; {
+		case strings.HasPrefix(name, "."):
 			// A write cut short (the process killed mid-write) leaves its
 			// temporary file; the file it was to replace is intact.
 			os.Remove(filepath.Join(dir, name))
 			d.log.Info("state: removed an unfinished write", "file", filepath.Join(sessionsDir, name))
-			continue
+		case strings.HasSuffix(name, ".log"):
+			logs[name] = true
+		default:
+			heads = append(heads, e)
 		}
-		if d.restoreSession(k, name, e.size) {
+	}
+	for _, e := range heads {
+		if lg, ok := d.restoreSession(k, e.name, e.size); ok {
 			n++
+			if lg != nil {
+				delete(logs, logName(e.name, lg.gen))
+			}
 		}
+	}
+	for name := range logs { // a log no head names: an old one, or one a compaction cut short
+		os.Remove(filepath.Join(dir, name))
 	}
 	d.fitLocked(0, "")
 	d.log.Info("state restored", "dir", d.dir, "sessions", n, "bytes", d.used, "max_bytes", d.max)
 	return n
 }
 
-// restoreSession restores the session of the file name in sessions/, or
-// sets the file aside; it reports whether the session came back.
-func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) bool {
-	data, err := readFile(filepath.Join(d.dir, sessionsDir, name))
-	var snap *snapshot.Snapshot
-	if err == nil {
-		snap, err = snapshot.Decode(data)
-	}
+// restoreSession restores the session of the file name in sessions/ (a
+// head, with its log; or a snapshot, as a folder of an older version
+// holds), or sets the file aside; it reports whether the session came
+// back, with its log.
+func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) (*partsLog, bool) {
+	snap, lg, err := d.readSession(name)
 	if err == nil && sessionFile(snap.Session) != name {
 		err = fmt.Errorf("the file of session %q is %s, not %s", snap.Session, sessionFile(snap.Session), name)
 	}
@@ -196,16 +223,52 @@ func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) bool {
 	}
 	if err != nil {
 		d.setAside(filepath.Join(sessionsDir, name), err)
-		return false
+		if lg != nil {
+			d.setAside(filepath.Join(sessionsDir, logName(name, lg.gen)), err)
+		}
+		return nil, false
 	}
 	if len(res.Dropped) > 0 {
 		d.log.Warn("state: session restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 		d.partial = append(d.partial, res.Session) // written again as it is now, without what was dropped
 	}
 	d.seq++
-	d.written[name] = kept{size: size, seq: d.seq} // a save writes it again, as it is now
+	size += lg.sizeOnDisk()
+	d.written[name] = kept{size: size, seq: d.seq, log: lg} // a save writes its head again, as it is now
 	d.used += size
-	return true
+	return lg, true
+}
+
+// readSession reads session file name: a head and the lists its log
+// holds, or a whole snapshot.
+func (d *Dir) readSession(name string) (*snapshot.Snapshot, *partsLog, error) {
+	data, err := readFile(filepath.Join(d.dir, sessionsDir, name))
+	if err != nil {
+		return nil, nil, err
+	}
+	var probe struct{ Format string }
+	if json.Unmarshal(data, &probe) != nil || probe.Format != headFormat {
+		snap, err := snapshot.Decode(data)
+		return snap, nil, err
+	}
+	var h head
+	if err := wire.DecodeStrict(data, &h); err != nil {
+		return nil, nil, err
+	}
+	snap, err := snapshot.Decode(h.Snapshot)
+	if err != nil || h.LogGen == 0 {
+		return snap, nil, err
+	}
+	lg := &partsLog{gen: h.LogGen}
+	parts, err := readLog(filepath.Join(d.dir, sessionsDir, logName(name, h.LogGen)), h.LogEnd)
+	if err != nil {
+		return nil, lg, fmt.Errorf("its log %s: %w", logName(name, h.LogGen), err)
+	}
+	lg = logOf(h.LogGen, h.LogEnd, parts)
+	if lg.live+int64(len(data)) > maxFile {
+		return nil, lg, fmt.Errorf("its head and log hold more than a snapshot may (%d MiB)", maxFile>>20)
+	}
+	return snap, lg, putParts(snap, parts)
 }
 
 // setAside moves a file that did not load into rejected/, with the time

@@ -1,0 +1,116 @@
+package statedir
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// logWrite is how a keeping writes a session's log: records appended
+// to the log it has, or a log written anew (the next generation, the
+// old one removed once the head names the new), or none (the old one
+// removed) for a session with no lists.
+type logWrite struct {
+	dir       string    // sessions/
+	name      string    // the session's file
+	prev      *partsLog // the log it had, nil for none
+	next      *partsLog // the log it has once written, nil for none
+	records   []byte
+	appending bool // records go at prev's end; else they are the whole of next
+}
+
+// sizeOnDisk is what l takes in the folder.
+func (l *partsLog) sizeOnDisk() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.end
+}
+
+// liveOf is the bytes of parts' items.
+func liveOf(parts map[string][]json.RawMessage) int64 {
+	var n int64
+	for _, items := range parts {
+		for _, it := range items {
+			n += int64(len(it))
+		}
+	}
+	return n
+}
+
+// plan is how session file name's log goes from prev to hold parts
+// (whose hashes are hashes), splices being what changed: appended, or
+// written anew when there was none or it would grow past twice what it
+// holds and a megabyte.
+func (d *Dir) plan(name string, prev *partsLog, parts map[string][]json.RawMessage, splices []splice, hashes map[string][]uint64) logWrite {
+	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
+	if len(parts) == 0 {
+		return w
+	}
+	if prev == nil {
+		return d.planAnew(name, prev, parts, hashes)
+	}
+	for _, s := range splices {
+		w.records = appendRecord(w.records, s)
+	}
+	live := liveOf(parts)
+	end := prev.end + int64(len(w.records))
+	if end > 2*live+1<<20 {
+		return d.planAnew(name, prev, parts, hashes)
+	}
+	w.appending = true
+	w.next = &partsLog{gen: prev.gen, end: end, live: live, parts: hashes}
+	return w
+}
+
+// planAnew is the log of parts written whole, as the generation after
+// prev's.
+func (d *Dir) planAnew(name string, prev *partsLog, parts map[string][]json.RawMessage, hashes map[string][]uint64) logWrite {
+	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
+	if len(parts) == 0 {
+		return w
+	}
+	for _, part := range slices.Sorted(func(yield func(string) bool) {
+		for p := range parts {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		w.records = appendRecord(w.records, splice{Part: part, Items: parts[part]})
+	}
+	gen := uint64(1)
+	if prev != nil {
+		gen = prev.gen + 1
+	}
+	w.next = &partsLog{gen: gen, end: int64(len(w.records)), live: liveOf(parts), parts: hashes}
+	return w
+}
+
+// write writes the log, before the head that names it.
+func (w *logWrite) write() error {
+	switch {
+	case w.next == nil:
+		return nil
+	case w.appending:
+		if len(w.records) == 0 {
+			return nil
+		}
+		return appendLog(filepath.Join(w.dir, logName(w.name, w.next.gen)), w.prev.end, w.records)
+	}
+	return writeFile(filepath.Join(w.dir, logName(w.name, w.next.gen)), w.records, 0o600)
+}
+
+// done removes the log the head no longer names, once it does not.
+func (w *logWrite) done(d *Dir, name string) {
+	if w.prev == nil || w.next != nil && w.next.gen == w.prev.gen {
+		return
+	}
+	old := logName(name, w.prev.gen)
+	if err := os.Remove(filepath.Join(w.dir, old)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.log.Warn("state: a session's old log could not be removed", "file", filepath.Join(sessionsDir, old), "err", err)
+	}
+}
