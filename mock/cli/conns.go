@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // defaultMaxConns is --max-conns: each connection costs a file handle and
@@ -31,11 +29,12 @@ const defaultMinBodyRate = 1 << 10
 // a second but on a satellite link. Younger connections are never closed
 // for a newcomer: closed, they would come back at once, each closing
 // another in turn, and a client about to send its request would go with
-// them. While stalled connections outnumber the places, a newcomer
-// waits for those queued before it to be let in, one a place closed, so
-// the grace sets its wait: with 4,200 stallers on 4,096 places, some 104
-// queued times the 0.75 s a staller holds a place on average, shared by
-// 4,096 places, 19 ms.
+// them. While stalled connections outnumber the places, a newcomer of
+// another client gets one at once, a stalled one past its grace closed
+// for it (4,200 stallers on 4,096 places: normal requests' p99 3-26 ms,
+// TestStalledBodiesEvicted); one of the stallers' own client waits for
+// its grace parked, and so do their own comebacks: they close each
+// other a few hundred times a second, not thousands.
 const evictGrace = 500 * time.Millisecond
 
 // graceFor is the grace of the n-th connection: evictGrace and a share
@@ -56,18 +55,28 @@ func graceFor(n uint64) time.Duration {
 // a keep-alive turns idle.
 const evictRetry = 50 * time.Millisecond
 
-// limitConns caps the connections ln has open at max, with
-// netutil.LimitListener, and sets hs.ConnState, hs.ConnContext and a
-// handler around hs.Handler to keep room for newcomers: when a new
-// connection fills the last place, one is closed, in this order:
+// limitConns caps the connections ln has open at max, and sets
+// hs.ConnState, hs.ConnContext and a handler around hs.Handler to keep
+// room for newcomers. Past the places, it holds up to parkMax more
+// connections accepted, waiting for a place (parked): a place that frees
+// goes to the one whose client (its address; an IPv6 /64) has the fewest
+// connections open, the longest waiting among equals. So a client that
+// holds thousands of places does not queue the others behind its own
+// newcomers. When a connection fills the last place, or one is parked
+// while none is free, one is closed, in this order:
 //   - the idle keep-alive that has waited longest;
 //   - the request that has waited longest among those whose body comes
 //     slower than minRate bytes a second of the time its reads waited for
 //     the client (not the time its handler spent elsewhere), once they
 //     waited the connection's grace (graceFor);
 //   - the new connection that has waited longest for its first request,
-//     if it waited its grace.
+//     if it waited its grace;
 //
+// the last two only for a newcomer of another client that has no more
+// connections open than theirs, or one parked for its grace: so a
+// client's stalled connections do not close each other in turn (each
+// closed one comes back), which would burn the server's time, while
+// another client gets in at once, and one of their own in a grace.
 // With none of them, the listener looks again when one may have turned
 // closable, until one is closed or one leaves. So thousands of idle
 // connections, of connections that send nothing or of bodies sent a byte
@@ -80,14 +89,23 @@ func limitConns(ln net.Listener, hs *http.Server, max int, minRate int64) net.Li
 	if minRate < 1 {
 		minRate = defaultMinBodyRate
 	}
-	newConnLimiter(max, minRate).install(hs)
-	return trackedListener{netutil.LimitListener(ln, max)}
+	c := newConnLimiter(max, minRate)
+	c.install(hs)
+	return c.listen(ln)
 }
 
 // newConnLimiter is a connLimiter on the real clock.
-func newConnLimiter(max int, minRate int64) *connLimiter {
-	return &connLimiter{max: max, minRate: minRate, now: elapsed, after: afterFunc}
+func newConnLimiter(places int, minRate int64) *connLimiter {
+	c := &connLimiter{max: places, minRate: minRate, now: elapsed, after: afterFunc, parkMax: parkMaxFor(places),
+		clients: make(map[string]int)}
+	c.cond = sync.NewCond(&c.mu)
+	return c
 }
+
+// parkMaxFor is how many connections a listener of max places holds
+// past them, waiting: a sixteenth of them, 256 at most (a handle each),
+// 8 at least.
+func parkMaxFor(places int) int { return min(max(places/16, 8), 256) }
 
 // install has c track hs's connections and meter its requests' bodies.
 func (c *connLimiter) install(hs *http.Server) {
@@ -129,21 +147,19 @@ type connLimiter struct {
 	idle    connList      // keep-alives between requests, longest waiting first
 	fresh   connList      // connections yet to send a request, oldest first
 	bodies  connList      // requests whose handler reads a body (trackedConn.body)
+	newest  *trackedConn  // the connection that last filled the last place
+
+	clients map[string]int // open connections by client
+	places  int            // connections handed to the server and not yet closed
+	parked  connList       // accepted past the places, waiting for one, oldest first
+	nparked int
+	parkMax int        // parkMaxFor
+	cond    *sync.Cond // on mu: a place freed, a connection parked, the listener failed
+	err     error      // the listener's, once it failed or closed
 }
 
 // trackedKey is the context key of a request's trackedConn.
 type trackedKey struct{}
-
-// trackedListener accepts trackedConns.
-type trackedListener struct{ net.Listener }
-
-func (l trackedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &trackedConn{Conn: c}, nil
-}
 
 // trackedConn is an accepted connection and its place in a connLimiter's
 // lists, which its lock guards.
@@ -151,9 +167,12 @@ type trackedConn struct {
 	net.Conn
 	prev, next *trackedConn
 	in         *connList     // nil: in none (serving a request without a body, or closed)
-	since      time.Duration // when it was accepted, on the limiter's clock
+	since      time.Duration // when it was accepted, then when the server took it, on the limiter's clock
 	grace      time.Duration // graceFor
 	body       *bodyMeter    // in bodies: its request's body
+	client     string        // clientOf
+	lim        *connLimiter  // whose place it holds, given back on Close
+	released   atomic.Bool   // its place given back
 }
 
 // bodyMeter is a request's body, counting the bytes its reads got and
@@ -287,10 +306,11 @@ func (c *connLimiter) track(conn net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew:
 		c.open++
-		c.seq++
-		tc.since, tc.grace = c.now(), graceFor(c.seq)
+		c.clients[tc.client]++
+		tc.since = c.now()
 		c.fresh.push(tc)
 		if c.open >= c.max {
+			c.newest = tc
 			c.evictOrWait()
 		}
 	case http.StateIdle:
@@ -303,6 +323,12 @@ func (c *connLimiter) track(conn net.Conn, state http.ConnState) {
 		remove(tc)
 	case http.StateHijacked, http.StateClosed: // the server is done with it
 		c.open--
+		if c.clients[tc.client]--; c.clients[tc.client] <= 0 {
+			delete(c.clients, tc.client)
+		}
+		if c.newest == tc {
+			c.newest = nil
+		}
 		remove(tc)
 		if c.open < c.max {
 			c.full = false
@@ -350,7 +376,7 @@ func (c *connLimiter) evict() (closed bool, wait time.Duration) {
 	if old == nil {
 		old, wait = c.slow(now)
 	}
-	if f := c.fresh.front; old == nil && f != nil {
+	if f := c.closableFresh(now); old == nil && f != nil {
 		if age := now - f.since; age >= f.grace {
 			old = f
 		} else {
@@ -361,21 +387,58 @@ func (c *connLimiter) evict() (closed bool, wait time.Duration) {
 		return false, wait
 	}
 	remove(old)
-	old.Close() // its StateClosed comes from its own goroutine
+	c.closeLocked(old) // its StateClosed comes from its own goroutine
 	return true, 0
 }
 
+// forWhom is the newcomer a connection would be closed for: the parked
+// one a place goes to next or, with none, the one that last filled the
+// last place; and whether it has waited its grace parked, when any
+// client's connection may go for it. nil for none known (the
+// connections of any client may go). c.mu is held.
+func (c *connLimiter) forWhom(now time.Duration) (n *trackedConn, waited bool) {
+	if p := c.nextParked(); p != nil {
+		return p, now-p.since >= p.grace
+	}
+	return c.newest, false
+}
+
+// closableFor reports whether tc may be closed for newcomer n: n is of
+// another client, with no more connections open, or waited its grace.
+func (c *connLimiter) closableFor(tc, n *trackedConn, waited bool) bool {
+	return n == nil || waited || tc.client != n.client && c.clients[tc.client] >= c.clients[n.client]
+}
+
+// closableFresh is the oldest connection yet to send a request that may
+// go for the newcomer. c.mu is held.
+func (c *connLimiter) closableFresh(now time.Duration) *trackedConn {
+	n, waited := c.forWhom(now)
+	for tc := c.fresh.front; tc != nil; tc = tc.next {
+		if tc != n && c.closableFor(tc, n, waited) {
+			return tc
+		}
+	}
+	return nil
+}
+
 // slow is the request in bodies that has waited longest among those
-// whose body comes under minRate or, with none, nil and how long until
-// the first may.
+// whose body comes under minRate and may go for the newcomer or, with
+// none, nil and how long until the first may.
 func (c *connLimiter) slow(now time.Duration) (*trackedConn, time.Duration) {
 	wait := evictRetry
+	n, waited := c.forWhom(now)
 	for tc := c.bodies.front; tc != nil; tc = tc.next {
+		if !c.closableFor(tc, n, waited) {
+			continue
+		}
 		slow, due := tc.body.slow(now, tc.grace, c.minRate)
 		if slow {
 			return tc, 0
 		}
 		wait = min(wait, due)
+	}
+	if n != nil && !waited && n.in == &c.parked {
+		wait = min(wait, max(n.grace-(now-n.since), 0))
 	}
 	return nil, wait
 }

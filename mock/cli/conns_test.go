@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,10 +116,19 @@ func TestIdleConnectionClosed(t *testing.T) {
 type fakeConn struct {
 	net.Conn
 	id     int
+	client string
 	closed bool
 }
 
 func (c *fakeConn) Close() error { c.closed = true; return nil }
+
+// RemoteAddr is the connection's client: client, or 10.0.0.ID.
+func (c *fakeConn) RemoteAddr() net.Addr {
+	if c.client != "" {
+		return &net.TCPAddr{IP: net.ParseIP(c.client), Port: 1000 + c.id}
+	}
+	return &net.TCPAddr{IP: net.IPv4(10, 0, byte(c.id>>8), byte(c.id)), Port: 1000}
+}
 
 // fakeListener accepts fakeConns, numbered from 0.
 type fakeListener struct {
@@ -155,13 +165,13 @@ func BenchmarkConnStates(b *testing.B) {
 }
 
 // testLimiter is a connLimiter of max places on fakeListener's
-// connections, with a clock the test moves (from a second: 0 is no time)
-// and its retries run by the test: retry runs the one set, if any.
+// connections, each of a client of its own, with a clock the test moves
+// (from a second: 0 is no time) and its retries run by the test: retry
+// runs the one set, if any.
 type testLimiter struct {
 	*connLimiter
 	hs    *http.Server
 	fl    *fakeListener
-	ln    net.Listener
 	clock time.Duration
 	retry func()
 	conns []net.Conn
@@ -173,18 +183,18 @@ func newTestLimiter(max int) *testLimiter {
 	l.now = func() time.Duration { return l.clock }
 	l.after = func(_ time.Duration, f func()) { l.retry = f }
 	l.install(l.hs)
-	l.ln = trackedListener{l.fl}
 	return l
 }
 
 // accept takes a new connection in.
 func (l *testLimiter) accept(t *testing.T) {
-	c, err := l.ln.Accept()
+	c, err := l.fl.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.conns = append(l.conns, c)
-	l.hs.ConnState(c, http.StateNew)
+	tc := l.wrap(c)
+	l.conns = append(l.conns, tc)
+	l.hs.ConnState(tc, http.StateNew)
 }
 
 // runRetry runs the retry set, if any.
@@ -388,13 +398,20 @@ func stall(ctx context.Context, addr string, connected, cut *atomic.Int64) {
 // send a byte now and then, coming back when closed, do not keep normal
 // clients out: the slow ones are closed for newcomers, and every normal
 // request is answered. The stallers outnumber the places as 4,200 do the
-// default 4,096 (by 2.5%), on a tenth of the places: each place closed
-// is a new connection, and 4,096 places would churn through loopback's
-// ports within seconds. A normal request waits behind the stallers
-// queued before it, so its wait is about the share of stallers over the
-// places times the time a staller may hold one (1.5 s on average).
+// default 4,096 (by 2.5%), on a tenth of the places. A normal request,
+// from another address than the stallers', does not queue behind their
+// comebacks: it is parked and gets the next place, a staller past its
+// grace closed for it, so it waits for that grace only while the attack
+// is younger than it.
+//
+// REPLYMOCK_TEST_STALL=full measures the figures instead:
+// 4,200 stallers on the default 4,096 places, 500 normal requests one
+// every 20 ms.
 func TestStalledBodiesEvicted(t *testing.T) {
-	const maxConns, stallers, requests = 400, 410, 100
+	maxConns, stallers, requests, every := 400, 410, 100, time.Duration(0)
+	if os.Getenv("REPLYMOCK_TEST_STALL") == "full" {
+		maxConns, stallers, requests, every = defaultMaxConns, 4200, 500, 20*time.Millisecond
+	}
 	base, _, _ := startServe(t, config{maxConns: maxConns}, mock.Options{}, false)
 	addr := strings.TrimPrefix(base, "http://")
 	_, out, in := child(t, "staller", nil, "REPLYMOCK_TEST_TARGET="+addr, "REPLYMOCK_TEST_CONNS="+strconv.Itoa(stallers))
@@ -414,7 +431,10 @@ func TestStalledBodiesEvicted(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the stallers did not finish connecting")
 	}
-	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// The normal client comes from another address than the stallers, as
+	// a visitor and an attacker do.
+	from := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, DialContext: from.DialContext}}
 	get := func() time.Duration {
 		start := time.Now()
 		resp, err := client.Get(base + "/api/v1/feedbacks?limit=1")
@@ -433,6 +453,7 @@ func TestStalledBodiesEvicted(t *testing.T) {
 	var took []time.Duration
 	for range requests {
 		took = append(took, get())
+		time.Sleep(every) // measured, the requests sample the attack over seconds
 	}
 	in.Close()
 	cut := -1
@@ -494,4 +515,94 @@ func TestSteadyUploadNotCut(t *testing.T) {
 		t.Errorf("%d stalled connections cut around the steady upload (%q): the cap was not put to the test", cut, line)
 	}
 	t.Logf("a 16 KiB body at 4 KiB/s answered %d while %d stalled connections were cut around it", resp.StatusCode, cut)
+}
+
+// chanListener accepts the connections sent on its channel.
+type chanListener struct {
+	net.Listener
+	ch chan net.Conn
+}
+
+func (l *chanListener) Accept() (net.Conn, error) {
+	c, ok := <-l.ch
+	if !ok {
+		return nil, net.ErrClosed
+	}
+	return c, nil
+}
+
+func (l *chanListener) Close() error { return nil }
+
+// A place that frees goes to the parked connection of the client with
+// the fewest open, before those of a client holding every place; a
+// client's stalled bodies are not closed for its own newcomers until
+// those waited their grace, but at once for another client's.
+func TestParkedGoFewestFirst(t *testing.T) {
+	l := newTestLimiter(4)
+	cl := &chanListener{ch: make(chan net.Conn)}
+	ln := l.listen(cl)
+	defer ln.Close()
+	n := 0
+	arrive := func(client string) *fakeConn {
+		fc := &fakeConn{id: n, client: client}
+		n++
+		l.fl.conns = append(l.fl.conns, fc)
+		l.mu.Lock()
+		parked := l.nparked
+		l.mu.Unlock()
+		cl.ch <- fc
+		for { // parked by the listener's own goroutine
+			l.mu.Lock()
+			done := l.nparked > parked
+			l.mu.Unlock()
+			if done {
+				return fc
+			}
+			runtime.Gosched()
+		}
+	}
+	var taken []*trackedConn
+	take := func() *trackedConn {
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := c.(*trackedConn)
+		l.hs.ConnState(tc, http.StateNew)
+		taken = append(taken, tc)
+		return tc
+	}
+	const attacker, visitor = "192.0.2.1", "198.51.100.7"
+	for range 4 { // the attacker's stalled bodies take every place
+		arrive(attacker)
+		tc := take()
+		l.hs.ConnState(tc, http.StateActive)
+		m := &bodyMeter{ReadCloser: io.NopCloser(strings.NewReader(""))}
+		m.got.Store(1)
+		m.since.Store(int64(l.clock))
+		l.reading(tc, m)
+	}
+	l.clock += 2 * evictGrace // every body slow past its grace
+	arrive(attacker)
+	arrive(attacker)
+	l.runRetry()
+	if got := l.closed(); len(got) != 0 {
+		t.Fatalf("closed %v for the attacker's own newcomers within their grace, want none", got)
+	}
+	v := arrive(visitor)
+	if got := l.closed(); !slices.Equal(got, []int{0}) {
+		t.Fatalf("closed %v for a visitor, want [0]: the attacker's body waiting longest", got)
+	}
+	l.hs.ConnState(taken[0], http.StateClosed)
+	if tc := take(); tc.Conn != v {
+		t.Fatalf("the free place went to %v, want the visitor's, parked after the attacker's two", tc.Conn.(*fakeConn).id)
+	}
+	l.clock += 2 * evictGrace // the attacker's parked ones waited their grace
+	l.runRetry()
+	if got := l.closed(); !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("closed %v once the attacker's newcomers waited their grace, want [0 1]", got)
+	}
+	if tc := take(); tc.Conn.(*fakeConn).id != 4 {
+		t.Fatalf("the free place went to %d, want the attacker's parked longest, 4", tc.Conn.(*fakeConn).id)
+	}
 }
