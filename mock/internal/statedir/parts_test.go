@@ -169,10 +169,10 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	var prev *session.Seed
-	for round := range 12 {
+	for round := range 20 {
 		var fbs []reviews.Feedback
 		for i := range 200 {
-			fbs = append(fbs, reviews.Feedback{ID: int64(900000 + i), Text: fmt.Sprintf("review %d of round %d ", i, round) + strings.Repeat("x", 400),
+			fbs = append(fbs, reviews.Feedback{ID: int64(900000 + i), Text: fmt.Sprintf("review %d of round %d ", i, round) + strings.Repeat("x", 1000),
 				ProductValuation: 5, CreatedDate: "2026-11-01 10:00:00", UserName: "Anna"})
 		}
 		own, err := reviews.NewNumbered(fbs)
