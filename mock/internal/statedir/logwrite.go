@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // logWrite is how a keeping writes a session's log: records appended
@@ -112,5 +113,36 @@ func (w *logWrite) done(d *Dir, name string) {
 	old := logName(name, w.prev.gen)
 	if err := os.Remove(filepath.Join(w.dir, old)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.log.Warn("state: a session's old log could not be removed", "file", filepath.Join(sessionsDir, old), "err", err)
+	}
+}
+
+// maxHeld bounds the bytes of the lists a folder holds on to for their
+// identity (partsLog.items), all sessions together: past it, a list is
+// hashed whole at each write.
+const maxHeld = 64 << 20
+
+// hold keeps next's lists, parts, for their identity, within maxHeld
+// with prev's let go; a seed's are encoded anew at each write, and
+// kept for nothing.
+func (d *Dir) hold(prev, next *partsLog, parts map[string][]json.RawMessage) {
+	if prev != nil {
+		d.held -= prev.held
+	}
+	if next == nil {
+		return
+	}
+	items := make(map[string][]json.RawMessage, len(parts))
+	var n int64
+	for name, list := range parts {
+		if !strings.HasPrefix(name, partSeeded) {
+			items[name] = list
+			for _, it := range list {
+				n += int64(len(it))
+			}
+		}
+	}
+	if d.held+n <= maxHeld {
+		next.items, next.held = items, n
+		d.held += n
 	}
 }

@@ -47,6 +47,11 @@ type partsLog struct {
 	end   int64               // its length
 	live  int64               // the bytes of the items it holds now
 	parts map[string][]uint64 // part -> the hash of each item, in order
+	// items are the lists as last written, kept so that an item still
+	// the same bytes in memory (a Stack's JSON never changes, and these
+	// keep it from being reused) is known unchanged without hashing.
+	items map[string][]json.RawMessage
+	held  int64 // their bytes, within the folder's maxHeld
 }
 
 // logName is the name of session file name's log of generation gen.
@@ -125,23 +130,37 @@ type splice struct {
 	Items []json.RawMessage
 }
 
-// diffParts is the splices that make what old hashes into parts, in
-// order, and the hashes of parts.
-func diffParts(old map[string][]uint64, parts map[string][]json.RawMessage) ([]splice, map[string][]uint64) {
+// diffParts is the splices that make what the log old holds (nil for
+// none) into parts, in order, and the hashes of parts.
+func diffParts(old *partsLog, parts map[string][]json.RawMessage) ([]splice, map[string][]uint64) {
+	var oldHashes map[string][]uint64
+	var oldItems map[string][]json.RawMessage
+	if old != nil {
+		oldHashes, oldItems = old.parts, old.items
+	}
 	hashes := make(map[string][]uint64, len(parts))
 	var out []splice
-	for _, name := range slices.Sorted(mapKeys(old, parts)) {
-		items := parts[name]
+	for _, name := range slices.Sorted(mapKeys(oldHashes, parts)) {
+		items, was, wasH := parts[name], oldItems[name], oldHashes[name]
 		h := make([]uint64, len(items))
 		for i, it := range items {
-			h[i] = maphash.Bytes(partSeed, it)
+			if i < len(was) && i < len(wasH) && sameBytes(it, was[i]) {
+				h[i] = wasH[i] // the very bytes written last time
+			} else {
+				h[i] = maphash.Bytes(partSeed, it)
+			}
 		}
 		if len(h) > 0 {
 			hashes[name] = h
 		}
-		out = diffList(out, name, old[name], h, items)
+		out = diffList(out, name, wasH, h, items)
 	}
 	return out, hashes
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // mapKeys is the names of both maps' parts.

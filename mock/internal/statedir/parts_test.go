@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,6 +29,7 @@ func TestDiffPartsReplays(t *testing.T) {
 	lists := map[string][]json.RawMessage{}
 	var log []byte
 	var hashes map[string][]uint64
+	var prevLists map[string][]json.RawMessage
 	for round := range 300 {
 		for _, part := range []string{"arrivals:a", "changed:a", "seeded:b"} {
 			l := slices.Clone(lists[part])
@@ -52,7 +54,8 @@ func TestDiffPartsReplays(t *testing.T) {
 				lists[part] = l
 			}
 		}
-		splices, h := diffParts(hashes, lists)
+		splices, h := diffParts(&partsLog{parts: hashes, items: prevLists}, lists)
+		prevLists = maps.Clone(lists) // items are never changed in place: their identity holds
 		for _, s := range splices {
 			log = appendRecord(log, s)
 		}
@@ -70,7 +73,7 @@ func TestDiffPartsReplays(t *testing.T) {
 	// An append costs the new item, a change in place the changed one.
 	l := []json.RawMessage{item(1), item(2), item(3)}
 	_, h := diffParts(nil, map[string][]json.RawMessage{"p": l})
-	splices, _ := diffParts(h, map[string][]json.RawMessage{"p": {item(1), item(20), item(3), item(4)}})
+	splices, _ := diffParts(&partsLog{parts: h, items: map[string][]json.RawMessage{"p": l}}, map[string][]json.RawMessage{"p": {l[0], item(20), l[2], item(4)}})
 	if fmt.Sprint(splices) != fmt.Sprint([]splice{{Part: "p", At: 1, Del: 1, Items: []json.RawMessage{item(20)}}, {Part: "p", At: 3, Items: []json.RawMessage{item(4)}}}) {
 		t.Errorf("a change and an append: %v", splices)
 	}

@@ -118,6 +118,7 @@ func (d *Dir) removeSession(name string) error {
 		}
 	}
 	d.used -= prev.size
+	d.hold(prev.log, nil, nil)
 	delete(d.written, name)
 	return nil
 }
@@ -143,11 +144,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	}
 	sum := sha256.Sum256(body)
 	prev, ok := d.written[name]
-	var old map[string][]uint64
-	if prev.log != nil {
-		old = prev.log.parts
-	}
-	splices, hashes := diffParts(old, parts)
+	splices, hashes := diffParts(prev.log, parts)
 	if ok && prev.sum == sum && len(splices) == 0 {
 		return nil
 	}
@@ -174,6 +171,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		return err
 	}
 	w.done(d, name)
+	d.hold(prev.log, w.next, parts)
 	d.used += size - prev.size
 	d.seq++
 	d.written[name] = kept{sum: sum, size: size, seq: d.seq, log: w.next}

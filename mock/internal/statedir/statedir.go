@@ -48,6 +48,7 @@ type Dir struct {
 	rejected []aside         // the files in rejected/, the oldest first
 	once     sync.Once       // Keep, done by Save if not before
 	partial  []string        // the sessions Restore brought back in part, for Keep to write again
+	held     int64           // the bytes of lists held for their identity (hold)
 }
 
 // kept is what a session's file in sessions/ holds.
