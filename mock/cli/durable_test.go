@@ -123,45 +123,63 @@ func TestStateDirLosesNothingAnsweredUnderKills(t *testing.T) {
 				t.Fatalf("round %d: session w%d shows v%d after the kill; v%d was answered before it", round, w, got, answered[w])
 			}
 		}
-		var wg, first sync.WaitGroup
-		done := make(chan struct{})
-		first.Add(writers)
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				firstDone := sync.OnceFunc(first.Done)
-				defer firstDone() // a writer that stops early lets the kill come anyway
-				for v := answered[w] + 1; ; v++ {
-					select {
-					case <-done:
-						return
-					default:
-					}
-					st, ok := patchSignature(base, w, v)
-					if !ok {
-						return // the kill came
-					}
-					if st != 200 {
-						t.Errorf("round %d: PATCH of w%d: %d", round, w, st)
-						return
-					}
-					answered[w] = v
-					firstDone()
-				}
-			}()
-		}
-		first.Wait() // every writer has an answer, however loaded the machine: then the kill comes at random
-		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
-		stop(syscall.SIGKILL)
-		close(done)
-		wg.Wait()
+		killDuring(t, round, base, answered, nil, func() {
+			// every writer has an answer, however loaded the machine: then the kill comes at random
+			time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+			stop(syscall.SIGKILL)
+		})
 		for w := range writers {
 			if answered[w] == 0 {
 				t.Fatalf("round %d: writer %d had no answer before the kill: nothing tested", round, w)
 			}
 		}
 	}
+}
+
+// killDuring runs a writer per element of answered, each PATCHing its
+// own session (patchSignature) on base as fast as it is answered and
+// keeping in answered the last value answered; once every writer has an
+// answer, kill runs, and killDuring returns when every writer has seen
+// it. check, when set, runs after each answer, on the value answered.
+func killDuring(t *testing.T, round int, base string, answered []int, check func(w, v int) error, kill func()) {
+	var wg, first sync.WaitGroup
+	done := make(chan struct{})
+	first.Add(len(answered))
+	for w := range answered {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			firstDone := sync.OnceFunc(first.Done)
+			defer firstDone() // a writer that stops early lets the kill come anyway
+			for v := answered[w] + 1; ; v++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				st, ok := patchSignature(base, w, v)
+				if !ok {
+					return // the kill came
+				}
+				if st != 200 {
+					t.Errorf("round %d: PATCH of w%d: %d", round, w, st)
+					return
+				}
+				answered[w] = v
+				firstDone()
+				if check != nil {
+					if err := check(w, v); err != nil {
+						t.Errorf("round %d: %v", round, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	first.Wait()
+	kill()
+	close(done)
+	wg.Wait()
 }
 
 // patchSignature PATCHes session wN's signature to vV; ok is false when

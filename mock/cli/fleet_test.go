@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,45 +39,17 @@ func TestStoreFleetOfBinaries(t *testing.T) {
 				}
 			}
 		}
-		var wg, first sync.WaitGroup
-		first.Add(writers)
-		done := make(chan struct{})
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				firstDone := sync.OnceFunc(first.Done)
-				defer firstDone()
-				for v := answered[w] + 1; ; v++ {
-					select {
-					case <-done:
-						return
-					default:
-					}
-					st, ok := patchSignature(a, w, v)
-					if !ok {
-						return // the kill came
-					}
-					if st != 200 {
-						t.Errorf("round %d: PATCH of w%d: %d", round, w, st)
-						return
-					}
-					answered[w] = v
-					firstDone()
-					if v%5 == 0 { // read on the other replica right after the answer
-						if got := signatureOr(b, w); got < v {
-							t.Errorf("round %d: w%d v%d answered on one replica, the other shows v%d", round, w, v, got)
-							return
-						}
-					}
+		killDuring(t, round, a, answered, func(w, v int) error {
+			if v%5 == 0 { // read on the other replica right after the answer
+				if got := signatureOr(b, w); got < v {
+					return fmt.Errorf("w%d v%d answered on one replica, the other shows v%d", w, v, got)
 				}
-			}()
-		}
-		first.Wait()
-		time.Sleep(100 * time.Millisecond)
-		kill()
-		close(done)
-		wg.Wait()
+			}
+			return nil
+		}, func() {
+			time.Sleep(100 * time.Millisecond)
+			kill()
+		})
 		if t.Failed() {
 			return
 		}
