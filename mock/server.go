@@ -280,6 +280,7 @@ func New(opts Options) (*Server, error) {
 	s.router = s.routes()
 	if s.fleet != nil {
 		s.fleet.Attach(context.Background(), s.snaps, s.anchor)
+		s.st.Journals().SetShared(s.fleet.Journal())
 	}
 	return s, nil
 }

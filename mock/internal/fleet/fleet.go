@@ -15,6 +15,9 @@
 //   - the data a scenario generates is the same on every replica (same
 //     seed, one data anchor kept in Redis): only what changes is stored.
 //
+// The journal is the fleet's too (journal.go): every replica appends its
+// entries to Redis before it answers, and lists and verifies from there.
+//
 // While Redis is out of reach, reads answer from the state the replica
 // last knew (Fresh reports it, and the server warns), writes are refused
 // with 503 store_unavailable before they change anything; the client

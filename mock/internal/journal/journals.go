@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -38,6 +39,11 @@ type Journals struct {
 
 	// pinned is what listings being written keep alive (MaxListingBytes).
 	pinned atomic.Int64
+
+	// shared keeps the journals of a fleet in place of the rings (the
+	// sessions' Keys still come from here); nil in memory. Set once,
+	// before serving (SetShared).
+	shared Shared
 
 	// redact tells which headers and query parameters entries list and
 	// patterns match redacted; nil for the rule alone (SetRedactor).
@@ -110,12 +116,25 @@ func (j *Journals) dropLocked(id string, rg *ring) {
 // Clear empties the journal of session scope, or of every session for
 // AllSessions. The sessions stay, and so does the numbering.
 func (j *Journals) Clear(scope string) {
+	if j.shared != nil {
+		_ = j.shared.Clear(context.Background(), scope) // out of reach: the write was refused before
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, rg := range j.scopeLocked(scope) {
 		rg.mu.Lock()
 		j.bytes.Release(rg.clear())
 		rg.mu.Unlock()
+	}
+}
+
+// Forget empties, on a shared journal, the journal of session scope, or
+// of every session, as a reset does; in memory the reset session's Drop
+// did, and Forget does nothing.
+func (j *Journals) Forget(scope string) {
+	if j.shared != nil {
+		_ = j.shared.Clear(context.Background(), scope)
 	}
 }
 
@@ -162,6 +181,10 @@ func (j *Journals) Max() int64 { return j.bytes.Max() }
 // entries reach the journals in the order of their sequence numbers, and
 // the bytes kept never exceed the budget.
 func (j *Journals) Record(k Key, e Record) {
+	if j.shared != nil {
+		j.recordShared(k, e)
+		return
+	}
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
 	}

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,6 +18,9 @@ import (
 // locks: records never change once kept. Each record looked at is
 // charged to sc; past its bound, gather stops with ErrScanTooLarge.
 func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *scan) ([]*Record, error) {
+	if j.shared != nil {
+		return j.gatherShared(scope, p, since, sc) // the limit is find's
+	}
 	var out []*Record
 	for _, rg := range j.scope(scope) {
 		rg.mu.Lock()
@@ -76,6 +80,16 @@ func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
 	recs, _ := j.find(p, limit, nil) // no scan, no bound: no error
 	return entries(recs, j.Redactor())
+}
+
+// incomplete reports whether a journal in scope lost entries newer than
+// since, shared or not.
+func (j *Journals) incomplete(scope string, since int64) (bool, error) {
+	if j.shared != nil {
+		n, err := j.shared.Lost(context.Background(), scope)
+		return n > since, err
+	}
+	return j.lost(scope, since), nil
 }
 
 // lost reports whether a journal in scope lost entries newer than since.

@@ -137,7 +137,11 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 		return Verification{}, err
 	}
 	slices.SortFunc(all, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
-	v := Verification{Want: want.String(), Seqs: []int64{}, Incomplete: j.lost(p.scope, p.since)}
+	incomplete, err := j.incomplete(p.scope, p.since)
+	if err != nil {
+		return Verification{}, err
+	}
+	v := Verification{Want: want.String(), Seqs: []int64{}, Incomplete: incomplete}
 	type miss struct {
 		r *Record
 		n int

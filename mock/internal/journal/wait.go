@@ -34,7 +34,9 @@ var ErrClientWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Cod
 
 // Await returns once at least n entries in p's scope newer than its
 // since match p, or with ctx's error when it ends first. It wakes on
-// each new entry, never by polling: Record closes j.wake. Each wake
+// each new entry, never by polling: Record closes j.wake (on a shared
+// journal, it also asks the fleet's sequence every sharedPoll, for the
+// entries other replicas append). Each wake
 // looks only at the entries that came since the last look, and each
 // look is bounded (MaxScanBytes: ErrScanTooLarge). Past MaxWaiters
 // waiting at once, it answers ErrTooManyWaiters; past MaxClientWaiters
@@ -65,6 +67,12 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 		}
 		wake, upto := j.wake, j.seq
 		j.mu.Unlock()
+		if j.shared != nil { // the fleet's numbering, before looking
+			var err error
+			if upto, err = j.shared.Seq(ctx); err != nil {
+				return err
+			}
+		}
 		sc := newScan() // each look is bounded
 		recs, err := j.gather(p.scope, p, cursor, 0, sc)
 		if err != nil {
@@ -102,10 +110,33 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 			waiting = true
 			j.mu.Unlock()
 		}
+		if err := j.sleep(ctx, wake, upto); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep returns once an entry may have come: wake closed by this
+// process's Record, or, on a shared journal, the fleet's sequence past
+// upto (another replica appended), asked every sharedPoll; or with ctx's
+// error, or the store's.
+func (j *Journals) sleep(ctx context.Context, wake <-chan struct{}, upto int64) error {
+	var tick <-chan time.Time
+	if j.shared != nil {
+		t := time.NewTicker(sharedPoll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
 		select {
 		case <-wake:
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-tick:
+			if seq, err := j.shared.Seq(ctx); err != nil || seq > upto {
+				return err
+			}
 		}
 	}
 }

@@ -181,6 +181,7 @@ func (st *State) Reset(sid string) {
 		st.changes.serverChanged()
 	}
 	st.sessions.Reset(sid)
+	st.journals.Forget(sid) // the fleet's journal: in memory, the reset session's went with it
 	if st.counts != nil {
 		st.counts.Forget(sid)
 	}

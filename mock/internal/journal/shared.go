@@ -1,0 +1,161 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Shared is where the journals of a fleet are kept (--store redis://,
+// mock/internal/fleet), in place of this process's rings: every replica
+// appends to it and reads from it, so a listing, a verification or a
+// wait on any replica sees every request the fleet answered. It numbers
+// the entries (one sequence for the fleet) and holds the bounds of all
+// journals together, as Record does in memory. Its errors are the API's
+// (503 store_unavailable while it is out of reach).
+type Shared interface {
+	// Append keeps entry data, which keeps kept bytes, in session sid's
+	// journal within b, and returns its sequence number.
+	Append(ctx context.Context, sid string, data []byte, kept int64, b Bounds) (int64, error)
+	// Read returns the entries of session scope (every session's for
+	// AllSessions) newer than since, in no particular order.
+	Read(ctx context.Context, scope string, since int64) ([]Stored, error)
+	// Lost is the newest sequence number of an entry a journal in scope
+	// lost to the bounds since it was last cleared.
+	Lost(ctx context.Context, scope string) (int64, error)
+	// Clear empties the journal of session scope, or of every session.
+	Clear(ctx context.Context, scope string) error
+	// Seq is the last sequence number given.
+	Seq(ctx context.Context) (int64, error)
+}
+
+// Bounds are what the journals keep: entries a session, and bytes and
+// entries all sessions together.
+type Bounds struct {
+	Size    int
+	Bytes   int64
+	Entries int
+}
+
+// Stored is an entry as Shared keeps it: its sequence number and its
+// encoding.
+type Stored struct {
+	Seq  int64
+	Data []byte
+}
+
+// sharedPoll is how often a wait on a shared journal asks for the
+// fleet's sequence number, to wake on an entry another replica appended.
+const sharedPoll = 20 * time.Millisecond
+
+// SetShared makes sh keep the journals from now on, in place of this
+// process's rings; a server sets it before it serves.
+func (j *Journals) SetShared(sh Shared) { j.shared = sh }
+
+// bounds are j's bounds, for Shared.
+func (j *Journals) bounds() Bounds {
+	return Bounds{Size: j.size, Bytes: j.bytes.Max(), Entries: len(j.order.ring)}
+}
+
+// recordShared is Record on a shared journal: trimmed and measured as in
+// memory, then appended, redacted (no secret leaves the process), before
+// Record returns. An entry Shared cannot take (out of reach) is lost.
+func (j *Journals) recordShared(k Key, e Record) {
+	e.Lent = false // encoded now: the buffer is not kept
+	e.kept = e.measureWith(e.trim())
+	if e.kept > j.bytes.Max() {
+		e.strip(j.bytes.Max())
+	}
+	j.mu.Lock()
+	rg := j.rings[k.id]
+	j.mu.Unlock()
+	if rg != nil && rg.gen == k.gen {
+		_, _ = j.shared.Append(context.Background(), k.id, encodeRecord(&e, j.Redactor()), e.kept, j.bounds())
+	}
+	j.mu.Lock()
+	j.wakeWaiters()
+	j.mu.Unlock()
+}
+
+// storedEntry is a record as Shared keeps it: JSON, the entry with its
+// header map, and the bodies as bytes when they are not UTF-8 (which
+// JSON strings would change).
+type storedEntry struct {
+	Entry
+	Header  http.Header `json:"header_map,omitempty"`
+	BodyRaw []byte      `json:"body_raw,omitempty"`
+	RespRaw []byte      `json:"response_raw,omitempty"`
+	Kept    int64       `json:"kept"`
+}
+
+// encodeRecord encodes r, its credentials redacted by rd.
+func encodeRecord(r *Record, rd *Redactor) []byte {
+	se := storedEntry{Entry: r.Entry, Kept: r.kept}
+	se.Query = rd.query(r.Query)
+	if len(r.Header) > 0 {
+		se.Header = make(http.Header, len(r.Header))
+		for k, vs := range r.Header {
+			if rd.Secret(k) {
+				vs = redactValues(vs)
+			}
+			se.Header[k] = vs
+		}
+	}
+	var b strings.Builder
+	b.Write(r.Resp)
+	for _, c := range r.More {
+		b.Write(c)
+	}
+	se.Response = b.String()
+	if !utf8.ValidString(se.Response) {
+		se.RespRaw, se.Response = []byte(se.Response), ""
+	}
+	if !utf8.ValidString(se.Body) {
+		se.BodyRaw, se.Body = []byte(se.Body), ""
+	}
+	data, err := json.Marshal(&se)
+	if err != nil {
+		return nil // no value of an entry fails to encode
+	}
+	return data
+}
+
+// decodeRecord is the record st keeps, nil if it is not one.
+func decodeRecord(st Stored) *Record {
+	var se storedEntry
+	if json.Unmarshal(st.Data, &se) != nil {
+		return nil
+	}
+	r := &Record{Entry: se.Entry, Header: se.Header, kept: se.Kept, copied: true}
+	r.Seq = st.Seq
+	r.Resp = []byte(se.Response)
+	if se.RespRaw != nil {
+		r.Resp = se.RespRaw
+	}
+	if se.BodyRaw != nil {
+		r.Body = string(se.BodyRaw)
+	}
+	r.Response, r.Headers = "", nil
+	return r
+}
+
+// gatherShared is gather on a shared journal.
+func (j *Journals) gatherShared(scope string, p *Pattern, since int64, sc *scan) ([]*Record, error) {
+	got, err := j.shared.Read(context.Background(), scope, since)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Record, 0, len(got))
+	for _, st := range got {
+		if sc.charge(scanEntryCost); sc.over() {
+			return nil, ErrScanTooLarge
+		}
+		if r := decodeRecord(st); r != nil && r.Seq > since && p.matchesCheap(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
