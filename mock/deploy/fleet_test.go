@@ -154,6 +154,7 @@ func TestFleetRoundRobin(t *testing.T) {
 	t.Run("read your writes", func(t *testing.T) { readYourWrites(t, f) })
 	t.Run("probe", func(t *testing.T) { runProbe(t, f.url) })
 	t.Run("fault counted fleet-wide", func(t *testing.T) { faultCount(t, f) })
+	t.Run("journal long poll", func(t *testing.T) { journalWait(t, f) })
 	t.Run("health", func(t *testing.T) {
 		for _, r := range f.replicas {
 			var env struct {
@@ -222,6 +223,27 @@ func faultCount(t *testing.T, f *fleet) {
 	}
 	if want := []int{503, 503, 503, 200, 200, 200}; !slices.Equal(statuses, want) || len(failedOn) != 3 {
 		t.Errorf("a fault of 3 answers: statuses %v, failed on %d replicas; want %v, on 3", statuses, len(failedOn), want)
+	}
+}
+
+// journalWait holds a long poll of the journal while requests go round
+// robin; then the journal, read on each replica, holds every request the
+// fleet served.
+func journalWait(t *testing.T, f *fleet) {
+	got := make(chan answer, 1)
+	go func() { got <- get(f.url + "/__mock/requests?session=poll&path=/api/v1/feedbacks&wait=20s") }()
+	for range 3 {
+		do(t, http.MethodGet, f.url+"/api/v1/feedbacks?limit=1", "poll", "")
+	}
+	a := <-got
+	if n := requestCount(t, a); n < 1 {
+		t.Errorf("the long poll on %s answered %d requests, want at least 1", a.upstream, n)
+	}
+	for range 3 { // round robin: once on each replica
+		a := do(t, http.MethodGet, f.url+"/__mock/requests?session=poll&path=/api/v1/feedbacks", "", "")
+		if n := requestCount(t, a); n != 3 {
+			t.Errorf("the journal on %s lists %d of the 3 requests served", a.upstream, n)
+		}
 	}
 }
 
