@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,6 +241,38 @@ func TestFleetJournalStoreDown(t *testing.T) {
 		l := listOn(t, s, "/__mock/requests?session=d&query.back=1")
 		if l.Count != 1 {
 			t.Fatalf("replica %d lists %d entries made once the store was back, want 1", i, l.Count)
+		}
+	}
+}
+
+// TestFleetJournalConcurrent: requests at once on three replicas, their
+// entries appended together in steps, each kept once under a number of
+// its own.
+func TestFleetJournalConcurrent(t *testing.T) {
+	_, ss := fleet(t, 3, mock.Options{})
+	const clients, each = 9, 15
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				raw(ss[(c+i)%3], http.MethodGet, fmt.Sprintf("/api/v1/feedbacks?limit=1&offset=%d", c*each+i), "", mock.HeaderSession, "c")
+			}
+		}()
+	}
+	wg.Wait()
+	for i, s := range ss {
+		l := listOn(t, s, "/__mock/requests?session=c")
+		seen := map[string]bool{}
+		for k, e := range l.Requests {
+			if k > 0 && e.Seq <= l.Requests[k-1].Seq {
+				t.Fatalf("replica %d: seq %d after %d", i, e.Seq, l.Requests[k-1].Seq)
+			}
+			seen[e.Query] = true
+		}
+		if l.Count != clients*each || len(seen) != clients*each {
+			t.Fatalf("replica %d lists %d entries (%d requests), want %d", i, l.Count, len(seen), clients*each)
 		}
 	}
 }

@@ -82,6 +82,7 @@ type Store struct {
 
 	mu   sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
 	held held       // the write locks this replica holds (lock.go)
+	app  appender   // the journal's entries waiting for their step (journal.go)
 
 	vmu       sync.RWMutex // guards sv and known's versions
 	sv        int64        // the server's version this replica holds; -1 for none yet

@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/redis/rueidis"
 
@@ -22,17 +24,17 @@ import (
 // goes with a reset, a clear or the bounds (the oldest entries go
 // first), not with the session's expiry.
 
-// appendScript keeps one entry: KEYS the session's stream, the order,
-// meta, lost and sessions; ARGV the session id, the data, its bytes, the
-// session's size, the bytes and entries of all, the streams' prefix.
+// appendScript keeps entries, one after the other: KEYS the order,
+// meta, lost and sessions; ARGV a session's size, the bytes and entries
+// of all, the streams' prefix, then each entry's session id, data and
+// bytes. It returns their sequence numbers.
 var appendScript = rueidis.NewLuaScript(`
-local sk, order, meta, lostk, sess = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local sid, kept = ARGV[1], tonumber(ARGV[3])
-local size, maxb, maxe, prefix = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
-local seq = redis.call('HINCRBY', meta, 'seq', 1)
+local order, meta, lostk, sess = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local size, maxb, maxe, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local function lose(id, s)
   if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
 end
+local sid
 local function drop(key, id, s)
   local r = redis.call('XRANGE', key, s .. '-0', s .. '-0')
   if #r == 0 then return end
@@ -52,27 +54,36 @@ local function popOrder()
   drop(prefix .. id, id, tonumber(string.sub(it, 1, sp - 1)))
   return true
 end
-if size <= 0 or maxe <= 0 or kept > maxb then
-  lose(sid, seq)
-  return seq
-end
-if redis.call('XLEN', sk) >= size then
-  local r = redis.call('XRANGE', sk, '-', '+', 'COUNT', 1)
-  local s = tonumber(string.match(r[1][1], '^(%d+)'))
-  drop(sk, sid, s)
-end
-while tonumber(redis.call('HGET', meta, 'bytes') or '0') + kept > maxb do
-  if not popOrder() then
+local function add(data, kept)
+  local sk = prefix .. sid
+  local seq = redis.call('HINCRBY', meta, 'seq', 1)
+  if size <= 0 or maxe <= 0 or kept > maxb then
     lose(sid, seq)
     return seq
   end
+  if redis.call('XLEN', sk) >= size then
+    local r = redis.call('XRANGE', sk, '-', '+', 'COUNT', 1)
+    drop(sk, sid, tonumber(string.match(r[1][1], '^(%d+)')))
+  end
+  while tonumber(redis.call('HGET', meta, 'bytes') or '0') + kept > maxb do
+    if not popOrder() then
+      lose(sid, seq)
+      return seq
+    end
+  end
+  while redis.call('LLEN', order) >= maxe do popOrder() end
+  redis.call('XADD', sk, seq .. '-0', 'd', data, 'n', kept)
+  redis.call('HINCRBY', meta, 'bytes', kept)
+  redis.call('RPUSH', order, seq .. ' ' .. sid)
+  redis.call('SADD', sess, sid)
+  return seq
 end
-while redis.call('LLEN', order) >= maxe do popOrder() end
-redis.call('XADD', sk, seq .. '-0', 'd', ARGV[2], 'n', kept)
-redis.call('HINCRBY', meta, 'bytes', kept)
-redis.call('RPUSH', order, seq .. ' ' .. sid)
-redis.call('SADD', sess, sid)
-return seq
+local out = {}
+for i = 5, #ARGV, 3 do
+  sid = ARGV[i]
+  out[#out + 1] = add(ARGV[i + 1], tonumber(ARGV[i + 2]))
+end
+return out
 `)
 
 // readScript returns the entries of a session (ARGV[1], or every one's
@@ -143,15 +154,107 @@ func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args [
 
 func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 
+// Append keeps an entry with the others of its moment: the entries
+// appended while a step runs go together in the next (appender), so
+// that a replica under load pays one script run for many requests.
 func (sj sharedJournal) Append(ctx context.Context, sid string, data []byte, kept int64, b journal.Bounds) (int64, error) {
-	res, err := sj.do(ctx, appendScript,
-		[]string{sj.key("s:" + sid), sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions")},
-		[]string{sid, string(data), strconv.FormatInt(kept, 10), strconv.Itoa(b.Size),
-			strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries), sj.key("s:")})
-	if err != nil {
-		return 0, err
+	req := &appendReq{sid: sid, data: data, kept: kept, b: b, done: make(chan struct{})}
+	if !sj.s.app.push(req) {
+		sj.flush([]*appendReq{req}) // no step ran: this one runs at once
+		if batch := sj.s.app.next(); batch != nil {
+			go sj.drain(batch) // the entries that came meanwhile, while more come
+		}
 	}
-	return res.AsInt64()
+	select {
+	case <-req.done:
+		return req.seq, req.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// drain runs the steps of the entries waiting, batch first, until none
+// waits.
+func (sj sharedJournal) drain(batch []*appendReq) {
+	for ; batch != nil; batch = sj.s.app.next() {
+		sj.flush(batch)
+	}
+}
+
+// flush runs one step for the entries of batch, and tells each.
+func (sj sharedJournal) flush(batch []*appendReq) {
+	b := batch[0].b
+	args := make([]string, 0, 4+3*len(batch))
+	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries), sj.key("s:"))
+	for _, r := range batch {
+		args = append(args, r.sid, rueidis.BinaryString(r.data), strconv.FormatInt(r.kept, 10))
+	}
+	res, err := sj.do(context.Background(), appendScript,
+		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions")}, args)
+	var seqs []int64
+	if err == nil {
+		seqs, err = res.AsIntSlice()
+	}
+	for i, r := range batch {
+		if err == nil && i < len(seqs) {
+			r.seq = seqs[i]
+		} else {
+			r.err = err
+			if r.err == nil {
+				r.err = ErrUnavailable() // not the answer a step gives
+			}
+		}
+		close(r.done)
+	}
+}
+
+// appendReq is one entry waiting for its step.
+type appendReq struct {
+	sid  string
+	data []byte
+	kept int64
+	b    journal.Bounds
+	seq  int64
+	err  error
+	done chan struct{}
+}
+
+// appender gathers the entries appended while a step runs.
+type appender struct {
+	mu      sync.Mutex
+	queue   []*appendReq
+	running bool
+}
+
+// maxBatch bounds the entries of one step.
+const maxBatch = 64
+
+// push queues req and reports whether a step runs already (which will
+// take it); if not, the caller runs the steps until none waits.
+func (a *appender) push(req *appendReq) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running {
+		a.queue = append(a.queue, req)
+		return true
+	}
+	a.running = true
+	return false
+}
+
+// next takes the entries waiting for a step (at most maxBatch), or
+// reports none, and then no step runs.
+func (a *appender) next() []*appendReq {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queue) == 0 {
+		a.running = false
+		return nil
+	}
+	n := min(len(a.queue), maxBatch)
+	batch := slices.Clone(a.queue[:n])
+	a.queue = slices.Delete(a.queue, 0, n)
+	return batch
 }
 
 func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]journal.Stored, error) {

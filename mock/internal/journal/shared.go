@@ -2,11 +2,10 @@ package journal
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Shared is where the journals of a fleet are kept (--store redis://,
@@ -80,21 +79,21 @@ func (j *Journals) recordShared(k Key, e Record) {
 	j.mu.Unlock()
 }
 
-// storedEntry is a record as Shared keeps it: JSON, the entry with its
-// header map, and the bodies as bytes when they are not UTF-8 (which
-// JSON strings would change).
+// storedEntry is a record as Shared keeps it: the entry with its
+// header map, as JSON, its bodies beside it as they are (encodeRecord).
 type storedEntry struct {
 	Entry
-	Header  http.Header `json:"header_map,omitempty"`
-	BodyRaw []byte      `json:"body_raw,omitempty"`
-	RespRaw []byte      `json:"response_raw,omitempty"`
-	Kept    int64       `json:"kept"`
+	Header http.Header `json:"header_map,omitempty"`
+	Kept   int64       `json:"kept"`
 }
 
-// encodeRecord encodes r, its credentials redacted by rd.
+// encodeRecord encodes r, its credentials redacted by rd: the length of
+// the entry's JSON (without its bodies), the JSON, the length of the
+// request's body, the body, then the response, bytes as they are (no
+// escaping to pay, nothing a JSON string would change).
 func encodeRecord(r *Record, rd *Redactor) []byte {
 	se := storedEntry{Entry: r.Entry, Kept: r.kept}
-	se.Query = rd.query(r.Query)
+	se.Query, se.Body, se.Response = rd.query(r.Query), "", ""
 	if len(r.Header) > 0 {
 		se.Header = make(http.Header, len(r.Header))
 		for k, vs := range r.Header {
@@ -104,40 +103,44 @@ func encodeRecord(r *Record, rd *Redactor) []byte {
 			se.Header[k] = vs
 		}
 	}
-	var b strings.Builder
-	b.Write(r.Resp)
-	for _, c := range r.More {
-		b.Write(c)
-	}
-	se.Response = b.String()
-	if !utf8.ValidString(se.Response) {
-		se.RespRaw, se.Response = []byte(se.Response), ""
-	}
-	if !utf8.ValidString(se.Body) {
-		se.BodyRaw, se.Body = []byte(se.Body), ""
-	}
-	data, err := json.Marshal(&se)
+	meta, err := json.Marshal(&se)
 	if err != nil {
 		return nil // no value of an entry fails to encode
 	}
-	return data
+	n := len(meta) + len(r.Body) + len(r.Resp) + 2*binary.MaxVarintLen64
+	for _, c := range r.More {
+		n += len(c)
+	}
+	b := make([]byte, 0, n)
+	b = binary.AppendUvarint(b, uint64(len(meta)))
+	b = append(b, meta...)
+	b = binary.AppendUvarint(b, uint64(len(r.Body)))
+	b = append(b, r.Body...)
+	b = append(b, r.Resp...)
+	for _, c := range r.More {
+		b = append(b, c...)
+	}
+	return b
 }
 
 // decodeRecord is the record st keeps, nil if it is not one.
 func decodeRecord(st Stored) *Record {
+	b := st.Data
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil
+	}
 	var se storedEntry
-	if json.Unmarshal(st.Data, &se) != nil {
+	if json.Unmarshal(b[k:k+int(n)], &se) != nil {
+		return nil
+	}
+	b = b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
 		return nil
 	}
 	r := &Record{Entry: se.Entry, Header: se.Header, kept: se.Kept, copied: true}
-	r.Seq = st.Seq
-	r.Resp = []byte(se.Response)
-	if se.RespRaw != nil {
-		r.Resp = se.RespRaw
-	}
-	if se.BodyRaw != nil {
-		r.Body = string(se.BodyRaw)
-	}
+	r.Seq, r.Body, r.Resp = st.Seq, string(b[k:k+int(n)]), b[k+int(n):]
 	r.Response, r.Headers = "", nil
 	return r
 }
