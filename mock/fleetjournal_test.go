@@ -165,9 +165,19 @@ func TestFleetJournalBounds(t *testing.T) {
 		ids, _ := c.Do(ctx, c.B().Smembers().Key("replymock:j:sessions").Build()).AsStrSlice()
 		for _, id := range ids {
 			es, _ := c.Do(ctx, c.B().Xrange().Key("replymock:j:s:"+id).Start("-").End("+").Build()).AsXRange()
+			sizes, _ := c.Do(ctx, c.B().Lrange().Key("replymock:j:z:"+id).Start(0).Stop(-1).Build()).AsStrSlice()
 			for _, e := range es {
-				n, _ := strconv.ParseInt(e.FieldValues["n"], 10, 64)
-				sum += n
+				seq, _, _ := strings.Cut(e.ID, "-")
+				found := false
+				for _, z := range sizes {
+					if zs, n, _ := strings.Cut(z, " "); zs == seq {
+						k, _ := strconv.ParseInt(n, 10, 64)
+						sum, found = sum+k, true
+					}
+				}
+				if !found {
+					t.Fatalf("%s: entry %s of session %s has no size", what, e.ID, id)
+				}
 				entries++
 			}
 			if len(es) > 4 {

@@ -12,77 +12,82 @@ import (
 )
 
 // The fleet's journal (journal.Shared) lives in these keys: j:s:ID, a
-// stream per session, each entry under its sequence number ("SEQ-0"),
-// with its encoding (d) and what it counts against the byte budget (n);
-// j:order, a list of "SEQ ID" of every entry, oldest first, which bounds
-// the entries of all sessions and says which goes first; j:meta, a hash
-// of seq (the last sequence number given) and bytes (what the entries
-// kept count together); j:lost, a hash of the newest sequence number
-// each session lost to the bounds; j:sessions, the set of sessions with
-// a stream. A script does each step whole, so the bounds hold for the
-// fleet at every moment. The streams have no TTL: a session's journal
-// goes with a reset, a clear or the bounds (the oldest entries go
-// first), not with the session's expiry.
+// stream per session, each entry under its sequence number ("SEQ-0")
+// with its encoding (d); j:z:ID, a list of "SEQ N" of the session's
+// entries, oldest first, N what each counts against the byte budget
+// (some may be gone already: XDEL says which are not); j:order, a list
+// of "SEQ N ID" of every entry, oldest first, which bounds the entries
+// of all sessions and says which goes first; j:meta, a hash of seq (the
+// last sequence number given) and bytes (what the entries kept count
+// together); j:lost, a hash of the newest sequence number each session
+// lost to the bounds; j:sessions, the set of sessions with a stream. A
+// script does each step whole, so the bounds hold for the fleet at every
+// moment, and never reads an entry's data back to drop it. The streams
+// have no TTL: a session's journal goes with a reset, a clear or the
+// bounds (the oldest entries go first), not with the session's expiry.
 
 // appendScript keeps entries, one after the other: KEYS the order,
 // meta, lost and sessions; ARGV a session's size, the bytes and entries
-// of all, the streams' prefix, then each entry's session id, data and
-// bytes. It returns their sequence numbers.
+// of all, the streams' and the size lists' prefixes, then each entry's
+// session id, data and bytes. It returns their sequence numbers.
 var appendScript = rueidis.NewLuaScript(`
 local order, meta, lostk, sess = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local size, maxb, maxe, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local size, maxb, maxe, sp, zp = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local bytes = tonumber(redis.call('HGET', meta, 'bytes') or '0')
 local function lose(id, s)
   if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
 end
 local sid
-local function drop(key, id, s)
-  local r = redis.call('XRANGE', key, s .. '-0', s .. '-0')
-  if #r == 0 then return end
-  redis.call('XDEL', key, s .. '-0')
-  redis.call('HINCRBY', meta, 'bytes', -tonumber(r[1][2][4]))
+-- drop removes entry s of session id, if still there, freeing n bytes
+local function drop(id, s, n)
+  if redis.call('XDEL', sp .. id, s .. '-0') == 0 then return end
+  bytes = bytes - n
   lose(id, s)
-  if id ~= sid and redis.call('XLEN', key) == 0 then
-    redis.call('DEL', key)
+  if id ~= sid and redis.call('XLEN', sp .. id) == 0 then
+    redis.call('DEL', sp .. id, zp .. id)
     redis.call('SREM', sess, id)
   end
 end
 local function popOrder()
   local it = redis.call('LPOP', order)
   if not it then return false end
-  local sp = string.find(it, ' ', 1, true)
-  local id = string.sub(it, sp + 1)
-  drop(prefix .. id, id, tonumber(string.sub(it, 1, sp - 1)))
+  local a = string.find(it, ' ', 1, true)
+  local b = string.find(it, ' ', a + 1, true)
+  drop(string.sub(it, b + 1), tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)))
   return true
 end
 local function add(data, kept)
-  local sk = prefix .. sid
   local seq = redis.call('HINCRBY', meta, 'seq', 1)
   if size <= 0 or maxe <= 0 or kept > maxb then
     lose(sid, seq)
     return seq
   end
-  if redis.call('XLEN', sk) >= size then
-    local r = redis.call('XRANGE', sk, '-', '+', 'COUNT', 1)
-    drop(sk, sid, tonumber(string.match(r[1][1], '^(%d+)')))
+  while redis.call('XLEN', sp .. sid) >= size do
+    local it = redis.call('LPOP', zp .. sid)
+    if not it then break end
+    local a = string.find(it, ' ', 1, true)
+    drop(sid, tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)))
   end
-  while tonumber(redis.call('HGET', meta, 'bytes') or '0') + kept > maxb do
+  while bytes + kept > maxb do
     if not popOrder() then
       lose(sid, seq)
       return seq
     end
   end
   while redis.call('LLEN', order) >= maxe do popOrder() end
-  redis.call('XADD', sk, seq .. '-0', 'd', data, 'n', kept)
-  redis.call('HINCRBY', meta, 'bytes', kept)
-  redis.call('RPUSH', order, seq .. ' ' .. sid)
+  redis.call('XADD', sp .. sid, seq .. '-0', 'd', data)
+  redis.call('RPUSH', zp .. sid, seq .. ' ' .. kept)
+  redis.call('RPUSH', order, seq .. ' ' .. kept .. ' ' .. sid)
   redis.call('SADD', sess, sid)
+  bytes = bytes + kept
   return seq
 end
 local out = {}
-for i = 5, #ARGV, 3 do
+for i = 6, #ARGV, 3 do
   sid = ARGV[i]
   out[#out + 1] = add(ARGV[i + 1], tonumber(ARGV[i + 2]))
 end
+redis.call('HSET', meta, 'bytes', bytes)
 return out
 `)
 
@@ -103,21 +108,25 @@ return out
 `)
 
 // clearScript empties the journal of a session (ARGV[1], or every one's
-// for *): KEYS the sessions, meta, lost and the order.
+// for *): KEYS the sessions, meta, lost and the order; ARGV[2] and [3]
+// the streams' and size lists' prefixes.
 var clearScript = rueidis.NewLuaScript(`
-local sess, meta, lostk, order, prefix = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2]
+local sess, meta, lostk, order, sp, zp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3]
 if ARGV[1] == '*' then
-  for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', prefix .. id) end
+  for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', sp .. id, zp .. id) end
   redis.call('DEL', sess, lostk, order)
   redis.call('HSET', meta, 'bytes', 0)
   return 0
 end
-local key = prefix .. ARGV[1]
+local id = ARGV[1]
 local freed = 0
-for _, e in ipairs(redis.call('XRANGE', key, '-', '+')) do freed = freed + tonumber(e[2][4]) end
-redis.call('DEL', key)
-redis.call('SREM', sess, ARGV[1])
-redis.call('HDEL', lostk, ARGV[1])
+for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
+  local a = string.find(it, ' ', 1, true)
+  if redis.call('XDEL', sp .. id, string.sub(it, 1, a - 1) .. '-0') == 1 then freed = freed + tonumber(string.sub(it, a + 1)) end
+end
+redis.call('DEL', sp .. id, zp .. id)
+redis.call('SREM', sess, id)
+redis.call('HDEL', lostk, id)
 redis.call('HINCRBY', meta, 'bytes', -freed)
 return freed
 `)
@@ -184,8 +193,8 @@ func (sj sharedJournal) drain(batch []*appendReq) {
 // flush runs one step for the entries of batch, and tells each.
 func (sj sharedJournal) flush(batch []*appendReq) {
 	b := batch[0].b
-	args := make([]string, 0, 4+3*len(batch))
-	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries), sj.key("s:"))
+	args := make([]string, 0, 5+3*len(batch))
+	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries), sj.key("s:"), sj.key("z:"))
 	for _, r := range batch {
 		args = append(args, r.sid, rueidis.BinaryString(r.data), strconv.FormatInt(r.kept, 10))
 	}
@@ -290,7 +299,7 @@ func (sj sharedJournal) Lost(ctx context.Context, scope string) (int64, error) {
 
 func (sj sharedJournal) Clear(ctx context.Context, scope string) error {
 	_, err := sj.do(ctx, clearScript, []string{sj.key("sessions"), sj.key("meta"), sj.key("lost"), sj.key("order")},
-		[]string{scope, sj.key("s:")})
+		[]string{scope, sj.key("s:"), sj.key("z:")})
 	return err
 }
 
