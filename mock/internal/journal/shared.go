@@ -61,17 +61,20 @@ func (j *Journals) bounds() Bounds {
 
 // recordShared is Record on a shared journal: trimmed and measured as in
 // memory, then appended, redacted (no secret leaves the process), before
-// Record returns. An entry Shared cannot take (out of reach) is lost.
+// Record returns. An entry Shared cannot take (out of reach) is lost. A
+// request still running when its session was reset may keep its entry
+// in the journal the reset cleared.
 func (j *Journals) recordShared(k Key, e Record) {
 	e.Lent = false // encoded now: the buffer is not kept
 	e.kept = e.measureWith(e.trim())
 	if e.kept > j.bytes.Max() {
 		e.strip(j.bytes.Max())
 	}
-	j.mu.Lock()
-	rg := j.rings[k.id]
-	j.mu.Unlock()
-	if rg != nil && rg.gen == k.gen {
+	// Any Key but the zero one names a journal: the ring a Key named
+	// here goes whenever the session is reloaded from the store (another
+	// replica's write), which must not lose the entry of a request that
+	// ran meanwhile.
+	if k.gen != 0 {
 		_, _ = j.shared.Append(context.Background(), k.id, encodeRecord(&e, j.Redactor()), e.kept, j.bounds())
 	}
 	j.mu.Lock()
