@@ -162,6 +162,7 @@ func TestFleetJournalBounds(t *testing.T) {
 		ctx := context.Background()
 		used, _ := c.Do(ctx, c.B().Hget().Key("replymock:j:meta").Field("bytes").Build()).AsInt64()
 		var sum, entries int64
+		refs := map[string]int64{} // the entries referring to each body kept apart
 		ids, _ := c.Do(ctx, c.B().Smembers().Key("replymock:j:sessions").Build()).AsStrSlice()
 		for _, id := range ids {
 			es, _ := c.Do(ctx, c.B().Xrange().Key("replymock:j:s:"+id).Start("-").End("+").Build()).AsXRange()
@@ -171,9 +172,16 @@ func TestFleetJournalBounds(t *testing.T) {
 				found := false
 				for _, z := range sizes {
 					if zs, n, _ := strings.Cut(z, " "); zs == seq {
+						n, h, _ := strings.Cut(n, " ")
+						if h != e.FieldValues["h"] {
+							t.Fatalf("%s: entry %s of session %s keeps body %q, its size item says %q", what, e.ID, id, e.FieldValues["h"], h)
+						}
 						k, _ := strconv.ParseInt(n, 10, 64)
 						sum, found = sum+k, true
 					}
+				}
+				if h := e.FieldValues["h"]; h != "" {
+					refs[h]++
 				}
 				if !found {
 					t.Fatalf("%s: entry %s of session %s has no size", what, e.ID, id)
@@ -186,6 +194,21 @@ func TestFleetJournalBounds(t *testing.T) {
 		}
 		if used != sum || used > bytes || entries > 6 {
 			t.Fatalf("%s: %d entries of %d bytes kept, counted %d (bounds: 6 entries, %d bytes)", what, entries, sum, used, bytes)
+		}
+		// Each body kept apart is there while an entry refers to it, and
+		// goes with the last; its count of references is exact.
+		counts, _ := c.Do(ctx, c.B().Hgetall().Key("replymock:j:bref").Build()).AsIntMap()
+		kept, _ := c.Do(ctx, c.B().Keys().Pattern("replymock:j:b:*").Build()).AsStrSlice()
+		if len(counts) != len(refs) || len(kept) != len(refs) {
+			t.Fatalf("%s: %d bodies kept, %d counted, %d referred to", what, len(kept), len(counts), len(refs))
+		}
+		for h, n := range refs {
+			if counts[h] != n {
+				t.Fatalf("%s: body %s counts %d references, %d entries refer to it", what, h, counts[h], n)
+			}
+			if ex, _ := c.Do(ctx, c.B().Exists().Key("replymock:j:b:"+h).Build()).AsInt64(); ex != 1 {
+				t.Fatalf("%s: body %s is referred to and gone", what, h)
+			}
 		}
 	}
 	for i := range 10 {
@@ -285,4 +308,53 @@ func TestFleetJournalConcurrent(t *testing.T) {
 			t.Fatalf("replica %d lists %d entries (%d requests), want %d", i, l.Count, len(seen), clients*each)
 		}
 	}
+}
+
+// TestFleetJournalBodies: the same page answered again and again is kept
+// once in Redis, each entry listing it whole; after a clear of all took
+// it, the replicas, which sent it before, send it again: every entry
+// still lists what was answered, byte for byte.
+func TestFleetJournalBodies(t *testing.T) {
+	rs, ss := fleet(t, 3, mock.Options{})
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	bodies := func() int {
+		keys, _ := c.Do(context.Background(), c.B().Keys().Pattern("replymock:j:b:*").Build()).AsStrSlice()
+		return len(keys)
+	}
+	answer := func(n int) []string {
+		var out []string
+		for i := range n {
+			r := raw(ss[i%3], http.MethodGet, fleetList, "", mock.HeaderSession, "p")
+			if r.status != 200 || len(r.body) < 1024 {
+				t.Fatalf("request %d: %d, %d bytes", i, r.status, len(r.body))
+			}
+			out = append(out, string(r.body))
+		}
+		return out
+	}
+	check := func(what string, want []string) {
+		t.Helper()
+		l := listOn(t, ss[1], "/__mock/requests?session=p")
+		if l.Count != len(want) {
+			t.Fatalf("%s: %d entries listed, want %d", what, l.Count, len(want))
+		}
+		for k, e := range l.Requests {
+			if e.Response != want[k] {
+				t.Fatalf("%s: entry %d lists %d bytes of response, %d were answered", what, k, len(e.Response), len(want[k]))
+			}
+		}
+		if n := bodies(); n != 1 {
+			t.Fatalf("%s: %d bodies kept for one page answered %d times, want 1", what, n, len(want))
+		}
+	}
+	check("the page answered by three replicas", answer(6))
+	raw(ss[0], http.MethodDelete, "/__mock/requests", "")
+	if n := bodies(); n != 0 {
+		t.Fatalf("after a clear of all, %d bodies kept", n)
+	}
+	check("the page answered again after a clear of all", answer(6))
 }

@@ -80,9 +80,10 @@ type Store struct {
 	up      atomic.Bool  // the last exchange with Redis went through
 	lastErr atomic.Value // string: why the last one did not
 
-	mu   sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
-	held held       // the write locks this replica holds (lock.go)
-	app  appender   // the journal's entries waiting for their step (journal.go)
+	mu     sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
+	held   held       // the write locks this replica holds (lock.go)
+	app    appender   // the journal's entries waiting for their step (journal.go)
+	bodies bodyCache  // the responses the journal keeps apart (bodies.go)
 
 	vmu       sync.RWMutex // guards sv and known's versions
 	sv        int64        // the server's version this replica holds; -1 for none yet

@@ -13,37 +13,83 @@ import (
 
 // The fleet's journal (journal.Shared) lives in these keys: j:s:ID, a
 // stream per session, each entry under its sequence number ("SEQ-0")
-// with its encoding (d); j:z:ID, a list of "SEQ N" of the session's
-// entries, oldest first, N what each counts against the byte budget
-// (some may be gone already: XDEL says which are not); j:order, a list
-// of "SEQ N ID" of every entry, oldest first, which bounds the entries
-// of all sessions and says which goes first; j:meta, a hash of seq (the
-// last sequence number given) and bytes (what the entries kept count
-// together); j:lost, a hash of the newest sequence number each session
-// lost to the bounds; j:sessions, the set of sessions with a stream. A
-// script does each step whole, so the bounds hold for the fleet at every
-// moment, and never reads an entry's data back to drop it. The streams
-// have no TTL: a session's journal goes with a reset, a clear or the
-// bounds (the oldest entries go first), not with the session's expiry.
+// with its encoding (d) and, when its response is kept apart, the
+// response's hash (h); j:b:H, a response body kept once for all the
+// entries that answered it (H a hash of its bytes: the default page is
+// the same bytes request after request), and j:bref, a hash of how many
+// entries refer to each, the body going with the last of them; j:z:ID,
+// a list of "SEQ N" or "SEQ N H" of the session's entries, oldest
+// first, N what each counts against the byte budget (some may be gone
+// already: XDEL says which are not); j:order, a list of "SEQ N H ID"
+// (H "-" for none) of every entry, oldest first, which bounds the
+// entries of all sessions and says which goes first; j:meta, a hash of
+// seq (the last sequence number given) and bytes (what the entries kept
+// count together); j:lost, a hash of the newest sequence number each
+// session lost to the bounds; j:sessions, the set of sessions with a
+// stream. A script does each step whole, so the bounds hold for the
+// fleet at every moment, and never reads an entry's data back to drop
+// it. An entry counts its response whole against the byte budget even
+// when it shares the body with others (as in memory): the bytes Redis
+// keeps are at most the bytes counted. The streams have no TTL: a
+// session's journal goes with a reset, a clear or the bounds (the oldest
+// entries go first), not with the session's expiry.
+
+// scriptLib is what the journal's steps share: z and order items taken
+// apart, and the bodies' references dropped, the bodies themselves only
+// at the end of the step (sweep), so that a body found at the step's
+// start is there until its end.
+const scriptLib = `
+local function zitem(it)
+  local a = string.find(it, ' ', 1, true)
+  local b = string.find(it, ' ', a + 1, true)
+  if not b then return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)), '' end
+  return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)), string.sub(it, b + 1)
+end
+local dead = {}
+local function unref(bref, h)
+  if h ~= '' and h ~= '-' and redis.call('HINCRBY', bref, h, -1) <= 0 then dead[h] = true end
+end
+local function sweep(bref, bp)
+  for h in pairs(dead) do
+    if tonumber(redis.call('HGET', bref, h) or '0') <= 0 then
+      redis.call('HDEL', bref, h)
+      redis.call('DEL', bp .. h)
+    end
+  end
+end
+`
 
 // appendScript keeps entries, one after the other: KEYS the order,
-// meta, lost and sessions; ARGV a session's size, the bytes and entries
-// of all, the streams' and the size lists' prefixes, then each entry's
-// session id, data and bytes. It returns their sequence numbers.
-var appendScript = rueidis.NewLuaScript(`
-local order, meta, lostk, sess = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local size, maxb, maxe, sp, zp = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+// meta, lost, sessions and the bodies' references; ARGV a session's
+// size, the bytes and entries of all, the streams', the size lists' and
+// the bodies' prefixes, then each entry's session id, data, bytes,
+// response hash ("" for none) and body ("" when the replica believes
+// Redis has it). It returns their sequence numbers, 0 for an entry whose
+// body Redis has not (nothing kept: the replica sends it again with its
+// body).
+var appendScript = rueidis.NewLuaScript(scriptLib + `
+local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local size, maxb, maxe, sp, zp, bp = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local bytes = tonumber(redis.call('HGET', meta, 'bytes') or '0')
+local norder = redis.call('LLEN', order)
+local lens, lost, given = {}, {}, {}
+local function slen(id)
+  if not lens[id] then lens[id] = redis.call('XLEN', sp .. id) end
+  return lens[id]
+end
 local function lose(id, s)
-  if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
+  if s > (lost[id] or 0) then lost[id] = s end
 end
 local sid
 -- drop removes entry s of session id, if still there, freeing n bytes
-local function drop(id, s, n)
+local function drop(id, s, n, h)
+  local l = slen(id)
   if redis.call('XDEL', sp .. id, s .. '-0') == 0 then return end
   bytes = bytes - n
+  lens[id] = l - 1
+  unref(bref, h)
   lose(id, s)
-  if id ~= sid and redis.call('XLEN', sp .. id) == 0 then
+  if id ~= sid and lens[id] == 0 then
     redis.call('DEL', sp .. id, zp .. id)
     redis.call('SREM', sess, id)
   end
@@ -51,79 +97,133 @@ end
 local function popOrder()
   local it = redis.call('LPOP', order)
   if not it then return false end
-  local a = string.find(it, ' ', 1, true)
-  local b = string.find(it, ' ', a + 1, true)
-  drop(string.sub(it, b + 1), tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)))
+  norder = norder - 1
+  local s, n, rest = zitem(it)
+  local c = string.find(rest, ' ', 1, true)
+  if not c then drop(rest, s, n, '') else drop(string.sub(rest, c + 1), s, n, string.sub(rest, 1, c - 1)) end
   return true
 end
-local function add(data, kept)
-  local seq = redis.call('HINCRBY', meta, 'seq', 1)
+local function add(seq, data, kept, h)
   if size <= 0 or maxe <= 0 or kept > maxb then
     lose(sid, seq)
-    return seq
+    return
   end
-  while redis.call('XLEN', sp .. sid) >= size do
+  if h ~= '' then
+    if redis.call('HINCRBY', bref, h, 1) == 1 and given[h] then redis.call('SET', bp .. h, given[h]) end
+  end
+  while slen(sid) >= size do
     local it = redis.call('LPOP', zp .. sid)
     if not it then break end
-    local a = string.find(it, ' ', 1, true)
-    drop(sid, tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)))
+    local s, n, zh = zitem(it)
+    drop(sid, s, n, zh)
   end
   while bytes + kept > maxb do
     if not popOrder() then
       lose(sid, seq)
-      return seq
+      unref(bref, h)
+      return
     end
   end
-  while redis.call('LLEN', order) >= maxe do popOrder() end
-  redis.call('XADD', sp .. sid, seq .. '-0', 'd', data)
-  redis.call('RPUSH', zp .. sid, seq .. ' ' .. kept)
-  redis.call('RPUSH', order, seq .. ' ' .. kept .. ' ' .. sid)
-  redis.call('SADD', sess, sid)
+  while norder >= maxe do popOrder() end
+  local zi, oh = seq .. ' ' .. kept, '-'
+  if h ~= '' then
+    redis.call('XADD', sp .. sid, seq .. '-0', 'd', data, 'h', h)
+    zi, oh = zi .. ' ' .. h, h
+  else
+    redis.call('XADD', sp .. sid, seq .. '-0', 'd', data)
+  end
+  redis.call('RPUSH', zp .. sid, zi)
+  redis.call('RPUSH', order, seq .. ' ' .. kept .. ' ' .. oh .. ' ' .. sid)
+  norder = norder + 1
+  lens[sid] = slen(sid) + 1
   bytes = bytes + kept
-  return seq
 end
-local out = {}
-for i = 6, #ARGV, 3 do
-  sid = ARGV[i]
-  out[#out + 1] = add(ARGV[i + 1], tonumber(ARGV[i + 2]))
+-- the bodies sent, and the entries whose body Redis has not
+local out, ok = {}, 0
+for i = 7, #ARGV, 5 do
+  local h, body = ARGV[i + 3], ARGV[i + 4]
+  if body ~= '' then given[h] = body end
+end
+for i = 7, #ARGV, 5 do
+  local h = ARGV[i + 3]
+  if h == '' or given[h] or redis.call('EXISTS', bp .. h) == 1 then
+    out[#out + 1] = 1
+    ok = ok + 1
+  else
+    out[#out + 1] = 0
+  end
+end
+if ok > 0 then
+  local seq = redis.call('HINCRBY', meta, 'seq', ok) - ok
+  for k, i in ipairs(out) do
+    if i == 1 then
+      local a = 7 + 5 * (k - 1)
+      sid = ARGV[a]
+      seq = seq + 1
+      out[k] = seq
+      add(seq, ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3])
+    end
+  end
+end
+for h in pairs(given) do dead[h] = true end
+sweep(bref, bp)
+for id, s in pairs(lost) do
+  if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
+end
+for id, n in pairs(lens) do
+  if n > 0 then redis.call('SADD', sess, id) end
 end
 redis.call('HSET', meta, 'bytes', bytes)
 return out
 `)
 
 // readScript returns the entries of a session (ARGV[1], or every one's
-// for *) from ARGV[2] on, as sequence number and data, one after the
-// other.
+// for *) from ARGV[2] on, as sequence number, data and response hash
+// ("" for none), one after the other, then the bodies of those hashes,
+// as hash and body.
 var readScript = rueidis.NewLuaScript(`
 local ids = {ARGV[1]}
 if ARGV[1] == '*' then ids = redis.call('SMEMBERS', KEYS[1]) end
-local out = {}
+local out, bodies, seen = {}, {}, {}
 for _, id in ipairs(ids) do
   for _, e in ipairs(redis.call('XRANGE', ARGV[3] .. id, ARGV[2], '+')) do
+    local h = e[2][4] or ''
     out[#out + 1] = string.match(e[1], '^(%d+)')
     out[#out + 1] = e[2][2]
+    out[#out + 1] = h
+    if h ~= '' and not seen[h] then
+      seen[h] = true
+      bodies[#bodies + 1] = h
+      bodies[#bodies + 1] = redis.call('GET', ARGV[4] .. h) or ''
+    end
   end
 end
-return out
+return {out, bodies}
 `)
 
 // clearScript empties the journal of a session (ARGV[1], or every one's
-// for *): KEYS the sessions, meta, lost and the order; ARGV[2] and [3]
-// the streams' and size lists' prefixes.
-var clearScript = rueidis.NewLuaScript(`
-local sess, meta, lostk, order, sp, zp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3]
+// for *): KEYS the sessions, meta, lost, the order and the bodies'
+// references; ARGV[2], [3] and [4] the streams', size lists' and
+// bodies' prefixes.
+var clearScript = rueidis.NewLuaScript(scriptLib + `
+local sess, meta, lostk, order, bref, sp, zp, bp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4]
 if ARGV[1] == '*' then
   for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', sp .. id, zp .. id) end
-  redis.call('DEL', sess, lostk, order)
+  for _, h in ipairs(redis.call('HKEYS', bref)) do redis.call('DEL', bp .. h) end
+  redis.call('DEL', sess, lostk, order, bref)
   redis.call('HSET', meta, 'bytes', 0)
   return 0
 end
 local id = ARGV[1]
 local freed = 0
 for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
-  local a = string.find(it, ' ', 1, true)
-  if redis.call('XDEL', sp .. id, string.sub(it, 1, a - 1) .. '-0') == 1 then freed = freed + tonumber(string.sub(it, a + 1)) end
+  local s, n, h = zitem(it)
+  if redis.call('XDEL', sp .. id, s .. '-0') == 1 then
+    freed = freed + n
+    unref(bref, h)
+  end
 end
+sweep(bref, bp)
 redis.call('DEL', sp .. id, zp .. id)
 redis.call('SREM', sess, id)
 redis.call('HDEL', lostk, id)
@@ -165,21 +265,20 @@ func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 
 // Append keeps an entry with the others of its moment: the entries
 // appended while a step runs go together in the next (appender), so
-// that a replica under load pays one script run for many requests.
-func (sj sharedJournal) Append(ctx context.Context, sid string, data []byte, kept int64, b journal.Bounds) (int64, error) {
-	req := &appendReq{sid: sid, data: data, kept: kept, b: b, done: make(chan struct{})}
+// that a replica under load pays one script run for many requests. It
+// returns once the step ran (within the store's timeout, whatever ctx
+// says), so that data and resp are the caller's again.
+func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
+	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
+	req.hash, req.send = sj.s.bodies.hash(resp)
 	if !sj.s.app.push(req) {
 		sj.flush([]*appendReq{req}) // no step ran: this one runs at once
 		if batch := sj.s.app.next(); batch != nil {
 			go sj.drain(batch) // the entries that came meanwhile, while more come
 		}
 	}
-	select {
-	case <-req.done:
-		return req.seq, req.err
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
+	<-req.done
+	return req.seq, req.err
 }
 
 // drain runs the steps of the entries waiting, batch first, until none
@@ -190,24 +289,50 @@ func (sj sharedJournal) drain(batch []*appendReq) {
 	}
 }
 
-// flush runs one step for the entries of batch, and tells each.
+// flush runs one step for the entries of batch, and tells each; the
+// entries whose body Redis had not (it went with its last entry since
+// this replica sent it) go again, with their body, in one more step.
 func (sj sharedJournal) flush(batch []*appendReq) {
 	b := batch[0].b
-	args := make([]string, 0, 5+3*len(batch))
-	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries), sj.key("s:"), sj.key("z:"))
+	args := make([]string, 0, 6+5*len(batch))
+	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries),
+		sj.key("s:"), sj.key("z:"), sj.key("b:"))
+	var sending map[string]bool // the bodies this step sends, once each
 	for _, r := range batch {
-		args = append(args, r.sid, rueidis.BinaryString(r.data), strconv.FormatInt(r.kept, 10))
+		body := ""
+		if r.send && !sending[r.hash] {
+			body = rueidis.BinaryString(r.resp)
+			if sending == nil {
+				sending = make(map[string]bool)
+			}
+			sending[r.hash] = true
+		}
+		data := r.data
+		if r.hash == "" {
+			data = append(data, r.resp...) // kept inline: the caller's buffer, which it lent
+		}
+		args = append(args, r.sid, rueidis.BinaryString(data), strconv.FormatInt(r.kept, 10), r.hash, body)
 	}
 	res, err := sj.do(context.Background(), appendScript,
-		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions")}, args)
+		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions"), sj.key("bref")}, args)
 	var seqs []int64
 	if err == nil {
 		seqs, err = res.AsIntSlice()
 	}
+	var again []*appendReq
 	for i, r := range batch {
-		if err == nil && i < len(seqs) {
+		switch {
+		case err == nil && i < len(seqs) && seqs[i] == 0 && !r.send:
+			sj.s.bodies.gone(r.hash)
+			r.send = true
+			again = append(again, r)
+			continue
+		case err == nil && i < len(seqs) && seqs[i] > 0:
 			r.seq = seqs[i]
-		} else {
+			if r.send {
+				sj.s.bodies.sent(r.hash)
+			}
+		default:
 			r.err = err
 			if r.err == nil {
 				r.err = ErrUnavailable() // not the answer a step gives
@@ -215,12 +340,18 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 		}
 		close(r.done)
 	}
+	if again != nil {
+		sj.flush(again)
+	}
 }
 
 // appendReq is one entry waiting for its step.
 type appendReq struct {
 	sid  string
 	data []byte
+	resp []byte
+	hash string // resp's, when kept apart (bodyCache); "" for inline
+	send bool   // resp goes with the entry: Redis may not have it
 	kept int64
 	b    journal.Bounds
 	seq  int64
@@ -268,23 +399,31 @@ func (a *appender) next() []*appendReq {
 
 func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]journal.Stored, error) {
 	res, err := sj.do(ctx, readScript, []string{sj.key("sessions")},
-		[]string{scope, strconv.FormatInt(since+1, 10) + "-0", sj.key("s:")})
+		[]string{scope, strconv.FormatInt(since+1, 10) + "-0", sj.key("s:"), sj.key("b:")})
 	if err != nil {
 		return nil, err
 	}
-	arr, err := res.ToArray()
-	if err != nil {
-		return nil, err
+	parts, err := res.ToArray()
+	if err != nil || len(parts) != 2 {
+		return nil, ErrUnavailable() // not the answer a step gives
 	}
-	out := make([]journal.Stored, 0, len(arr)/2)
-	for i := 0; i+1 < len(arr); i += 2 {
+	arr, _ := parts[0].ToArray()
+	pairs, _ := parts[1].ToArray()
+	bodies := make(map[string]string, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		h, _ := pairs[i].ToString()
+		bodies[h], _ = pairs[i+1].ToString()
+	}
+	out := make([]journal.Stored, 0, len(arr)/3)
+	for i := 0; i+2 < len(arr); i += 3 {
 		seqs, err1 := arr[i].ToString()
 		data, err2 := arr[i+1].ToString()
-		seq, err3 := strconv.ParseInt(seqs, 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
+		h, err3 := arr[i+2].ToString()
+		seq, err4 := strconv.ParseInt(seqs, 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			continue
 		}
-		out = append(out, journal.Stored{Seq: seq, Data: []byte(data)})
+		out = append(out, journal.Stored{Seq: seq, Data: []byte(data + bodies[h])})
 	}
 	return out, nil
 }
@@ -298,8 +437,9 @@ func (sj sharedJournal) Lost(ctx context.Context, scope string) (int64, error) {
 }
 
 func (sj sharedJournal) Clear(ctx context.Context, scope string) error {
-	_, err := sj.do(ctx, clearScript, []string{sj.key("sessions"), sj.key("meta"), sj.key("lost"), sj.key("order")},
-		[]string{scope, sj.key("s:"), sj.key("z:")})
+	_, err := sj.do(ctx, clearScript,
+		[]string{sj.key("sessions"), sj.key("meta"), sj.key("lost"), sj.key("order"), sj.key("bref")},
+		[]string{scope, sj.key("s:"), sj.key("z:"), sj.key("b:")})
 	return err
 }
 

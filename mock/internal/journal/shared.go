@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -16,11 +18,15 @@ import (
 // journals together, as Record does in memory. Its errors are the API's
 // (503 store_unavailable while it is out of reach).
 type Shared interface {
-	// Append keeps entry data, which keeps kept bytes, in session sid's
-	// journal within b, and returns its sequence number.
-	Append(ctx context.Context, sid string, data []byte, kept int64, b Bounds) (int64, error)
+	// Append keeps entry data followed by resp (the response's body,
+	// apart so that a store may keep a body many entries share once),
+	// which keeps kept bytes, in session sid's journal within b, and
+	// returns its sequence number. Both are the caller's again when it
+	// returns.
+	Append(ctx context.Context, sid string, data, resp []byte, kept int64, b Bounds) (int64, error)
 	// Read returns the entries of session scope (every session's for
-	// AllSessions) newer than since, in no particular order.
+	// AllSessions) newer than since, in no particular order, each's Data
+	// what Append took, data and resp together.
 	Read(ctx context.Context, scope string, since int64) ([]Stored, error)
 	// Lost is the newest sequence number of an entry a journal in scope
 	// lost to the bounds since it was last cleared.
@@ -75,7 +81,12 @@ func (j *Journals) recordShared(k Key, e Record) {
 	// replica's write), which must not lose the entry of a request that
 	// ran meanwhile.
 	if k.gen != 0 {
-		_, _ = j.shared.Append(context.Background(), k.id, encodeRecord(&e, j.Redactor()), e.kept, j.bounds())
+		buf := encodePool.Get().(*[]byte)
+		encodeRecord(buf, &e, j.Redactor())
+		_, _ = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, j.bounds())
+		if cap(*buf) <= maxPooled {
+			encodePool.Put(buf) // a large request's is not kept for the next
+		}
 	}
 	j.mu.Lock()
 	j.wakeWaiters()
@@ -90,11 +101,31 @@ type storedEntry struct {
 	Kept   int64       `json:"kept"`
 }
 
-// encodeRecord encodes r, its credentials redacted by rd: the length of
-// the entry's JSON (without its bodies), the JSON, the length of the
-// request's body, the body, then the response, bytes as they are (no
-// escaping to pay, nothing a JSON string would change).
-func encodeRecord(r *Record, rd *Redactor) []byte {
+// encodePool keeps the buffers encodeRecord fills, for the next entry,
+// up to maxPooled bytes each.
+var encodePool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 64 << 10
+
+// responseOf is the response of r in one slice: Resp itself when it
+// came in one chunk.
+func responseOf(r *Record) []byte {
+	if len(r.More) == 0 {
+		return r.Resp
+	}
+	b := slices.Clone(r.Resp)
+	for _, c := range r.More {
+		b = append(b, c...)
+	}
+	return b
+}
+
+// encodeRecord encodes r into buf, its credentials redacted by rd: the
+// length of the entry's JSON (without its bodies), the JSON, the length
+// of the request's body, the body; the response follows it in the
+// journal (responseOf), bytes as they are (no escaping to pay, nothing a
+// JSON string would change).
+func encodeRecord(buf *[]byte, r *Record, rd *Redactor) {
 	se := storedEntry{Entry: r.Entry, Kept: r.kept}
 	se.Query, se.Body, se.Response = rd.query(r.Query), "", ""
 	if len(r.Header) > 0 {
@@ -108,22 +139,14 @@ func encodeRecord(r *Record, rd *Redactor) []byte {
 	}
 	meta, err := json.Marshal(&se)
 	if err != nil {
-		return nil // no value of an entry fails to encode
+		*buf = (*buf)[:0]
+		return // no value of an entry fails to encode
 	}
-	n := len(meta) + len(r.Body) + len(r.Resp) + 2*binary.MaxVarintLen64
-	for _, c := range r.More {
-		n += len(c)
-	}
-	b := make([]byte, 0, n)
+	b := (*buf)[:0]
 	b = binary.AppendUvarint(b, uint64(len(meta)))
 	b = append(b, meta...)
 	b = binary.AppendUvarint(b, uint64(len(r.Body)))
-	b = append(b, r.Body...)
-	b = append(b, r.Resp...)
-	for _, c := range r.More {
-		b = append(b, c...)
-	}
-	return b
+	*buf = append(b, r.Body...)
 }
 
 // decodeRecord is the record st keeps, nil if it is not one.
