@@ -35,9 +35,9 @@ import (
 // entries go first), not with the session's expiry.
 
 // scriptLib is what the journal's steps share: z and order items taken
-// apart, and the bodies' references dropped, the bodies themselves only
-// at the end of the step (sweep), so that a body found at the step's
-// start is there until its end.
+// apart, and the bodies' references counted in the step (ref), written
+// at its end with the bodies no entry refers to any more (sweep), so
+// that a body found at the step's start is there until its end.
 const scriptLib = `
 local function zitem(it)
   local a = string.find(it, ' ', 1, true)
@@ -45,13 +45,15 @@ local function zitem(it)
   if not b then return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)), '' end
   return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)), string.sub(it, b + 1)
 end
-local dead = {}
-local function unref(bref, h)
-  if h ~= '' and h ~= '-' and redis.call('HINCRBY', bref, h, -1) <= 0 then dead[h] = true end
+local delta = {}
+local function ref(h, d)
+  if h ~= '' and h ~= '-' then delta[h] = (delta[h] or 0) + d end
 end
 local function sweep(bref, bp)
-  for h in pairs(dead) do
-    if tonumber(redis.call('HGET', bref, h) or '0') <= 0 then
+  for h, d in pairs(delta) do
+    local c
+    if d ~= 0 then c = redis.call('HINCRBY', bref, h, d) else c = tonumber(redis.call('HGET', bref, h) or '0') end
+    if c <= 0 then
       redis.call('HDEL', bref, h)
       redis.call('DEL', bp .. h)
     end
@@ -66,13 +68,15 @@ end
 // response hash ("" for none) and body ("" when the replica believes
 // Redis has it). It returns their sequence numbers, 0 for an entry whose
 // body Redis has not (nothing kept: the replica sends it again with its
-// body).
+// body). The items of the size lists and of the order go in at the end
+// of the step, one push a list (pz, po), taken from there by the drops
+// of the step when the lists in Redis are empty.
 var appendScript = rueidis.NewLuaScript(scriptLib + `
 local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local size, maxb, maxe, sp, zp, bp = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local bytes = tonumber(redis.call('HGET', meta, 'bytes') or '0')
 local norder = redis.call('LLEN', order)
-local lens, lost, given = {}, {}, {}
+local lens, lost, pz, po = {}, {}, {}, {}
 local function slen(id)
   if not lens[id] then lens[id] = redis.call('XLEN', sp .. id) end
   return lens[id]
@@ -87,15 +91,16 @@ local function drop(id, s, n, h)
   if redis.call('XDEL', sp .. id, s .. '-0') == 0 then return end
   bytes = bytes - n
   lens[id] = l - 1
-  unref(bref, h)
+  ref(h, -1)
   lose(id, s)
   if id ~= sid and lens[id] == 0 then
     redis.call('DEL', sp .. id, zp .. id)
     redis.call('SREM', sess, id)
+    pz[id] = nil
   end
 end
 local function popOrder()
-  local it = redis.call('LPOP', order)
+  local it = redis.call('LPOP', order) or table.remove(po, 1)
   if not it then return false end
   norder = norder - 1
   local s, n, rest = zitem(it)
@@ -108,11 +113,8 @@ local function add(seq, data, kept, h)
     lose(sid, seq)
     return
   end
-  if h ~= '' then
-    if redis.call('HINCRBY', bref, h, 1) == 1 and given[h] then redis.call('SET', bp .. h, given[h]) end
-  end
   while slen(sid) >= size do
-    local it = redis.call('LPOP', zp .. sid)
+    local it = redis.call('LPOP', zp .. sid) or (pz[sid] and table.remove(pz[sid], 1))
     if not it then break end
     local s, n, zh = zitem(it)
     drop(sid, s, n, zh)
@@ -120,7 +122,6 @@ local function add(seq, data, kept, h)
   while bytes + kept > maxb do
     if not popOrder() then
       lose(sid, seq)
-      unref(bref, h)
       return
     end
   end
@@ -129,24 +130,32 @@ local function add(seq, data, kept, h)
   if h ~= '' then
     redis.call('XADD', sp .. sid, seq .. '-0', 'd', data, 'h', h)
     zi, oh = zi .. ' ' .. h, h
+    ref(h, 1)
   else
     redis.call('XADD', sp .. sid, seq .. '-0', 'd', data)
   end
-  redis.call('RPUSH', zp .. sid, zi)
-  redis.call('RPUSH', order, seq .. ' ' .. kept .. ' ' .. oh .. ' ' .. sid)
+  pz[sid] = pz[sid] or {}
+  table.insert(pz[sid], zi)
+  table.insert(po, seq .. ' ' .. kept .. ' ' .. oh .. ' ' .. sid)
   norder = norder + 1
   lens[sid] = slen(sid) + 1
   bytes = bytes + kept
 end
 -- the bodies sent, and the entries whose body Redis has not
-local out, ok = {}, 0
+local have = {}
 for i = 7, #ARGV, 5 do
   local h, body = ARGV[i + 3], ARGV[i + 4]
-  if body ~= '' then given[h] = body end
+  if body ~= '' and not have[h] then
+    redis.call('SET', bp .. h, body, 'NX')
+    have[h] = true
+    ref(h, 0) -- gone at the end if no entry refers to it
+  end
 end
+local out, ok = {}, 0
 for i = 7, #ARGV, 5 do
   local h = ARGV[i + 3]
-  if h == '' or given[h] or redis.call('EXISTS', bp .. h) == 1 then
+  if h ~= '' and have[h] == nil then have[h] = redis.call('EXISTS', bp .. h) == 1 end
+  if h == '' or have[h] then
     out[#out + 1] = 1
     ok = ok + 1
   else
@@ -165,7 +174,10 @@ if ok > 0 then
     end
   end
 end
-for h in pairs(given) do dead[h] = true end
+for id, items in pairs(pz) do
+  if #items > 0 then redis.call('RPUSH', zp .. id, unpack(items)) end
+end
+if #po > 0 then redis.call('RPUSH', order, unpack(po)) end
 sweep(bref, bp)
 for id, s in pairs(lost) do
   if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
@@ -220,7 +232,7 @@ for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
   local s, n, h = zitem(it)
   if redis.call('XDEL', sp .. id, s .. '-0') == 1 then
     freed = freed + n
-    unref(bref, h)
+    ref(h, -1)
   end
 end
 sweep(bref, bp)
