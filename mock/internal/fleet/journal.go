@@ -85,10 +85,16 @@ local function lose(id, s)
   if s > (lost[id] or 0) then lost[id] = s end
 end
 local sid
+-- A stream loses its entries oldest first (both lists give them in
+-- order): once entry s of a session went, any older one is gone too,
+-- and low says so without asking.
+local low = {}
 -- drop removes entry s of session id, if still there, freeing n bytes
 local function drop(id, s, n, h)
+  if low[id] and s < low[id] then return end
   local l = slen(id)
   if redis.call('XDEL', sp .. id, s .. '-0') == 0 then return end
+  low[id] = s + 1
   bytes = bytes - n
   lens[id] = l - 1
   ref(h, -1)
