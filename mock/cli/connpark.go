@@ -106,6 +106,10 @@ func isTemporary(err error) bool {
 func (c *connLimiter) park(tc *trackedConn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.err != nil { // the listener closed while this one was accepted: nobody would take it
+		tc.Close()
+		return
+	}
 	c.parked.push(tc)
 	c.nparked++
 	c.cond.Broadcast()

@@ -159,8 +159,10 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 }
 
 // remark marks ids, and with server the server's state, changed again:
-// a keeping did not keep them. The caller holds c.mu.
+// a keeping did not keep them, so the next Sync (the last save's
+// included) tries them again. The caller holds c.mu.
 func (c *changes) remark(ids []string, server bool) {
+	c.marked++
 	if c.sessions == nil {
 		c.sessions = make(map[string]struct{})
 	}
@@ -208,7 +210,12 @@ func (c *changes) failedFor(sid string) error {
 	if len(c.failed) == 0 {
 		return nil
 	}
-	return &Unkept{Server: c.failed[session.All], Sessions: maps.Clone(c.failed)}
+	sessions := maps.Clone(c.failed)
+	delete(sessions, session.All) // the server's, said once
+	if len(sessions) == 0 {
+		sessions = nil
+	}
+	return &Unkept{Server: c.failed[session.All], Sessions: sessions}
 }
 
 // runKeeper runs keep, a panic in it made its error: the keeping under

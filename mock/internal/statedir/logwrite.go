@@ -111,6 +111,12 @@ func (w *logWrite) done(d *Dir, name string) {
 		return
 	}
 	old := logName(name, w.prev.gen)
+	// Not before the head that names the new log is in the folder for
+	// good: a power cut would bring back the head that names this one.
+	if err := syncDir(w.dir); err != nil {
+		d.log.Warn("state: a session's old log is kept: its folder could not be synced", "file", filepath.Join(sessionsDir, old), "err", err)
+		return
+	}
 	if err := os.Remove(filepath.Join(w.dir, old)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.log.Warn("state: a session's old log could not be removed", "file", filepath.Join(sessionsDir, old), "err", err)
 	}

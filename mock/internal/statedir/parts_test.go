@@ -216,3 +216,44 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 		t.Errorf("set aside: %v, want the head and its log", rejected)
 	}
 }
+
+// A session whose log is gone (removed by hand, say) is written anew,
+// log and all, at its next keeping: its writes do not fail for good,
+// and what comes back is the session as it was answered.
+func TestLogGoneIsWrittenAnew(t *testing.T) {
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	c := &clock{t: start}
+	k := server(t, c)
+	dir := t.TempDir()
+	d, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.State().SetScenario("shop", "demo"); err != nil {
+		t.Fatal(err)
+	}
+	sign(t, k, "shop", "own")
+	c.add(50 * time.Minute) // arrivals: a log to append to
+	sign(t, k, "shop", "first")
+	save(t, d, k, c)
+	if err := os.Remove(filepath.Join(dir, sessionsDir, "shop.1.log")); err != nil {
+		t.Fatal(err)
+	}
+	c.add(50 * time.Minute)
+	sign(t, k, "shop", "after the log went")
+	if err := k.State().SyncWrite(context.Background(), "shop"); err != nil {
+		t.Fatalf("a write with its log gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, sessionsDir, "shop.2.log")); err != nil {
+		t.Errorf("the log written anew: %v", err)
+	}
+	want := taken(t, k, "shop")
+	again := anchoredServer(t, c, start)
+	d2, _ := Open(dir, nil)
+	if n := d2.Restore(again); n != 1 {
+		t.Fatalf("restored %d sessions", n)
+	}
+	if got := taken(t, again, "shop"); got != want {
+		t.Errorf("restored:\n got %.300s\nwant %.300s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,6 +65,21 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 				unkept.Sessions = make(map[string]error)
 			}
 			unkept.Sessions[id] = err
+		}
+	}
+	// The renames are in the folders for good only once the folders
+	// are synced: one sync a keeping, for every file it wrote.
+	if err := errors.Join(syncDir(d.dir), syncDir(filepath.Join(d.dir, sessionsDir))); err != nil {
+		if unkept.Server == nil && server {
+			unkept.Server = err
+		}
+		for _, id := range ids {
+			if unkept.Sessions == nil {
+				unkept.Sessions = make(map[string]error)
+			}
+			if unkept.Sessions[id] == nil {
+				unkept.Sessions[id] = err
+			}
 		}
 	}
 	if unkept.Server == nil && unkept.Sessions == nil {
@@ -155,8 +171,10 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		return err
 	}
 	size := int64(len(hd)) + w.next.sizeOnDisk()
-	if !d.fitLocked(size-prev.size, name) && w.appending {
-		w = d.planAnew(name, prev.log, parts, hashes) // a log written anew is the least it takes
+	if w.appending && d.used+size-prev.size > d.max {
+		// a log written anew is the least it takes: the dead bytes of
+		// its log go before other sessions' files do
+		w = d.planAnew(name, prev.log, parts, hashes)
 		size = int64(len(hd)) + w.next.sizeOnDisk()
 	}
 	if !d.fitLocked(size-prev.size, name) {
@@ -165,7 +183,22 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		return d.removeSession(name)
 	}
 	if err := w.write(); err != nil {
-		return err
+		if !w.appending {
+			return err
+		}
+		// the log could not be appended to (gone, say): the session is
+		// written anew, log and all, under the next generation
+		w = d.planAnew(name, prev.log, parts, hashes)
+		if hd, err = headOf(snap, w.next); err != nil {
+			return err
+		}
+		size = int64(len(hd)) + w.next.sizeOnDisk()
+		if !d.fitLocked(size-prev.size, name) {
+			return fmt.Errorf("state: session %q written anew would not fit the folder (--max-state-disk)", id)
+		}
+		if err := w.write(); err != nil {
+			return err
+		}
 	}
 	if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
 		return err

@@ -50,6 +50,11 @@ func TestOneUnwritableSessionFailsItsOwnWrites(t *testing.T) {
 	if err := os.RemoveAll(blocker); err != nil {
 		t.Fatal(err)
 	}
+	// With nothing changed since, a Sync (the last save's, say) tries
+	// bad again, and keeps it now.
+	if err := st.Sync(context.Background()); err != nil {
+		t.Errorf("with the way clear, bad kept by the next Sync: %v", err)
+	}
 	sign(t, k, "other", "o1")
 	if err := st.SyncWrite(context.Background()); err != nil {
 		t.Errorf("with the way clear, every session kept: %v", err)

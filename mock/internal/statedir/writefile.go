@@ -4,6 +4,7 @@ package statedir
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
@@ -15,4 +16,18 @@ import (
 // writefile_windows.go.
 func writeFile(path string, data []byte, perm fs.FileMode) error {
 	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
+}
+
+// syncDir syncs the folder dir, so that the renames and removals in it
+// outlive a power cut.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
