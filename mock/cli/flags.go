@@ -83,7 +83,7 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides localhost, IP addresses and single-label names (a compose or Kubernetes service), e.g. demo.example.test,*.preview.test; requests naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
 	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, one is closed for a new one: the longest idle, else the longest sending its body under --min-body-rate, else the longest without a request (env REPLYMOCK_MAX_CONNS)")
 	cfg.minBodyRate = defaultMinBodyRate
-	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, a `size` such as 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited a second, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE)")
+	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, a `size` such as 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited past a grace of 0.5 to 1 s, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE)")
 	cfg.maxShop = mock.DefaultMaxShopBytes
 	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, a `size` such as 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")

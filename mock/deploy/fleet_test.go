@@ -131,10 +131,9 @@ func TestAffinityKeepsASessionOnOneReplica(t *testing.T) {
 
 // The fleet of the recipe with a shared store (round robin, no affinity):
 // three replicas on one redis-server behind nginx. Each check needs the
-// replicas to share their state (--store, issue 25).
+// replicas to share their state (--store).
 func TestFleetRoundRobin(t *testing.T) {
 	needTools(t, "nginx", "redis-server")
-	needStore(t, replymock(t))
 	redis := redistest.Start(t)
 	f := startFleet(t, "round-robin", 3, "--store", redis.URL())
 

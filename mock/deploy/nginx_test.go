@@ -70,26 +70,6 @@ func replymock(t *testing.T) string {
 	return bin
 }
 
-// needStore stops the test when the binary has no --store flag, which a
-// fleet that shares its state needs (issue 25): a skip on a developer's
-// machine, a failure where REPLYMOCK_REQUIRE_FLEET is set.
-func needStore(t *testing.T, bin string) {
-	t.Helper()
-	if hasStore(bin) {
-		return
-	}
-	if required() {
-		t.Fatal("replymock has no --store flag, and REPLYMOCK_REQUIRE_FLEET is set: a fleet that shares its state needs it (issue 25)")
-	}
-	t.Skip("replymock has no --store flag yet (issue 25): the replicas cannot share their state")
-}
-
-// hasStore says whether the binary has the --store flag.
-func hasStore(bin string) bool {
-	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
-	return regexp.MustCompile(`(?m)^\s+-store\b`).Match(out)
-}
-
 // serverLine is an upstream server of the recipe, with its parameters.
 var serverLine = regexp.MustCompile(`(?m)^(\s*)server replymock-\d+:8080( [^;\n]*)?;\n`)
 

@@ -126,9 +126,6 @@ func checkFlags(t *testing.T, bin, recipe string, env map[string]string) {
 		known[m[1]] = true
 	}
 	for name := range env {
-		if name == "REPLYMOCK_STORE" && !known[name] {
-			continue // TestFleetRoundRobin stops on it (needStore)
-		}
 		if !known[name] {
 			t.Errorf("%s sets %s, which is no flag of replymock", recipe, name)
 		}
@@ -136,17 +133,13 @@ func checkFlags(t *testing.T, bin, recipe string, env map[string]string) {
 }
 
 // startWith starts a replica with a recipe's environment, but for its
-// address (the harness's loopback port) and its store (the test's Redis,
-// once the binary has --store).
+// address (the harness's loopback port) and its store (the test's Redis).
 func startWith(t *testing.T, bin, label string, env map[string]string) *fleettest.Replica {
 	t.Helper()
 	dir := t.TempDir()
 	var list []string
 	for k, v := range env {
 		if k == "REPLYMOCK_STORE" {
-			if !hasStore(bin) {
-				continue
-			}
 			v = redistest.Start(t).URL()
 		}
 		list = append(list, k+"="+v)

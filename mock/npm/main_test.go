@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,20 +171,22 @@ func readFile(t *testing.T, name string) string {
 // (the npm test compares the types themselves, in CI's npm stage; this
 // fails in go test, at once, when a document changes alone).
 func TestTypesFollowTheDocuments(t *testing.T) {
+	typesOf := map[string]string{"mock/openapi.yaml": "api.d.ts", "mock/admin-openapi.yaml": "admin.d.ts"}
+	var docs []string
 	for _, line := range strings.Split(strings.TrimSpace(readFile(t, "types.sha256")), "\n") {
 		sum, doc, ok := strings.Cut(line, "  ")
 		if !ok {
 			t.Fatalf("types.sha256: %q is not a sum and a path", line)
 		}
-		b, err := os.ReadFile(filepath.Join("..", "..", doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != sum {
-			types := map[string]string{"mock/openapi.yaml": "api.d.ts", "mock/admin-openapi.yaml": "admin.d.ts"}[doc]
+		docs = append(docs, doc)
+		if got := fmt.Sprintf("%x", sha256.Sum256([]byte(readFile(t, filepath.Join("..", "..", doc))))); got != sum {
+			types := typesOf[doc]
 			t.Errorf("%s changed since mock/npm/replymock/types/%s was made from it: regenerate it with "+
 				"(cd mock/npm/example && npm install && npx openapi-typescript ../../../%s -o ../replymock/types/%s), "+
 				"then write its sum into mock/npm/types.sha256 (sha256sum %s)", doc, types, doc, types, doc)
 		}
+	}
+	if want := slices.Sorted(maps.Keys(typesOf)); !slices.Equal(slices.Sorted(slices.Values(docs)), want) {
+		t.Errorf("types.sha256 names %q, want each of %q once", docs, want)
 	}
 }

@@ -77,7 +77,7 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, "")
 	fs.StringVar(&format, "format", "table", "the report's format: table, json or junit")
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "also PATCH the settings (sandbox accounts only); they are restored at the end")
-	fs.BoolVar(&cfg.allowUnchecked, "allow-unchecked", false, "exit 0 even when rules could not be checked, as long as none differs and one holds")
+	fs.BoolVar(&cfg.allowUnchecked, "allow-unchecked", false, "exit 0 even when rules could not be checked, when none differs, one holds and the run was not interrupted")
 	fs.BoolVar(&quiet, "quiet", false, "print the report and nothing else")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: replymock probe --target URL [--token T] [flags]\n\n"+
@@ -90,7 +90,7 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 			"  2  bad flags or arguments: nothing was sent\n"+
 			"  3  no rule differs, but rules could not be checked (errors, the budget,\n"+
 			"     a refused token, not this API, interrupted); --allow-unchecked makes\n"+
-			"     that 0 as long as one rule holds\n\nflags:\n")
+			"     that 0 when the run went through and one rule holds\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := upstream.ParseFlags(fs, args, stdout); err != nil {

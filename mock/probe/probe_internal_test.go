@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -71,5 +73,54 @@ func TestRunRespectsRate(t *testing.T) {
 	}
 	if want := time.Duration(rep.Requests-1) * min; rep.Duration < want {
 		t.Errorf("the run took %s on the clock, want at least %s", rep.Duration, want)
+	}
+}
+
+// The exit status of every kind of run: a rule that differs wins over
+// all else; --allow-unchecked makes rules left unchecked a 0 only when
+// the run went through and one rule holds, never an interrupted, an
+// aborted or an empty one.
+func TestVerdict(t *testing.T) {
+	report := func(statuses ...Status) *Report {
+		rep := &Report{}
+		for i, s := range statuses {
+			rep.Results = append(rep.Results, Result{Rule: fmt.Sprintf("r%d", i), Status: s})
+		}
+		return rep
+	}
+	aborted := report(NotChecked)
+	aborted.Aborted = "not this API"
+	interrupted := context.Canceled
+	for _, c := range []struct {
+		name  string
+		rep   *Report
+		err   error
+		allow bool
+		want  int // 0: nil
+	}{
+		{"every rule holds", report(Holds, Holds), nil, false, 0},
+		{"one differs", report(Holds, Differs), nil, false, ExitDiffers},
+		{"one differs, one unchecked, allowed", report(Differs, NotChecked), nil, true, ExitDiffers},
+		{"one differs, interrupted", report(Differs, NotChecked), interrupted, true, ExitDiffers},
+		{"one unchecked", report(Holds, NotChecked), nil, false, ExitUnchecked},
+		{"one unchecked, allowed", report(Holds, NotChecked), nil, true, 0},
+		{"none holds, allowed", report(NotChecked, NotChecked), nil, true, ExitUnchecked},
+		{"interrupted, allowed", report(Holds, NotChecked), interrupted, true, ExitUnchecked},
+		{"interrupted after every rule held", report(Holds), interrupted, false, ExitUnchecked},
+		{"aborted, allowed", aborted, nil, true, ExitUnchecked},
+	} {
+		err := verdict(c.rep, c.err, c.allow)
+		got := 0
+		if err != nil {
+			var coded interface{ ExitCode() int }
+			if !errors.As(err, &coded) {
+				t.Errorf("%s: %v has no exit status", c.name, err)
+				continue
+			}
+			got = coded.ExitCode()
+		}
+		if got != c.want {
+			t.Errorf("%s: exit status %d (%v), want %d", c.name, got, err, c.want)
+		}
 	}
 }
