@@ -252,6 +252,7 @@ func New(opts Options) (*Server, error) {
 	}
 	for _, name := range opts.PublicScenarios {
 		if _, _, ok := registry.Get(name); !ok && name != "*" {
+			s.Close()
 			return nil, fmt.Errorf("public scenarios: no scenario %q", name)
 		}
 	}

@@ -53,9 +53,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 `)
 
-// errLockWait is a lock not had within lockWait.
-var errLockWait = errors.New("the session's lock was held by another write for too long")
-
 // held are the locks this replica holds, by session (and every
 // session's); the keeping writes only what they cover.
 type held struct {
