@@ -29,6 +29,7 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 	if sid != "" {
 		keys = append(keys, s.key("v:"+sid))
 	}
+	before := s.knownVersion(sid)
 	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
 	if err != nil && ctx.Err() == nil {
 		// Once more: the first command on a connection Redis closed
@@ -49,12 +50,31 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 	}
 	v, ok := version(vals[1])
 	if !ok {
-		return true // nothing in Redis: the session is what this replica has, or starts fresh
+		// Nothing in Redis: the session is what this replica has, or
+		// starts fresh; the version known before the MGET is gone with it
+		// (not one a write made since).
+		s.vmu.Lock()
+		if e := s.known[sid]; e != nil && e.version == before {
+			delete(s.known, sid)
+		}
+		s.vmu.Unlock()
+		return true
 	}
 	if s.sessionFresh(sid, v) {
 		return true
 	}
 	return s.reloadSession(ctx, sid)
+}
+
+// knownVersion is the version of session id the replica holds, 0 for
+// none.
+func (s *Store) knownVersion(id string) int64 {
+	s.vmu.RLock()
+	defer s.vmu.RUnlock()
+	if e := s.known[id]; e != nil {
+		return e.version
+	}
+	return 0
 }
 
 // version reads a version MGET returned; false for none.
@@ -80,11 +100,12 @@ func (s *Store) sessionFresh(id string, v int64) bool {
 	e := s.known[id]
 	fresh := e != nil && e.version == v
 	touch := fresh && s.cfg.TTL > 0 && time.Since(e.touched) > s.cfg.TTL/4
+	gone := fresh && e.sum == goneSum // read here: run and reloadSession write it under vmu
 	s.vmu.RUnlock()
 	if !fresh {
 		return false
 	}
-	if _, ok := s.st.Sessions().Find(id); !ok && e.sum != goneSum {
+	if _, ok := s.st.Sessions().Find(id); !ok && !gone {
 		return false
 	}
 	if touch {

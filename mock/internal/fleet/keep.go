@@ -217,20 +217,22 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	s.vmu.RUnlock()
 	_, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
+	if evicted || !found && known.sum == goneSum {
+		// Before the lock's test: the flag is spent here, and an entry
+		// not forgotten now never is. Another replica may use it; this one
+		// asks Redis at its next request.
+		s.vmu.Lock()
+		delete(s.known, id)
+		s.vmu.Unlock()
+		return write{}, false, nil
+	}
 	if e != nil && known.version < 0 || !s.held.covers(id) {
 		// To be reloaded (a refused write is not made by a later one), or
 		// changed by reads only: stays on this replica.
 		return write{}, false, nil
 	}
 	doc, sum := "", goneSum
-	if !found {
-		if evicted || known.sum == goneSum {
-			s.vmu.Lock()
-			delete(s.known, id) // another replica may use it; this one asks Redis at its next request
-			s.vmu.Unlock()
-			return write{}, false, nil
-		}
-	} else {
+	if found {
 		snap, err := s.k.TakeToKeep(id)
 		if err != nil {
 			return write{}, false, err
