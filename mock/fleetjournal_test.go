@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,6 +192,16 @@ func TestFleetJournalBounds(t *testing.T) {
 			if len(es) > 4 {
 				t.Fatalf("%s: session %s keeps %d entries, more than its 4", what, id, len(es))
 			}
+			if len(sizes) != len(es) {
+				t.Fatalf("%s: session %s keeps %d entries and %d size items", what, id, len(es), len(sizes))
+			}
+		}
+		// What a session keeps beside its entries goes with its stream.
+		zs, _ := c.Do(ctx, c.B().Keys().Pattern("replymock:j:z:*").Build()).AsStrSlice()
+		for _, k := range zs {
+			if id := strings.TrimPrefix(k, "replymock:j:z:"); !slices.Contains(ids, id) {
+				t.Fatalf("%s: %s is kept for session %s, which has no stream", what, k, id)
+			}
 		}
 		if used != sum || used > bytes || entries > 6 {
 			t.Fatalf("%s: %d entries of %d bytes kept, counted %d (bounds: 6 entries, %d bytes)", what, entries, sum, used, bytes)
@@ -241,6 +252,10 @@ func TestFleetJournalBounds(t *testing.T) {
 	}
 	// Pages of 40 reviews take most of the byte bound: the oldest
 	// entries went, and the bytes counted stayed within it.
+	for i := range 8 { // one session under the bytes' bound: its size items go with its entries
+		raw(ss[i%3], http.MethodGet, "/api/v1/feedbacks?limit=40", "", mock.HeaderSession, "busy")
+		check(fmt.Sprintf("after %d large requests of one session", i+1))
+	}
 	raw(ss[0], http.MethodDelete, "/__mock/requests", "")
 	check("after a clear of all")
 }

@@ -99,6 +99,21 @@ local function drop(id, s, n, h)
   lens[id] = l - 1
   ref(h, -1)
   lose(id, s)
+  -- its size item goes too, with any older one: the list pops only while
+  -- the stream is full, and a session losing entries to the fleet's
+  -- bounds would keep one item more each time
+  local zk = zp .. id
+  while true do
+    local head = redis.call('LINDEX', zk, 0)
+    if head then
+      if zitem(head) > s then break end
+      redis.call('LPOP', zk)
+    else
+      local p = pz[id]
+      if not p or not p[1] or zitem(p[1]) > s then break end
+      table.remove(p, 1)
+    end
+  end
   if id ~= sid and lens[id] == 0 then
     redis.call('DEL', sp .. id, zp .. id)
     redis.call('SREM', sess, id)
