@@ -23,9 +23,11 @@ import (
 // already: XDEL says which are not); j:order, a list of "SEQ N H ID"
 // (H "-" for none) of every entry, oldest first, which bounds the
 // entries of all sessions and says which goes first; j:meta, a hash of
-// seq (the last sequence number given) and bytes (what the entries kept
-// count together); j:lost, a hash of the newest sequence number each
-// session lost to the bounds; j:sessions, the set of sessions with a
+// seq (the last sequence number given), bytes (what the entries kept
+// count together) and lost (the newest sequence number any session lost
+// to the bounds); j:lost, a hash of the newest sequence number each
+// session with a stream lost to the bounds (going with its stream);
+// j:sessions, the set of sessions with a
 // stream. A script does each step whole, so the bounds hold for the
 // fleet at every moment, and never reads an entry's data back to drop
 // it. An entry counts its response whole against the byte budget even
@@ -89,6 +91,8 @@ local sid
 -- order): once entry s of a session went, any older one is gone too,
 -- and low says so without asking.
 local low = {}
+-- the sessions whose stream went in the step
+local gone = {}
 -- drop removes entry s of session id, if still there, freeing n bytes
 local function drop(id, s, n, h)
   if low[id] and s < low[id] then return end
@@ -115,6 +119,7 @@ local function drop(id, s, n, h)
     end
   end
   if id ~= sid and lens[id] == 0 then
+    gone[id] = true
     redis.call('DEL', sp .. id, zp .. id)
     redis.call('SREM', sess, id)
     pz[id] = nil
@@ -200,9 +205,18 @@ for id, items in pairs(pz) do
 end
 if #po > 0 then redis.call('RPUSH', order, unpack(po)) end
 sweep(bref, bp)
+-- A session's lost goes with its stream (else the hash keeps a field
+-- for every session ever seen); the fleet's, for *, is in meta.
+local maxlost = 0
 for id, s in pairs(lost) do
-  if s > tonumber(redis.call('HGET', lostk, id) or '0') then redis.call('HSET', lostk, id, s) end
+  maxlost = math.max(maxlost, s)
+  if gone[id] and lens[id] == 0 then
+    redis.call('HDEL', lostk, id)
+  elseif s > tonumber(redis.call('HGET', lostk, id) or '0') then
+    redis.call('HSET', lostk, id, s)
+  end
 end
+if maxlost > tonumber(redis.call('HGET', meta, 'lost') or '0') then redis.call('HSET', meta, 'lost', maxlost) end
 for id, n in pairs(lens) do
   if n > 0 then redis.call('SADD', sess, id) end
 end
@@ -245,6 +259,7 @@ if ARGV[1] == '*' then
   for _, h in ipairs(redis.call('HKEYS', bref)) do redis.call('DEL', bp .. h) end
   redis.call('DEL', sess, lostk, order, bref)
   redis.call('HSET', meta, 'bytes', 0)
+  redis.call('HDEL', meta, 'lost')
   return 0
 end
 local id = ARGV[1]
@@ -264,12 +279,12 @@ redis.call('HINCRBY', meta, 'bytes', -freed)
 return freed
 `)
 
-// lostScript is the newest entry lost of a session, or of every one.
+// lostScript is the newest entry lost of a session (KEYS[1], the lost
+// hash), or of every one (KEYS[2], meta: kept there, a session's going
+// with its stream).
 var lostScript = rueidis.NewLuaScript(`
 if ARGV[1] ~= '*' then return tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') end
-local n = 0
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do n = math.max(n, tonumber(v)) end
-return n
+return tonumber(redis.call('HGET', KEYS[2], 'lost') or '0')
 `)
 
 // Journal is the fleet's journal, for journal.Journals.SetShared.
@@ -462,7 +477,7 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 }
 
 func (sj sharedJournal) Lost(ctx context.Context, scope string) (int64, error) {
-	res, err := sj.do(ctx, lostScript, []string{sj.key("lost")}, []string{scope})
+	res, err := sj.do(ctx, lostScript, []string{sj.key("lost"), sj.key("meta")}, []string{scope})
 	if err != nil {
 		return 0, err
 	}
