@@ -377,3 +377,33 @@ func TestFleetConcurrentWritesOfOneSession(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetInvalidSessionTakesNoLock: an API request naming an id no
+// session may have ("*" among them) is answered 400 without taking a
+// lock in the fleet, even while every session's lock is held.
+func TestFleetInvalidSessionTakesNoLock(t *testing.T) {
+	rs, ss := fleet(t, 1, mock.Options{})
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Do(ctx, c.B().Set().Key("replymock:lock-all").Value("held by the test").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	for _, sid := range []string{"*", "not an id", "../x"} {
+		if r := raw(ss[0], http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[]}`, mock.HeaderSession, sid); r.status != 400 {
+			t.Fatalf("PATCH with session %q: %d %s, want 400 without a lock", sid, r.status, r.body)
+		}
+		if r := raw(ss[0], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, sid); r.status != 400 {
+			t.Fatalf("GET with session %q: %d %s, want 400", sid, r.status, r.body)
+		}
+	}
+	keys, _ := c.Do(ctx, c.B().Keys().Pattern("replymock:*").Build()).AsStrSlice()
+	for _, k := range keys {
+		if strings.Contains(k, "*") || strings.Contains(k, " ") || strings.Contains(k, "..") {
+			t.Fatalf("Redis has key %q of an invalid session id", k)
+		}
+	}
+}

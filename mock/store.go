@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/admin"
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/fleet"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -90,15 +91,26 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) (unlo
 		r.URL.Path == AdminPrefix+"/health" || r.URL.Path == AdminPrefix+"/metrics" {
 		return unlock, true // nothing of the shared state in the answer
 	}
-	sid := r.Header.Get(HeaderSession)
-	if !isAPI {
+	var sid string
+	if isAPI {
+		var err error
+		if sid, err = api.SessionOf(r.Header); err != nil {
+			// No lock and no read of the fleet for an id no session may
+			// have ("*" among them): the request's 400 follows.
+			return unlock, true
+		}
+	} else {
+		sid = r.Header.Get(HeaderSession)
 		if q := r.URL.Query().Get("session"); q != "" {
 			sid = q
 		} else if sid == "" {
 			sid = AllSessions
 		}
-	} else if sid == "" {
-		sid = DefaultSession
+		if sid != AllSessions && !validID(sid) {
+			// An endpoint that reads it answers 400; one that does not
+			// still writes under a lock, and no key is made of the id.
+			sid = AllSessions
+		}
 	}
 	write := r.Method != http.MethodGet && r.Method != http.MethodHead
 	if write {

@@ -166,14 +166,25 @@ func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 // (X-Mock-Session, the default session without it) and the seed of its
 // fault draws (X-Mock-Seed, 0 without it).
 func steering(h http.Header) (sid string, seed int64, err error) {
-	sid = h.Get(HeaderSession)
-	if sid == "" {
-		sid = session.Default
-	} else if !session.ValidID(sid) {
-		return "", 0, wire.InvalidParameter(HeaderSession, session.MsgBadID)
+	if sid, err = SessionOf(h); err != nil {
+		return "", 0, err
 	}
 	seed, err = requestSeed(h)
 	return sid, seed, err
+}
+
+// SessionOf is the session an API request names (X-Mock-Session, the
+// default session without it), or the 400 of an id no session may have
+// ("*" among them: every session is not one an API request is about).
+func SessionOf(h http.Header) (string, error) {
+	sid := h.Get(HeaderSession)
+	if sid == "" {
+		return session.Default, nil
+	}
+	if !session.ValidID(sid) {
+		return "", wire.InvalidParameter(HeaderSession, session.MsgBadID)
+	}
+	return sid, nil
 }
 
 // answer gives a request the answer p planned, unless a fault gave its
