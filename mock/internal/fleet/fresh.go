@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -158,10 +157,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 			s.cfg.Log.Error("store: the server's state does not restore; kept as it is here", "err", err)
 		}
 	}
-	sum := [32]byte{}
-	if doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor)); err == nil {
-		sum = sha256.Sum256(doc)
-	}
+	_, sum, _ := s.takeServer() // zero if it does not marshal
 	s.vmu.Lock()
 	s.sv, s.serverSum = v, sum
 	s.vmu.Unlock()
@@ -212,12 +208,11 @@ func (s *Store) restore(id string, doc []byte) [32]byte {
 	if err != nil {
 		return goneSum
 	}
-	taken.TakenAt = time.Time{}
-	body, err := json.Marshal(taken)
+	sum, err := taken.Sum()
 	if err != nil {
 		return goneSum
 	}
-	return sha256.Sum256(body)
+	return sum
 }
 
 // freshAll is Fresh for every session Redis keeps, before a request

@@ -190,11 +190,10 @@ func (s *Store) entry(id string) *entry {
 // already (or the replica's copy is to be reloaded: a refused write is
 // not made by a later one).
 func (s *Store) serverWrite() (write, bool, error) {
-	doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor))
+	doc, sum, err := s.takeServer()
 	if err != nil {
 		return write{}, false, err
 	}
-	sum := sha256.Sum256(doc)
 	s.vmu.RLock()
 	skip := s.sv < 0 || sum == s.serverSum || !s.held.coversAll() // only a write about every session writes it
 	s.vmu.RUnlock()
@@ -203,6 +202,16 @@ func (s *Store) serverWrite() (write, bool, error) {
 	}
 	return write{sum: sum, script: serverScript,
 		exec: rueidis.LuaExec{Keys: []string{s.key("sv"), s.key("server")}, Args: []string{string(doc)}}}, true, nil
+}
+
+// takeServer is the server's state as the keeping writes it, and its
+// hash; the zero hash with an error.
+func (s *Store) takeServer() ([]byte, [32]byte, error) {
+	doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor))
+	if err != nil {
+		return nil, [32]byte{}, err
+	}
+	return doc, sha256.Sum256(doc), nil
 }
 
 // sessionWrite is the write of session id as it is now (now is the time
@@ -237,17 +246,14 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		if err != nil {
 			return write{}, false, err
 		}
-		taken := snap.TakenAt
-		snap.TakenAt = time.Time{}
-		body, err := json.Marshal(snap)
-		if err != nil {
+		if sum, err = snap.Sum(); err != nil {
 			return write{}, false, err
 		}
-		if sum = sha256.Sum256(body); e != nil && sum == known.sum {
+		if e != nil && sum == known.sum {
 			return write{}, false, nil
 		}
-		snap.TakenAt = taken
-		if body, err = json.Marshal(snap); err != nil {
+		body, err := json.Marshal(snap) // with its taken_at, which the sum leaves out
+		if err != nil {
 			return write{}, false, err
 		}
 		if len(body) > MaxSessionBytes {

@@ -46,6 +46,37 @@ func TestTakeAndRestoreRoundTrip(t *testing.T) {
 	}
 }
 
+// A session's Sum is the same whenever it is taken while it does not
+// change, and another once it does; the snapshot summed keeps its
+// TakenAt.
+func TestSumLeavesOutWhenTaken(t *testing.T) {
+	k := shopSession(t, func(set *settings.Settings) { set.Feedback[0].ReplyMode = "auto" }, time.Hour)
+	sum := func(at time.Time) [32]byte {
+		t.Helper()
+		snap, err := k.TakeToKeep("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.TakenAt = at
+		s, err := snap.Sum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !snap.TakenAt.Equal(at) {
+			t.Fatalf("Sum changed TakenAt to %v", snap.TakenAt)
+		}
+		return s
+	}
+	before := sum(start)
+	if again := sum(start.Add(time.Hour)); again != before {
+		t.Error("the session, unchanged but taken later, sums otherwise")
+	}
+	patch(t, k, "a", func(set *settings.Settings) { set.Feedback[0].ReplyMode = "manual" })
+	if after := sum(start); after == before {
+		t.Error("the session's settings changed, its sum did not")
+	}
+}
+
 // Scenario and fixture files are no snapshots; any version of the
 // document is one, for validate to say what is wrong with it.
 func TestIsSnapshot(t *testing.T) {

@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/content"
@@ -19,6 +21,20 @@ func (k *Keeper) Take(sid string) (*Snapshot, error) { return k.take(sid, true) 
 // file holds what is its own; restored, the session reads the shared
 // shop again.
 func (k *Keeper) TakeToKeep(sid string) (*Snapshot, error) { return k.take(sid, false) }
+
+// Sum is the SHA-256 of s's JSON but for when it was taken (TakenAt):
+// two takings of a session that did not change in between sum the same,
+// so a keeper compares it with what it last wrote and writes the session
+// again only once it changed. s itself is left as it is.
+func (s *Snapshot) Sum() ([32]byte, error) {
+	c := *s
+	c.TakenAt = time.Time{}
+	body, err := json.Marshal(&c)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(body), nil
+}
 
 func (k *Keeper) take(sid string, withShared bool) (*Snapshot, error) {
 	now := k.now()

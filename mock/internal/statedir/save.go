@@ -2,7 +2,6 @@ package statedir
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,20 +150,16 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	if err != nil {
 		return err
 	}
-	taken := snap.TakenAt
-	snap.TakenAt = time.Time{}
 	parts := takeParts(snap)
-	body, err := json.Marshal(snap)
+	sum, err := snap.Sum() // of the head: the parts are diffed below
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
 	prev, ok := d.written[name]
 	splices, hashes := diffParts(prev.log, parts)
 	if ok && prev.sum == sum && len(splices) == 0 {
 		return nil
 	}
-	snap.TakenAt = taken
 	w := d.plan(name, prev.log, parts, splices, hashes)
 	hd, err := headOf(snap, w.next)
 	if err != nil {
