@@ -2,8 +2,9 @@ package cli
 
 import (
 	"net"
-	"net/netip"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/netaddr"
 )
 
 // The connections a listener of limitConns accepts past its places wait
@@ -24,16 +25,8 @@ func (tc *trackedConn) Close() error {
 // clientOf is who a connection comes from: its address, or its /64 for
 // IPv6, where a client has as many addresses as it likes.
 func clientOf(conn net.Conn) string {
-	ap, err := netip.ParseAddrPort(conn.RemoteAddr().String())
-	if err != nil {
-		return conn.RemoteAddr().String()
-	}
-	a := ap.Addr().Unmap()
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.String()
-	}
-	return a.String()
+	c, _ := netaddr.Client(conn.RemoteAddr().String()) // one that does not parse, as it is
+	return c
 }
 
 // wrap is conn, accepted now, as a trackedConn of c.

@@ -3,11 +3,11 @@ package admin
 import (
 	"context"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/netaddr"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -140,13 +140,6 @@ func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 // request names freely. Behind a reverse proxy, the proxy's clients
 // share its address, and so its places.
 func client(r *http.Request) string {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	if addr := ap.Addr().Unmap(); addr.Is6() {
-		prefix, _ := addr.Prefix(64)
-		return prefix.String()
-	}
-	return ap.Addr().Unmap().String()
+	c, _ := netaddr.Client(r.RemoteAddr) // one that does not parse, as it is
+	return c
 }

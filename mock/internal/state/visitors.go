@@ -4,12 +4,12 @@ import (
 	"container/list"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/netaddr"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -39,34 +39,28 @@ const MaxVisitorClients = 4096
 // visitors counts each client's new sessions on a public listener.
 type visitors struct {
 	Visitors
-	mu      sync.Mutex                     // guards clients and seen
-	clients map[netip.Prefix]*list.Element // of seen
-	seen    list.List                      // *allowance, the most recently seen first
+	mu      sync.Mutex               // guards clients and seen
+	clients map[string]*list.Element // of seen
+	seen    list.List                // *allowance, the most recently seen first
 }
 
 // allowance is how many new sessions a client may start now: a whole
 // minute's at most, one more every minute/NewSessions.
 type allowance struct {
-	client netip.Prefix
+	client string
 	left   float64
 	at     time.Time
 }
 
-// clientOf is the client a request's remote address (host:port) names:
-// an IPv4 address, an IPv6 /64; the zero Prefix for one that does not
-// parse, which all such requests share.
-func clientOf(remote string) netip.Prefix {
-	ap, err := netip.ParseAddrPort(remote)
-	if err != nil {
-		return netip.Prefix{}
+// clientOf is the client a request's remote address (host:port) names
+// (netaddr.Client: an IPv4 address, an IPv6 /64); "" for one that does
+// not parse, which all such requests share.
+func clientOf(remote string) string {
+	c, ok := netaddr.Client(remote)
+	if !ok {
+		return ""
 	}
-	a := ap.Addr().Unmap()
-	bits := 32
-	if a.Is6() {
-		bits = 64
-	}
-	p, _ := a.Prefix(bits)
-	return p
+	return c
 }
 
 // refill is what a is now, at the rate of n a minute.
@@ -79,7 +73,7 @@ func (a *allowance) refill(now time.Time, n int) {
 
 // admit counts a new session of client at now, or says when the client
 // may start one.
-func (v *visitors) admit(client netip.Prefix, now time.Time) error {
+func (v *visitors) admit(client string, now time.Time) error {
 	n := v.NewSessions
 	if n <= 0 {
 		return nil
@@ -92,7 +86,7 @@ func (v *visitors) admit(client netip.Prefix, now time.Time) error {
 		a = e.Value.(*allowance)
 	} else {
 		if v.clients == nil {
-			v.clients = make(map[netip.Prefix]*list.Element)
+			v.clients = make(map[string]*list.Element)
 		}
 		if len(v.clients) >= MaxVisitorClients {
 			delete(v.clients, v.seen.Remove(v.seen.Back()).(*allowance).client)

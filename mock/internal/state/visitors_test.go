@@ -33,7 +33,7 @@ func TestVisitorClientsBounded(t *testing.T) {
 		t.Fatalf("the third in a minute: %v, want 429 with Retry-After 20s", err)
 	}
 	for i := range 3 * MaxVisitorClients {
-		c := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)
+		c := clientOf(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 1).String())
 		if err := v.admit(c, at); err != nil {
 			t.Fatalf("client %d's first: %v", i, err)
 		}
@@ -52,6 +52,9 @@ func TestVisitorClientsBounded(t *testing.T) {
 	}
 	if clientOf("[::ffff:192.0.2.1]:80") != clientOf("192.0.2.1:81") {
 		t.Error("an IPv4-mapped address is another client than its IPv4 one")
+	}
+	if clientOf("198.51.100.1") != clientOf("nonsense") || clientOf("nonsense") == busy {
+		t.Error("the addresses that do not parse are not one client of their own")
 	}
 }
 
