@@ -101,17 +101,20 @@ type entry struct {
 // goneSum marks a session that Redis holds no document of.
 var goneSum = [32]byte{1}
 
+// urlForm is what a --store URL may be.
+const urlForm = "must be memory, redis://[user:password@]host:port/db or rediss://host:port/db"
+
 // ParseURL checks a --store URL: redis:// or rediss://, a host, a
 // database number if any. Its error never quotes the URL (it may hold a
 // password).
 func ParseURL(raw string) (rueidis.ClientOption, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-		return rueidis.ClientOption{}, errors.New("must be memory, redis://[user:password@]host:port/db or rediss://...")
+		return rueidis.ClientOption{}, errors.New(urlForm)
 	}
 	opt, err := rueidis.ParseURL(raw)
 	if err != nil {
-		return opt, errors.New("must be memory, redis://[user:password@]host:port/db or rediss://...: " + Redact(err.Error(), u))
+		return opt, errors.New(urlForm + ": " + Redact(err.Error(), u))
 	}
 	return opt, nil
 }
@@ -184,34 +187,33 @@ func (s *Store) Close() { s.client.Close() }
 // key is the key name of part.
 func (s *Store) key(part string) string { return s.cfg.Prefix + part }
 
+// anchorLayout is how the anchor is kept: UTC, to the second, so that
+// the order of two anchors is the order of their strings.
+const anchorLayout = "2006-01-02T15:04:05Z"
+
+// anchorScript keeps the anchor (KEYS[1]) if it is between ARGV[1] (now
+// less shop.MaxGap) and ARGV[2] (now), both in anchorLayout, else sets it
+// to now; it returns the anchor kept. One step: replicas that start
+// together never each replace a stale anchor with their own.
+var anchorScript = rueidis.NewLuaScript(`
+local t = redis.call('GET', KEYS[1])
+if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[2] then return t end
+redis.call('SET', KEYS[1], ARGV[2])
+return ARGV[2]
+`)
+
 // Anchor is the present the fleet's data is anchored to: the one Redis
-// keeps, when it is within shop.MaxGap of now, else now, kept for the
-// replicas that start after. Every replica serves the same data.
+// keeps, when it is within shop.MaxGap of now and not after it, else
+// now, kept for the replicas that start after. Every replica serves the
+// same data.
 func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 	now = now.UTC().Truncate(time.Second)
-	key := s.key("anchor")
-	for range 3 {
-		got, err := s.client.Do(ctx, s.client.B().Get().Key(key).Build()).ToString()
-		if err == nil {
-			t, perr := time.Parse(time.RFC3339Nano, got)
-			if perr == nil && !t.After(now) && now.Sub(t) <= shop.MaxGap {
-				return t, nil
-			}
-			err = s.client.Do(ctx, s.client.B().Set().Key(key).Value(now.Format(time.RFC3339Nano)).Build()).Error()
-			return now, err
-		}
-		if !rueidis.IsRedisNil(err) {
-			return time.Time{}, err
-		}
-		err = s.client.Do(ctx, s.client.B().Set().Key(key).Value(now.Format(time.RFC3339Nano)).Nx().Build()).Error()
-		if err == nil {
-			return now, nil
-		}
-		if !rueidis.IsRedisNil(err) { // nil: another replica set it first
-			return time.Time{}, err
-		}
+	got, err := anchorScript.Exec(ctx, s.client, []string{s.key("anchor")},
+		[]string{now.Add(-shop.MaxGap).Format(anchorLayout), now.Format(anchorLayout)}).ToString()
+	if err != nil {
+		return time.Time{}, err
 	}
-	return now, nil
+	return time.Parse(anchorLayout, got)
 }
 
 // Attach makes s what k's state keeps every change in (its Keeper), and
