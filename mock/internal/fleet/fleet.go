@@ -257,6 +257,24 @@ func (s *Store) timeout() time.Duration {
 	return downTimeout
 }
 
+// exchange runs one exchange with Redis, f on the context it is given,
+// within the store's timeout (short while Redis is known to be out of
+// reach), and notes whether Redis answered. Its error is f's (a nil
+// reply is an answer, not an error), or parent's once the caller went.
+func (s *Store) exchange(parent context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(parent, s.timeout())
+	defer cancel()
+	if err := f(ctx); err != nil && !rueidis.IsRedisNil(err) {
+		if parent.Err() != nil {
+			return parent.Err() // the caller went: no word on Redis
+		}
+		s.failed(err)
+		return err
+	}
+	s.reached()
+	return nil
+}
+
 // failed notes that Redis did not answer.
 func (s *Store) failed(err error) {
 	u, _ := url.Parse(s.cfg.URL)

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +30,32 @@ func openOn(t testing.TB, rs *redistest.Server) *Store {
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// calls is how many times Redis ran cmd (from its scripts too) since its
+// statistics were last reset.
+func calls(t testing.TB, s *Store, cmd string) int {
+	t.Helper()
+	info, err := s.client.Do(context.Background(), s.client.B().Info().Section("commandstats").Build()).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls=")
+		if ok {
+			n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+			return n
+		}
+	}
+	return 0
+}
+
+// resetStats resets Redis's command statistics.
+func resetStats(t testing.TB, s *Store) {
+	t.Helper()
+	if err := s.client.Do(context.Background(), s.client.B().ConfigResetstat().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // hooked is a client whose every exchange runs through a hook, which

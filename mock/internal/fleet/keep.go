@@ -21,7 +21,9 @@ import (
 // (the server's version and state), v:ID and s:ID (a session's version
 // and snapshot document, both expiring after the TTL but the default
 // session's), ids (a sorted set of the sessions, scored by their last
-// write: the least recent go first past MaxSessions).
+// write: the least recent go first past MaxSessions); lock:ID,
+// lock-all and locks, the writes' locks (lock.go); c:ID and counted, the
+// sessions' counts (counts.go); j:..., the journal (journal.go).
 
 // sessionScript writes one session: its document (or, for "", its
 // absence: reset to nothing, or dropped), its version INCR'd in the same
@@ -127,25 +129,30 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 // request (what Redis holds is the truth), and is the 503 the write
 // answers.
 func (s *Store) run(ctx context.Context, ws []write) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	res := make([]rueidis.RedisResult, len(ws))
-	// The two scripts go as two pipelines at most, each in order.
-	var sess []rueidis.LuaExec
-	var sessAt []int
-	for i, w := range ws {
-		if w.script == serverScript {
-			res[i] = serverScript.Exec(ctx, s.client, w.exec.Keys, w.exec.Args)
-			continue
+	failed := s.exchange(ctx, func(ctx context.Context) error {
+		// The two scripts go as two pipelines at most, each in order.
+		var sess []rueidis.LuaExec
+		var sessAt []int
+		for i, w := range ws {
+			if w.script == serverScript {
+				res[i] = serverScript.Exec(ctx, s.client, w.exec.Keys, w.exec.Args)
+				continue
+			}
+			sess, sessAt = append(sess, w.exec), append(sessAt, i)
 		}
-		sess, sessAt = append(sess, w.exec), append(sessAt, i)
-	}
-	if len(sess) > 0 {
-		for j, r := range sessionScript.ExecMulti(ctx, s.client, sess...) {
-			res[sessAt[j]] = r
+		if len(sess) > 0 {
+			for j, r := range sessionScript.ExecMulti(ctx, s.client, sess...) {
+				res[sessAt[j]] = r
+			}
 		}
-	}
-	var failed error
+		for _, r := range res {
+			if err := r.Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
 	for i, w := range ws {
@@ -169,10 +176,8 @@ func (s *Store) run(ctx context.Context, ws []write) error {
 		}
 	}
 	if failed != nil {
-		s.failed(failed)
 		return ErrUnavailable()
 	}
-	s.reached()
 	return nil
 }
 

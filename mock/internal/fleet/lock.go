@@ -33,24 +33,51 @@ const lockTTL = 5 * time.Second
 // lockWait bounds the wait for a lock: past it, the write answers 503.
 const lockWait = 10 * time.Second
 
-// unlockScript deletes a lock if the token still holds it.
+// The sessions' locks held are also in locks, a sorted set of their
+// keys scored by when each expires (Redis's clock, ms, never before the
+// key itself), kept with the key in each step: lock-all asks whether
+// any is held in one step whatever the keyspace holds, and a lock whose
+// replica was killed stops counting once its TTL has passed.
+
+// lockLib is what the lock's steps share: now, Redis's clock in ms.
+const lockLib = `
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`
+
+// unlockScript deletes a lock (KEYS[1]) if the token still holds it, and
+// its item in locks (KEYS[2]).
 var unlockScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('ZREM', KEYS[2], KEYS[1])
+return redis.call('DEL', KEYS[1])
 `)
 
-// lockScript takes a session's lock (KEYS[1]) for a token unless it or
-// every session's (KEYS[2]) is held: 1 if taken.
-var lockScript = rueidis.NewLuaScript(`
+// lockScript takes a session's lock (KEYS[1]) for a token (ARGV[1]) and
+// ARGV[2] ms unless it or every session's (KEYS[2]) is held, with its
+// item in locks (KEYS[3]): 1 if taken.
+var lockScript = rueidis.NewLuaScript(lockLib + `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-return 0
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[3], now() + tonumber(ARGV[2]), KEYS[1])
+return 1
 `)
 
-// renewScript extends a lock if the token still holds it.
-var renewScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+// renewScript extends a lock (KEYS[1]) if the token still holds it, and
+// its item in locks (KEYS[2]) if it has one (every session's has none).
+var renewScript = rueidis.NewLuaScript(lockLib + `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', now() + tonumber(ARGV[2]), KEYS[1])
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+`)
+
+// busyScript is how many sessions' locks are held (locks, KEYS[1]), the
+// expired dropped.
+var busyScript = rueidis.NewLuaScript(lockLib + `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
+return redis.call('ZCARD', KEYS[1])
 `)
 
 // held are the locks this replica holds, by session (and every
@@ -111,7 +138,6 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 			if ctx.Err() != nil {
 				return nil, lockTimeout()
 			}
-			s.failed(err)
 			return nil, ErrUnavailable()
 		}
 		if ok {
@@ -123,7 +149,6 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 		case <-time.After(wait):
 		}
 	}
-	s.reached()
 	s.held.add(sid, 1)
 	stop := make(chan struct{})
 	go s.renew(key, token, stop)
@@ -131,9 +156,9 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 		close(stop)
 		s.held.add(sid, -1)
 		go func() { // the answer is not held for it: a write elsewhere waits a moment at most
-			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-			defer cancel()
-			unlockScript.Exec(ctx, s.client, []string{key}, []string{token})
+			s.exchange(context.Background(), func(ctx context.Context) error {
+				return unlockScript.Exec(ctx, s.client, []string{key, s.key("locks")}, []string{token}).Error()
+			})
 		}()
 	}), nil
 }
@@ -150,22 +175,31 @@ func lockTimeout() error {
 // the sessions' writes under way are done.
 func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, error) {
 	ttl := strconv.FormatInt(lockTTL.Milliseconds(), 10)
+	var n int64
 	if sid != session.All {
-		n, err := lockScript.Exec(ctx, s.client, []string{key, s.key("lock-all")}, []string{token, ttl}).AsInt64()
+		err := s.exchange(ctx, func(ctx context.Context) (err error) {
+			n, err = lockScript.Exec(ctx, s.client, []string{key, s.key("lock-all"), s.key("locks")}, []string{token, ttl}).AsInt64()
+			return err
+		})
 		return n == 1, err
 	}
-	err := s.client.Do(ctx, s.client.B().Set().Key(key).Value(token).Nx().Px(lockTTL).Build()).Error()
-	if rueidis.IsRedisNil(err) {
-		return false, nil // held by another
-	}
-	if err != nil {
-		return false, err
+	var taken bool
+	err := s.exchange(ctx, func(ctx context.Context) error {
+		err := s.client.Do(ctx, s.client.B().Set().Key(key).Value(token).Nx().Px(lockTTL).Build()).Error()
+		taken = err == nil
+		return err
+	})
+	if err != nil || !taken {
+		return false, err // held by another, or no answer
 	}
 	// Every session's: held now, so no new session's write begins; wait
 	// for those under way.
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
-		busy, err := s.sessionsLocked(ctx)
-		if err == nil && !busy {
+		err := s.exchange(ctx, func(ctx context.Context) (err error) {
+			n, err = busyScript.Exec(ctx, s.client, []string{s.key("locks")}, nil).AsInt64()
+			return err
+		})
+		if err == nil && n == 0 {
 			return true, nil
 		}
 		if err == nil && ctx.Err() == nil {
@@ -175,22 +209,10 @@ func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, erro
 				continue
 			}
 		}
-		unlockScript.Exec(context.WithoutCancel(ctx), s.client, []string{key}, []string{token})
+		s.exchange(context.WithoutCancel(ctx), func(ctx context.Context) error {
+			return unlockScript.Exec(ctx, s.client, []string{key, s.key("locks")}, []string{token}).Error()
+		})
 		return false, errors.Join(err, ctx.Err())
-	}
-}
-
-// sessionsLocked reports whether a session's lock is held, by anyone.
-func (s *Store) sessionsLocked(ctx context.Context) (bool, error) {
-	var cursor uint64
-	for {
-		e, err := s.client.Do(ctx, s.client.B().Scan().Cursor(cursor).Match(s.key("lock:*")).Count(1000).Build()).AsScanEntry()
-		if err != nil || len(e.Elements) > 0 {
-			return err == nil, err
-		}
-		if cursor = e.Cursor; cursor == 0 {
-			return false, nil
-		}
 	}
 }
 
@@ -203,9 +225,10 @@ func (s *Store) renew(key, token string, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-			renewScript.Exec(ctx, s.client, []string{key}, []string{token, strconv.FormatInt(lockTTL.Milliseconds(), 10)})
-			cancel()
+			s.exchange(context.Background(), func(ctx context.Context) error {
+				return renewScript.Exec(ctx, s.client, []string{key, s.key("locks")},
+					[]string{token, strconv.FormatInt(lockTTL.Milliseconds(), 10)}).Error()
+			})
 		}
 	}
 }
