@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -406,4 +407,27 @@ func TestFleetInvalidSessionTakesNoLock(t *testing.T) {
 			t.Fatalf("Redis has key %q of an invalid session id", k)
 		}
 	}
+}
+
+// BenchmarkFleetPatchSessions: PATCHes of different sessions on one
+// replica of a fleet on a real Redis, many at once (each writer its own
+// session): what one replica answers of writes that do not wait on
+// each other's locks.
+func BenchmarkFleetPatchSessions(b *testing.B) {
+	rs := redistest.Start(b)
+	s := newServer(b, mock.Options{Store: rs.URL()})
+	b.Cleanup(s.Close)
+	var n atomic.Int64
+	b.SetParallelism(8)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		sid := fmt.Sprintf("w%d", n.Add(1))
+		for i := 0; pb.Next(); i++ {
+			r := raw(s, http.MethodPatch, "/api/v1/settings/ai", fmt.Sprintf(`{"feedback":[{"rating":1,"signature":"v%d"}]}`, i), mock.HeaderSession, sid)
+			if r.status != 200 {
+				b.Fatalf("PATCH: %d %s", r.status, r.body)
+			}
+		}
+	})
 }
