@@ -1,0 +1,395 @@
+package fleet
+
+import "github.com/redis/rueidis"
+
+// The journal's steps in Redis, each a Lua script run whole (journal.go
+// says what the keys hold).
+
+// scriptLib is the clear step's: size items taken apart, and the
+// bodies' references counted in the step (ref), written at its end with
+// the bodies no entry refers to any more (sweep).
+const scriptLib = `
+local function zitem(it)
+  local a = string.find(it, ' ', 1, true)
+  local b = string.find(it, ' ', a + 1, true)
+  if not b then return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)), '' end
+  return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)), string.sub(it, b + 1)
+end
+local delta = {}
+local function ref(h, d)
+  if h ~= '' and h ~= '-' then delta[h] = (delta[h] or 0) + d end
+end
+local function sweep(bref, bp)
+  for h, d in pairs(delta) do
+    local c
+    if d ~= 0 then c = redis.call('HINCRBY', bref, h, d) else c = tonumber(redis.call('HGET', bref, h) or '0') end
+    if c <= 0 then
+      redis.call('HDEL', bref, h)
+      redis.call('DEL', bp .. h)
+    end
+  end
+end
+`
+
+// appendScript keeps entries, one after the other, as if each were a
+// step of its own: KEYS the order, meta, lost, sessions and the bodies'
+// references; ARGV a session's size, the bytes and entries of all, the
+// streams', the size lists' and the bodies' prefixes, the state's prefix
+// (its versions'), then six for each entry: its session id, data,
+// bytes, response hash ("" for none), body ("" when the replica believes
+// Redis has it) and expectation ("" for none, else "SV V": the server's
+// version and the session's, "-" for none, that its answer was served
+// from; read once a step). It returns their sequence numbers, 0 for an
+// entry whose body Redis has not (nothing kept: the replica sends it
+// again with its body), -1 for one whose expectation no longer holds
+// (nothing kept, no number taken, no bound moved).
+//
+// Its cost is per entry, in steps of many (a load test's keep one
+// session's stream full): so it reads each list once a step as a rule,
+// in one LRANGE of the items it will take (the size items of the
+// entries its session's bound drops, the order's items for the fleet's
+// bounds), and writes each key once at the step's end (LTRIM of what it
+// took, one RPUSH of what it adds, the entries dropped from a stream by
+// a lower bound of its IDs with its first XADD, one HSET of the losses);
+// it keeps sequence numbers as text (no number formatted with %.17g on
+// its way to Redis), and never asks whether an entry is still there:
+// the session's size list says it.
+var appendScript = rueidis.NewLuaScript(`
+local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local sp, zp, bp, vp = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local call, match, fmt, unpack, tonumber = redis.call, string.match, string.format, unpack, tonumber
+-- a is a newer sequence number than b (both decimal, no leading zero)
+local function newer(a, b) return #a > #b or (#a == #b and a > b) end
+
+-- The bodies sent (set if Redis has none); which entries are kept (1),
+-- which not: their state moved on (-1), Redis has not their body (0).
+local have, fresh, delta = {}, {}, {}
+local sv, want = nil, {}
+local out, ok, nadd = {}, 0, {}
+local nargv = #ARGV
+for i = 8, nargv, 6 do
+  local h, body = ARGV[i + 3], ARGV[i + 4]
+  if body ~= '' and not have[h] then
+    call('SET', bp .. h, body, 'NX')
+    have[h], fresh[h], delta[h] = true, true, 0
+  end
+end
+for i = 8, nargv, 6 do
+  local id, h, exp = ARGV[i], ARGV[i + 3], ARGV[i + 5]
+  local r = 1
+  if exp ~= '' then
+    local w = want[id]
+    if not w then
+      sv = sv or call('GET', vp .. 'sv') or '-'
+      w = sv .. ' ' .. (call('GET', vp .. 'v:' .. id) or '-')
+      want[id] = w
+    end
+    if exp ~= w then r = -1 end
+  end
+  if r == 1 and h ~= '' then
+    if have[h] == nil then have[h] = call('EXISTS', bp .. h) == 1 end
+    if not have[h] then r = 0 end
+  end
+  out[#out + 1] = r
+  if r == 1 then
+    ok = ok + 1
+    nadd[id] = (nadd[id] or 0) + 1
+  end
+end
+-- sweep writes the bodies' references: a body goes with the last entry
+-- referring to it, or with the step that set it if none does.
+local function sweep()
+  for h, d in pairs(delta) do
+    local c
+    if d ~= 0 then
+      c = call('HINCRBY', bref, h, fmt('%d', d))
+    elseif fresh[h] then
+      c = tonumber(call('HGET', bref, h) or '0')
+    end
+    if c and c <= 0 then
+      call('HDEL', bref, h)
+      call('DEL', bp .. h)
+    end
+  end
+end
+if ok == 0 then
+  sweep()
+  return out
+end
+
+local seq = call('HINCRBY', meta, 'seq', ok) - ok
+local m = call('HMGET', meta, 'bytes', 'lost')
+local bytes = tonumber(m[1] or '0')
+-- The order: olen items in Redis at the start, ooff of them taken by
+-- the step, onb read (obuf); then opend, the step's items (from oph).
+local olen = call('LLEN', order)
+local norder, ooff, onb, obuf, opend, oph = olen, 0, 0, {}, {}, 1
+-- A session, S[id]: zlen size items in Redis at the start (nil: more
+-- than read so far), off of them dropped by the step, nb read (at 3k-2,
+-- 3k-1 and 3k: the k-th's sequence number, bytes and hash); then p, the
+-- step's entries (at 5i-4 to 5i: sequence number, bytes, hash, data and
+-- size item), from p1 on, np in all. cnt: how many it has (once zlen
+-- is known); last: the newest dropped; lost: the newest lost.
+local S = {}
+local function session(id)
+  local x = {off = 0, nb = 0, p1 = 1, np = 0}
+  S[id] = x
+  return x
+end
+-- zdrop drops the oldest entry of session x if it is s or older (any
+-- with s nil), reading n size items at once if it must read; it returns
+-- the one dropped, or false.
+local function zdrop(x, id, s, n)
+  local off, hs, k, h = x.off
+  if off >= x.nb and (x.zlen == nil or off < x.zlen) then
+    local nb = x.nb
+    local got = call('LRANGE', zp .. id, fmt('%d', nb), fmt('%d', nb + n - 1))
+    for i = 1, #got do
+      local j = 3 * (nb + i)
+      x[j - 2], x[j - 1], x[j] = match(got[i], '^(%d+) (%d+) ?(.*)$')
+    end
+    x.nb = nb + #got
+    if #got < n then x.zlen = x.nb end
+  end
+  if off < x.nb then
+    local j = 3 * off + 3
+    hs = x[j - 2]
+    if s and hs ~= s and newer(hs, s) then return false end
+    x.off, k, h = off + 1, tonumber(x[j - 1]), x[j]
+  else
+    local p, j = x.p, 5 * x.p1
+    hs = p and p[j - 4]
+    if not hs or (s and hs ~= s and newer(hs, s)) then return false end
+    x.p1, k, h = x.p1 + 1, p[j - 3], p[j - 2]
+  end
+  x.last = hs
+  if x.cnt then x.cnt = x.cnt - 1 end
+  bytes = bytes - k
+  if h ~= '' then delta[h] = (delta[h] or 0) - 1 end
+  return hs
+end
+-- popOrder takes the oldest item of the order and drops its entry if
+-- still there (its session's oldest); false when the order is empty.
+local function popOrder(n)
+  local it
+  if ooff < olen then
+    if ooff >= onb then
+      local got = call('LRANGE', order, fmt('%d', onb), fmt('%d', onb + n - 1))
+      for i = 1, #got do obuf[onb + i] = got[i] end
+      onb = onb + #got
+    end
+    ooff = ooff + 1
+    it = obuf[ooff]
+  else
+    it = opend[oph]
+    if not it then return false end
+    oph = oph + 1
+  end
+  norder = norder - 1
+  local s, id = match(it, '^(%d+) [^ ]+ [^ ]+ (.+)$')
+  local x = S[id] or session(id)
+  -- A session loses its entries oldest first: once one went, any older
+  -- one is gone too.
+  if x.last and (s == x.last or newer(x.last, s)) then return true end
+  repeat local hs = zdrop(x, id, s, 2) until not hs or hs == s
+  return true
+end
+
+-- Each entry kept, one after the other: the bounds make room for it
+-- (its session's entries, then all bytes, then all entries), oldest
+-- first.
+local left = ok
+for k, r in ipairs(out) do
+  if r == 1 then
+    local a = 2 + 6 * k
+    local id, kstr, h = ARGV[a], ARGV[a + 2], ARGV[a + 3]
+    local kept = tonumber(kstr)
+    seq = seq + 1
+    out[k] = seq
+    local ss = fmt('%d', seq)
+    left = left - 1
+    local na = nadd[id] - 1
+    nadd[id] = na
+    local x = S[id] or session(id)
+    if x.zlen == nil then x.zlen = call('LLEN', zp .. id) end
+    if not x.cnt then x.cnt = x.zlen - x.off + x.np - x.p1 + 1 end
+    local keep = size > 0 and maxe > 0 and kept <= maxb
+    if keep then
+      while x.cnt >= size do
+        if not zdrop(x, id, nil, x.cnt - size + na + 1) then break end
+      end
+      while bytes + kept > maxb do
+        if not popOrder(left + 1) then
+          keep = false
+          break
+        end
+      end
+    end
+    if keep then
+      while norder >= maxe do popOrder(left + 1) end
+      local zi = ss .. ' ' .. kstr
+      if h ~= '' then
+        zi = zi .. ' ' .. h
+        opend[#opend + 1] = zi .. ' ' .. id
+        delta[h] = (delta[h] or 0) + 1
+      else
+        opend[#opend + 1] = zi .. ' - ' .. id
+      end
+      local p = x.p
+      if not p then
+        p = {}
+        x.p = p
+      end
+      local j = 5 * x.np
+      p[j + 1], p[j + 2], p[j + 3], p[j + 4], p[j + 5] = ss, kept, h, ARGV[a + 1], zi
+      x.np, x.cnt = x.np + 1, x.cnt + 1
+      norder = norder + 1
+      bytes = bytes + kept
+    elseif not x.lost or newer(ss, x.lost) then
+      x.lost = ss
+    end
+  end
+end
+
+-- What the step changed, written once a key.
+if ooff > 0 then call('LTRIM', order, fmt('%d', ooff), '-1') end
+if oph <= #opend then call('RPUSH', order, unpack(opend, oph)) end
+local maxlost, lostw, gone, dels, added = '0', {}, {}, {}, {}
+for id, x in pairs(S) do
+  local l = x.last
+  if x.lost and (not l or newer(x.lost, l)) then l = x.lost end
+  if l and newer(l, maxlost) then maxlost = l end
+  local sk, zk = sp .. id, zp .. id
+  if x.zlen == nil and x.off >= x.nb and x.p1 > x.np then x.zlen = call('LLEN', zk) end
+  if x.zlen and x.zlen - x.off + x.np - x.p1 + 1 == 0 then
+    if x.zlen > 0 then -- the session's journal is empty: it goes
+      dels[#dels + 1], dels[#dels + 2] = sk, zk
+      gone[#gone + 1] = id
+    end
+  else
+    local p, i1, zi = x.p, x.p1, {}
+    if x.off > 0 then
+      -- the entries dropped go by a lower bound of the stream's IDs,
+      -- with the first added if any (trimmed after it is in)
+      local minid = fmt('%d', tonumber(x[3 * x.off - 2]) + 1)
+      if i1 <= x.np then
+        local j = 5 * i1
+        if p[j - 2] ~= '' then
+          call('XADD', sk, 'MINID', minid, p[j - 4], 'd', p[j - 1], 'h', p[j - 2])
+        else
+          call('XADD', sk, 'MINID', minid, p[j - 4], 'd', p[j - 1])
+        end
+        zi[1] = p[j]
+        i1 = i1 + 1
+      else
+        call('XTRIM', sk, 'MINID', minid)
+      end
+      call('LTRIM', zk, fmt('%d', x.off), '-1')
+    end
+    for i = i1, x.np do
+      local j = 5 * i
+      if p[j - 2] ~= '' then
+        call('XADD', sk, p[j - 4], 'd', p[j - 1], 'h', p[j - 2])
+      else
+        call('XADD', sk, p[j - 4], 'd', p[j - 1])
+      end
+      zi[#zi + 1] = p[j]
+    end
+    if #zi > 0 then
+      call('RPUSH', zk, unpack(zi))
+      if x.zlen == 0 then added[#added + 1] = id end
+    end
+    if l then lostw[#lostw + 1], lostw[#lostw + 2] = id, l end
+  end
+end
+if #dels > 0 then
+  call('DEL', unpack(dels))
+  call('SREM', sess, unpack(gone))
+  call('HDEL', lostk, unpack(gone))
+end
+if #added > 0 then call('SADD', sess, unpack(added)) end
+if #lostw > 0 then
+  -- a session's lost only grows (an entry too large for the bounds may
+  -- be newer than those dropped after it)
+  local ids = {}
+  for i = 1, #lostw, 2 do ids[#ids + 1] = lostw[i] end
+  local was, w = call('HMGET', lostk, unpack(ids)), {}
+  for i = 1, #ids do
+    local l = lostw[2 * i]
+    if not was[i] or newer(l, was[i]) then w[#w + 1], w[#w + 2] = ids[i], l end
+  end
+  if #w > 0 then call('HSET', lostk, unpack(w)) end
+end
+sweep()
+-- the bytes all entries keep, and the newest entry lost by any
+if maxlost ~= '0' and newer(maxlost, m[2] or '0') then
+  call('HSET', meta, 'bytes', fmt('%d', bytes), 'lost', maxlost)
+else
+  call('HSET', meta, 'bytes', fmt('%d', bytes))
+end
+return out
+`)
+
+// readScript returns the entries of a session (ARGV[1], or every one's
+// for *) from ARGV[2] on, as sequence number, data and response hash
+// ("" for none), one after the other, then the bodies of those hashes,
+// as hash and body.
+var readScript = rueidis.NewLuaScript(`
+local ids = {ARGV[1]}
+if ARGV[1] == '*' then ids = redis.call('SMEMBERS', KEYS[1]) end
+local out, bodies, seen = {}, {}, {}
+for _, id in ipairs(ids) do
+  for _, e in ipairs(redis.call('XRANGE', ARGV[3] .. id, ARGV[2], '+')) do
+    local h = e[2][4] or ''
+    out[#out + 1] = string.match(e[1], '^(%d+)')
+    out[#out + 1] = e[2][2]
+    out[#out + 1] = h
+    if h ~= '' and not seen[h] then
+      seen[h] = true
+      bodies[#bodies + 1] = h
+      bodies[#bodies + 1] = redis.call('GET', ARGV[4] .. h) or ''
+    end
+  end
+end
+return {out, bodies}
+`)
+
+// clearScript empties the journal of a session (ARGV[1], or every one's
+// for *): KEYS the sessions, meta, lost, the order and the bodies'
+// references; ARGV[2], [3] and [4] the streams', size lists' and
+// bodies' prefixes.
+var clearScript = rueidis.NewLuaScript(scriptLib + `
+local sess, meta, lostk, order, bref, sp, zp, bp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4]
+if ARGV[1] == '*' then
+  for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', sp .. id, zp .. id) end
+  for _, h in ipairs(redis.call('HKEYS', bref)) do redis.call('DEL', bp .. h) end
+  redis.call('DEL', sess, lostk, order, bref)
+  redis.call('HSET', meta, 'bytes', 0)
+  redis.call('HDEL', meta, 'lost')
+  return 0
+end
+local id = ARGV[1]
+local freed = 0
+for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
+  local s, n, h = zitem(it)
+  if redis.call('XDEL', sp .. id, s .. '-0') == 1 then
+    freed = freed + n
+    ref(h, -1)
+  end
+end
+sweep(bref, bp)
+redis.call('DEL', sp .. id, zp .. id)
+redis.call('SREM', sess, id)
+redis.call('HDEL', lostk, id)
+if freed > 0 then redis.call('HINCRBY', meta, 'bytes', string.format('%d', -freed)) end
+return freed
+`)
+
+// lostScript is the newest entry lost of a session (KEYS[1], the lost
+// hash), or of every one (KEYS[2], meta: kept there, a session's going
+// with its stream).
+var lostScript = rueidis.NewLuaScript(`
+if ARGV[1] ~= '*' then return tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') end
+return tonumber(redis.call('HGET', KEYS[2], 'lost') or '0')
+`)
