@@ -38,7 +38,7 @@ const benchBatch = 9
 
 func benchAppend(b *testing.B, sessions int) {
 	sj := sharedJournal{openTest(b)}
-	data := bytes.Repeat([]byte("d"), 1500)
+	data := bytes.Repeat([]byte("d"), 1500) // each entry's own: a number in front
 	page := bytes.Repeat([]byte("<p>a review</p>"), 20_000/15)
 	kept := int64(len(data) + len(page))
 	next := 0
@@ -50,7 +50,9 @@ func benchAppend(b *testing.B, sessions int) {
 				sid = "s" + strconv.Itoa(next%sessions)
 			}
 			next++
-			r := &appendReq{sid: sid, data: data, resp: page, kept: kept, b: benchBounds, done: make(chan struct{})}
+			d := strconv.AppendInt(data[:0:0], int64(next), 10)
+			d = append(d, data[len(d):]...)
+			r := &appendReq{sid: sid, data: d, resp: page, kept: kept, b: benchBounds, done: make(chan struct{})}
 			r.hash, r.send = sj.s.bodies.hash(page)
 			batch[i] = r
 		}
