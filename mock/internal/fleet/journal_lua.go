@@ -271,7 +271,8 @@ for id, x in pairs(S) do
     local p, i1, zi = x.p, x.p1, {}
     if x.off > 0 then
       -- the entries dropped go by a lower bound of the stream's IDs,
-      -- with the first added if any (trimmed after it is in)
+      -- with the first added if any (trimmed after it is in); one alone
+      -- by its ID
       local minid = fmt('%d', tonumber(x[3 * x.off - 2]) + 1)
       if i1 <= x.np then
         local j = 5 * i1
@@ -282,6 +283,8 @@ for id, x in pairs(S) do
         end
         zi[1] = p[j]
         i1 = i1 + 1
+      elseif x.off == 1 then
+        call('XDEL', sk, x[1])
       else
         call('XTRIM', sk, 'MINID', minid)
       end
