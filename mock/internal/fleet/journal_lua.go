@@ -53,7 +53,7 @@ end
 // a lower bound of its IDs with its first XADD, one HSET of the losses);
 // it keeps sequence numbers as text (no number formatted with %.17g on
 // its way to Redis), and never asks whether an entry is still there:
-// the session's size list says it.
+// the session's size list says it. (MINID asks for Redis 6.2 or later.)
 var appendScript = rueidis.NewLuaScript(`
 local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
