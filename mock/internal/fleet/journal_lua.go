@@ -59,6 +59,7 @@ local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[
 local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local sp, zp, bp, vp = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local call, match, fmt, unpack, tonumber = redis.call, string.match, string.format, unpack, tonumber
+local find, sub = string.find, string.sub
 -- a is a newer sequence number than b (both decimal, no leading zero)
 local function newer(a, b) return #a > #b or (#a == #b and a > b) end
 
@@ -171,13 +172,39 @@ local function zdrop(x, id, s, n)
 end
 -- popOrder takes the oldest item of the order and drops its entry if
 -- still there (its session's oldest); false when the order is empty.
+-- When one session alone had entries at the step's start (the order's
+-- other items are gone), the order's items up to ogone are known gone
+-- without reading them: the newest of them is older than the newest
+-- entry the session dropped.
+local alone, ogone = nil, 0
+local function gonePast(n)
+  if alone == nil then
+    alone = false
+    if call('SCARD', sess) == 1 then
+      for id, x in pairs(S) do
+        if x.zlen == nil or x.zlen > 0 then alone = x end
+      end
+    end
+  end
+  if not alone or not alone.last then return end
+  local k = math.min(n, olen - ooff)
+  local it = call('LINDEX', order, fmt('%d', ooff + k - 1))
+  if not it then return end
+  local s = sub(it, 1, find(it, ' ', 1, true) - 1)
+  if s == alone.last or newer(alone.last, s) then ogone = ooff + k end
+end
 local function popOrder(n)
   local it
   if ooff < olen then
+    if ooff >= ogone and ooff >= onb then gonePast(n) end
+    if ooff < ogone then
+      ooff, norder = ooff + 1, norder - 1
+      return true
+    end
     if ooff >= onb then
-      local got = call('LRANGE', order, fmt('%d', onb), fmt('%d', onb + n - 1))
-      for i = 1, #got do obuf[onb + i] = got[i] end
-      onb = onb + #got
+      local got = call('LRANGE', order, fmt('%d', ooff), fmt('%d', ooff + n - 1))
+      for i = 1, #got do obuf[ooff + i] = got[i] end
+      onb = ooff + #got
     end
     ooff = ooff + 1
     it = obuf[ooff]
