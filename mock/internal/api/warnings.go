@@ -305,10 +305,13 @@ func (c *clientWarnings) setHeader(h http.Header) {
 	texts := c.texts()
 	vs := make([]string, len(texts))
 	for i, t := range texts {
-		vs[i] = `299 replymock "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(t) + `"`
+		vs[i] = `299 replymock "` + quotedText.Replace(t) + `"`
 	}
 	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set (a store out of reach)
 }
+
+// quotedText escapes a warning's text for its quoted string (RFC 9110).
+var quotedText = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // showName is a parameter name as a warning quotes it: as it is when it
 // is a plain name, else quoted in ASCII; cut to maxShownName bytes.
