@@ -400,16 +400,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 		return
 	}
 	isAPI := strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix
+	if isAPI {
+		s.serveAPI(w, r, x)
+		return
+	}
 	if s.fleet != nil {
-		unlock, ok := s.fresh(w, r, isAPI)
+		unlock, ok := s.fresh(w, r, false, nil)
 		if !ok {
 			return
 		}
 		defer unlock()
-	}
-	if isAPI {
-		s.api.Serve(w, r, x)
-		return
 	}
 	start := time.Now()
 	s.router.ServeHTTP(x.Watch(w), r)

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -73,10 +74,6 @@ func (s *Server) storeHealth() admin.StoreHealth {
 	return admin.StoreHealth{Kind: h.Kind, URL: h.URL, State: h.State, Error: h.Error}
 }
 
-// staleWarning is the X-Mock-Warning of an answer read while the shared
-// store is out of reach.
-const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
-
 // fresh brings the state a request reads up to the fleet's (the server's
 // and the request's session's: X-Mock-Session, or an admin request's
 // session=, every session for an admin request that names none) before
@@ -85,7 +82,15 @@ const staleWarning = `299 replymock "the shared store (--store) is out of reach:
 // reach, a read goes on with a warning that it may be stale, and a write
 // is answered 503 store_unavailable, changing nothing; fresh then
 // reports false.
-func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) (unlock func(), ok bool) {
+//
+// An API read that carries no body (GET, HEAD) is served at once from
+// the replica's copy instead (x.Expect, fleet.Store.Expect): its journal
+// entry, which goes to the store before the answer anyway, is kept only
+// if the store still holds the state the answer was made from, so a read
+// pays one exchange with the store, not two. If the state moved, or the
+// request needs the fleet's counts, api.Serve answers nothing and
+// serveAPI serves it again through fresh.
+func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *api.Exchange) (unlock func(), ok bool) {
 	unlock = func() {}
 	if r.Method == http.MethodOptions || media.IsPath(r.URL.Path) || !isAPI && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/") ||
 		r.URL.Path == AdminPrefix+"/health" || r.URL.Path == AdminPrefix+"/metrics" {
@@ -113,6 +118,11 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) (unlo
 		}
 	}
 	write := r.Method != http.MethodGet && r.Method != http.MethodHead
+	if isAPI && !write && x != nil && r.ContentLength == 0 && (r.Body == nil || r.Body == http.NoBody) {
+		if x.Expect = s.fleet.Expect(sid); x.Expect != "" {
+			return unlock, true
+		}
+	}
 	if write {
 		var err error
 		if unlock, err = s.fleet.Lock(r.Context(), sid); err != nil {
@@ -128,6 +138,35 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool) (unlo
 		s.writeError(w, r, fleet.ErrUnavailable())
 		return nil, false
 	}
-	w.Header().Add(HeaderWarning, staleWarning)
+	w.Header().Add(HeaderWarning, api.StaleWarning)
 	return unlock, true
+}
+
+// serveAPI serves an /api/v1 request; on a fleet, served at once from
+// the replica's copy when fresh allowed it (x.Expect), and again through
+// fresh when that copy was not the fleet's latest (x.Retry).
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *api.Exchange) {
+	if s.fleet == nil {
+		s.api.Serve(w, r, x)
+		return
+	}
+	before := maps.Clone(w.Header())
+	unlock, ok := s.fresh(w, r, true, x)
+	if !ok {
+		return
+	}
+	s.api.Serve(w, r, x)
+	unlock()
+	if !x.Retry() {
+		return
+	}
+	h := w.Header()
+	clear(h)
+	maps.Copy(h, before) // what the turn set goes with it
+	again := &api.Exchange{ID: x.ID, Public: x.Public}
+	if unlock, ok = s.fresh(w, r, true, nil); !ok {
+		return
+	}
+	defer unlock()
+	s.api.Serve(w, r, again)
 }

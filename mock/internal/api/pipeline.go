@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -43,9 +44,30 @@ type Exchange struct {
 	// admin API has its own): the sessions and scenarios it starts are
 	// bounded (state.ResolveVisitor).
 	Public bool
+	// Expect, set by the caller, names the shared state (a fleet's) the
+	// answer may be served from without asking the store first: the
+	// journal keeps the request's entry only while the store still holds
+	// that state (journal.Record.Expect). When it does not, or when the
+	// request meets what the fleet counts (a fault, the rate limit) or
+	// goes to the real service, nothing is answered and Retry reports
+	// true: the caller brings the state up to date and serves the request
+	// again, with a new Exchange and no Expect.
+	Expect string
 	rec    recorder
 	body   capture
+	retry  bool
+	// stale: the store did not answer the journal's step, so the answer
+	// may be from an old state (Serve adds StaleWarning).
+	stale bool
 }
+
+// Retry reports that Serve answered nothing: the state x.Expect named
+// moved, or the request needs the state brought up to date first.
+func (x *Exchange) Retry() bool { return x.retry }
+
+// StaleWarning is the X-Mock-Warning of an answer read while the shared
+// store is out of reach.
+const StaleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
 // Watch passes w through for a request outside the API (an admin one),
 // keeping the status it answers (Status).
@@ -72,7 +94,6 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if warns != nil {
 		warns.setHeader(rec.Header())
 		entry.Warnings = warns.texts()
-		a.metrics.warned(warns)
 	}
 	var ss *session.Session
 	var p *plan
@@ -80,15 +101,15 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		defer rec.release() // after the journal has the entry
 		took := time.Since(start)
 		entry.Status = rec.status
+		if !a.journal(x, ss, &entry, took) {
+			rec.discard() // served again: nothing of this turn is sent, counted or logged
+			return
+		}
+		if warns != nil {
+			a.metrics.warned(warns)
+		}
 		a.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
 		a.logRequest(r, &entry, rec.status, start, took)
-		if ss == nil {
-			return // the request never got a session: nothing to journal
-		}
-		entry.DurationMS = float64(took.Microseconds()) / 1000
-		entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
-		entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-		a.st.Journals().Record(ss.Key(), entry)
 	}()
 	defer Recover(a.log, rec, r) // before the journal's deferred call, so it records the 500
 
@@ -102,6 +123,10 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	ss, sc, err = a.resolve(r, sid, x.Public)
 	if err != nil {
 		a.writeError(rec, r, err)
+		return
+	}
+	if x.Expect != "" && (!ss.Quiet(sc, a.st.SharedOverrides()) || a.goesUpstream(r, sc)) {
+		ss, x.retry = nil, true // served again once the state is the fleet's: nothing counted on an old one
 		return
 	}
 	entry.Scenario = sc.Name
@@ -138,6 +163,34 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if end != nil {
 		end()
 	}
+}
+
+// journal records a request's entry in ss's journal, and reports
+// whether its answer goes out: not when x was served from a state the
+// fleet's store no longer holds (x.Expect), or from one it could not
+// check before the request had a session (an error of a resolve from a
+// copy that may be old); then x.Retry says so. An answer the store could
+// not check at all (out of reach) goes with StaleWarning.
+func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, took time.Duration) bool {
+	rec, body := &x.rec, &x.body
+	if ss == nil {
+		x.retry = x.retry || x.Expect != ""
+		return !x.retry // no session: nothing to journal
+	}
+	entry.DurationMS = float64(took.Microseconds()) / 1000
+	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
+	entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
+	entry.Expect = x.Expect
+	err := a.st.Journals().Record(ss.Key(), *entry)
+	switch {
+	case x.Expect == "" || err == nil:
+	case errors.Is(err, journal.ErrStale):
+		x.retry = true
+		return false
+	default:
+		rec.Header().Add(HeaderWarning, StaleWarning)
+	}
+	return true
 }
 
 // resolve is a request's session and scenario, made or found; on a

@@ -7,11 +7,15 @@
 //     the marks of what changed): each changed session's snapshot
 //     document, with its version INCR'd in the same script, and the
 //     server's own state with the server's version;
-//   - every request first reads its session's and the server's versions
+//   - a request first reads its session's and the server's versions
 //     (one MGET, pipelined with the other requests' by the client) and
 //     reloads what moved, so a request that starts after a write's
 //     answer on one replica sees it on any other: no invalidation to
-//     wait for, no window;
+//     wait for, no window; an API read is served from the replica's
+//     copy instead, and its journal entry, which goes to Redis before
+//     the answer anyway, is kept only if Redis still holds the versions
+//     of that copy (Expect): if not, the read is served again after
+//     Fresh, so it too sees every write answered before it started;
 //   - the data a scenario generates is the same on every replica (same
 //     seed, one data anchor kept in Redis): only what changes is stored.
 //

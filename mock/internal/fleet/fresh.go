@@ -65,6 +65,56 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 	return s.reloadSession(ctx, sid)
 }
 
+// Expect is what a read of session sid (never session.All) may be
+// served from without asking Redis first: the versions of the server's
+// state and of the session the replica holds, as the journal's step
+// checks them (Append's expect) before the answer goes. "" when the
+// replica cannot so serve it: the server's state is not known yet, Redis
+// was out of reach at the last exchange, or the session is to be read
+// again (a refused write, a copy evicted here); the request then goes
+// through Fresh first.
+func (s *Store) Expect(sid string) string {
+	if !s.up.Load() {
+		return ""
+	}
+	s.vmu.RLock()
+	sv, e := s.sv, s.known[sid]
+	var known entry
+	if e != nil {
+		known = *e
+	}
+	s.vmu.RUnlock()
+	if sv < 0 {
+		return ""
+	}
+	if e == nil {
+		// Redis holds no version of it, as far as the replica knows: the
+		// step checks that it still holds none.
+		return versionArg(sv) + " -"
+	}
+	if known.version < 0 {
+		return ""
+	}
+	if known.sum != goneSum {
+		if _, ok := s.st.Sessions().Find(sid); !ok {
+			return "" // evicted or expired here: read again
+		}
+	}
+	if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
+		s.touch(sid)
+	}
+	return versionArg(sv) + " " + versionArg(known.version)
+}
+
+// versionArg is version v as the journal's step compares it with what
+// Redis holds: its digits, or "-" for 0, none there.
+func versionArg(v int64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
 // knownVersion is the version of session id the replica holds, 0 for
 // none.
 func (s *Store) knownVersion(id string) int64 {

@@ -68,8 +68,8 @@ func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 // that a replica under load pays one script run for many requests. It
 // returns once the step ran (within the store's timeout, whatever ctx
 // says), so that data and resp are the caller's again.
-func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
-	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
+func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds, expect string) (int64, error) {
+	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, expect: expect, done: make(chan struct{})}
 	req.hash, req.send = sj.s.bodies.hash(resp)
 	if !sj.s.app.push(req) {
 		sj.flush([]*appendReq{req}) // no step ran: this one runs at once
@@ -127,6 +127,8 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 			r.send = true
 			again = append(again, r)
 			continue
+		case err == nil && i < len(seqs) && seqs[i] < 0:
+			r.err = journal.ErrStale
 		case err == nil && i < len(seqs) && seqs[i] > 0:
 			r.seq = seqs[i]
 			if r.send {

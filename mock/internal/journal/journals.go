@@ -179,12 +179,18 @@ func (j *Journals) Max() int64 { return j.bytes.Max() }
 // than the whole budget is kept with only its method and path, or, if
 // even that is too large, not at all. It holds j.mu throughout, so
 // entries reach the journals in the order of their sequence numbers, and
-// the bytes kept never exceed the budget.
-func (j *Journals) Record(k Key, e Record) {
+// the bytes kept never exceed the budget. Its error is a shared
+// journal's (recordShared): in memory, an entry is always recorded.
+func (j *Journals) Record(k Key, e Record) error {
 	if j.shared != nil {
-		j.recordShared(k, e)
-		return
+		return j.recordShared(k, e)
 	}
+	j.record(k, e)
+	return nil
+}
+
+// record is Record in this process's rings.
+func (j *Journals) record(k Key, e Record) {
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -22,8 +23,10 @@ type Shared interface {
 	// apart so that a store may keep a body many entries share once),
 	// which keeps kept bytes, in session sid's journal within b, and
 	// returns its sequence number. Both are the caller's again when it
-	// returns.
-	Append(ctx context.Context, sid string, data, resp []byte, kept int64, b Bounds) (int64, error)
+	// returns. With expect (Record.Expect) not "", the entry is kept only
+	// if the shared state is still what expect names; if not, nothing is
+	// kept and the error is ErrStale.
+	Append(ctx context.Context, sid string, data, resp []byte, kept int64, b Bounds, expect string) (int64, error)
 	// Read returns the entries of session scope (every session's for
 	// AllSessions) newer than since, in no particular order, each's Data
 	// what Append took, data and resp together.
@@ -44,6 +47,11 @@ type Bounds struct {
 	Bytes   int64
 	Entries int
 }
+
+// ErrStale is Record's answer to an entry whose Expect no longer holds:
+// the state its answer was served from moved meanwhile (another
+// replica's write), and nothing was kept; the request is served again.
+var ErrStale = errors.New("journal: the shared state moved since the answer was made")
 
 // Stored is an entry as Shared keeps it: its sequence number and its
 // encoding.
@@ -67,10 +75,10 @@ func (j *Journals) bounds() Bounds {
 
 // recordShared is Record on a shared journal: trimmed and measured as in
 // memory, then appended, redacted (no secret leaves the process), before
-// Record returns. An entry Shared cannot take (out of reach) is lost. A
-// request still running when its session was reset may keep its entry
-// in the journal the reset cleared.
-func (j *Journals) recordShared(k Key, e Record) {
+// Record returns. An entry Shared cannot take (out of reach) is lost,
+// and its error returned. A request still running when its session was
+// reset may keep its entry in the journal the reset cleared.
+func (j *Journals) recordShared(k Key, e Record) error {
 	e.Lent = false // encoded now: the buffer is not kept
 	e.kept = e.measureWith(e.trim())
 	if e.kept > j.bytes.Max() {
@@ -80,17 +88,22 @@ func (j *Journals) recordShared(k Key, e Record) {
 	// here goes whenever the session is reloaded from the store (another
 	// replica's write), which must not lose the entry of a request that
 	// ran meanwhile.
-	if k.gen != 0 {
+	var err error
+	switch {
+	case k.gen != 0:
 		buf := encodePool.Get().(*[]byte)
 		encodeRecord(buf, &e, j.Redactor())
-		_, _ = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, j.bounds())
+		_, err = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, j.bounds(), e.Expect)
 		if cap(*buf) <= maxPooled {
 			encodePool.Put(buf) // a large request's is not kept for the next
 		}
+	case e.Expect != "":
+		return ErrStale // no journal to check it with: served again, from what the store holds
 	}
 	j.mu.Lock()
 	j.wakeWaiters()
 	j.mu.Unlock()
+	return err
 }
 
 // storedEntry is a record as Shared keeps it: the entry with its

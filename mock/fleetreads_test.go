@@ -1,0 +1,139 @@
+package mock_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/redistest"
+)
+
+// commandCalls is how many times Redis ran each command since it
+// started or since CONFIG RESETSTAT (INFO commandstats), by name.
+func commandCalls(t *testing.T, c rueidis.Client) map[string]int {
+	t.Helper()
+	info, err := c.Do(context.Background(), c.B().Info().Section("commandstats").Build()).ToString()
+	if err != nil {
+		t.Fatalf("INFO commandstats: %v", err)
+	}
+	out := make(map[string]int)
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		out[name], _ = strconv.Atoi(n)
+	}
+	return out
+}
+
+// redisClient is a client of rs for the test to look with.
+func redisClient(t *testing.T, rs *redistest.Server) rueidis.Client {
+	t.Helper()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// TestFleetReadsPayOneExchange: a read of a session whose copy the
+// replica holds is served from it at once, and checked with its journal
+// entry, in the one exchange the entry makes anyway: no versions read
+// before it. A read from a copy another replica's write made old, or
+// that meets a fault the copy did not know, is served again from the
+// fleet's state; the journal keeps it once, with the answer sent.
+func TestFleetReadsPayOneExchange(t *testing.T) {
+	rs, ss := fleet(t, 2, mock.Options{})
+	a, b := ss[0], ss[1]
+	c := redisClient(t, rs)
+	sameOn(t, "a first read on each", fleetList, "r1", a, b)
+
+	before := commandCalls(t, c)
+	const n = 40
+	for i := range n {
+		if r := raw(b, http.MethodGet, fleetList, "", mock.HeaderSession, "r1"); r.status != 200 {
+			t.Fatalf("read %d: %d %s", i, r.status, r.body)
+		}
+	}
+	after := commandCalls(t, c)
+	if got := after["mget"] - before["mget"]; got != 0 {
+		t.Errorf("%d reads of a session the replica holds read versions %d times before serving, want 0", n, got)
+	}
+	if got := after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"]; got < n || got > n+1 {
+		t.Errorf("%d reads ran %d scripts, want one journal step each", n, got)
+	}
+
+	// A write on a: b's copy of r1 is old, and its read is served again.
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"moved"}]}`, mock.HeaderSession, "r1"); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "r1", mock.HeaderRequestID, "read-after-write")
+	if r.status != 200 || !strings.Contains(string(r.body), `"moved"`) {
+		t.Fatalf("a read on b after a's write: %d %s", r.status, r.body)
+	}
+	if got := r.header.Values(mock.HeaderRequestID); len(got) != 1 || got[0] != "read-after-write" {
+		t.Errorf("the answer served again names the request %q, want it once", got)
+	}
+	if got := r.header.Values(mock.HeaderWarning); len(got) != 0 {
+		t.Errorf("the answer served again warns %q", got)
+	}
+	kept := 0
+	for _, e := range listOn(t, a, "/__mock/requests?session=r1").Requests {
+		if e.RequestID == "read-after-write" {
+			kept++
+			if !strings.Contains(e.Response, `"moved"`) {
+				t.Errorf("the journal keeps the answer %.200s, not the one sent", e.Response)
+			}
+		}
+	}
+	if kept != 1 {
+		t.Errorf("the journal keeps the read served again %d times, want 1", kept)
+	}
+
+	// A fault of r1 limited to 2 answers, added on a: b's copy knew of
+	// no fault, so its read would not count; served again, it does, and
+	// the fault fails exactly 2 of b's reads.
+	if r := raw(a, http.MethodPost, "/__mock/faults?session=r1", `{"error":{"status":503},"times":2}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	failed := 0
+	for range 5 {
+		if r := raw(b, http.MethodGet, fleetList, "", mock.HeaderSession, "r1"); r.status == 503 {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Errorf("a fault limited to 2 answers failed %d of b's reads", failed)
+	}
+
+	// b's copy of r2 knows a fault limited to 3 answers; a's write makes
+	// the copy old. Were b's read served from it, the fault would count
+	// it twice, once more when served again: it goes to the fleet's state
+	// first, and the fault fails exactly 3 reads.
+	if r := raw(a, http.MethodPost, "/__mock/faults?session=r2", `{"path":"/feedbacks","error":{"status":503},"times":3}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	failed = 0
+	if r := raw(b, http.MethodGet, fleetList, "", mock.HeaderSession, "r2"); r.status == 503 {
+		failed++
+	}
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":3,"signature":"r2"}]}`, mock.HeaderSession, "r2"); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	for range 5 {
+		if r := raw(b, http.MethodGet, fleetList, "", mock.HeaderSession, "r2"); r.status == 503 {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Errorf("a fault limited to 3 answers failed %d of b's reads", failed)
+	}
+}
