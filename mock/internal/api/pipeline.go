@@ -90,11 +90,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	rec, body := &x.rec, &x.body
 	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
-	warns := detectWarnings(r)
-	if warns != nil {
-		warns.setHeader(rec.Header())
-		entry.Warnings = warns.texts()
-	}
+	warns := warnFor(r, rec.Header(), &entry)
 	var ss *session.Session
 	var p *plan
 	defer func() {
@@ -163,6 +159,17 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if end != nil {
 		end()
 	}
+}
+
+// warnFor is what a request may have got wrong (detectWarnings), set in
+// h and in its journal entry; nil for nothing.
+func warnFor(r *http.Request, h http.Header, entry *journal.Record) *clientWarnings {
+	warns := detectWarnings(r)
+	if warns != nil {
+		warns.setHeader(h)
+		entry.Warnings = warns.texts()
+	}
+	return warns
 }
 
 // journal records a request's entry in ss's journal, and reports
