@@ -238,9 +238,17 @@ type Health struct {
 	Error string `json:"error,omitempty"` // why, when unreachable
 }
 
-// Health says whether the last exchange with Redis went through.
+// Health says whether the last exchange with Redis went through, or,
+// when it did not, whether Redis answers a PING now.
 func (s *Store) Health() Health {
 	h := Health{Kind: "redis", URL: s.shown, State: "ok"}
+	if !s.up.Load() {
+		// Asked again: the last exchange may have been a late one on a
+		// connection Redis closed (restarted), the rest going through.
+		s.exchange(context.Background(), func(ctx context.Context) error {
+			return s.client.Do(ctx, s.client.B().Ping().Build()).Error()
+		})
+	}
 	if !s.up.Load() {
 		h.State = "unreachable"
 		h.Error, _ = s.lastErr.Load().(string)

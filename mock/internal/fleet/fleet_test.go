@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -108,5 +109,22 @@ func TestAnchorOfReplicasStartingTogether(t *testing.T) {
 		if !g.Equal(t0) {
 			t.Errorf("replica %d (its clock %s) serves the data anchored to %s; replica 0 to %s", i, t0.Add(time.Duration(i)*time.Second), g, got[0])
 		}
+	}
+}
+
+// TestHealthAsksAgain: a failed exchange marks the store unreachable,
+// but health asks Redis before saying so: a late failure on a
+// connection Redis closed, after the others went through, is not
+// reported; a Redis that is down is.
+func TestHealthAsksAgain(t *testing.T) {
+	rs, s := open(t)
+	s.failed(errors.New("EOF"))
+	if h := s.Health(); h.State != "ok" {
+		t.Fatalf("health after a late failure, Redis up: %+v", h)
+	}
+	rs.Stop()
+	s.failed(errors.New("EOF"))
+	if h := s.Health(); h.State != "unreachable" || h.Error == "" {
+		t.Fatalf("health with Redis down: %+v", h)
 	}
 }
