@@ -150,6 +150,7 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 				unlock()
 			}
 		}},
+		{"touch", func() { s.touch("a") }},
 		{"keep", func() {
 			s.run(context.Background(), []write{{id: "a", script: sessionScript, exec: rueidis.LuaExec{
 				Keys: []string{s.key("v:a"), s.key("s:a"), s.key("ids")},

@@ -175,14 +175,17 @@ func (s *Store) touch(id string) {
 		return
 	}
 	ttl := s.cfg.TTL
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-		defer cancel()
-		s.client.DoMulti(ctx,
+	go s.exchange(context.Background(), func(ctx context.Context) error {
+		for _, r := range s.client.DoMulti(ctx,
 			s.client.B().Pexpire().Key(s.key("v:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
 			s.client.B().Pexpire().Key(s.key("s:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
-			s.client.B().Zadd().Key(s.key("ids")).Xx().ScoreMember().ScoreMember(float64(time.Now().UnixMilli()), id).Build())
-	}()
+			s.client.B().Zadd().Key(s.key("ids")).Xx().ScoreMember().ScoreMember(float64(time.Now().UnixMilli()), id).Build()) {
+			if err := r.Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // reloadServer makes the server's own state Redis's; false when Redis
@@ -190,9 +193,8 @@ func (s *Store) touch(id string) {
 func (s *Store) reloadServer(ctx context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(s.key("sv"), s.key("server")).Build()).ToArray()
-	if err != nil {
-		s.failed(err)
+	vals, ok := s.mget(ctx, s.key("sv"), s.key("server"))
+	if !ok {
 		return false
 	}
 	v, _ := version(vals[0])
@@ -220,9 +222,8 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 func (s *Store) reloadSession(ctx context.Context, id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(s.key("v:"+id), s.key("s:"+id)).Build()).ToArray()
-	if err != nil {
-		s.failed(err)
+	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
+	if !ok {
 		return false
 	}
 	v, _ := version(vals[0])
@@ -271,12 +272,12 @@ func (s *Store) freshAll(ctx context.Context) bool {
 	if !s.Fresh(ctx, "") {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
-	ids, err := s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
-	if err != nil {
-		s.failed(err)
+	var ids []string
+	if s.exchange(ctx, func(ctx context.Context) (err error) {
+		ids, err = s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
+		return err
+	}) != nil {
 		return false
 	}
 	for len(ids) > 0 {
@@ -285,9 +286,8 @@ func (s *Store) freshAll(ctx context.Context) bool {
 		for i, id := range ids[:n] {
 			keys[i] = s.key("v:" + id)
 		}
-		vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
-		if err != nil {
-			s.failed(err)
+		vals, ok := s.mget(ctx, keys...)
+		if !ok {
 			return false
 		}
 		for i, id := range ids[:n] {
@@ -298,4 +298,14 @@ func (s *Store) freshAll(ctx context.Context) bool {
 		ids = ids[n:]
 	}
 	return true
+}
+
+// mget reads keys in one exchange within the store's timeout; false
+// when Redis did not answer.
+func (s *Store) mget(ctx context.Context, keys ...string) (vals []rueidis.RedisMessage, ok bool) {
+	err := s.exchange(ctx, func(ctx context.Context) (err error) {
+		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		return err
+	})
+	return vals, err == nil
 }
