@@ -196,24 +196,31 @@ func (s *Store) key(part string) string { return s.cfg.Prefix + part }
 const anchorLayout = "2006-01-02T15:04:05Z"
 
 // anchorScript keeps the anchor (KEYS[1]) if it is between ARGV[1] (now
-// less shop.MaxGap) and ARGV[2] (now), both in anchorLayout, else sets it
-// to now; it returns the anchor kept. One step: replicas that start
-// together never each replace a stale anchor with their own.
+// less shop.MaxGap) and ARGV[3] (now and anchorSkew), all in
+// anchorLayout, else sets it to ARGV[2] (now); it returns the anchor
+// kept. One step: replicas that start together never each replace a
+// stale anchor with their own.
+//
+// anchorSkew is how far the replicas' clocks may be apart: an anchor a
+// replica whose clock is ahead set is kept by one whose clock is
+// behind, and the fleet serves one anchor.
+const anchorSkew = time.Minute
+
 var anchorScript = rueidis.NewLuaScript(`
 local t = redis.call('GET', KEYS[1])
-if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[2] then return t end
+if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[3] then return t end
 redis.call('SET', KEYS[1], ARGV[2])
 return ARGV[2]
 `)
 
 // Anchor is the present the fleet's data is anchored to: the one Redis
-// keeps, when it is within shop.MaxGap of now and not after it, else
-// now, kept for the replicas that start after. Every replica serves the
-// same data.
+// keeps, when it is within shop.MaxGap of now and not after it by more
+// than anchorSkew, else now, kept for the replicas that start after.
+// Every replica serves the same data.
 func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 	now = now.UTC().Truncate(time.Second)
 	got, err := anchorScript.Exec(ctx, s.client, []string{s.key("anchor")},
-		[]string{now.Add(-shop.MaxGap).Format(anchorLayout), now.Format(anchorLayout)}).ToString()
+		[]string{now.Add(-shop.MaxGap).Format(anchorLayout), now.Format(anchorLayout), now.Add(anchorSkew).Format(anchorLayout)}).ToString()
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -11,7 +11,9 @@ import (
 )
 
 // TestAnchor: the anchor Redis keeps is kept while it is within
-// shop.MaxGap of now and not after it; else now is, and kept.
+// shop.MaxGap of now and not after it by more than anchorSkew (a
+// replica whose clock is behind keeps the anchor of one ahead); else
+// now is, and kept.
 func TestAnchor(t *testing.T) {
 	_, s := open(t)
 	ctx := context.Background()
@@ -26,7 +28,8 @@ func TestAnchor(t *testing.T) {
 		{"kept", t0.Add(time.Hour), t0, ""},
 		{"kept at MaxGap", t0.Add(shop.MaxGap), t0, ""},
 		{"past MaxGap: now", t0.Add(shop.MaxGap + time.Second), t0.Add(shop.MaxGap + time.Second), ""},
-		{"after now: now", t0.Add(shop.MaxGap), t0.Add(shop.MaxGap), ""},
+		{"after now by more than the skew: now", t0.Add(shop.MaxGap), t0.Add(shop.MaxGap), t0.Add(shop.MaxGap + anchorSkew + time.Second).Format(anchorLayout)},
+		{"after now within the skew: kept", t0.Add(shop.MaxGap).Add(-anchorSkew), t0.Add(shop.MaxGap), ""},
 		{"not an anchor: now", t0, t0, "yesterday"},
 		{"the old layout kept", t0.Add(time.Minute), t0, "2026-03-01T12:00:00Z"},
 	} {
@@ -55,7 +58,7 @@ func TestAnchorOfReplicasStartingTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Redis knows the script: each replica's step is one exchange.
-	if err := anchorScript.Exec(context.Background(), s0.client, []string{"warm-up"}, []string{"", ""}).Error(); err != nil {
+	if err := anchorScript.Exec(context.Background(), s0.client, []string{"warm-up"}, []string{"", "", ""}).Error(); err != nil {
 		t.Fatal(err)
 	}
 	// Every replica's first exchange waits until each replica has begun
