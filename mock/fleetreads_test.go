@@ -2,9 +2,11 @@ package mock_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/redis/rueidis"
@@ -136,4 +138,96 @@ func TestFleetReadsPayOneExchange(t *testing.T) {
 	if failed != 3 {
 		t.Errorf("a fault limited to 3 answers failed %d of b's reads", failed)
 	}
+}
+
+// rawAbort is raw for a request a fault may drop: the handler's
+// http.ErrAbortHandler reported, not raised.
+func rawAbort(h http.Handler, method, target, body string, header ...string) (r response, aborted bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			aborted = true
+		}
+	}()
+	return raw(h, method, target, body, header...), false
+}
+
+// TestFleetDroppedWriteGivesBackItsLock: a write a fault drops (its
+// handler ends with http.ErrAbortHandler) gives back its session's lock:
+// the next write of the session, on another replica, goes through.
+func TestFleetDroppedWriteGivesBackItsLock(t *testing.T) {
+	_, ss := fleet(t, 2, mock.Options{})
+	a, b := ss[0], ss[1]
+	if r := raw(a, http.MethodPost, "/__mock/faults?session=L", `{"method":"PATCH","drop":true,"times":1}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	if _, aborted := rawAbort(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"dropped"}]}`, mock.HeaderSession, "L"); !aborted {
+		t.Fatal("the drop fault did not drop")
+	}
+	if r := raw(b, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"after"}]}`, mock.HeaderSession, "L"); r.status != 200 {
+		t.Fatalf("a write after a dropped one, on another replica: %d %s", r.status, r.body)
+	}
+}
+
+// TestFleetVisitorReadOfAFleetSession: on a public listener, a read of a
+// session another replica made is not a new session of the client's.
+func TestFleetVisitorReadOfAFleetSession(t *testing.T) {
+	_, ss := fleet(t, 2, mock.Options{NewSessionsPerMinute: 1})
+	a, b := ss[0].APIHandler(), ss[1].APIHandler()
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"v1"}]}`, mock.HeaderSession, "v1"); r.status != 200 {
+		t.Fatalf("PATCH on a: %d %s", r.status, r.body)
+	}
+	if r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "v1"); r.status != 200 || !strings.Contains(string(r.body), `"v1"`) {
+		t.Fatalf("GET of v1 on b: %d %s", r.status, r.body)
+	}
+	if r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "v2"); r.status != 200 {
+		t.Fatalf("the client's first new session on b: %d %s", r.status, r.body)
+	}
+}
+
+// TestFleetReadWhileSessionsAreEvicted: reads of a session on a replica
+// that evicts sessions to make room for others (--max-sessions 3) each
+// see the write answered before them: a copy evicted and made anew while
+// a read is served is not the one the versions are of.
+func TestFleetReadWhileSessionsAreEvicted(t *testing.T) {
+	_, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
+	a, b := ss[0], ss[1]
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"real"}]}`, mock.HeaderSession, "P"); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, fmt.Sprintf("n%d-%d", g, i))
+			}
+		})
+	}
+	const n = 2000
+	bad, refused := 0, 0
+	for range n {
+		r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "P")
+		switch {
+		case r.status == 503 && strings.Contains(string(r.body), `"service_unavailable"`) && r.header.Get("Retry-After") != "":
+			refused++ // evicted at every turn: refused, not answered from a session made anew
+		case r.status != 200:
+			t.Fatalf("a read of P: %d %s", r.status, r.body)
+		case !strings.Contains(string(r.body), `"real"`):
+			bad++
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if bad > 0 {
+		t.Errorf("%d of %d reads of P answered without the write answered before them (%d refused)", bad, n, refused)
+	}
+	t.Logf("%d of %d reads refused: P evicted at every turn", refused, n)
 }

@@ -405,7 +405,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 		return
 	}
 	if s.fleet != nil {
-		unlock, ok := s.fresh(w, r, false, nil)
+		unlock, ok := s.fresh(w, r, false, nil, turnFresh)
 		if !ok {
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
@@ -90,7 +91,7 @@ func (s *Server) storeHealth() admin.StoreHealth {
 // pays one exchange with the store, not two. If the state moved, or the
 // request needs the fleet's counts, api.Serve answers nothing and
 // serveAPI serves it again through fresh.
-func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *api.Exchange) (unlock func(), ok bool) {
+func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *api.Exchange, t turn) (unlock func(), ok bool) {
 	unlock = func() {}
 	if r.Method == http.MethodOptions || media.IsPath(r.URL.Path) || !isAPI && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/") ||
 		r.URL.Path == AdminPrefix+"/health" || r.URL.Path == AdminPrefix+"/metrics" {
@@ -118,8 +119,8 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *ap
 		}
 	}
 	write := r.Method != http.MethodGet && r.Method != http.MethodHead
-	if isAPI && !write && x != nil && r.ContentLength == 0 && (r.Body == nil || r.Body == http.NoBody) {
-		if x.Expect = s.fleet.Expect(sid); x.Expect != "" {
+	if t == turnCopy && !write && r.ContentLength == 0 && (r.Body == nil || r.Body == http.NoBody) {
+		if x.Expect, x.Copy = s.fleet.Expect(sid); x.Expect != "" {
 			return unlock, true
 		}
 	}
@@ -130,7 +131,7 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *ap
 			return nil, false
 		}
 	}
-	if s.fleet.Fresh(r.Context(), sid) {
+	if s.fresher(r.Context(), sid, x) {
 		return unlock, true
 	}
 	if write {
@@ -151,22 +152,70 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *api.Exchang
 		return
 	}
 	before := maps.Clone(w.Header())
-	unlock, ok := s.fresh(w, r, true, x)
+	for t := turnCopy; t < turns; t++ {
+		if !s.serveOnce(w, r, x, t) || !x.Retry() {
+			return
+		}
+		if sid, err := api.SessionOf(r.Header); err == nil && x.Remade() {
+			s.fleet.Reread(sid)
+		}
+		h := w.Header()
+		clear(h)
+		maps.Copy(h, before) // what the turn set goes with it
+		x = &api.Exchange{ID: x.ID, Public: x.Public}
+	}
+	s.writeError(w, r, errSessionsChurn)
+}
+
+// turn is a fleet's turn at serving an API request: first from the
+// replica's copy (a read, checked with its journal entry); then after
+// Fresh, from the copy Fresh brought up to date, served again if the
+// session was evicted here and made anew meanwhile (that one is read
+// again), up to turns turns.
+type turn int
+
+const (
+	turnCopy turn = iota
+	turnFresh
+	turns = turnFresh + 3
+)
+
+// errSessionsChurn answers a request whose session was evicted from the
+// replica's memory every time it was read from the store, to make room
+// for others: nothing was answered from a copy that is not the fleet's.
+var errSessionsChurn = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+	Message: "this replica evicts sessions faster than it serves them (--max-sessions): nothing was answered from a session made anew; send it again"}
+
+// serveOnce serves an API request once, through fresh, and reports
+// whether fresh let it through. The write's lock is given back however
+// Serve ends: a fault that drops the connection ends it with a panic
+// (http.ErrAbortHandler).
+func (s *Server) serveOnce(w http.ResponseWriter, r *http.Request, x *api.Exchange, t turn) bool {
+	unlock, ok := s.fresh(w, r, true, x, t)
 	if !ok {
-		return
-	}
-	s.api.Serve(w, r, x)
-	unlock()
-	if !x.Retry() {
-		return
-	}
-	h := w.Header()
-	clear(h)
-	maps.Copy(h, before) // what the turn set goes with it
-	again := &api.Exchange{ID: x.ID, Public: x.Public}
-	if unlock, ok = s.fresh(w, r, true, nil); !ok {
-		return
+		return false
 	}
 	defer unlock()
-	s.api.Serve(w, r, again)
+	s.api.Serve(w, r, x)
+	return true
+}
+
+// fresher is Fresh for session sid; for an API request (x), it also
+// pins the request to the replica's copy of the session (x.Copy), which
+// must still be there (a copy evicted here right after Fresh is read
+// again).
+func (s *Server) fresher(ctx context.Context, sid string, x *api.Exchange) bool {
+	for range 3 {
+		if !s.fleet.Fresh(ctx, sid) {
+			return false
+		}
+		if x == nil {
+			return true
+		}
+		var ok bool
+		if x.Copy, ok = s.fleet.CopyOf(sid); ok {
+			return true
+		}
+	}
+	return true
 }

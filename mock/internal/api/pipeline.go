@@ -53,17 +53,26 @@ type Exchange struct {
 	// true: the caller brings the state up to date and serves the request
 	// again, with a new Exchange and no Expect.
 	Expect string
+	// Copy, set by the caller, is the Key of the session's copy the
+	// request must be served from (the one Expect is of, or the one the
+	// store brought up to date): it is served again if it resolves
+	// another (that copy evicted and made anew meanwhile). The zero Key
+	// lets any do.
+	Copy   journal.Key
 	rec    recorder
 	body   capture
 	retry  bool
-	// stale: the store did not answer the journal's step, so the answer
-	// may be from an old state (Serve adds StaleWarning).
-	stale bool
+	remade bool
 }
 
 // Retry reports that Serve answered nothing: the state x.Expect named
 // moved, or the request needs the state brought up to date first.
 func (x *Exchange) Retry() bool { return x.retry }
+
+// Remade reports that the request resolved a copy of its session made
+// anew, not x.Copy (evicted meanwhile): the new one is not the fleet's
+// state, and must be read again before it serves.
+func (x *Exchange) Remade() bool { return x.remade }
 
 // StaleWarning is the X-Mock-Warning of an answer read while the shared
 // store is out of reach.
@@ -121,7 +130,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		a.writeError(rec, r, err)
 		return
 	}
-	if x.Expect != "" && (!ss.Quiet(sc, a.st.SharedOverrides()) || a.goesUpstream(r, sc)) {
+	x.remade = x.Copy != (journal.Key{}) && ss.Key() != x.Copy
+	if x.remade || x.Expect != "" && (!ss.Quiet(sc, a.st.SharedOverrides()) || a.goesUpstream(r, sc)) {
 		ss, x.retry = nil, true // served again once the state is the fleet's: nothing counted on an old one
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/statedir"
@@ -18,11 +19,11 @@ import (
 // of sid is served: it reads their versions (one MGET) and reloads only
 // what moved. It reports false when Redis did not answer: the replica's
 // copy may be stale, and a write must be refused.
-func (s *Store) Fresh(ctx context.Context, sid string) bool {
+func (s *Store) Fresh(parent context.Context, sid string) bool {
 	if sid == session.All {
-		return s.freshAll(ctx)
+		return s.freshAll(parent)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout())
+	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
 	keys := []string{s.key("sv")}
 	if sid != "" {
@@ -36,7 +37,9 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
 	}
 	if err != nil {
-		s.failed(err)
+		if parent.Err() == nil { // not a client gone
+			s.failed(err)
+		}
 		return false
 	}
 	s.reached()
@@ -68,14 +71,21 @@ func (s *Store) Fresh(ctx context.Context, sid string) bool {
 // Expect is what a read of session sid (never session.All) may be
 // served from without asking Redis first: the versions of the server's
 // state and of the session the replica holds, as the journal's step
-// checks them (Append's expect) before the answer goes. "" when the
-// replica cannot so serve it: the server's state is not known yet, Redis
-// was out of reach at the last exchange, or the session is to be read
-// again (a refused write, a copy evicted here); the request then goes
-// through Fresh first.
-func (s *Store) Expect(sid string) string {
+// checks them (Append's expect) before the answer goes, and the Key of
+// the session's copy here, which the read must be served from (a copy
+// evicted and made anew meanwhile is not the one the versions are of).
+// "" when the replica cannot so serve it: it has no copy of the session
+// (never read here, evicted or expired here, gone in Redis), the
+// server's state is not known yet, Redis was out of reach at the last
+// exchange, or the session is to be read again (a refused write); the
+// request then goes through Fresh first.
+func (s *Store) Expect(sid string) (string, journal.Key) {
 	if !s.up.Load() {
-		return ""
+		return "", journal.Key{}
+	}
+	ss, ok := s.st.Sessions().Find(sid)
+	if !ok {
+		return "", journal.Key{}
 	}
 	s.vmu.RLock()
 	sv, e := s.sv, s.known[sid]
@@ -84,26 +94,50 @@ func (s *Store) Expect(sid string) string {
 		known = *e
 	}
 	s.vmu.RUnlock()
-	if sv < 0 {
-		return ""
+	if sv < 0 || e != nil && known.version < 0 {
+		return "", journal.Key{}
 	}
-	if e == nil {
-		// Redis holds no version of it, as far as the replica knows: the
-		// step checks that it still holds none.
-		return versionArg(sv) + " -"
-	}
-	if known.version < 0 {
-		return ""
-	}
-	if known.sum != goneSum {
-		if _, ok := s.st.Sessions().Find(sid); !ok {
-			return "" // evicted or expired here: read again
+	// With no entry, Redis holds no version of it, as far as the replica
+	// knows: the step checks that it still holds none.
+	v := "-"
+	if e != nil {
+		v = versionArg(known.version)
+		if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
+			s.touch(sid)
 		}
 	}
-	if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
-		s.touch(sid)
+	return versionArg(sv) + " " + v, ss.Key()
+}
+
+// CopyOf is the Key of the replica's copy of session sid, which a
+// request Fresh brought up to date must be served from (not one made
+// anew should the copy be evicted meanwhile); the zero Key when neither
+// the replica nor Redis holds the session (the request makes it). It
+// reports false when Redis holds the session but the replica's copy is
+// gone (evicted since Fresh): Fresh reads it again.
+func (s *Store) CopyOf(sid string) (journal.Key, bool) {
+	if ss, ok := s.st.Sessions().Find(sid); ok {
+		return ss.Key(), true
 	}
-	return versionArg(sv) + " " + versionArg(known.version)
+	s.vmu.RLock()
+	e := s.known[sid]
+	held := e != nil && e.version > 0 && e.sum != goneSum
+	s.vmu.RUnlock()
+	if held {
+		s.Reread(sid)
+	}
+	return journal.Key{}, !held
+}
+
+// Reread makes the next Fresh of session sid read it from Redis, in
+// place of the replica's copy (one made anew after the copy of the
+// fleet's state was evicted here).
+func (s *Store) Reread(sid string) {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if e := s.known[sid]; e != nil {
+		e.version = -1
+	}
 }
 
 // versionArg is version v as the journal's step compares it with what
