@@ -41,6 +41,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/state"
@@ -100,6 +101,9 @@ type entry struct {
 	version int64    // the version its local copy is; -1: reload at the next request
 	sum     [32]byte // the hash of the document last written or read (goneSum: none)
 	touched time.Time
+	// key is the replica's copy the version is of: a copy evicted here and
+	// made anew (another Key) is not, and is read again.
+	key journal.Key
 }
 
 // goneSum marks a session that Redis holds no document of.

@@ -94,8 +94,8 @@ func (s *Store) Expect(sid string) (string, journal.Key) {
 		known = *e
 	}
 	s.vmu.RUnlock()
-	if sv < 0 || e != nil && known.version < 0 {
-		return "", journal.Key{}
+	if sv < 0 || e != nil && (known.version < 0 || known.sum != goneSum && ss.Key() != known.key) {
+		return "", journal.Key{} // to be read again, or a copy made anew here: not the one the version is of
 	}
 	// With no entry, Redis holds no version of it, as far as the replica
 	// knows: the step checks that it still holds none.
@@ -183,13 +183,17 @@ func (s *Store) sessionFresh(id string, v int64) bool {
 	e := s.known[id]
 	fresh := e != nil && e.version == v
 	touch := fresh && s.cfg.TTL > 0 && time.Since(e.touched) > s.cfg.TTL/4
+	var key journal.Key
 	gone := fresh && e.sum == goneSum // read here: run and reloadSession write it under vmu
+	if fresh {
+		key = e.key
+	}
 	s.vmu.RUnlock()
 	if !fresh {
 		return false
 	}
-	if _, ok := s.st.Sessions().Find(id); !ok && !gone {
-		return false
+	if ss, ok := s.st.Sessions().Find(id); !gone && (!ok || ss.Key() != key) {
+		return false // evicted here, or made anew since: not the copy the version is of
 	}
 	if touch {
 		s.touch(id)
@@ -265,15 +269,18 @@ func (s *Store) reloadSession(ctx context.Context, id string) bool {
 		return true // another request reloaded it meanwhile
 	}
 	sum := goneSum
+	var key journal.Key
 	doc, err := vals[1].AsBytes()
 	if err != nil {
 		s.st.Sessions().Drop(id) // reset to nothing, or dropped, on another replica
-	} else {
-		sum = s.restore(id, doc)
+	} else if sum = s.restore(id, doc); sum != goneSum {
+		if ss, ok := s.st.Sessions().Find(id); ok {
+			key = ss.Key()
+		}
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
-	e.version, e.sum, e.touched = v, sum, time.Now()
+	e.version, e.sum, e.touched, e.key = v, sum, time.Now(), key
 	s.vmu.Unlock()
 	return true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/statedir"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -83,6 +84,7 @@ func ErrUnavailable() *wire.APIError {
 type write struct {
 	id     string // "" for the server's state
 	sum    [32]byte
+	key    journal.Key // the copy the session's document was taken from
 	exec   rueidis.LuaExec
 	script *rueidis.Lua
 }
@@ -168,7 +170,7 @@ func (s *Store) run(ctx context.Context, ws []write) error {
 			if err != nil {
 				e.version = -1
 			} else {
-				e.version, e.sum, e.touched = v, w.sum, time.Now()
+				e.version, e.sum, e.touched, e.key = v, w.sum, time.Now(), w.key
 			}
 		}
 		if err != nil && failed == nil {
@@ -229,7 +231,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		known = *e
 	}
 	s.vmu.RUnlock()
-	_, found := s.st.Sessions().Find(id)
+	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if evicted || !found && known.sum == goneSum {
 		// Before the lock's test: the flag is spent here, and an entry
@@ -270,7 +272,11 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	if id == session.Default {
 		def = "1"
 	}
-	return write{id: id, sum: sum, script: sessionScript, exec: rueidis.LuaExec{
+	var key journal.Key
+	if found {
+		key = ss.Key()
+	}
+	return write{id: id, sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
 		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids")},
 		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def},
 	}}, true, nil
