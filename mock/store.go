@@ -201,21 +201,15 @@ func (s *Server) serveOnce(w http.ResponseWriter, r *http.Request, x *api.Exchan
 }
 
 // fresher is Fresh for session sid; for an API request (x), it also
-// pins the request to the replica's copy of the session (x.Copy), which
-// must still be there (a copy evicted here right after Fresh is read
-// again).
+// pins the request to the replica's copy of the session (x.Copy): one
+// evicted here and made anew meanwhile is read again, and the request
+// served again.
 func (s *Server) fresher(ctx context.Context, sid string, x *api.Exchange) bool {
-	for range 3 {
-		if !s.fleet.Fresh(ctx, sid) {
-			return false
-		}
-		if x == nil {
-			return true
-		}
-		var ok bool
-		if x.Copy, ok = s.fleet.CopyOf(sid); ok {
-			return true
-		}
+	if !s.fleet.Fresh(ctx, sid) {
+		return false
+	}
+	if x != nil {
+		x.Copy = s.fleet.CopyOf(sid)
 	}
 	return true
 }

@@ -66,7 +66,8 @@ type Exchange struct {
 }
 
 // Retry reports that Serve answered nothing: the state x.Expect named
-// moved, or the request needs the state brought up to date first.
+// moved, the request needs the state brought up to date first, or it
+// resolved another copy than x.Copy (Remade).
 func (x *Exchange) Retry() bool { return x.retry }
 
 // Remade reports that the request resolved a copy of its session made

@@ -29,7 +29,8 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 	if sid != "" {
 		keys = append(keys, s.key("v:"+sid))
 	}
-	before := s.knownVersion(sid)
+	known, _ := s.knownOf(sid)
+	before := known.version // 0 for none
 	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
 	if err != nil && ctx.Err() == nil {
 		// Once more: the first command on a connection Redis closed
@@ -88,45 +89,36 @@ func (s *Store) Expect(sid string) (string, journal.Key) {
 		return "", journal.Key{}
 	}
 	s.vmu.RLock()
-	sv, e := s.sv, s.known[sid]
-	var known entry
-	if e != nil {
-		known = *e
-	}
+	sv := s.sv
 	s.vmu.RUnlock()
-	if sv < 0 || e != nil && (known.version < 0 || known.sum != goneSum && ss.Key() != known.key) {
+	known, isKnown := s.knownOf(sid)
+	if sv < 0 || isKnown && (known.version < 0 || known.sum != goneSum && ss.Key() != known.key) {
 		return "", journal.Key{} // to be read again, or a copy made anew here: not the one the version is of
 	}
 	// With no entry, Redis holds no version of it, as far as the replica
 	// knows: the step checks that it still holds none.
 	v := "-"
-	if e != nil {
+	if isKnown {
 		v = versionArg(known.version)
-		if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
-			s.touch(sid)
-		}
+		s.touchIfDue(sid, known.touched)
 	}
 	return versionArg(sv) + " " + v, ss.Key()
 }
 
 // CopyOf is the Key of the replica's copy of session sid, which a
 // request Fresh brought up to date must be served from (not one made
-// anew should the copy be evicted meanwhile); the zero Key when neither
-// the replica nor Redis holds the session (the request makes it). It
-// reports false when Redis holds the session but the replica's copy is
-// gone (evicted since Fresh): Fresh reads it again.
-func (s *Store) CopyOf(sid string) (journal.Key, bool) {
+// anew should the copy be evicted meanwhile): the zero Key when neither
+// the replica nor Redis holds the session (the request makes it), and
+// journal.Absent when Redis holds it but the replica's copy went
+// (evicted since Fresh): the request is served again, once read again.
+func (s *Store) CopyOf(sid string) journal.Key {
 	if ss, ok := s.st.Sessions().Find(sid); ok {
-		return ss.Key(), true
+		return ss.Key()
 	}
-	s.vmu.RLock()
-	e := s.known[sid]
-	held := e != nil && e.version > 0 && e.sum != goneSum
-	s.vmu.RUnlock()
-	if held {
-		s.Reread(sid)
+	if known, ok := s.knownOf(sid); ok && known.version > 0 && known.sum != goneSum {
+		return journal.Absent(sid)
 	}
-	return journal.Key{}, !held
+	return journal.Key{}
 }
 
 // Reread makes the next Fresh of session sid read it from Redis, in
@@ -149,17 +141,6 @@ func versionArg(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// knownVersion is the version of session id the replica holds, 0 for
-// none.
-func (s *Store) knownVersion(id string) int64 {
-	s.vmu.RLock()
-	defer s.vmu.RUnlock()
-	if e := s.known[id]; e != nil {
-		return e.version
-	}
-	return 0
-}
-
 // version reads a version MGET returned; false for none.
 func version(m rueidis.RedisMessage) (int64, bool) {
 	if m.IsNil() {
@@ -179,26 +160,34 @@ func (s *Store) serverFresh(v int64) bool {
 // sessionFresh reports whether the replica holds version v of session
 // id, and has it (a copy evicted or expired here is read again).
 func (s *Store) sessionFresh(id string, v int64) bool {
-	s.vmu.RLock()
-	e := s.known[id]
-	fresh := e != nil && e.version == v
-	touch := fresh && s.cfg.TTL > 0 && time.Since(e.touched) > s.cfg.TTL/4
-	var key journal.Key
-	gone := fresh && e.sum == goneSum // read here: run and reloadSession write it under vmu
-	if fresh {
-		key = e.key
-	}
-	s.vmu.RUnlock()
-	if !fresh {
+	known, ok := s.knownOf(id)
+	if !ok || known.version != v {
 		return false
 	}
-	if ss, ok := s.st.Sessions().Find(id); !gone && (!ok || ss.Key() != key) {
+	if ss, ok := s.st.Sessions().Find(id); known.sum != goneSum && (!ok || ss.Key() != known.key) {
 		return false // evicted here, or made anew since: not the copy the version is of
 	}
-	if touch {
+	s.touchIfDue(id, known.touched)
+	return true
+}
+
+// knownOf is what the replica knows of session id in Redis, a copy;
+// false for nothing.
+func (s *Store) knownOf(id string) (entry, bool) {
+	s.vmu.RLock()
+	defer s.vmu.RUnlock()
+	if e := s.known[id]; e != nil {
+		return *e, true
+	}
+	return entry{}, false
+}
+
+// touchIfDue touches session id (its TTL in Redis) when a quarter of
+// the TTL has gone since it was last touched.
+func (s *Store) touchIfDue(id string, touched time.Time) {
+	if s.cfg.TTL > 0 && time.Since(touched) > s.cfg.TTL/4 {
 		s.touch(id)
 	}
-	return true
 }
 
 // touch keeps session id in Redis for another TTL: a session read on

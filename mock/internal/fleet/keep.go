@@ -224,13 +224,7 @@ func (s *Store) takeServer() ([]byte, [32]byte, error) {
 // sessionWrite is the write of session id as it is now (now is the time
 // in ms), unless Redis holds it already.
 func (s *Store) sessionWrite(id, now string) (write, bool, error) {
-	s.vmu.RLock()
-	e := s.known[id]
-	var known entry
-	if e != nil {
-		known = *e
-	}
-	s.vmu.RUnlock()
+	known, isKnown := s.knownOf(id)
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if evicted || !found && known.sum == goneSum {
@@ -242,7 +236,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		s.vmu.Unlock()
 		return write{}, false, nil
 	}
-	if e != nil && known.version < 0 || !s.held.covers(id) {
+	if isKnown && known.version < 0 || !s.held.covers(id) {
 		// To be reloaded (a refused write is not made by a later one), or
 		// changed by reads only: stays on this replica.
 		return write{}, false, nil
@@ -256,7 +250,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		if sum, err = snap.Sum(); err != nil {
 			return write{}, false, err
 		}
-		if e != nil && sum == known.sum {
+		if isKnown && sum == known.sum {
 			return write{}, false, nil
 		}
 		body, err := json.Marshal(snap) // with its taken_at, which the sum leaves out
