@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/redistest"
 )
@@ -245,11 +243,7 @@ func TestFleetStoreDownAndBack(t *testing.T) {
 func TestFleetExpiryAndBounds(t *testing.T) {
 	rs, ss := fleet(t, 2, mock.Options{SessionTTL: 500 * time.Millisecond, MaxSessions: 3})
 	a, b := ss[0], ss[1]
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, rs)
 	ctx := context.Background()
 	raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"short-lived"}]}`, mock.HeaderSession, "e1")
 	size, err := c.Do(ctx, c.B().Strlen().Key("replymock:s:e1").Build()).AsInt64()
@@ -384,11 +378,7 @@ func TestFleetConcurrentWritesOfOneSession(t *testing.T) {
 // lock in the fleet, even while every session's lock is held.
 func TestFleetInvalidSessionTakesNoLock(t *testing.T) {
 	rs, ss := fleet(t, 1, mock.Options{})
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, rs)
 	ctx := context.Background()
 	if err := c.Do(ctx, c.B().Set().Key("replymock:lock-all").Value("held by the test").Build()).Error(); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/replymock/replymock/mock"
 )
 
@@ -153,11 +151,7 @@ func TestFleetJournalWait(t *testing.T) {
 func TestFleetJournalBounds(t *testing.T) {
 	const bytes = 48 << 10
 	rs, ss := fleet(t, 3, mock.Options{JournalSize: 4, JournalEntries: 6, JournalBytes: bytes})
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, rs)
 	check := func(what string) {
 		t.Helper()
 		ctx := context.Background()
@@ -335,11 +329,7 @@ func TestFleetJournalConcurrent(t *testing.T) {
 // still lists what was answered, byte for byte.
 func TestFleetJournalBodies(t *testing.T) {
 	rs, ss := fleet(t, 3, mock.Options{})
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := redisClient(t, rs)
 	bodies := func() int {
 		keys, _ := c.Do(context.Background(), c.B().Keys().Pattern("replymock:j:b:*").Build()).AsStrSlice()
 		return len(keys)

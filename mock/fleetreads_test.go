@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,16 +22,7 @@ func commandCalls(t *testing.T, c rueidis.Client) map[string]int {
 	if err != nil {
 		t.Fatalf("INFO commandstats: %v", err)
 	}
-	out := make(map[string]int)
-	for _, line := range strings.Split(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "cmdstat_"), ":calls=")
-		if !ok {
-			continue
-		}
-		n, _, _ := strings.Cut(rest, ",")
-		out[name], _ = strconv.Atoi(n)
-	}
-	return out
+	return redistest.CommandCalls(info)
 }
 
 // redisClient is a client of rs for the test to look with.

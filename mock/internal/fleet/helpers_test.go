@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,14 +38,7 @@ func calls(t testing.TB, s *Store, cmd string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(info, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls=")
-		if ok {
-			n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
-			return n
-		}
-	}
-	return 0
+	return redistest.CommandCalls(info)[cmd]
 }
 
 // resetStats resets Redis's command statistics.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -90,4 +91,20 @@ func (s *Server) Stop() {
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
 	s.cmd = nil
+}
+
+// CommandCalls reads the answer of INFO commandstats: how many times
+// Redis ran each command (its scripts' calls among them) since it
+// started or its statistics were reset, by name (mget, evalsha...).
+func CommandCalls(info string) map[string]int {
+	out := make(map[string]int)
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		out[name], _ = strconv.Atoi(n)
+	}
+	return out
 }

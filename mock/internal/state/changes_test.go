@@ -85,15 +85,7 @@ func TestChangesGroupCommit(t *testing.T) {
 	c.session("first")
 	firstDone := make(chan error)
 	go func() { firstDone <- c.sync(context.Background(), session.All) }()
-	for { // the first keeping is under way
-		c.mu.Lock()
-		running := c.running != nil
-		c.mu.Unlock()
-		if running {
-			break
-		}
-		runtime.Gosched()
-	}
+	untilRunning(&c) // the first keeping is under way
 	const writers = 20
 	var wg sync.WaitGroup
 	for i := range writers {
@@ -185,15 +177,7 @@ func TestChangesUnkeptFailsItsOwn(t *testing.T) {
 	c.session("first")
 	firstDone := make(chan error)
 	go func() { firstDone <- c.sync(context.Background(), "first") }()
-	for {
-		c.mu.Lock()
-		running := c.running != nil
-		c.mu.Unlock()
-		if running {
-			break
-		}
-		runtime.Gosched()
-	}
+	untilRunning(&c) // the first keeping is under way
 	// good and bad are marked while the first keeping runs, so one
 	// keeping takes them both.
 	results := map[string]chan error{"good": make(chan error, 1), "bad": make(chan error, 1), session.All: make(chan error, 1)}
@@ -229,5 +213,18 @@ func TestChangesUnkeptFailsItsOwn(t *testing.T) {
 	c.session("other")
 	if err := c.sync(context.Background(), session.All); err != nil {
 		t.Errorf("bad kept at last: %v", err)
+	}
+}
+
+// untilRunning waits until a keeping of c is under way.
+func untilRunning(c *changes) {
+	for {
+		c.mu.Lock()
+		running := c.running != nil
+		c.mu.Unlock()
+		if running {
+			return
+		}
+		runtime.Gosched()
 	}
 }

@@ -186,7 +186,7 @@ func TestPristineSessionKeepsNoShop(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	k := server(t, c)
 	dir := t.TempDir()
-	d, _ := Open(dir, nil)
+	d := openDir(t, dir)
 	if err := k.State().SetScenario("visitor", "demo"); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestPristineSessionKeepsNoShop(t *testing.T) {
 	// Restarted a day on, the server anchors the demo's data where it
 	// did (as the command line does with the folder's anchor).
 	again := anchoredServer(t, c, c.now().Add(-24*time.Hour))
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != 1 {
 		t.Fatalf("restored %d sessions", n)
 	}

@@ -112,10 +112,7 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 	c := &clock{t: start}
 	k := server(t, c)
 	dir := t.TempDir()
-	d, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDir(t, dir)
 	if err := k.State().SetScenario("shop", "demo"); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +155,7 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 	f.Close()
 	want := taken(t, k, "shop")
 	again := anchoredServer(t, c, start)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != 1 {
 		t.Fatalf("restored %d sessions", n)
 	}
@@ -194,7 +191,7 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 	}
 	want = taken(t, again, "shop")
 	third := anchoredServer(t, c, start)
-	d3, _ := Open(dir, nil)
+	d3 := openDir(t, dir)
 	if n := d3.Restore(third); n != 1 {
 		t.Fatalf("restored %d sessions", n)
 	}
@@ -208,7 +205,7 @@ func TestLogKeepsWhatChanged(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	data[len(data)/2] ^= 0x20
 	os.WriteFile(path, data, 0o600)
-	d4, _ := Open(dir, nil)
+	d4 := openDir(t, dir)
 	if n := d4.Restore(anchoredServer(t, c, start)); n != 0 {
 		t.Errorf("restored %d sessions from a log with a byte flipped", n)
 	}
@@ -225,10 +222,7 @@ func TestLogGoneIsWrittenAnew(t *testing.T) {
 	c := &clock{t: start}
 	k := server(t, c)
 	dir := t.TempDir()
-	d, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDir(t, dir)
 	if err := k.State().SetScenario("shop", "demo"); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +243,7 @@ func TestLogGoneIsWrittenAnew(t *testing.T) {
 	}
 	want := taken(t, k, "shop")
 	again := anchoredServer(t, c, start)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != 1 {
 		t.Fatalf("restored %d sessions", n)
 	}

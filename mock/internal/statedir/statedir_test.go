@@ -46,6 +46,16 @@ func server(t *testing.T, c *clock) *snapshot.Keeper {
 	return snapshot.NewKeeper(state.New(cfg), c.now, "test")
 }
 
+// openDir is the state folder dir, opened as a server does at start.
+func openDir(t *testing.T, dir string) *Dir {
+	t.Helper()
+	d, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // sign makes signature rating 1's signature in session sid's settings.
 func sign(t *testing.T, k *snapshot.Keeper, sid, signature string) {
 	t.Helper()
@@ -79,10 +89,7 @@ func TestSave(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	k := server(t, c)
 	dir := t.TempDir()
-	d, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDir(t, dir)
 	long := strings.Repeat(".", 128)
 	for _, s := range []string{"a", "b", "c.1", "Alice", "alice", long} {
 		sign(t, k, s, s)
@@ -125,7 +132,7 @@ func TestSave(t *testing.T) {
 		want[s] = taken(t, k, s)
 	}
 	again := server(t, c)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != len(want) {
 		t.Errorf("restored %d sessions, want %d", n, len(want))
 	}
@@ -155,13 +162,13 @@ func TestServerStateComesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	d, _ := Open(dir, nil)
+	d := openDir(t, dir)
 	anchor := c.now().Add(-time.Hour)
 	if err := d.Save(context.Background(), k, anchor); err != nil {
 		t.Fatal(err)
 	}
 	again := server(t, c)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	d2.Restore(again)
 	st2 := again.State()
 	if got := st2.Registry().Default().Name; got != "demo-frozen" {
@@ -194,7 +201,7 @@ func TestRestoreSetsAside(t *testing.T) {
 	k := server(t, c)
 	sign(t, k, "good", "kept")
 	dir := t.TempDir()
-	d, _ := Open(dir, nil)
+	d := openDir(t, dir)
 	if err := d.Save(context.Background(), k, c.now()); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +216,7 @@ func TestRestoreSetsAside(t *testing.T) {
 		}
 	}
 	again := server(t, c)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != 1 {
 		t.Errorf("restored %d sessions, want the good one", n)
 	}

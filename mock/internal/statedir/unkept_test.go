@@ -16,10 +16,7 @@ func TestOneUnwritableSessionFailsItsOwnWrites(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	k := server(t, c)
 	dir := t.TempDir()
-	d, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDir(t, dir)
 	d.Keep(k, c.now())
 	st := k.State()
 	if err := st.Sync(context.Background()); err != nil {
@@ -60,7 +57,7 @@ func TestOneUnwritableSessionFailsItsOwnWrites(t *testing.T) {
 		t.Errorf("with the way clear, every session kept: %v", err)
 	}
 	again := server(t, c)
-	d2, _ := Open(dir, nil)
+	d2 := openDir(t, dir)
 	if n := d2.Restore(again); n != 3 {
 		t.Errorf("restored %d sessions, want bad, good and other", n)
 	}
