@@ -171,6 +171,13 @@ type Options struct {
 	// store.go). New waits until the store answers, saying so in the
 	// log; its password is never shown.
 	Store string
+	// MaxStoreBytes bounds what the sessions' state keeps together in a
+	// shared store (Store a Redis URL): past it, the least recently used
+	// sessions go from the fleet (never the default session); a write
+	// that would make one session, with the default session, keep more
+	// alone is refused with 413 payload_too_large, changing nothing.
+	// 0 means DefaultMaxStoreBytes.
+	MaxStoreBytes int64
 }
 
 // Defaults of the limits in Options.
@@ -181,6 +188,7 @@ const (
 	DefaultSessionTTL     = time.Hour
 	DefaultMaxShopBytes   = 1 << 30
 	DefaultMaxSeedBytes   = 512 << 20
+	DefaultMaxStoreBytes  = fleet.DefaultMaxBytes
 	// DefaultNewSessionsPerMinute lets a visitor reload a page that
 	// starts a session many times a minute, and a classroom behind one
 	// address start a session each, while a client alone takes a quarter

@@ -55,7 +55,7 @@ func openStore(opts Options) (*fleet.Store, error) {
 		return nil, nil
 	}
 	return fleet.Open(context.Background(), fleet.Config{URL: opts.Store, Log: opts.Logger,
-		TTL: opts.SessionTTL, MaxSessions: opts.MaxSessions})
+		TTL: opts.SessionTTL, MaxSessions: opts.MaxSessions, MaxBytes: opts.MaxStoreBytes})
 }
 
 // Close lets go of what the server holds outside its memory: the

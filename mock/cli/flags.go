@@ -49,6 +49,7 @@ type config struct {
 	stateEvery   time.Duration
 	stdinClose   bool // --exit-on-stdin-close
 	maxState     byteSize
+	maxStore     byteSize
 	newSessions  int    // --max-new-sessions: a minute per client on the public listener; 0 bounds none
 	publicScen   string // --public-scenarios
 	timeouts     timeouts
@@ -99,6 +100,8 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.now, "now", "", "the time the server starts at, e.g. 2026-12-01T10:00:00Z: data anchored to now (the demo's) ends there, and clocks run on from it; for reproducible demo screenshots (env REPLYMOCK_NOW) (default the real time)")
 	fsys.StringVar(&cfg.stateDir, "state-dir", "", "folder that keeps every session's state (a snapshot each) and the server's, restored at start: a restarted demo comes back as it was (env REPLYMOCK_STATE_DIR) (default none: state lives in memory)")
 	fsys.StringVar(&cfg.store, "store", "memory", "where sessions and the server's state are kept: memory, or redis://[user:password@]host:port/db (rediss:// for TLS), shared by every replica started with it: one state whichever replica answers (env REPLYMOCK_STORE)")
+	cfg.maxStore = mock.DefaultMaxStoreBytes
+	fsys.Var(&cfg.maxStore, "max-store-memory", "what the sessions' state keeps together in --store's Redis, a `size` such as 256MiB or 2GiB; past it the least recently used sessions go from the fleet (never default), and a write that would make one session pass it alone is refused (env REPLYMOCK_MAX_STORE_MEMORY)")
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir keeps what reads changed (fault counters, living shops), besides at shutdown; writes are kept before they are answered (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.BoolVar(&cfg.stdinClose, "exit-on-stdin-close", false, "shut down, as on SIGTERM, when standard input closes: a process that starts replymock with a pipe on it stops it by exiting, even when killed (the npm package's test helper does) (env REPLYMOCK_EXIT_ON_STDIN_CLOSE)")
 	cfg.maxState = mock.DefaultMaxStateBytes
@@ -194,6 +197,9 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 // may hold a password), and not beside --state-dir.
 func (cfg *config) checkStore() error {
 	cfg.store = strings.TrimSpace(cfg.store)
+	if cfg.store == "" { // as from --store "$UNSET": not memory without a word
+		return usageError{errors.New("--store (or REPLYMOCK_STORE) is empty: give memory or a Redis URL, or leave it out for memory")}
+	}
 	if err := mock.CheckStoreURL(cfg.store); err != nil {
 		return usageError{fmt.Errorf("--store (or REPLYMOCK_STORE) %v", err)}
 	}
@@ -216,7 +222,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
-		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store}
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore)}
 }
 
 // openFolders gives opts the --scenarios and --fixtures folders;

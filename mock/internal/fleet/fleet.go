@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,12 @@ type Config struct {
 	// MaxSessions bounds the sessions Redis keeps (the memory store's
 	// limit): past it, the least recently written goes.
 	MaxSessions int
+	// MaxBytes bounds what the sessions' documents keep in Redis
+	// together: past it, the least recently used go (never the default
+	// session, nor the one written); a write whose document, with the
+	// default session's, would pass it alone is refused (413), changing
+	// nothing. DefaultMaxBytes when 0.
+	MaxBytes int64
 	// Prefix begins every key; "replymock:" when empty.
 	Prefix string
 }
@@ -66,8 +73,13 @@ type Config struct {
 // counters, a living shop of its own), as a snapshot is bounded. The
 // per-session bounds (MaxSeedReviews, MaxSessionOverrideBytes, the
 // run-time faults') keep a session far below it; a document past it is
-// not written, and its write answers 500.
+// not written, and its write answers 413, changing nothing.
 const MaxSessionBytes = snapshot.MaxBytes
+
+// DefaultMaxBytes is Config.MaxBytes's default: what one replica's
+// sessions may keep of seeded reviews (mock's DefaultMaxSeedBytes),
+// which a fleet's Redis keeps for all replicas.
+const DefaultMaxBytes = 512 << 20
 
 // opTimeout bounds one exchange with Redis: past it, the store is out of
 // reach for this request.
@@ -112,19 +124,43 @@ var goneSum = [32]byte{1}
 // urlForm is what a --store URL may be.
 const urlForm = "must be memory, redis://[user:password@]host:port/db or rediss://host:port/db"
 
-// ParseURL checks a --store URL: redis:// or rediss://, a host, a
-// database number if any. Its error never quotes the URL (it may hold a
-// password).
+// ParseURL checks a --store URL: redis:// or rediss://, a host, a port
+// if any (6379 if not), a database number if any (0 if not), and nothing
+// else: no query (rueidis's parameters would make it another database,
+// more addresses, a sentinel, TLS unverified) and no fragment. Its error
+// never quotes the URL (it may hold a password): a password with /, ? or
+// # not percent-encoded ends the host early, and what follows it would
+// be read as a path, a query or a fragment.
 func ParseURL(raw string) (rueidis.ClientOption, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Opaque != "" {
 		return rueidis.ClientOption{}, errors.New(urlForm)
 	}
+	why := ""
+	switch {
+	case strings.ContainsAny(raw, "?#"):
+		why = "no query (?) or fragment (#) is taken; percent-encode a password's /, ? and #"
+	case u.Hostname() == "":
+		why = "no host"
+	case u.Port() != "" && !isNumber(u.Port(), 1, 65535):
+		why = "the port must be a number from 1 to 65535"
+	case u.Path != "" && !isNumber(strings.TrimPrefix(u.Path, "/"), 0, 1<<31-1):
+		why = "the database must be a number >= 0, after a single /"
+	}
+	if why != "" {
+		return rueidis.ClientOption{}, errors.New(urlForm + ": " + why)
+	}
 	opt, err := rueidis.ParseURL(raw)
-	if err != nil {
-		return opt, errors.New(urlForm + ": " + Redact(err.Error(), u))
+	if err != nil { // not after the checks above; its error would quote the URL
+		return rueidis.ClientOption{}, errors.New(urlForm)
 	}
 	return opt, nil
+}
+
+// isNumber reports whether s is digits only, of a number from lo to hi.
+func isNumber(s string, lo, hi uint64) bool {
+	n, err := strconv.ParseUint(s, 10, 64) // no sign, no 0x, no _
+	return err == nil && n >= lo && n <= hi
 }
 
 // Shown is a --store URL as logs, health and errors show it: its
@@ -157,6 +193,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "replymock:"
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	opt.ForceSingleClient = true // one Redis, or a managed one behind one address
 	opt.DisableCache = true      // the versions are read on every request: no tracking needed

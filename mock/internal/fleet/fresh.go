@@ -52,6 +52,10 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 		return true
 	}
 	v, ok := version(vals[1])
+	if !ok && before < 0 {
+		s.dropUnkept(sid)
+		return true
+	}
 	if !ok {
 		// Nothing in Redis: the session is what this replica has, or
 		// starts fresh; the version known before the MGET is gone with it
@@ -67,6 +71,25 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 		return true
 	}
 	return s.reloadSession(ctx, sid)
+}
+
+// dropUnkept drops this replica's copy of session sid, which Redis
+// holds nothing of, if it is still to be read again: a write Redis did
+// not take (out of reach, or past MaxBytes) made it here, and a session
+// Redis holds nothing of starts fresh.
+func (s *Store) dropUnkept(sid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vmu.Lock()
+	e := s.known[sid]
+	unkept := e != nil && e.version < 0
+	if unkept {
+		delete(s.known, sid)
+	}
+	s.vmu.Unlock()
+	if unkept {
+		s.st.Sessions().Drop(sid)
+	}
 }
 
 // Expect is what a read of session sid (never session.All) may be

@@ -55,7 +55,7 @@ func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args [
 			return res, parent.Err() // the caller went
 		}
 		sj.s.failed(err)
-		return res, ErrUnavailable()
+		return res, unavailable(err)
 	}
 	sj.s.reached()
 	return res, nil
@@ -260,7 +260,7 @@ func (sj sharedJournal) Seq(parent context.Context) (int64, error) {
 		return 0, parent.Err() // the caller went
 	case err != nil:
 		sj.s.failed(err)
-		return 0, ErrUnavailable()
+		return 0, unavailable(err)
 	}
 	sj.s.reached()
 	return n, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/statedir"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -22,43 +22,78 @@ import (
 // (the server's version and state), v:ID and s:ID (a session's version
 // and snapshot document, both expiring after the TTL but the default
 // session's), ids (a sorted set of the sessions, scored by their last
-// write: the least recent go first past MaxSessions); lock:ID,
-// lock-all and locks, the writes' locks (lock.go); c:ID and counted, the
-// sessions' counts (counts.go); j:..., the journal (journal.go).
+// write or touch: the least recent go first past MaxSessions or
+// MaxBytes), sizes and bytes (each document's bytes, and their sum);
+// lock:ID, lock-all and locks, the writes' locks (lock.go); c:ID and
+// counted, the sessions' counts (counts.go); j:..., the journal
+// (journal.go).
 
 // sessionScript writes one session: its document (or, for "", its
 // absence: reset to nothing, or dropped), its version INCR'd in the same
 // step, so that a version names one document; then the sessions past
-// the TTL or the limit go. It returns the new version.
+// the TTL go, and the least recently used past the count (ARGV[4]) or
+// the bytes (ARGV[8]) the documents may keep together. It returns the
+// new version, or -1, changing nothing, when the document with the
+// default session's (ARGV[9]) alone would pass the bytes: no eviction
+// makes room for it.
 var sessionScript = rueidis.NewLuaScript(`
 local ttl = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
+local budget = tonumber(ARGV[8])
+local id = ARGV[5]
+local size = string.len(ARGV[1])
+local def = 0
+if ARGV[7] ~= '1' then def = tonumber(redis.call('HGET', KEYS[4], ARGV[9]) or '0') end
+if size + def > budget then return -1 end
+local function forget(o)
+  local n = redis.call('HGET', KEYS[4], o)
+  if n then
+    redis.call('HDEL', KEYS[4], o)
+    redis.call('DECRBY', KEYS[5], n)
+  end
+end
+local function evict(o)
+  redis.call('ZREM', KEYS[3], o)
+  redis.call('DEL', ARGV[6] .. 's:' .. o)
+  redis.call('INCR', ARGV[6] .. 'v:' .. o)
+  redis.call('PEXPIRE', ARGV[6] .. 'v:' .. o, ttl)
+  forget(o)
+end
 local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, now * 1000)
 redis.call('SET', KEYS[1], string.format('%d', v))
+forget(id)
 if ARGV[1] == '' then
   redis.call('DEL', KEYS[2])
-  redis.call('ZREM', KEYS[3], ARGV[5])
+  redis.call('ZREM', KEYS[3], id)
 else
   redis.call('SET', KEYS[2], ARGV[1])
+  redis.call('HSET', KEYS[4], id, size)
+  redis.call('INCRBY', KEYS[5], size)
   if ARGV[7] == '1' then
-    redis.call('ZADD', KEYS[3], '+inf', ARGV[5])
+    redis.call('ZADD', KEYS[3], '+inf', id)
   else
-    redis.call('ZADD', KEYS[3], now, ARGV[5])
+    redis.call('ZADD', KEYS[3], now, id)
   end
 end
 if ARGV[7] ~= '1' then
   redis.call('PEXPIRE', KEYS[1], ttl)
   if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[2], ttl) end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))
+for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
+  redis.call('ZREM', KEYS[3], o)
+  forget(o)
+end
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
 if over > 0 then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do
-    redis.call('ZREM', KEYS[3], o)
-    redis.call('DEL', ARGV[6] .. 's:' .. o)
-    redis.call('INCR', ARGV[6] .. 'v:' .. o)
-    redis.call('PEXPIRE', ARGV[6] .. 'v:' .. o, ttl)
+  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do evict(o) end
+end
+while tonumber(redis.call('GET', KEYS[5]) or '0') > budget do
+  local o = nil
+  for _, c in ipairs(redis.call('ZRANGE', KEYS[3], 0, 1)) do
+    if c ~= id and c ~= ARGV[9] then o = c break end
   end
+  if not o then break end
+  evict(o)
 end
 return v
 `)
@@ -83,6 +118,7 @@ func ErrUnavailable() *wire.APIError {
 // write is one script run of a keeping, and what it is about.
 type write struct {
 	id     string // "" for the server's state
+	size   int    // the session's document's bytes
 	sum    [32]byte
 	key    journal.Key // the copy the session's document was taken from
 	exec   rueidis.LuaExec
@@ -93,16 +129,18 @@ type write struct {
 // session of ids as it is now, in Redis before the writes that changed
 // them are answered. A session gone from this replica to make room is
 // left as Redis has it (another replica may use it); one reset to
-// nothing or dropped is written gone.
+// nothing or dropped is written gone. A session the store does not
+// keep (its document too big) fails its own writes only (state.Unkept);
+// Redis out of reach fails them all.
 func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ws []write
-	var errs []error
+	unkept := &state.Unkept{Sessions: make(map[string]error)}
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	if server {
 		if w, ok, err := s.serverWrite(); err != nil {
-			errs = append(errs, err)
+			unkept.Server = err
 		} else if ok {
 			ws = append(ws, w)
 		}
@@ -110,7 +148,7 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	for _, id := range ids {
 		w, ok, err := s.sessionWrite(id, now)
 		if err != nil {
-			errs = append(errs, err)
+			unkept.Sessions[id] = err
 		} else if ok {
 			ws = append(ws, w)
 		}
@@ -121,16 +159,22 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 		}
 	}
 	if len(ws) > 0 {
-		errs = append(errs, s.run(ctx, ws))
+		if err := s.run(ctx, ws, unkept); err != nil {
+			return err
+		}
 	}
-	return errors.Join(errs...)
+	if unkept.Server == nil && len(unkept.Sessions) == 0 {
+		return nil
+	}
+	return unkept
 }
 
 // run runs ws in one pipeline and notes the versions they made; a
 // failure leaves the replica's copies to be reloaded at their next
 // request (what Redis holds is the truth), and is the 503 the write
-// answers.
-func (s *Store) run(ctx context.Context, ws []write) error {
+// answers. A session's document the script refused (past MaxBytes) is
+// noted in unkept, its copy to be reloaded too.
+func (s *Store) run(ctx context.Context, ws []write, unkept *state.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
 		// The two scripts go as two pipelines at most, each in order.
@@ -159,6 +203,11 @@ func (s *Store) run(ctx context.Context, ws []write) error {
 	defer s.vmu.Unlock()
 	for i, w := range ws {
 		v, err := res[i].AsInt64()
+		if err == nil && v < 0 { // past MaxBytes: nothing written
+			unkept.Sessions[w.id] = tooBig(w.id, w.size, s.cfg.MaxBytes, "all sessions together (--max-store-memory)")
+		} else if err != nil && failed == nil {
+			failed = err
+		}
 		if w.id == "" {
 			if err != nil {
 				s.sv = -1
@@ -167,20 +216,42 @@ func (s *Store) run(ctx context.Context, ws []write) error {
 			}
 		} else {
 			e := s.entry(w.id)
-			if err != nil {
+			if err != nil || v < 0 {
 				e.version = -1
 			} else {
 				e.version, e.sum, e.touched, e.key = v, w.sum, time.Now(), w.key
 			}
 		}
-		if err != nil && failed == nil {
-			failed = err
-		}
 	}
 	if failed != nil {
-		return ErrUnavailable()
+		return unavailable(failed)
 	}
 	return nil
+}
+
+// unavailable is the answer to a write whose exchange with Redis
+// failed with err: refused by Redis (errRefused), or out of reach.
+func unavailable(err error) *wire.APIError {
+	if re, ok := rueidis.IsRedisErr(err); ok {
+		return errRefused(re)
+	}
+	return ErrUnavailable()
+}
+
+// errRefused is the answer to a write Redis answered with an error (a
+// Redis full, past its maxmemory with no eviction, says OOM): what it
+// said, which names no key or value.
+func errRefused(re *rueidis.RedisError) *wire.APIError {
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
+		Message: "the shared store (--store) refused the write: nothing changed (Redis: " + wire.Clip(re.Error()) + "); a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"}
+}
+
+// tooBig is the answer to a write that would make session id's
+// document size bytes, past max, what the store keeps of what: nothing
+// changed (the replica's copy is read again from Redis).
+func tooBig(id string, size int, max int64, what string) *wire.APIError {
+	return &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
+		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed; DELETE /__mock/data of a session done with its seeded reviews makes room", id, size, what, max)}
 }
 
 // entry is id's entry in known, made if missing; the caller holds vmu.
@@ -258,7 +329,10 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			return write{}, false, err
 		}
 		if len(body) > MaxSessionBytes {
-			return write{}, false, fmt.Errorf("session %s: its state is %d bytes, more than the store keeps of one (%d)", id, len(body), MaxSessionBytes)
+			s.vmu.Lock()
+			s.entry(id).version = -1 // the copy goes back to what Redis holds
+			s.vmu.Unlock()
+			return write{}, false, tooBig(id, len(body), MaxSessionBytes, "one session")
 		}
 		doc = string(body)
 	}
@@ -270,8 +344,9 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	if found {
 		key = ss.Key()
 	}
-	return write{id: id, sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
-		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids")},
-		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def},
+	return write{id: id, size: len(doc), sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
+		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes")},
+		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def,
+			strconv.FormatInt(s.cfg.MaxBytes, 10), session.Default},
 	}}, true, nil
 }

@@ -138,7 +138,7 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 			if ctx.Err() != nil {
 				return nil, lockTimeout()
 			}
-			return nil, ErrUnavailable()
+			return nil, unavailable(err)
 		}
 		if ok {
 			break
