@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/redistest"
 )
@@ -279,6 +281,81 @@ func TestFleetExpiryAndBounds(t *testing.T) {
 	}
 	if k, _ := c.Do(ctx, c.B().Exists().Key("replymock:s:m1").Build()).AsInt64(); k != 0 {
 		t.Fatal("the least recently written session is still kept past the limit")
+	}
+}
+
+// TestFleetReadKeepsSessionAlive: a session only read, on a replica
+// other than the one that wrote it, stays in Redis for as long as it is
+// read, well past the TTL since its write: a replica that never held it
+// serves the write, and Redis still holds its keys. A session written at
+// the same moment and read by nobody is gone from Redis meanwhile (the
+// clock of the test: the TTL did pass); that it is also gone for the
+// replicas is TestFleetExpiryAndBounds's.
+func TestFleetReadKeepsSessionAlive(t *testing.T) {
+	// A read at least every 50 ms touches the session once a quarter of
+	// the TTL went since its last touch: Redis's TTL is 750 ms ahead of
+	// that, a stall of the reader past it would be needed to lose it.
+	const ttl = time.Second
+	rs, ss := fleet(t, 3, mock.Options{SessionTTL: ttl})
+	a, b, c := ss[0], ss[1], ss[2]
+	rc := redisClient(t, rs)
+	ctx := context.Background()
+	exists := func(id string) int64 {
+		t.Helper()
+		n, err := rc.Do(ctx, rc.B().Exists().Key("replymock:s:"+id, "replymock:v:"+id).Build()).AsInt64()
+		if err != nil {
+			t.Fatalf("EXISTS of %s: %v", id, err)
+		}
+		return n
+	}
+	const patch = `{"feedback":[{"rating":1,"signature":"read-kept"}]}`
+	for _, id := range []string{"kept", "idle"} {
+		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", patch, mock.HeaderSession, id); r.status != 200 {
+			t.Fatalf("PATCH %s: %d %s", id, r.status, r.body)
+		}
+	}
+	written := time.Now()
+	if n := exists("kept") + exists("idle"); n != 4 {
+		t.Fatalf("Redis holds %d of the 4 keys of the two sessions just written", n)
+	}
+
+	// Read "kept" on b until "idle" is gone from Redis and three TTLs
+	// have passed since the write.
+	reads := 0
+	for deadline := written.Add(20 * ttl); ; time.Sleep(50 * time.Millisecond) {
+		r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "kept")
+		if r.status != 200 || !strings.Contains(string(r.body), `"read-kept"`) {
+			t.Fatalf("read %d of the session on the other replica: %d %.300s", reads, r.status, r.body)
+		}
+		reads++
+		if exists("idle") == 0 && time.Since(written) > 3*ttl {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a session nobody read is still in Redis %v after its write (TTL %v)", time.Since(written), ttl)
+		}
+	}
+	t.Logf("%d reads in %v", reads, time.Since(written).Round(time.Millisecond))
+
+	if n := exists("kept"); n != 2 {
+		t.Fatalf("a session read all along on one replica holds %d of its 2 keys in Redis %v after its write (TTL %v)", n, time.Since(written).Round(time.Millisecond), ttl)
+	}
+	// c never held it (what it serves comes from Redis), a's copy went
+	// unused for three TTLs: every replica serves the PATCH.
+	if r := sameOn(t, "a session read elsewhere all along", "/api/v1/settings/ai", "kept", c, a, b); r.status != 200 || !strings.Contains(string(r.body), `"read-kept"`) {
+		t.Fatalf("a replica that never held the session read elsewhere all along does not serve its PATCH: %d %.300s", r.status, r.body)
+	}
+	// A write of another session drops the sessions past the TTL from
+	// the set of sessions (what a reset of all goes through): the read
+	// one stays in it.
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", patch, mock.HeaderSession, "other"); r.status != 200 {
+		t.Fatalf("PATCH other: %d %s", r.status, r.body)
+	}
+	if err := rc.Do(ctx, rc.B().Zscore().Key("replymock:ids").Member("kept").Build()).Error(); err != nil {
+		t.Fatalf("the session read all along is not in the set of sessions: %v", err)
+	}
+	if err := rc.Do(ctx, rc.B().Zscore().Key("replymock:ids").Member("idle").Build()).Error(); !rueidis.IsRedisNil(err) {
+		t.Fatalf("the session nobody read is still in the set of sessions (%v)", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"syscall"
@@ -24,14 +25,19 @@ func fleetReplica(t *testing.T, store string) (base string, kill func(), logs *s
 // TestStoreFleetOfBinaries: replicas of the binary on one Redis answer
 // as one (a write answered on one is read on the other), and a replica
 // killed with SIGKILL under concurrent writers loses nothing that was
-// answered: a new replica serves every answered write.
+// answered: after each kill the survivors (a long-lived replica and one
+// started after the kill) serve every answered write, list the journal
+// entries of the requests it answered, go on with the counts of a
+// limited fault it created and met, and serve the reviews seeded on it.
 func TestStoreFleetOfBinaries(t *testing.T) {
-	const writers = 4
+	// Each round after the first waits out the lock of the write the
+	// kill cut short (lockTTL, 5 s): some 4 s a round.
+	const writers, rounds = 4, 3
 	rs := redistest.Start(t)
 	b, _, _ := fleetReplica(t, rs.URL())
 	answered := make([]int, writers)
-	for round := range 3 {
-		a, kill, _ := fleetReplica(t, rs.URL())
+	a, kill, _ := fleetReplica(t, rs.URL())
+	for round := range rounds {
 		for w := range writers {
 			for _, base := range []string{a, b} {
 				if got := signature(t, base, w); got < answered[w] {
@@ -48,18 +54,146 @@ func TestStoreFleetOfBinaries(t *testing.T) {
 			return nil
 		}, func() {
 			time.Sleep(100 * time.Millisecond)
+			// While the writers go on: the last answers before the kill.
+			if err := beforeKill(a, round); err != nil {
+				t.Errorf("round %d, on the replica to be killed: %v", round, err)
+			}
 			kill()
 		})
 		if t.Failed() {
 			return
 		}
+		next, nextKill, _ := fleetReplica(t, rs.URL())
+		afterKill(t, round, answered, b, next)
+		a, kill = next, nextKill
 	}
-	c, _, _ := fleetReplica(t, rs.URL())
+	// a started after the last kill.
 	for w := range writers {
-		if got := signature(t, c, w); got < answered[w] || answered[w] == 0 {
+		if got := signature(t, a, w); got < answered[w] || answered[w] == 0 {
 			t.Fatalf("a new replica shows v%d of w%d; v%d was answered", got, w, answered[w])
 		}
 	}
+}
+
+// The fault each round creates on the replica it kills, for GETs of the
+// settings of session fN: the first goes through, the next four fail.
+// The replica answers met of them, the survivors the rest.
+const (
+	killFault = `{"method":"GET","path":"/settings/ai","after":1,"times":4,"error":{"status":503}}`
+	killMet   = 3 // 200, 503, 503: two of the four failures left
+	killLeft  = 2
+)
+
+// beforeKill sends replica base, about to be killed, the round's writes
+// other than the writers' PATCHes, each answered: reviews seeded for
+// session sN (replaced, then appended), the fault of session fN, and
+// killMet requests that meet it.
+func beforeKill(base string, round int) error {
+	for _, seed := range []string{
+		fmt.Sprintf(`{"mode":"replace","reviews":[{"product_valuation":2,"text":"seeded r%d replaced"}]}`, round),
+		fmt.Sprintf(`{"mode":"append","reviews":[{"product_valuation":4,"text":"seeded r%d appended"}]}`, round),
+	} {
+		if st, body, err := fleetCall("PUT", fmt.Sprintf("%s/__mock/data?session=s%d", base, round), seed); err != nil || st != 200 {
+			return fmt.Errorf("seed: %d %s %v", st, body, err)
+		}
+	}
+	if st, body, err := fleetCall("POST", fmt.Sprintf("%s/__mock/faults?session=f%d", base, round), killFault); err != nil || st != 201 {
+		return fmt.Errorf("fault: %d %s %v", st, body, err)
+	}
+	for i, want := range []int{200, 503, 503}[:killMet] {
+		if st, body, err := fleetCall("GET", base+"/api/v1/settings/ai", "", "X-Mock-Session", fmt.Sprintf("f%d", round)); err != nil || st != want {
+			return fmt.Errorf("request %d of the fault's session: %d %v, want %d: %.200s", i+1, st, err, want, body)
+		}
+	}
+	return nil
+}
+
+// afterKill checks, on the survivors of round's kill, what the killed
+// replica answered: the journal entries of its requests (each writer's
+// last answered PATCH, the fault's session's requests), the fault
+// failing exactly the answers it had left across the survivors, and
+// the reviews seeded on it (and in every round before).
+func afterKill(t *testing.T, round int, answered []int, survivors ...string) {
+	t.Helper()
+	type entry struct {
+		Method string
+		Status int
+		Body   string
+	}
+	var list struct {
+		Data struct {
+			Count    int
+			Requests []entry
+		}
+	}
+	listed := func(base, query string) []entry {
+		t.Helper()
+		st, body := call(t, "GET", base+"/__mock/requests?"+query, "", "")
+		list.Data.Requests = nil
+		if err := json.Unmarshal([]byte(body), &list); st != 200 || err != nil {
+			t.Fatalf("round %d: the journal on %s (%s): %d %v %.300s", round, base, query, st, err, body)
+		}
+		return list.Data.Requests
+	}
+	for _, base := range survivors {
+		for w, v := range answered {
+			q := fmt.Sprintf("session=w%d&method=PATCH&body.feedback.0.signature=v%d", w, v)
+			ok := false
+			for _, e := range listed(base, q) {
+				ok = ok || e.Status == 200
+			}
+			if !ok {
+				t.Fatalf("round %d: %s does not list w%d's PATCH of v%d, answered by the killed replica", round, base, w, v)
+			}
+		}
+		got := listed(base, fmt.Sprintf("session=f%d", round))
+		if len(got) != killMet || got[0].Status != 200 || got[1].Status != 503 || got[2].Status != 503 {
+			t.Fatalf("round %d: %s lists %+v of the %d requests the killed replica answered in session f%d (200, 503, 503)", round, base, got, killMet, round)
+		}
+	}
+
+	// Round robin over the survivors: the failures left, then none.
+	var statuses []int
+	for i := range killLeft + 4 {
+		st, _ := call(t, "GET", survivors[i%len(survivors)]+"/api/v1/settings/ai", "", "", "X-Mock-Session", fmt.Sprintf("f%d", round))
+		statuses = append(statuses, st)
+	}
+	if want := "[503 503 200 200 200 200]"; fmt.Sprint(statuses) != want {
+		t.Fatalf("round %d: a fault with %d failures left when its replica was killed: the survivors answer %v, want %s", round, killLeft, statuses, want)
+	}
+
+	for r := 0; r <= round; r++ {
+		for _, base := range survivors {
+			st, body := call(t, "GET", base+"/api/v1/feedbacks?isAnswered=false&take=10&skip=0", "", "", "X-Mock-Session", fmt.Sprintf("s%d", r))
+			for _, want := range []string{fmt.Sprintf("seeded r%d replaced", r), fmt.Sprintf("seeded r%d appended", r)} {
+				if st != 200 || !strings.Contains(body, want) {
+					t.Fatalf("round %d: %s does not serve %q, seeded on a killed replica: %d %.300s", round, base, want, st, body)
+				}
+			}
+		}
+	}
+}
+
+// fleetCall is call for a request to a replica that may be killed
+// meanwhile: an error, not a test's end.
+func fleetCall(method, url, body string, header ...string) (int, string, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := stateClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // signatureOr is signature for a goroutine: -1 when no answer came.
