@@ -13,12 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/replymock/replymock/mock"
 	"github.com/replymock/replymock/mock/internal/fleettest"
 	"github.com/replymock/replymock/mock/internal/redistest"
+	"github.com/replymock/replymock/mock/internal/scenariotest"
 )
 
 // Both variants of the recipe load in nginx (nginx -t) as the tests run
@@ -172,6 +174,60 @@ func TestFleetRoundRobin(t *testing.T) {
 			}
 		}
 	})
+	// Last: a dropped connection counts against its replica in nginx's
+	// passive checks.
+	t.Run("scenarios", func(t *testing.T) { shippedScenarios(t, f) })
+}
+
+// shippedScenarios runs every shipped scenario's checks (the same as
+// mock's TestShippedScenariosBehave runs in process) through the
+// balancer, round robin: each request picks its scenario with
+// X-Mock-Scenario, in sessions of the scenario's own. A check that
+// sends several requests sends them to several replicas, which must
+// answer as one server would: a fault's first two answers, a rate
+// limit's window, a living shop's clock are the fleet's.
+func shippedScenarios(t *testing.T, f *fleet) {
+	rec := &upstreams{seen: map[string]map[string]int{}}
+	c := &http.Client{Timeout: client.Timeout, Transport: rec}
+	scenariotest.Run(t, func(t *testing.T, name string) scenariotest.Target {
+		return &scenariotest.Remote{URL: f.url, Scenario: name, Session: "scenario-" + name,
+			Balancer: true, Margin: 200 * time.Millisecond, Client: c}
+	})
+	all := map[string]bool{}
+	for name, by := range rec.seen {
+		n := 0
+		for addr, k := range by {
+			all[addr] = true
+			n += k
+		}
+		if n >= 3 && len(by) < 2 {
+			t.Errorf("scenario %s: its %d requests all reached %v", name, n, by)
+		}
+	}
+	if len(all) != len(f.replicas) {
+		t.Errorf("the scenarios' requests reached %v, want each of the %d replicas", all, len(f.replicas))
+	}
+}
+
+// upstreams counts, by scenario, the replicas that answered
+// (X-Upstream-Addr) the requests sent through it.
+type upstreams struct {
+	mu   sync.Mutex
+	seen map[string]map[string]int // scenario: replica: requests
+}
+
+func (u *upstreams) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && resp.Header.Get("X-Upstream-Addr") != "" {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		name := req.Header.Get(mock.HeaderScenario)
+		if u.seen[name] == nil {
+			u.seen[name] = map[string]int{}
+		}
+		u.seen[name][resp.Header.Get("X-Upstream-Addr")]++
+	}
+	return resp, err
 }
 
 // readYourWrites PATCHes the settings through the balancer, then reads
