@@ -221,3 +221,54 @@ func TestFleetReadWhileSessionsAreEvicted(t *testing.T) {
 	}
 	t.Logf("%d of %d reads refused: P evicted at every turn", refused, n)
 }
+
+// TestFleetWritesWhileSessionsAreEvicted: a write of a session that the
+// replica evicts while the write runs (--max-sessions 3, other sessions
+// made all the while) is either kept, and seen on the other replica, or
+// refused with 503 and Retry-After, changing nothing: never answered
+// 200 and lost.
+func TestFleetWritesWhileSessionsAreEvicted(t *testing.T) {
+	_, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
+	a, b := ss[0], ss[1]
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, fmt.Sprintf("n%d-%d", g, i))
+			}
+		})
+	}
+	const n = 300
+	kept, refused := 0, 0
+	last := ""
+	for i := range n {
+		sig := fmt.Sprintf("w%d", i)
+		r := raw(b, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"`+sig+`"}]}`, mock.HeaderSession, "P")
+		switch {
+		case r.status == 503 && r.header.Get("Retry-After") != "":
+			refused++
+		case r.status != 200:
+			t.Fatalf("PATCH %d: %d %s", i, r.status, r.body)
+		default:
+			kept++
+			last = sig
+		}
+		if last == "" {
+			continue
+		}
+		if got := raw(a, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "P"); !strings.Contains(string(got.body), `"`+last+`"`) {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("after PATCH %d (%d kept, %d refused), the other replica does not serve the last answered 200 (%s): %s", i, kept, refused, last, got.body)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d of %d PATCHes kept, %d refused while P was evicted", kept, n, refused)
+}

@@ -201,15 +201,14 @@ func (s *Server) serveOnce(w http.ResponseWriter, r *http.Request, x *api.Exchan
 }
 
 // fresher is Fresh for session sid; for an API request (x), it also
-// pins the request to the replica's copy of the session (x.Copy): one
-// evicted here and made anew meanwhile is read again, and the request
-// served again.
+// pins the request to the replica's copy of the session that holds the
+// fleet's state (x.Copy): one evicted here and made anew meanwhile is
+// read again, and the request served again.
 func (s *Server) fresher(ctx context.Context, sid string, x *api.Exchange) bool {
-	if !s.fleet.Fresh(ctx, sid) {
-		return false
+	if x == nil {
+		return s.fleet.Fresh(ctx, sid)
 	}
-	if x != nil {
-		x.Copy = s.fleet.CopyOf(sid)
-	}
-	return true
+	var ok bool
+	x.Copy, ok = s.fleet.FreshCopy(ctx, sid)
+	return ok
 }

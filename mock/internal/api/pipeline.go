@@ -56,8 +56,8 @@ type Exchange struct {
 	// Copy, set by the caller, is the Key of the session's copy the
 	// request must be served from (the one Expect is of, or the one the
 	// store brought up to date): it is served again if it resolves
-	// another (that copy evicted and made anew meanwhile). The zero Key
-	// lets any do.
+	// another (that copy evicted and made anew meanwhile), or if that
+	// copy is evicted while it is served. The zero Key lets any do.
 	Copy   journal.Key
 	rec    recorder
 	body   capture
@@ -194,6 +194,14 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 	if ss == nil {
 		x.retry = x.retry || x.Expect != ""
 		return !x.retry // no session: nothing to journal
+	}
+	if x.Copy != (journal.Key{}) && !body.read && ss.Dropped() {
+		// Evicted while it was served: what it read may be the emptied
+		// copy, not the fleet's state; served again once read again. (A
+		// write, its body read, is not: its keeping refuses what the
+		// eviction lost, fleet.errEvicted.)
+		x.retry, x.remade = true, true
+		return false
 	}
 	entry.DurationMS = float64(took.Microseconds()) / 1000
 	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut

@@ -165,12 +165,14 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // capture reads a request body through, keeping its start.
 type capture struct {
-	r   io.ReadCloser
-	buf bytes.Buffer
-	cut bool
+	r    io.ReadCloser
+	buf  bytes.Buffer
+	cut  bool
+	read bool // read from: the request cannot be served again
 }
 
 func (c *capture) Read(p []byte) (int, error) {
+	c.read = true
 	n, err := c.r.Read(p)
 	keep(&c.buf, &c.cut, p[:n])
 	return n, err

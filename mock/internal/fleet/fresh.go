@@ -23,6 +23,22 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 	if sid == session.All {
 		return s.freshAll(parent)
 	}
+	_, ok := s.FreshCopy(parent, sid)
+	return ok
+}
+
+// FreshCopy is Fresh for session sid (not All), and the Key of the
+// replica's copy of it that holds what Redis does, which the request
+// must be served from: one evicted here and made anew since has
+// another Key, and the request is served again (api.Exchange.Copy).
+// The zero Key when Redis holds no document of sid: whatever copy the
+// request finds or makes is the session. Both the check and the Key
+// come from one look at what the replica knows, so a copy made anew
+// between them is never taken for the fleet's.
+func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, bool) {
+	if sid == session.All {
+		return journal.Key{}, s.freshAll(parent)
+	}
 	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
 	keys := []string{s.key("sv")}
@@ -41,20 +57,20 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 		if parent.Err() == nil { // not a client gone
 			s.failed(err)
 		}
-		return false
+		return journal.Key{}, false
 	}
 	s.reached()
 	sv, _ := version(vals[0])
 	if !s.serverFresh(sv) && !s.reloadServer(ctx) {
-		return false
+		return journal.Key{}, false
 	}
 	if sid == "" {
-		return true
+		return journal.Key{}, true
 	}
 	v, ok := version(vals[1])
 	if !ok && before < 0 {
 		s.dropUnkept(sid)
-		return true
+		return journal.Key{}, true
 	}
 	if !ok {
 		// Nothing in Redis: the session is what this replica has, or
@@ -65,10 +81,10 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 			delete(s.known, sid)
 		}
 		s.vmu.Unlock()
-		return true
+		return journal.Key{}, true
 	}
-	if s.sessionFresh(sid, v) {
-		return true
+	if pin, fresh := s.sessionFresh(sid, v); fresh {
+		return pin, true
 	}
 	return s.reloadSession(ctx, sid)
 }
@@ -128,22 +144,6 @@ func (s *Store) Expect(sid string) (string, journal.Key) {
 	return versionArg(sv) + " " + v, ss.Key()
 }
 
-// CopyOf is the Key of the replica's copy of session sid, which a
-// request Fresh brought up to date must be served from (not one made
-// anew should the copy be evicted meanwhile): the zero Key when neither
-// the replica nor Redis holds the session (the request makes it), and
-// journal.Absent when Redis holds it but the replica's copy went
-// (evicted since Fresh): the request is served again, once read again.
-func (s *Store) CopyOf(sid string) journal.Key {
-	if ss, ok := s.st.Sessions().Find(sid); ok {
-		return ss.Key()
-	}
-	if known, ok := s.knownOf(sid); ok && known.version > 0 && known.sum != goneSum {
-		return journal.Absent(sid)
-	}
-	return journal.Key{}
-}
-
 // Reread makes the next Fresh of session sid read it from Redis, in
 // place of the replica's copy (one made anew after the copy of the
 // fleet's state was evicted here).
@@ -181,17 +181,21 @@ func (s *Store) serverFresh(v int64) bool {
 }
 
 // sessionFresh reports whether the replica holds version v of session
-// id, and has it (a copy evicted or expired here is read again).
-func (s *Store) sessionFresh(id string, v int64) bool {
+// id, and has it (a copy evicted or expired here is read again), and
+// the Key of the copy the version is of (FreshCopy's): the zero Key
+// when the version is of no document.
+func (s *Store) sessionFresh(id string, v int64) (journal.Key, bool) {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
-		return false
+		return journal.Key{}, false
 	}
-	if ss, ok := s.st.Sessions().Find(id); known.sum != goneSum && (!ok || ss.Key() != known.key) {
-		return false // evicted here, or made anew since: not the copy the version is of
+	if known.sum == goneSum {
+		known.key = journal.Key{}
+	} else if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != known.key {
+		return journal.Key{}, false // evicted here, or made anew since: not the copy the version is of
 	}
 	s.touchIfDue(id, known.touched)
-	return true
+	return known.key, true
 }
 
 // knownOf is what the replica knows of session id in Redis, a copy;
@@ -268,55 +272,58 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 
 // reloadSession makes session id what Redis holds: its document
 // restored in place of the replica's copy, or, with none, the session
-// gone; false when Redis did not answer.
-func (s *Store) reloadSession(ctx context.Context, id string) bool {
+// gone; it returns the Key of the copy restored (sessionFresh's), and
+// false when Redis did not answer.
+func (s *Store) reloadSession(ctx context.Context, id string) (journal.Key, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
 	if !ok {
-		return false
+		return journal.Key{}, false
 	}
 	v, _ := version(vals[0])
-	if s.sessionFresh(id, v) {
-		return true // another request reloaded it meanwhile
+	if pin, fresh := s.sessionFresh(id, v); fresh {
+		return pin, true // another request reloaded it meanwhile
 	}
-	sum := goneSum
-	var key journal.Key
+	key, sum := journal.Key{}, goneSum
 	doc, err := vals[1].AsBytes()
 	if err != nil {
 		s.st.Sessions().Drop(id) // reset to nothing, or dropped, on another replica
-	} else if sum = s.restore(id, doc); sum != goneSum {
-		if ss, ok := s.st.Sessions().Find(id); ok {
-			key = ss.Key()
-		}
+	} else {
+		key, sum = s.restore(id, doc)
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
 	e.version, e.sum, e.touched, e.key = v, sum, time.Now(), key
 	s.vmu.Unlock()
-	return true
+	return key, true
 }
 
 // restore puts doc, session id's document, in place of the replica's
-// copy, and returns the hash of the copy as a keeping would write it:
-// the keeping writes it again only once it changes here.
-func (s *Store) restore(id string, doc []byte) [32]byte {
+// copy, and returns the Key of the copy it installed (the zero Key for
+// none) and the hash of the copy as a keeping would write it: the
+// keeping writes it again only once it changes here. A copy made anew
+// after it has neither (its hash is the zero one, which none sums to).
+func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte) {
 	snap, err := snapshot.DecodeJSON(doc)
+	var res snapshot.Result
 	if err == nil {
-		_, err = s.k.Restore(id, snap)
+		res, err = s.k.Restore(id, snap)
 	}
 	if err != nil {
 		s.cfg.Log.Error("store: a session's state does not restore; kept as it is here", "session", id, "err", err)
+		if ss, ok := s.st.Sessions().Find(id); ok {
+			res.Copy = ss.Key()
+		}
 	}
-	taken, err := s.k.TakeToKeep(id)
-	if err != nil {
-		return goneSum
+	var sum [32]byte
+	if taken, err := s.k.TakeToKeep(id); err == nil {
+		sum, _ = taken.Sum()
 	}
-	sum, err := taken.Sum()
-	if err != nil {
-		return goneSum
+	if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != res.Copy {
+		sum = [32]byte{} // evicted, or made anew since: not the copy's
 	}
-	return sum
+	return res.Copy, sum
 }
 
 // freshAll is Fresh for every session Redis keeps, before a request
@@ -344,7 +351,14 @@ func (s *Store) freshAll(ctx context.Context) bool {
 			return false
 		}
 		for i, id := range ids[:n] {
-			if v, ok := version(vals[i]); ok && !s.sessionFresh(id, v) && !s.reloadSession(ctx, id) {
+			v, ok := version(vals[i])
+			if !ok {
+				continue
+			}
+			if _, fresh := s.sessionFresh(id, v); fresh {
+				continue
+			}
+			if _, ok := s.reloadSession(ctx, id); !ok {
 				return false
 			}
 		}

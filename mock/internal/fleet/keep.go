@@ -246,6 +246,27 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 		Message: "the shared store (--store) refused the write: nothing changed (Redis: " + wire.Clip(re.Error()) + "); a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"}
 }
 
+// copyWent is sessionWrite's answer when a write of session id under
+// way here lost the copy it changed: evicted to make room (or found so
+// by a read, which made it anew). What it changed is not kept, and it
+// answers so (errEvicted); the entry stays, to be read again, so that
+// no later keeping takes the session for one Redis holds none of (and
+// writes it gone). The first keeping once the write is over forgets it.
+func (s *Store) copyWent(id string) (write, bool, error) {
+	s.vmu.Lock()
+	s.entry(id).version = -1
+	s.vmu.Unlock()
+	return write{}, false, errEvicted(id)
+}
+
+// errEvicted is the answer to a write of session id whose copy this
+// replica evicted while it ran (--max-sessions far below the sessions
+// in use): nothing of it is kept.
+func errEvicted(id string) *wire.APIError {
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+		Message: "this replica evicted session " + id + " from its memory while the write ran, to make room for others (--max-sessions): nothing changed; send it again"}
+}
+
 // tooBig is the answer to a write that would make session id's
 // document size bytes, past max, what the store keeps of what: nothing
 // changed (the replica's copy is read again from Redis).
@@ -298,7 +319,10 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	known, isKnown := s.knownOf(id)
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
-	if evicted || !found && known.sum == goneSum {
+	if s.held.holdsOwn(id) && (evicted || isKnown && known.version < 0) {
+		return s.copyWent(id)
+	}
+	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
 		// Before the lock's test: the flag is spent here, and an entry
 		// not forgotten now never is. Another replica may use it; this one
 		// asks Redis at its next request.
@@ -317,6 +341,14 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		snap, err := s.k.TakeToKeep(id)
 		if err != nil {
 			return write{}, false, err
+		}
+		if now, ok := s.st.Sessions().Find(id); !ok || now != ss || ss.Dropped() {
+			// Evicted while it was taken: what was taken may be its
+			// emptied state, never to be written.
+			if s.held.holdsOwn(id) {
+				return s.copyWent(id)
+			}
+			return write{}, false, nil
 		}
 		if sum, err = snap.Sum(); err != nil {
 			return write{}, false, err

@@ -96,6 +96,14 @@ func (h *held) covers(id string) bool {
 	return h.all > 0 || h.ids[id] > 0
 }
 
+// holdsOwn reports whether the replica holds the lock of session id
+// itself: a write of that session is under way here.
+func (h *held) holdsOwn(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ids[id] > 0
+}
+
 // coversAll reports whether the replica holds every session's lock.
 func (h *held) coversAll() bool {
 	h.mu.Lock()

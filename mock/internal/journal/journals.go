@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"context"
-	"math"
 	"sync"
 	"sync/atomic"
 
@@ -59,11 +58,6 @@ type Key struct {
 	id  string
 	gen uint64
 }
-
-// Absent is a Key no session's journal has: what a request pinned to a
-// copy of session id that is no longer there is pinned to (it resolves
-// another, and is served again).
-func Absent(id string) Key { return Key{id: id, gen: math.MaxUint64} }
 
 // New returns empty journals: each session's keeps size entries (none
 // for size <= 0), and all together keep at most maxEntries entries and

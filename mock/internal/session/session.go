@@ -116,6 +116,14 @@ func (st *state) forgetShopLocked() {
 // ID is the session's id.
 func (ss *Session) ID() string { return ss.id }
 
+// Dropped reports whether the session went from the store (reset or
+// evicted): what a request read of it since may be its emptied state.
+func (ss *Session) Dropped() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.dropped
+}
+
 // Key names the session's journal.
 func (ss *Session) Key() journal.Key { return ss.key }
 

@@ -25,6 +25,9 @@ type Result struct {
 	// Dropped says what of the snapshot could not come back as it was,
 	// and why (a scenario gone or changed since); empty when all did.
 	Dropped []string `json:"dropped"`
+	// Copy is the Key of the session's copy the restore installed: one
+	// made anew after it (evicted meanwhile) has another.
+	Copy journal.Key `json:"-"`
 }
 
 // Restore makes session sid ("" for the snapshot's own) what snap says,
@@ -69,6 +72,7 @@ func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 	if err := k.st.Install(sid, rs.fresh, rs.faults, rs.seedBytes); err != nil {
 		return Result{}, err
 	}
+	rs.res.Copy = rs.fresh.Key()
 	return rs.res, nil
 }
 
