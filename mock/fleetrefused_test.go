@@ -225,3 +225,38 @@ func TestFleetStoreFull(t *testing.T) {
 		t.Fatalf("the write once Redis has room: %s", got.body)
 	}
 }
+
+// TestFleetSessionNotHeldHere: a replica that cannot restore a session
+// as Redis holds it (its seeded reviews past this replica's
+// MaxSeedBytes) answers its requests 503, serving nothing from a copy
+// that is not the fleet's and writing nothing over it; the replica that
+// can serves it as seeded.
+func TestFleetSessionNotHeldHere(t *testing.T) {
+	rs, ss := fleet(t, 1, mock.Options{})
+	a := ss[0]
+	small := newServer(t, mock.Options{Store: rs.URL(), MaxSeedBytes: 4 << 10})
+	t.Cleanup(small.Close)
+	if r := raw(a, http.MethodPut, "/__mock/data", sizedSeed(t, "big", 4, 2500), mock.HeaderSession, "big"); r.status != http.StatusOK {
+		t.Fatalf("seed on the replica with room: %d %s", r.status, r.body)
+	}
+	want := wantSeeded("big", 4)
+	c := redisClient(t, rs)
+	before, _ := storeHeld(t, c)
+	for _, req := range []struct{ method, target, body string }{
+		{http.MethodGet, "/api/v1/feedbacks?take=100&skip=0", ""},
+		{http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"over it"}]}`},
+		{http.MethodGet, "/__mock/data?session=big", ""},
+	} {
+		r := raw(small, req.method, req.target, req.body, mock.HeaderSession, "big")
+		checkError(t, req.method+" "+req.target+" where the session does not fit", r, http.StatusServiceUnavailable, "service_unavailable", "")
+		if !strings.Contains(string(r.body), "cannot hold session big") || r.header.Get("Retry-After") == "" {
+			t.Fatalf("%s %s: %s %v", req.method, req.target, r.body, r.header)
+		}
+	}
+	if after, _ := storeHeld(t, c); !maps.Equal(after, before) {
+		t.Fatalf("the refused requests changed what Redis holds: %v, was %v", after, before)
+	}
+	if got := seededTexts(t, a, "big"); !slices.Equal(got, want) {
+		t.Fatalf("the replica with room serves %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"strings"
@@ -131,8 +132,14 @@ func (s *Server) fresh(w http.ResponseWriter, r *http.Request, isAPI bool, x *ap
 			return nil, false
 		}
 	}
-	if s.fresher(r.Context(), sid, x) {
+	err := s.fresher(r.Context(), sid, x)
+	if err == nil {
 		return unlock, true
+	}
+	if !errors.Is(err, fleet.ErrOutOfReach) { // the session does not restore here: neither served nor changed
+		unlock()
+		s.writeError(w, r, err)
+		return nil, false
 	}
 	if write {
 		unlock()
@@ -157,7 +164,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, x *api.Exchang
 			return
 		}
 		if sid, err := api.SessionOf(r.Header); err == nil && x.Remade() {
-			s.fleet.Reread(sid)
+			s.fleet.Reread(sid, x.Copy)
 		}
 		h := w.Header()
 		clear(h)
@@ -204,11 +211,11 @@ func (s *Server) serveOnce(w http.ResponseWriter, r *http.Request, x *api.Exchan
 // pins the request to the replica's copy of the session that holds the
 // fleet's state (x.Copy): one evicted here and made anew meanwhile is
 // read again, and the request served again.
-func (s *Server) fresher(ctx context.Context, sid string, x *api.Exchange) bool {
+func (s *Server) fresher(ctx context.Context, sid string, x *api.Exchange) error {
 	if x == nil {
 		return s.fleet.Fresh(ctx, sid)
 	}
-	var ok bool
-	x.Copy, ok = s.fleet.FreshCopy(ctx, sid)
-	return ok
+	var err error
+	x.Copy, err = s.fleet.FreshCopy(ctx, sid)
+	return err
 }

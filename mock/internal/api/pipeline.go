@@ -63,6 +63,7 @@ type Exchange struct {
 	body   capture
 	retry  bool
 	remade bool
+	quiet  bool // Copy pinned, and the request meets nothing the fleet counts, nor goes upstream
 }
 
 // Retry reports that Serve answered nothing: the state x.Expect named
@@ -132,7 +133,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		return
 	}
 	x.remade = x.Copy != (journal.Key{}) && ss.Key() != x.Copy
-	if x.remade || x.Expect != "" && (!ss.Quiet(sc, a.st.SharedOverrides()) || a.goesUpstream(r, sc)) {
+	x.quiet = x.Copy != (journal.Key{}) && ss.Quiet(sc, a.st.SharedOverrides()) && !a.goesUpstream(r, sc)
+	if x.remade || x.Expect != "" && !x.quiet {
 		ss, x.retry = nil, true // served again once the state is the fleet's: nothing counted on an old one
 		return
 	}
@@ -195,11 +197,14 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 		x.retry = x.retry || x.Expect != ""
 		return !x.retry // no session: nothing to journal
 	}
-	if x.Copy != (journal.Key{}) && !body.read && ss.Dropped() {
-		// Evicted while it was served: what it read may be the emptied
-		// copy, not the fleet's state; served again once read again. (A
-		// write, its body read, is not: its keeping refuses what the
-		// eviction lost, fleet.errEvicted.)
+	if x.quiet && !body.read && ss.Dropped() {
+		// Evicted (or replaced by a reload) while it was served: what it
+		// read may be the emptied copy, not the fleet's state; served
+		// again once read again. Only a request that sent nothing on and
+		// counted nothing (quiet: no fault, no rate limit, not passed to
+		// the real service) and read no body is. (A write is not: its
+		// session is not evicted while it runs, and its keeping refuses
+		// a copy that went, fleet.errEvicted.)
 		x.retry, x.remade = true, true
 		return false
 	}

@@ -277,6 +277,7 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 	s.k, s.st, s.anchor = k, k.State(), anchor
 	s.st.SetKeeper(s.keep)
 	s.st.SetCounts(s)
+	s.st.SetBusy(s.held.holdsOwn) // a session being written is not evicted while it is
 	s.Fresh(ctx, "")
 }
 
@@ -326,15 +327,19 @@ func (s *Store) timeout() time.Duration {
 func (s *Store) exchange(parent context.Context, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
-	if err := f(ctx); err != nil && !rueidis.IsRedisNil(err) {
+	err := f(ctx)
+	if rueidis.IsRedisNil(err) {
+		err = nil
+	}
+	if _, answered := rueidis.IsRedisErr(err); err != nil && !answered {
 		if parent.Err() != nil {
 			return parent.Err() // the caller went: no word on Redis
 		}
 		s.failed(err)
 		return err
 	}
-	s.reached()
-	return nil
+	s.reached() // an error Redis answered (OOM, say) is the caller's, not Redis out of reach
+	return err
 }
 
 // failed notes that Redis did not answer.

@@ -3,6 +3,8 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -12,20 +14,23 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/statedir"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Fresh brings the server's state and session sid ("" for none, All for
 // every session Redis keeps) up to what Redis holds, before a request
 // of sid is served: it reads their versions (one MGET) and reloads only
-// what moved. It reports false when Redis did not answer: the replica's
-// copy may be stale, and a write must be refused.
-func (s *Store) Fresh(parent context.Context, sid string) bool {
-	if sid == session.All {
-		return s.freshAll(parent)
-	}
-	_, ok := s.FreshCopy(parent, sid)
-	return ok
+// what moved. Its error is ErrOutOfReach when Redis did not answer (the
+// replica's copy may be stale, and a write must be refused), or the
+// answer to give when this replica cannot hold the session as Redis has
+// it (errNotHeld).
+func (s *Store) Fresh(parent context.Context, sid string) error {
+	_, err := s.FreshCopy(parent, sid)
+	return err
 }
+
+// ErrOutOfReach is Fresh's error when Redis did not answer.
+var ErrOutOfReach = errors.New("the shared store is out of reach")
 
 // FreshCopy is Fresh for session sid (not All), and the Key of the
 // replica's copy of it that holds what Redis does, which the request
@@ -35,7 +40,7 @@ func (s *Store) Fresh(parent context.Context, sid string) bool {
 // request finds or makes is the session. Both the check and the Key
 // come from one look at what the replica knows, so a copy made anew
 // between them is never taken for the fleet's.
-func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, bool) {
+func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, error) {
 	if sid == session.All {
 		return journal.Key{}, s.freshAll(parent)
 	}
@@ -57,20 +62,20 @@ func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, bool
 		if parent.Err() == nil { // not a client gone
 			s.failed(err)
 		}
-		return journal.Key{}, false
+		return journal.Key{}, ErrOutOfReach
 	}
 	s.reached()
 	sv, _ := version(vals[0])
 	if !s.serverFresh(sv) && !s.reloadServer(ctx) {
-		return journal.Key{}, false
+		return journal.Key{}, ErrOutOfReach
 	}
 	if sid == "" {
-		return journal.Key{}, true
+		return journal.Key{}, nil
 	}
 	v, ok := version(vals[1])
 	if !ok && before < 0 {
 		s.dropUnkept(sid)
-		return journal.Key{}, true
+		return journal.Key{}, nil
 	}
 	if !ok {
 		// Nothing in Redis: the session is what this replica has, or
@@ -81,10 +86,10 @@ func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, bool
 			delete(s.known, sid)
 		}
 		s.vmu.Unlock()
-		return journal.Key{}, true
+		return journal.Key{}, nil
 	}
 	if pin, fresh := s.sessionFresh(sid, v); fresh {
-		return pin, true
+		return pin, nil
 	}
 	return s.reloadSession(ctx, sid)
 }
@@ -145,12 +150,14 @@ func (s *Store) Expect(sid string) (string, journal.Key) {
 }
 
 // Reread makes the next Fresh of session sid read it from Redis, in
-// place of the replica's copy (one made anew after the copy of the
-// fleet's state was evicted here).
-func (s *Store) Reread(sid string) {
+// place of the replica's copy, if the version the replica knows is
+// still of copy, the one a request was pinned to and found gone
+// (evicted, or replaced by a reload, since): one a reload brought in
+// meanwhile is the fleet's already.
+func (s *Store) Reread(sid string, copy journal.Key) {
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
-	if e := s.known[sid]; e != nil {
+	if e := s.known[sid]; e != nil && e.key == copy {
 		e.version = -1
 	}
 }
@@ -228,19 +235,22 @@ func (s *Store) touch(id string) {
 	if id == session.Default {
 		return
 	}
-	ttl := s.cfg.TTL
+	args := []string{id, strconv.FormatInt(time.Now().UnixMilli(), 10), strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10)}
 	go s.exchange(context.Background(), func(ctx context.Context) error {
-		for _, r := range s.client.DoMulti(ctx,
-			s.client.B().Pexpire().Key(s.key("v:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
-			s.client.B().Pexpire().Key(s.key("s:"+id)).Milliseconds(ttl.Milliseconds()).Build(),
-			s.client.B().Zadd().Key(s.key("ids")).Xx().ScoreMember().ScoreMember(float64(time.Now().UnixMilli()), id).Build()) {
-			if err := r.Error(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return touchScript.Exec(ctx, s.client, []string{s.key("v:" + id), s.key("s:" + id), s.key("ids")}, args).Error()
 	})
 }
+
+// touchScript keeps a session Redis still counts (in ids) for another
+// TTL, in one step: one the TTL or a bound took meanwhile stays gone.
+var touchScript = rueidis.NewLuaScript(`
+if redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+  redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+return 0
+`)
 
 // reloadServer makes the server's own state Redis's; false when Redis
 // did not answer.
@@ -272,49 +282,61 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 
 // reloadSession makes session id what Redis holds: its document
 // restored in place of the replica's copy, or, with none, the session
-// gone; it returns the Key of the copy restored (sessionFresh's), and
-// false when Redis did not answer.
-func (s *Store) reloadSession(ctx context.Context, id string) (journal.Key, bool) {
+// gone; it returns the Key of the copy restored (sessionFresh's).
+// ErrOutOfReach when Redis did not answer; errNotHeld when the document
+// does not restore here (the replica's seeded reviews' memory full, say):
+// the session is read again at its next request, and neither served nor
+// written from a copy that is not Redis's.
+func (s *Store) reloadSession(ctx context.Context, id string) (journal.Key, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
 	if !ok {
-		return journal.Key{}, false
+		return journal.Key{}, ErrOutOfReach
 	}
 	v, _ := version(vals[0])
 	if pin, fresh := s.sessionFresh(id, v); fresh {
-		return pin, true // another request reloaded it meanwhile
+		return pin, nil // another request reloaded it meanwhile
 	}
 	key, sum := journal.Key{}, goneSum
 	doc, err := vals[1].AsBytes()
 	if err != nil {
 		s.st.Sessions().Drop(id) // reset to nothing, or dropped, on another replica
-	} else {
-		key, sum = s.restore(id, doc)
+	} else if key, sum, err = s.restore(id, doc); err != nil {
+		s.vmu.Lock()
+		s.entry(id).version = -1
+		s.vmu.Unlock()
+		return journal.Key{}, errNotHeld(id, err)
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
 	e.version, e.sum, e.touched, e.key = v, sum, time.Now(), key
 	s.vmu.Unlock()
-	return key, true
+	return key, nil
+}
+
+// errNotHeld is the answer to a request of session id when this replica
+// cannot restore the document Redis holds of it (err says why).
+func errNotHeld(id string, err error) *wire.APIError {
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
+		Message: "this replica cannot hold session " + id + " as the shared store has it (" + wire.Clip(err.Error()) + "): nothing was served or changed; send it again, or free memory here (DELETE /__mock/data of sessions done with their seeded reviews)"}
 }
 
 // restore puts doc, session id's document, in place of the replica's
-// copy, and returns the Key of the copy it installed (the zero Key for
-// none) and the hash of the copy as a keeping would write it: the
-// keeping writes it again only once it changes here. A copy made anew
-// after it has neither (its hash is the zero one, which none sums to).
-func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte) {
+// copy, and returns the Key of the copy it installed and the hash of
+// the copy as a keeping would write it: the keeping writes it again only
+// once it changes here. A copy made anew after it has neither (its hash
+// is the zero one, which none sums to). Its error says why the document
+// does not restore here (the replica's copy is left as it was).
+func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	snap, err := snapshot.DecodeJSON(doc)
 	var res snapshot.Result
 	if err == nil {
 		res, err = s.k.Restore(id, snap)
 	}
 	if err != nil {
-		s.cfg.Log.Error("store: a session's state does not restore; kept as it is here", "session", id, "err", err)
-		if ss, ok := s.st.Sessions().Find(id); ok {
-			res.Copy = ss.Key()
-		}
+		s.cfg.Log.Warn("store: a session's state does not restore here; its requests answer 503 until it does", "session", id, "err", err)
+		return journal.Key{}, [32]byte{}, err
 	}
 	var sum [32]byte
 	if taken, err := s.k.TakeToKeep(id); err == nil {
@@ -323,14 +345,14 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte) {
 	if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != res.Copy {
 		sum = [32]byte{} // evicted, or made anew since: not the copy's
 	}
-	return res.Copy, sum
+	return res.Copy, sum, nil
 }
 
 // freshAll is Fresh for every session Redis keeps, before a request
 // about all of them (a reset, the faults of every session).
-func (s *Store) freshAll(ctx context.Context) bool {
-	if !s.Fresh(ctx, "") {
-		return false
+func (s *Store) freshAll(ctx context.Context) error {
+	if err := s.Fresh(ctx, ""); err != nil {
+		return err
 	}
 	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
 	var ids []string
@@ -338,7 +360,7 @@ func (s *Store) freshAll(ctx context.Context) bool {
 		ids, err = s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
 		return err
 	}) != nil {
-		return false
+		return ErrOutOfReach
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 512)
@@ -348,7 +370,7 @@ func (s *Store) freshAll(ctx context.Context) bool {
 		}
 		vals, ok := s.mget(ctx, keys...)
 		if !ok {
-			return false
+			return ErrOutOfReach
 		}
 		for i, id := range ids[:n] {
 			v, ok := version(vals[i])
@@ -358,13 +380,13 @@ func (s *Store) freshAll(ctx context.Context) bool {
 			if _, fresh := s.sessionFresh(id, v); fresh {
 				continue
 			}
-			if _, ok := s.reloadSession(ctx, id); !ok {
-				return false
-			}
+			if _, err := s.reloadSession(ctx, id); errors.Is(err, ErrOutOfReach) {
+				return err
+			} // one that does not restore here is read again at its next request, and never written from here meanwhile
 		}
 		ids = ids[n:]
 	}
-	return true
+	return nil
 }
 
 // mget reads keys in one exchange within the store's timeout; false

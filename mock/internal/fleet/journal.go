@@ -54,7 +54,9 @@ func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args [
 		if parent.Err() != nil {
 			return res, parent.Err() // the caller went
 		}
-		sj.s.failed(err)
+		if _, answered := rueidis.IsRedisErr(err); !answered {
+			sj.s.failed(err)
+		}
 		return res, unavailable(err)
 	}
 	sj.s.reached()

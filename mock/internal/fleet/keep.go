@@ -32,7 +32,10 @@ import (
 // absence: reset to nothing, or dropped), its version INCR'd in the same
 // step, so that a version names one document; then the sessions past
 // the TTL go, and the least recently used past the count (ARGV[4]) or
-// the bytes (ARGV[8]) the documents may keep together. It returns the
+// the bytes (ARGV[8]) the documents may keep together, never the one
+// written nor the default session (ARGV[9]); a session going has its
+// document deleted and its version moved on (a replica holding a copy
+// reads it again, and finds none). It returns the
 // new version, or -1, changing nothing, when the document with the
 // default session's (ARGV[9]) alone would pass the bytes: no eviction
 // makes room for it.
@@ -80,12 +83,16 @@ if ARGV[7] ~= '1' then
   if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[2], ttl) end
 end
 for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
-  redis.call('ZREM', KEYS[3], o)
-  forget(o)
+  if o ~= id then evict(o) end
 end
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
 if over > 0 then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do evict(o) end
+  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, over)) do
+    if over > 0 and o ~= id and o ~= ARGV[9] then
+      evict(o)
+      over = over - 1
+    end
+  end
 end
 while tonumber(redis.call('GET', KEYS[5]) or '0') > budget do
   local o = nil
@@ -201,11 +208,20 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *state.Unkept) error
 	})
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
+	if _, refused := rueidis.IsRedisErr(failed); refused {
+		failed = nil // Redis answered: each write's own error says what it refused
+	}
 	for i, w := range ws {
 		v, err := res[i].AsInt64()
-		if err == nil && v < 0 { // past MaxBytes: nothing written
+		re, refused := rueidis.IsRedisErr(err)
+		switch {
+		case err == nil && v < 0: // past MaxBytes: nothing written
 			unkept.Sessions[w.id] = tooBig(w.id, w.size, s.cfg.MaxBytes, "all sessions together (--max-store-memory)")
-		} else if err != nil && failed == nil {
+		case refused && w.id == "":
+			unkept.Server = errRefused(re)
+		case refused:
+			unkept.Sessions[w.id] = errRefused(re)
+		case err != nil && failed == nil:
 			failed = err
 		}
 		if w.id == "" {

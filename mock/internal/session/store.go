@@ -78,7 +78,12 @@ type Config struct {
 	// room (idle past the TTL, or the least recently used at the
 	// limit), before Changed is: a store shared by several processes
 	// keeps it for the others, where a reset or a restore would not.
-	Evicted  func(id string)
+	Evicted func(id string)
+	// Busy, when set, reports whether a write is under way on session
+	// id (a fleet's replica holds its lock): such a session is never
+	// evicted, so that what the write changes is the copy it keeps, and
+	// the store holds more than Max while every other one is busy too.
+	Busy     func(id string) bool
 	Faults   *fault.Registry
 	Journals *journal.Journals
 }
@@ -227,19 +232,24 @@ func (m *Memory) putLocked(ss *Session) {
 
 // evictForLocked makes room for one more session: it drops the sessions
 // idle for longer than the TTL, then, at the limit, the least recently
-// used. The caller holds m.mu.
+// used until there is room (none that is busy). The caller holds m.mu.
 func (m *Memory) evictForLocked(now time.Time) {
-	var lru *Session
+	busy := func(id string) bool { return id == Default || m.cfg.Busy != nil && m.cfg.Busy(id) }
 	for oid, o := range m.m {
-		switch {
-		case oid == Default:
-		case m.expired(o, now):
+		if !busy(oid) && m.expired(o, now) {
 			m.evictLocked(oid)
-		case lru == nil || o.lastUsed.Before(lru.lastUsed):
-			lru = o
 		}
 	}
-	if len(m.m) >= m.cfg.Max && lru != nil {
+	for len(m.m) >= m.cfg.Max {
+		var lru *Session
+		for oid, o := range m.m {
+			if !busy(oid) && (lru == nil || o.lastUsed.Before(lru.lastUsed)) {
+				lru = o
+			}
+		}
+		if lru == nil {
+			return
+		}
 		m.cfg.Log.Info("session evicted: too many sessions", "session", lru.id, "max", m.cfg.Max)
 		m.evictLocked(lru.id)
 	}

@@ -28,6 +28,19 @@ type Counts interface {
 // it once, before serving.
 func (st *State) SetCounts(c Counts) { st.counts = c }
 
+// SetBusy makes busy what tells the sessions a write is under way on
+// (a fleet's replica holding a session's lock): they are not evicted
+// while it is. Call it before serving.
+func (st *State) SetBusy(busy func(id string) bool) { st.busy.Store(&busy) }
+
+// isBusy is session.Config.Busy: what SetBusy gave, if anything.
+func (st *State) isBusy(id string) bool {
+	if f := st.busy.Load(); f != nil {
+		return (*f)(id)
+	}
+	return false
+}
+
 // Tally is what session sid's limited faults count in; nil for the
 // session's own counters.
 func (st *State) Tally(sid string) fault.Tally {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
@@ -68,9 +69,10 @@ type State struct {
 	overridesMu sync.Mutex // guards overrides
 	overrides   access.Overrides
 
-	counts   Counts   // what a fleet counts as one (counts.go); nil in one process
-	changes  changes  // what changed since it was kept (changes.go)
-	visitors visitors // each public client's new sessions (visitors.go)
+	counts   Counts                               // what a fleet counts as one (counts.go); nil in one process
+	busy     atomic.Pointer[func(id string) bool] // the sessions a write is under way on (SetBusy); nil for none
+	changes  changes                              // what changed since it was kept (changes.go)
+	visitors visitors                             // each public client's new sessions (visitors.go)
 }
 
 // New is the state of a server that has served nothing yet.
@@ -90,7 +92,7 @@ func New(cfg Config) *State {
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
-		Changed: st.changes.session, Evicted: st.changes.evict})
+		Changed: st.changes.session, Evicted: st.changes.evict, Busy: st.isBusy})
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())
