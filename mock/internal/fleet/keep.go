@@ -276,11 +276,11 @@ func (s *Store) copyWent(id string) (write, bool, error) {
 }
 
 // errEvicted is the answer to a write of session id whose copy this
-// replica evicted while it ran (--max-sessions far below the sessions
-// in use): nothing of it is kept.
+// replica lost while it ran (evicted, though a session being written is
+// not, or read again): nothing of it is kept.
 func errEvicted(id string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
-		Message: "this replica evicted session " + id + " from its memory while the write ran, to make room for others (--max-sessions): nothing changed; send it again"}
+		Message: "this replica lost the copy of session " + id + " the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again"}
 }
 
 // tooBig is the answer to a write that would make session id's
