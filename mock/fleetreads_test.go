@@ -177,6 +177,29 @@ func TestFleetVisitorReadOfAFleetSession(t *testing.T) {
 	}
 }
 
+// churn makes new sessions on s from three clients until the function it
+// returns is called, so that s evicts sessions all the while.
+func churn(s *mock.Server) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				raw(s, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, fmt.Sprintf("n%d-%d", g, i))
+			}
+		})
+	}
+	return sync.OnceFunc(func() {
+		close(done)
+		wg.Wait()
+	})
+}
+
 // TestFleetReadWhileSessionsAreEvicted: reads of a session on a replica
 // that evicts sessions to make room for others (--max-sessions 3) each
 // see the write answered before them: a copy evicted and made anew while
@@ -187,20 +210,8 @@ func TestFleetReadWhileSessionsAreEvicted(t *testing.T) {
 	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":2,"signature":"real"}]}`, mock.HeaderSession, "P"); r.status != 200 {
 		t.Fatalf("PATCH: %d %s", r.status, r.body)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, fmt.Sprintf("n%d-%d", g, i))
-			}
-		})
-	}
+	stopChurn := churn(b)
+	defer stopChurn()
 	const n = 2000
 	bad, refused := 0, 0
 	for range n {
@@ -214,8 +225,7 @@ func TestFleetReadWhileSessionsAreEvicted(t *testing.T) {
 			bad++
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopChurn()
 	if bad > 0 {
 		t.Errorf("%d of %d reads of P answered without the write answered before them (%d refused)", bad, n, refused)
 	}
@@ -230,20 +240,8 @@ func TestFleetReadWhileSessionsAreEvicted(t *testing.T) {
 func TestFleetWritesWhileSessionsAreEvicted(t *testing.T) {
 	_, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
 	a, b := ss[0], ss[1]
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, fmt.Sprintf("n%d-%d", g, i))
-			}
-		})
-	}
+	stopChurn := churn(b)
+	defer stopChurn()
 	const n = 300
 	kept, refused := 0, 0
 	last := ""
@@ -263,12 +261,10 @@ func TestFleetWritesWhileSessionsAreEvicted(t *testing.T) {
 			continue
 		}
 		if got := raw(a, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "P"); !strings.Contains(string(got.body), `"`+last+`"`) {
-			close(stop)
-			wg.Wait()
+			stopChurn()
 			t.Fatalf("after PATCH %d (%d kept, %d refused), the other replica does not serve the last answered 200 (%s): %s", i, kept, refused, last, got.body)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopChurn()
 	t.Logf("%d of %d PATCHes kept, %d refused while P was evicted", kept, n, refused)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/scenariotest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -105,59 +106,22 @@ type errorBody struct {
 }
 
 // checkError asserts that r is the error envelope with status and code,
-// and field when it is not "-".
+// and field when it is not "-" (scenariotest's check).
 func checkError(t testing.TB, what string, r response, status int, code, field string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("%s: status = %d, want %d; body %s", what, r.status, status, r.body)
-	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
-		t.Errorf("%s: Content-Type = %q", what, ct)
-	}
-	var eb errorBody
-	dec := json.NewDecoder(strings.NewReader(string(r.body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&eb); err != nil {
-		t.Fatalf("%s: error body %s: %v", what, r.body, err)
-	}
-	if eb.Success == nil || *eb.Success || string(eb.Data) != "null" {
-		t.Errorf("%s: envelope = %s, want success false and data null", what, r.body)
-	}
-	if eb.Error.Code != code {
-		t.Errorf("%s: error.code = %q, want %q", what, eb.Error.Code, code)
-	}
-	if eb.Error.Message == "" {
-		t.Errorf("%s: error.message is empty", what)
-	}
-	if field != "-" && eb.Error.Field != field {
-		t.Errorf("%s: error.field = %q, want %q (message %q)", what, eb.Error.Field, field, eb.Error.Message)
-	}
+	scenariotest.CheckError(t, what, r.scenario(), status, code, field)
 }
 
-// decodeOK decodes a success envelope's data into v.
+// decodeOK decodes a success envelope's data into v, strictly
+// (scenariotest's).
 func decodeOK(t testing.TB, what string, r response, v any) {
 	t.Helper()
-	if r.status != http.StatusOK && r.status != http.StatusCreated {
-		t.Fatalf("%s: status = %d, want 200; body %s", what, r.status, r.body)
-	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
-		t.Errorf("%s: Content-Type = %q", what, ct)
-	}
-	var env struct {
-		Success bool            `json:"success"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(r.body, &env); err != nil {
-		t.Fatalf("%s: %v; body %s", what, err, r.body)
-	}
-	if !env.Success {
-		t.Fatalf("%s: success = false; body %s", what, r.body)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(env.Data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%s: data %s: %v", what, env.Data, err)
-	}
+	scenariotest.DecodeOK(t, what, r.scenario(), v)
+}
+
+// scenario is r as scenariotest's checks take it.
+func (r response) scenario() scenariotest.Response {
+	return scenariotest.Response{Status: r.status, Header: r.header, Body: r.body}
 }
 
 // golden compares got with testdata/name, or rewrites it with -update.

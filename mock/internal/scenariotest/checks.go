@@ -123,7 +123,7 @@ func rateLimited(t *testing.T, tg Target) {
 		}
 	}
 	r := get(t, tg, "/api/v1/feedbacks?limit=1")
-	checkError(t, "6th request", r, 429, mock.CodeRateLimited, "")
+	CheckError(t, "6th request", r, 429, mock.CodeRateLimited, "")
 	// The window's 10 s began with the first request: what is left of
 	// it, in whole seconds up; all of it where the clock stands still.
 	ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
@@ -137,14 +137,14 @@ func rateLimited(t *testing.T, tg Target) {
 
 func unauthorized(t *testing.T, tg Target) {
 	r := get(t, tg, "/api/v1/feedbacks")
-	checkError(t, "no token", r, 401, mock.CodeUnauthorized, "")
+	CheckError(t, "no token", r, 401, mock.CodeUnauthorized, "")
 	if !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 		t.Errorf("WWW-Authenticate = %q", r.Header.Get("WWW-Authenticate"))
 	}
-	checkError(t, "wrong token", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearer demo-tokens"), 401, mock.CodeUnauthorized, "")
-	checkError(t, "basic auth", get(t, tg, "/api/v1/feedbacks", "Authorization", "Basic ZGVtbzp0b2tlbg=="), 401, mock.CodeUnauthorized, "")
-	checkError(t, "no token after the scheme", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearer "), 401, mock.CodeUnauthorized, "")
-	checkError(t, "the token glued to the scheme", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearerdemo-token"), 401, mock.CodeUnauthorized, "")
+	CheckError(t, "wrong token", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearer demo-tokens"), 401, mock.CodeUnauthorized, "")
+	CheckError(t, "basic auth", get(t, tg, "/api/v1/feedbacks", "Authorization", "Basic ZGVtbzp0b2tlbg=="), 401, mock.CodeUnauthorized, "")
+	CheckError(t, "no token after the scheme", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearer "), 401, mock.CodeUnauthorized, "")
+	CheckError(t, "the token glued to the scheme", get(t, tg, "/api/v1/feedbacks", "Authorization", "Bearerdemo-token"), 401, mock.CodeUnauthorized, "")
 	// The scheme is case-insensitive (RFC 9110, 11.1).
 	for _, auth := range []string{"Bearer demo-token", "bearer demo-token", "BEARER demo-token", "Bearer   demo-token"} {
 		if r := get(t, tg, "/api/v1/feedbacks", "Authorization", auth); r.Status != 200 {
@@ -159,7 +159,7 @@ func unauthorized(t *testing.T, tg Target) {
 func down(t *testing.T, tg Target) {
 	for _, target := range []string{"/api/v1/feedbacks", "/api/v1/settings/ai", "/api/v1/nope"} {
 		r := get(t, tg, target)
-		checkError(t, target, r, 503, mock.CodeServiceUnavailable, "")
+		CheckError(t, target, r, 503, mock.CodeServiceUnavailable, "")
 		if r.Header.Get("Retry-After") != "30" {
 			t.Errorf("%s: Retry-After = %q", target, r.Header.Get("Retry-After"))
 		}
@@ -250,7 +250,7 @@ func awaitJournal(t *testing.T, tg Target, session string, done func([]mock.Jour
 }
 
 func settingsSaveFails(t *testing.T, tg Target) {
-	checkError(t, "PATCH", patch(t, tg, `{}`), 500, mock.CodeInternal, "")
+	CheckError(t, "PATCH", patch(t, tg, `{}`), 500, mock.CodeInternal, "")
 	if r := get(t, tg, "/api/v1/settings/ai"); r.Status != 200 {
 		t.Errorf("GET: %d", r.Status)
 	}
@@ -262,7 +262,7 @@ func settingsSaveFails(t *testing.T, tg Target) {
 func demo(t *testing.T, tg Target) {
 	start := time.Now()
 	before := counts(t, tg).Total
-	decodeOK(t, "advance", admin(t, tg, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
+	DecodeOK(t, "advance", admin(t, tg, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
 	got := counts(t, tg).Total
 	most := before + 30
 	if tg.RealClock() {
@@ -275,17 +275,17 @@ func demo(t *testing.T, tg Target) {
 
 func demoFrozen(t *testing.T, tg Target) {
 	before := counts(t, tg)
-	decodeOK(t, "turn on auto", patch(t, tg, `{"feedback":[{"rating":5,"reply_mode":"auto"}]}`), new(mock.Settings))
+	DecodeOK(t, "turn on auto", patch(t, tg, `{"feedback":[{"rating":5,"reply_mode":"auto"}]}`), new(mock.Settings))
 	if c := counts(t, tg); c != before {
 		t.Errorf("a frozen clock moved by itself: %+v -> %+v", before, c)
 	}
-	decodeOK(t, "advance", admin(t, tg, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
+	DecodeOK(t, "advance", admin(t, tg, "POST", "/__mock/clock", `{"advance":"1h"}`), new(mock.Clock))
 	if c := counts(t, tg); c.Total != before.Total+30 || c.Answered <= before.Answered {
 		t.Errorf("after an hour: %+v, want 30 more reviews and more answered than %d", c, before.Answered)
 	}
 }
 
 func strictTones(t *testing.T, tg Target) {
-	checkError(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"sarcastic"}]}`), 400, mock.CodeInvalidBody, "feedback[0].tone")
-	decodeOK(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"neutral"}]}`), new(mock.Settings))
+	CheckError(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"sarcastic"}]}`), 400, mock.CodeInvalidBody, "feedback[0].tone")
+	DecodeOK(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"neutral"}]}`), new(mock.Settings))
 }

@@ -101,7 +101,7 @@ type countsData struct {
 func counts(t testing.TB, tg Target, header ...string) countsData {
 	t.Helper()
 	var c countsData
-	decodeOK(t, "counts", get(t, tg, "/api/v1/feedbacks?counts_only=1", header...), &c)
+	DecodeOK(t, "counts", get(t, tg, "/api/v1/feedbacks?counts_only=1", header...), &c)
 	return c
 }
 
@@ -116,7 +116,7 @@ type listData struct {
 func list(t testing.TB, tg Target, query string) listData {
 	t.Helper()
 	var d listData
-	decodeOK(t, "GET /feedbacks?"+query, get(t, tg, "/api/v1/feedbacks?"+query), &d)
+	DecodeOK(t, "GET /feedbacks?"+query, get(t, tg, "/api/v1/feedbacks?"+query), &d)
 	return d
 }
 
@@ -128,13 +128,13 @@ func journal(t testing.TB, tg Target, session string) []mock.JournalEntry {
 		Count    int                 `json:"count"`
 		Requests []mock.JournalEntry `json:"requests"`
 	}
-	decodeOK(t, "the journal", get(t, tg, "/__mock/requests?path=/api/v1/feedbacks", mock.HeaderSession, session), &d)
+	DecodeOK(t, "the journal", get(t, tg, "/__mock/requests?path=/api/v1/feedbacks", mock.HeaderSession, session), &d)
 	return d.Requests
 }
 
-// checkError wants r to be the error envelope with status and code,
+// CheckError wants r to be the error envelope with status and code,
 // and field when it is not "-".
-func checkError(t testing.TB, what string, r Response, status int, code, field string) {
+func CheckError(t testing.TB, what string, r Response, status int, code, field string) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("%s: status = %d, want %d; body %s", what, r.Status, status, r.Body)
@@ -170,8 +170,8 @@ func checkError(t testing.TB, what string, r Response, status int, code, field s
 	}
 }
 
-// decodeOK decodes a success envelope's data into v, strictly.
-func decodeOK(t testing.TB, what string, r Response, v any) {
+// DecodeOK decodes a success envelope's data into v, strictly.
+func DecodeOK(t testing.TB, what string, r Response, v any) {
 	t.Helper()
 	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
 		t.Fatalf("%s: status = %d, want 200; body %s", what, r.Status, r.Body)
