@@ -113,6 +113,8 @@ func TestRedactQuery(t *testing.T) {
 		{"token=&limit=1", "token=[redacted]&limit=1"},        // even an empty one
 		{"x=%zz&password=p%20w", "x=%zz&password=[redacted]"}, // a bad escape elsewhere
 		{"search=token%3Dabc", "search=token%3Dabc"},          // a value that names one is a value
+		{"&&token=a&", "&&token=[redacted]&"},                 // empty parts kept as sent
+		{"limit=1&", "limit=1&"},
 	}
 	for _, c := range cases {
 		if got := (*Redactor)(nil).query(c.raw); got != c.want {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"slices"
@@ -130,34 +131,51 @@ func (rd *Redactor) headers(h http.Header) map[string]string {
 // read them: a value the API reads as one may hide a credential to
 // another.
 func (rd *Redactor) query(raw string) string {
-	if raw == "" {
-		return raw
+	if raw == "" || !rd.anySecret(raw) {
+		return raw // nothing to redact: nothing built (an entry a request)
 	}
 	var b strings.Builder
-	changed := false
-	for rest := raw; ; {
-		i := strings.IndexAny(rest, "&;")
-		pair := rest
-		if i >= 0 {
-			pair = rest[:i]
-		}
+	for pair, sep := range queryPairs(raw) {
 		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
 			b.WriteString(k)
 			b.WriteString("=" + Redacted)
-			changed = true
 		} else {
 			b.WriteString(pair)
 		}
-		if i < 0 {
-			break
+		if sep != 0 {
+			b.WriteByte(sep)
 		}
-		b.WriteByte(rest[i])
-		rest = rest[i+1:]
-	}
-	if !changed {
-		return raw
 	}
 	return b.String()
+}
+
+// anySecret reports whether a parameter of raw, a query, is one query
+// redacts.
+func (rd *Redactor) anySecret(raw string) bool {
+	for pair := range queryPairs(raw) {
+		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// queryPairs yields the parameters of raw, a query, as sent, each with
+// the separator after it ('&' or ';'; 0 after the last).
+func queryPairs(raw string) iter.Seq2[string, byte] {
+	return func(yield func(string, byte) bool) {
+		for rest := raw; ; {
+			i := strings.IndexAny(rest, "&;")
+			if i < 0 {
+				yield(rest, 0)
+				return
+			}
+			if !yield(rest[:i], rest[i]) {
+				return
+			}
+			rest = rest[i+1:]
+		}
+	}
 }
 
 // queryName is a query parameter's name as sent, decoded when it can be.

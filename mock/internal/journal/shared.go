@@ -5,10 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Shared is where the journals of a fleet are kept (--store redis://,
@@ -150,16 +154,96 @@ func encodeRecord(buf *[]byte, r *Record, rd *Redactor) {
 			se.Header[k] = vs
 		}
 	}
-	meta, err := json.Marshal(&se)
-	if err != nil {
-		*buf = (*buf)[:0]
-		return // no value of an entry fails to encode
-	}
+	meta := appendStored(encodeScratch(), &se)
 	b := (*buf)[:0]
 	b = binary.AppendUvarint(b, uint64(len(meta)))
 	b = append(b, meta...)
 	b = binary.AppendUvarint(b, uint64(len(r.Body)))
 	*buf = append(b, r.Body...)
+	releaseScratch(meta)
+}
+
+// scratchPool keeps the buffers an entry's JSON is written into before
+// its length is known.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func encodeScratch() []byte { return (*scratchPool.Get().(*[]byte))[:0] }
+
+func releaseScratch(b []byte) {
+	if cap(b) <= maxPooled {
+		scratchPool.Put(&b)
+	}
+}
+
+// appendStored appends se as JSON, as encoding/json would write what
+// decodeRecord reads of it (the fields it sets again, Seq, Headers, Body
+// and Response, left out): written field by field, an entry a request
+// costs no reflection. TestStoredEntryRoundTrip holds every field of
+// Entry to it.
+func appendStored(b []byte, se *storedEntry) []byte {
+	str := func(b []byte, name, v string) []byte {
+		b = append(b, name...)
+		b, _ = jsontext.AppendQuote(b, v) // invalid UTF-8 as U+FFFD, as encoding/json writes it
+		return b
+	}
+	strs := func(b []byte, name string, vs []string) []byte {
+		b = append(b, name...)
+		b = append(b, '[')
+		for i, v := range vs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, v)
+		}
+		return append(b, ']')
+	}
+	b = str(b, `{"request_id":`, se.RequestID)
+	b = append(b, `,"time":"`...)
+	b = se.Time.AppendFormat(b, time.RFC3339Nano)
+	b = str(b, `","method":`, se.Method)
+	b = str(b, `,"path":`, se.Path)
+	b = str(b, `,"query":`, se.Query)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(se.Status), 10)
+	b = append(b, `,"duration_ms":`...)
+	d := se.DurationMS
+	if math.IsNaN(d) || math.IsInf(d, 0) {
+		d = 0
+	}
+	b = strconv.AppendFloat(b, d, 'g', -1, 64)
+	b = str(b, `,"session":`, se.Session)
+	b = str(b, `,"scenario":`, se.Scenario)
+	if se.Fault != "" {
+		b = str(b, `,"fault":`, se.Fault)
+	}
+	if se.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	if len(se.Cut) > 0 {
+		b = strs(b, `,"cut":`, se.Cut)
+	}
+	if len(se.Warnings) > 0 {
+		b = strs(b, `,"warnings":`, se.Warnings)
+	}
+	if se.Proxied {
+		b = append(b, `,"proxied":true`...)
+	}
+	if len(se.Header) > 0 {
+		b = append(b, `,"header_map":{`...)
+		first := true
+		for k, vs := range se.Header {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b, _ = jsontext.AppendQuote(b, k)
+			b = strs(append(b, ':'), "", vs)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"kept":`...)
+	b = strconv.AppendInt(b, se.Kept, 10)
+	return append(b, '}')
 }
 
 // decodeRecord is the record st keeps, nil if it is not one.
