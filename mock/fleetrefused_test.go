@@ -229,8 +229,9 @@ func TestFleetStoreFull(t *testing.T) {
 // TestFleetSessionNotHeldHere: a replica that cannot restore a session
 // as Redis holds it (its seeded reviews past this replica's
 // MaxSeedBytes) answers its requests 503, serving nothing from a copy
-// that is not the fleet's and writing nothing over it; the replica that
-// can serves it as seeded.
+// that is not the fleet's and writing nothing over it, and so does a
+// reset of every session there (which would leave that one as it is);
+// the replica that can serves it as seeded.
 func TestFleetSessionNotHeldHere(t *testing.T) {
 	rs, ss := fleet(t, 1, mock.Options{})
 	a := ss[0]
@@ -246,8 +247,14 @@ func TestFleetSessionNotHeldHere(t *testing.T) {
 		{http.MethodGet, "/api/v1/feedbacks?take=100&skip=0", ""},
 		{http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"over it"}]}`},
 		{http.MethodGet, "/__mock/data?session=big", ""},
+		{http.MethodDelete, "/__mock/data?session=big", ""},
+		{http.MethodPost, "/__mock/reset", ""}, // of every session: not one left as it is
 	} {
-		r := raw(small, req.method, req.target, req.body, mock.HeaderSession, "big")
+		header := []string{mock.HeaderSession, "big"}
+		if strings.HasPrefix(req.target, "/__mock/") {
+			header = nil // the admin API names its session in the query, or none for every one
+		}
+		r := raw(small, req.method, req.target, req.body, header...)
 		checkError(t, req.method+" "+req.target+" where the session does not fit", r, http.StatusServiceUnavailable, "service_unavailable", "")
 		if !strings.Contains(string(r.body), "cannot hold session big") || r.header.Get("Retry-After") == "" {
 			t.Fatalf("%s %s: %s %v", req.method, req.target, r.body, r.header)
@@ -258,5 +265,38 @@ func TestFleetSessionNotHeldHere(t *testing.T) {
 	}
 	if got := seededTexts(t, a, "big"); !slices.Equal(got, want) {
 		t.Fatalf("the replica with room serves %q", got)
+	}
+}
+
+// TestFleetBoundSparesLockedSession: past --max-sessions, Redis lets go
+// of the least recently written session but one whose lock a write
+// holds (on any replica): that write's session is not taken from under
+// it, the next oldest goes.
+func TestFleetBoundSparesLockedSession(t *testing.T) {
+	rs, ss := fleet(t, 1, mock.Options{MaxSessions: 2})
+	a := ss[0]
+	c := redisClient(t, rs)
+	ctx := context.Background()
+	for _, sid := range []string{"s1", "s2"} {
+		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+sid+`"}]}`, mock.HeaderSession, sid); r.status != http.StatusOK {
+			t.Fatalf("PATCH %s: %d %s", sid, r.status, r.body)
+		}
+	}
+	// A write of s1 under way elsewhere holds its lock.
+	if err := c.Do(ctx, c.B().Set().Key("replymock:lock:s1").Value("a write elsewhere").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"s3"}]}`, mock.HeaderSession, "s3"); r.status != http.StatusOK {
+		t.Fatalf("PATCH s3: %d %s", r.status, r.body)
+	}
+	docs, _ := storeHeld(t, c)
+	if _, ok := docs["s1"]; !ok {
+		t.Errorf("the session whose lock a write holds went: %v", docs)
+	}
+	if _, ok := docs["s2"]; ok {
+		t.Errorf("the next oldest stayed past the bound: %v", docs)
+	}
+	if _, ok := docs["s3"]; !ok {
+		t.Errorf("the session written went: %v", docs)
 	}
 }

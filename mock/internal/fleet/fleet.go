@@ -116,6 +116,12 @@ type entry struct {
 	// key is the replica's copy the version is of: a copy evicted here and
 	// made anew (another Key) is not, and is read again.
 	key journal.Key
+	// unheld is a version whose document did not restore here (why), at
+	// unheldAt: its requests answer errNotHeld without trying again for
+	// a second.
+	unheld   int64
+	unheldAt time.Time
+	why      string
 }
 
 // goneSum marks a session that Redis holds no document of.
@@ -331,7 +337,7 @@ func (s *Store) exchange(parent context.Context, f func(ctx context.Context) err
 	if rueidis.IsRedisNil(err) {
 		err = nil
 	}
-	if _, answered := rueidis.IsRedisErr(err); err != nil && !answered {
+	if _, answered := refusal(err); err != nil && !answered {
 		if parent.Err() != nil {
 			return parent.Err() // the caller went: no word on Redis
 		}
@@ -340,6 +346,26 @@ func (s *Store) exchange(parent context.Context, f func(ctx context.Context) err
 	}
 	s.reached() // an error Redis answered (OOM, say) is the caller's, not Redis out of reach
 	return err
+}
+
+// refusal is err as Redis's refusal of what it was asked, on a Redis
+// that works: out of memory (OOM), unable to persist (MISCONF), short
+// of replicas (NOREPLICAS), or an error of the command or script
+// itself (ERR, WRONGTYPE, ...). Not one of a Redis that cannot serve
+// now (LOADING, BUSY, MASTERDOWN, TRYAGAIN, READONLY, CLUSTERDOWN,
+// NOAUTH and the like): that is the store out of reach, as a dropped
+// connection is.
+func refusal(err error) (*rueidis.RedisError, bool) {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return nil, false
+	}
+	code, _, _ := strings.Cut(re.Error(), " ")
+	switch code {
+	case "LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY", "CLUSTERDOWN", "NOAUTH", "WRONGPASS", "NOPERM", "MOVED", "ASK":
+		return nil, false
+	}
+	return re, true
 }
 
 // failed notes that Redis did not answer.

@@ -54,7 +54,7 @@ func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args [
 		if parent.Err() != nil {
 			return res, parent.Err() // the caller went
 		}
-		if _, answered := rueidis.IsRedisErr(err); !answered {
+		if _, answered := refusal(err); !answered {
 			sj.s.failed(err)
 		}
 		return res, unavailable(err)

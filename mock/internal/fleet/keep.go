@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -33,7 +34,8 @@ import (
 // step, so that a version names one document; then the sessions past
 // the TTL go, and the least recently used past the count (ARGV[4]) or
 // the bytes (ARGV[8]) the documents may keep together, never the one
-// written nor the default session (ARGV[9]); a session going has its
+// written, the default session (ARGV[9]) nor one whose lock another
+// write holds (lock:ID, ARGV[6] the prefix); a session going has its
 // document deleted and its version moved on (a replica holding a copy
 // reads it again, and finds none). It returns the
 // new version, or -1, changing nothing, when the document with the
@@ -85,22 +87,26 @@ end
 for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
   if o ~= id then evict(o) end
 end
+-- a session another write holds the lock of is not taken from it
+local function spare(o)
+  return o ~= id and o ~= ARGV[9] and redis.call('EXISTS', ARGV[6] .. 'lock:' .. o) == 0
+end
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
 if over > 0 then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, over)) do
-    if over > 0 and o ~= id and o ~= ARGV[9] then
+  local n = over
+  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if n <= 0 then break end
+    if spare(o) then
       evict(o)
-      over = over - 1
+      n = n - 1
     end
   end
 end
-while tonumber(redis.call('GET', KEYS[5]) or '0') > budget do
-  local o = nil
-  for _, c in ipairs(redis.call('ZRANGE', KEYS[3], 0, 1)) do
-    if c ~= id and c ~= ARGV[9] then o = c break end
+if tonumber(redis.call('GET', KEYS[5]) or '0') > budget then
+  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if tonumber(redis.call('GET', KEYS[5]) or '0') <= budget then break end
+    if spare(o) then evict(o) end
   end
-  if not o then break end
-  evict(o)
 end
 return v
 `)
@@ -208,12 +214,12 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *state.Unkept) error
 	})
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
-	if _, refused := rueidis.IsRedisErr(failed); refused {
+	if _, refused := refusal(failed); refused {
 		failed = nil // Redis answered: each write's own error says what it refused
 	}
 	for i, w := range ws {
 		v, err := res[i].AsInt64()
-		re, refused := rueidis.IsRedisErr(err)
+		re, refused := refusal(err)
 		switch {
 		case err == nil && v < 0: // past MaxBytes: nothing written
 			unkept.Sessions[w.id] = tooBig(w.id, w.size, s.cfg.MaxBytes, "all sessions together (--max-store-memory)")
@@ -248,7 +254,7 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *state.Unkept) error
 // unavailable is the answer to a write whose exchange with Redis
 // failed with err: refused by Redis (errRefused), or out of reach.
 func unavailable(err error) *wire.APIError {
-	if re, ok := rueidis.IsRedisErr(err); ok {
+	if re, ok := refusal(err); ok {
 		return errRefused(re)
 	}
 	return ErrUnavailable()
@@ -258,8 +264,11 @@ func unavailable(err error) *wire.APIError {
 // Redis full, past its maxmemory with no eviction, says OOM): what it
 // said, which names no key or value.
 func errRefused(re *rueidis.RedisError) *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
-		Message: "the shared store (--store) refused the write: nothing changed (Redis: " + wire.Clip(re.Error()) + "); a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"}
+	msg := "the shared store (--store) refused the write: nothing changed (Redis: " + wire.Clip(re.Error()) + ")"
+	if strings.HasPrefix(re.Error(), "OOM") {
+		msg += "; a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"
+	}
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second, Message: msg}
 }
 
 // copyWent is sessionWrite's answer when a write of session id under
