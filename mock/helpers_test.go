@@ -95,15 +95,7 @@ func patch(t testing.TB, h http.Handler, body string) response {
 }
 
 // errorBody is the contract's error envelope, decoded strictly.
-type errorBody struct {
-	Success *bool           `json:"success"`
-	Data    json.RawMessage `json:"data"`
-	Error   struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Field   string `json:"field"`
-	} `json:"error"`
-}
+type errorBody = scenariotest.ErrorBody
 
 // checkError asserts that r is the error envelope with status and code,
 // and field when it is not "-" (scenariotest's check).

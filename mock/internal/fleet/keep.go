@@ -37,10 +37,9 @@ import (
 // written, the default session (ARGV[9]) nor one whose lock another
 // write holds (lock:ID, ARGV[6] the prefix); a session going has its
 // document deleted and its version moved on (a replica holding a copy
-// reads it again, and finds none). It returns the
-// new version, or -1, changing nothing, when the document with the
-// default session's (ARGV[9]) alone would pass the bytes: no eviction
-// makes room for it.
+// reads it again, and finds none). It returns the new version, or -1,
+// changing nothing, when the document with the default session's alone
+// would pass the bytes: no eviction makes room for it.
 var sessionScript = rueidis.NewLuaScript(`
 local ttl = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -278,10 +277,16 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 // no later keeping takes the session for one Redis holds none of (and
 // writes it gone). The first keeping once the write is over forgets it.
 func (s *Store) copyWent(id string) (write, bool, error) {
+	s.rereadLater(id)
+	return write{}, false, errEvicted(id)
+}
+
+// rereadLater makes the replica's copy of session id go back to what
+// Redis holds at its next request: a change made here was not kept.
+func (s *Store) rereadLater(id string) {
 	s.vmu.Lock()
 	s.entry(id).version = -1
 	s.vmu.Unlock()
-	return write{}, false, errEvicted(id)
 }
 
 // errEvicted is the answer to a write of session id whose copy this
@@ -297,7 +302,7 @@ func errEvicted(id string) *wire.APIError {
 // changed (the replica's copy is read again from Redis).
 func tooBig(id string, size int, max int64, what string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
-		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed; DELETE /__mock/data of a session done with its seeded reviews makes room", id, size, what, max)}
+		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed", id, size, what, max)}
 }
 
 // entry is id's entry in known, made if missing; the caller holds vmu.
@@ -386,9 +391,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			return write{}, false, err
 		}
 		if len(body) > MaxSessionBytes {
-			s.vmu.Lock()
-			s.entry(id).version = -1 // the copy goes back to what Redis holds
-			s.vmu.Unlock()
+			s.rereadLater(id)
 			return write{}, false, tooBig(id, len(body), MaxSessionBytes, "one session")
 		}
 		doc = string(body)

@@ -132,6 +132,17 @@ func journal(t testing.TB, tg Target, session string) []mock.JournalEntry {
 	return d.Requests
 }
 
+// ErrorBody is the contract's error envelope, decoded strictly.
+type ErrorBody struct {
+	Success *bool           `json:"success"`
+	Data    json.RawMessage `json:"data"`
+	Error   struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+}
+
 // CheckError wants r to be the error envelope with status and code,
 // and field when it is not "-".
 func CheckError(t testing.TB, what string, r Response, status int, code, field string) {
@@ -142,15 +153,7 @@ func CheckError(t testing.TB, what string, r Response, status int, code, field s
 	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("%s: Content-Type = %q", what, ct)
 	}
-	var eb struct {
-		Success *bool           `json:"success"`
-		Data    json.RawMessage `json:"data"`
-		Error   struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Field   string `json:"field"`
-		} `json:"error"`
-	}
+	var eb ErrorBody
 	dec := json.NewDecoder(strings.NewReader(string(r.Body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&eb); err != nil {

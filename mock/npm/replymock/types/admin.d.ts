@@ -2101,7 +2101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `payload_too_large`: the body is over 8 MiB. */
+            /** @description `payload_too_large`: the body is over 8 MiB; or, on a fleet (`--store redis://...`), the session's state would keep more in the shared store than `--max-store-memory` allows. Nothing changed. */
             413: {
                 headers: {
                     [name: string]: unknown;
