@@ -8,90 +8,9 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
-
-// The layout of the repository is a code block under this heading of
-// this file, a path from the repository's root at the start of each line.
-const (
-	layoutDoc     = "mock/README.md"
-	layoutHeading = "## Layout"
-)
-
-// The README's Layout section names every file of the repository: a
-// newcomer finds each one there with what it owns. Data folders
-// (scenarios, fixtures, golden files, fuzz cases) are named as folders.
-// What is not the repository's (a demo's state folder, npm's packages,
-// a built binary: whatever .gitignore leaves out) is not listed.
-func TestReadmeLayoutListsEveryFile(t *testing.T) {
-	section, ok := markdownSection(readFile(t, layoutDoc), layoutHeading)
-	if !ok {
-		t.Fatalf("%s has no %s section", layoutDoc, layoutHeading)
-	}
-	parts := strings.Split(section, "```")
-	if len(parts) < 3 {
-		t.Fatalf("%s: %s has no code block", layoutDoc, layoutHeading)
-	}
-	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^(\S+)`).FindAllStringSubmatch(parts[1], -1) {
-		listed[m[1]] = true
-	}
-	dataFolders := []string{"scenarios/", "fixtures/phrases/", "fixtures/reviews/", "fixtures/settings/", "mock/testdata/", "mock/ui/"}
-	for _, d := range dataFolders {
-		if !listed[d] {
-			t.Errorf("%s: %s does not name the folder %s", layoutDoc, layoutHeading, d)
-		}
-	}
-files:
-	for _, p := range repositoryFiles(t) {
-		for _, dir := range dataFolders {
-			if strings.HasPrefix(p, dir) && !strings.HasSuffix(p, ".go") {
-				continue files
-			}
-		}
-		if !listed[p] {
-			t.Errorf("%s: %s does not list %s", layoutDoc, layoutHeading, p)
-		}
-	}
-	for p := range listed {
-		if strings.HasSuffix(p, "/") {
-			continue
-		}
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s: %s lists %s, which does not exist", layoutDoc, layoutHeading, p)
-		}
-	}
-}
-
-// markdownSection returns the text under heading, up to the next heading
-// of its level or above (a line in a code block is not a heading).
-func markdownSection(doc, heading string) (string, bool) {
-	level := len(heading) - len(strings.TrimLeft(heading, "#"))
-	var out []string
-	in, fenced := false, false
-	for line := range strings.Lines(doc) {
-		line = strings.TrimSuffix(line, "\n")
-		if strings.HasPrefix(line, "```") {
-			fenced = !fenced
-		}
-		if !fenced && strings.HasPrefix(line, "#") {
-			hashes := len(line) - len(strings.TrimLeft(line, "#"))
-			switch {
-			case line == heading:
-				in = true
-				continue
-			case in && hashes <= level && strings.HasPrefix(line[hashes:], " "):
-				return strings.Join(out, "\n"), true
-			}
-		}
-		if in {
-			out = append(out, line)
-		}
-	}
-	return strings.Join(out, "\n"), in
-}
 
 // repositoryFiles lists the repository's files, as slash paths from its
 // root: those git tracks and those it would add (the work tree's new

@@ -1,5 +1,5 @@
-// Package mock is an in-memory fake of the auto-reply service's API: the
-// shop's auto-reply settings and its list of customer reviews.
+// Package mock is an in-memory fake of the auto-reply service's API.
+// It serves a shop's auto-reply settings and its customer reviews.
 //
 // A [Server] is an [net/http.Handler] built by [New] from a scenario: a
 // YAML file naming a seed, a settings fixture, hand-written review

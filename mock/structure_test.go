@@ -1,44 +1,36 @@
 package mock_test
 
 import (
-	"bufio"
+	"cmp"
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// The shape issue 23 asks of the code, checked on every run: packages,
-// files and functions of a size a newcomer can read, and imports that go
-// one way, as mock/README.md's package table declares them. What is over
-// a bound today is listed below with why, and the list only shrinks: an
-// entry that fits again fails the test until it is struck out.
+// Hard limits of TestCodeShape. Anything below them is only reported:
+// a size is a reason to look, not a reason to squeeze code.
 const (
-	maxPackageLines  = 3500
-	maxFileLines     = 600
-	maxFuncLines     = 80
-	maxServerFields  = 15
-	modulePath       = "github.com/replymock/replymock"
-	packageTableHead = "| package | owns | imports within the module |"
+	maxFileLines = 1000
+	maxFuncLines = 150
+	modulePath   = "github.com/replymock/replymock"
 )
 
-// overBounds names what is over a bound, by package directory, file or
-// function (file.go:Func, with the receiver type for methods), and why.
-var overBounds = map[string]string{}
-
 type sourceFile struct {
-	rel   string // from the repository's root, with slashes
-	lines int
-	ast   *ast.File
-	fset  *token.FileSet
+	rel  string // from the repository's root, with slashes
+	pkg  string // the package's directory, with slashes
+	name string // the package's name
+	size int    // lines
+	ast  *ast.File
+	fset *token.FileSet
 }
 
 // moduleSources parses the non-test Go files of the repository, but for
@@ -67,11 +59,13 @@ func moduleSources(t *testing.T) []sourceFile {
 			return err
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		out = append(out, sourceFile{rel: filepath.ToSlash(rel), lines: strings.Count(string(src), "\n"), ast: f, fset: fset})
+		rel = filepath.ToSlash(rel)
+		out = append(out, sourceFile{rel: rel, pkg: path.Dir(rel), name: f.Name.Name,
+			size: strings.Count(string(src), "\n"), ast: f, fset: fset})
 		return nil
 	})
 	if err != nil {
@@ -80,62 +74,56 @@ func moduleSources(t *testing.T) []sourceFile {
 	return out
 }
 
+type sized struct {
+	name  string
+	lines int
+}
+
+// TestCodeShape reports the largest packages, files and functions (run
+// with -v to see them). It fails only on a file over maxFileLines or a
+// function over maxFuncLines: split those by what they do.
 func TestCodeShape(t *testing.T) {
-	over := map[string]string{}
 	pkgLines := map[string]int{}
-	serverFields := -1
+	var files, funcs []sized
 	for _, f := range moduleSources(t) {
-		dir := path.Dir(f.rel)
-		pkgLines[dir] += f.lines
-		if f.lines > maxFileLines {
-			over[f.rel] = fmt.Sprintf("%d lines, over %d", f.lines, maxFileLines)
+		pkgLines[f.pkg] += f.size
+		files = append(files, sized{f.rel, f.size})
+		if f.size > maxFileLines {
+			t.Errorf("%s: %d lines, over %d: split it by what it does", f.rel, f.size, maxFileLines)
 		}
 		for _, decl := range f.ast.Decls {
-			switch d := decl.(type) {
-			case *ast.FuncDecl:
-				if d.Body == nil {
-					continue
-				}
-				n := f.fset.Position(d.End()).Line - f.fset.Position(d.Pos()).Line + 1
-				if n > maxFuncLines {
-					over[f.rel+":"+funcName(d)] = fmt.Sprintf("%d lines, over %d", n, maxFuncLines)
-				}
-			case *ast.GenDecl:
-				if dir != "mock" {
-					continue
-				}
-				for _, sp := range d.Specs {
-					if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name == "Server" {
-						serverFields = 0
-						for _, fl := range ts.Type.(*ast.StructType).Fields.List {
-							serverFields += max(len(fl.Names), 1)
-						}
-					}
-				}
+			d, ok := decl.(*ast.FuncDecl)
+			if !ok || d.Body == nil {
+				continue
+			}
+			n := f.fset.Position(d.End()).Line - f.fset.Position(d.Pos()).Line + 1
+			name := f.rel + ":" + funcName(d)
+			funcs = append(funcs, sized{name, n})
+			if n > maxFuncLines {
+				t.Errorf("%s: %d lines, over %d: split it by what it does", name, n, maxFuncLines)
 			}
 		}
 	}
-	for dir, n := range pkgLines {
-		if n > maxPackageLines {
-			over[dir] = fmt.Sprintf("%d lines, over %d", n, maxPackageLines)
-		}
+	var pkgs []sized
+	for p, n := range pkgLines {
+		pkgs = append(pkgs, sized{p, n})
 	}
-	if serverFields < 0 {
-		t.Fatal("no type Server in package mock")
+	report(t, "packages", pkgs)
+	report(t, "files", files)
+	report(t, "functions", funcs)
+}
+
+// report logs the ten largest of list.
+func report(t *testing.T, what string, list []sized) {
+	slices.SortFunc(list, func(a, b sized) int {
+		return cmp.Or(b.lines-a.lines, strings.Compare(a.name, b.name))
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "the largest %s (non-test lines):\n", what)
+	for _, s := range list[:min(10, len(list))] {
+		fmt.Fprintf(&b, "%6d  %s\n", s.lines, s.name)
 	}
-	if serverFields > maxServerFields {
-		over["mock.Server"] = fmt.Sprintf("%d fields, over %d", serverFields, maxServerFields)
-	}
-	for _, k := range slices.Sorted(mapKeys(over)) {
-		if _, ok := overBounds[k]; !ok {
-			t.Errorf("%s: %s (split it; a file may stay over only with a comment saying why, listed in overBounds)", k, over[k])
-		}
-	}
-	for _, k := range slices.Sorted(mapKeys(overBounds)) {
-		if _, ok := over[k]; !ok {
-			t.Errorf("%s fits its bound now: strike it out of overBounds", k)
-		}
-	}
+	t.Log(b.String())
 }
 
 func funcName(d *ast.FuncDecl) string {
@@ -155,6 +143,154 @@ func funcName(d *ast.FuncDecl) string {
 	return d.Name.Name
 }
 
+// importRule is a direction imports within the module must not take.
+type importRule struct {
+	why string
+	// breaks reports whether package from (a directory, with its
+	// package name) importing to (a directory, or an outside path)
+	// breaks the rule.
+	breaks func(from sourceFile, to string) bool
+}
+
+// importRules keep the layers apart. Go already refuses cycles; these
+// say which way the layers go.
+var importRules = []importRule{
+	{
+		why: "only the facade wires the fleet: the API and the admin API know nothing of Redis",
+		breaks: func(from sourceFile, to string) bool {
+			fleet := to == "mock/internal/fleet" || strings.HasPrefix(to, "github.com/redis/")
+			return fleet && from.pkg != "mock" && from.pkg != "mock/internal/fleet"
+		},
+	},
+	{
+		why: "the state folder is kept behind the session store: the handlers never write it",
+		breaks: func(from sourceFile, to string) bool {
+			handler := from.pkg == "mock/internal/api" || from.pkg == "mock/internal/admin"
+			return handler && to == "mock/internal/statedir"
+		},
+	},
+	{
+		why: "packages under mock/internal sit below the facade; only commands and test helpers use it",
+		breaks: func(from sourceFile, to string) bool {
+			below := strings.HasPrefix(from.pkg, "mock/internal/") && from.name != "main" && !strings.HasSuffix(from.name, "test")
+			above := to == "mock" || to == "mock/cli" || to == "mock/record" || to == "mock/mocktest"
+			return below && above
+		},
+	},
+	{
+		why: "the probe is an oracle of the contract: it imports nothing of the module but its client",
+		breaks: func(from sourceFile, to string) bool {
+			probe := from.pkg == "mock/probe" || from.pkg == "mock/probe/upstream"
+			return probe && inModule(to) && to != "mock/probe/upstream"
+		},
+	},
+	{
+		why: "these packages are the ground the others stand on: they import nothing of the module",
+		breaks: func(from sourceFile, to string) bool {
+			leaf := from.pkg == "mock/internal/wire" || from.pkg == "mock/internal/budget" ||
+				from.pkg == "mock/internal/reviews" || from.pkg == "mock/npm"
+			return leaf && inModule(to)
+		},
+	},
+}
+
+// importsOf gives f's imports: the module's as directories from its
+// root ("." for the root), the others as they are.
+func importsOf(f sourceFile) []string {
+	var out []string
+	for _, im := range f.ast.Imports {
+		p := strings.Trim(im.Path.Value, `"`)
+		switch {
+		case p == modulePath:
+			p = "."
+		case strings.HasPrefix(p, modulePath+"/"):
+			p = strings.TrimPrefix(p, modulePath+"/")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// inModule reports whether an import path, as importsOf gives it, is
+// one of the module's packages: the module's own start with mock,
+// fixtures or scenarios, or are the root.
+func inModule(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return p == "." || first == "mock" || first == "fixtures" || first == "scenarios"
+}
+
+func TestImportRules(t *testing.T) {
+	for _, f := range moduleSources(t) {
+		for _, to := range importsOf(f) {
+			for _, r := range importRules {
+				if r.breaks(f, to) {
+					t.Errorf("%s imports %s: %s", f.rel, to, r.why)
+				}
+			}
+		}
+	}
+}
+
+// The package map of mock/README.md is made from the package comments:
+// each package's first sentence. `go test ./mock -run TestPackageMap
+// -update` writes it again.
+const (
+	packageMapDoc   = "README.md"
+	packageMapStart = "<!-- package map: made by TestPackageMap -update -->"
+	packageMapEnd   = "<!-- end of package map -->"
+)
+
+func TestPackageMap(t *testing.T) {
+	synopsis := map[string]string{}
+	for _, f := range moduleSources(t) {
+		if f.ast.Doc == nil {
+			continue
+		}
+		text := new(doc.Package).Synopsis(f.ast.Doc.Text())
+		command := path.Base(f.pkg)
+		if f.pkg == "." {
+			command = "replymock"
+		}
+		for _, prefix := range []string{"Package " + f.name + " ", "Command " + command + " "} {
+			text = strings.TrimPrefix(text, prefix)
+		}
+		synopsis[f.pkg] = strings.TrimSuffix(text, ".")
+	}
+	var b strings.Builder
+	b.WriteString(packageMapStart + "\n\n| package | what it is |\n|---|---|\n")
+	for _, f := range moduleSources(t) {
+		if _, done := synopsis[f.pkg]; !done && f.pkg != "." {
+			t.Errorf("%s has no package comment: say in a sentence what the package is", f.pkg)
+			synopsis[f.pkg] = "" // said once
+		}
+	}
+	for _, p := range slices.Sorted(mapKeys(synopsis)) {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", p, synopsis[p])
+	}
+	b.WriteString("\n" + packageMapEnd)
+	want := b.String()
+
+	readme, err := os.ReadFile(packageMapDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(readme), packageMapStart)
+	_, after, ok2 := strings.Cut(rest, packageMapEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("mock/%s has no package map between %q and %q", packageMapDoc, packageMapStart, packageMapEnd)
+	}
+	if got := packageMapStart + strings.SplitAfter(rest, packageMapEnd)[0]; got == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(packageMapDoc, []byte(before+want+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("mock/%s's package map differs from the package comments: run go test ./mock -run TestPackageMap -update", packageMapDoc)
+}
+
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	return func(yield func(string) bool) {
 		for k := range m {
@@ -163,85 +299,4 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// Imports go one way: each package imports, within the module, only what
-// mock/README.md's package table says it may, and the table names every
-// package there is.
-func TestImportsFollowThePackageTable(t *testing.T) {
-	allowed := packageTable(t)
-	seen := map[string]bool{}
-	for _, f := range moduleSources(t) {
-		dir := path.Dir(f.rel)
-		seen[dir] = true
-		may, ok := allowed[dir]
-		if !ok {
-			continue // reported once below
-		}
-		for _, im := range f.ast.Imports {
-			p := strings.Trim(im.Path.Value, `"`)
-			if p != modulePath && !strings.HasPrefix(p, modulePath+"/") {
-				continue
-			}
-			to := strings.TrimPrefix(strings.TrimPrefix(p, modulePath), "/")
-			if to == "" {
-				to = "."
-			}
-			if !slices.Contains(may, to) {
-				t.Errorf("%s imports %s, which mock/README.md's package table does not allow %s", f.rel, to, dir)
-			}
-		}
-	}
-	for dir := range seen {
-		if _, ok := allowed[dir]; !ok {
-			t.Errorf("mock/README.md's package table does not name %s", dir)
-		}
-	}
-	for dir := range allowed {
-		if !seen[dir] {
-			t.Errorf("mock/README.md's package table names %s, which holds no Go source", dir)
-		}
-	}
-}
-
-// packageTable reads mock/README.md's table: each package's directory
-// and the directories it may import ("none" for none).
-func packageTable(t *testing.T) map[string][]string {
-	t.Helper()
-	fh, err := os.Open("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	out := map[string][]string{}
-	in := false
-	code := regexp.MustCompile("`([^`]+)`")
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == packageTableHead:
-			in = true
-		case in && !strings.HasPrefix(line, "|"):
-			in = false
-		case in && !strings.HasPrefix(line, "|---"):
-			cells := strings.Split(line, "|")
-			if len(cells) < 5 {
-				t.Fatalf("mock/README.md: a package table row without its three cells: %s", line)
-			}
-			m := code.FindStringSubmatch(cells[1])
-			if m == nil {
-				t.Fatalf("mock/README.md: a package table row without a `package`: %s", line)
-			}
-			var may []string
-			for _, c := range code.FindAllStringSubmatch(cells[3], -1) {
-				may = append(may, c[1])
-			}
-			out[m[1]] = may
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("mock/README.md has no package table (a line %q)", packageTableHead)
-	}
-	return out
 }

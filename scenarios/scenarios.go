@@ -1,5 +1,5 @@
-// Package scenarios embeds the shipped scenario files (NAME.yaml), so the
-// binary serves them without a folder on disk.
+// Package scenarios embeds the shipped scenario files.
+// Each is NAME.yaml; the binary serves them without a folder on disk.
 package scenarios
 
 import "embed"

@@ -1,6 +1,6 @@
-// Package mocktest runs replymock in-process for Go tests of code that
-// calls the auto-reply API, in the spirit of net/http/httptest: each test
-// gets its own server on loopback, closed when the test ends.
+// Package mocktest runs replymock in-process for Go tests.
+// In the spirit of net/http/httptest, each test gets its own server on
+// loopback, closed when the test ends.
 //
 //	srv := mocktest.New(t, mocktest.WithScenario("flaky"))
 //	client := myapi.NewClient(srv.APIURL())

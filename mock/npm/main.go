@@ -1,8 +1,9 @@
-// Command npm builds replymock's npm packages: one package per platform
-// (@replymock/linux-x64, ...), each holding the binary built for it, and
-// the replymock package (the command and the test helper) that names
-// them all as optional dependencies, so that npm installs only the one
-// whose os and cpu fit the machine. Nothing is downloaded at install.
+// Command npm builds replymock's npm packages.
+//
+// Each platform has a package holding its binary (@replymock/linux-x64,
+// ...). The replymock package (the command and the test helper) names
+// them all as optional dependencies, so npm installs only the one that
+// fits the machine. Nothing is downloaded at install.
 //
 //	go run ./mock/npm                      build every package into mock/npm/dist
 //	go run ./mock/npm -out DIR -platforms linux-x64,win32-x64

@@ -1,7 +1,9 @@
 // Package probe checks a server that claims to be the auto-reply API
-// against the contract replymock fakes, by behaviour rather than by
-// structure: that counts_only agrees with the list, that filters
-// combine, that pages neither overlap nor skip, and so on. Run against
+// against the contract.
+//
+// It checks behaviour rather than structure: that counts_only agrees with
+// the list, that filters combine, that pages neither overlap nor skip,
+// and so on. Run against
 // replymock every rule holds; run against the real service, a rule that
 // differs is a place where replymock would let a client pass its tests
 // and break in production.

@@ -1,7 +1,7 @@
-// Package access is who may call the server and how often: the API's
-// bearer auth and rate limit (a scenario's, or the overrides'), the admin
-// token, and which browser origins and Host names it answers (against
-// cross-site requests and DNS rebinding).
+// Package access decides who may call the server and how often.
+// It holds the API's bearer auth and rate limit (a scenario's, or the
+// overrides'), the admin token, and the browser origins and Host names
+// the server answers (against cross-site requests and DNS rebinding).
 package access
 
 import (

@@ -1,10 +1,10 @@
-// Package admin serves the admin API under /__mock: one file per
-// resource (health.go, scenarios.go, faults.go, requests.go, verify.go,
-// overrides.go, data.go, clock.go), their route table (routes.go), and
-// the machinery they share (this file: the token and read-only guard,
-// the envelope and answers streamed as they are encoded; params.go: the
-// session and scenario every route takes; journalquery.go: the journal's
-// patterns as parameters, and wait=). The state it reads and changes is
+// Package admin serves the admin API under /__mock.
+//
+// Each resource has a file (health.go, scenarios.go, faults.go,
+// requests.go, verify.go, overrides.go, data.go, clock.go); routes.go is
+// their table. This file holds the token and read-only guard and the
+// answers. params.go reads the session and scenario every route takes;
+// journalquery.go reads the journal's patterns and wait=. The state it reads and changes is
 // package state's, shared with the API. The OpenAPI documents and the
 // control panel are embedded by package mock, which hands their handlers
 // to the router beside these routes.

@@ -1,12 +1,13 @@
-// Package api serves the API, /api/v1: the one operation table
-// (operations.go) that the router, the parameter warnings, the metrics
-// and the documents' test read; one file per operation (feedbacks.go,
-// settings.go); the way every request goes (pipeline.go: its session and
-// scenario, the faults it meets, auth and the rate limit, the operation
-// or the real service, the journal, the metrics and the log line); the
-// client mistakes it lets through with a warning (warnings.go); and the
-// recorder that holds an answer until its journal entry is in
-// (recorder.go). The state it serves from is package state's.
+// Package api serves the API under /api/v1.
+//
+// operations.go is the one operation table: the router, the parameter
+// warnings, the metrics and the documents' test read it. Each operation
+// has a file (feedbacks.go, settings.go). pipeline.go is the way every
+// request goes: its session and scenario, the faults it meets, auth and
+// the rate limit, the operation or the real service, the journal, the
+// metrics and the log line. warnings.go notes the client mistakes the
+// API lets through; recorder.go holds an answer until its journal entry
+// is in. The state it serves from is package state's.
 package api
 
 import (

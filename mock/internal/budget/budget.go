@@ -1,8 +1,9 @@
-// Package budget is the one way the server accounts for the memory its
-// bounded stores keep: the journals, the living shops, the seeded
-// reviews, the run-time faults and the media cache each charge a Budget
-// of their own, in bytes, as they keep and free; the server's Set of
-// them says what all may keep together and reports each in the metrics.
+// Package budget counts the bytes each bounded store keeps.
+//
+// The journals, the living shops, the seeded reviews, the overrides, the
+// run-time faults and the media cache each charge a Budget of their own
+// as they keep and free. The server's Set of them is its memory budget,
+// and each is a gauge of the metrics.
 //
 // A store either refuses what would not fit (Reserve: seeded reviews,
 // faults) or keeps it and then evicts until it is back within (Charge

@@ -1,8 +1,11 @@
-// Package content owns what the reviews say and where they come from:
-// the review record's fields, the fixture formats (hand-written reviews,
-// settings, phrase banks) and the seed format of PUT /__mock/data, the
-// generator that writes a scenario's reviews from a phrase bank and a
-// seed, and the reply engine that answers them by the settings.
+// Package content makes what the reviews say: fixtures, seeds, generated
+// reviews and their replies.
+//
+// It holds the review record's field table, the fixture formats
+// (hand-written reviews, settings, phrase banks), the seed format of
+// PUT /__mock/data, the generator that writes a scenario's reviews from
+// a phrase bank and a seed, and the reply engine that answers them by
+// the settings.
 //
 // The generator and the reply engine are one piece: a scenario's
 // generated history is answered by the engine as the reviews arrived,

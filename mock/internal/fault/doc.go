@@ -1,7 +1,8 @@
-// Package fault owns the failures injected into API requests: the Fault
-// shape that scenario files and the admin API share, its validation, the
-// request it matches, the repeatable decision of whether it hits (its
-// counters and random draws), and what it does to the request.
+// Package fault injects failures into API requests.
+//
+// It owns the Fault shape that scenario files and the admin API share,
+// its checks, the requests it matches, the repeatable decision of
+// whether it hits, and what it does to the request.
 //
 // What a fault can do is a kind (Kind), one self-contained piece each:
 // latency (kind_latency.go), error (kind_error.go), drop (kind_drop.go)

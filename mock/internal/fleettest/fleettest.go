@@ -1,6 +1,7 @@
-// Package fleettest starts, for a test, the processes of a replymock
-// fleet on loopback: replymock replicas built from this module, and nginx
-// in front (their Redis is mock/internal/redistest's). Each process gets its folder and its
+// Package fleettest starts a replymock fleet on loopback for a test.
+//
+// It starts replicas built from this module, and nginx in front (their
+// Redis is mock/internal/redistest's). Each process gets its folder and its
 // log file, and is stopped by its PID when the test ends (SIGTERM, then
 // SIGKILL after a grace), never by name. Only tests import it.
 package fleettest

@@ -1,6 +1,6 @@
-// Command loadbench measures replymock against the practical limit of the
-// machine, in one run, and prints throughput, latency percentiles and the
-// ratios the performance targets are stated in.
+// Command loadbench measures replymock against the limit of the machine.
+// It prints throughput, latency percentiles and the ratios the
+// performance targets are stated in.
 //
 // Throughput: it builds the replymock binary (or takes -bin), starts it
 // on loopback with its default flags (a text log line per request, stderr

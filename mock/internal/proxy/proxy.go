@@ -1,6 +1,5 @@
-// Package proxy is the pass-through to the real service: where a
-// scenario's requests go that replymock does not fake (a scenario's proxy
-// key, or Options.Proxy), and the reverse proxies that take them there.
+// Package proxy passes the requests replymock does not fake to the real
+// service. The target is a scenario's proxy key, or Options.Proxy.
 package proxy
 
 import (

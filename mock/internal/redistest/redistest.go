@@ -1,6 +1,6 @@
-// Package redistest runs a real redis-server for tests: on 127.0.0.1, on
-// a free port, with no persistence and its files in a temporary folder,
-// stopped by its PID. Tests of the shared store (--store) use it; CI
+// Package redistest runs a real redis-server for tests.
+// It listens on 127.0.0.1 on a free port, with no persistence and its
+// files in a temporary folder, and is stopped by its PID. Tests of the shared store (--store) use it; CI
 // installs Debian's redis-server.
 package redistest
 

@@ -1,6 +1,6 @@
-// Package reviews holds a shop's reviews indexed for the list's queries:
-// filters, counts and pages are answered here, with no HTTP, from records
-// encoded to JSON once.
+// Package reviews indexes a shop's reviews for the list's queries.
+// Filters, counts and pages are answered here, with no HTTP, from
+// records encoded to JSON once.
 package reviews
 
 import (

@@ -1,8 +1,8 @@
-// Package scenario owns the scenarios: the file format (File: auth, the
-// rate limit, faults, the living shop's spec, data, strict mode, the
-// pass-through), its checks and defaults, the loader that reads scenario
-// and fixture files from layers of folders (a user's over the shipped
-// ones) with extends, caches of decoded files and built data, and the
+// Package scenario loads and serves the scenarios.
+//
+// It owns the file format (File) with its checks and defaults, the
+// loader that reads scenario and fixture files from layers of folders (a
+// user's over the shipped ones) with extends and caches, and the
 // Registry of the scenarios a server serves, reloaded as files change.
 //
 // A Scenario is immutable once loaded: the server's packages read what

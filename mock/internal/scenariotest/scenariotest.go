@@ -1,5 +1,6 @@
-// Package scenariotest holds what each shipped scenario must do, once:
-// a check per scenario (checks.go), run on a Target. mock's tests run
+// Package scenariotest holds what each shipped scenario must do.
+//
+// There is one check per scenario (checks.go), run on a Target. mock's tests run
 // them on a server in their process (TestShippedScenariosBehave);
 // mock/deploy's run them through the nginx recipe, round robin on three
 // replicas that share one redis-server (Remote). A new scenario needs a

@@ -1,10 +1,11 @@
-// Package session keeps the sessions: each caller's state on top of the
-// scenarios' data (the scenario it picked, its settings in each
-// scenario, its seeded reviews, its overrides, the counters of the
-// faults it met, its living shops and their clocks; its journal is
-// journal.Journals', by its Key), read and changed only through a
-// Session's methods, and the sessions themselves through the Store
-// interface: Memory is its implementation in one process.
+// Package session keeps each caller's state on top of the scenarios'
+// data.
+//
+// A Session holds the scenario it picked, its settings in each scenario,
+// its seeded reviews, its overrides, the counters of the faults it met
+// and its living shops. It is read and changed only through its methods,
+// and the sessions through the Store interface; Memory is the store of
+// one process. A session's journal is journal.Journals', by its Key.
 //
 // Locks: the store's lock may be held while a session's is taken, never
 // the other way round; a session's seeds have their own lock, taken

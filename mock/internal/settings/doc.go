@@ -1,9 +1,8 @@
-// Package settings owns the auto-reply settings of GET and PATCH
-// /api/v1/settings/ai: their types, the one table of their fields
-// (fields.go: each field's JSON name, kind and bounds, the elements that
-// have it, whether unified settings share it, where the control panel
-// shows it), the checks of a complete Settings value, and a PATCH body
-// decoded and applied.
+// Package settings holds the auto-reply settings of /api/v1/settings/ai.
+//
+// It owns their types, the one table of their fields (fields.go), the
+// checks of a complete Settings value, and a PATCH body decoded and
+// applied.
 //
 // Everything here is pure: a Settings value in, a Settings value out. Who
 // holds a session's settings, and its lock, is the caller's business.

@@ -1,7 +1,8 @@
-// Package shop is a session's living shop: its clock, the reviews that
-// arrive on it and the replies its engine writes by the settings, one
-// shop per session and scenario; the memory all shops keep together,
-// within one budget; and a shop's part of a snapshot.
+// Package shop runs a session's living shop: its clock, the reviews that
+// arrive and the replies written by the settings.
+//
+// There is one shop per session and scenario. All shops share one
+// memory budget; a shop's part of a snapshot is here too.
 //
 // A Shop is guarded by its owner's lock (the session's): it has no lock
 // of its own. The Budget has its own, taken while an owner's is held.

@@ -1,9 +1,8 @@
-// Package snapshot is a session's snapshot: the document (its parts, its
-// checks, JSON and YAML, its tokens redacted), a session taken whole
-// from the shared state and one restored into it, and the Keeper that
-// does both for a server, one restore and two snapshots written at a
-// time. It owns no HTTP: the admin API reads the request and writes the
-// answer.
+// Package snapshot takes a session whole and restores it.
+//
+// It owns the snapshot document (its parts, checks, JSON and YAML, its
+// tokens redacted) and the Keeper that takes and restores for a server:
+// one restore and two snapshots written at a time. It owns no HTTP.
 package snapshot
 
 import (

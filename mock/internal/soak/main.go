@@ -1,7 +1,9 @@
-// Command soak runs a bounded, mixed load against replymock on loopback
-// and checks that it neither fails nor leaks: no unexpected 5xx, resident
-// memory within 10% from after warm-up (by then the journals have filled
-// their bounds) to the end, and no goroutines left.
+// Command soak runs a long mixed load against replymock and checks that
+// it neither fails nor leaks.
+//
+// It fails on an unexpected 5xx, resident memory that grows more than
+// 10% from after warm-up (by then the journals have filled their
+// bounds) to the end, or goroutines left.
 //
 //	go run ./mock/internal/soak                  # 200,000 requests
 //	go run ./mock/internal/soak -requests 20000  # a quick one

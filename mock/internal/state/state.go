@@ -1,8 +1,9 @@
-// Package state is what the API and the admin API share: the scenarios
-// served (scenario.Registry), the sessions (a session.Store), the
-// run-time faults, the overrides for every session, the journals and the
-// memory budgets they are all kept within; and the steps both make on
-// them: a request's session and scenario, a scenario picked, faults put
+// Package state holds what the API and the admin API share, and the
+// steps both take on it.
+//
+// That is the scenarios served, the sessions, the run-time faults, the
+// overrides for every session, the journals and the memory budgets. The
+// steps: a request's session and scenario, a scenario picked, faults put
 // and removed, overrides set, reviews seeded, a reset. It owns no HTTP.
 //
 // Locks: the session store's may be held while a session's is taken,

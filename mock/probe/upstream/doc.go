@@ -1,6 +1,5 @@
-// Package upstream is a careful client of a server that claims to be
-// the auto-reply API (the real service, or replymock): what the probe
-// checks with and what replymock record pages through a shop with.
+// Package upstream is a careful client of the auto-reply API.
+// The probe checks with it, and replymock record pages a shop with it.
 //
 // A Client sends one request at a time, at most a rate a second and a
 // budget in all, each within a timeout; it follows no redirect (one is
