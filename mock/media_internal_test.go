@@ -18,7 +18,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/replymock/replymock/fixtures"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"gopkg.in/yaml.v3"
 )
 
@@ -31,7 +31,7 @@ const testPublicURL = "http://media.test:18080"
 func tagVocabulary(t *testing.T) map[string][]string {
 	t.Helper()
 	vocab := map[string][]string{}
-	for _, locale := range content.Locales {
+	for _, locale := range generate.Locales {
 		data, err := fs.ReadFile(fixtures.FS, "phrases/"+locale+".yaml")
 		if err != nil {
 			t.Fatal(err)

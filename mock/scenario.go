@@ -1,7 +1,7 @@
 package mock
 
 import (
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/scenario"
 )
 
@@ -16,8 +16,8 @@ type ScenarioInfo = scenario.Info
 
 // Limits on scenario data, so a typo cannot exhaust memory.
 const (
-	MaxGeneratedReviews = content.MaxGeneratedReviews
-	MaxProducts         = content.MaxProducts
+	MaxGeneratedReviews = generate.MaxGeneratedReviews
+	MaxProducts         = generate.MaxProducts
 	MaxFaults           = scenario.MaxFaults
 )
 

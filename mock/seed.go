@@ -2,7 +2,7 @@ package mock
 
 import (
 	"github.com/replymock/replymock/mock/internal/admin"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -14,7 +14,7 @@ const (
 	MaxSeedBodyBytes = admin.MaxSeedBodyBytes
 	// MaxSeedReviews bounds the reviews of one request (400 above it) and
 	// those a session keeps seeded, in all its scenarios together (409).
-	MaxSeedReviews = content.MaxSeedReviews
+	MaxSeedReviews = fixture.MaxSeedReviews
 )
 
 // CodeTooManyReviews refuses seeded reviews past MaxSeedReviews for a
@@ -24,8 +24,8 @@ const CodeTooManyReviews = wire.CodeTooManyReviews
 
 // Seed modes: the reviews replace the scenario's data, or are added to it.
 const (
-	SeedReplace = content.SeedReplace
-	SeedAppend  = content.SeedAppend
+	SeedReplace = fixture.SeedReplace
+	SeedAppend  = fixture.SeedAppend
 )
 
 // SeedReview is a review to seed with PUT /__mock/data or
@@ -41,7 +41,7 @@ const (
 // anonymous reviewer), created_at = created_date, answer_state and state
 // from answer_text, was_viewed 1, no tags, photos or video. id is
 // assigned.
-type SeedReview = content.SeedReview
+type SeedReview = fixture.SeedReview
 
 // SeedResult is the answer of PUT /__mock/data and Server.SeedReviews.
 type SeedResult = state.SeedResult

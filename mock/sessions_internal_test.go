@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/api"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/shop"
@@ -43,9 +43,9 @@ type refShop struct {
 	fbs       []Feedback
 	st        *reviews.Store
 	changedAt [5]time.Time
-	arrivals  *content.Arrivals
+	arrivals  *generate.Arrivals
 	arrived   int
-	words     *content.Engine // the reply engine: a random sequence of each review's own
+	words     *generate.Engine // the reply engine: a random sequence of each review's own
 	settings  Settings
 }
 
@@ -71,7 +71,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	}
 	n := len(fbs)
 	sh := &refShop{spec: *sc.Shop(), fbs: fbs, st: st, settings: sc.Settings(),
-		words: content.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
+		words: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)
@@ -107,7 +107,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 		sh.changedAt[i] = sh.origin
 	}
 	if g := sc.Generate(); g != nil && sc.Bank() != nil {
-		sh.arrivals = content.NewArrivals(*g, sc.Seed, sc.Bank(), sc.Media())
+		sh.arrivals = generate.NewArrivals(*g, sc.Seed, sc.Bank(), sc.Media())
 	}
 	return sh
 }

@@ -1,15 +1,15 @@
 package mock
 
 import (
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/shop"
 )
 
 // Answer states of the reply engine, besides the spec's "sent"/"done":
 // a semi_auto reply waits as a draft.
 const (
-	AnswerStateDraft = content.AnswerStateDraft
-	StateDraft       = content.StateDraft
+	AnswerStateDraft = generate.AnswerStateDraft
+	StateDraft       = generate.StateDraft
 )
 
 // ShopSnapshot is a session's living shop in a snapshot (shop's).

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -142,7 +142,7 @@ func TestBodiesCostAboutTheirSize(t *testing.T) {
 		{"a seed body of 8 MiB of tags", "PUT", "/__mock/data?session=x", "application/json", []byte(`{"reviews":[` + strings.Repeat(`{"product_valuation":1,"valuation_tags":[`+strings.Repeat(`"a",`, 99)+`"a"]},`, 9_999) + `{}]}`), 413, 0, false},
 		{"a seed body of 10,000 reviews in YAML, the last one broken", "PUT", "/__mock/data?session=x", "application/yaml", seedYAML(10_000, true), 400, -1, false},
 		{"a seed body of an 8 MiB YAML list", "PUT", "/__mock/data?session=x", "application/yaml", []byte("reviews:\n" + strings.Repeat("- {}\n", (8<<20-20)/5)), 413, -1, false},
-		{"a seed body of a YAML map of as many values as it may hold", "PUT", "/__mock/data?session=x", "application/yaml", []byte("{" + strings.Repeat("a,", content.MaxSeedYAMLNodes/2-3) + "a}"), 400, -1, false},
+		{"a seed body of a YAML map of as many values as it may hold", "PUT", "/__mock/data?session=x", "application/yaml", []byte("{" + strings.Repeat("a,", fixture.MaxSeedYAMLNodes/2-3) + "a}"), 400, -1, false},
 		{"a YAML snapshot of as many values as it may hold", "POST", "/__mock/snapshot?session=x", "application/yaml", []byte("scenarios: [" + strings.Repeat("a,", snapshot.MaxYAMLNodes/2-4) + "a]"), 400, -1, true},
 		{"a PATCH of 1 MiB", "PATCH", "/api/v1/settings/ai", "application/json", []byte(`{"feedback":[{"rating":1,"signature":"` + strings.Repeat("x", wire.MaxBodyBytes-100) + `"}]}`), 400, 0, false},
 		{"a fault of 1 MiB", "POST", "/__mock/faults", "application/json", []byte(`{"error":{"body":"` + strings.Repeat("x", wire.MaxBodyBytes-100) + `","status":99}}`), 400, 0, false},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/state"
@@ -77,14 +77,14 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 }
 
 // MaxSeedBodyBytes is the largest body PUT /__mock/data accepts (413
-// above it): room for content.MaxSeedReviews reviews of a usual size.
+// above it): room for fixture.MaxSeedReviews reviews of a usual size.
 const MaxSeedBodyBytes = 8 << 20
 
 // seedBody is how PUT /__mock/data reads its body.
-var seedBody = &wire.Body{Limit: MaxSeedBodyBytes, YAMLLimit: MaxSeedBodyBytes, YAMLNodes: content.MaxSeedYAMLNodes,
-	Bound:     fmt.Sprintf("%d reviews at most, %d MiB", content.MaxSeedReviews, MaxSeedBodyBytes>>20),
-	YAMLBound: fmt.Sprintf("%d reviews at most, %d MiB, %d YAML values; send a bigger one as JSON", content.MaxSeedReviews, MaxSeedBodyBytes>>20, content.MaxSeedYAMLNodes),
-	Shape:     content.SeedShape}
+var seedBody = &wire.Body{Limit: MaxSeedBodyBytes, YAMLLimit: MaxSeedBodyBytes, YAMLNodes: fixture.MaxSeedYAMLNodes,
+	Bound:     fmt.Sprintf("%d reviews at most, %d MiB", fixture.MaxSeedReviews, MaxSeedBodyBytes>>20),
+	YAMLBound: fmt.Sprintf("%d reviews at most, %d MiB, %d YAML values; send a bigger one as JSON", fixture.MaxSeedReviews, MaxSeedBodyBytes>>20, fixture.MaxSeedYAMLNodes),
+	Shape:     fixture.SeedShape}
 
 // handleDataPut serves PUT /__mock/data: reviews seeded for one session
 // (see state.SeedReviews), in JSON or YAML (made JSON), of at most
@@ -106,7 +106,7 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	mode, recs, err := content.DecodeSeedBody(body)
+	mode, recs, err := fixture.DecodeSeedBody(body)
 	if err != nil {
 		return 0, nil, err
 	}

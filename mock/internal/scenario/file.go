@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -42,9 +42,9 @@ var keys = []string{"description", "descriptions", "seed", "tones", "settings", 
 
 // DataSpec says where a scenario's reviews come from.
 type DataSpec struct {
-	Locale   string                `yaml:"locale" json:"locale"`
-	Fixtures []string              `yaml:"fixtures" json:"fixtures"`
-	Generate *content.GenerateSpec `yaml:"generate" json:"generate"`
+	Locale   string                 `yaml:"locale" json:"locale"`
+	Fixtures []string               `yaml:"fixtures" json:"fixtures"`
+	Generate *generate.GenerateSpec `yaml:"generate" json:"generate"`
 }
 
 // MaxFaults bounds a scenario's own faults, so a typo cannot exhaust
@@ -63,8 +63,8 @@ func (sf *File) validate(yf *yamlfile.File) {
 	}
 	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
 		switch {
-		case !slices.Contains(content.Locales, l):
-			yf.Problemf("descriptions", "languages are %s, got %q", strings.Join(content.Locales, ", "), l)
+		case !slices.Contains(generate.Locales, l):
+			yf.Problemf("descriptions", "languages are %s, got %q", strings.Join(generate.Locales, ", "), l)
 		case strings.TrimSpace(sf.Descriptions[l]) == "":
 			yf.Problemf("descriptions."+l, "must not be empty")
 		}
@@ -106,8 +106,8 @@ func (sf *File) validate(yf *yamlfile.File) {
 		}
 	}
 	d := sf.Data
-	if d.Locale != "" && !slices.Contains(content.Locales, d.Locale) {
-		yf.Problemf("data.locale", "must be one of %s, got %q", strings.Join(content.Locales, ", "), d.Locale)
+	if d.Locale != "" && !slices.Contains(generate.Locales, d.Locale) {
+		yf.Problemf("data.locale", "must be one of %s, got %q", strings.Join(generate.Locales, ", "), d.Locale)
 	}
 	for i, fx := range d.Fixtures {
 		if !fs.ValidPath(fx) || !strings.HasSuffix(fx, ".yaml") {

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replymock/replymock/fixtures"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
@@ -51,7 +51,7 @@ func TestShippedDataRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range historyProblems(gen, sc.History(), end, sc.HistoryDelay(), g.Replies == content.RepliesNone) {
+			for _, p := range historyProblems(gen, sc.History(), end, sc.HistoryDelay(), g.Replies == generate.RepliesNone) {
 				t.Errorf("%s: %s", name, p)
 			}
 			for _, p := range varietyProblems(gen, sc.Bank(), g.Products) {
@@ -116,9 +116,9 @@ func upstreamProblems(f *reviews.Feedback) []string {
 	switch {
 	case f.AnswerText != "" && (f.AnswerState != "sent" || f.State != "done"):
 		probs = append(probs, fmt.Sprintf("answered with answer_state %q, state %q", f.AnswerState, f.State))
-	case f.AnswerText == "" && f.AnswerState == content.AnswerStateDraft && f.State != content.StateDraft:
+	case f.AnswerText == "" && f.AnswerState == generate.AnswerStateDraft && f.State != generate.StateDraft:
 		probs = append(probs, fmt.Sprintf("a draft with state %q", f.State))
-	case f.AnswerText == "" && f.AnswerState != "" && f.AnswerState != content.AnswerStateDraft:
+	case f.AnswerText == "" && f.AnswerState != "" && f.AnswerState != generate.AnswerStateDraft:
 		probs = append(probs, fmt.Sprintf("unanswered with answer_state %q", f.AnswerState))
 	}
 	return probs
@@ -163,11 +163,11 @@ func historyProblems(fbs []reviews.Feedback, st settings.Settings, end time.Time
 			if len(why) > 0 {
 				probs = append(probs, fmt.Sprintf("%s (%d★, %s) is answered, but %s", id, f.ProductValuation, f.CreatedDate, why[0]))
 			}
-			if s.ReplyMode == "semi_auto" && end.Sub(created) < content.DraftsSentAfter {
+			if s.ReplyMode == "semi_auto" && end.Sub(created) < generate.DraftsSentAfter {
 				probs = append(probs, fmt.Sprintf("%s (%d★) is answered on semi_auto before a person would have sent its draft", id, f.ProductValuation))
 			}
 			probs = append(probs, answerProblems(id, f.AnswerText, s)...)
-		case f.AnswerState == content.AnswerStateDraft:
+		case f.AnswerState == generate.AnswerStateDraft:
 			if s.ReplyMode != "semi_auto" || len(why) > 0 {
 				probs = append(probs, fmt.Sprintf("%s (%d★, %s) has a draft, with reply_mode %s, %v", id, f.ProductValuation, s.ReplyMode, f.CreatedDate, why))
 			}
@@ -205,13 +205,13 @@ func answerProblems(id, answer string, s settings.FeedbackSettings) []string {
 	if s.Signature != "" && !strings.HasSuffix(answer, s.Signature) {
 		probs = append(probs, fmt.Sprintf("%s: the answer does not end with the signature %q: %q", id, s.Signature, answer))
 	}
-	for _, w := range content.SplitWords(s.RequiredWords) {
-		if !content.ContainsWord(answer, []string{w}) {
+	for _, w := range generate.SplitWords(s.RequiredWords) {
+		if !generate.ContainsWord(answer, []string{w}) {
 			probs = append(probs, fmt.Sprintf("%s: the answer lacks the required %q: %q", id, w, answer))
 		}
 	}
-	for _, w := range content.SplitWords(s.ExcludedWords) {
-		if content.ContainsWord(answer, []string{w}) && !content.ContainsWord(s.RequiredWords+" "+s.Signature, []string{w}) {
+	for _, w := range generate.SplitWords(s.ExcludedWords) {
+		if generate.ContainsWord(answer, []string{w}) && !generate.ContainsWord(s.RequiredWords+" "+s.Signature, []string{w}) {
 			probs = append(probs, fmt.Sprintf("%s: the answer holds the excluded %q: %q", id, w, answer))
 		}
 	}
@@ -222,7 +222,7 @@ func answerProblems(id, answer string, s settings.FeedbackSettings) []string {
 // upstream's do: cards of several products, articles of several styles,
 // ids with _ and -, texts from a word to paragraphs, lists of pros and
 // cons on lines, "nothing" alone, and pros and cons that fit the rating.
-func varietyProblems(fbs []reviews.Feedback, bank *content.Bank, products int) []string {
+func varietyProblems(fbs []reviews.Feedback, bank *generate.Bank, products int) []string {
 	if len(fbs) < 300 {
 		return nil // too few to ask for every kind
 	}
@@ -236,7 +236,7 @@ func varietyProblems(fbs []reviews.Feedback, bank *content.Bank, products int) [
 	for _, w := range bank.Nothing {
 		nothing[w] = true
 	}
-	fit := func(r *content.SentimentBank) map[string]bool {
+	fit := func(r *generate.SentimentBank) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range append(slices.Clone(r.Pros), r.Cons...) {
 			m[strings.ToLower(w)] = true

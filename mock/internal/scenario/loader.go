@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/fixtures"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
@@ -174,7 +175,7 @@ func (l *Loader) memo(kind, name string, data []byte, decode func() (any, error)
 // loadReviews reads a reviews fixture.
 func (l *Loader) loadReviews(name string) ([]reviews.Feedback, error) {
 	return loadFixture(l, "reviews", name, func(display string, data []byte) ([]reviews.Feedback, error) {
-		return content.DecodeReviews(display, data, l.media)
+		return fixture.DecodeReviews(display, data, l.media)
 	})
 }
 
@@ -209,11 +210,11 @@ func loadFixture[T any](l *Loader, kind, name string, decode func(display string
 func (l *Loader) loadSettings(name string, rules settings.Rules) (settings.Settings, error) {
 	// The tones are part of the check, so of the key.
 	return loadFixture(l, "settings "+strings.Join(rules.Tones, ","), name, func(display string, data []byte) (settings.Settings, error) {
-		return content.DecodeSettings(display, data, rules)
+		return settings.DecodeFixture(display, data, rules)
 	})
 }
 
 // LoadPhrases reads the phrase bank of locale (phrases/LOCALE.yaml).
-func (l *Loader) LoadPhrases(locale string) (*content.Bank, error) {
-	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", content.DecodePhrases)
+func (l *Loader) LoadPhrases(locale string) (*generate.Bank, error) {
+	return loadFixture(l, "phrases", "phrases/"+locale+".yaml", generate.DecodePhrases)
 }

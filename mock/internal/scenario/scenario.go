@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -39,9 +39,9 @@ type Scenario struct {
 	rateLimit *access.RateLimit
 	strict    *bool // warnings answer 400 (true) or not (false); nil: as Options.Strict says
 	faults    []fault.Fault
-	shop      *ShopSpec     // nil: the data never changes
-	bank      *content.Bank // for new reviews and replies of a living shop
-	media     media.URLs    // the base of generated media URLs: the server's public URL
+	shop      *ShopSpec      // nil: the data never changes
+	bank      *generate.Bank // for new reviews and replies of a living shop
+	media     media.URLs     // the base of generated media URLs: the server's public URL
 	data      *dataSource
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
@@ -90,14 +90,14 @@ func (sc *Scenario) Shop() *ShopSpec { return sc.shop }
 
 // Generate is the generator's spec of the scenario's data, defaults
 // applied; nil for data of fixtures alone.
-func (sc *Scenario) Generate() *content.GenerateSpec { return sc.file.Data.Generate }
+func (sc *Scenario) Generate() *generate.GenerateSpec { return sc.file.Data.Generate }
 
 // Proxy is the scenario's pass-through to the real service; nil for none.
 func (sc *Scenario) Proxy() *proxy.Spec { return sc.file.Proxy }
 
 // Bank is the phrase bank a living shop writes new reviews and replies
 // from; nil for a scenario without generated data or a shop.
-func (sc *Scenario) Bank() *content.Bank { return sc.bank }
+func (sc *Scenario) Bank() *generate.Bank { return sc.bank }
 
 // Media are where the scenario's media URLs point: the server's public URL.
 func (sc *Scenario) Media() media.URLs { return sc.media }
@@ -132,12 +132,12 @@ func dataKey(d DataSpec, seed int64, st settings.Settings, delay time.Duration, 
 
 // HistoryDelay is the reply engine's delay in sc's history: its living
 // shop's, so that the history reads as the shop would have written it,
-// or content.HistoryDelay.
+// or generate.HistoryDelay.
 func (sc *Scenario) HistoryDelay() time.Duration {
 	if sc.shop != nil {
 		return sc.shop.ReplyDelay.D()
 	}
-	return content.HistoryDelay
+	return generate.HistoryDelay
 }
 
 // dataBuilder builds sc's reviews: the fixtures, then the generated ones.
@@ -147,7 +147,7 @@ func (sc *Scenario) dataBuilder(display string, fixtures []reviews.Feedback) fun
 	return func() (*reviews.Store, error) {
 		fbs := slices.Clone(fixtures)
 		if gen != nil {
-			more, err := content.Generate(*gen, seed, bank, st, urls, delay)
+			more, err := generate.Generate(*gen, seed, bank, st, urls, delay)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", display, err)
 			}

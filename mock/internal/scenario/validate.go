@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
@@ -80,11 +81,11 @@ func ValidateFiles(cfg Config, files []SourceFile) error {
 	for i, f := range files {
 		switch kinds[i] {
 		case "reviews":
-			_, err = content.DecodeReviews(f.Path, f.Data, l.media)
+			_, err = fixture.DecodeReviews(f.Path, f.Data, l.media)
 		case "settings":
-			_, err = content.DecodeSettings(f.Path, f.Data, settings.Rules{})
+			_, err = settings.DecodeFixture(f.Path, f.Data, settings.Rules{})
 		case "phrases":
-			_, err = content.DecodePhrases(f.Path, f.Data)
+			_, err = generate.DecodePhrases(f.Path, f.Data)
 		case "", "scenario":
 			name := scenarioName(f.Path)
 			if !scenarioNameRE.MatchString(name) {

@@ -1,8 +1,8 @@
 // Package settings holds the auto-reply settings of /api/v1/settings/ai.
 //
 // It owns their types, the one table of their fields (fields.go), the
-// checks of a complete Settings value, and a PATCH body decoded and
-// applied.
+// checks of a complete Settings value, a PATCH body decoded and applied,
+// and a settings fixture file decoded (fixture.go).
 //
 // Everything here is pure: a Settings value in, a Settings value out. Who
 // holds a session's settings, and its lock, is the caller's business.

@@ -14,7 +14,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/settings"
@@ -42,9 +42,9 @@ type Shop struct {
 	advanced  time.Duration      // a real clock moved ahead by POST /__mock/clock
 	processed time.Time          // the engine has run up to here
 	st        *reviews.Stack
-	changedAt [5]time.Time      // when each rating's settings last changed
-	arrivals  *content.Arrivals // writes arrivals; made with the first one
-	engine    *content.Engine   // writes replies
+	changedAt [5]time.Time       // when each rating's settings last changed
+	arrivals  *generate.Arrivals // writes arrivals; made with the first one
+	engine    *generate.Engine   // writes replies
 	arrived   int
 
 	// Set by Budget.Add, for a session's kept shop; nil budget for a
@@ -57,7 +57,7 @@ type Shop struct {
 // and each review's id alone: every session, whatever its id, sees the
 // same shop, and the shop at a time is the same however it got there.
 func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
-	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: content.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
+	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
 	// A frozen clock starts at the newest review (or a fixed day), so
 	// data and clock agree whatever the day the tests run. A real one
 	// shows now (never before the newest review), and the shop goes on
@@ -210,9 +210,9 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 }
 
 // arrival writes a new review at the time at, by the scenario's generator spec g.
-func (sh *Shop) arrival(g *content.GenerateSpec, at time.Time) reviews.Feedback {
+func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
-		sh.arrivals = content.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
+		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
 		// A fork or a restored shop has arrivals its writer did not
 		// write: it goes on where the shop stood by writing them again,
 		// at their times, and letting them go.
@@ -232,7 +232,7 @@ func (sh *Shop) arrival(g *content.GenerateSpec, at time.Time) reviews.Feedback 
 func (sh *Shop) Fork() (*Shop, error) {
 	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
 		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
-		engine: content.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
+		engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
 }
 
 // due is what the engine does now to a review of the shop, by the
@@ -241,7 +241,7 @@ func (sh *Shop) due(m reviews.Meta, now time.Time, set *settings.Settings) strin
 	if m.Rating < 1 || m.Rating > 5 {
 		return ""
 	}
-	return content.Due(m, now, &set.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
+	return generate.Due(m, now, &set.Feedback[m.Rating-1], sh.changedAt[m.Rating-1], sh.spec.ReplyDelay.D())
 }
 
 // Estimates of what a shop holds besides its Stack (Stack.Bytes).

@@ -31,7 +31,7 @@ type Snapshot struct {
 	SettingsChanged [5]time.Time  `json:"settings_changed"` // when each rating's settings last changed
 	// Replies is the state of the reply engine's random sequence: where
 	// its seed sets it, since each reply draws from its review's own
-	// (content.NewShopEngine); kept, and read back, as the format has it.
+	// (generate.NewShopEngine); kept, and read back, as the format has it.
 	Replies string `json:"replies"`
 	// Changed are the reviews of the shop's data (the scenario's, or
 	// the seeded) that the engine answered or drafted, as the list

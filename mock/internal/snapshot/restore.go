@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -190,8 +190,8 @@ func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 
 // restoreSeeds builds what a session seeded from its snapshot.
 func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
-	if in.Mode != content.SeedReplace && in.Mode != content.SeedAppend {
-		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", content.SeedReplace, content.SeedAppend, in.Mode)
+	if in.Mode != fixture.SeedReplace && in.Mode != fixture.SeedAppend {
+		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", fixture.SeedReplace, fixture.SeedAppend, in.Mode)
 	}
 	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
 	if err != nil {
@@ -203,7 +203,7 @@ func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
 	if err != nil {
 		return nil, wire.InvalidBody(path+".reviews", "%v", err)
 	}
-	return session.NewSeed(in.Mode == content.SeedReplace, own), nil
+	return session.NewSeed(in.Mode == fixture.SeedReplace, own), nil
 }
 
 // decodeRecords reads reviews as the list shows them, each checked.

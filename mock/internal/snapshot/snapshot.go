@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
@@ -27,7 +27,7 @@ import (
 const Format = "replymock-snapshot/1"
 
 // MaxBytes bounds a snapshot document: a session's seeded reviews
-// (content.MaxSeedReviews) and a living shop's arrivals and answers
+// (fixture.MaxSeedReviews) and a living shop's arrivals and answers
 // (scenario.MaxShopReviews each) fit with room.
 const MaxBytes = 96 << 20
 
@@ -57,7 +57,7 @@ var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Ar
 		{Path: "shared_fault_counters", Max: fault.MaxRuntime},
 		{Path: "scenarios", Max: maxScenarios},
 		{Path: "scenarios[].fault_counters", Max: scenario.MaxFaults},
-		{Path: "scenarios[].seeded.reviews", Max: content.MaxSeedReviews},
+		{Path: "scenarios[].seeded.reviews", Max: fixture.MaxSeedReviews},
 		{Path: "scenarios[].shop.arrivals", Max: scenario.MaxShopReviews},
 		{Path: "scenarios[].shop.changed", Max: scenario.MaxShopReviews},
 	},
@@ -213,8 +213,8 @@ func (rec *ScenarioState) check(path string, seen map[string]bool) error {
 		}
 	}
 	// Counted before anything is decoded of them.
-	if sd := rec.Seeded; sd != nil && len(sd.Reviews) > content.MaxSeedReviews {
-		return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", content.MaxSeedReviews, len(sd.Reviews))
+	if sd := rec.Seeded; sd != nil && len(sd.Reviews) > fixture.MaxSeedReviews {
+		return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", fixture.MaxSeedReviews, len(sd.Reviews))
 	}
 	if sh := rec.Shop; sh != nil {
 		return sh.Check(path + ".shop")

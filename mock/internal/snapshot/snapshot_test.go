@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
@@ -19,7 +19,7 @@ import (
 // settings, seeded reviews and living shop.
 func TestTakeAndRestoreRoundTrip(t *testing.T) {
 	k := shopSession(t, func(set *settings.Settings) { set.Feedback[0].ReplyMode = "auto" }, time.Hour)
-	if _, err := k.State().SeedReviews("a", "", content.SeedAppend, []content.SeedReview{{ProductValuation: 2, Text: "Шов разошёлся"}}); err != nil {
+	if _, err := k.State().SeedReviews("a", "", fixture.SeedAppend, []fixture.SeedReview{{ProductValuation: 2, Text: "Шов разошёлся"}}); err != nil {
 		t.Fatal(err)
 	}
 	advance(t, k, "a", 2*time.Hour)

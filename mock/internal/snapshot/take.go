@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/session"
 )
@@ -80,9 +80,9 @@ func scenarioState(ts session.TakenScenario) (ScenarioState, error) {
 		if err != nil {
 			return rec, err
 		}
-		mode := content.SeedAppend
+		mode := fixture.SeedAppend
 		if sd.Replace() {
-			mode = content.SeedReplace
+			mode = fixture.SeedReplace
 		}
 		rec.Seeded = &Seeded{Mode: mode, Reviews: rawRecords(fbs)}
 	}

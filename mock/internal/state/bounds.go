@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -15,14 +15,14 @@ import (
 // snapshot). What all sessions keep together is the budgets' (State.Budgets).
 
 // CheckSeedCount refuses n reviews seeded in one session, in all its
-// scenarios, past content.MaxSeedReviews: a 409 too_many_reviews naming
+// scenarios, past fixture.MaxSeedReviews: a 409 too_many_reviews naming
 // field, whose message ends with what made n (this would make 12000).
 func CheckSeedCount(n int, field, made string) error {
-	if n <= content.MaxSeedReviews {
+	if n <= fixture.MaxSeedReviews {
 		return nil
 	}
 	return &wire.APIError{Status: http.StatusConflict, Code: wire.CodeTooManyReviews, Field: field,
-		Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; %s %d", content.MaxSeedReviews, made, n)}
+		Message: fmt.Sprintf("a session keeps at most %d seeded reviews, in all its scenarios; %s %d", fixture.MaxSeedReviews, made, n)}
 }
 
 // CheckOverrides refuses a session's own overrides past

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/replymock/replymock/mock/internal/access"
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -25,8 +25,8 @@ func TestSessionBounds(t *testing.T) {
 		field  string
 		msg    string
 	}{
-		{"seeds at the bound", CheckSeedCount(content.MaxSeedReviews, "reviews", "this would make"), 0, "", "", ""},
-		{"seeds past it", CheckSeedCount(content.MaxSeedReviews+1, "reviews", "this would make"), http.StatusConflict, wire.CodeTooManyReviews, "reviews",
+		{"seeds at the bound", CheckSeedCount(fixture.MaxSeedReviews, "reviews", "this would make"), 0, "", "", ""},
+		{"seeds past it", CheckSeedCount(fixture.MaxSeedReviews+1, "reviews", "this would make"), http.StatusConflict, wire.CodeTooManyReviews, "reviews",
 			"a session keeps at most 10000 seeded reviews, in all its scenarios; this would make 10001"},
 		{"seeds of a snapshot", CheckSeedCount(12000, "scenarios", "the snapshot has"), http.StatusConflict, wire.CodeTooManyReviews, "scenarios",
 			"a session keeps at most 10000 seeded reviews, in all its scenarios; the snapshot has 12000"},

@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/content"
+	"github.com/replymock/replymock/mock/internal/fixture"
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
@@ -39,9 +40,9 @@ func SeedInfoOf(ss *session.Session, sc *scenario.Scenario) *SeedInfo {
 	if sd == nil {
 		return nil
 	}
-	mode := content.SeedAppend
+	mode := fixture.SeedAppend
 	if sd.Replace() {
-		mode = content.SeedReplace
+		mode = fixture.SeedReplace
 	}
 	return &SeedInfo{Mode: mode, Count: sd.Reviews().Len()}
 }
@@ -49,7 +50,7 @@ func SeedInfoOf(ss *session.Session, sc *scenario.Scenario) *SeedInfo {
 // SeedReviews seeds recs for session sid (session.Default for "") in
 // scenario scName ("": the session's) by mode, as Server.SeedReviews
 // says; a refused request changes nothing.
-func (st *State) SeedReviews(sid, scName, mode string, recs []content.SeedReview) (SeedResult, error) {
+func (st *State) SeedReviews(sid, scName, mode string, recs []fixture.SeedReview) (SeedResult, error) {
 	if sid == "" {
 		sid = session.Default
 	}
@@ -60,13 +61,13 @@ func (st *State) SeedReviews(sid, scName, mode string, recs []content.SeedReview
 		return SeedResult{}, wire.InvalidParameter("session", "%s", session.MsgBadID)
 	}
 	if mode == "" {
-		mode = content.SeedReplace
+		mode = fixture.SeedReplace
 	}
-	if mode != content.SeedReplace && mode != content.SeedAppend {
+	if mode != fixture.SeedReplace && mode != fixture.SeedAppend {
 		return SeedResult{}, wire.InvalidBody("mode", "must be replace or append, got %q", wire.Clip(mode))
 	}
-	if len(recs) > content.MaxSeedReviews {
-		return SeedResult{}, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", content.MaxSeedReviews, len(recs))
+	if len(recs) > fixture.MaxSeedReviews {
+		return SeedResult{}, wire.InvalidBody("reviews", "at most %d reviews a request, got %d", fixture.MaxSeedReviews, len(recs))
 	}
 	// Built against the session as it is, without creating it; kept only
 	// if nothing changed it meanwhile, else built again.
@@ -160,22 +161,22 @@ func (st *State) ClearSeeded(sid string) int {
 
 // buildSeed makes what the session will have seeded in sc: prev (nil for
 // nothing) with recs, by mode; base is sc's data.
-func (st *State) buildSeed(sid string, sc *scenario.Scenario, base *reviews.Store, prev *session.Seed, mode string, recs []content.SeedReview) (*session.Seed, SeedResult, error) {
-	replace := mode == content.SeedReplace || prev != nil && prev.Replace()
+func (st *State) buildSeed(sid string, sc *scenario.Scenario, base *reviews.Store, prev *session.Seed, mode string, recs []fixture.SeedReview) (*session.Seed, SeedResult, error) {
+	replace := mode == fixture.SeedReplace || prev != nil && prev.Replace()
 	var kept []reviews.Feedback
-	if mode == content.SeedAppend && prev != nil {
+	if mode == fixture.SeedAppend && prev != nil {
 		var err error
 		if kept, err = prev.Reviews().Feedbacks(); err != nil {
 			return nil, SeedResult{}, err
 		}
 	}
 	// The newest review the session has, for the dates to fill.
-	end, _ := time.Parse(reviews.TimestampLayout, content.DefaultEnd)
+	end, _ := time.Parse(reviews.TimestampLayout, generate.DefaultEnd)
 	if g := sc.Generate(); g != nil {
 		end, _ = time.Parse(reviews.TimestampLayout, g.End)
 	}
 	anchor := end // the date of the request's first review, the newest
-	if mode == content.SeedAppend {
+	if mode == fixture.SeedAppend {
 		var newest time.Time
 		if !replace {
 			if pos, ok := reviews.NewStack(base).Newest(); ok {
@@ -210,7 +211,7 @@ func (st *State) buildSeed(sid string, sc *scenario.Scenario, base *reviews.Stor
 	if !replace {
 		first = base.Next()
 	}
-	if prev != nil && mode == content.SeedAppend {
+	if prev != nil && mode == fixture.SeedAppend {
 		first = max(first, prev.Reviews().Next())
 	}
 	if err := reviews.Number(added, first); err != nil {
@@ -261,15 +262,15 @@ func checkSeedIDs(sc *scenario.Scenario, base *reviews.Store, replace bool, kept
 }
 
 // seedFiller fills what the session sid's seeded reviews in sc leave
-// out (content.Filler); base is sc's data, anchor the created_date of
+// out (fixture.Filler); base is sc's data, anchor the created_date of
 // the request's first review.
-func (st *State) seedFiller(sid string, sc *scenario.Scenario, base *reviews.Store, anchor time.Time) *content.Filler {
-	products := content.DefaultProducts
+func (st *State) seedFiller(sid string, sc *scenario.Scenario, base *reviews.Store, anchor time.Time) *fixture.Filler {
+	products := generate.DefaultProducts
 	if g := sc.Generate(); g != nil {
 		products = g.Products
 	}
-	return &content.Filler{Session: sid, Seed: sc.Seed, Anchor: anchor, Base: base, URLs: sc.Media(), Products: products,
-		Bank: func() (*content.Bank, error) {
+	return &fixture.Filler{Session: sid, Seed: sc.Seed, Anchor: anchor, Base: base, URLs: sc.Media(), Products: products,
+		Bank: func() (*generate.Bank, error) {
 			if b := sc.Bank(); b != nil {
 				return b, nil
 			}

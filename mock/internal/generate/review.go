@@ -1,4 +1,4 @@
-package content
+package generate
 
 import (
 	"math/rand"
@@ -55,7 +55,7 @@ func (g *generator) review(p Product, rating int, created time.Time) reviews.Fee
 		FeedbackID: id, NmID: p.NmID, ImtID: p.ImtID,
 		Text: text, Pros: pros, Cons: cons,
 		ProductValuation: rating,
-		ValuationTags:    jsonList(tags),
+		ValuationTags:    string(reviews.AppendJSONList(nil, tags)),
 		CreatedDate:      created.Format(reviews.TimestampLayout),
 		ProductName:      p.Name, SupplierArticle: p.Article, BrandName: p.Brand,
 		Photos: media.PhotosJSON(photos), Video: video,

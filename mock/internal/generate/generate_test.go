@@ -1,4 +1,4 @@
-package content
+package generate
 
 import (
 	"encoding/json"

@@ -1,32 +1,31 @@
-package content
+package settings
 
 import (
-	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
 // settingsFile is a settings fixture (kind: settings): the GET shape.
 type settingsFile struct {
-	Kind     string                      `yaml:"kind"`
-	Feedback []settings.FeedbackSettings `yaml:"feedback"`
-	Question settings.QuestionSettings   `yaml:"question"`
+	Kind     string             `yaml:"kind"`
+	Feedback []FeedbackSettings `yaml:"feedback"`
+	Question QuestionSettings   `yaml:"question"`
 }
 
-// DecodeSettings decodes a settings fixture (kind: settings) named
+// DecodeFixture decodes a settings fixture (kind: settings) named
 // display in problems, checked by rules (a scenario's tones).
-func DecodeSettings(display string, data []byte, rules settings.Rules) (settings.Settings, error) {
+func DecodeFixture(display string, data []byte, rules Rules) (Settings, error) {
 	var sf settingsFile
 	yf := yamlfile.Decode(display, data, &sf)
 	if !yf.Checkable() {
-		return settings.Settings{}, yf.Err()
+		return Settings{}, yf.Err()
 	}
 	if sf.Kind != "settings" {
 		yf.Problemf("kind", "must be \"settings\" in a settings fixture, got %q", sf.Kind)
 	}
-	var st settings.Settings
+	var st Settings
 	if len(sf.Feedback) != 5 {
 		yf.Problemf("feedback", "must have exactly 5 elements, one per rating 1 to 5; got %d", len(sf.Feedback))
-		return settings.Settings{}, yf.Err()
+		return Settings{}, yf.Err()
 	}
 	copy(st.Feedback[:], sf.Feedback)
 	st.Question = sf.Question

@@ -1,4 +1,4 @@
-package content
+package generate
 
 import (
 	"fmt"
@@ -105,9 +105,9 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 		if p.Name == "" || p.Code == "" {
 			yf.Problemf(fmt.Sprintf("products[%d]", i), "needs a name and a code")
 		}
-		tagProbs = append(tagProbs, tagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
+		tagProbs = append(tagProbs, TagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
 	}
-	for _, p := range append(tagProblems("tags", b.Tags), tagProbs...) {
+	for _, p := range append(TagProblems("tags", b.Tags), tagProbs...) {
 		yf.Problemf(p.Field, "%s", p.Msg)
 	}
 	for i, g := range b.Answers.Greetings {
@@ -126,7 +126,7 @@ const maxTag = 40
 
 // tagProblems lists the tags at path that are not short lowercase
 // phrases, or repeat one before them.
-func tagProblems(path string, tags []string) []wire.FieldProblem {
+func TagProblems(path string, tags []string) []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	for i, t := range tags {
 		at := fmt.Sprintf("%s[%d]", path, i)

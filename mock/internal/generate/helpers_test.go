@@ -1,4 +1,4 @@
-package content
+package generate
 
 import (
 	"io/fs"
@@ -31,7 +31,7 @@ func shippedSettings(t testing.TB, name string) settings.Settings {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := DecodeSettings(name, data, settings.Rules{})
+	st, err := settings.DecodeFixture(name, data, settings.Rules{})
 	if err != nil {
 		t.Fatal(err)
 	}
