@@ -4,7 +4,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/netaddr"
+	"github.com/replymock/replymock/mock/internal/access"
 )
 
 // The connections a listener of limitConns accepts past its places wait
@@ -25,7 +25,7 @@ func (tc *trackedConn) Close() error {
 // clientOf is who a connection comes from: its address, or its /64 for
 // IPv6, where a client has as many addresses as it likes.
 func clientOf(conn net.Conn) string {
-	c, _ := netaddr.Client(conn.RemoteAddr().String()) // one that does not parse, as it is
+	c, _ := access.Client(conn.RemoteAddr().String()) // one that does not parse, as it is
 	return c
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/journal"
-	"github.com/replymock/replymock/mock/internal/netaddr"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -140,6 +140,6 @@ func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 // request names freely. Behind a reverse proxy, the proxy's clients
 // share its address, and so its places.
 func client(r *http.Request) string {
-	c, _ := netaddr.Client(r.RemoteAddr) // one that does not parse, as it is
+	c, _ := access.Client(r.RemoteAddr) // one that does not parse, as it is
 	return c
 }

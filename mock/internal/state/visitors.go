@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/netaddr"
+	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -53,10 +53,10 @@ type allowance struct {
 }
 
 // clientOf is the client a request's remote address (host:port) names
-// (netaddr.Client: an IPv4 address, an IPv6 /64); "" for one that does
+// (access.Client: an IPv4 address, an IPv6 /64); "" for one that does
 // not parse, which all such requests share.
 func clientOf(remote string) string {
-	c, ok := netaddr.Client(remote)
+	c, ok := access.Client(remote)
 	if !ok {
 		return ""
 	}

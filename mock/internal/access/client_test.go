@@ -1,4 +1,4 @@
-package netaddr
+package access
 
 import "testing"
 
