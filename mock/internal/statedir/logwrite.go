@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,13 +75,7 @@ func (d *Dir) planAnew(name string, prev *partsLog, parts map[string][]json.RawM
 	if len(parts) == 0 {
 		return w
 	}
-	for _, part := range slices.Sorted(func(yield func(string) bool) {
-		for p := range parts {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, part := range slices.Sorted(maps.Keys(parts)) {
 		w.records = appendRecord(w.records, splice{Part: part, Items: parts[part]})
 	}
 	gen := uint64(1)
@@ -124,7 +119,9 @@ func (w *logWrite) done(d *Dir, name string) {
 
 // maxHeld bounds the bytes of the lists a folder holds on to for their
 // identity (partsLog.items), all sessions together: past it, a list is
-// hashed whole at each write.
+// hashed whole at each write. Holding them makes a PATCH of a shop at
+// its bound 2-10 ms against 10-39 ms with every item hashed
+// (BenchmarkKeepPatch/shop-bound/log).
 const maxHeld = 64 << 20
 
 // hold keeps next's lists, parts, for their identity, within maxHeld

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"hash/maphash"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -16,18 +17,17 @@ import (
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
 
-// A session's big parts (its living shops' arrivals and changed
-// reviews, its seeded reviews: lists of reviews, up to some 17 MB for a
-// shop at its bound) are kept apart from the rest, so that a write costs
-// what it changed: the session's file in sessions/ is a head (headFormat)
-// that holds its snapshot without those lists, and names a log beside it
-// (ID.GEN.log) that holds them as a series of splices, each a record
-// with its length and checksum. A write appends the splices of what
-// changed since the last, synced, then renames the new head into place:
-// the head says how much of the log is its (log_end), so that records a
-// write cut short are past it and dropped when read. Once the log has
-// grown past twice what it holds (and a megabyte), it is written anew,
-// whole, under the next GEN, and the old one removed.
+// A session's lists of reviews (its living shops' arrivals and changed
+// reviews, its seeded reviews: up to some 17 MB for a shop at its
+// bound) are kept in a log beside its head, ID.GEN.log. The head
+// (headFormat) holds the snapshot without those lists. The log is a
+// series of splices, each a record with its length and checksum. A
+// write appends the splices of what changed, syncs the log, then
+// renames the new head into place. The head says how much of the log
+// is its (log_end): records a write cut short lie past it and are
+// dropped when read. Once the log holds more than twice its lists and
+// a megabyte, it is written anew under the next GEN, and the old one
+// removed.
 
 // headFormat names a session's head in a state folder.
 const headFormat = "replymock-state-session/1"
@@ -138,9 +138,16 @@ func diffParts(old *partsLog, parts map[string][]json.RawMessage) ([]splice, map
 	if old != nil {
 		oldHashes, oldItems = old.parts, old.items
 	}
+	names := make(map[string]bool, len(parts))
+	for name := range oldHashes {
+		names[name] = true
+	}
+	for name := range parts {
+		names[name] = true
+	}
 	hashes := make(map[string][]uint64, len(parts))
 	var out []splice
-	for _, name := range slices.Sorted(mapKeys(oldHashes, parts)) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		items, was, wasH := parts[name], oldItems[name], oldHashes[name]
 		h := make([]uint64, len(items))
 		for i, it := range items {
@@ -161,22 +168,6 @@ func diffParts(old *partsLog, parts map[string][]json.RawMessage) ([]splice, map
 // sameBytes reports whether a and b are the same bytes in memory.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
-}
-
-// mapKeys is the names of both maps' parts.
-func mapKeys(a map[string][]uint64, b map[string][]json.RawMessage) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range a {
-			if !yield(k) {
-				return
-			}
-		}
-		for k := range b {
-			if _, ok := a[k]; !ok && !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // diffList appends to out the splices of part name that make the list

@@ -1,15 +1,20 @@
 // Package statedir keeps a server's state in a folder (--state-dir), so
 // that a restarted or redeployed demo comes back as it was: server.json
-// holds the server's own state (ServerState), sessions/ a snapshot of
-// each session, taken and restored through a snapshot.Keeper: its head
-// (ID.json, the snapshot without its lists of reviews) and a log of
-// those lists (ID.GEN.log, parts.go), so that a write costs what it
-// changed. A head is written whole and renamed into place after its
-// log's records are synced, and says how much of the log is its; a
-// file that does not read is set aside in rejected/, never loaded in
-// part, never fatal.
-// What sessions/ and rejected/ hold together stays within a budget
-// (budget.go); server.json always fits.
+// holds the server's own state (ServerState), sessions/ each session's
+// snapshot, taken and restored through a snapshot.Keeper. A file that
+// does not read is set aside in rejected/, never loaded in part, never
+// fatal. What sessions/ and rejected/ hold together stays within a
+// budget (budget.go); server.json always fits.
+//
+// A session's file is a small head, written whole and renamed into
+// place, beside a log of its lists of reviews (parts.go) to which a
+// write appends what changed. It buys a PATCH of a session whose living
+// shop is at its bound (a 22 MB snapshot) 6-22 ms against 250-315 ms
+// with the snapshot written whole, and of one whose shop is a day old
+// (0.8 MB) 5-13 ms against 26-45 ms; a session of a few kilobytes costs
+// the same either way (BenchmarkKeepPatch and mock's
+// BenchmarkPatchSettingsLivingShop, on the disk and synced, on a busy
+// 2-core machine).
 package statedir
 
 import (

@@ -34,7 +34,7 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 // server is the shared state of a server of the shipped scenarios,
 // started at c's time, and the keeper of its sessions.
-func server(t *testing.T, c *clock) *snapshot.Keeper {
+func server(t testing.TB, c *clock) *snapshot.Keeper {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	reg, err := scenario.Load(scenario.NewLoader(scenario.Config{Now: c.now, PublicURL: "http://localhost:8080", Logger: log}), c.now(), "default")
@@ -57,7 +57,7 @@ func openDir(t *testing.T, dir string) *Dir {
 }
 
 // sign makes signature rating 1's signature in session sid's settings.
-func sign(t *testing.T, k *snapshot.Keeper, sid, signature string) {
+func sign(t testing.TB, k *snapshot.Keeper, sid, signature string) {
 	t.Helper()
 	ss, sc, err := k.State().Resolve(sid, "")
 	if err != nil {
