@@ -1,5 +1,6 @@
-// Package statedir keeps a server's state in a folder (--state-dir), so
-// that a restarted or redeployed demo comes back as it was: server.json
+// Package statedir keeps a server's state in a folder (--state-dir).
+//
+// A restarted or redeployed demo comes back as it was: server.json
 // holds the server's own state (ServerState), sessions/ each session's
 // snapshot, taken and restored through a snapshot.Keeper. A file that
 // does not read is set aside in rejected/, never loaded in part, never
