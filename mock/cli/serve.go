@@ -211,7 +211,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 	errc := make(chan error, len(lns))
 	for i, ln := range lns {
 		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
-		ln = limitConns(ln, hs, cfg.maxConns, int64(cfg.minBodyRate))
+		ln = limitConns(ln, hs, cfg.maxConns)
 		servers = append(servers, hs)
 		what := "api and admin"
 		if len(lns) == 2 {
@@ -223,7 +223,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns, "min_body_rate", limitRate(cfg.minBodyRate)}
+			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
