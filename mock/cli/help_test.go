@@ -65,7 +65,7 @@ func TestEveryCommandsHelp(t *testing.T) {
 	validate := []string{"fixtures", "now", "scenario", "scenarios", "scenarios-only", "seed"}
 	probeFlags := []string{"allow-unchecked", "allow-writes", "format", "max-requests", "quiet", "rate", "target", "timeout", "token"}
 	recordFlags := []string{"anonymize-products", "format", "from", "max-answer-mib", "max-read-mib", "max-requests", "max-write-mib", "name", "out", "quiet", "rate", "raw", "seed", "timeout", "token"}
-	serveHas := []string{"addr", "admin-addr", "admin-token", "max-shop-memory", "min-body-rate", "max-state-disk", "redact", "state-dir", "version"}
+	serveHas := []string{"addr", "admin-addr", "admin-token", "max-shop-memory", "max-state-disk", "redact", "state-dir", "version"}
 	clientOnly := []string{"target", "token", "from", "out", "rate", "allow-unchecked", "allow-writes"}
 	tests := []struct {
 		args  []string

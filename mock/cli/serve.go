@@ -175,33 +175,19 @@ func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.
 }
 
 // setMemoryLimit sets a soft memory limit from the server's budgets,
-// unless GOMEMLIMIT is set; it says which. Under that limit, unless GOGC
-// is set too, the collector runs at servingGCPercent.
+// unless GOMEMLIMIT is set; it says which.
 func setMemoryLimit(cfg config, srv *mock.Server) string {
-	memLimit := "GOMEMLIMIT"
-	if cfg.memLimit {
-		// Go lets the heap grow to twice what is live before collecting:
-		// with full budgets, the process would take twice their sum. A
-		// soft limit of the data built, the budgets and some room makes
-		// the collector work harder near it instead.
-		limit := memoryLimit(srv.MemoryBudget())
-		debug.SetMemoryLimit(limit)
-		memLimit = strconv.FormatInt(limit>>20, 10) + "MiB"
-		if cfg.tuneGC {
-			debug.SetGCPercent(servingGCPercent)
-		}
+	if !cfg.memLimit {
+		return "GOMEMLIMIT"
 	}
-	return memLimit
+	// Go lets the heap grow to twice what is live before collecting: with
+	// full budgets, the process would take twice their sum. A soft limit
+	// of the data built, the budgets and some room makes the collector
+	// work harder near it instead.
+	limit := memoryLimit(srv.MemoryBudget())
+	debug.SetMemoryLimit(limit)
+	return strconv.FormatInt(limit>>20, 10) + "MiB"
 }
-
-// servingGCPercent is the collector's percentage while serving, under the
-// soft memory limit: the collector lets the heap grow to five times what
-// is live before it collects, in place of twice, unless that is past the
-// limit, when it aims below the limit (TestServingGCBound). Requests
-// leave some 3 KB each, and the default data's heap is small: under
-// load, the process serving it collects a fifth as often, and takes 54
-// MB in place of 33.
-const servingGCPercent = 400
 
 // startServing serves each listener with its handler, after logging where
 // and what; errc receives the first listener's failure.
@@ -211,7 +197,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 	errc := make(chan error, len(lns))
 	for i, ln := range lns {
 		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
-		ln = limitConns(ln, hs, cfg.maxConns, int64(cfg.minBodyRate))
+		ln = limitConns(ln, hs, cfg.maxConns)
 		servers = append(servers, hs)
 		what := "api and admin"
 		if len(lns) == 2 {
@@ -223,7 +209,7 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
 			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns, "min_body_rate", limitRate(cfg.minBodyRate)}
+			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
@@ -301,7 +287,7 @@ func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, er
 		}
 		srv, err := mock.New(opts)
 		if cfg.tuneGC {
-			debug.SetGCPercent(100) // before serve goes on: it may set its own
+			debug.SetGCPercent(100)
 		}
 		done <- built{srv, err}
 	}()
@@ -373,7 +359,17 @@ func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
 
 // memoryHeadroom is room, beyond the data and the budgets, for what
 // requests in flight and connections hold.
-const memoryHeadroom = 256 << 20
+const memoryHeadroom = 128 << 20
+
+// The budgets of the server's stores, smaller than mock's defaults: with
+// the faults' 16 MiB, the media cache's 32 MiB, memoryHeadroom and the
+// default data, the soft memory limit is just under 500 MiB, which a
+// laptop or a CI runner has to spare.
+const (
+	defaultJournalBytes = 64 << 20
+	defaultMaxShopBytes = 128 << 20
+	defaultMaxSeedBytes = 64 << 20
+)
 
 // memoryLimit is the soft memory limit for a server whose stores may
 // keep budget bytes: what is live now (the scenarios' data, built), the

@@ -14,9 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -362,21 +360,19 @@ func TestStartupLogSaysWhoMayCall(t *testing.T) {
 
 // Without GOMEMLIMIT, the server sets a soft memory limit of what is live
 // after the build, its stores' budgets and some room; with it, none.
-// Under its own limit, and without GOGC, the collector runs at
-// servingGCPercent; with either set, at Go's default.
+// Either way the collector serves at Go's default percentage.
 func TestMemoryLimit(t *testing.T) {
 	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
 	opts := mock.Options{JournalBytes: 1 << 20, MaxShopBytes: 2 << 20, MaxSeedBytes: 3 << 20, MediaCacheBytes: 4 << 20}
 	budget := int64(10<<20 + mock.MaxRuntimeFaultBytes)
 	for _, c := range []struct {
-		cfg     config
-		limit   bool
-		percent int
+		cfg   config
+		limit bool
 	}{
-		{config{}, false, 100},                            // GOGC and GOMEMLIMIT set
-		{config{tuneGC: true}, false, 100},                // GOMEMLIMIT set
-		{config{memLimit: true}, true, 100},               // GOGC set
-		{config{memLimit: true, tuneGC: true}, true, 400}, // neither
+		{config{}, false},                            // GOGC and GOMEMLIMIT set
+		{config{tuneGC: true}, false},                // GOMEMLIMIT set
+		{config{memLimit: true}, true},               // GOGC set
+		{config{memLimit: true, tuneGC: true}, true}, // neither
 	} {
 		debug.SetMemoryLimit(math.MaxInt64)
 		debug.SetGCPercent(100)
@@ -388,53 +384,26 @@ func TestMemoryLimit(t *testing.T) {
 		if c.limit && (got < budget+memoryHeadroom || got > budget+memoryHeadroom+2<<30) {
 			t.Errorf("%+v: memory limit %d MiB, want the budgets (%d MiB), %d MiB of room and the live heap", c.cfg, got>>20, budget>>20, memoryHeadroom>>20)
 		}
-		if c.limit {
-			t.Logf("memory limit %d MiB for %d MiB of budgets", got>>20, budget>>20)
+		if p := debug.SetGCPercent(100); p != 100 {
+			t.Errorf("%+v: the collector's percentage is %d while serving, want 100", c.cfg, p)
 		}
-		if p := debug.SetGCPercent(100); p != c.percent {
-			t.Errorf("%+v: the collector's percentage is %d while serving, want %d", c.cfg, p, c.percent)
-		}
-	}
-	if servingGCPercent != 400 {
-		t.Errorf("servingGCPercent is %d; the cases above and TestServingGCBound assume 400", servingGCPercent)
 	}
 }
 
-// The bound that lets the server collect at servingGCPercent: what the
-// collector aims at, the heap goal, is five times the live heap, unless
-// that is past the soft memory limit, when it aims below the limit. Here
-// a live heap of 32 MiB, and a limit 40 MiB above it; the goal is read
-// after a collection, when all that is marked is live.
-func TestServingGCBound(t *testing.T) {
-	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
-	live := make([][]byte, 32)
-	for i := range live {
-		live[i] = make([]byte, 1<<20)
+// A server with its default flags keeps its soft memory limit within
+// what a laptop or a CI runner has to spare.
+func TestDefaultMemoryLimit(t *testing.T) {
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	var cfg config
+	fsys := cfg.flagSet("serve", io.Discard)
+	level, err := cfg.check(fsys, env(nil))
+	if err != nil {
+		t.Fatal(err)
 	}
-	goal := func() uint64 {
-		runtime.GC()
-		s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
+	startServe(t, cfg, cfg.options(level, io.Discard), false)
+	if got := debug.SetMemoryLimit(-1); got > 512<<20 {
+		t.Errorf("the default soft memory limit is %d MiB, want at most 512", got>>20)
 	}
-	debug.SetMemoryLimit(math.MaxInt64)
-	debug.SetGCPercent(servingGCPercent)
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	heap := ms.HeapAlloc
-	free := goal()
-	if free < 4*heap {
-		t.Errorf("without a limit, the heap goal is %d MiB for %d MiB live; want five times", free>>20, heap>>20)
-	}
-	limit := int64(heap) + 40<<20
-	debug.SetMemoryLimit(limit)
-	limited := goal()
-	if limited > uint64(limit) || limited < heap {
-		t.Errorf("under a soft limit of %d MiB, the heap goal is %d MiB for %d MiB live; want it between", limit>>20, limited>>20, heap>>20)
-	}
-	t.Logf("%d MiB live: heap goal %d MiB without a limit, %d MiB under a limit of %d MiB", heap>>20, free>>20, limited>>20, limit>>20)
-	runtime.KeepAlive(live)
 }
 
 // --scenarios DIR adds to the shipped scenarios, and the folder is hot
