@@ -1,8 +1,9 @@
-// Package cli is replymock's command line: the flags and their
-// REPLYMOCK_* variables made mock.Options, serving until a signal and
-// draining, the connection limiter, the buffered log, and the validate,
-// healthcheck, version, probe and record commands. Main, its one export,
-// is all the module's main.go calls.
+// Package cli is replymock's command line.
+//
+// It turns the flags and their REPLYMOCK_* variables into mock.Options,
+// serves until a signal and drains, and holds the connection limiter, the
+// buffered log, and the validate, healthcheck, version, probe and record
+// commands. Main, its one export, is all the module's main.go calls.
 //
 // The connection limiter is its own, not netutil.LimitListener, which
 // was measured and let one client lock the others out: 410 stalled
