@@ -124,8 +124,8 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 // maxTag bounds a buyer tag's length, in characters.
 const maxTag = 40
 
-// tagProblems lists the tags at path that are not short lowercase
-// phrases, or repeat one before them.
+// TagProblems lists the tags at path that are not short lowercase
+// phrases, or that repeat an earlier one.
 func TagProblems(path string, tags []string) []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	for i, t := range tags {
