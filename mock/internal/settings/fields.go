@@ -139,61 +139,22 @@ func sharedNames() []string {
 	return names
 }
 
-// value is one field's value: a string (kindEnum, kindText), a date or
-// nil (kindDate), or a number (kindBool, kindInt).
-type value struct {
-	str  string
-	date *string
-	num  int
-}
-
-func (a value) equal(b value) bool {
-	if (a.date == nil) != (b.date == nil) || a.date != nil && *a.date != *b.date {
-		return false
+// of is f's Go field in el, a *FeedbackSettings or *QuestionSettings.
+// Its value is a string (kindEnum, kindText), a *string (kindDate) or an
+// int (kindBool, kindInt).
+func (f *field) of(el any) reflect.Value {
+	idx := f.fb
+	if _, ok := el.(*QuestionSettings); ok {
+		idx = f.q
 	}
-	return a.str == b.str && a.num == b.num
+	return reflect.ValueOf(el).Elem().FieldByIndex(idx)
 }
 
-// get reads f of a feedback element.
-func (f *field) get(el *FeedbackSettings) value {
-	return f.read(reflect.ValueOf(el).Elem().FieldByIndex(f.fb))
-}
+// get reads f of el (see of).
+func (f *field) get(el any) any { return f.of(el).Interface() }
 
-// set writes f of a feedback element.
-func (f *field) set(el *FeedbackSettings, v value) {
-	f.write(reflect.ValueOf(el).Elem().FieldByIndex(f.fb), v)
-}
-
-// getQ reads f of the question element.
-func (f *field) getQ(q *QuestionSettings) value {
-	return f.read(reflect.ValueOf(q).Elem().FieldByIndex(f.q))
-}
-
-// setQ writes f of the question element.
-func (f *field) setQ(q *QuestionSettings, v value) {
-	f.write(reflect.ValueOf(q).Elem().FieldByIndex(f.q), v)
-}
-
-func (f *field) read(rv reflect.Value) value {
-	switch f.kind {
-	case kindDate:
-		return value{date: rv.Interface().(*string)}
-	case kindBool, kindInt:
-		return value{num: int(rv.Int())}
-	}
-	return value{str: rv.String()}
-}
-
-func (f *field) write(rv reflect.Value, v value) {
-	switch f.kind {
-	case kindDate:
-		rv.Set(reflect.ValueOf(v.date))
-	case kindBool, kindInt:
-		rv.SetInt(int64(v.num))
-	default:
-		rv.SetString(v.str)
-	}
-}
+// set writes v to f of el (see of).
+func (f *field) set(el any, v any) { f.of(el).Set(reflect.ValueOf(v)) }
 
 // FeedbackFields names the fields of a per-rating element, in the order
 // the API writes them.

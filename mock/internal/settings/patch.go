@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -20,8 +21,8 @@ type Patch struct {
 type element struct {
 	path   string // "feedback[2]" or "question"
 	rating int
-	values map[string]value
-	order  []*field // the fields set, in document order
+	values map[string]any // of the fields' Go types
+	order  []*field       // the fields set, in document order
 }
 
 // PatchShape bounds a PATCH body before it is decoded: a feedback
@@ -69,7 +70,7 @@ func DecodePatch(body []byte, rules Rules) (*Patch, error) {
 }
 
 func decodeElement(raw []byte, path string, in elements, rules Rules) (*element, error) {
-	e := &element{path: path, values: make(map[string]value)}
+	e := &element{path: path, values: make(map[string]any)}
 	err := wire.EachMember(raw, path, func(key string, raw json.RawMessage) error {
 		fp := path + "." + key
 		f := lookup(key, in)
@@ -81,7 +82,7 @@ func decodeElement(raw []byte, path string, in elements, rules Rules) (*element,
 			return err
 		}
 		if f.key {
-			e.rating = v.num
+			e.rating = v.(int)
 			return nil
 		}
 		e.values[key] = v
@@ -111,7 +112,7 @@ func (p *Patch) check() error {
 		}
 		byRating[e.rating] = e.path
 		if v, ok := e.values[unifiedName]; ok {
-			if flagSetter != nil && flagSetter.values[unifiedName].num != v.num {
+			if flagSetter != nil && flagSetter.values[unifiedName] != v {
 				return wire.InvalidBody(e.path+"."+unifiedName, "conflicts with %s.%s: the flag is one for all ratings", flagSetter.path, unifiedName)
 			}
 			if flagSetter == nil {
@@ -131,7 +132,7 @@ func (p *Patch) Apply(cur Settings) (Settings, error) {
 	unified, switcher := wasUnified, (*element)(nil) // switcher: the first element that carries the flag
 	for i := range p.feedback {
 		if v, ok := p.feedback[i].values[unifiedName]; ok {
-			unified = v.num == 1
+			unified = v == 1
 			if switcher == nil {
 				switcher = &p.feedback[i]
 			}
@@ -164,7 +165,7 @@ func (p *Patch) Apply(cur Settings) (Settings, error) {
 	}
 	if q := p.question; q != nil {
 		for _, f := range q.order {
-			f.setQ(&next.Question, q.values[f.name])
+			f.set(&next.Question, q.values[f.name])
 		}
 	}
 	return next, nil
@@ -182,7 +183,7 @@ func (p *Patch) sharedAgree() error {
 			if !f.shared || !ok {
 				continue
 			}
-			if prev, ok := setBy[f.name]; ok && !prev.values[f.name].equal(v) {
+			if prev, ok := setBy[f.name]; ok && !reflect.DeepEqual(prev.values[f.name], v) {
 				return wire.InvalidBody(e.path+"."+f.name, "conflicts with %s.%s: with %s 1 the field is shared by all ratings", prev.path, f.name, unifiedName)
 			}
 			setBy[f.name] = e
