@@ -128,8 +128,7 @@ func (f *field) check(v any, path string, rules Rules) error {
 }
 
 // checkOrder lists the fields in the order Validate reports their
-// problems, as it always has: the strings, then the dates, then the
-// numbers, each in the table's order.
+// problems: the strings, then the dates, then the numbers.
 func checkOrder() []*field {
 	rank := map[kind]int{kindEnum: 0, kindText: 0, kindDate: 1, kindBool: 2, kindInt: 2}
 	var out []*field
@@ -140,9 +139,8 @@ func checkOrder() []*field {
 	return out
 }
 
-// Validate checks a complete Settings value, such as a settings fixture or
-// a restored snapshot's: ratings in order, every enum and length, and the
-// unified invariant. Problems are reported with JSON-style paths.
+// Validate checks a complete Settings value, such as a settings fixture
+// or a restored snapshot's. Problems name JSON paths.
 func (s *Settings) Validate(rules Rules) []*wire.APIError {
 	var errs []*wire.APIError
 	add := func(err error) {
