@@ -15,15 +15,14 @@ import (
 )
 
 // Auth is who may call the API: anyone (type none, the default), or a
-// client that sends one of Tokens as a bearer token. Scenarios give it
-// under auth:, the control panel's overrides in JSON.
+// client that sends one of Tokens as a bearer token.
 type Auth struct {
 	Type   string   `yaml:"type" json:"type"`
 	Tokens []string `yaml:"tokens" json:"tokens,omitempty"`
 }
 
-// RateLimit Allows Requests API requests per Window, per session; the
-// request Over it gets 429 with Retry-After.
+// RateLimit allows Requests API requests per Window, per session. A
+// request over it gets 429 with Retry-After.
 type RateLimit struct {
 	Requests int           `yaml:"requests" json:"requests"`
 	Window   wire.Duration `yaml:"window" json:"window"`
@@ -107,9 +106,8 @@ func (w *Window) Admit(rl *RateLimit, now time.Time) (retryIn time.Duration, ok 
 }
 
 // Overrides change auth, the rate limit and strict mode whatever the
-// scenario says, until reset: the control page's switches. They are
-// for every session, or for one (SetOverridesFor), whose own win field
-// by field.
+// scenario says: the control page's switches. They are for every
+// session, or for one, whose own win field by field.
 type Overrides struct {
 	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
 	// {"type":"bearer","tokens":["demo-token"]}.
@@ -117,19 +115,16 @@ type Overrides struct {
 	// RateLimit, when set, replaces the scenario's rate limit.
 	RateLimit *RateLimit `json:"rate_limit"`
 	// Strict, when set, says whether a request with warnings (see
-	// X-Mock-Warning) is answered 400 invalid_parameter instead,
-	// whatever the scenario and Options.Strict say.
+	// X-Mock-Warning) is answered 400 invalid_parameter instead.
 	Strict *bool `json:"strict"`
 }
 
-// MaxSessionOverrideBytes bounds what one session's overrides keep (its
-// tokens, 16 bytes more each): a thousand sessions must not each keep a
-// megabyte of them.
+// MaxSessionOverrideBytes bounds what one session's overrides keep (see
+// Size), so a thousand sessions cannot each keep a megabyte.
 const MaxSessionOverrideBytes = 64 << 10
 
 // Validate reports the first problem of o, with its JSON path. Unlike a
-// scenario file, where a missing auth means none, an override names its
-// type.
+// scenario's auth, an override's must name its type.
 func (o Overrides) Validate() error {
 	var probs []wire.FieldProblem
 	if o.Auth != nil && o.Auth.Type == "" {
@@ -147,7 +142,8 @@ func (o Overrides) Validate() error {
 	return nil
 }
 
-// Size is what o keeps beyond its fixed fields: its tokens.
+// Size is what o keeps beyond its fixed fields: its tokens, 16 bytes
+// more each.
 func (o Overrides) Size() int {
 	n := 0
 	if o.Auth != nil {
@@ -158,7 +154,7 @@ func (o Overrides) Size() int {
 	return n
 }
 
-// Over lays o Over base: each field o sets wins.
+// Over lays o over base: each field o sets wins.
 func (o Overrides) Over(base Overrides) Overrides {
 	if o.Auth == nil {
 		o.Auth = base.Auth
@@ -173,8 +169,7 @@ func (o Overrides) Over(base Overrides) Overrides {
 }
 
 // Strictness reports whether a request with warnings is answered 400:
-// as o says, else as the scenario says (scenario, when set), else def
-// (Options.Strict).
+// as o says, else as the scenario says, else def (Options.Strict).
 func (o Overrides) Strictness(scenario *bool, def bool) bool {
 	switch {
 	case o.Strict != nil:
@@ -207,7 +202,7 @@ const (
 var ErrUnauthorized = &wire.APIError{Status: http.StatusUnauthorized, Code: wire.CodeUnauthorized,
 	Message: "this scenario requires Authorization: Bearer <token>"}
 
-// ErrRateLimited answers the request Over rl.
+// ErrRateLimited answers a request over rl.
 func ErrRateLimited(rl *RateLimit) *wire.APIError {
 	return &wire.APIError{Status: http.StatusTooManyRequests, Code: wire.CodeRateLimited,
 		Message: fmt.Sprintf("rate limit of %d requests per %s exceeded", rl.Requests, rl.Window)}
@@ -232,8 +227,7 @@ func AdminTokenOK(r *http.Request, token string) bool {
 }
 
 // BearerToken is the token of an Authorization header with the Bearer
-// scheme, which RFC 9110 (section 11.1) makes case-insensitive, and
-// which may be followed by more than one space.
+// scheme, in any case (RFC 9110, section 11.1).
 func BearerToken(header string) (string, bool) {
 	scheme, token, found := strings.Cut(header, " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") {

@@ -53,28 +53,24 @@ const (
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
 
 // OriginAllowed reports whether a browser page at origin may call the
-// API, whose Host is host: a local dev origin (http or https, localhost,
-// a .localhost name or a loopback address, any port), the server's own
-// origin, or one --cors-origins lists, whose "*" allows any. Entries are
-// exact origins or path.Match patterns such as http://*.local:*. As Vite
-// answered CVE-2025-24010, any web page the developer visits must not be
-// able to call a dev server by default: "*" is given, never assumed.
+// API at host: a local dev origin, the server's own origin, or one that
+// --cors-origins lists ("*" for any). As in Vite's answer to
+// CVE-2025-24010, any page the developer visits must not be able to call
+// a dev server by default: "*" is given, never assumed.
 func (g *Guard) OriginAllowed(origin, host string) bool {
 	return Listed(g.origins, origin, true) || g.localOrOwn(origin, host)
 }
 
-// AdminOriginAllowed reports whether a browser page at origin may call
-// the admin API, whose Host is host: as OriginAllowed, but neither "*"
-// nor the opaque origin "null" is enough, since any web page the
-// developer visits could then add faults or read the journal.
+// AdminOriginAllowed is OriginAllowed for the admin API, where neither
+// "*" nor the opaque origin "null" is enough: any page could then add
+// faults or read the journal.
 func (g *Guard) AdminOriginAllowed(origin, host string) bool {
 	return origin != "null" && (g.localOrOwn(origin, host) || Listed(g.origins, origin, false))
 }
 
-// localOrOwn reports whether origin is a page on this machine (a
-// loopback origin) or the server's own page: same host and port as the
-// Host it is called by, when that Host is served (HostServed; a
-// DNS-rebound page is same-origin with itself, and its name is not).
+// localOrOwn reports whether origin is a page on this machine or the
+// server's own page at a Host it serves (a DNS-rebound page is
+// same-origin with itself, but its name is not served).
 func (g *Guard) localOrOwn(origin, host string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" || origin != u.Scheme+"://"+u.Host {
@@ -118,16 +114,10 @@ func LoopbackHost(host string) bool {
 }
 
 // HostAllowed reports whether the server answers a request naming
-// r.Host. A page on a DNS-rebound name (evil.example resolved to this
-// server's address) sends its own name there, and is same-origin with
-// it: only names no one outside can point at this server are served
-// unasked (see HostServed), whatever address the request arrived on, so
-// that a server in a container, whose listener is not loopback, is as
-// safe as one on a laptop.
-//
-// A request that came over no connection (a Go test's
-// httptest.NewRecorder, whose Host is example.com) was made by code in
-// this process, not by a browser, and is answered.
+// r.Host. A page on a DNS-rebound name sends that name, so only names no
+// one outside can point here are served unasked (see HostServed), on any
+// listener. A request over no connection (httptest.NewRecorder) comes
+// from code in this process and is answered.
 func (g *Guard) HostAllowed(r *http.Request) bool {
 	if r.Host == "" { // HTTP/1.0 without Host: no browser sends that
 		return true
@@ -140,15 +130,10 @@ func (g *Guard) HostAllowed(r *http.Request) bool {
 
 // HostServed reports whether host (with or without a port) is a name the
 // server answers to:
-//   - localhost, a name under .localhost (RFC 6761) or a loopback
-//     address: this machine;
-//   - any IP address: a page can only be same-origin with an IP address
-//     if the browser loaded it from that address, so an IP in Host is
-//     never a rebound name (rebinding needs a DNS name whose answer the
-//     attacker changes);
-//   - a single-label name (replymock, mock-api): a compose or Kubernetes
-//     service; public DNS delegates no single-label names, so only the
-//     local resolver answers for them;
+//   - this machine: localhost, a name under .localhost or a loopback address;
+//   - any IP address: rebinding needs a DNS name;
+//   - a single-label name (a compose or Kubernetes service), which only
+//     the local resolver answers for;
 //   - a name --allowed-hosts lists ("*" lists every name).
 func (g *Guard) HostServed(host string) bool {
 	name := hostname(host)
@@ -192,21 +177,16 @@ func RefuseHost(r *http.Request) *wire.APIError {
 			"start with --allowed-hosts " + wire.Clip(hostname(r.Host)) + " to serve it"}
 }
 
-// CORS adds the CORS headers for a request from a browser and answers a
-// preflight itself, reporting whether it answered. The allowed origin is
-// echoed, never "*", so that requests with credentials work too.
+// CORS adds the CORS headers for a request from a browser, and answers a
+// preflight itself, reporting whether it answered. It echoes the allowed
+// origin, never "*", so requests with credentials work too. methods
+// lists what r's path answers to (nil: unknown).
 //
-// A request from a page that may not call kind is refused here, before
-// it runs, whatever its method: a cross-site form, a no-cors fetch or an
-// <img> needs no preflight, and a GET has effects too (a long poll holds
-// a waiter, a scenario is built, a rate limit's window and a fault's
-// counters move). Browsers send Origin with every request but a GET or
-// HEAD that is not CORS; for those, Sec-Fetch-Site tells a page of
-// another site (see foreignSite), and only a top-level navigation to the
-// API or the control panel (a link followed) passes. Tools send neither.
-//
-// methods lists what r's path answers to (nil: unknown). A refusal is
-// returned for the caller to write.
+// A request from a page that may not call kind is refused before it
+// runs, whatever its method: a form or an <img> needs no preflight, and
+// a GET has effects too. Without Origin, Sec-Fetch-Site tells a page of
+// another site, and only a link followed to the API or the panel passes.
+// A refusal is returned for the caller to write.
 func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods func() []string) (answered bool, refusal *wire.APIError) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -249,12 +229,8 @@ func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods 
 }
 
 // foreignSite reports whether r, which carries no Origin, comes from a
-// page of another site, as the browser's Sec-Fetch-Site says: cross-site,
-// or same-site with a Host that is not loopback (demo.example.test's
-// site is every *.example.test; localhost's and 127.0.0.1's are pages on
-// this machine). Browsers send it to potentially trustworthy URLs
-// (https, localhost, loopback addresses); none, as from curl, is not a
-// page of another site.
+// page of another site, by Sec-Fetch-Site: cross-site, or same-site on a
+// Host that is not this machine. A tool such as curl sends none.
 func foreignSite(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site":
@@ -265,8 +241,8 @@ func foreignSite(r *http.Request) bool {
 	return false // same-origin, none (typed in, a bookmark) or not sent
 }
 
-// topLevelNavigation reports whether r is a link followed in a tab:
-// one answer, shown to the user, not to the page that linked.
+// topLevelNavigation reports whether r is a link followed in a tab, whose
+// answer the user sees and the linking page does not.
 func topLevelNavigation(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 		r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"

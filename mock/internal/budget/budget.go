@@ -1,15 +1,11 @@
 // Package budget counts the bytes each bounded store keeps.
 //
-// The journals, the living shops, the seeded reviews, the overrides, the
-// run-time faults and the media cache each charge a Budget of their own
-// as they keep and free. The server's Set of them is its memory budget,
-// and each is a gauge of the metrics.
-//
-// A store either refuses what would not fit (Reserve: seeded reviews,
-// faults) or keeps it and then evicts until it is back within (Charge
-// and Over: journals, shops, the media cache). Either way it is the
-// store's own lock that makes its decisions whole; the count itself is
-// atomic, so reading it (metrics, health) takes no lock.
+// Each store (journals, shops, seeded reviews, overrides, faults, the
+// media cache) charges a Budget of its own, and the server's Set of them
+// is its memory budget. A store either refuses what would not fit
+// (Reserve), or keeps it and evicts until it is within (Charge and
+// Over). The store's own lock makes its decisions whole; the count is
+// atomic, so reading it takes no lock.
 package budget
 
 import (
@@ -38,7 +34,7 @@ func (b *Budget) Max() int64 { return b.max }
 func (b *Budget) Used() int64 { return b.used.Load() }
 
 // Reserve charges n bytes if they fit within the budget, and reports
-// whether they did; a negative n (what a change frees) always fits.
+// whether they did. A negative n always fits.
 func (b *Budget) Reserve(n int64) bool {
 	for {
 		used := b.used.Load()
@@ -51,12 +47,11 @@ func (b *Budget) Reserve(n int64) bool {
 	}
 }
 
-// Fits reports whether n more bytes would fit now, charging nothing: for
-// a store that checks before it builds, and charges what it built.
+// Fits reports whether n more bytes would fit now, charging nothing.
 func (b *Budget) Fits(n int64) bool { return n <= 0 || b.used.Load()+n <= b.max }
 
-// Charge counts n more bytes (n < 0: fewer) whether or not they fit,
-// for a store that evicts afterwards until Over is 0.
+// Charge counts n more bytes whether or not they fit, for a store that
+// evicts afterwards until Over is 0.
 func (b *Budget) Charge(n int64) { b.used.Add(n) }
 
 // Release counts n bytes fewer.

@@ -13,8 +13,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
-// Product is one product of a shop's catalogue: every review of it
-// shares these.
+// Product is one product of a shop's catalogue.
 type Product struct {
 	NmID, ImtID int64
 	Name        string
@@ -23,18 +22,16 @@ type Product struct {
 	Tags        []string // the buyer tags its reviews may carry
 }
 
-// Catalogue is the catalogue the generator makes for seed, of products
-// products from bank, with their popularity weights (see Pick): the
-// products of a scenario's generated data.
+// Catalogue is the products of a scenario's generated data, with their
+// popularity weights (see Pick).
 func Catalogue(products int, seed int64, bank *Bank) ([]Product, []float64) {
 	return (&generator{f: gofakeit.NewUnlocked(seed), spec: GenerateSpec{Products: products}, bank: bank}).products()
 }
 
 // products makes the shop's catalogue with popularity weights: a few
-// products collect most reviews, as in a real shop. Products come in
-// cards, as upstream: the variants of one card (its colours) are products
-// of their own (nm_id) that share the card's imt_id, name, brand and the
-// stem of their articles.
+// products collect most reviews, as in a real shop. As upstream, the
+// variants (colours) of one card share its imt_id, name and brand, each
+// with an nm_id of its own.
 func (g *generator) products() ([]Product, []float64) {
 	n := g.spec.Products
 	ps := make([]Product, 0, n)
@@ -86,8 +83,8 @@ func (g *generator) products() ([]Product, []float64) {
 // cardSizes weigh how many variants (nm_id) a card (imt_id) has: 1 to 4.
 var cardSizes = []float64{45, 30, 15, 10}
 
-// articleStyles are the ways sellers write a supplier_article: free form
-// upstream (DP02/черный, SET-BRA/black-M, 123401), one style a card.
+// articleStyles are the ways sellers write a supplier_article
+// (DP02/черный, SET-BRA/black-M, 123401), one style a card.
 var articleStyles = []func(code string, stem int, colour string, nm int64) string{
 	func(code string, stem int, colour string, _ int64) string {
 		return fmt.Sprintf("%s-%04d-%s", code, stem, strings.ToUpper(translit(colour, 3)))
@@ -127,25 +124,23 @@ var cyrLatin = map[rune]string{'а': "a", 'б': "b", 'в': "v", 'г': "g", 'д':
 	'к': "k", 'л': "l", 'м': "m", 'н': "n", 'о': "o", 'п': "p", 'р': "r", 'с': "s", 'т': "t", 'у': "u", 'ф': "f", 'х': "h", 'ц': "c",
 	'ч': "ch", 'ш': "sh", 'щ': "sch", 'ы': "y", 'э': "e", 'ю': "yu", 'я': "ya"}
 
-// Arrivals writes the new reviews of a living shop, as its scenario's
-// generator would: from the scenario's catalogue, with a source of
-// randomness of their own, derived from the seed.
+// Arrivals writes the new reviews of a living shop, from the scenario's
+// catalogue and a source of randomness of their own.
 type Arrivals struct {
 	gen      *generator
 	products []Product
 	weights  []float64
 }
 
-// NewArrivals is the writer of new reviews for a scenario of seed, bank
-// and generator spec; their media URLs are under urls.
+// NewArrivals is the writer of a scenario's new reviews.
 func NewArrivals(spec GenerateSpec, seed int64, bank *Bank, urls media.URLs) *Arrivals {
-	a := &Arrivals{gen: &generator{f: gofakeit.NewUnlocked(ChunkSeed(seed, -1)), spec: spec, bank: bank, media: urls}}
-	a.products, a.weights = Catalogue(spec.Products, seed, bank)
-	return a
+	products, weights := Catalogue(spec.Products, seed, bank)
+	gen := &generator{f: gofakeit.NewUnlocked(ChunkSeed(seed, -1)), spec: spec, bank: bank, media: urls}
+	return &Arrivals{gen: gen, products: products, weights: weights}
 }
 
-// Next writes the next new review, created at at: it waits for the
-// reply engine, unviewed.
+// Next writes the next new review, created at at. It is unviewed and
+// waits for the reply engine.
 func (a *Arrivals) Next(at time.Time) reviews.Feedback {
 	g := a.gen
 	p := a.products[g.pick(a.weights)]

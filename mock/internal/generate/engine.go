@@ -18,15 +18,15 @@ const (
 	StateDraft       = "draft"
 )
 
-// Due is what the reply engine does at now to a review, by s, the
-// settings for its rating (in force since changed): "" nothing, else the
-// rating's reply mode (auto: answer it; semi_auto: write a draft). A
-// review is due delay after it arrived, or after its settings changed,
-// whichever is later. It is left alone when answered, when its rating is
-// disabled, when it is older than reply_from_date, and when it is
-// rating-only and empty reviews are skipped. A draft waits while the mode
-// is semi_auto (or disabled); switched to auto, the engine sends it. A
-// living shop and a scenario's history both follow it.
+// Due is what the reply engine does at now to a review: "" for nothing,
+// else the reply mode of s, its rating's settings (auto answers,
+// semi_auto writes a draft). A review is due delay after it arrived or
+// after its settings changed, whichever is later.
+//
+// The engine leaves alone a review that is answered, of a disabled
+// rating, older than reply_from_date, or rating-only while empty reviews
+// are skipped. A draft waits while the mode is semi_auto; switched to
+// auto, the engine sends it.
 func Due(m reviews.Meta, now time.Time, s *settings.FeedbackSettings, changed time.Time, delay time.Duration) string {
 	if m.Answered {
 		return ""
@@ -55,48 +55,35 @@ func dateOf(day int32) string {
 	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
 }
 
-// Engine writes the replies of the reply engine: for a living
-// shop as its clock moves, and for a scenario's history as it is built.
+// Engine writes the reply engine's replies: for a living shop as its
+// clock moves, and for a scenario's history as it is built.
 type Engine struct {
 	bank *Bank
 	rng  *rand.Rand
-	src  *rand.PCG // the sequence State reads and SetState sets; nil for a history
-	// own, for a living shop's engine (NewShopEngine): rng draws from it,
-	// seeded again for each review by key and the review's id.
-	own *rand.PCG
-	key [2]uint64
-	// clean caches whether a phrase of the bank is free of a rating's
-	// excluded words (keyed by both): most replies reuse a few phrases.
+	// perReview is a shop engine's source, which rng draws from. It is
+	// seeded again for each review, from key and the review's id.
+	perReview *rand.PCG
+	key       [2]uint64
+	state     []byte // a shop engine's seed, which its snapshot keeps
+	// clean caches whether a phrase is free of a rating's excluded words:
+	// most replies reuse a few phrases.
 	clean map[[2]string]bool
 }
 
-// NewEngine is a reply engine writing from bank with the random source
-// src, whose state State and SetState read and set.
-func NewEngine(bank *Bank, src *rand.PCG) *Engine {
-	return &Engine{bank: bank, rng: rand.New(src), src: src}
-}
-
-// NewShopEngine is a living shop's reply engine: each reply draws from
-// a sequence of its own, seeded by seed, stream and the review, so
-// a review's reply is the same whenever the shop writes it and whatever
-// it wrote before: a shop brought up in small steps or in one, on any
-// replica of a fleet, writes the same bytes. Its State stays where seed
-// and stream set it.
+// NewShopEngine is a living shop's reply engine. Each reply draws from a
+// sequence seeded by seed, stream and the review alone, so a review's
+// reply is the same whenever, and on whichever replica, the shop writes it.
 func NewShopEngine(bank *Bank, seed int64, stream string) *Engine {
 	src := SeededPCG(seed, stream)
 	state, _ := src.MarshalBinary()
 	own := new(rand.PCG)
-	own.UnmarshalBinary(state)
-	k0, k1 := src.Uint64(), src.Uint64()
-	src.UnmarshalBinary(state)
-	return &Engine{bank: bank, rng: rand.New(own), src: src, own: own, key: [2]uint64{k0, k1}}
+	return &Engine{bank: bank, rng: rand.New(own), perReview: own, key: [2]uint64{src.Uint64(), src.Uint64()}, state: state}
 }
 
-// forReview seeds a shop engine's sequence for the review f: by its
-// feedback_id, which it has from the start (an arrival's id comes when
-// it joins the shop's list), or else its id.
+// forReview seeds a shop engine's source for the review f: by its
+// feedback_id, which it has from the start, or else by its id.
 func (e *Engine) forReview(f *reviews.Feedback) {
-	if e.own == nil {
+	if e.perReview == nil {
 		return
 	}
 	k := uint64(f.ID)
@@ -105,17 +92,18 @@ func (e *Engine) forReview(f *reviews.Feedback) {
 		io.WriteString(h, f.FeedbackID)
 		k = h.Sum64()
 	}
-	e.own.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
+	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
 
 // Bank is the phrase bank the engine writes from.
 func (e *Engine) Bank() *Bank { return e.bank }
 
-// State is where the engine's random sequence stands, for a snapshot.
-func (e *Engine) State() ([]byte, error) { return e.src.MarshalBinary() }
+// State is a shop engine's seed, as its snapshot keeps it. It never
+// moves: each reply draws from its review's own sequence.
+func (e *Engine) State() []byte { return e.state }
 
-// SetState sets the engine's random sequence to a State taken before.
-func (e *Engine) SetState(state []byte) error { return e.src.UnmarshalBinary(state) }
+// CheckState reports whether state can be an engine's State.
+func CheckState(state []byte) error { return new(rand.PCG).UnmarshalBinary(state) }
 
 // free reports whether phrase holds none of the excluded words, written
 // as excludedRaw (the setting) and split as excluded.
@@ -139,8 +127,8 @@ func (e *Engine) free(phrase, excludedRaw string, excluded []string) bool {
 // phrases times the excluded-word settings a session goes through.
 const maxCleanCache = 512
 
-// Reply does to f what Due said (mode): a draft, or an answer by the
-// settings.
+// Reply does to f what Due said (mode): writes a draft, or answers it
+// by the settings.
 func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) {
 	if mode == "semi_auto" {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
@@ -152,10 +140,9 @@ func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) 
 	f.AnswerState, f.State, f.WasViewed = "sent", "done", 1
 }
 
-// Compose writes a reply in the review's locale: a greeting (formal for
-// the tone "formal"), a body for the rating, every required word, none of
-// the excluded ones (whole words), and the signature last, as entered.
-// Required words and the signature win over excluded words.
+// Compose writes a reply: a greeting, a body for the rating, the
+// required words it lacks and the signature. A phrase with an excluded
+// word is left out, but required words and the signature always stand.
 func (e *Engine) Compose(f *reviews.Feedback, s settings.FeedbackSettings, empty bool) string {
 	bank := e.bank
 	excluded := SplitWords(s.ExcludedWords)

@@ -7,7 +7,6 @@ import (
 	"io"
 	mrand "math/rand"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,8 +18,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
-// generator writes reviews from a phrase bank with one seeded source of
-// randomness, so one seed gives the same bytes on every machine and run.
+// generator writes reviews from a phrase bank. It draws from one seeded
+// source, so one seed gives the same bytes on every machine and run.
 type generator struct {
 	f     *gofakeit.Faker
 	spec  GenerateSpec
@@ -29,23 +28,27 @@ type generator struct {
 	end   time.Time
 }
 
+// reseeded is a copy of g that draws from a source of its own, of seed.
+func (g *generator) reseeded(seed int64) *generator {
+	c := *g
+	c.f = gofakeit.NewUnlocked(seed)
+	return &c
+}
+
 // generateChunk is how many reviews one source of randomness writes.
-// Chunks are generated in parallel; their number depends only on the
+// Chunks are written in parallel, and their number depends only on the
 // count, so the data is the same on any number of cores.
 const generateChunk = 1 << 15
 
 // HistoryDelay is how long after a review arrived the reply engine
-// answered it in a scenario's history, unless the scenario's living shop
-// names its own reply_delay.
+// answered it in a scenario's history. A living shop's reply_delay
+// replaces it.
 const HistoryDelay = 3 * time.Hour
 
-// Generate makes spec.Count reviews. The products come from the seed;
-// each chunk of reviews from a source derived from the seed and the
-// chunk's number. Then, unless spec.Replies is "none", the reply engine
-// goes through them oldest first, as it would have while they arrived,
-// up to the newest, with settings and delay: what it answers, drafts and
-// leaves is what the settings say. Changing the order of draws changes
-// every scenario's data.
+// Generate makes spec.Count reviews. The products come from the seed,
+// and each chunk of reviews from a seed of its own (ChunkSeed). Unless
+// spec.Replies is "none", the reply engine then answers them oldest
+// first, by st and delay, as it would have while they arrived.
 func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, urls media.URLs, delay time.Duration) ([]reviews.Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
@@ -55,46 +58,39 @@ func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, u
 	products, weights := g.products()
 	fbs := make([]reviews.Feedback, spec.Count)
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for c := 0; c*generateChunk < spec.Count; c++ {
 		part := fbs[c*generateChunk : min((c+1)*generateChunk, spec.Count)]
-		cg := &generator{f: gofakeit.NewUnlocked(ChunkSeed(seed, c)), spec: spec, bank: bank, media: urls, end: end}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			cg.fill(part, products, weights)
-		})
+		cg := g.reseeded(ChunkSeed(seed, c))
+		wg.Go(func() { cg.fill(part, products, weights) })
 	}
 	wg.Wait()
-	// No long text twice: what a chunk repeats of another's, or of its
-	// own, is written again, in order, from one source of its own.
-	(&generator{f: gofakeit.NewUnlocked(ChunkSeed(seed, -2)), spec: spec, bank: bank, media: urls, end: end}).distinct(fbs)
+	// No long text twice. Repeats are written again in order, from a
+	// source of their own.
+	g.reseeded(ChunkSeed(seed, -2)).distinct(fbs)
 	if spec.Replies != RepliesNone && len(fbs) > 0 {
-		// As of the newest review, where a living shop's frozen clock
-		// starts, so that no review is answered before its delay.
+		// The history ends at the newest review, where a living shop's
+		// frozen clock starts, so no review is answered before its delay.
 		newest := slices.MaxFunc(fbs, func(a, b reviews.Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
 		now, err := time.Parse(reviews.TimestampLayout, newest.CreatedDate)
 		if err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
-		if err := replyHistory(fbs, &Engine{bank: bank, rng: SeededRand(seed, "history")}, st, now, delay); err != nil {
+		if err := replyHistory(fbs, &Engine{bank: bank, rng: rand.New(SeededPCG(seed, "history"))}, st, now, delay); err != nil {
 			return nil, err
 		}
 	}
 	return fbs, nil
 }
 
-// In a history, people send most drafts of semi_auto ratings once they
-// are DraftsSentAfter old (draftsSent of them); the rest, and the newer
-// ones, still wait.
+// In a history, people have sent most drafts (draftsSent of them) once
+// they are DraftsSentAfter old. The rest still wait.
 const (
 	DraftsSentAfter = 48 * time.Hour
 	draftsSent      = 0.9
 )
 
-// replyHistory runs the reply engine over fbs, oldest first, as of now:
-// every review is as the engine left it by now, under settings that held
-// all along, but for the drafts people sent (draftsSent).
+// replyHistory runs the reply engine over fbs, oldest first, up to now,
+// as if the settings st had held all along.
 func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now time.Time, delay time.Duration) error {
 	order := make([]int, len(fbs))
 	for i := range order {
@@ -125,19 +121,16 @@ func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now t
 	return nil
 }
 
-// SeededRand is a source of random choices from a seed and a stream
-// name: the same seed and name give the same sequence.
-func SeededRand(seed int64, stream string) *rand.Rand { return rand.New(SeededPCG(seed, stream)) }
-
-// SeededPCG is SeededRand's source.
+// SeededPCG is a random source of a seed and a stream name: the same
+// seed and name give the same sequence.
 func SeededPCG(seed int64, stream string) *rand.PCG {
 	h := fnv.New64a()
 	io.WriteString(h, stream)
 	return rand.NewPCG(uint64(seed), h.Sum64())
 }
 
-// ChunkSeed derives chunk c's seed (splitmix64); never 0, which gofakeit
-// would take as "random".
+// ChunkSeed derives chunk c's seed from seed (splitmix64). It is never
+// 0, which gofakeit would take as "random".
 func ChunkSeed(seed int64, c int) int64 {
 	z := uint64(seed) + uint64(c+1)*0x9E3779B97F4A7C15
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9

@@ -15,9 +15,8 @@ import (
 // Locales are the languages the generator writes reviews in.
 var Locales = []string{"ru", "en"}
 
-// Bank is a fixture (kind: phrases) of everything the generator
-// writes: product names, brands, people's names, review sentences, tags
-// and seller answers, in one locale.
+// Bank is a phrase bank fixture (kind: phrases): everything the
+// generator writes, in one locale.
 type Bank struct {
 	Kind      string   `yaml:"kind"`
 	Locale    string   `yaml:"locale"`
@@ -25,8 +24,7 @@ type Bank struct {
 	Names     []string `yaml:"names"`
 	Brands    []string `yaml:"brands"`
 	Colors    []string `yaml:"colors"`
-	// Variants name the versions of one product card (colours): each is
-	// a product of its own (nm_id) under the card's imt_id.
+	// Variants name the versions (colours) of one product card.
 	Variants []string       `yaml:"variants"`
 	Products []ProductEntry `yaml:"products"`
 	Reviews  struct {
@@ -34,11 +32,10 @@ type Bank struct {
 		Neutral  SentimentBank `yaml:"neutral"`
 		Negative SentimentBank `yaml:"negative"`
 	} `yaml:"reviews"`
-	// Nothing is what a buyer writes for no pros or no cons ("нет"):
-	// always alone, never in a list of real ones.
+	// Nothing is what a buyer writes for no pros or no cons ("нет").
 	Nothing []string `yaml:"nothing"`
-	// Tags are the buyer tags every product may get, short lowercase
-	// praise; a product's own tags add to them.
+	// Tags are the buyer tags every product may get; a product's own
+	// tags add to them.
 	Tags    []string `yaml:"tags"`
 	Answers struct {
 		Greetings          []string `yaml:"greetings"`
@@ -51,16 +48,14 @@ type Bank struct {
 	} `yaml:"answers"`
 }
 
-// ProductEntry is a kind of product of a bank: its name, the code its
-// articles start with, and its own buyer tags.
+// ProductEntry is a kind of product of a bank.
 type ProductEntry struct {
 	Name string   `yaml:"name"`
-	Code string   `yaml:"code"`
+	Code string   `yaml:"code"` // what its articles start with
 	Tags []string `yaml:"tags"` // buyer tags of this product besides the bank's
 }
 
-// SentimentBank is what buyers of one mood write: sentences, short
-// whole texts, emoji, pros and cons.
+// SentimentBank is what buyers of one mood write.
 type SentimentBank struct {
 	Sentences []string `yaml:"sentences"`
 	Short     []string `yaml:"short"` // whole texts of a word or three
@@ -69,8 +64,7 @@ type SentimentBank struct {
 	Cons      []string `yaml:"cons"`
 }
 
-// DecodePhrases decodes a phrase bank (kind: phrases) named display in
-// problems.
+// DecodePhrases decodes a phrase bank, named display in problems.
 func DecodePhrases(display string, data []byte) (*Bank, error) {
 	var b Bank
 	yf := yamlfile.Decode(display, data, &b)
@@ -124,8 +118,8 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 // maxTag bounds a buyer tag's length, in characters.
 const maxTag = 40
 
-// tagProblems lists the tags at path that are not short lowercase
-// phrases, or repeat one before them.
+// TagProblems lists the tags at path that are not short lowercase
+// phrases, or that repeat an earlier one.
 func TagProblems(path string, tags []string) []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	for i, t := range tags {

@@ -17,7 +17,7 @@ import (
 func (g *generator) review(p Product, rating int, created time.Time) reviews.Feedback {
 	f := g.f
 	sb := g.sentiment(rating)
-	id := g.feedbackID()
+	id := FeedbackID(g.f.Rand)
 	user := g.bank.Anonymous
 	if g.chance(0.9) {
 		user = f.RandomString(g.bank.Names)
@@ -94,9 +94,8 @@ func (g *generator) text(sb SentimentBank) string {
 	return t
 }
 
-// paragraphs writes sentences, shuffled, as at least least paragraphs
-// (one more for some), each of a sentence or more, a line break or an
-// empty line apart.
+// paragraphs writes the sentences ss, shuffled, as least paragraphs or
+// one more, a line break or an empty line apart.
 func (g *generator) paragraphs(ss []string, least int) string {
 	g.shuffled(ss)
 	n := min(least+g.f.Rand.Intn(2), len(ss))
@@ -147,9 +146,8 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-// prosCons writes a review's pros and cons as its rating has them: a
-// happy buyer's cons are often "нет" or nothing, an unhappy one's pros
-// too. "Nothing" stands alone; longer lists come as lines or with commas.
+// prosCons writes a review's pros and cons for its rating. A happy
+// buyer's cons are often "нет" or nothing, and so are an unhappy one's pros.
 func (g *generator) prosCons(rating int) (pros, cons string) {
 	b := &g.bank.Reviews
 	list := func(from []string, least, most int) string {
@@ -243,11 +241,8 @@ func (g *generator) some(list []string, min, max int) []string {
 // idAlphabet is the upstream's: letters, digits, "_" and "-".
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
-// feedbackID makes a marketplace-style review id (see FeedbackID).
-func (g *generator) feedbackID() string { return FeedbackID(g.f.Rand) }
-
-// FeedbackID makes a marketplace-style review id from r: 20 characters
-// of idAlphabet (G7Y9Y1kBAtKOitoBT_lV).
+// FeedbackID makes a review id as the marketplace writes them, 20
+// characters of idAlphabet (G7Y9Y1kBAtKOitoBT_lV).
 func FeedbackID(r *rand.Rand) string {
 	var b [20]byte
 	for i := range b {
@@ -256,61 +251,70 @@ func FeedbackID(r *rand.Rand) string {
 	return string(b[:])
 }
 
-// LongText is the length, in characters, from which a review's text,
-// pros or cons reads as the buyer's own words: a reader who meets one
-// twice in a shop sees a machine. Generate makes every such text of a
-// scenario's data differ from the ones before it (distinct).
+// LongText is the length, in characters, from which a text reads as
+// the buyer's own words: a reader who meets one twice sees a machine.
 const LongText = 60
 
-// distinct rewrites, in order, each generated text, pros or cons of
-// LongText characters or more that an earlier review already has, with
-// g's draws alone: the same data and seed give the same result on any
-// number of cores. A text is drawn again, for its review's mood, until
-// it is new or short; past a few draws, the buyer writes one sentence
-// more, until it is new. Pros and cons are drawn again until new or
-// short, the pair's other half kept; past a few draws, the shortest
-// entry of the mood's list stands alone.
-func (g *generator) distinct(fbs []reviews.Feedback) {
-	seen := map[string]bool{}
-	fresh := func(s string) bool { return utf8.RuneCountInString(s) < LongText || !seen[s] }
-	keep := func(s string) {
-		if utf8.RuneCountInString(s) >= LongText {
-			seen[s] = true
-		}
+// longTexts are the long texts written so far.
+type longTexts map[string]bool
+
+func (seen longTexts) fresh(s string) bool { return utf8.RuneCountInString(s) < LongText || !seen[s] }
+
+func (seen longTexts) keep(s string) {
+	if utf8.RuneCountInString(s) >= LongText {
+		seen[s] = true
 	}
-	const draws = 8
+}
+
+// redraws is how often distinct draws a repeated text again before it
+// makes it new another way.
+const redraws = 8
+
+// distinct rewrites, in order, each long text, pros or cons that an
+// earlier review already has. It uses g's draws alone, so the result is
+// the same on any number of cores. A text is drawn again a few times,
+// then grows by a sentence until it is new; pros and cons are drawn
+// again a few times, then become the mood's shortest entry.
+func (g *generator) distinct(fbs []reviews.Feedback) {
+	seen := longTexts{}
 	for i := range fbs {
 		f := &fbs[i]
 		sb := g.sentiment(f.ProductValuation)
-		if f.Text != "" && !fresh(f.Text) {
-			for n := 0; n < draws && !fresh(f.Text); n++ {
+		if f.Text != "" && !seen.fresh(f.Text) {
+			for n := 0; n < redraws && !seen.fresh(f.Text); n++ {
 				f.Text = g.text(sb)
 			}
-			for !fresh(f.Text) {
+			for !seen.fresh(f.Text) {
 				f.Text += " " + g.f.RandomString(sb.Sentences)
 			}
 		}
-		keep(f.Text)
-		for _, half := range []struct {
-			s    *string
-			pick func(pros, cons string) string
-			list []string
-		}{{&f.Pros, func(p, _ string) string { return p }, sb.Pros}, {&f.Cons, func(_, c string) string { return c }, sb.Cons}} {
-			if *half.s == "" || fresh(*half.s) {
-				keep(*half.s)
-				continue
+		seen.keep(f.Text)
+		f.Pros = g.distinctHalf(seen, f.Pros, sb.Pros, func() string {
+			pros, _ := g.prosCons(f.ProductValuation)
+			return pros
+		})
+		f.Cons = g.distinctHalf(seen, f.Cons, sb.Cons, func() string {
+			_, cons := g.prosCons(f.ProductValuation)
+			return cons
+		})
+	}
+}
+
+// distinctHalf is s, the pros or the cons of a review, or a new one in
+// its place when s is a repeat: drawn again, else the shortest of list.
+func (g *generator) distinctHalf(seen longTexts, s string, list []string, draw func() string) string {
+	if s != "" && !seen.fresh(s) {
+		for n := 0; n < redraws && !seen.fresh(s); n++ {
+			if d := draw(); d != "" {
+				s = d
 			}
-			for n := 0; n < draws && !fresh(*half.s); n++ {
-				if s := half.pick(g.prosCons(f.ProductValuation)); s != "" {
-					*half.s = s
-				}
-			}
-			if !fresh(*half.s) {
-				*half.s = shortest(half.list)
-			}
-			keep(*half.s)
+		}
+		if !seen.fresh(s) {
+			s = shortest(list)
 		}
 	}
+	seen.keep(s)
+	return s
 }
 
 // shortest is the shortest entry of list, the first of those as short.

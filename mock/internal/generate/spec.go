@@ -10,23 +10,19 @@ import (
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
-// GenerateSpec are the generator's parameters, as a scenario file
-// writes them (data.generate). Pointers tell "absent" (a default
-// applies) from zero.
+// GenerateSpec is the generator's parameters, as a scenario file writes
+// them (data.generate). A nil pointer is absent: a default applies.
 type GenerateSpec struct {
 	Count    int `yaml:"count" json:"count"`
 	Products int `yaml:"products" json:"products"`
-	// Replies is who answered the history: "settings" (the default), the
-	// reply engine by the scenario's settings, as they would have been
-	// answered as they arrived; "none", nobody yet (the service was just
-	// switched on).
+	// Replies is who answered the history: "settings" (the default) for
+	// the reply engine by the scenario's settings, "none" for nobody yet.
 	Replies string `yaml:"replies" json:"replies"`
-	// HistorySettings is a settings fixture the history was answered by,
-	// when not the scenario's own: settings that held until the
-	// scenario's clock starts (a demo paused now, busy before).
+	// HistorySettings is a settings fixture that answered the history in
+	// place of the scenario's own (a demo paused now, busy before).
 	HistorySettings string `yaml:"history_settings" json:"history_settings"`
-	// Answered is the older form of Replies: 0 is "none", any other
-	// share is "settings", which decide what is answered.
+	// Answered is the older form of Replies: 0 is "none", anything else
+	// "settings".
 	Answered      *float64  `yaml:"answered" json:"answered"`
 	RatingWeights []float64 `yaml:"rating_weights" json:"rating_weights"`
 	RatingOnly    *float64  `yaml:"rating_only" json:"rating_only"`
@@ -34,10 +30,8 @@ type GenerateSpec struct {
 	Videos        *float64  `yaml:"videos" json:"videos"`
 	SameSecond    *float64  `yaml:"same_second" json:"same_second"`
 	End           string    `yaml:"end" json:"end"`
-	// anchored: End was written now or now-DURATION, and is the time
-	// that was when the scenario loaded.
-	anchored bool
-	Days     int `yaml:"days" json:"days"`
+	anchored      bool      // End was now or now-DURATION, made a timestamp by WithDefaults
+	Days          int       `yaml:"days" json:"days"`
 }
 
 // Limits on generated data, so a typo cannot exhaust memory.
@@ -46,8 +40,8 @@ const (
 	MaxProducts         = 100_000
 )
 
-// Validate checks the spec as decoded from yf, where p is its field
-// path (data.generate); it does not change it.
+// Validate checks the spec decoded from yf, at the field path p
+// (data.generate).
 func (g *GenerateSpec) Validate(yf *yamlfile.File, p string) {
 	if g.Count < 0 || g.Count > MaxGeneratedReviews {
 		yf.Problemf(p+".count", "must be from 0 to %d, got %d", MaxGeneratedReviews, g.Count)
@@ -119,8 +113,8 @@ const (
 // defaultRatingWeights skew ratings like a real shop: mostly 5, some 1.
 var defaultRatingWeights = []float64{7, 3, 6, 14, 70}
 
-// endAt is when the generated reviews end: End as written, or for now
-// and now-DURATION, that long before now (whole seconds).
+// endAt is when the generated reviews end: End as written, or for
+// now-DURATION that long before now, in whole seconds.
 func (g *GenerateSpec) endAt(now time.Time) (time.Time, error) {
 	rest, relative := strings.CutPrefix(g.End, "now")
 	if !relative {
@@ -137,14 +131,12 @@ func (g *GenerateSpec) endAt(now time.Time) (time.Time, error) {
 	return now.UTC().Add(-ago).Truncate(time.Second), nil
 }
 
-// Anchored reports whether End was written now or now-DURATION and is
-// the time that was when WithDefaults anchored it.
+// Anchored reports whether End was written now or now-DURATION.
 func (g *GenerateSpec) Anchored() bool { return g.anchored }
 
-// WithDefaults is a copy of the spec with what the file leaves out
-// filled in, and an End anchored to now written as the timestamp it is
-// at now (unless now is zero: then it stays as written). The spec itself
-// is not changed: a parent scenario's is shared.
+// WithDefaults is a copy of the spec with the defaults filled in. An End
+// of now or now-DURATION becomes a timestamp, unless now is zero. The
+// spec itself is not changed: a parent scenario's is shared.
 func (g GenerateSpec) WithDefaults(now time.Time) *GenerateSpec {
 	if strings.HasPrefix(g.End, "now") && !now.IsZero() {
 		if end, err := g.endAt(now); err == nil {

@@ -22,15 +22,14 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Spec sends API requests replymock does not fake to the real
-// service (scenario key proxy, or Options.Proxy for every scenario):
-// the paths it has no operation for, and the listed ones too.
+// Spec sends API requests replymock does not fake, and the listed ones,
+// to the real service (scenario key proxy, or Options.Proxy).
 type Spec struct {
 	// URL is the upstream's base; the request's path (/api/v1/...) and
 	// query are appended to it.
 	URL string `yaml:"url" json:"url"`
-	// Paths are paths after /api/v1, as fault paths (globs; /x/** for
-	// /x and below), that go upstream although replymock fakes them.
+	// Paths are globs after /api/v1, as fault paths (/x/** for /x and
+	// below), that go upstream although replymock fakes them.
 	Paths []string `yaml:"paths" json:"paths,omitempty"`
 }
 
@@ -39,7 +38,7 @@ type Spec struct {
 const HeaderProxied = "X-Mock-Proxied"
 
 // DefaultTimeout bounds how long a proxied request waits for the
-// upstream's answer to start; past it, the client gets a 504.
+// upstream's answer to start. Past it, the client gets a 504.
 const DefaultTimeout = 30 * time.Second
 
 // ParseURL checks an upstream's base URL: absolute http or https,
@@ -73,8 +72,8 @@ func (ps *Spec) Problems() []wire.FieldProblem {
 	return probs
 }
 
-// Pool forwards API requests to the upstreams: one reverse proxy, with
-// its connection pool, per upstream base URL, made on first use and kept.
+// Pool forwards API requests to the upstreams, with one reverse proxy
+// per upstream base URL, made on first use.
 type Pool struct {
 	def     *Spec         // Options.Proxy as a spec; nil: none
 	timeout time.Duration // how long an upstream's answer may take to start
@@ -83,9 +82,8 @@ type Pool struct {
 	proxies sync.Map // upstream base URL -> *httputil.ReverseProxy
 }
 
-// NewPool returns the pool of a server whose upstream for every
-// scenario is base (Options.Proxy; "" for none), and whose admin token
-// (Options.AdminToken; "" for none) it keeps from the upstreams.
+// NewPool returns the pool of a server whose upstream is base
+// (Options.Proxy, "" for none). It never sends adminToken upstream.
 func NewPool(base string, timeout time.Duration, adminToken string, log *slog.Logger) *Pool {
 	p := &Pool{timeout: timeout, token: adminToken, log: log}
 	if base != "" {
@@ -95,7 +93,7 @@ func NewPool(base string, timeout time.Duration, adminToken string, log *slog.Lo
 }
 
 // Spec is where a scenario's requests go that replymock does not fake:
-// the scenario's own proxy (own), else the server's, else nowhere (nil).
+// the scenario's own proxy, else the server's, else nowhere (nil).
 func (p *Pool) Spec(own *Spec) *Spec {
 	if own != nil {
 		return own
@@ -113,8 +111,8 @@ func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, base string) {
 	rp.(*httputil.ReverseProxy).ServeHTTP(w, r)
 }
 
-// newProxy makes the proxy to the upstream at base, a checked URL, which
-// never sends the admin token token there.
+// newProxy makes the proxy to the upstream at base, a checked URL. It
+// never sends the admin token there.
 func newProxy(base string, timeout time.Duration, token string, log *slog.Logger) *httputil.ReverseProxy {
 	target, _ := ParseURL(base)
 	transport := &http.Transport{
@@ -196,13 +194,11 @@ func dropToken(h http.Header, token string) {
 	}
 }
 
-// CheckPath refuses, as a 400 in the envelope, a request whose path
-// could lead out of prefix (/api/v1) at the upstream: any . or ..
-// segment (also before a ;parameter, as some servers read "..;"), a
-// backslash, a slash or backslash sent percent-encoded, and a dot, slash
-// or backslash encoded twice. The upstream gets the path as sent, and
-// servers decode, split and clean paths each their own way: only a path
-// that is plainly under prefix, whichever way it is read, goes there.
+// CheckPath refuses, as a 400, a request whose path could lead out of
+// prefix (/api/v1) at the upstream. Servers decode and clean paths each
+// their own way, so only a path plainly under prefix however it is read
+// goes there: no . or .. segment (nor "..;"), no backslash, nothing
+// percent-encoded twice, no encoded slash.
 func CheckPath(r *http.Request, prefix string) *wire.APIError {
 	p, raw := r.URL.Path, r.URL.EscapedPath()
 	lp, lraw := strings.ToLower(p), strings.ToLower(raw)
@@ -244,8 +240,8 @@ func upstreamError(err error) string {
 	return err.Error()
 }
 
-// Takes reports whether a request to apiPath (after /api/v1), for which
-// replymock has an operation (faked) or not, goes upstream.
+// Takes reports whether a request to apiPath (after /api/v1) goes
+// upstream; faked says whether replymock has an operation for it.
 func (ps *Spec) Takes(apiPath string, faked bool) bool {
 	if !faked {
 		return true

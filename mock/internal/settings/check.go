@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,36 +14,37 @@ import (
 )
 
 // decode reads f's value from a PATCH element and checks it on its own.
-func (f *field) decode(raw json.RawMessage, path string, rules Rules) (value, error) {
+// The value is of f's Go type (see field.of).
+func (f *field) decode(raw json.RawMessage, path string, rules Rules) (any, error) {
 	switch f.kind {
 	case kindInt, kindBool:
 		n, err := wire.DecodeInt(raw, path)
 		if err != nil {
-			return value{}, err
+			return nil, err
 		}
 		if lo, hi := f.bounds(); n < int64(lo) || n > int64(hi) {
-			return value{}, wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), n)
+			return nil, wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), n)
 		}
-		return value{num: int(n)}, nil
+		return int(n), nil
 	case kindDate:
 		k := wire.JSONKind(raw)
 		if k == "null" {
-			return value{}, nil
+			return (*string)(nil), nil
 		}
 		if k != "string" {
-			return value{}, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
+			return nil, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
 		}
 		s, err := wire.DecodeString(raw, path)
 		if err != nil {
-			return value{}, err
+			return nil, err
 		}
-		return value{date: &s}, checkDate(&s, path)
+		return &s, checkDate(&s, path)
 	}
 	s, err := wire.DecodeString(raw, path)
 	if err != nil {
-		return value{}, err
+		return nil, err
 	}
-	return value{str: s}, f.checkText(s, path, rules)
+	return s, f.checkText(s, path, rules)
 }
 
 // bounds is the range of an integer field.
@@ -112,22 +114,21 @@ func checkDate(d *string, path string) error {
 
 // check checks a value of f in a complete Settings value (not the key,
 // which Validate checks by position).
-func (f *field) check(v value, path string, rules Rules) error {
+func (f *field) check(v any, path string, rules Rules) error {
 	switch f.kind {
 	case kindDate:
-		return checkDate(v.date, path)
+		return checkDate(v.(*string), path)
 	case kindInt, kindBool:
-		if lo, hi := f.bounds(); v.num < lo || v.num > hi {
-			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v.num)
+		if lo, hi := f.bounds(); v.(int) < lo || v.(int) > hi {
+			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v)
 		}
 		return nil
 	}
-	return f.checkText(v.str, path, rules)
+	return f.checkText(v.(string), path, rules)
 }
 
 // checkOrder lists the fields in the order Validate reports their
-// problems, as it always has: the strings, then the dates, then the
-// numbers, each in the table's order.
+// problems: the strings, then the dates, then the numbers.
 func checkOrder() []*field {
 	rank := map[kind]int{kindEnum: 0, kindText: 0, kindDate: 1, kindBool: 2, kindInt: 2}
 	var out []*field
@@ -138,9 +139,8 @@ func checkOrder() []*field {
 	return out
 }
 
-// Validate checks a complete Settings value, such as a settings fixture or
-// a restored snapshot's: ratings in order, every enum and length, and the
-// unified invariant. Problems are reported with JSON-style paths.
+// Validate checks a complete Settings value, such as a settings fixture
+// or a restored snapshot's. Problems name JSON paths.
 func (s *Settings) Validate(rules Rules) []*wire.APIError {
 	var errs []*wire.APIError
 	add := func(err error) {
@@ -166,7 +166,7 @@ func (s *Settings) Validate(rules Rules) []*wire.APIError {
 				err = wire.InvalidBody(p+"."+f.name, "must equal feedback[0].%s: the flag is one for all ratings", unifiedName)
 			}
 			add(err)
-			if f.shared && !f.get(el).equal(f.get(first)) {
+			if f.shared && !reflect.DeepEqual(f.get(el), f.get(first)) {
 				sameShared = false
 			}
 		}
@@ -176,7 +176,7 @@ func (s *Settings) Validate(rules Rules) []*wire.APIError {
 	}
 	for _, f := range order {
 		if f.in&inQuestion != 0 {
-			add(f.check(f.getQ(&s.Question), "question."+f.name, rules))
+			add(f.check(f.get(&s.Question), "question."+f.name, rules))
 		}
 	}
 	return errs

@@ -1,9 +1,8 @@
 package settings
 
 import (
-	"fmt"
 	"reflect"
-	"strings"
+	"slices"
 )
 
 // kind is what values a field takes.
@@ -38,17 +37,15 @@ type field struct {
 	in       elements // the elements that have it
 	shared   bool     // equal in all five per-rating elements while use_unified_settings is 1
 	panel    string   // the control panel's i18n key for where it shows the field; "" where it does not
-
-	fb, q []int // the Go field's index in FeedbackSettings and QuestionSettings; nil where absent
 }
 
 // unifiedName is the flag that makes the shared fields one for all ratings.
 const unifiedName = "use_unified_settings"
 
 // fields is the table of settings fields, in the order the API writes
-// them. Decoding, checks, applying a PATCH and copying shared fields read
-// it; the tests compare it with the Go types, the OpenAPI documents and
-// the control panel.
+// them and the Go types list them. Decoding, checks and applying a PATCH
+// read it; the tests compare it with the Go types, the OpenAPI documents
+// and the control panel.
 var fields = []field{
 	{name: "rating", kind: kindInt, min: 1, max: 5, key: true, in: inFeedback, panel: "col-for"},
 	{name: "reply_mode", kind: kindEnum, values: []string{"disabled", "auto", "semi_auto"}, in: inBoth, panel: "col-mode"},
@@ -60,51 +57,6 @@ var fields = []field{
 	{name: unifiedName, kind: kindBool, in: inFeedback, panel: "unified"},
 	{name: "reply_from_date", kind: kindDate, in: inBoth, shared: true, panel: "col-from"},
 	{name: "ai_instructions", kind: kindText, max: MaxLongText, in: inBoth, shared: true},
-}
-
-// The Go fields behind the table's rows, found by their JSON names (the
-// same in YAML, which settings fixtures are written in). A
-// table that does not match the types is a mistake in this package, so
-// it stops the program at its start (and every test with it).
-func init() {
-	for _, el := range []struct {
-		in  elements
-		typ reflect.Type
-		idx func(*field) *[]int
-	}{
-		{inFeedback, reflect.TypeFor[FeedbackSettings](), func(f *field) *[]int { return &f.fb }},
-		{inQuestion, reflect.TypeFor[QuestionSettings](), func(f *field) *[]int { return &f.q }},
-	} {
-		var names []string
-		for _, sf := range reflect.VisibleFields(el.typ) {
-			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			names = append(names, name)
-			if y := sf.Tag.Get("yaml"); y != name {
-				panic(fmt.Sprintf("settings: %s.%s is %s in JSON but %s in YAML (fixtures)", el.typ.Name(), sf.Name, name, y))
-			}
-			f := lookup(name, el.in)
-			if f == nil {
-				panic(fmt.Sprintf("settings: %s.%s (%s) has no row in the field table", el.typ.Name(), sf.Name, name))
-			}
-			if want := goType(f.kind); sf.Type != want {
-				panic(fmt.Sprintf("settings: %s.%s is a %s; the table's kind wants a %s", el.typ.Name(), sf.Name, sf.Type, want))
-			}
-			*el.idx(f) = sf.Index
-		}
-		if got, want := strings.Join(names, ","), strings.Join(fieldNames(el.in), ","); got != want {
-			panic(fmt.Sprintf("settings: %s has the fields %s; the table lists %s", el.typ.Name(), got, want))
-		}
-	}
-}
-
-func goType(k kind) reflect.Type {
-	switch k {
-	case kindDate:
-		return reflect.TypeFor[*string]()
-	case kindBool, kindInt:
-		return reflect.TypeFor[int]()
-	}
-	return reflect.TypeFor[string]()
 }
 
 // lookup finds the field name of the elements in, or nil.
@@ -139,61 +91,22 @@ func sharedNames() []string {
 	return names
 }
 
-// value is one field's value: a string (kindEnum, kindText), a date or
-// nil (kindDate), or a number (kindBool, kindInt).
-type value struct {
-	str  string
-	date *string
-	num  int
-}
-
-func (a value) equal(b value) bool {
-	if (a.date == nil) != (b.date == nil) || a.date != nil && *a.date != *b.date {
-		return false
+// of is f's Go field in el, a *FeedbackSettings or *QuestionSettings.
+// Its value is a string (kindEnum, kindText), a *string (kindDate) or an
+// int (kindBool, kindInt).
+func (f *field) of(el any) reflect.Value {
+	in := inFeedback
+	if _, ok := el.(*QuestionSettings); ok {
+		in = inQuestion
 	}
-	return a.str == b.str && a.num == b.num
+	return reflect.ValueOf(el).Elem().Field(slices.Index(fieldNames(in), f.name))
 }
 
-// get reads f of a feedback element.
-func (f *field) get(el *FeedbackSettings) value {
-	return f.read(reflect.ValueOf(el).Elem().FieldByIndex(f.fb))
-}
+// get reads f of el (see of).
+func (f *field) get(el any) any { return f.of(el).Interface() }
 
-// set writes f of a feedback element.
-func (f *field) set(el *FeedbackSettings, v value) {
-	f.write(reflect.ValueOf(el).Elem().FieldByIndex(f.fb), v)
-}
-
-// getQ reads f of the question element.
-func (f *field) getQ(q *QuestionSettings) value {
-	return f.read(reflect.ValueOf(q).Elem().FieldByIndex(f.q))
-}
-
-// setQ writes f of the question element.
-func (f *field) setQ(q *QuestionSettings, v value) {
-	f.write(reflect.ValueOf(q).Elem().FieldByIndex(f.q), v)
-}
-
-func (f *field) read(rv reflect.Value) value {
-	switch f.kind {
-	case kindDate:
-		return value{date: rv.Interface().(*string)}
-	case kindBool, kindInt:
-		return value{num: int(rv.Int())}
-	}
-	return value{str: rv.String()}
-}
-
-func (f *field) write(rv reflect.Value, v value) {
-	switch f.kind {
-	case kindDate:
-		rv.Set(reflect.ValueOf(v.date))
-	case kindBool, kindInt:
-		rv.SetInt(int64(v.num))
-	default:
-		rv.SetString(v.str)
-	}
-}
+// set writes v to f of el (see of).
+func (f *field) set(el any, v any) { f.of(el).Set(reflect.ValueOf(v)) }
 
 // FeedbackFields names the fields of a per-rating element, in the order
 // the API writes them.

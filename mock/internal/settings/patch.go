@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -20,8 +21,8 @@ type Patch struct {
 type element struct {
 	path   string // "feedback[2]" or "question"
 	rating int
-	values map[string]value
-	order  []*field // the fields set, in document order
+	values map[string]any // of the fields' Go types
+	order  []*field       // the fields set, in document order
 }
 
 // PatchShape bounds a PATCH body before it is decoded: a feedback
@@ -29,12 +30,9 @@ type element struct {
 var PatchShape = &wire.Shape{What: "a settings PATCH", Depth: 8, Items: 1000, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "feedback", Max: 5, Msg: "at most %d elements, one for each rating, got %d"}}}
 
-// DecodePatch decodes and checks a PATCH body, field by field. Errors
-// are invalid_body *wire.APIErrors naming the JSON path of the offending
-// value.
+// DecodePatch decodes and checks a PATCH body, field by field. An error
+// is an invalid_body *wire.APIError naming the value's JSON path.
 func DecodePatch(body []byte, rules Rules) (*Patch, error) {
-	// Bytes that are not UTF-8 can only be inside strings (json.Valid
-	// refuses them elsewhere); wire.DecodeString names the field that holds them.
 	switch {
 	case len(strings.TrimSpace(string(body))) == 0:
 		return nil, wire.InvalidBody("", "request body is empty; send a JSON object such as {}")
@@ -69,7 +67,7 @@ func DecodePatch(body []byte, rules Rules) (*Patch, error) {
 }
 
 func decodeElement(raw []byte, path string, in elements, rules Rules) (*element, error) {
-	e := &element{path: path, values: make(map[string]value)}
+	e := &element{path: path, values: make(map[string]any)}
 	err := wire.EachMember(raw, path, func(key string, raw json.RawMessage) error {
 		fp := path + "." + key
 		f := lookup(key, in)
@@ -81,7 +79,7 @@ func decodeElement(raw []byte, path string, in elements, rules Rules) (*element,
 			return err
 		}
 		if f.key {
-			e.rating = v.num
+			e.rating = v.(int)
 			return nil
 		}
 		e.values[key] = v
@@ -98,9 +96,8 @@ func decodeElement(raw []byte, path string, in elements, rules Rules) (*element,
 }
 
 // check finds conflicts between the elements of one PATCH: a rating named
-// twice, and different use_unified_settings values. Different values for
-// a shared field conflict only when unified settings are (or are being
-// switched) on, which needs the current settings: Apply checks that.
+// twice, and different use_unified_settings values. Apply checks shared
+// fields, which conflict only while unified settings are on.
 func (p *Patch) check() error {
 	byRating := make(map[int]string)
 	var flagSetter *element
@@ -111,7 +108,7 @@ func (p *Patch) check() error {
 		}
 		byRating[e.rating] = e.path
 		if v, ok := e.values[unifiedName]; ok {
-			if flagSetter != nil && flagSetter.values[unifiedName].num != v.num {
+			if flagSetter != nil && flagSetter.values[unifiedName] != v {
 				return wire.InvalidBody(e.path+"."+unifiedName, "conflicts with %s.%s: the flag is one for all ratings", flagSetter.path, unifiedName)
 			}
 			if flagSetter == nil {
@@ -122,16 +119,15 @@ func (p *Patch) check() error {
 	return nil
 }
 
-// Apply returns cur with the patch applied; cur is not changed, and on
-// error it is returned as it was. It keeps the unified-settings
-// invariant: while use_unified_settings is 1, the shared fields are equal
+// Apply returns cur with the patch applied, or cur as it was with an
+// error. While use_unified_settings is 1, the shared fields stay equal
 // in all five elements.
 func (p *Patch) Apply(cur Settings) (Settings, error) {
 	wasUnified := cur.Feedback[0].UseUnifiedSettings == 1
 	unified, switcher := wasUnified, (*element)(nil) // switcher: the first element that carries the flag
 	for i := range p.feedback {
 		if v, ok := p.feedback[i].values[unifiedName]; ok {
-			unified = v.num == 1
+			unified = v == 1
 			if switcher == nil {
 				switcher = &p.feedback[i]
 			}
@@ -164,7 +160,7 @@ func (p *Patch) Apply(cur Settings) (Settings, error) {
 	}
 	if q := p.question; q != nil {
 		for _, f := range q.order {
-			f.setQ(&next.Question, q.values[f.name])
+			f.set(&next.Question, q.values[f.name])
 		}
 	}
 	return next, nil
@@ -182,7 +178,7 @@ func (p *Patch) sharedAgree() error {
 			if !f.shared || !ok {
 				continue
 			}
-			if prev, ok := setBy[f.name]; ok && !prev.values[f.name].equal(v) {
+			if prev, ok := setBy[f.name]; ok && !reflect.DeepEqual(prev.values[f.name], v) {
 				return wire.InvalidBody(e.path+"."+f.name, "conflicts with %s.%s: with %s 1 the field is shared by all ratings", prev.path, f.name, unifiedName)
 			}
 			setBy[f.name] = e
@@ -191,11 +187,10 @@ func (p *Patch) sharedAgree() error {
 	return nil
 }
 
-// spreadShared makes the shared fields of s equal in all five elements
-// after the patch was written: a field the patch set is copied from the
-// element that set it (all that set it agree); when the patch switches
-// unified settings on, the other shared fields come from the element
-// that switched them (index src; -1 when it did not switch them on).
+// spreadShared makes the shared fields of s equal in all five elements.
+// A field the patch set is copied from the element that set it; when the
+// patch switches unified settings on, the others come from the element
+// that switched them (index src, else -1).
 func (p *Patch) spreadShared(s *Settings, src int) {
 	set := make(map[string]bool)
 	for _, e := range p.feedback {

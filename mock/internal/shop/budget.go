@@ -21,17 +21,14 @@ type Owner interface {
 	Unlock()
 }
 
-// Budget keeps the memory the living shops of all sessions hold
-// together (each shop's Size) under a maximum (Options.MaxShopBytes).
-// Past it, the least recently used shops are evicted: each starts again
-// from its scenario's start the next time its session uses it (the
-// session's settings, faults and journal stay), and a warning names it.
-// The lasting owner's shops go last.
+// Budget keeps the memory of all sessions' living shops under a maximum
+// (Options.MaxShopBytes). Past it, the least recently used shops are
+// evicted, the lasting owner's last: each starts again from its
+// scenario's start, and a warning names it.
 //
-// Locks: mu is taken while an owner's lock is held, never the other way
-// round; to evict a shop, its owner's lock is only tried (TryLock), and
-// an owner busy at that moment is passed over until the next use of any
-// shop.
+// mu is taken while an owner's lock is held, never the other way round.
+// To evict a shop, its owner's lock is only tried (TryLock): a busy
+// owner is passed over until the next time.
 type Budget struct {
 	bytes *budget.Budget // the sizes of the shops in lru, against the maximum
 	log   *slog.Logger
@@ -63,7 +60,7 @@ func (b *Budget) Bytes() *budget.Budget { return b.bytes }
 // Evictions is how many shops the budget has evicted.
 func (b *Budget) Evictions() int64 { return b.evictions.Load() }
 
-// Add accounts sh, owner's new shop; evicted is called, under owner's
+// Add accounts sh, owner's new shop. evicted is called, under owner's
 // lock, if the budget evicts it. The caller holds owner's lock. A nil
 // budget keeps nothing.
 func (b *Budget) Add(sh *Shop, owner Owner, evicted func()) {
@@ -79,40 +76,35 @@ func (b *Budget) Add(sh *Shop, owner Owner, evicted func()) {
 	b.enforceLocked(sh)
 }
 
-// Touch marks sh as just used; the caller holds its owner's lock.
+// Touch marks sh as just used. The caller holds its owner's lock.
 func (sh *Shop) Touch() {
-	a := sh.acct
-	if a == nil {
-		return
-	}
-	a.b.mu.Lock()
-	defer a.b.mu.Unlock()
-	if a.elem != nil {
+	sh.whileKept(func(a *account) {
 		a.b.lru.MoveToFront(a.elem)
 		a.b.enforceLocked(sh)
-	}
+	})
 }
 
-// resize accounts sh's new size; the caller holds its owner's lock.
-func (a *account) resize(sh *Shop) {
-	if a == nil {
-		return
-	}
+// resize accounts sh's new size and marks it as just used. The caller
+// holds its owner's lock.
+func (sh *Shop) resize() {
 	size := sh.Size()
-	a.b.mu.Lock()
-	defer a.b.mu.Unlock()
-	if a.elem == nil {
-		return
-	}
-	a.b.bytes.Charge(size - a.bytes)
-	a.bytes = size
-	a.b.lru.MoveToFront(a.elem)
-	a.b.enforceLocked(sh)
+	sh.whileKept(func(a *account) {
+		a.b.bytes.Charge(size - a.bytes)
+		a.bytes = size
+		a.b.lru.MoveToFront(a.elem)
+		a.b.enforceLocked(sh)
+	})
 }
 
-// Release forgets sh: its session dropped it; the caller holds its
-// owner's lock. A shop no budget keeps has nothing to release.
+// Release forgets sh, which its session dropped. The caller holds its
+// owner's lock.
 func (sh *Shop) Release() {
+	sh.whileKept(func(a *account) { a.b.dropLocked(a) })
+}
+
+// whileKept calls fn with sh's account under the budget's lock, if a
+// budget still keeps sh.
+func (sh *Shop) whileKept(fn func(a *account)) {
 	a := sh.acct
 	if a == nil {
 		return
@@ -120,15 +112,20 @@ func (sh *Shop) Release() {
 	a.b.mu.Lock()
 	defer a.b.mu.Unlock()
 	if a.elem != nil {
-		a.b.lru.Remove(a.elem)
-		a.elem = nil
-		a.b.bytes.Release(a.bytes)
+		fn(a)
 	}
+}
+
+// dropLocked takes a's shop out of the budget. The caller holds b.mu.
+func (b *Budget) dropLocked(a *account) {
+	b.lru.Remove(a.elem)
+	a.elem = nil
+	b.bytes.Release(a.bytes)
 }
 
 // enforceLocked evicts the least recently used shops but current until
-// the total is within the budget, other owners' first; current goes too
-// if it alone is over. The caller holds b.mu and current's owner's lock.
+// the total is within the budget; current goes too if it alone is over.
+// The caller holds b.mu and current's owner's lock.
 func (b *Budget) enforceLocked(current *Shop) {
 	owner := current.acct.owner
 	for pass := 0; pass < 2 && b.bytes.Over() > 0; pass++ {
@@ -155,16 +152,14 @@ func (b *Budget) enforceLocked(current *Shop) {
 func (b *Budget) evictLocked(sh *Shop) {
 	a := sh.acct
 	a.evicted()
-	b.lru.Remove(a.elem)
-	a.elem = nil
-	b.bytes.Release(a.bytes)
+	b.dropLocked(a)
 	b.evictions.Add(1)
 	b.log.Warn("living shop evicted: the shops' memory is over the budget (--max-shop-memory); it starts again from its scenario's start",
 		"session", a.owner.ID(), "scenario", sh.sc.Name, "shop_bytes", a.bytes, "shops_bytes", b.bytes.Used(), "max_shop_bytes", b.bytes.Max())
 }
 
-// Audit adds up the sizes of the shops the budget keeps, and says what
-// its accounting holds: the two are equal unless the accounting is wrong.
+// Audit adds up the sizes of the shops the budget keeps, and returns it
+// with what its accounting holds. The two differ only by a mistake.
 func (b *Budget) Audit() (sizes, used int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -1,11 +1,9 @@
 // Package shop runs a session's living shop: its clock, the reviews that
 // arrive and the replies written by the settings.
 //
-// There is one shop per session and scenario. All shops share one
-// memory budget; a shop's part of a snapshot is here too.
-//
-// A Shop is guarded by its owner's lock (the session's): it has no lock
-// of its own. The Budget has its own, taken while an owner's is held.
+// There is one shop per session and scenario, guarded by its session's
+// lock. All shops share one memory budget (Budget), whose lock is taken
+// while a session's is held.
 package shop
 
 import (
@@ -20,20 +18,18 @@ import (
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
-// MaxGap is how far back before now a living shop on a real clock goes
-// on from its newest review: data that ends longer ago (a fixed
-// generate.end shown months later) has an empty stretch before it;
-// anchor it to now (generate.end: now) for a demo.
+// MaxGap is how far before now a real clock's shop starts at most. Data
+// that ends longer ago has an empty stretch after it; a demo anchors its
+// data to now (generate.end: now).
 const MaxGap = 48 * time.Hour
 
-// MaxClockYear is the last year a living shop's clock reaches: the dates
-// it writes stay four-digit years, with room.
+// MaxClockYear is the last year a living shop's clock reaches, so the
+// dates it writes keep four-digit years.
 const MaxClockYear = 2199
 
 // Shop is one session's living shop in one scenario: its clock, and its
 // reviews as they are now. The reviews are a Stack on the scenario's
-// store, which every session shares and none changes: the session keeps
-// only its arrivals, answers and drafts.
+// shared store, so a session keeps only its arrivals, answers and drafts.
 type Shop struct {
 	spec      scenario.ShopSpec
 	sc        *scenario.Scenario // the version the shop stands on
@@ -47,28 +43,22 @@ type Shop struct {
 	engine    *generate.Engine   // writes replies
 	arrived   int
 
-	// Set by Budget.Add, for a session's kept shop; nil budget for a
-	// session that is only looked at, whose shop lasts one request.
-	acct *account
+	acct *account // set by Budget.Add; nil for a shop that lasts one request
 }
 
-// New starts a session's shop from base: the scenario's data, or the
+// New starts a session's shop on base, the scenario's data or the
 // session's seeded data on it. Its replies draw from the scenario's seed
-// and each review's id alone: every session, whatever its id, sees the
-// same shop, and the shop at a time is the same however it got there.
+// and each review alone, so every session sees the same shop.
 func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
-	// A frozen clock starts at the newest review (or a fixed day), so
-	// data and clock agree whatever the day the tests run. A real one
-	// shows now (never before the newest review), and the shop goes on
-	// from where its data ends (generate.end, or the newest review if
-	// later): the stretch between that and now, up to MaxGap, fills
-	// with arrivals and replies, with no empty gap. Data anchored to now
-	// ends when the scenario loaded, so a shop starts where it does.
+	// A frozen clock starts at the newest review, so data and clock
+	// agree whatever day the tests run. A real clock shows now, and the
+	// shop goes on from where its data ends, at most MaxGap before now:
+	// the stretch between fills with arrivals and replies.
 	//
-	// A real clock's shop starts when its scenario loaded (the data's
-	// anchor), not when it is first read: every session's and every
-	// replica's of a fleet shows the same clock and the same arrivals.
+	// A real clock's shop starts when its scenario loaded, not when it is
+	// first read, so every session and every replica of a fleet shows
+	// the same clock and arrivals.
 	newest := newestOf(base, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if l := sc.Loaded(); !l.IsZero() && l.Before(now) {
 		now = l
@@ -94,7 +84,7 @@ func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	return sh
 }
 
-// newestOf is when base's newest review was written, or or without one.
+// newestOf is when base's newest review was written, or or if it has none.
 func newestOf(base *reviews.Stack, or time.Time) time.Time {
 	if pos, ok := base.Newest(); ok {
 		return time.Unix(base.Meta(pos).Created, 0).UTC()
@@ -133,10 +123,9 @@ func (sh *Shop) Advance(d time.Duration) {
 // at the shop's time at: replies due by the old ones are not written.
 func (sh *Shop) SettingsChanged(rating int, at time.Time) { sh.changedAt[rating-1] = at }
 
-// Bring brings the shop up to its clock at the server's time real, by
-// the settings: a real clock's shop up to its last whole second, so it
-// runs at most once a second, and a shop read at any moment of a second
-// (on any replica of a fleet) is the same.
+// Bring brings the shop up to its clock at the server's time real. A real
+// clock's shop goes up to its last whole second, so a shop read at any
+// moment of a second, on any replica, is the same.
 func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
 	at := sh.Now(real)
 	if !sh.Frozen() {
@@ -150,7 +139,6 @@ func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
 func (sh *Shop) Run(real time.Time, set settings.Settings) error { return sh.run(sh.Now(real), set) }
 
 // run brings the shop up to now: arrivals, then replies by the settings.
-// Anything changed makes the shop's next Stack.
 func (sh *Shop) run(now time.Time, set settings.Settings) error {
 	if !now.After(sh.processed) {
 		return nil
@@ -163,10 +151,9 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 			arrivals = append(arrivals, sh.arrival(g, sh.arrivalTime(sh.arrived)))
 		}
 	}
-	// The reviews the shop has, then the arrivals; each reply draws from
-	// its review's own random sequence, so the order (and how many runs
-	// brought the shop here) changes nothing. Only a review the engine
-	// changes is decoded.
+	// Each reply draws from its review's own random sequence, so neither
+	// the order nor the number of runs changes the replies. Only a review
+	// the engine changes is decoded.
 	var changes []reviews.Change
 	for i := range sh.st.OldestFirst() {
 		mode := sh.due(sh.st.Meta(i), now, &set)
@@ -193,14 +180,13 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 	if len(changes) == 0 && len(arrivals) == 0 {
 		return nil
 	}
-	// The stack on top of the scenario's store takes the new reviews and
-	// the changes; the previous one stays as it was for requests reading it.
+	// A new Stack: the previous one stays as it was for requests reading it.
 	st, err := sh.st.With(changes, arrivals)
 	if err != nil {
 		return fmt.Errorf("shop: %w", err)
 	}
 	sh.st = st
-	sh.acct.resize(sh)
+	sh.resize()
 	return nil
 }
 
@@ -213,9 +199,8 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
 		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
-		// A fork or a restored shop has arrivals its writer did not
-		// write: it goes on where the shop stood by writing them again,
-		// at their times, and letting them go.
+		// A fork or a restored shop has arrivals this writer did not
+		// write: it writes them again and lets them go.
 		for i := range sh.arrived {
 			sh.arrivals.Next(sh.arrivalTime(i))
 		}
@@ -223,20 +208,16 @@ func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback
 	return sh.arrivals.Next(at) // it waits for the engine, unviewed
 }
 
-// Fork is a copy of the shop as it stands, which goes on apart from it:
-// a session's own shop, made from the shop every pristine session of
-// the scenario shares when the session first changes it. The two share
-// their reviews as they stand (a Stack never changes); the arrivals'
-// writer is made again with the fork's first arrival. The fork is in no
-// budget until Budget.Add.
+// Fork is a copy of the shop that goes on apart from it: a session's own
+// shop, made from the one pristine sessions share when the session first
+// changes it. The fork is in no budget until Budget.Add.
 func (sh *Shop) Fork() (*Shop, error) {
 	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
 		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
 		engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
 }
 
-// due is what the engine does now to a review of the shop, by the
-// settings for its rating and when they last changed.
+// due is what the engine does now to a review of the shop (see generate.Due).
 func (sh *Shop) due(m reviews.Meta, now time.Time, set *settings.Settings) string {
 	if m.Rating < 1 || m.Rating > 5 {
 		return ""
@@ -250,10 +231,8 @@ const (
 	genBytes   = 8 << 10 // the arrivals' writer: gofakeit's source and the catalogue
 )
 
-// Size estimates the memory the shop holds of its own: its stack beyond
-// the scenario's store (arrivals, answers, drafts), its state, and once
-// reviews arrive, their writer. The scenario's data is not counted: every
-// session shares it.
+// Size estimates the memory the shop holds of its own. The scenario's
+// data, which every session shares, is not counted.
 func (sh *Shop) Size() int64 {
 	n := stateBytes + sh.st.Bytes()
 	if sh.arrivals != nil {

@@ -6,16 +6,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// MaxLead bounds what a snapshot may say of a real clock's lead: as far
-// as a year of POST /__mock/clock moves at most, ten times over.
+// MaxLead bounds a real clock's lead in a snapshot: ten years.
 const MaxLead = 10 * 8784 * time.Hour
 
 // Snapshot is a session's living shop, its part of a session's snapshot.
@@ -23,19 +23,16 @@ type Snapshot struct {
 	Clock string    `json:"clock"` // real or frozen
 	Now   time.Time `json:"now"`   // the shop's clock when taken
 	// Lead is how far a real clock runs ahead of the server's (POST
-	// /__mock/clock); a restored real clock goes on from the server's
-	// time with it.
+	// /__mock/clock).
 	Lead            wire.Duration `json:"lead,omitempty"`
 	Origin          time.Time     `json:"origin"`           // where arrivals count from
 	Processed       time.Time     `json:"processed"`        // the engine has run up to here
 	SettingsChanged [5]time.Time  `json:"settings_changed"` // when each rating's settings last changed
-	// Replies is the state of the reply engine's random sequence: where
-	// its seed sets it, since each reply draws from its review's own
-	// (generate.NewShopEngine); kept, and read back, as the format has it.
+	// Replies is the reply engine's seed (generate.Engine.State).
 	Replies string `json:"replies"`
-	// Changed are the reviews of the shop's data (the scenario's, or
-	// the seeded) that the engine answered or drafted, as the list
-	// shows them; Arrivals the new reviews, oldest first.
+	// Changed are the reviews of the shop's data that the engine
+	// answered or drafted; Arrivals are the new reviews, oldest first.
+	// Both are written as the list shows them.
 	Changed  []json.RawMessage `json:"changed,omitempty"`
 	Arrivals []json.RawMessage `json:"arrivals,omitempty"`
 }
@@ -51,25 +48,18 @@ func (in *Snapshot) Check(path string) error {
 	return nil
 }
 
-// Snapshot takes the shop, as it stands, on base: the data it started on
-// (the scenario's, or the session's seeded data on it).
+// Snapshot takes the shop as it stands on base, the data it started on.
 func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) {
-	state, err := sh.engine.State()
-	if err != nil {
-		return nil, err
-	}
 	out := &Snapshot{Clock: cmp.Or(sh.spec.Clock, "real"), Now: sh.Now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
-		Replies: base64.StdEncoding.EncodeToString(state)}
+		Replies: base64.StdEncoding.EncodeToString(sh.engine.State())}
 	if !sh.Frozen() {
 		out.Lead = wire.Duration(sh.advanced)
 	}
 	for i, t := range sh.changedAt {
 		out.SettingsChanged[i] = t.UTC()
 	}
-	// The arrivals are the newest: the top of the list, before the data.
-	// Their JSON is the Stack's own, not copied (a Stack never changes),
-	// each capped so that an append to it copies: a snapshot of a shop at
-	// its bound is some 17 MB.
+	// The arrivals are the top of the list, before the data. Their JSON
+	// is the Stack's own, not copied: a shop at its bound is some 17 MB.
 	k := sh.st.Len() - base.Len()
 	if k > 0 {
 		out.Arrivals = make([]json.RawMessage, 0, k)
@@ -85,12 +75,11 @@ func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) 
 	return out, nil
 }
 
-// capped is b, with no room to grow into what follows it.
+// capped is b with no room to grow, so an append to it copies.
 func capped(b []byte) json.RawMessage { return b[:len(b):len(b)] }
 
-// Decode reads reviews as the list shows them, each checked, naming a
-// problem under path: the snapshot's own decoder, which knows where
-// the media URLs go.
+// Decode reads and checks reviews as the list shows them, naming a
+// problem under path.
 type Decode func(raws []json.RawMessage, path string) ([]reviews.Feedback, error)
 
 // Restore builds a session's living shop in sc, on base, from in; a
@@ -102,7 +91,7 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	}
 	state, err := base64.StdEncoding.DecodeString(in.Replies)
 	if err == nil {
-		err = sh.engine.SetState(state)
+		err = generate.CheckState(state)
 	}
 	if err != nil {
 		return nil, wire.InvalidBody(path+".replies", "not the state of a reply engine: %v", err)
@@ -116,8 +105,7 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	}
 	sh.origin, sh.processed = in.Origin, in.Processed
 	sh.changedAt = in.SettingsChanged
-	// The generator goes on where it stood: with the next arrival, it
-	// writes these again, at their times, and lets them go.
+	// With the next arrival, the writer goes on where it stood (see arrival).
 	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
 		sh.arrived = len(arrivals)
 	} else if len(arrivals) > 0 {
@@ -127,9 +115,8 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 		sh.frozen = in.Now
 	} else {
 		sh.advanced = in.Lead.D()
-		// A shop that stood still for long (a server down for days) goes
-		// on from MaxGap before now, as a new one would: the stretch
-		// before that stays empty rather than fill with a burst.
+		// A shop that stood still for long goes on from MaxGap before
+		// now, as a new one would, rather than fill the gap in a burst.
 		if from := now.Add(sh.advanced - MaxGap); from.After(sh.processed) {
 			skip := from.Sub(sh.processed)
 			sh.origin, sh.processed = sh.origin.Add(skip), from
@@ -141,9 +128,7 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	return sh, nil
 }
 
-// checkTimes checks a shop snapshot's times: each within the years a
-// clock may show, processed between origin and now, a lead within
-// MaxLead.
+// checkTimes checks a shop snapshot's times and lead.
 func (in *Snapshot) checkTimes(path string) error {
 	for _, tf := range []struct {
 		name string
@@ -162,16 +147,12 @@ func (in *Snapshot) checkTimes(path string) error {
 	return nil
 }
 
-// arrivalsOn decodes a shop snapshot's arrivals: at most
-// MaxShopReviews, none (nor the origin) before the newest review of the
-// data the shop stands on.
+// arrivalsOn decodes a shop snapshot's arrivals. Neither they nor the
+// origin may be older than the newest review of base.
 func (in *Snapshot) arrivalsOn(base *reviews.Stack, path string, decode Decode) ([]reviews.Feedback, error) {
 	arrivals, err := decode(in.Arrivals, path+".arrivals")
 	if err != nil {
 		return nil, err
-	}
-	if len(arrivals) > scenario.MaxShopReviews {
-		return nil, wire.InvalidBody(path+".arrivals", "at most %d, got %d", scenario.MaxShopReviews, len(arrivals))
 	}
 	if _, ok := base.Newest(); ok {
 		newest := newestOf(base, time.Time{})
@@ -188,8 +169,8 @@ func (in *Snapshot) arrivalsOn(base *reviews.Stack, path string, decode Decode) 
 }
 
 // reviewsOn is the shop's reviews as the snapshot has them: base with
-// its answers and drafts (changed) and the arrivals on top, whose ids
-// must be those the data gives them.
+// its answers and drafts, and the arrivals on top with the ids that
+// follow base's.
 func (in *Snapshot) reviewsOn(base *reviews.Stack, arrivals []reviews.Feedback, path string, decode Decode) (*reviews.Stack, error) {
 	changed, err := decode(in.Changed, path+".changed")
 	if err != nil {
@@ -238,6 +219,6 @@ func positionsOf(base *reviews.Stack, changed []reviews.Feedback, path string) (
 		}
 		changes[i] = reviews.Change{Pos: p, F: &changed[i]}
 	}
-	sort.Slice(changes, func(a, b int) bool { return changes[a].Pos < changes[b].Pos })
+	slices.SortFunc(changes, func(a, b reviews.Change) int { return a.Pos - b.Pos })
 	return changes, nil
 }

@@ -68,10 +68,7 @@ func blockStyle(n *yaml.Node) {
 }
 
 // RedactTokens hides the bearer tokens of the session's auth override:
-// a snapshot is made to be handed on, and secrets never come back out of
-// the server. Restored, such an override is left out (see
-// Keeper.Restore); a state folder, which keeps them, writes its files
-// itself.
+// a snapshot is made to be handed on, and secrets never leave the server.
 func (snap *Snapshot) RedactTokens() {
 	if o := snap.Overrides; o != nil && o.Auth != nil && len(o.Auth.Tokens) > 0 {
 		c, a := *o, *o.Auth
@@ -89,11 +86,9 @@ func IsSnapshot(data []byte) bool {
 	return strings.HasPrefix(yamlfile.Top(data, "format"), "replymock-snapshot/")
 }
 
-// Validate checks a snapshot file as restoring it would: restore is given
-// the document once it reads, and restores it where the caller wants it
-// checked. A problem is an error naming the file and the field; notes
-// say what would not come back as it was (a scenario gone or changed
-// since).
+// Validate checks a snapshot file by giving it to restore, which
+// restores it where the caller wants it checked. A problem names the
+// file and the field; notes say what would not come back.
 func Validate(path string, data []byte, restore func(*Snapshot) (Result, error)) (notes []string, err error) {
 	if len(data) > MaxBytes {
 		return nil, &yamlfile.Problem{File: path, Message: fmt.Sprintf("larger than a snapshot may be (%d MiB)", MaxBytes>>20)}
@@ -125,21 +120,5 @@ func namedUnknown(err error) error {
 	return err
 }
 
-// PrefixField puts path before the field an *wire.APIError names; other
-// errors are as they were.
-func PrefixField(err error, path string) error {
-	if ae, ok := err.(*wire.APIError); ok {
-		c := *ae
-		c.Field = joinField(path, ae.Field)
-		return &c
-	}
-	return err
-}
-
-// joinField is path.field, or path for no field.
-func joinField(path, field string) string {
-	if field == "" {
-		return path
-	}
-	return path + "." + field
-}
+// PrefixField puts path before the field an *wire.APIError names.
+func PrefixField(err error, path string) error { return wire.At(err, path) }

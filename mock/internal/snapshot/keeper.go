@@ -8,11 +8,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/state"
 )
 
-// Keeper takes and restores the sessions of one server's state. Its
-// turns bound what snapshots in flight hold: one restore decodes and
-// builds at a time, each holding a document of up to MaxBytes; two are
-// written at a time (a living shop at its bound is some 20 MB of JSON,
-// and its YAML takes more).
+// Keeper takes and restores the sessions of one server's state. To bound
+// the memory of snapshots in flight, it restores one at a time and
+// writes two at a time.
 type Keeper struct {
 	st      *state.State
 	now     func() time.Time
@@ -22,8 +20,8 @@ type Keeper struct {
 	writers   chan struct{} // a place for each snapshot being written (Writing)
 }
 
-// NewKeeper is the keeper of st's sessions, telling the time by now; a
-// snapshot says it was taken by a server of version.
+// NewKeeper is the keeper of st's sessions. Its snapshots name the
+// server's version.
 func NewKeeper(st *state.State, now func() time.Time, version string) *Keeper {
 	return &Keeper{st: st, now: now, version: version, writers: make(chan struct{}, 2)}
 }

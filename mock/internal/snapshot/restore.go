@@ -30,15 +30,10 @@ type Result struct {
 	Copy journal.Key `json:"-"`
 }
 
-// Restore makes session sid ("" for the snapshot's own) what snap says,
-// in place of what it was: the list, counts and settings then answer as
-// they did when it was taken. A problem with the document is a 400
-// *wire.APIError naming its field, and changes nothing; so does a bound
-// passed (seeded reviews, run-time faults: 409). What belongs to a
-// scenario that is gone, or has changed since (its fingerprint, or the
-// present its data is anchored to), is left out and said in Dropped:
-// settings and seeded reviews come back on a changed scenario, fault
-// counters and the living shop start again.
+// Restore makes session sid ("" for the snapshot's own) what snap says.
+// A problem with the document is a *wire.APIError naming its field, and
+// changes nothing. What belongs to a scenario that is gone or changed is
+// left out and said in Result.Dropped.
 func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 	if sid == "" {
 		sid = snap.Session
@@ -155,7 +150,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 	if probs := set.Validate(sc.Rules()); len(probs) > 0 {
 		if same {
 			p := probs[0]
-			return wire.InvalidBody(joinField(path+".settings", p.Field), "%s", p.Message)
+			return wire.At(p, path+".settings")
 		}
 		rs.drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
 		set = sc.Settings()
@@ -212,7 +207,7 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]reviews.Fe
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		if err := wire.DecodeStrict(raw, &fbs[i]); err != nil {
-			return nil, PrefixField(namedUnknown(err), p)
+			return nil, wire.At(namedUnknown(err), p)
 		}
 		f := &fbs[i]
 		switch {
@@ -224,7 +219,7 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]reviews.Fe
 		if _, err := reviews.MetaOf(f); err != nil {
 			return nil, wire.InvalidBody(p+".created_date", "must be a time such as %s", reviews.TimestampLayout)
 		}
-		rb.apply(f)
+		media.Rebase(f, rb.from, rb.to)
 		if problem := mediaProblem(f); problem != "" {
 			return nil, wire.InvalidBody(p+"."+problem, "not as the list writes it")
 		}
@@ -256,8 +251,6 @@ func mediaProblem(f *reviews.Feedback) string {
 // rebase moves the media URLs of restored reviews from the server that
 // took the snapshot to this one.
 type rebase struct{ from, to string }
-
-func (rb rebase) apply(f *reviews.Feedback) { media.Rebase(f, rb.from, rb.to) }
 
 // decode is decodeRecords with rb, the shop's snapshot's decoder.
 func (rb rebase) decode(raws []json.RawMessage, path string) ([]reviews.Feedback, error) {

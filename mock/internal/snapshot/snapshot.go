@@ -1,8 +1,7 @@
 // Package snapshot takes a session whole and restores it.
 //
-// It owns the snapshot document (its parts, checks, JSON and YAML, its
-// tokens redacted) and the Keeper that takes and restores for a server:
-// one restore and two snapshots written at a time. It owns no HTTP.
+// It owns the snapshot document (its parts, checks, JSON and YAML) and
+// the Keeper that takes and restores a server's sessions. It owns no HTTP.
 package snapshot
 
 import (
@@ -26,18 +25,16 @@ import (
 // /__mock/snapshot reads: a session as it is (see Snapshot).
 const Format = "replymock-snapshot/1"
 
-// MaxBytes bounds a snapshot document: a session's seeded reviews
-// (fixture.MaxSeedReviews) and a living shop's arrivals and answers
-// (scenario.MaxShopReviews each) fit with room.
+// MaxBytes bounds a snapshot document. A session's seeded reviews and a
+// living shop's arrivals and answers fit with room.
 const MaxBytes = 96 << 20
 
 // MaxYAMLBytes bounds a snapshot sent as YAML, which takes many times
-// its size while it is read: a bigger one goes as JSON.
+// its size while it is read. A bigger one goes as JSON.
 const MaxYAMLBytes = 8 << 20
 
-// MaxYAMLNodes bounds a snapshot sent as YAML, counted as wire.YAMLNodes
-// counts: the server's own YAML of MaxYAMLBytes (some 11,000 reviews)
-// counts 900,000 at most.
+// MaxYAMLNodes bounds the values of a snapshot sent as YAML (see
+// wire.YAMLNodes). The server's own YAML of MaxYAMLBytes has 900,000 at most.
 const MaxYAMLNodes = 1_000_000
 
 // Body is how POST /__mock/snapshot reads a snapshot.
@@ -45,11 +42,8 @@ var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYA
 	Bound:     fmt.Sprintf("a snapshot of %d MiB at most", MaxBytes>>20),
 	YAMLBound: fmt.Sprintf("a YAML snapshot of %d MiB and %d values at most; send a bigger one as JSON, as GET /__mock/snapshot?format=json writes it", MaxYAMLBytes>>20, MaxYAMLNodes)}
 
-// Shape bounds a snapshot's JSON before it is decoded: each list by the
-// bound check says, the reviews' insides aside (kept as they are, each
-// decoded and checked alone when restored), and a value for every 256
-// bytes of the most a snapshot may be (a review as the list writes it
-// takes more).
+// Shape bounds a snapshot's JSON before it is decoded. The reviews are
+// kept raw, and each is decoded and checked alone when restored.
 var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
 	Arrays: []wire.Bound{
 		{Path: "overrides.auth.tokens", Max: maxTokens},
@@ -64,34 +58,28 @@ var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Ar
 	Raw: []string{"scenarios[].seeded.reviews[]", "scenarios[].shop.arrivals[]", "scenarios[].shop.changed[]"},
 }
 
-// maxTokens bounds the tokens of a snapshot's overrides: more than a
-// session's overrides may keep (access.MaxSessionOverrideBytes).
+// maxTokens bounds the tokens of a snapshot's overrides, above what a
+// session may keep (access.MaxSessionOverrideBytes).
 const maxTokens = access.MaxSessionOverrideBytes / 16
 
-// Bounds of what a snapshot may say: ids (far past any shop's, and exact
-// in a float64), and the scenarios it has a state in.
+// Bounds of a snapshot's review ids (exact in a float64) and scenarios.
 const (
 	maxRecordID  = 1 << 50
 	maxScenarios = 1000
 )
 
-// Snapshot is everything that makes a session what it is: the scenario it
-// picked, its overrides and run-time faults with their counters, and per
-// scenario it used its settings, the reviews it seeded, the counters of
-// the scenario's faults and its living shop (clock, arrivals, answers and
-// drafts, and where the reply engine's random sequence stands). Restored
-// (Keeper.Restore), the session answers the list, counts and settings
-// byte for byte as it did. The journal and rate-limit windows are not
-// part of it: a restored session starts them afresh.
+// Snapshot is everything that makes a session what it is: its pick,
+// overrides and run-time faults, and its state in each scenario it used.
+// Restored, the session answers byte for byte as it did. The journal and
+// rate-limit windows are not part of it.
 type Snapshot struct {
 	Format  string    `json:"format"`
 	Session string    `json:"session"`
 	TakenAt time.Time `json:"taken_at"`
 	// ServerVersion is the version of the server that took it, for a reader.
 	ServerVersion string `json:"server_version,omitempty"`
-	// MediaBase is the base of the media URLs in its reviews (the public
-	// URL of the server that took it); restored on a server reached
-	// elsewhere, the URLs are moved to that server's.
+	// MediaBase is the base of the media URLs in its reviews. Restored on
+	// another server, the URLs move to that server's.
 	MediaBase string `json:"media_base,omitempty"`
 	// Scenario is the session's pick (PUT /__mock/scenario); "" follows
 	// the server's.
@@ -131,10 +119,9 @@ type ScenarioFaultCount struct {
 // ScenarioState is a session's state in one scenario.
 type ScenarioState struct {
 	Name string `json:"name"`
-	// Fingerprint names the scenario's version (its file, fixtures and
-	// seed); DataEnd is where its generated data ends, when anchored to
-	// the present. Fault counters and the living shop are restored only
-	// on the same version and end.
+	// Fingerprint names the scenario's version, and DataEnd where its
+	// data ends when anchored to now. Fault counters and the living shop
+	// are restored only on the same version and end.
 	Fingerprint   string               `json:"fingerprint"`
 	DataEnd       string               `json:"data_end,omitempty"`
 	Settings      *settings.Settings   `json:"settings,omitempty"`
@@ -159,7 +146,7 @@ func (snap *Snapshot) check() error {
 	}
 	if snap.Overrides != nil {
 		if err := snap.Overrides.Validate(); err != nil {
-			return PrefixField(err, "overrides")
+			return wire.At(err, "overrides")
 		}
 		if err := state.CheckOverrides(*snap.Overrides, "overrides.auth.tokens"); err != nil {
 			return err
@@ -212,7 +199,6 @@ func (rec *ScenarioState) check(path string, seen map[string]bool) error {
 			return wire.InvalidBody(fmt.Sprintf("%s.fault_counters[%d]", path, j), "index must be >= 0 and counters 0 <= hit <= matched")
 		}
 	}
-	// Counted before anything is decoded of them.
 	if sd := rec.Seeded; sd != nil && len(sd.Reviews) > fixture.MaxSeedReviews {
 		return wire.InvalidBody(path+".seeded.reviews", "at most %d, got %d", fixture.MaxSeedReviews, len(sd.Reviews))
 	}

@@ -16,16 +16,12 @@ import (
 // their clocks first, as a list request would.
 func (k *Keeper) Take(sid string) (*Snapshot, error) { return k.take(sid, true) }
 
-// TakeToKeep is Take for the state folder: the shop a session shares
-// with every pristine session of a scenario is left out, so a visitor's
-// file holds what is its own; restored, the session reads the shared
-// shop again.
+// TakeToKeep is Take for the state folder. It leaves out the shop a
+// session shares with every pristine session of a scenario.
 func (k *Keeper) TakeToKeep(sid string) (*Snapshot, error) { return k.take(sid, false) }
 
-// Sum is the SHA-256 of s's JSON but for when it was taken (TakenAt):
-// two takings of a session that did not change in between sum the same,
-// so a keeper compares it with what it last wrote and writes the session
-// again only once it changed. s itself is left as it is.
+// Sum is the SHA-256 of s's JSON without TakenAt, so two takings of an
+// unchanged session sum the same.
 func (s *Snapshot) Sum() ([32]byte, error) {
 	c := *s
 	c.TakenAt = time.Time{}
