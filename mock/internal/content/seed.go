@@ -17,7 +17,7 @@ const MaxSeedReviews = 10_000
 
 // SeedShape bounds a seed body before it is decoded: its reviews, and
 // in each what the record's fields may hold.
-var SeedShape = &wire.Shape{What: "a seed body", Depth: 8, Items: MaxSeedReviews * 64, Array: 100, Members: 100,
+var SeedShape = &wire.Shape{What: "a seed body", Items: MaxSeedReviews * 64, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "reviews", Max: MaxSeedReviews, Msg: "at most %d reviews a request, got %d"}}}
 
 // MaxSeedYAMLNodes bounds a seed body sent as YAML, counted as

@@ -51,7 +51,7 @@ var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYA
 // decoded and checked alone when restored), and a value for every 256
 // bytes of the most a snapshot may be (a review as the list writes it
 // takes more).
-var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
+var Shape = &wire.Shape{What: "a snapshot", Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
 	Arrays: []wire.Bound{
 		{Path: "overrides.auth.tokens", Max: maxTokens},
 		{Path: "faults", Max: fault.MaxRuntime},

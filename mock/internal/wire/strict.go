@@ -27,7 +27,7 @@ func DecodeStrict(body []byte, v any) error {
 	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
 		return InvalidBody(fieldPath(syn.JSONPointer), "duplicate key")
 	case errors.As(err, &syn):
-		return InvalidBody(fieldPath(syn.JSONPointer), "malformed JSON: %s (at byte %d)", problem(syn.Err), syn.ByteOffset)
+		return InvalidBody("", "malformed JSON: %s (at byte %d)", problem(syn.Err), syn.ByteOffset) // its path may be 10,000 arrays deep
 	case !errors.As(err, &serr):
 		return InvalidBody("", "%s", problem(err))
 	case errors.Is(serr.Err, jsonv2.ErrUnknownName):

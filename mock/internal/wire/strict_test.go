@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,11 +51,12 @@ func TestDecodeStrict(t *testing.T) {
 		{`{"n":300}`, "400 invalid_body: n: must be an integer, got 300"},
 		{`{"wait":"5x"}`, `400 invalid_body: wait: must be a duration such as "250ms" or "2s", got "5x"`},
 		{`[]`, "400 invalid_body: must be an object, got array"},
-		{"{\"id\":\"\xff\"}", "400 invalid_body: id: malformed JSON: invalid UTF-8 (at byte 7)"},
+		{"{\"id\":\"\xff\"}", "400 invalid_body: malformed JSON: invalid UTF-8 (at byte 7)"},
 		{`{"id":"a"} {}`, "400 invalid_body: malformed JSON: invalid character '{' after top-level value (at byte 11)"},
 		{`{"id":"a",}`, "400 invalid_body: malformed JSON: invalid character ',' at start of value (at byte 9)"},
 		{`{"id":"a"`, "400 invalid_body: malformed JSON: unexpected end of input"},
 		{``, "400 invalid_body: malformed JSON: unexpected end of input"},
+		{`{"any":` + strings.Repeat("[", 10_001), "400 invalid_body: malformed JSON: exceeded max depth (at byte 10006)"},
 	} {
 		var doc strictDoc
 		err := DecodeStrict([]byte(tc.body), &doc)
@@ -63,7 +65,7 @@ func TestDecodeStrict(t *testing.T) {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("%s: error %q, want %q", tc.body, got, tc.want)
+			t.Errorf("%.60s: error %q, want %q", tc.body, got, tc.want)
 		}
 	}
 }
