@@ -78,7 +78,7 @@ func TestAdminScenarios(t *testing.T) {
 		code, field            string
 	}{
 		{"unknown scenario", "/__mock/scenario", `{"name":"nope"}`, "application/json", 400, mock.CodeInvalidBody, "name"},
-		{"unknown field", "/__mock/scenario", `{"scenario":"slow"}`, "application/json", 400, mock.CodeInvalidBody, ""},
+		{"unknown field", "/__mock/scenario", `{"scenario":"slow"}`, "application/json", 400, mock.CodeInvalidBody, "scenario"},
 		{"not JSON", "/__mock/scenario", `slow`, "application/json", 400, mock.CodeInvalidBody, ""},
 		{"no content type", "/__mock/scenario", `{"name":"slow"}`, "", 415, mock.CodeUnsupportedMediaType, ""},
 		{"bad session", "/__mock/scenario?session=a%20b", `{"name":"slow"}`, "application/json", 400, mock.CodeInvalidParameter, "session"},

@@ -198,7 +198,7 @@ func TestShopClockErrors(t *testing.T) {
 	h := newServer(t, mock.Options{})
 	checkError(t, "clock of a still shop", admin(t, h, "GET", "/__mock/clock", ""), 400, mock.CodeInvalidParameter, "session")
 	d := newServer(t, mock.Options{Scenario: "demo-frozen"})
-	checkError(t, "bad advance", admin(t, d, "POST", "/__mock/clock", `{"advance":"-1h"}`), 400, mock.CodeInvalidBody, "")
+	checkError(t, "bad advance", admin(t, d, "POST", "/__mock/clock", `{"advance":"-1h"}`), 400, mock.CodeInvalidBody, "advance")
 	checkError(t, "zero advance", admin(t, d, "POST", "/__mock/clock", `{}`), 400, mock.CodeInvalidBody, "advance")
 	var c mock.Clock
 	decodeOK(t, "GET clock", admin(t, d, "GET", "/__mock/clock", ""), &c)

@@ -290,11 +290,11 @@ func writeStreamed(p, name string, write func(io.Writer) error, out *budget) err
 	if err != nil {
 		return err
 	}
-	defer f.abort()
+	defer f.Cleanup()
 	if err := write(&budgeted{w: f, out: out, name: name}); err != nil {
 		return err
 	}
-	return f.commit()
+	return f.CloseAtomicallyReplace()
 }
 
 // budgeted writes to w within the budget out, for the file name.

@@ -6,15 +6,13 @@ import (
 	"path/filepath"
 )
 
-// pending is a file being written whole, as renameio writes one on Unix:
-// into a temporary file beside it (its name starts with a dot, as
-// renameio's), which commit syncs and renames over it (MoveFileEx
-// replaces the old file); abort removes it.
+// pending is a file being written whole, as renameio writes one on Unix
+// (renameio has no such API on Windows): into a temporary file beside
+// it, whose name starts with a dot.
 type pending struct {
-	f    *os.File
+	*os.File
 	path string
 	perm fs.FileMode
-	done bool
 }
 
 // newPending starts writing the file at path whole, with perm.
@@ -23,34 +21,27 @@ func newPending(path string, perm fs.FileMode) (*pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pending{f: f, path: path, perm: perm}, nil
+	return &pending{File: f, path: path, perm: perm}, nil
 }
 
-func (p *pending) Write(b []byte) (int, error) { return p.f.Write(b) }
-
-func (p *pending) commit() error {
-	tmp := p.f.Name()
-	err := p.f.Sync()
-	if cerr := p.f.Close(); err == nil {
+// CloseAtomicallyReplace syncs the temporary file and renames it over
+// the file (MoveFileEx replaces the old one).
+func (p *pending) CloseAtomicallyReplace() error {
+	err := p.Sync()
+	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, p.perm)
+		err = os.Chmod(p.Name(), p.perm)
 	}
 	if err == nil {
-		err = os.Rename(tmp, p.path)
-	}
-	p.done = true
-	if err != nil {
-		os.Remove(tmp)
+		err = os.Rename(p.Name(), p.path)
 	}
 	return err
 }
 
-func (p *pending) abort() {
-	if !p.done {
-		p.f.Close()
-		os.Remove(p.f.Name())
-		p.done = true
-	}
+// Cleanup removes the temporary file unless it was renamed into place.
+func (p *pending) Cleanup() {
+	p.Close()
+	os.Remove(p.Name())
 }

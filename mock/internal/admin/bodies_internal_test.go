@@ -146,6 +146,8 @@ func TestBodiesCostAboutTheirSize(t *testing.T) {
 		{"a YAML snapshot of as many values as it may hold", "POST", "/__mock/snapshot?session=x", "application/yaml", []byte("scenarios: [" + strings.Repeat("a,", snapshot.MaxYAMLNodes/2-4) + "a]"), 400, -1, true},
 		{"a PATCH of 1 MiB", "PATCH", "/api/v1/settings/ai", "application/json", []byte(`{"feedback":[{"rating":1,"signature":"` + strings.Repeat("x", wire.MaxBodyBytes-100) + `"}]}`), 400, 0, false},
 		{"a fault of 1 MiB", "POST", "/__mock/faults", "application/json", []byte(`{"error":{"body":"` + strings.Repeat("x", wire.MaxBodyBytes-100) + `","status":99}}`), 400, 0, false},
+		{"overrides of 1 MiB nested", "PUT", "/__mock/overrides", "application/json", []byte(`{"auth":{"tokens":` + strings.Repeat("[", wire.MaxBodyBytes-20)), 400, 0, false},
+		{"a snapshot of 16 MiB nested in its reviews", "POST", "/__mock/snapshot?session=x", "application/json", []byte(`{"format":"replymock-snapshot/1","session":"x","scenarios":[{"seeded":{"reviews":[` + strings.Repeat(strings.Repeat("[", 9000)+strings.Repeat("]", 9000)+",", 900) + `[]]}}]}`), 400, 0, false},
 		{"overrides of 1 MiB of tokens", "PUT", "/__mock/overrides", "application/json", []byte(`{"auth":{"type":"bearer","tokens":["` + strings.Repeat(strings.Repeat("t", 58)+`","`, 16_000) + `"]},"strict":1}`), 400, 0, false},
 	} {
 		if tc.large && raceBuild {

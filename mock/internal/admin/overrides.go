@@ -21,7 +21,7 @@ func (a *Admin) handleOverridesGet(r *http.Request) (int, any, error) {
 // overridesBody is the shape of PUT /__mock/overrides: its tokens, more
 // than a session may keep (access.MaxSessionOverrideBytes), for those of
 // every session.
-var overridesBody = &wire.Shape{What: "overrides", Depth: 8, Items: MaxOverrideTokens + 100, Array: 100, Members: 100,
+var overridesBody = &wire.Shape{What: "overrides", Items: MaxOverrideTokens + 100, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "auth.tokens", Max: MaxOverrideTokens, Msg: "at most %d tokens, got %d"}}}
 
 // MaxOverrideTokens bounds the tokens of a PUT /__mock/overrides body

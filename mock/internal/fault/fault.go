@@ -132,7 +132,7 @@ func Decode(body []byte) (*Fault, error) {
 
 // Shape bounds a fault's JSON (POST and PUT /__mock/faults) before it is
 // decoded: its error answer's headers, and a little of everything else.
-var Shape = &wire.Shape{What: "a fault", Depth: 8, Items: 2 * MaxHeaders, Array: 100, Members: MaxHeaders}
+var Shape = &wire.Shape{What: "a fault", Items: 2 * MaxHeaders, Array: 100, Members: MaxHeaders}
 
 // MaxHeaders bounds the headers of a fault's error answer (400 above it).
 const MaxHeaders = 1000

@@ -27,7 +27,7 @@ type element struct {
 
 // PatchShape bounds a PATCH body before it is decoded: a feedback
 // element per rating at most, a few fields in each.
-var PatchShape = &wire.Shape{What: "a settings PATCH", Depth: 8, Items: 1000, Array: 100, Members: 100,
+var PatchShape = &wire.Shape{What: "a settings PATCH", Items: 1000, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "feedback", Max: 5, Msg: "at most %d elements, one for each rating, got %d"}}}
 
 // DecodePatch decodes and checks a PATCH body, field by field. An error

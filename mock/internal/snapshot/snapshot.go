@@ -44,7 +44,7 @@ var Body = &wire.Body{Limit: MaxBytes, YAMLLimit: MaxYAMLBytes, YAMLNodes: MaxYA
 
 // Shape bounds a snapshot's JSON before it is decoded. The reviews are
 // kept raw, and each is decoded and checked alone when restored.
-var Shape = &wire.Shape{What: "a snapshot", Depth: 16, Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
+var Shape = &wire.Shape{What: "a snapshot", Items: MaxBytes / 256, Array: 1000, Members: fault.MaxHeaders,
 	Arrays: []wire.Bound{
 		{Path: "overrides.auth.tokens", Max: maxTokens},
 		{Path: "faults", Max: fault.MaxRuntime},

@@ -9,6 +9,8 @@ import (
 // writeFile writes data to path whole, as renameio does on Unix: into a
 // temporary file beside it (its name starts with a dot, as renameio's),
 // synced, then renamed over it (MoveFileEx replaces the old file).
+// renameio's only Windows API, maybe.WriteFile, is os.WriteFile: a crash
+// there could leave neither the old file nor the new one.
 func writeFile(path string, data []byte, perm fs.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -47,7 +47,7 @@ func TestDecoders(t *testing.T) {
 			}},
 		{"an object for an array", `{}`, "must be an array, got object",
 			func(raw []byte) error { return EachElement(raw, "x", func(int, json.RawMessage) error { return nil }) }},
-		{"an unknown field", `{"b":1}`, `unknown field "b"`,
+		{"an unknown field", `{"b":1}`, "b: unknown field",
 			func(raw []byte) error { var v struct{ A int }; return DecodeStrict(raw, &v) }},
 		{"a wrong type", `{"A":"1"}`, "A: must be an integer, got string",
 			func(raw []byte) error { var v struct{ A int }; return DecodeStrict(raw, &v) }},
