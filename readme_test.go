@@ -38,7 +38,7 @@ func TestReadmeLayoutListsEveryFile(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^(\S+)`).FindAllStringSubmatch(parts[1], -1) {
 		listed[m[1]] = true
 	}
-	dataFolders := []string{"scenarios/", "fixtures/phrases/", "fixtures/reviews/", "fixtures/settings/", "mock/testdata/", "mock/ui/"}
+	dataFolders := []string{"scenarios/", "fixtures/phrases/", "fixtures/reviews/", "fixtures/settings/", "mock/testdata/", "mock/ui/", "mock/internal/media/files/"}
 	for _, d := range dataFolders {
 		if !listed[d] {
 			t.Errorf("%s: %s does not name the folder %s", layoutDoc, layoutHeading, d)
