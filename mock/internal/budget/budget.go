@@ -1,14 +1,14 @@
 // Package budget is the one way the server accounts for the memory its
 // bounded stores keep: the journals, the living shops, the seeded
-// reviews, the run-time faults and the media cache each charge a Budget
-// of their own, in bytes, as they keep and free; the server's Set of
-// them says what all may keep together and reports each in the metrics.
+// reviews and the run-time faults each charge a Budget of their own, in
+// bytes, as they keep and free; the server's Set of them says what all
+// may keep together and reports each in the metrics.
 //
 // A store either refuses what would not fit (Reserve: seeded reviews,
 // faults) or keeps it and then evicts until it is back within (Charge
-// and Over: journals, shops, the media cache). Either way it is the
-// store's own lock that makes its decisions whole; the count itself is
-// atomic, so reading it (metrics, health) takes no lock.
+// and Over: journals, shops). Either way it is the store's own lock that
+// makes its decisions whole; the count itself is atomic, so reading it
+// (metrics, health) takes no lock.
 package budget
 
 import (
