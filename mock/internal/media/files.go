@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +64,7 @@ type library struct {
 	segments                [segmentSecs + 1]file
 }
 
+// files reads the embedded files at the first media request.
 var files = sync.OnceValue(func() *library {
 	read := func(name string) file {
 		b, err := embedded.ReadFile("files/" + name)
@@ -117,8 +117,7 @@ func cutSegment(ts []byte, secs int) []byte {
 // segment again and again, the last one cut short. Each segment's clock
 // starts at the same time, so a discontinuity tag tells the player.
 func playlist(secs int) []byte {
-	b := []byte("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-TARGETDURATION:" +
-		strconv.Itoa(segmentSecs) + "\n#EXT-X-MEDIA-SEQUENCE:0\n")
+	b := fmt.Appendf(nil, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-TARGETDURATION:%d\n#EXT-X-MEDIA-SEQUENCE:0\n", segmentSecs)
 	for i := range segmentCount(secs) {
 		if i > 0 {
 			b = append(b, "#EXT-X-DISCONTINUITY\n"...)
