@@ -811,3 +811,39 @@ func TestPanelSavesAndRestoresASnapshot(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A page on another origin shows a review's photo and plays its video: a
+// 12-second playlist, across the discontinuity between its two segments,
+// to the end. A Chromium without HLS skips the video.
+func TestBrowserShowsMedia(t *testing.T) {
+	ctx := newBrowser(t, chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
+	api := httptest.NewServer(newDefault(t))
+	defer api.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><img id="photo" src="%[1]s/__mock/media/photos/k/1/fs.jpg"><video id="video" muted></video>`, api.URL)
+	}))
+	defer page.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(page.URL)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise(done => {
+  const img = document.getElementById("photo"), v = document.getElementById("video");
+  const shown = () => img.naturalWidth + "x" + img.naturalHeight;
+  if (!v.canPlayType("application/vnd.apple.mpegurl")) { img.decode().then(() => done(shown() + " no HLS")); return; }
+  v.onended = () => done(shown() + " ended at " + Math.round(v.currentTime) + " s");
+  v.onerror = () => done(shown() + " video error " + v.error.code);
+  v.src = "`+api.URL+`/__mock/media/videos/k/12s/index.m3u8";
+  v.playbackRate = 4;
+  v.play().catch(e => done(shown() + " " + e));
+})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == "450x600 no HLS" {
+		t.Skip("this Chromium plays no HLS; the photo showed")
+	}
+	if got != "450x600 ended at 12 s" {
+		t.Errorf("the page: %q, want the photo 450x600 and the video ended at 12 s", got)
+	}
+}

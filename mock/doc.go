@@ -10,7 +10,7 @@
 //	PATCH /api/v1/settings/ai   a partial, atomic update; answers the full settings
 //	GET   /api/v1/feedbacks     reviews, newest first, with filters, pagination and counts_only
 //	GET   /__mock/health        liveness of the mock itself
-//	GET   /__mock/media/...     the records' photos and videos, drawn by the mock (MediaPrefix)
+//	GET   /__mock/media/...     the records' photos and videos, served by the mock (MediaPrefix)
 //	GET   /__mock/verify        whether the journal holds requests matching a pattern
 //	      /__mock/...           the admin API: scenarios, reset, faults, journal, seeded data
 //

@@ -9,8 +9,8 @@ import (
 // The review records' media (photos, video previews, HLS playlists and
 // their segments) are served by the mock itself, under MediaPrefix, so
 // that a UI shows them offline; mock/internal/media owns them. They hold
-// no data: each file is drawn from its path alone, the same bytes on
-// every run and machine. Paths:
+// no data: a path picks one of a few pictures embedded in the binary, the
+// same bytes on every run and machine. Paths:
 //
 //	photos/KEY/N/fs.jpg          a review's photo N, 450×600
 //	photos/KEY/N/ms.jpg          its miniature, 90×120
@@ -27,10 +27,6 @@ const MediaPrefix = media.Prefix
 // empty: the address replymock listens on by default.
 const DefaultPublicURL = media.DefaultPublicURL
 
-// DefaultMediaCacheBytes bounds the rendered images kept in memory when
-// Options.MediaCacheBytes is 0.
-const DefaultMediaCacheBytes = media.DefaultCacheBytes
-
 // ParsePublicURL checks the base of media URLs, an absolute http or https
 // URL (a path is allowed, for a server behind a proxy that strips it),
 // and returns it without a trailing slash.
@@ -45,5 +41,5 @@ type Video = media.Video
 // handleMedia serves GET and HEAD /__mock/media/...: no admin token, no
 // session, no faults; a path that names no file is a 404 in the envelope.
 func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) {
-	s.media.Serve(w, r, s.log)
+	media.Serve(w, r, s.log)
 }

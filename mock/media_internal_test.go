@@ -213,7 +213,7 @@ func checkSegment(t *testing.T, h http.Handler, path string) {
 }
 
 // raceDetector reports whether the test runs with -race, which makes
-// drawing images many times slower.
+// decoding images many times slower.
 func raceDetector() bool {
 	bi, ok := debug.ReadBuildInfo()
 	return ok && slices.ContainsFunc(bi.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
@@ -222,7 +222,7 @@ func raceDetector() bool {
 // Every record of every shipped scenario carries the upstream's shapes,
 // and every distinct media URL in them answers with a file of its kind.
 // The big shop's 100,000 reviews are all checked for shapes, and a
-// sample of their media fetched (drawing their 50,000 photos would take
+// sample of their media fetched (decoding their 50,000 photos would take
 // minutes); with -race, one photo in 8 of the others is fetched (every
 // video still is). A living shop's arrivals are checked too.
 func TestShippedMedia(t *testing.T) {

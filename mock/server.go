@@ -16,7 +16,6 @@ import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
-	"github.com/replymock/replymock/mock/internal/budget"
 	"github.com/replymock/replymock/mock/internal/fleet"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/media"
@@ -148,9 +147,6 @@ type Options struct {
 	// clients reach this server, such as http://localhost:18080 behind a
 	// port mapping. Empty means DefaultPublicURL; see ParsePublicURL.
 	PublicURL string
-	// MediaCacheBytes bounds the rendered media images kept in memory; 0
-	// means DefaultMediaCacheBytes, a negative value keeps none.
-	MediaCacheBytes int64
 	// Version is reported by /__mock/health.
 	Version string
 	// Logger receives the server's logs; nil discards them.
@@ -213,7 +209,6 @@ type Server struct {
 	guard  *access.Guard // the origins and Host names the server answers
 	anchor time.Time     // the present data that ends now was anchored to at the start
 	reqSeq atomic.Int64  // numbers the request ids the server makes
-	media  *media.Store  // the media files and their cache (mock/internal/media)
 
 	st    *state.State     // the scenarios, sessions, faults, overrides, journals and budgets
 	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
@@ -236,7 +231,6 @@ func New(opts Options) (*Server, error) {
 		log:   opts.Logger,
 		now:   opts.Now,
 		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
-		media: media.NewStore(opts.MediaCacheBytes),
 	}
 	started := opts.Now()
 	if s.fleet, err = openStore(opts); err != nil {
@@ -267,7 +261,6 @@ func New(opts Options) (*Server, error) {
 	s.st = state.New(state.Config{Log: opts.Logger, Now: opts.Now, Registry: registry,
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
-		Budgets:  []*budget.Budget{s.media.Budget()},
 		Visitors: state.Visitors{NewSessions: max(opts.NewSessionsPerMinute, 0), Scenarios: opts.PublicScenarios}})
 	s.st.Journals().SetRedactor(redactor)
 	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
@@ -275,7 +268,6 @@ func New(opts Options) (*Server, error) {
 		Proxies:  proxy.NewPool(opts.Proxy, opts.ProxyTimeout, opts.AdminToken, opts.Logger),
 		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) })})
 	s.st.Budgets().Register(s.api.Registry())
-	s.media.Register(s.api.Registry())
 	journals, shops := s.st.Journals(), s.st.Shops()
 	s.api.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "replymock_journal_waiters",
@@ -351,9 +343,6 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.ProxyTimeout <= 0 {
 		opts.ProxyTimeout = DefaultProxyTimeout
-	}
-	if opts.MediaCacheBytes == 0 {
-		opts.MediaCacheBytes = DefaultMediaCacheBytes
 	}
 	return opts
 }
@@ -444,8 +433,8 @@ func (s *Server) requestID(r *http.Request) string {
 }
 
 // MemoryBudget is what the server's bounded stores may keep together at
-// most: the journals, the living shops, the seeded reviews, the media
-// cache and the run-time faults. The scenarios' data comes on top.
+// most: the journals, the living shops, the seeded reviews and the
+// run-time faults. The scenarios' data comes on top.
 func (s *Server) MemoryBudget() int64 {
 	return s.st.Budgets().Max()
 }

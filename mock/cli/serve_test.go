@@ -363,8 +363,8 @@ func TestStartupLogSaysWhoMayCall(t *testing.T) {
 // Either way the collector serves at Go's default percentage.
 func TestMemoryLimit(t *testing.T) {
 	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
-	opts := mock.Options{JournalBytes: 1 << 20, MaxShopBytes: 2 << 20, MaxSeedBytes: 3 << 20, MediaCacheBytes: 4 << 20}
-	budget := int64(10<<20 + mock.MaxRuntimeFaultBytes)
+	opts := mock.Options{JournalBytes: 1 << 20, MaxShopBytes: 2 << 20, MaxSeedBytes: 3 << 20}
+	budget := int64(6<<20 + mock.MaxRuntimeFaultBytes)
 	for _, c := range []struct {
 		cfg   config
 		limit bool

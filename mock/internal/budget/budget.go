@@ -1,7 +1,7 @@
 // Package budget counts the bytes each bounded store keeps.
 //
-// Each store (journals, shops, seeded reviews, overrides, faults, the
-// media cache) charges a Budget of its own, and the server's Set of them
+// Each store (journals, shops, seeded reviews, overrides, run-time
+// faults) charges a Budget of its own, and the server's Set of them
 // is its memory budget. A store either refuses what would not fit
 // (Reserve), or keeps it and evicts until it is within (Charge and
 // Over). The store's own lock makes its decisions whole; the count is

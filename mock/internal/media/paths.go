@@ -1,12 +1,12 @@
 // Package media owns the review records' media: the photos, video
 // previews, HLS playlists and segments the mock serves under Prefix, the
 // public URL they are reached at, the URLs a record carries (built for
-// generated reviews, checked for fixtures' and seeds'), the Photo and
-// Video shapes with their JSON, and the cache of drawn images with its
-// byte budget and its metrics.
+// generated reviews, checked for fixtures' and seeds'), and the Photo and
+// Video shapes with their JSON.
 //
-// The files hold no data: each is drawn from its path alone, the same
-// bytes on every run and machine. Paths under Prefix:
+// The files hold no data: a path picks one of a few embedded pictures by
+// a hash of its key, the same on every run and machine, and a video is
+// one embedded segment played again and again. Paths under Prefix:
 //
 //	photos/KEY/N/fs.jpg          a review's photo N, 450×600
 //	photos/KEY/N/ms.jpg          its miniature, 90×120

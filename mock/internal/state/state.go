@@ -44,9 +44,6 @@ type Config struct {
 	JournalSize    int
 	JournalBytes   int64
 	JournalEntries int
-	// Budgets are the bounded stores outside the State (the media
-	// cache): MemoryBudget counts them too.
-	Budgets []*budget.Budget
 	// Visitors bounds what a public listener's clients start
 	// (ResolveVisitor).
 	Visitors Visitors
@@ -95,7 +92,6 @@ func New(cfg Config) *State {
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
 		Changed: st.changes.session, Evicted: st.changes.evict, Busy: st.isBusy})
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
-	st.budgets.Add(cfg.Budgets...)
 	st.budgets.Add(st.faults.Budget())
 	// A snapshot leaves out a scenario not served at the time: after a
 	// reload, every session is kept again, with what it holds in a

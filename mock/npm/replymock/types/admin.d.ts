@@ -475,7 +475,7 @@ export interface paths {
         };
         /**
          * A review's photo, or its miniature
-         * @description Drawn from the path alone, the same bytes on every run; JPEG, 450×600 (fs.jpg) or 90×120 (ms.jpg).
+         * @description One of a few embedded pictures, picked by the key and number, the same bytes on every run; JPEG, 450×600 (fs.jpg) or 90×120 (ms.jpg).
          */
         get: operations["getPhoto"];
         put?: never;
