@@ -507,7 +507,7 @@ func TestClock(t *testing.T) {
 		want string
 	}{
 		{0, "advance: must be a duration from 1ns to 8784h"},
-		{-time.Hour, `must not be negative, got "-1h0m0s"`},
+		{-time.Hour, `advance: must not be negative, got "-1h0m0s"`},
 		{367 * 24 * time.Hour, "advance: must be a duration from 1ns to 8784h"},
 	} {
 		fails(t, func(tb testing.TB) { srv.AdvanceClock(tb, shop, tc.d) }, "AdvanceClock "+shop, "400 invalid_body: "+tc.want)
