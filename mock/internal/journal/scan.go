@@ -73,3 +73,6 @@ func (sc *scan) validJSON(body string) bool {
 func sameString(a, b string) bool {
 	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
+
+// asBytes is s as bytes, without a copy: for reading only.
+func asBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
