@@ -21,28 +21,19 @@ var ErrTooManyWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Co
 	Message: fmt.Sprintf("%d requests are already waiting on the journal; try again, or ask without wait", MaxWaiters)}
 
 // MaxClientWaiters bounds the requests one client waits with at once,
-// so that one client (a page's fifty no-cors fetches, a runaway test)
-// cannot take every place of MaxWaiters from the others, a CI job's
-// verify?wait= among them. A client is its remote address (see
-// Await): a session is whatever name a request gives, so a bound per
-// session would bind nothing.
+// so that one client cannot take every place of MaxWaiters. A client
+// is a remote address: a session is any name a request gives, so a
+// bound per session would bind nothing.
 const MaxClientWaiters = MaxWaiters / 4
 
 // ErrClientWaiters refuses a client's wait past MaxClientWaiters.
 var ErrClientWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 	Message: fmt.Sprintf("%d requests from this client are already waiting on the journal; try again once one ends, or ask without wait", MaxClientWaiters)}
 
-// Await returns once at least n entries in p's scope newer than its
-// since match p, or with ctx's error when it ends first. It wakes on
-// each new entry, never by polling: Record closes j.wake (on a shared
-// journal, it also asks the fleet's sequence every sharedPoll, for the
-// entries other replicas append). Each wake
-// looks only at the entries that came since the last look, and each
-// look is bounded (MaxScanBytes: ErrScanTooLarge). Past MaxWaiters
-// waiting at once, it answers ErrTooManyWaiters; past MaxClientWaiters
-// of client's, ErrClientWaiters. client names who waits (an address, or
-// a network of them); "" is code in this process, bound only by
-// MaxWaiters.
+// Await returns once at least n entries match p, or with ctx's error.
+// Each new entry wakes it, and it looks only at the entries that came
+// since its last look. client names who waits, for MaxClientWaiters;
+// "" is code in this process, bound only by MaxWaiters.
 func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) error {
 	seen, cursor, waiting := 0, p.since, false
 	defer func() {
@@ -116,10 +107,9 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 	}
 }
 
-// sleep returns once an entry may have come: wake closed by this
-// process's Record, or, on a shared journal, the fleet's sequence past
-// upto (another replica appended), asked every sharedPoll; or with ctx's
-// error, or the store's.
+// sleep returns once an entry may have come, or with ctx's error. On a
+// shared journal it also asks every sharedPoll whether another replica
+// appended past upto.
 func (j *Journals) sleep(ctx context.Context, wake <-chan struct{}, upto int64) error {
 	var tick <-chan time.Time
 	if j.shared != nil {
