@@ -117,10 +117,9 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// waitFor runs Await for a request that asked to wait: bounded by the
-// wait and by the client. It returns an error only for too many waiters
-// (of all clients, or of r's) or a pattern that reads too much: the end
-// of the wait is an answer like any other.
+// waitFor waits, if the request asked to, until n entries match. The end
+// of the wait is an answer like any other; only too many waiters or a
+// pattern that reads too much are errors.
 func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	if q.wait <= 0 || n <= 0 {
 		return nil
@@ -134,11 +133,9 @@ func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	return nil
 }
 
-// client names who sent r, for the journal's bound on one client's
-// waits (journal.MaxClientWaiters): its remote address, or for IPv6 its
-// /64, which one host usually holds whole. Not its session, which a
-// request names freely. Behind a reverse proxy, the proxy's clients
-// share its address, and so its places.
+// client names who sent r, for journal.MaxClientWaiters: its remote
+// address, or for IPv6 its /64. Behind a reverse proxy, all clients
+// share the proxy's address.
 func client(r *http.Request) string {
 	c, _ := access.Client(r.RemoteAddr) // one that does not parse, as it is
 	return c

@@ -98,10 +98,8 @@ func verificationMessage(v journal.Verification) string {
 }
 
 // Verify counts the journal entries that match f (its Limit aside) and
-// checks the count against want, with the nearest misses when fewer
-// match than want.Min; an invalid pattern is an error naming the part,
-// and a pattern that would read more than journal.MaxScanBytes an error
-// too.
+// checks the count against want. An invalid pattern is an error naming
+// the part.
 func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verification, error) {
 	p, err := a.st.Journals().Compile(f)
 	if err != nil {
@@ -111,9 +109,7 @@ func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verificati
 }
 
 // WaitRequests waits until at least one journal entry matches f, then
-// returns the entries that match (the newest f.Limit with a limit), or
-// ctx's error when it ends first. An invalid pattern, or more than
-// journal.MaxWaiters waiting at once, is an error.
+// returns the entries that match (the newest f.Limit with a limit).
 func (a *Admin) WaitRequests(ctx context.Context, f journal.Filter) ([]journal.Entry, error) {
 	p, err := a.st.Journals().Compile(f)
 	if err != nil {
