@@ -46,10 +46,9 @@ type Scenario struct {
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
 	fingerprint string
-	// loaded is the present the scenario was loaded at (its data that
-	// ends now is anchored to it): a living shop on a real clock starts
-	// there, whenever it is first read. Not in the fingerprint: a reload
-	// that keeps the version keeps it.
+	// loaded is when the scenario was loaded: its data that ends now
+	// ends then, and a living shop on a real clock starts then. It is
+	// not in the fingerprint.
 	loaded time.Time
 }
 
