@@ -11,10 +11,9 @@ import (
 )
 
 // quotable is the part of scalar n's value a problem may quote: no more
-// than the line of the file it starts on holds, clipped. The value alone
-// does not tell: a plain or quoted scalar may go on over further lines,
-// folded into one line of value (a file of KEY=secret lines is one such
-// scalar).
+// than the line it starts on holds, clipped. A scalar may go on over
+// further lines (a file of KEY=secret lines pasted in is one), and those
+// should not reach a message.
 func (f *File) quotable(n *yaml.Node) string {
 	v, line := n.Value, f.line(n.Line)
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
