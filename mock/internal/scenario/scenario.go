@@ -166,7 +166,7 @@ func (sc *Scenario) Len() (int, error) {
 }
 
 // Store is the scenario's reviews, built on first use.
-func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.get() }
+func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.store() }
 
 // Built reports whether the scenario's data was built (or its build
 // failed): using the scenario costs no build.
@@ -185,16 +185,8 @@ func (sc *Scenario) DataEnd() string {
 // dataSource builds a store once, on first use. Scenarios with the same
 // data (an extends without its own data or seed) share one.
 type dataSource struct {
-	once  sync.Once
-	build func() (*reviews.Store, error)
-	st    *reviews.Store
-	err   error
-	done  atomic.Bool // the build ran
-}
-
-func (d *dataSource) get() (*reviews.Store, error) {
-	d.once.Do(func() { d.st, d.err = d.build(); d.done.Store(true) })
-	return d.st, d.err
+	store func() (*reviews.Store, error) // builds on the first call
+	done  atomic.Bool                    // the build ran
 }
 
 // dataCache shares built data between scenarios and across reloads, keyed
@@ -213,7 +205,11 @@ func (c *dataCache) source(key string, build func() (*reviews.Store, error)) *da
 	if d, ok := c.m[key]; ok {
 		return d
 	}
-	d := &dataSource{build: build}
+	d := &dataSource{}
+	d.store = sync.OnceValues(func() (*reviews.Store, error) {
+		defer d.done.Store(true)
+		return build()
+	})
 	c.m[key] = d
 	return d
 }
