@@ -2,9 +2,9 @@ package journal
 
 import (
 	"fmt"
-	"iter"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -117,52 +117,18 @@ func (rd *Redactor) headers(h http.Header) map[string]string {
 // redacted: "api_key=[redacted]&limit=5". It splits on ; as well as &,
 // as some servers do, so no credential hides inside another value.
 func (rd *Redactor) query(raw string) string {
-	if raw == "" || !rd.anySecret(raw) {
-		return raw // nothing to redact: nothing built (an entry a request)
-	}
-	var b strings.Builder
-	for pair, sep := range queryPairs(raw) {
-		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
-			b.WriteString(k)
-			b.WriteString("=" + Redacted)
-		} else {
-			b.WriteString(pair)
+	return queryParam.ReplaceAllStringFunc(raw, func(param string) string {
+		k, _, _ := strings.Cut(param, "=")
+		if rd.Secret(queryName(k)) {
+			return k + "=" + Redacted
 		}
-		if sep != 0 {
-			b.WriteByte(sep)
-		}
-	}
-	return b.String()
+		return param
+	})
 }
 
-// anySecret reports whether a parameter of raw, a query, is one query
-// redacts.
-func (rd *Redactor) anySecret(raw string) bool {
-	for pair := range queryPairs(raw) {
-		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
-			return true
-		}
-	}
-	return false
-}
-
-// queryPairs yields the parameters of raw, a query, as sent, each with
-// the separator after it ('&' or ';'; 0 after the last).
-func queryPairs(raw string) iter.Seq2[string, byte] {
-	return func(yield func(string, byte) bool) {
-		for rest := raw; ; {
-			i := strings.IndexAny(rest, "&;")
-			if i < 0 {
-				yield(rest, 0)
-				return
-			}
-			if !yield(rest[:i], rest[i]) {
-				return
-			}
-			rest = rest[i+1:]
-		}
-	}
-}
+// queryParam matches a query parameter that has a value: name=value,
+// between the separators & and ;.
+var queryParam = regexp.MustCompile(`[^&;=]*=[^&;]*`)
 
 // queryName is a query parameter's name as sent, decoded when it can be.
 func queryName(k string) string {
