@@ -16,7 +16,6 @@ import (
 // journalQuery is what GET /__mock/requests and /__mock/verify were
 // asked: the pattern, how long to wait, and the route's own parameters.
 type journalQuery struct {
-	filter journal.Filter
 	p      *journal.Pattern
 	wait   time.Duration
 	params map[string]string // the route's own parameters (limit, count, ...)
@@ -35,7 +34,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 		return nil, err
 	}
 	q := &journalQuery{params: map[string]string{}}
-	f := &q.filter
+	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
 	sid := r.Header.Get(state.HeaderSession)
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
@@ -43,11 +42,11 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 			return nil, err
 		}
 		if name, ok := strings.CutPrefix(key, "query."); ok {
-			f.Query = setKey(f.Query, name, val)
+			f.Query[name] = val
 		} else if name, ok := strings.CutPrefix(key, "header."); ok {
-			f.Header = setKey(f.Header, name, val)
+			f.Header[name] = val
 		} else if path, ok := strings.CutPrefix(key, "body."); ok {
-			f.Body = setKey(f.Body, path, val)
+			f.Body[path] = val
 		} else if err := q.set(key, val, f, &sid); err != nil {
 			return nil, err
 		}
@@ -94,14 +93,6 @@ func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) erro
 		q.params[key] = val // one of own: ReadQuery knows no others
 	}
 	return nil
-}
-
-func setKey(m map[string]string, k, v string) map[string]string {
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[k] = v
-	return m
 }
 
 // parseWait reads wait=: a duration ("5s", "500ms") or whole seconds,

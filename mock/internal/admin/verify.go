@@ -42,29 +42,21 @@ func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
 // times reads count, min and max: count alone, or min and max, either
 // or both; none wants at least one.
 func (q *journalQuery) times() (journal.Times, error) {
-	read := func(name string) (int, bool, error) {
+	given := make(map[string]int)
+	for _, name := range []string{"count", "min", "max"} {
 		v, ok := q.params[name]
 		if !ok {
-			return 0, false, nil
+			continue
 		}
 		n, err := wire.ParseDigits(v)
 		if err != nil || n > maxTimes {
-			return 0, true, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
+			return journal.Times{}, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
 		}
-		return int(n), true, nil
+		given[name] = int(n)
 	}
-	count, hasCount, err := read("count")
-	if err != nil {
-		return journal.Times{}, err
-	}
-	lo, hasMin, err := read("min")
-	if err != nil {
-		return journal.Times{}, err
-	}
-	hi, hasMax, err := read("max")
-	if err != nil {
-		return journal.Times{}, err
-	}
+	count, hasCount := given["count"]
+	lo, hasMin := given["min"]
+	hi, hasMax := given["max"]
 	switch {
 	case hasCount && (hasMin || hasMax):
 		return journal.Times{}, wire.InvalidParameter("count", "give count alone, or min and max (either or both)")
