@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -139,11 +141,7 @@ func (j *Journals) scopeLocked(sid string) []*ring {
 		}
 		return nil
 	}
-	out := make([]*ring, 0, len(j.rings))
-	for _, rg := range j.rings {
-		out = append(out, rg)
-	}
-	return out
+	return slices.Collect(maps.Values(j.rings))
 }
 
 // Used is what all journals keep now, in bytes, as counted against their

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -136,15 +137,10 @@ func (r *Record) cutString(part, s string) string {
 // trimHeaders keeps, in the order of their names, the headers that fit
 // in MaxHead together, and drops the others.
 func (r *Record) trimHeaders() {
-	names := make([]string, 0, len(r.Header))
-	for k := range r.Header {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	kept := make(http.Header)
 	var used, total int64
 	var dropped []string
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
 		n := fieldBytes(k, r.Header[k])
 		total += n
 		if used+n > MaxHead {
