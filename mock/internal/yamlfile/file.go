@@ -17,7 +17,7 @@ import (
 type File struct {
 	name     string
 	src      []byte     // the file's bytes, to quote no more of a value than its line
-	starts   []int      // where each line of src starts, once a line was asked for
+	lines    []string   // src split into lines, once a line was asked for
 	root     *yaml.Node // the document's top value; nil for an empty file
 	top      map[string]bool
 	problems []error

@@ -1,7 +1,6 @@
 package yamlfile
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -77,23 +76,14 @@ func (f *File) requote(msg string, n *yaml.Node) string {
 }
 
 // line is the text of line n (from 1) of the file, without its line
-// break; "" past the end. The lines' starts are found once.
+// break; "" past the end. The file is split into lines once.
 func (f *File) line(n int) string {
-	if f.starts == nil {
-		f.starts = []int{0}
-		for i, c := range f.src {
-			if c == '\n' {
-				f.starts = append(f.starts, i+1)
-			}
-		}
+	if f.lines == nil {
+		f.lines = strings.Split(string(f.src), "\n")
 	}
 	n = max(n, 1)
-	if n > len(f.starts) {
+	if n > len(f.lines) {
 		return ""
 	}
-	rest := f.src[f.starts[n-1]:]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.TrimSuffix(string(rest), "\r")
+	return strings.TrimSuffix(f.lines[n-1], "\r")
 }
