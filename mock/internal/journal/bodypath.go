@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -14,17 +15,18 @@ import (
 // its last value, as decoding the body would. False when the path is
 // not there or the body is not JSON.
 //
-// The body is read once as tokens, and only the value asked for is
-// decoded, so a body part costs the body's size whatever its path.
+// The body is read once as tokens, which also checks that it is JSON,
+// and only the value asked for is decoded. So a body part costs the
+// body's size whatever its path.
 func bodyValue(body string, path []string, sc *scan) (string, bool) {
-	if !sc.validJSON(body) {
-		return "", false
-	}
 	sc.charge(len(body))
 	// From a bytes.Buffer, the decoder reads the body in place.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(asBytes(body)),
 		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	v, ok := find(dec, path)
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return "", false // not JSON, or more than one value
+	}
 	if !ok {
 		return "", false
 	}

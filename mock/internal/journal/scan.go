@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"unsafe"
@@ -29,13 +28,9 @@ var ErrScanTooLarge = &wire.APIError{Status: http.StatusServiceUnavailable, Code
 		"or fewer query, header and body parts", MaxScanBytes>>20)}
 
 // scan counts the work of one call over the journal against
-// MaxScanBytes. It also remembers whether the current entry's body is
-// JSON, so several body parts check it once. A nil scan counts nothing.
+// MaxScanBytes. A nil scan counts nothing.
 type scan struct {
-	left  int64
-	body  string // the body whose validity is known
-	valid bool
-	known bool
+	left int64
 }
 
 func newScan() *scan { return &scan{left: MaxScanBytes} }
@@ -49,25 +44,6 @@ func (sc *scan) charge(n int) {
 
 // over reports whether the work so far is past MaxScanBytes.
 func (sc *scan) over() bool { return sc != nil && sc.left < 0 }
-
-// validJSON reports whether body is JSON, reading it once per entry
-// however many body parts ask.
-func (sc *scan) validJSON(body string) bool {
-	if sc == nil {
-		return json.Valid(asBytes(body))
-	}
-	if !sc.known || !sameString(sc.body, body) {
-		sc.charge(len(body))
-		sc.body, sc.valid, sc.known = body, json.Valid(asBytes(body)), true
-	}
-	return sc.valid
-}
-
-// sameString reports whether a and b are the same bytes in memory (the
-// same entry's body), not only equal.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
-}
 
 // asBytes is s as bytes, without a copy: for reading only.
 func asBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
