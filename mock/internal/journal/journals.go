@@ -28,7 +28,7 @@ type Journals struct {
 	gen     uint64           // the last Key's generation given
 	wake    chan struct{}    // closed by the next Record, when someone waits
 	waiting int              // requests waiting, at most MaxWaiters
-	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters; nil until one waits
+	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters
 
 	size  int            // entries a session's ring keeps
 	bytes *budget.Budget // the bytes all rings keep together, against their most
@@ -56,9 +56,10 @@ type Key struct {
 // maxBytes bytes.
 func New(size int, maxBytes int64, maxEntries int) *Journals {
 	return &Journals{
-		order: order{ring: make([]orderItem, max(maxEntries, 0))},
-		rings: make(map[string]*ring),
-		size:  size,
+		order:   order{ring: make([]orderItem, max(maxEntries, 0))},
+		rings:   make(map[string]*ring),
+		clients: make(map[string]int),
+		size:    size,
 		bytes: budget.New("replymock_journal_bytes",
 			"What all journals keep together, as counted against their byte budget (Options.JournalBytes).", maxBytes),
 	}

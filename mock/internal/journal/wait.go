@@ -38,14 +38,7 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 	seen, cursor, waiting := 0, p.since, false
 	defer func() {
 		if waiting {
-			j.mu.Lock()
-			j.waiting--
-			if client != "" {
-				if j.clients[client]--; j.clients[client] == 0 {
-					delete(j.clients, client)
-				}
-			}
-			j.mu.Unlock()
+			j.leave(client)
 		}
 	}()
 	for {
@@ -82,28 +75,42 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 		}
 		cursor = upto // later entries are counted on a later wake
 		if !waiting {
-			j.mu.Lock()
-			switch {
-			case j.waiting >= MaxWaiters:
-				j.mu.Unlock()
-				return ErrTooManyWaiters
-			case client != "" && j.clients[client] >= MaxClientWaiters:
-				j.mu.Unlock()
-				return ErrClientWaiters
-			}
-			j.waiting++
-			if client != "" {
-				if j.clients == nil {
-					j.clients = make(map[string]int)
-				}
-				j.clients[client]++
+			if err := j.enter(client); err != nil {
+				return err
 			}
 			waiting = true
-			j.mu.Unlock()
 		}
 		if err := j.sleep(ctx, wake, upto); err != nil {
 			return err
 		}
+	}
+}
+
+// enter counts a request of client as waiting, unless MaxWaiters or
+// MaxClientWaiters are already waiting.
+func (j *Journals) enter(client string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.waiting >= MaxWaiters:
+		return ErrTooManyWaiters
+	case client != "" && j.clients[client] >= MaxClientWaiters:
+		return ErrClientWaiters
+	}
+	j.waiting++
+	if client != "" {
+		j.clients[client]++
+	}
+	return nil
+}
+
+// leave counts a request of client as no longer waiting.
+func (j *Journals) leave(client string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.waiting--
+	if j.clients[client]--; j.clients[client] <= 0 {
+		delete(j.clients, client)
 	}
 }
 
