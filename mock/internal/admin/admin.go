@@ -1,13 +1,8 @@
 // Package admin serves the admin API under /__mock.
 //
-// Each resource has a file (health.go, scenarios.go, faults.go,
-// requests.go, verify.go, overrides.go, data.go, clock.go); routes.go is
-// their table. This file holds the token and read-only guard and the
-// answers. params.go reads the session and scenario every route takes;
-// journalquery.go reads the journal's patterns and wait=. The state it reads and changes is
-// package state's, shared with the API. The OpenAPI documents and the
-// control panel are embedded by package mock, which hands their handlers
-// to the router beside these routes.
+// Each resource has a file, and routes.go is their table. This file
+// holds the token and read-only guard and writes the answers. The state
+// the routes read and change is package state's, shared with the API.
 package admin
 
 import (
@@ -60,19 +55,16 @@ type Admin struct {
 	bodies   *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
 }
 
-// MaxBodiesCost bounds what the large bodies being read and checked at
-// once (PUT /__mock/data, POST /__mock/snapshot) may cost together, each
-// as wire.Body.Cost says: the room the soft memory limit leaves beside
-// the budgets (cli). Many small seed bodies go together; one that may
-// cost more (a snapshot near snapshot.MaxBytes, a YAML body near its
-// values' bound) goes alone.
+// MaxBodiesCost bounds what the large bodies being read at once (PUT
+// /__mock/data, POST /__mock/snapshot) may cost together in memory, as
+// wire.Body.Cost counts it. Many small bodies go together; a large one
+// goes alone.
 const MaxBodiesCost = 256 << 20
 
-// bodyTurn waits until what r's body, read as b, may cost fits within
-// MaxBodiesCost with the others' being read, and takes it; done gives it
-// back. Waiting, not refusing: a client seeding many sessions at once
-// gets each answer in turn, and a body not read yet costs nothing but
-// its connection. A client that leaves while it waits is answered 503.
+// bodyTurn waits until r's body fits within MaxBodiesCost beside the
+// others being read; done gives its share back. It waits rather than
+// refuses, so a client seeding many sessions at once gets each answer
+// in turn.
 func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error) {
 	n := min(b.Cost(r), MaxBodiesCost)
 	if err := a.bodies.Acquire(r.Context(), n); err != nil {
@@ -137,17 +129,15 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // streamed is the data of an answer too large to build whole: it writes
-// itself a piece at a time, so that memory holds one piece, not the
-// answer. The envelope around it is the same as wire.WriteJSON's, and the
-// bytes too; only the Content-Length is missing (HTTP/1.1 sends it
-// chunked).
+// itself a piece at a time. The bytes are those wire.WriteJSON would
+// write, without a Content-Length.
 type streamed interface {
 	writeData(js *wire.Stream)
 }
 
 // writeStreamed answers with data in the success envelope, as it is
-// encoded. An encoding failure, once the answer has begun, can only cut
-// the connection: the client sees a broken answer, not a wrong one.
+// encoded. Once the answer has begun, an encoding failure can only cut
+// the connection, so the client sees a broken answer, not a wrong one.
 func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int, data streamed) {
 	if rel, ok := data.(interface{ release() }); ok {
 		defer rel.release() // written, or the client gone: what it pinned is free

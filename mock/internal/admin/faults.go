@@ -12,13 +12,11 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// handleFaultsList serves GET /__mock/faults: {"faults":[...],
-// "scenario":NAME,"scenario_faults":[...],"scenario_auth":"none"|"bearer",
-// "scenario_rate_limit":{...}|null}, the run-time faults of the session
-// (or all of them) and what its scenario itself does to requests: its
-// faults, auth and rate limit (overrides may replace the last two). The
-// scenario's tokens are not shown. The answer is written fault by fault
-// as it is encoded, not built whole.
+// handleFaultsList serves GET /__mock/faults: the run-time faults of the
+// session (or of all), and what its scenario itself does to requests:
+// its faults, auth type and rate limit. The scenario's tokens are not
+// shown. Run-time faults may hold large bodies, so the answer is
+// written one fault at a time.
 func (a *Admin) handleFaultsList(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
@@ -60,46 +58,31 @@ func (l faultsList) writeData(js *wire.Stream) {
 	js.Raw("}")
 }
 
-// handleFaultsAdd serves POST /__mock/faults: a Fault in JSON.
-func (a *Admin) handleFaultsAdd(r *http.Request) (int, any, error) {
-	sid, f, err := faultRequest(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	added, _, err := a.st.PutFault(sid, *f, false)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, added, nil
-}
-
-// handleFaultsReplace serves PUT /__mock/faults: a named Fault in JSON
-// that takes the place of the run-time faults of that name, in one step.
-func (a *Admin) handleFaultsReplace(r *http.Request) (int, any, error) {
-	sid, f, err := faultRequest(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	put, _, err := a.st.PutFault(sid, *f, true)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, put, nil
-}
-
-// faultRequest reads a request that carries a fault: its scope (a
-// session, or every session) and the Fault in its JSON body.
-func faultRequest(r *http.Request) (string, *fault.Fault, error) {
+// handleFaultsPut serves POST /__mock/faults, which adds a Fault given
+// in JSON, and PUT /__mock/faults, where a named Fault takes the place
+// of the run-time faults of that name in one step.
+func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
-		return "", nil, err
+		return 0, nil, err
 	}
 	body, err := wire.ReadJSONBody(nil, r, fault.Shape)
 	if err != nil {
-		return "", nil, err
+		return 0, nil, err
 	}
 	f, err := fault.Decode(body)
-	return sid, f, err
+	if err != nil {
+		return 0, nil, err
+	}
+	replace := r.Method == http.MethodPut
+	put, _, err := a.st.PutFault(sid, *f, replace)
+	if err != nil {
+		return 0, nil, err
+	}
+	if replace {
+		return http.StatusOK, put, nil
+	}
+	return http.StatusCreated, put, nil
 }
 
 // handleFaultsDelete serves DELETE /__mock/faults and /__mock/faults/{id}.

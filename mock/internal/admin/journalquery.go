@@ -16,7 +16,6 @@ import (
 // journalQuery is what GET /__mock/requests and /__mock/verify were
 // asked: the pattern, how long to wait, and the route's own parameters.
 type journalQuery struct {
-	filter journal.Filter
 	p      *journal.Pattern
 	wait   time.Duration
 	params map[string]string // the route's own parameters (limit, count, ...)
@@ -35,7 +34,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 		return nil, err
 	}
 	q := &journalQuery{params: map[string]string{}}
-	f := &q.filter
+	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
 	sid := r.Header.Get(state.HeaderSession)
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
@@ -43,11 +42,11 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 			return nil, err
 		}
 		if name, ok := strings.CutPrefix(key, "query."); ok {
-			f.Query = setKey(f.Query, name, val)
+			f.Query[name] = val
 		} else if name, ok := strings.CutPrefix(key, "header."); ok {
-			f.Header = setKey(f.Header, name, val)
+			f.Header[name] = val
 		} else if path, ok := strings.CutPrefix(key, "body."); ok {
-			f.Body = setKey(f.Body, path, val)
+			f.Body[path] = val
 		} else if err := q.set(key, val, f, &sid); err != nil {
 			return nil, err
 		}
@@ -96,14 +95,6 @@ func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) erro
 	return nil
 }
 
-func setKey(m map[string]string, k, v string) map[string]string {
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[k] = v
-	return m
-}
-
 // parseWait reads wait=: a duration ("5s", "500ms") or whole seconds,
 // up to journal.MaxWait.
 func parseWait(v string) (time.Duration, error) {
@@ -117,10 +108,9 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// waitFor runs Await for a request that asked to wait: bounded by the
-// wait and by the client. It returns an error only for too many waiters
-// (of all clients, or of r's) or a pattern that reads too much: the end
-// of the wait is an answer like any other.
+// waitFor waits, if the request asked to, until n entries match. The end
+// of the wait is an answer like any other; only too many waiters or a
+// pattern that reads too much are errors.
 func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	if q.wait <= 0 || n <= 0 {
 		return nil
@@ -134,11 +124,9 @@ func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	return nil
 }
 
-// client names who sent r, for the journal's bound on one client's
-// waits (journal.MaxClientWaiters): its remote address, or for IPv6 its
-// /64, which one host usually holds whole. Not its session, which a
-// request names freely. Behind a reverse proxy, the proxy's clients
-// share its address, and so its places.
+// client names who sent r, for journal.MaxClientWaiters: its remote
+// address, or for IPv6 its /64. Behind a reverse proxy, all clients
+// share the proxy's address.
 func client(r *http.Request) string {
 	c, _ := access.Client(r.RemoteAddr) // one that does not parse, as it is
 	return c

@@ -9,15 +9,11 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// handleRequestsList serves GET /__mock/requests: {"count":N,"requests":
-// [...]}, the journal entries that match the pattern (parseJournalQuery),
-// oldest first. ?since=SEQ gives only the newer entries (for polling),
-// ?limit=N (1 to 100000) the newest N, and ?wait=5s holds the answer
-// until at least one entry matches or the wait ends (then the list is
-// empty). Without them, every entry kept, at most Options.JournalEntries.
-// The entries are gathered under the journals' locks as references, then
-// written one by one as they are encoded, so listing a full journal holds
-// a reference per entry and one encoded entry at a time, not the answer.
+// handleRequestsList serves GET /__mock/requests: the journal entries
+// that match the pattern, oldest first. ?limit=N gives the newest N, and
+// ?wait=5s holds the answer until an entry matches. The entries are
+// written one at a time, so a full journal's listing is never built
+// whole.
 func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	q, err := a.parseJournalQuery(r, "limit")
 	if err != nil {

@@ -38,21 +38,16 @@ type Filter struct {
 	Session string // a session id; "" or AllSessions means every session
 	Method  string // in any case
 	Path    string // exact path, or a prefix ending in "*"
-	// Query wants query parameters by name, each with its value (one of
-	// its values, when given more than once), decoded. Credential
-	// parameters (api_key, access_token, ...: see Redactor) are journaled
-	// redacted: they match as journaled ("[redacted]"), never by value.
+	// Query wants query parameters by name, each with one of its
+	// decoded values. A credential matches only as "[redacted]".
 	Query map[string]string
-	// Header wants headers by name, in any case, each with its value as
-	// the journal shows it (values joined by ", "), or one of its values.
-	// Credential headers (Authorization, Cookie, X-Api-Key, ...: see
-	// Redactor) are journaled
-	// redacted: they match by scheme ("Bearer") or as journaled ("Bearer
-	// [redacted]"), never by their secret.
+	// Header wants headers by name, in any case, each with its values
+	// joined by ", ", or one of them. A credential matches only by its
+	// scheme ("Bearer") or as listed ("Bearer [redacted]").
 	Header map[string]string
-	// Body wants values in a JSON body by dotted path, an array taking an
-	// index ("feedback.0.tone"): a string as it is, anything else as its
-	// JSON text (1, 1.5, true, null; numbers as the client wrote them).
+	// Body wants values in a JSON body by dotted path
+	// ("feedback.0.tone"): a string as it is, anything else as its JSON
+	// text (1, 1.5, true, null).
 	Body  map[string]string
 	Limit int   // the newest Limit entries; 0 means all
 	Since int64 // only entries with a larger Seq (for polling)
@@ -64,10 +59,8 @@ const AllSessions = "*"
 // MaxBody is how much of a request or response body an entry keeps.
 const MaxBody = 32 << 10
 
-// MaxHead is how much an entry keeps of each of a request's method, path
-// and query, of its headers together (names and values, with a few bytes
-// each for their bookkeeping), and of the labels of the faults it met.
-// Beyond it the entry is kept trimmed, and its Cut says what went.
+// MaxHead is how much an entry keeps of each of a request's method, path,
+// query, headers together, and fault labels. Cut says what went.
 const MaxHead = 16 << 10
 
 // DefaultSize is how many entries each session's journal keeps.

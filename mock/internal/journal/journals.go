@@ -3,27 +3,23 @@ package journal
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/replymock/replymock/mock/internal/budget"
 )
 
-// Journals keeps the journals of all sessions, each a ring of entries
-// keyed by session id, and the bounds of all of them together: how many
-// entries (an order of every entry, oldest first) and how many bytes
-// they keep. It numbers the entries, and wakes the requests that wait
-// for one (wait.go).
+// Journals keeps the journals of all sessions and bounds them together,
+// in entries and in bytes. It numbers the entries and wakes the requests
+// waiting for one.
 //
-// Locks, in this order: mu, then a ring's mu. mu guards seq, order,
-// rings (the map), gen, wake, waiting and clients; each ring's own mu
-// guards its contents. A ring's contents change only under both, so Record, Clear,
-// Open and Drop, which hold mu, read any ring without its lock, and a
-// reader (a listing, a verification, a waiter) holds mu only to find the
-// rings in its scope, then each ring's mu in turn, never two at once.
-// Nothing here calls out of the package under a lock, so these locks
-// are the innermost: a caller may hold its own (the server's sessions
-// lock, a session's) while it calls in.
+// Locks are taken in this order: mu, then a ring's mu. A ring changes
+// only under both, so a writer holding mu reads any ring freely, and a
+// reader holds one ring's lock at a time. No lock is held while calling
+// out of the package, so a caller may hold its own locks while it calls
+// in.
 type Journals struct {
 	mu      sync.Mutex
 	seq     int64            // the last sequence number given
@@ -32,28 +28,24 @@ type Journals struct {
 	gen     uint64           // the last Key's generation given
 	wake    chan struct{}    // closed by the next Record, when someone waits
 	waiting int              // requests waiting, at most MaxWaiters
-	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters; nil until one waits
+	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters
 
 	size  int            // entries a session's ring keeps
 	bytes *budget.Budget // the bytes all rings keep together, against their most
 
-	// pinned is what listings being written keep alive (MaxListingBytes).
-	pinned atomic.Int64
+	pinned atomic.Int64 // what listings being written keep alive (MaxListingBytes)
 
-	// shared keeps the journals of a fleet in place of the rings (the
-	// sessions' Keys still come from here); nil in memory. Set once,
-	// before serving (SetShared).
+	// shared keeps a fleet's journals in place of the rings; nil in
+	// memory. It is set once, before serving.
 	shared Shared
 
-	// redact tells which headers and query parameters entries list and
-	// patterns match redacted; nil for the rule alone (SetRedactor).
-	redact atomic.Pointer[Redactor]
+	redact atomic.Pointer[Redactor] // nil for the rule alone
 }
 
-// Key names the journal of one session: its id, and which session of
-// that id it is, so that a request still running when its session went
-// (reset, evicted, expired) keeps no entry in the journal of the
-// session that took the id next. The zero Key names no journal.
+// Key names the journal of one session. It tells apart sessions that
+// had the same id one after the other, so that a request still running
+// when its session went keeps no entry in the next one's journal. The
+// zero Key names no journal.
 type Key struct {
 	id  string
 	gen uint64
@@ -64,21 +56,20 @@ type Key struct {
 // maxBytes bytes.
 func New(size int, maxBytes int64, maxEntries int) *Journals {
 	return &Journals{
-		order: order{ring: make([]orderItem, max(maxEntries, 0))},
-		rings: make(map[string]*ring),
-		size:  size,
+		order:   order{ring: make([]orderItem, max(maxEntries, 0))},
+		rings:   make(map[string]*ring),
+		clients: make(map[string]int),
+		size:    size,
 		bytes: budget.New("replymock_journal_bytes",
 			"What all journals keep together, as counted against their byte budget (Options.JournalBytes).", maxBytes),
 	}
 }
 
-// SetRedactor makes rd tell, from now on, which headers and query
-// parameters the journals list and match redacted (the credentials' rule
-// and the names it was given). A server sets it before it serves.
+// SetRedactor makes rd tell which headers and query parameters are
+// listed and matched redacted. A server sets it before it serves.
 func (j *Journals) SetRedactor(rd *Redactor) { j.redact.Store(rd) }
 
-// Redactor is what tells which headers and query parameters the journals
-// list and match redacted.
+// Redactor returns what SetRedactor set.
 func (j *Journals) Redactor() *Redactor { return j.redact.Load() }
 
 // Open starts the empty journal of session id, which comes into being,
@@ -129,9 +120,8 @@ func (j *Journals) Clear(scope string) {
 	}
 }
 
-// Forget empties, on a shared journal, the journal of session scope, or
-// of every session, as a reset does; in memory the reset session's Drop
-// did, and Forget does nothing.
+// Forget empties a shared journal of session scope, or of every session,
+// as a reset does. In memory it does nothing: Drop did it.
 func (j *Journals) Forget(scope string) {
 	if j.shared != nil {
 		_ = j.shared.Clear(context.Background(), scope)
@@ -152,11 +142,7 @@ func (j *Journals) scopeLocked(sid string) []*ring {
 		}
 		return nil
 	}
-	out := make([]*ring, 0, len(j.rings))
-	for _, rg := range j.rings {
-		out = append(out, rg)
-	}
-	return out
+	return slices.Collect(maps.Values(j.rings))
 }
 
 // Used is what all journals keep now, in bytes, as counted against their
@@ -169,18 +155,12 @@ func (j *Journals) Budget() *budget.Budget { return j.bytes }
 // Max is the byte budget of all journals together.
 func (j *Journals) Max() int64 { return j.bytes.Max() }
 
-// Record adds an entry to the journal of the session k names. Everything
-// an entry keeps counts against the byte budget of all journals: method,
-// path, query, headers, bodies, labels and a fixed cost for the record
-// itself. A request's method, path, query and headers are first cut to
-// MaxHead each (Cut says what went). Over the budget, or over the entry
-// budget, the oldest entries of any session go until the new one fits:
-// the newest requests are the ones a test asks about. An entry larger
-// than the whole budget is kept with only its method and path, or, if
-// even that is too large, not at all. It holds j.mu throughout, so
-// entries reach the journals in the order of their sequence numbers, and
-// the bytes kept never exceed the budget. Its error is a shared
-// journal's (recordShared): in memory, an entry is always recorded.
+// Record adds an entry to the journal of the session k names. The
+// request's method, path, query and headers are cut to MaxHead each.
+// When the journals are full, the oldest entries of any session go
+// first: tests ask about the newest requests. An entry larger than the
+// whole budget keeps only its method and path. In memory Record never
+// fails; a shared journal may.
 func (j *Journals) Record(k Key, e Record) error {
 	if j.shared != nil {
 		return j.recordShared(k, e)
@@ -189,7 +169,9 @@ func (j *Journals) Record(k Key, e Record) error {
 	return nil
 }
 
-// record is Record in this process's rings.
+// record is Record in this process's rings. It holds j.mu throughout,
+// so entries go in in the order of their numbers and the bytes kept
+// never pass the budget.
 func (j *Journals) record(k Key, e Record) {
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
@@ -234,14 +216,11 @@ func (j *Journals) record(k Key, e Record) {
 	}
 }
 
-// keepLent is what an entry keeps of a response written from a lent
-// buffer, which goes back to its owner once sent: the response of the
-// newest entry of the journal k names if it is the same (a client
-// polling a page gets the same bytes again and again), else a copy;
-// nothing if that journal keeps no entry (its size is fixed, and a
-// dropped journal stays dropped). Records never change once kept, so the
-// newest one's is compared without the lock. An entry sharing its
-// response still counts it whole.
+// keepLent returns what an entry keeps of a response written from a
+// buffer its owner takes back. A client polling a page gets the same
+// bytes again and again, so when the newest entry's response is the same,
+// the entry shares it; otherwise it keeps a copy. A shared response still
+// counts whole against the budget.
 func (j *Journals) keepLent(k Key, b []byte) []byte {
 	j.mu.Lock()
 	rg := j.rings[k.id]

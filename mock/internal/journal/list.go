@@ -12,11 +12,9 @@ import (
 )
 
 // gather returns the records in scope newer than since that match p's
-// method and path, in no particular order. With limit, a session gives
-// at most its newest limit records, which is right only when nothing
-// else is filtered after. References only are copied under the rings'
-// locks: records never change once kept. Each record looked at is
-// charged to sc; past its bound, gather stops with ErrScanTooLarge.
+// method and path, in no particular order. With limit, it takes at most
+// the newest limit records of each session. Each record looked at is
+// charged to sc.
 func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *scan) ([]*Record, error) {
 	if j.shared != nil {
 		return j.gatherShared(scope, p, since, sc) // the limit is find's
@@ -25,8 +23,8 @@ func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *
 	for _, rg := range j.scope(scope) {
 		rg.mu.Lock()
 		start := len(out)
-		for i := rg.n - 1; i >= 0 && (limit <= 0 || len(out)-start < limit); i-- {
-			r := rg.entries[(rg.head+i)%len(rg.entries)]
+		for i := len(rg.entries) - 1; i >= 0 && (limit <= 0 || len(out)-start < limit); i-- {
+			r := rg.entries[i]
 			if r.Seq <= since {
 				break // older ones are older still
 			}
@@ -74,9 +72,8 @@ func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 	return out, nil
 }
 
-// Entries returns the entries that match p, oldest first; with limit,
-// only the newest limit of them. The caller owns them. Its work is not
-// bounded: the Go API's callers are code in this process.
+// Entries returns the entries that match p, as List does, for the Go
+// API. Its caller is code in this process, so its work is not bounded.
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
 	recs, _ := j.find(p, limit, nil) // no scan, no bound: no error
 	return entries(recs, j.Redactor())
@@ -106,9 +103,8 @@ func (j *Journals) lost(scope string, since int64) bool {
 }
 
 // MaxListingBytes bounds the journal entries that listings being written
-// keep alive together: an entry the journal drops meanwhile lives on
-// until its listing is written, and a client may read slowly. A listing
-// always fits alone (the journals keep at most their byte budget).
+// keep alive together. An entry the journal drops lives on until its
+// listing is written, and a client may read slowly.
 const MaxListingBytes = 256 << 20
 
 // ErrListingsBusy refuses a listing past MaxListingBytes.
@@ -116,8 +112,7 @@ var ErrListingsBusy = &wire.APIError{Status: http.StatusServiceUnavailable, Code
 	Message: fmt.Sprintf("listings being written already hold %d MiB of journal entries; try again", MaxListingBytes>>20)}
 
 // Pin reserves n bytes of MaxListingBytes for a listing, and reports
-// whether they were free; a listing alone always gets them. Unpin gives
-// them back.
+// whether they were free. A listing alone always gets them.
 func (j *Journals) Pin(n int64) bool {
 	for {
 		used := j.pinned.Load()
@@ -137,18 +132,16 @@ func (j *Journals) Unpin(n int64) { j.pinned.Add(-n) }
 func (j *Journals) Pinned() int64 { return j.pinned.Load() }
 
 // Listing is the entries that matched a pattern, to be written one at a
-// time: it holds references to the records, which it pins (see
-// MaxListingBytes) until Release.
+// time. It pins its records until Release.
 type Listing struct {
 	j      *Journals
 	recs   []*Record
 	pinned int64
 }
 
-// List returns the entries that match p, oldest first (the newest limit
-// of them, with a limit), as a Listing the caller must Release once
-// written. Past MaxListingBytes pinned by listings together, it returns
-// ErrListingsBusy; past MaxScanBytes of work, ErrScanTooLarge.
+// List returns the entries that match p, oldest first; with limit, only
+// the newest limit of them. The caller must Release the Listing once
+// written.
 func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
 	recs, err := j.find(p, limit, newScan())
 	if err != nil {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,11 +44,9 @@ type Pattern struct {
 	cheap int    // how many parts are method and path
 }
 
-// Compile checks f's parts and makes a Pattern of them, whose headers and
-// query parameters that carry credentials (j's Redactor says which) are
-// matched as the journal lists them, redacted. A problem is a 400
-// invalid_parameter *wire.APIError naming the part as GET
-// /__mock/requests would.
+// Compile checks f and makes a Pattern of it. Credentials are matched as
+// the journal lists them, redacted. A problem is a 400 naming the part
+// as GET /__mock/requests would.
 func (j *Journals) Compile(f Filter) (*Pattern, error) { return compile(f, j.Redactor()) }
 
 // compile is Compile with rd telling which headers and query parameters
@@ -94,7 +93,7 @@ const (
 // query parameters, headers and body paths.
 func moreParts(f Filter, rd *Redactor) ([]part, error) {
 	var more []part
-	for _, name := range sortedKeys(f.Query) {
+	for _, name := range slices.Sorted(maps.Keys(f.Query)) {
 		field, want := "query."+name, f.Query[name]
 		if name == "" {
 			return nil, wire.InvalidParameter(field, "must name a query parameter: query.NAME=VALUE")
@@ -106,7 +105,7 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 		more = append(more, p)
 	}
 	seen := map[string]string{}
-	for _, name := range sortedKeys(f.Header) {
+	for _, name := range slices.Sorted(maps.Keys(f.Header)) {
 		field, want := "header."+name, f.Header[name]
 		if !wire.IsToken(name) {
 			return nil, wire.InvalidParameter(field, "must name a header: header.NAME=VALUE")
@@ -122,7 +121,7 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 		}
 		more = append(more, p)
 	}
-	for _, path := range sortedKeys(f.Body) {
+	for _, path := range slices.Sorted(maps.Keys(f.Body)) {
 		field := "body." + path
 		segs := strings.Split(path, ".")
 		if slices.Contains(segs, "") {
@@ -134,15 +133,6 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 		more = append(more, part{kind: partBody, field: field, segs: segs, want: f.Body[path]})
 	}
 	return more, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // check reports whether r has the part, and what r has there (nil:
@@ -265,10 +255,9 @@ func (p *Pattern) matchesCheap(r *Record) bool {
 	return true
 }
 
-// differs counts the parts r does not have, up to most: past it, it
-// stops looking and answers most+1. The cheap parts come first, so an
-// entry on another path costs no body read once it cannot be one of the
-// nearest misses. What it reads is charged to sc.
+// differs counts the parts r does not have, stopping at most+1. The
+// cheap parts come first, so an entry on another path costs no body
+// read once it cannot be a nearest miss.
 func (p *Pattern) differs(r *Record, most int, sc *scan) int {
 	n := 0
 	for i := range p.parts {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,10 +10,8 @@ import (
 	"unsafe"
 )
 
-// What an entry costs beyond the bytes of its strings and bodies, counted
-// against the byte budget with them: the record, its slot in its
-// session's ring and in the order of all journals, and the header map's
-// structure (a slot and a value slice a name, a string header a value).
+// What an entry costs beyond the bytes of its strings and bodies: the
+// record, its slots in the rings, and the header map's structure.
 const (
 	recordCost      = int64(unsafe.Sizeof(Record{})+unsafe.Sizeof(orderItem{})) + 128
 	headerNameCost  = 64
@@ -20,21 +19,21 @@ const (
 	chunkCost       = 24 // a slice header for each further chunk of the response
 )
 
-// Record is an entry as kept: the request's header map and the bodies by
-// reference, turned into an Entry only when listed, so that recording
-// costs a request no copies. A record never changes once kept, so a
-// listing reads it without the lock.
+// Record is an entry as kept. It holds the request's header map and the
+// bodies by reference, so recording costs a request no copies; it
+// becomes an Entry only when listed. A record never changes once kept,
+// so a listing reads it without a lock.
 type Record struct {
 	Entry
-	// Header is the request's header map, kept as it came, as Query is:
-	// the entry lists both redacted.
+	// Header is the request's header map as it came. Like Query, it is
+	// listed redacted.
 	Header http.Header
-	// Resp is the response body as written: its first chunk, and More
-	// the others, if it was written in several.
+	// Resp is the response body's first chunk as written; More holds
+	// the others.
 	Resp []byte
 	More [][]byte
-	// Lent says Resp is a buffer its writer takes back once the answer
-	// is sent (a pooled page): Record keeps a copy instead.
+	// Lent says Resp is a pooled buffer its writer takes back, so Record
+	// keeps a copy.
 	Lent bool
 	// Expect, on a shared journal (a fleet's), names the shared state the
 	// answer was served from without asking the store first (the
@@ -48,10 +47,9 @@ type Record struct {
 }
 
 // measure is what the record keeps alive, in bytes. Method, path and
-// query as received are cut from the request line, which they keep
-// alive whole, and which holds the path as sent: up to three times as
-// long as the decoded path (%XX for a byte). So the path counts three
-// times, unless they are copies.
+// query keep the whole request line alive, where the path may be
+// escaped (%XX for a byte), so the path counts three times unless it
+// is a copy.
 func (r *Record) measure() int64 { return r.measureWith(headerBytes(r.Header)) }
 
 // measureWith is measure for headers that keep header bytes.
@@ -139,15 +137,10 @@ func (r *Record) cutString(part, s string) string {
 // trimHeaders keeps, in the order of their names, the headers that fit
 // in MaxHead together, and drops the others.
 func (r *Record) trimHeaders() {
-	names := make([]string, 0, len(r.Header))
-	for k := range r.Header {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	kept := make(http.Header)
 	var used, total int64
 	var dropped []string
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
 		n := fieldBytes(k, r.Header[k])
 		total += n
 		if used+n > MaxHead {
@@ -180,14 +173,13 @@ func (r *Record) strip(budget int64) {
 	r.kept = r.measure()
 }
 
-// entry is the record as listed: headers flattened, credentials in
-// headers and query redacted by rd, the response joined, every slice the
-// caller's own.
+// entry is the record as listed, redacted by rd. Every slice in it is
+// the caller's own.
 func (r *Record) entry(rd *Redactor) Entry {
 	e := r.Entry
 	e.Headers = rd.headers(r.Header)
 	e.Query = rd.query(r.Query)
-	e.Cut = slices.Clone(r.Cut) // the caller's to change
+	e.Cut = slices.Clone(r.Cut)
 	e.Warnings = slices.Clone(r.Warnings)
 	if len(r.More) == 0 {
 		e.Response = string(r.Resp)

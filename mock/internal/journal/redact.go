@@ -2,11 +2,12 @@ package journal
 
 import (
 	"fmt"
-	"iter"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -15,19 +16,15 @@ import (
 // secret is shown as having been there).
 const Redacted = "[redacted]"
 
-// Which headers and query parameters carry credentials is decided by
-// their names, by a rule rather than a list: services name their keys
-// freely (X-Acme-Token, Ocp-Apim-Subscription-Key, access_token), and a
-// list misses the next one, which then sits in clear in every journal
-// listing, CI log and control panel. The rule may redact a harmless
-// value now and then (X-Csrf-Token); that costs a test the use of its
-// value in a pattern, not a secret.
+// A rule on names, not a list, tells which headers and query parameters
+// carry credentials: services name their keys freely (X-Acme-Token,
+// access_token), and a list would miss the next one. The rule may redact
+// a harmless value (X-Csrf-Token); that costs a test a pattern, not a
+// secret.
 //
-// A name is a credential's when, in lower case and without its '-', '_'
-// and '.', it holds one of credentialWords (auth only where it is not
-// author, authors, authority...: authorization and authorisation are
-// credentials), or is one of credentialNames, or is one a Redactor was
-// given.
+// A name is a credential's when, in lower case and without '-', '_' and
+// '.', it holds one of credentialWords, or is one of credentialNames, or
+// was given to the Redactor.
 var credentialWords = []string{"auth", "token", "secret", "passw", "pwd", "apikey", "accesskey",
 	"subscriptionkey", "privatekey", "credential", "cookie", "signature", "jwt"}
 
@@ -38,19 +35,12 @@ var credentialNames = []string{"key", "sig"}
 // normalName is name in lower case, without '-', '_' and '.': the form
 // the rule compares.
 func normalName(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c == '-' || c == '_' || c == '.':
-		case 'A' <= c && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		default:
-			b.WriteByte(c)
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' {
+			return -1
 		}
-	}
-	return b.String()
+		return unicode.ToLower(r)
+	}, name)
 }
 
 // credentialName reports whether n, a normalName, names a credential by
@@ -67,9 +57,8 @@ func credentialName(n string) bool {
 	return false
 }
 
-// holdsAuth reports whether n holds auth other than as the start of
-// author (authors, authority...), authoriz and authoris (authorization)
-// counting.
+// holdsAuth reports whether n holds "auth" other than in "author"
+// (authors, authority). Authorization and authorisation count.
 func holdsAuth(n string) bool {
 	for i := 0; ; i++ {
 		j := strings.Index(n[i:], "auth")
@@ -90,9 +79,8 @@ type Redactor struct {
 	also map[string]bool // normal names given besides the rule
 }
 
-// NewRedactor returns a Redactor of the rule and of names, each a
-// header or query parameter name (a token, as RFC 9110 has it), matched
-// as the rule's are: in any case, '-', '_' and '.' aside.
+// NewRedactor returns a Redactor of the rule and of names, header or
+// query parameter names matched as the rule's are.
 func NewRedactor(names []string) (*Redactor, error) {
 	rd := &Redactor{also: make(map[string]bool, len(names))}
 	for _, name := range names {
@@ -112,8 +100,8 @@ func (rd *Redactor) Secret(name string) bool {
 }
 
 // headers joins each header's values, as the journal lists them, with
-// the secrets a client sends redacted: whoever reads the journal (a CI
-// log, the control panel) must not learn a real token.
+// credentials redacted: whoever reads the journal must not learn a
+// real token.
 func (rd *Redactor) headers(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
@@ -126,57 +114,21 @@ func (rd *Redactor) headers(h http.Header) map[string]string {
 }
 
 // query is a raw query with the value of each credential parameter
-// redacted whole: "api_key=[redacted]&limit=5". The rest stays as sent.
-// Both & and ; are taken to separate parameters here, as some servers
-// read them: a value the API reads as one may hide a credential to
-// another.
+// redacted: "api_key=[redacted]&limit=5". It splits on ; as well as &,
+// as some servers do, so no credential hides inside another value.
 func (rd *Redactor) query(raw string) string {
-	if raw == "" || !rd.anySecret(raw) {
-		return raw // nothing to redact: nothing built (an entry a request)
-	}
-	var b strings.Builder
-	for pair, sep := range queryPairs(raw) {
-		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
-			b.WriteString(k)
-			b.WriteString("=" + Redacted)
-		} else {
-			b.WriteString(pair)
+	return queryParam.ReplaceAllStringFunc(raw, func(param string) string {
+		k, _, _ := strings.Cut(param, "=")
+		if rd.Secret(queryName(k)) {
+			return k + "=" + Redacted
 		}
-		if sep != 0 {
-			b.WriteByte(sep)
-		}
-	}
-	return b.String()
+		return param
+	})
 }
 
-// anySecret reports whether a parameter of raw, a query, is one query
-// redacts.
-func (rd *Redactor) anySecret(raw string) bool {
-	for pair := range queryPairs(raw) {
-		if k, _, ok := strings.Cut(pair, "="); ok && rd.Secret(queryName(k)) {
-			return true
-		}
-	}
-	return false
-}
-
-// queryPairs yields the parameters of raw, a query, as sent, each with
-// the separator after it ('&' or ';'; 0 after the last).
-func queryPairs(raw string) iter.Seq2[string, byte] {
-	return func(yield func(string, byte) bool) {
-		for rest := raw; ; {
-			i := strings.IndexAny(rest, "&;")
-			if i < 0 {
-				yield(rest, 0)
-				return
-			}
-			if !yield(rest[:i], rest[i]) {
-				return
-			}
-			rest = rest[i+1:]
-		}
-	}
-}
+// queryParam matches a query parameter that has a value: name=value,
+// between the separators & and ;.
+var queryParam = regexp.MustCompile(`[^&;=]*=[^&;]*`)
 
 // queryName is a query parameter's name as sent, decoded when it can be.
 func queryName(k string) string {
@@ -211,11 +163,9 @@ func redactValues(vs []string) []string {
 	return out
 }
 
-// redactedForm reports whether want is something a credential header may
-// be matched with: a scheme the journal keeps ("Bearer", see
-// authSchemes), that scheme with the journal's stand-in ("Bearer
-// [redacted]"), or the stand-in alone. Anything else, a bare token
-// included, could only be a guess at the secret.
+// redactedForm reports whether a credential header may be matched with
+// want: a known scheme ("Bearer"), with the stand-in or without it, or
+// the stand-in alone. Anything else would be a guess at the secret.
 func redactedForm(want string) bool {
 	scheme, rest, found := strings.Cut(want, " ")
 	return want == Redacted || authSchemes[strings.ToLower(scheme)] && (!found || rest == Redacted)

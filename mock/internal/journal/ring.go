@@ -1,16 +1,17 @@
 package journal
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
-// ring is one session's journal: a bounded ring of entries, oldest
-// first. Its contents change only under both Journals.mu and its own mu;
-// a reader holds either (see Journals).
+// ring is one session's journal: its newest entries, at most size,
+// oldest first. Its contents change only under both Journals.mu and its
+// own mu, so a reader holds either (see Journals).
 type ring struct {
 	mu      sync.Mutex
 	gen     uint64    // the Key's: which session of the id owns it
-	entries []*Record // grows up to size, then wraps; nil when empty
-	head    int       // the oldest entry
-	n       int
+	entries []*Record // oldest first; nil when empty
 	size    int
 	lost    int64 // the newest Seq of an entry lost to the bounds since the last clear
 }
@@ -21,56 +22,44 @@ func (rg *ring) add(e *Record) int64 {
 	if rg.size <= 0 {
 		return 0
 	}
-	if rg.n == len(rg.entries) && rg.n < rg.size {
-		// Full but allowed to grow: double, oldest first, up to size.
-		grown := make([]*Record, min(max(2*rg.n, 8), rg.size))
-		for i := range rg.n {
-			grown[i] = rg.entries[(rg.head+i)%len(rg.entries)]
-		}
-		rg.entries, rg.head = grown, 0
+	var freed int64
+	if len(rg.entries) == rg.size {
+		freed = rg.dropOldest(rg.entries[0].Seq)
 	}
-	if rg.n < len(rg.entries) {
-		rg.entries[(rg.head+rg.n)%len(rg.entries)] = e
-		rg.n++
-		return e.kept
-	}
-	freed := rg.entries[rg.head].kept
-	rg.lost = max(rg.lost, rg.entries[rg.head].Seq)
-	rg.entries[rg.head] = e
-	rg.head = (rg.head + 1) % len(rg.entries)
+	rg.entries = append(rg.entries, e)
 	return e.kept - freed
 }
 
 // newest is the newest entry, nil if none.
 func (rg *ring) newest() *Record {
-	if rg.n == 0 {
+	if len(rg.entries) == 0 {
 		return nil
 	}
-	return rg.entries[(rg.head+rg.n-1)%len(rg.entries)]
+	return rg.entries[len(rg.entries)-1]
 }
 
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
 func (rg *ring) freedByAdd() int64 {
-	if rg.size <= 0 || rg.n < rg.size {
+	if rg.size <= 0 || len(rg.entries) < rg.size {
 		return 0
 	}
-	return rg.entries[rg.head].kept
+	return rg.entries[0].kept
 }
 
 // dropOldest removes the oldest entry if its sequence number is seq, and
-// returns the bytes freed.
+// returns the bytes freed. It may already be gone: overwritten, cleared
+// or dropped.
 func (rg *ring) dropOldest(seq int64) int64 {
-	if rg.n == 0 || rg.entries[rg.head].Seq != seq {
-		return 0 // already gone: overwritten, cleared or dropped
+	if len(rg.entries) == 0 || rg.entries[0].Seq != seq {
+		return 0
 	}
-	freed := rg.entries[rg.head].kept
+	freed := rg.entries[0].kept
 	rg.lost = max(rg.lost, seq)
-	rg.entries[rg.head] = nil
-	rg.head = (rg.head + 1) % len(rg.entries)
-	rg.n--
-	if rg.n == 0 {
-		rg.entries, rg.head = nil, 0 // a session emptied by others' entries keeps no ring
+	rg.entries[0] = nil // for the collector: the array keeps the slot
+	rg.entries = rg.entries[1:]
+	if len(rg.entries) == 0 {
+		rg.entries = nil // a session emptied by others' entries keeps no array
 	}
 	return freed
 }
@@ -79,24 +68,18 @@ func (rg *ring) dropOldest(seq int64) int64 {
 // freed.
 func (rg *ring) clear() int64 {
 	freed := rg.bytes()
-	rg.entries, rg.head, rg.n, rg.lost = nil, 0, 0, 0
+	rg.entries, rg.lost = nil, 0
 	return freed
 }
 
 // all returns the entries, oldest first.
-func (rg *ring) all() []*Record {
-	out := make([]*Record, 0, rg.n)
-	for i := range rg.n {
-		out = append(out, rg.entries[(rg.head+i)%len(rg.entries)])
-	}
-	return out
-}
+func (rg *ring) all() []*Record { return slices.Clone(rg.entries) }
 
 // bytes is what the ring's entries keep.
 func (rg *ring) bytes() int64 {
 	var n int64
-	for i := range rg.n {
-		n += rg.entries[(rg.head+i)%len(rg.entries)].kept
+	for _, r := range rg.entries {
+		n += r.kept
 	}
 	return n
 }

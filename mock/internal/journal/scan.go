@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"unsafe"
@@ -9,15 +8,11 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// MaxScanBytes bounds the work of one listing, verification or look of a
-// long poll over the journal, counted in bytes read: each entry looked
-// at costs scanEntryCost, and each part of its pattern checked
-// scanPartCost and the bytes it reads (a query, a header's values, a
-// body: once to know it is JSON, then the bytes on the way to each
-// path). Past it, the call answers ErrScanTooLarge instead of a partial
-// count: without it, 16 verifications with deep body paths over a full
-// journal took 100 s of CPU. A verification of a CI session (a thousand
-// entries of a few KiB, a few parts) reads a few MiB.
+// MaxScanBytes bounds the bytes one listing, verification or look of a
+// long poll reads from the journal. Past it, the call fails with
+// ErrScanTooLarge rather than give a partial count. Without it, 16
+// verifications with deep body paths over a full journal took 100 s of
+// CPU; a CI session's verification reads a few MiB.
 const MaxScanBytes = 64 << 20
 
 // What looking costs besides the bytes read.
@@ -33,14 +28,9 @@ var ErrScanTooLarge = &wire.APIError{Status: http.StatusServiceUnavailable, Code
 		"or fewer query, header and body parts", MaxScanBytes>>20)}
 
 // scan counts the work of one call over the journal against
-// MaxScanBytes, and remembers whether the body of the entry it looks at
-// is JSON, which each body part of a pattern asks. A nil scan counts
-// nothing: the Go API's callers are code in this process.
+// MaxScanBytes. A nil scan counts nothing.
 type scan struct {
-	left  int64
-	body  string // the body whose validity is known
-	valid bool
-	known bool
+	left int64
 }
 
 func newScan() *scan { return &scan{left: MaxScanBytes} }
@@ -55,21 +45,5 @@ func (sc *scan) charge(n int) {
 // over reports whether the work so far is past MaxScanBytes.
 func (sc *scan) over() bool { return sc != nil && sc.left < 0 }
 
-// validJSON reports whether body is JSON, reading it once per entry
-// however many body parts ask.
-func (sc *scan) validJSON(body string) bool {
-	if sc == nil {
-		return json.Valid(asBytes(body))
-	}
-	if !sc.known || !sameString(sc.body, body) {
-		sc.charge(len(body))
-		sc.body, sc.valid, sc.known = body, json.Valid(asBytes(body)), true
-	}
-	return sc.valid
-}
-
-// sameString reports whether a and b are the same bytes in memory (the
-// same entry's body), not only equal.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
-}
+// asBytes is s as bytes, without a copy: for reading only.
+func asBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

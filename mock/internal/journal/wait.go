@@ -21,40 +21,24 @@ var ErrTooManyWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Co
 	Message: fmt.Sprintf("%d requests are already waiting on the journal; try again, or ask without wait", MaxWaiters)}
 
 // MaxClientWaiters bounds the requests one client waits with at once,
-// so that one client (a page's fifty no-cors fetches, a runaway test)
-// cannot take every place of MaxWaiters from the others, a CI job's
-// verify?wait= among them. A client is its remote address (see
-// Await): a session is whatever name a request gives, so a bound per
-// session would bind nothing.
+// so that one client cannot take every place of MaxWaiters. A client
+// is a remote address: a session is any name a request gives, so a
+// bound per session would bind nothing.
 const MaxClientWaiters = MaxWaiters / 4
 
 // ErrClientWaiters refuses a client's wait past MaxClientWaiters.
 var ErrClientWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 	Message: fmt.Sprintf("%d requests from this client are already waiting on the journal; try again once one ends, or ask without wait", MaxClientWaiters)}
 
-// Await returns once at least n entries in p's scope newer than its
-// since match p, or with ctx's error when it ends first. It wakes on
-// each new entry, never by polling: Record closes j.wake (on a shared
-// journal, it also asks the fleet's sequence every sharedPoll, for the
-// entries other replicas append). Each wake
-// looks only at the entries that came since the last look, and each
-// look is bounded (MaxScanBytes: ErrScanTooLarge). Past MaxWaiters
-// waiting at once, it answers ErrTooManyWaiters; past MaxClientWaiters
-// of client's, ErrClientWaiters. client names who waits (an address, or
-// a network of them); "" is code in this process, bound only by
-// MaxWaiters.
+// Await returns once at least n entries match p, or with ctx's error.
+// Each new entry wakes it, and it looks only at the entries that came
+// since its last look. client names who waits, for MaxClientWaiters;
+// "" is code in this process, bound only by MaxWaiters.
 func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) error {
 	seen, cursor, waiting := 0, p.since, false
 	defer func() {
 		if waiting {
-			j.mu.Lock()
-			j.waiting--
-			if client != "" {
-				if j.clients[client]--; j.clients[client] == 0 {
-					delete(j.clients, client)
-				}
-			}
-			j.mu.Unlock()
+			j.leave(client)
 		}
 	}()
 	for {
@@ -91,24 +75,10 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 		}
 		cursor = upto // later entries are counted on a later wake
 		if !waiting {
-			j.mu.Lock()
-			switch {
-			case j.waiting >= MaxWaiters:
-				j.mu.Unlock()
-				return ErrTooManyWaiters
-			case client != "" && j.clients[client] >= MaxClientWaiters:
-				j.mu.Unlock()
-				return ErrClientWaiters
-			}
-			j.waiting++
-			if client != "" {
-				if j.clients == nil {
-					j.clients = make(map[string]int)
-				}
-				j.clients[client]++
+			if err := j.enter(client); err != nil {
+				return err
 			}
 			waiting = true
-			j.mu.Unlock()
 		}
 		if err := j.sleep(ctx, wake, upto); err != nil {
 			return err
@@ -116,10 +86,37 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 	}
 }
 
-// sleep returns once an entry may have come: wake closed by this
-// process's Record, or, on a shared journal, the fleet's sequence past
-// upto (another replica appended), asked every sharedPoll; or with ctx's
-// error, or the store's.
+// enter counts a request of client as waiting, unless MaxWaiters or
+// MaxClientWaiters are already waiting.
+func (j *Journals) enter(client string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.waiting >= MaxWaiters:
+		return ErrTooManyWaiters
+	case client != "" && j.clients[client] >= MaxClientWaiters:
+		return ErrClientWaiters
+	}
+	j.waiting++
+	if client != "" {
+		j.clients[client]++
+	}
+	return nil
+}
+
+// leave counts a request of client as no longer waiting.
+func (j *Journals) leave(client string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.waiting--
+	if j.clients[client]--; j.clients[client] <= 0 {
+		delete(j.clients, client)
+	}
+}
+
+// sleep returns once an entry may have come, or with ctx's error. On a
+// shared journal it also asks every sharedPoll whether another replica
+// appended past upto.
 func (j *Journals) sleep(ctx context.Context, wake <-chan struct{}, upto int64) error {
 	var tick <-chan time.Time
 	if j.shared != nil {

@@ -4,18 +4,22 @@ import "strconv"
 
 // AppendPage writes the JSON of the list response's data object.
 func (st *Store) AppendPage(b []byte, res Result, q Query) []byte {
+	return appendPage(b, res, q, st.JSON)
+}
+
+// PageSize is the length of the page's records' JSON.
+func (st *Store) PageSize(res Result) int { return pageLen(res, st.JSON) }
+
+// appendPage writes the JSON of the list response's data object, each
+// record's JSON as json gives it.
+func appendPage(b []byte, res Result, q Query, json func(int) []byte) []byte {
 	b = append(b, `{"feedbacks":[`...)
 	for n, i := range res.Page {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, st.JSON(i)...)
+		b = append(b, json(i)...)
 	}
-	return appendPageEnd(b, res, q)
-}
-
-// appendPageEnd closes the page's list and writes its total, limit and offset.
-func appendPageEnd(b []byte, res Result, q Query) []byte {
 	b = append(b, `],"total":`...)
 	b = strconv.AppendInt(b, int64(res.Total), 10)
 	b = append(b, `,"limit":`...)
@@ -25,12 +29,11 @@ func appendPageEnd(b []byte, res Result, q Query) []byte {
 	return append(b, '}')
 }
 
-// PageSize is the length of the page's records' JSON.
-func (st *Store) PageSize(res Result) int {
+// pageLen is the length of the page's records' JSON, with a comma each.
+func pageLen(res Result, json func(int) []byte) int {
 	n := 0
 	for _, i := range res.Page {
-		l := st.locs[i]
-		n += int(l.end-l.off) + 1
+		n += len(json(i)) + 1
 	}
 	return n
 }

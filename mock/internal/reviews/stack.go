@@ -10,21 +10,16 @@ import (
 )
 
 // Stack is a living shop's reviews as one session sees them: layers of
-// stores, each one's reviews newer than every review below it (and with
-// higher ids), each with the session's edits of its records. The bottom
-// layer is the scenario's Store, shared by every session and never
-// changed: a session keeps only its arrivals (the layers above it) and
-// its edits (answers and drafts). A Stack never changes either; With
-// makes the next one, so a request may read one while the session moves
-// on.
+// stores, newest on top, each with the session's edits of its records.
+// The bottom layer is the scenario's Store, shared by every session, so
+// a session keeps only its new reviews and its edits. A Stack never
+// changes: With makes the next one, so a request may read one while the
+// session moves on.
 //
-// Arrivals come as a new layer on top; a layer at least as big as the one
-// below it is merged with it, so a stack has few layers, and a review is
-// re-encoded a few times (logarithmically) in its life.
-//
-// A session's seeded reviews make the bottom: a Store of them alone
-// (NewStack), or one among the scenario's at any dates (NewMixedStack),
-// whose two stores are merged query by query and never copied.
+// New reviews come as a layer on top, and a layer at least as big as
+// the one below is merged with it, so a stack has few layers.
+// NewMixedStack puts a session's seeded reviews among the scenario's,
+// merged query by query and never copied.
 type Stack struct {
 	layers []layer // the newest first; the last is the scenario's
 	n      int
@@ -149,24 +144,11 @@ func (s *Stack) Find(q Query) Result {
 
 // AppendPage writes the JSON of the list response's data object.
 func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
-	b = append(b, `{"feedbacks":[`...)
-	for n, i := range res.Page {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s.JSON(i)...)
-	}
-	return appendPageEnd(b, res, q)
+	return appendPage(b, res, q, s.JSON)
 }
 
 // PageSize is the length of the page's records' JSON.
-func (s *Stack) PageSize(res Result) int {
-	n := 0
-	for _, i := range res.Page {
-		n += len(s.JSON(i)) + 1
-	}
-	return n
-}
+func (s *Stack) PageSize(res Result) int { return pageLen(res, s.JSON) }
 
 // Change is review Pos of a Stack as it is now: its answer or its draft
 // changed, and nothing else.

@@ -66,15 +66,13 @@ type searchField struct {
 	postings [][]int32
 }
 
-// store holds a scenario's reviews, immutable once built, sorted by
-// created_date descending, then id descending: the order of the list.
+// Store holds a scenario's reviews in the list's order (newest first,
+// then the higher id), and never changes once built.
 //
-// Every filter but search is answered from posting lists: the records of
-// each (nm_id, rating, answered) combination in list order. Dates are a
-// contiguous window of the sorted records, found by binary search, and
-// within a posting list again by binary search; so a page, a total and
-// the counts cost O(log n) whatever the shop's size. Search marks its
-// matches in a bitset and intersects it with per-(rating, answered) bitsets.
+// Every filter but search is answered from posting lists, one for each
+// (nm_id, rating, answered), and dates by binary search, so a page and
+// its counts cost O(log n) whatever the shop's size. Search marks its
+// matches in a bitset and intersects it with the other filters' bitsets.
 type Store struct {
 	records  []record
 	locs     []jsonLoc         // parallel to records

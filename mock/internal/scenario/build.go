@@ -14,11 +14,10 @@ import (
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
-// build decodes, validates and assembles one scenario file's bytes.
-// display names the file in messages; chain is as for loadChain. It
-// goes as far as it can, to report every problem at once: past fields
-// that did not decode, and past a parent with problems (its own keys
-// are then checked alone).
+// build decodes, validates and assembles one scenario file's bytes;
+// display names the file in messages. It goes as far as it can, past
+// fields that did not decode and a broken parent, to report every
+// problem at once.
 func (p *pass) build(name, display string, data []byte, chain []string) (*Scenario, error) {
 	var sf File
 	yf := yamlfile.Decode(display, data, &sf)
@@ -109,10 +108,9 @@ func (p *pass) parent(yf *yamlfile.File, name string, chain []string) (*Scenario
 }
 
 // readFixtures loads the settings, review fixtures and phrase bank sc's
-// file names, filling sc, and returns the fixtures' reviews. A missing
-// fixture is the scenario's problem, placed at the reference; a broken one
-// is reported in the fixture's own file. A reference with a problem of
-// its own, or one yf does not keep, is not followed. Problems go to yf.
+// file names into sc, and returns the fixtures' reviews. A missing
+// fixture is placed at its reference; a broken one is reported in its
+// own file. Problems go to yf.
 func (l *Loader) readFixtures(sc *Scenario, yf *yamlfile.File) []reviews.Feedback {
 	follow := func(field string) bool {
 		return !yf.HasProblem(field) && (yf.Keep == nil || yf.Keep(field))

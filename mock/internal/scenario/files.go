@@ -19,10 +19,8 @@ func (e *notRegularError) Error() string { return e.why }
 
 // checkFile returns nil if name in fsys is a regular file, or a symbolic
 // link that fsys follows to one, and otherwise why it must not be read.
-// (An os.Root's file system follows no link out of its folder, and so
-// serves none of what lies outside; os.DirFS follows any.) It opens
-// nothing: opening a named pipe waits for a writer, so one in a folder
-// would hang start-up or hot reload, and a device can be endless.
+// It opens nothing: opening a named pipe waits for a writer, which would
+// hang start-up or a reload, and a device can be endless.
 func checkFile(fsys fs.FS, name string) error {
 	mode, err := fileMode(fsys, name)
 	if err != nil {
@@ -35,9 +33,8 @@ func checkFile(fsys fs.FS, name string) error {
 }
 
 // fileMode is the type of what name is, symbolic links followed, found
-// without opening it. A file system with Stat (os.DirFS, os.Root's) is
-// asked; any other is looked at through the listings of name's folders,
-// where a symbolic link cannot be followed, so it is reported as one.
+// without opening it. A file system without Stat is read through its
+// folders' listings, where a symbolic link cannot be followed.
 func fileMode(fsys fs.FS, name string) (fs.FileMode, error) {
 	if _, ok := fsys.(fs.StatFS); ok {
 		fi, err := fs.Stat(fsys, name)
@@ -102,9 +99,7 @@ func kindOf(mode fs.FileMode) string {
 }
 
 // readChecked reads a file that checkFile accepted. The open file is
-// checked again, in case it was replaced in between; a named pipe put in
-// its place in that instant would still hold up the open, which takes
-// someone who may write to the folder.
+// checked again, in case it was replaced in between.
 func readChecked(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -121,8 +116,7 @@ func readChecked(fsys fs.FS, name string) ([]byte, error) {
 	return readBounded(f, fi.Size())
 }
 
-// MaxFileBytes bounds a scenario or fixture file: a reviews fixture of
-// 10,000 long reviews takes about a tenth of it. Decoded, a file takes a
+// MaxFileBytes bounds a scenario or fixture file. A decoded file takes a
 // few times its size in memory, so a bigger one is refused unread.
 const MaxFileBytes = 32 << 20
 

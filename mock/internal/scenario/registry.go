@@ -16,11 +16,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
-// Registry is the scenarios a server serves, by name, and the one served
-// to sessions that picked none (the active one): loaded at the start,
-// swapped in again when their files change. It owns its lock; the
-// loader's cache takes its own while the registry's is held, and guards
-// nothing else.
+// Registry is the scenarios a server serves, by name, and the active
+// one, served to sessions that picked none. Scenarios are loaded at the
+// start and swapped in again when their files change.
 type Registry struct {
 	l   *Loader
 	log *slog.Logger
@@ -132,12 +130,10 @@ func (r *Registry) Pick(name string, setActive bool) (*Scenario, error) {
 const MaxLoggedProblems = 10
 
 // Reload reads the scenarios folder again and swaps in every file that
-// changed: at once, or with settled, only once it read the same in two
-// calls in a row, so that a file still being written is never swapped in
-// half-way, even when its beginning alone is a valid scenario. If any
-// file changed, every scenario is validated again and swapped in; a
-// broken one is logged and its previous version keeps serving, and so
-// does one removed while active. It returns the problems found.
+// changed. With settled, a file is swapped in only once it read the same
+// in two calls in a row, so a file still being written is never served
+// half-way. A broken file is logged and its previous version keeps
+// serving, as does the active scenario if its file is removed.
 func (r *Registry) Reload(settled bool) error {
 	p, err := r.l.newPass()
 	if err != nil {
@@ -172,10 +168,10 @@ func (r *Registry) Reload(settled bool) error {
 	return errors.Join(errs...)
 }
 
-// changed picks the bytes a reload builds from (with settled, the files
-// that read the same as the last poll, polled, and for the others the
-// version serving now), readies p to build them, and reports whether
-// they differ from the last reload's.
+// changed picks the bytes a reload builds from, readies p to build
+// them, and reports whether they differ from the last reload's. With
+// settled, a file that changed since the last poll stays at the version
+// serving now.
 func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool) (map[string][]byte, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -211,10 +207,9 @@ func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool
 	return use, changed
 }
 
-// swap serves next, built from sources: a scenario that did not build,
-// was skipped, or was removed while active keeps its version serving
-// (inFolder says whether the folder still has it), and an unchanged one
-// (by fingerprint) keeps the same version, so counters go on.
+// swap serves next, built from sources. A scenario that did not build
+// keeps its version serving; inFolder says whether the folder still has
+// it. An unchanged one keeps the same version, so its counters go on.
 func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, inFolder func(string) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -239,10 +234,8 @@ func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, in
 	}
 }
 
-// OnSwap makes fn told, with the registry's lock held, after each reload
-// that swapped scenarios in: what a session keeps in a scenario that was
-// gone for a while is its again. fn takes no lock of the registry's. Set
-// it before serving.
+// OnSwap sets fn to be called after each reload that swapped scenarios
+// in, with the registry's lock held. Set it before serving.
 func (r *Registry) OnSwap(fn func()) {
 	r.mu.Lock()
 	r.onSwap = fn

@@ -46,10 +46,9 @@ type Scenario struct {
 	// fingerprint changes whenever anything above does; a reload keeps a
 	// scenario whose fingerprint is unchanged, and with it sessions' counters.
 	fingerprint string
-	// loaded is the present the scenario was loaded at (its data that
-	// ends now is anchored to it): a living shop on a real clock starts
-	// there, whenever it is first read. Not in the fingerprint: a reload
-	// that keeps the version keeps it.
+	// loaded is when the scenario was loaded: its data that ends now
+	// ends then, and a living shop on a real clock starts then. It is
+	// not in the fingerprint.
 	loaded time.Time
 }
 
@@ -167,7 +166,7 @@ func (sc *Scenario) Len() (int, error) {
 }
 
 // Store is the scenario's reviews, built on first use.
-func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.get() }
+func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.store() }
 
 // Built reports whether the scenario's data was built (or its build
 // failed): using the scenario costs no build.
@@ -186,16 +185,8 @@ func (sc *Scenario) DataEnd() string {
 // dataSource builds a store once, on first use. Scenarios with the same
 // data (an extends without its own data or seed) share one.
 type dataSource struct {
-	once  sync.Once
-	build func() (*reviews.Store, error)
-	st    *reviews.Store
-	err   error
-	done  atomic.Bool // the build ran
-}
-
-func (d *dataSource) get() (*reviews.Store, error) {
-	d.once.Do(func() { d.st, d.err = d.build(); d.done.Store(true) })
-	return d.st, d.err
+	store func() (*reviews.Store, error) // builds on the first call
+	done  atomic.Bool                    // the build ran
 }
 
 // dataCache shares built data between scenarios and across reloads, keyed
@@ -214,7 +205,11 @@ func (c *dataCache) source(key string, build func() (*reviews.Store, error)) *da
 	if d, ok := c.m[key]; ok {
 		return d
 	}
-	d := &dataSource{build: build}
+	d := &dataSource{}
+	d.store = sync.OnceValues(func() (*reviews.Store, error) {
+		defer d.done.Store(true)
+		return build()
+	})
 	c.m[key] = d
 	return d
 }

@@ -12,18 +12,12 @@ import (
 )
 
 // File is a YAML document kept with its node tree, so that problems
-// found after decoding can still be placed at a line and column.
-//
-// What a file costs grows with its size and its problems, never with
-// their product: yaml.v3's messages are placed in one walk of the tree
-// (place.go), the fields with problems and those that did not decode are
-// sets, lines are found through an index, and a mapping of more than
-// MaxKeys keys (yaml.v3 compares each key with every other) is refused
-// before it is decoded.
+// found after decoding can still be placed at a line and column. Its
+// cost grows with its size plus its problems, never their product.
 type File struct {
 	name     string
 	src      []byte     // the file's bytes, to quote no more of a value than its line
-	starts   []int      // where each line of src starts, once a line was asked for
+	lines    []string   // src split into lines, once a line was asked for
 	root     *yaml.Node // the document's top value; nil for an empty file
 	top      map[string]bool
 	problems []error
@@ -31,21 +25,16 @@ type File struct {
 	// broken is a file that is not YAML (or is empty): nothing further
 	// can be checked in it.
 	broken bool
-	// undecoded are the fields that could not be decoded (an unknown key,
-	// a value of the wrong type): their values were left out, so what
-	// checks find about them, their parts or their parents is not
-	// reported again.
+	// undecoded are the fields that could not be decoded. What checks
+	// find about them later would only repeat that, so it is dropped.
 	undecoded fieldSet
-	// Keep, when set, says which fields' problems to report (see
-	// Problemf); the others are dropped.
+	// Keep, when set, says which fields' problems to report.
 	Keep func(field string) bool
 }
 
 // MaxKeys is the most keys a mapping of a scenario or fixture file may
-// have. None needs more than a few dozen (a scenario's keys, a fault's,
-// a review's); yaml.v3 checks a mapping for duplicate keys by comparing
-// each with every other, so that a file of one mapping of 20,000 keys
-// would cost seconds before any problem is found.
+// have. yaml.v3 compares each key with every other, so one mapping of
+// 20,000 keys would cost seconds; none needs more than a few dozen.
 const MaxKeys = 1000
 
 // MaxProblems is how many problems of one file Err reports, the first
@@ -99,9 +88,9 @@ func (f *File) add(p *Problem) {
 	f.own.add(p.Field)
 }
 
-// fieldSet is a set of field paths that tells, in the time of a path's
-// length, whether it holds a field related to a given one: the same, or
-// one holding the other ("faults[0]" holds "faults[0].latency.min").
+// fieldSet is a set of field paths that tells quickly whether it holds
+// a field related to a given one: the same, or one holding the other
+// ("faults[0]" holds "faults[0].latency.min").
 type fieldSet struct {
 	fields map[string]bool // the fields
 	outer  map[string]bool // every field that holds one of them
@@ -113,10 +102,8 @@ func (s *fieldSet) add(field string) {
 		s.fields, s.outer = make(map[string]bool), make(map[string]bool)
 	}
 	s.fields[field] = true
-	for i := 1; i < len(field); i++ {
-		if field[i] == '.' || field[i] == '[' {
-			s.outer[field[:i]] = true
-		}
+	for _, o := range outerFields(field) {
+		s.outer[o] = true
 	}
 }
 
@@ -126,12 +113,18 @@ func (s *fieldSet) related(field string) bool {
 	if s.fields[field] || field != "" && s.outer[field] {
 		return true
 	}
+	return slices.ContainsFunc(outerFields(field), func(o string) bool { return s.fields[o] })
+}
+
+// outerFields are the fields that hold field: "a", "a.b" for "a.b[0]".
+func outerFields(field string) []string {
+	var out []string
 	for i := 1; i < len(field); i++ {
-		if (field[i] == '.' || field[i] == '[') && s.fields[field[:i]] {
-			return true
+		if field[i] == '.' || field[i] == '[' {
+			out = append(out, field[:i])
 		}
 	}
-	return false
+	return out
 }
 
 // Has reports whether the document's top-level mapping has key.

@@ -38,10 +38,9 @@ func (f *File) addSyntax(err error) {
 	f.add(&Problem{File: f.name, Line: line, Col: col, Message: "YAML syntax: " + msg})
 }
 
-// A decoding message of yaml.v3 names a line; placing it means finding
-// its node there, and the field path of that node. The messages of one
-// decode are placed together, in one walk of the tree, so that a file
-// with many problems costs one walk, not one a problem.
+// A decoding message of yaml.v3 names a line. Placing it means finding
+// its node and that node's field path. All messages of one decode are
+// placed in one walk of the tree, not one walk a problem.
 
 // msgKind is what a decoding message says, which tells which node it is
 // about.

@@ -64,19 +64,13 @@ func plural(n int, one, many string) string {
 }
 
 // Cap returns err's problems (an error joined of them, as Err and
-// errors.Join make), the first n of them, and a More for the others,
+// errors.Join make): the first n of them, and a More for the others,
 // counting the ones a More already stood for. A More names a file when
 // all it stands for are that file's.
 func Cap(err error, n int) error {
 	var kept []error
 	more := &More{}
-	file, files := "", 0 // the file of the problems left out, and how many files they are of
-	leave := func(f string, count int) {
-		if files == 0 || f != file {
-			file, files = f, files+1
-		}
-		more.Count += count
-	}
+	files := make(map[string]bool) // the files of the problems left out
 	var walk func(error)
 	walk = func(err error) {
 		switch e := err.(type) {
@@ -86,23 +80,27 @@ func Cap(err error, n int) error {
 				walk(c)
 			}
 		case *More:
-			leave(e.File, e.Count)
+			more.Count += e.Count
+			files[e.File] = true
 		default:
 			if len(kept) < n {
 				kept = append(kept, err)
 				return
 			}
+			more.Count++
 			f := ""
 			if p, ok := err.(*Problem); ok {
 				f = p.File
 			}
-			leave(f, 1)
+			files[f] = true
 		}
 	}
 	walk(err)
 	if more.Count > 0 {
-		if files == 1 {
-			more.File = file
+		if len(files) == 1 {
+			for f := range files {
+				more.File = f
+			}
 		}
 		kept = append(kept, more)
 	}

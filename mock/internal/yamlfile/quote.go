@@ -1,7 +1,6 @@
 package yamlfile
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,10 +10,9 @@ import (
 )
 
 // quotable is the part of scalar n's value a problem may quote: no more
-// than the line of the file it starts on holds, clipped. The value alone
-// does not tell: a plain or quoted scalar may go on over further lines,
-// folded into one line of value (a file of KEY=secret lines is one such
-// scalar).
+// than the line it starts on holds, clipped. A scalar may go on over
+// further lines (a file of KEY=secret lines pasted in is one), and those
+// should not reach a message.
 func (f *File) quotable(n *yaml.Node) string {
 	v, line := n.Value, f.line(n.Line)
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
@@ -78,23 +76,14 @@ func (f *File) requote(msg string, n *yaml.Node) string {
 }
 
 // line is the text of line n (from 1) of the file, without its line
-// break; "" past the end. The lines' starts are found once.
+// break; "" past the end. The file is split into lines once.
 func (f *File) line(n int) string {
-	if f.starts == nil {
-		f.starts = []int{0}
-		for i, c := range f.src {
-			if c == '\n' {
-				f.starts = append(f.starts, i+1)
-			}
-		}
+	if f.lines == nil {
+		f.lines = strings.Split(string(f.src), "\n")
 	}
 	n = max(n, 1)
-	if n > len(f.starts) {
+	if n > len(f.lines) {
 		return ""
 	}
-	rest := f.src[f.starts[n-1]:]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.TrimSuffix(string(rest), "\r")
+	return strings.TrimSuffix(f.lines[n-1], "\r")
 }
