@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 const (
@@ -29,17 +31,18 @@ const (
 )
 
 // Client sends requests to a server that claims to be the API: one at
-// a time, spaced by the limiter, counted against the budget, each
-// within its timeout. It follows no redirects (a redirect is evidence,
-// not a detour) and waits out a 429 within bounds. Not safe for
-// concurrent use.
+// a time, within a rate, a budget and a timeout. It follows no
+// redirects (a redirect is evidence, not a detour) and waits out a 429
+// within bounds. It is not safe for concurrent use.
 type Client struct {
 	base    string // the target, without a trailing slash
 	auth    string // the Authorization header's value, or ""
 	http    *http.Client
 	timeout time.Duration
-	limit   *limiter
-	clock   Clock
+	// limit spaces requests 1/rate apart. Its burst is 1, where the
+	// upstream's is 6: the client leaves a shared account's burst alone.
+	limit *rate.Limiter
+	clock Clock
 
 	max     int // the budget: at most this many requests in all
 	reserve int // the part of the budget only DoReserved may spend
@@ -51,19 +54,18 @@ type Client struct {
 	cache map[string]*Exchange // GET answers by path, for Get's cached
 }
 
-// NewClient is a client of base, a target as CheckTarget returns it: at
-// most rate requests a second and max in all, retries included, each
-// within timeout, sent with hc (nil: a new one) but never following a
-// redirect. A token is sent as the commands' --token is: a bare one
-// with the Bearer scheme, one that names its scheme as it is.
-func NewClient(base, token string, rate float64, max int, timeout time.Duration, hc *http.Client) *Client {
+// NewClient returns a client of base, a target as CheckTarget returns
+// it. The client sends at most perSecond requests a second and max in
+// all, retries included, each within timeout. It sends them with hc
+// (nil means a new one), but never follows a redirect.
+func NewClient(base, token string, perSecond float64, max int, timeout time.Duration, hc *http.Client) *Client {
 	own := &http.Client{}
 	if hc != nil {
 		*own = *hc
 	}
 	own.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{base: base, auth: authorization(token), http: own, timeout: timeout,
-		limit: newLimiter(realClock{}, rate), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
+		limit: rate.NewLimiter(rate.Limit(perSecond), 1), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
 }
 
 // Limits bound what a client reads of answers: Answer the most of one (0
@@ -89,7 +91,7 @@ func (c *Client) Read() int64 { return c.read }
 // SetClock makes the client tell the time and wait on clk, for tests
 // that run on a fake clock; call it before the first request.
 func (c *Client) SetClock(clk Clock) {
-	c.clock, c.limit.clock = clk, clk
+	c.clock = clk
 }
 
 // Reserve keeps the last n requests of the budget for DoReserved: what
@@ -199,7 +201,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 		if avail <= 0 {
 			return nil, failed("the request budget is spent (--max-requests %d)", c.max)
 		}
-		if err := c.limit.wait(ctx); err != nil {
+		if err := c.wait(ctx); err != nil {
 			return nil, interrupted(method, path)
 		}
 		c.sent++
@@ -219,7 +221,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 			if wait > maxRetryWait {
 				return nil, failed("%s: rate limited (429); the target asks to wait %s, more than the %s the probe waits", ex.Request(), wait, maxRetryWait)
 			}
-			c.limit.pause(c.clock.Now().Add(wait))
+			if err := c.clock.Sleep(ctx, wait); err != nil {
+				return nil, interrupted(method, path)
+			}
 			continue
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			// Once, for a GET, when the target asks for a short wait at
@@ -227,12 +231,26 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 			wait := retryAfter(ex.Header, c.clock.Now(), time.Second)
 			if method == http.MethodGet && !retried5xx && wait <= max5xxWait {
 				retried5xx = true
-				c.limit.pause(c.clock.Now().Add(wait))
+				if err := c.clock.Sleep(ctx, wait); err != nil {
+					return nil, interrupted(method, path)
+				}
 				continue
 			}
 		}
 		return ex, nil
 	}
+}
+
+// wait blocks until the rate lets the next request start.
+func (c *Client) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := c.clock.Now()
+	if d := c.limit.ReserveN(now, 1).DelayFrom(now); d > 0 {
+		return c.clock.Sleep(ctx, d)
+	}
+	return nil
 }
 
 // send is one round trip within the per-request timeout.
