@@ -459,7 +459,7 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 		seen = append(seen, strings.TrimPrefix(ex.Request(), "GET "))
 	}
 	if len(seen) == 0 {
-		return "", unchecked("no success answer to look at: %s", reasonOf(r.settingsErr))
+		return "", unchecked("no success answer to look at: %s", r.settingsErr)
 	}
 	ex, err := r.get(ctx, "/feedbacks?limit=abc", cached)
 	if err != nil {

@@ -367,7 +367,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		if errors.As(err, &de) {
 			res.Status = Differs
 		}
-		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + reasonOf(err) + "; to restore them, send the PATCH shown"
+		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + err.Error() + "; to restore them, send the PATCH shown"
 		if !slices.ContainsFunc(exs, func(ex *upstream.Exchange) bool { return ex != nil && ex.Method == http.MethodPatch }) {
 			exs = append([]*upstream.Exchange{{Method: http.MethodPatch, Path: "/settings/ai", Body: body, Header: http.Header{}}}, exs...)
 		}

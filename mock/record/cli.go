@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -34,7 +33,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	announce(cfg, say)
-	if !quiet && isTerminal(stderr) {
+	if !quiet && upstream.IsTerminal(stderr) {
 		cfg.Progress = func(p Progress) {
 			fmt.Fprintf(stderr, "\r\033[K%d of %d reviews (%d requests)", p.Reviews, p.Total, p.Requests)
 		}
@@ -185,15 +184,4 @@ func joinCounts(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// isTerminal reports whether w is a terminal, where a progress line
-// that rewrites itself reads well.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

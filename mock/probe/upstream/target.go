@@ -149,3 +149,14 @@ func authorization(token string) string {
 	}
 	return "Bearer " + token
 }
+
+// IsTerminal reports whether w is a terminal, where a progress line
+// that rewrites itself reads well.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
