@@ -75,8 +75,8 @@ type Result struct {
 	Rule   string `json:"rule"`  // its id, e.g. "list.limit-bounds"
 	Title  string `json:"title"` // what the contract says
 	Status Status `json:"status"`
-	// Detail is one line: what the target did when the rule holds, what
-	// differs, or why the rule could not be checked.
+	// Detail is one line: what the target did, what differs, or why the
+	// rule could not be checked.
 	Detail   string        `json:"detail"`
 	Evidence []Evidence    `json:"evidence,omitempty"` // when it differs
 	Requests int           `json:"requests"`           // sent for this rule
@@ -99,8 +99,8 @@ type Report struct {
 	MaxRequests int       `json:"max_requests"`
 	Rate        float64   `json:"rate"`
 	Requests    int       `json:"requests"` // sent in all
-	// Aborted says why no rule could be checked, when the target did not
-	// answer as this API at all (unreachable, HTML, a redirect, ...).
+	// Aborted says why no rule could be checked when the target did not
+	// answer as this API at all.
 	Aborted  string        `json:"aborted,omitempty"`
 	Results  []Result      `json:"rules"`
 	Duration time.Duration `json:"-"`

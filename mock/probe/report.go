@@ -31,7 +31,7 @@ func (r *Report) summary() string {
 		len(r.Results), r.Count(Holds), r.Count(Differs), r.Count(NotChecked), r.Requests, r.MaxRequests, r.Duration.Round(100*time.Millisecond))
 }
 
-// WriteTable writes the report for a person: a line a rule, the
+// WriteTable writes the report for a person: a line a rule, and the
 // evidence under each rule that differs.
 func (r *Report) WriteTable(w io.Writer) error {
 	mode := "read-only"
@@ -66,8 +66,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return err
 }
 
-// jsonReport is the JSON form of a Report: durations in milliseconds and
-// the counts spelled out.
+// jsonReport is the JSON form of a Report, with durations in
+// milliseconds and the counts.
 type jsonReport struct {
 	*Report
 	DurationMS int64 `json:"duration_ms"`
@@ -144,7 +144,7 @@ type junitMessage struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // WriteJUnit writes the report as JUnit XML, so CI shows each rule as a
-// test: a rule that differs fails, one that could not be checked is
+// test. A rule that differs fails; one that could not be checked is
 // skipped.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junitSuite{

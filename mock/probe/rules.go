@@ -12,13 +12,13 @@ import (
 )
 
 // rule is one contract rule the probe checks. check returns the line
-// shown when the rule holds, or a *differsError or *uncheckedError.
+// shown when the rule holds.
 type rule struct {
 	id     string
 	title  string
 	writes bool // PATCHes the settings: only with AllowWrites
-	// cost is about how many requests the rule sends; the walk leaves
-	// this much of the budget to the rules after it.
+	// cost is about how many requests the rule sends. The walk leaves
+	// that much of the budget to the rules after it.
 	cost  int
 	check func(ctx context.Context, r *run) (string, error)
 }
@@ -54,7 +54,7 @@ var rules = []rule{
 }
 
 // restoreReserve is the part of the budget kept for putting the
-// settings back: the PATCH, the GET that checks it, one retry.
+// settings back: a PATCH, a GET that checks it, and one retry.
 const restoreReserve = 3
 
 // run is one probe run's state, shared by its rules.
@@ -176,7 +176,7 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 	return res
 }
 
-// firstFrames is the first lines of a stack under the panic, enough to
+// firstFrames is the two frames of stack under the panic: enough to
 // find the bug without flooding the report.
 func firstFrames(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
@@ -192,9 +192,9 @@ func firstFrames(stack []byte) string {
 	return strings.Join(out, " < ")
 }
 
-// discover sends the first two requests. An error ends the run: an
-// *AuthError, or an *uncheckedError when neither answered as this API
-// (its reason, one line, becomes every rule's).
+// discover sends the first two requests, which every rule starts from.
+// An error ends the run: an *AuthError, or an *uncheckedError when
+// neither answered as this API.
 func (r *run) discover(ctx context.Context) error {
 	r.settingsEx, r.settings, r.settingsErr = r.getData(ctx, "/settings/ai", true)
 	var ae *AuthError
@@ -266,7 +266,7 @@ type differsError struct {
 
 func (e *differsError) Error() string { return e.detail }
 
-// on adds exchanges to the evidence (nil ones are skipped).
+// on adds the exchanges that are not nil to the evidence.
 func (e *differsError) on(exs ...*upstream.Exchange) *differsError {
 	for _, ex := range exs {
 		if ex != nil {
