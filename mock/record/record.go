@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -205,9 +204,7 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 	return nil
 }
 
-// fetchPage reads the page at st's offset, and how many records it
-// held. The records are kept as they came, not decoded, to keep memory
-// near the page's size.
+// fetchPage reads the page at st's offset, and how many records it held.
 func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
@@ -215,40 +212,27 @@ func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (stateP
 	if err != nil {
 		return page, 0, recordError(err)
 	}
-	var env struct {
-		Success bool `json:"success"`
-		Data    *struct {
-			Feedbacks json.RawMessage `json:"feedbacks"`
-			Total     json.RawMessage `json:"total"`
-		} `json:"data"`
+	data, err := upstream.Data(ex)
+	if err != nil {
+		return page, 0, recordError(err)
 	}
-	if ex.Status != http.StatusOK || json.Unmarshal(ex.Answer, &env) != nil || !env.Success || env.Data == nil {
-		if _, err := upstream.Data(ex); err != nil {
-			return page, 0, recordError(err) // what it is instead, in the probe's words
-		}
-		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
-	}
-	var list []json.RawMessage
-	if f := bytes.TrimSpace(env.Data.Feedbacks); len(f) == 0 || f[0] != '[' || json.Unmarshal(f, &list) != nil {
+	obj, _ := data.(map[string]any)
+	list, ok := obj["feedbacks"].([]any)
+	if !ok {
 		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 	}
 	if len(list) > pageSize {
 		return page, 0, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
 	}
-	var total json.Number
-	if json.Unmarshal(env.Data.Total, &total) == nil {
-		if t, err := total.Int64(); err == nil {
-			page.Total = int(t)
-		}
+	if t, ok := upstream.AsInt(obj["total"]); ok {
+		page.Total = int(t)
 	}
-	for i, raw := range list {
-		if raw[0] != '{' {
-			var v any
-			json.Unmarshal(raw, &v)
+	for i, v := range list {
+		if _, ok := v.(map[string]any); !ok {
 			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
 		}
+		page.Records = append(page.Records, mustJSON(v))
 	}
-	page.Records = list
 	return page, len(list), nil
 }
 
