@@ -97,24 +97,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
+// junitCounts are the attributes a suite and the suites share.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
+}
+
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -147,9 +147,9 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 // test. A rule that differs fails; one that could not be checked is
 // skipped.
 func (r *Report) WriteJUnit(w io.Writer) error {
+	counts := junitCounts{Name: "replymock probe", Tests: len(r.Results), Failures: r.Count(Differs), Skipped: r.Count(NotChecked), Time: seconds(r.Duration)}
 	suite := junitSuite{
-		Name: "replymock probe", Tests: len(r.Results), Failures: r.Count(Differs), Skipped: r.Count(NotChecked),
-		Time: seconds(r.Duration), Timestamp: r.Started.UTC().Format(time.RFC3339),
+		junitCounts: counts, Timestamp: r.Started.UTC().Format(time.RFC3339),
 		Properties: []junitProperty{
 			{"target", r.Target},
 			{"writes", fmt.Sprint(r.Writes)},
@@ -180,7 +180,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
-	doc := junitSuites{Name: "replymock probe", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
+	doc := junitSuites{junitCounts: counts, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
