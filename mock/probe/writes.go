@@ -372,8 +372,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		}
 		for _, ex := range exs {
 			if ex != nil {
-				ev := evidence(ex)
-				res.Evidence = append(res.Evidence, ev)
+				res.Evidence = append(res.Evidence, evidence(ex))
 			}
 		}
 		return res
