@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,17 +14,10 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// Main is the `replymock probe` command: args are those after "probe".
-// The report goes to stdout; the announcement of the budget, progress
-// (on a terminal) and warnings go to stderr, unless --quiet. It returns
-// nil when every rule was checked and holds (or, with
-// --allow-unchecked, when none differs and at least one holds); a
-// *DiffersError when a rule differs (exit status 1); a *UsageError for
-// bad flags (2; wrapping flag.ErrHelp for -h, whose help went to
-// stdout); an *UncheckedError when rules could not be checked (3),
-// wrapping the *AuthError when the target refused the token, or ctx's
-// error when the run was interrupted. Each error but UsageError has an
-// ExitCode method.
+// Main is the `replymock probe` command; args are those after "probe".
+// The report goes to stdout, and the rest to stderr unless --quiet.
+// Its error is a *DiffersError, a *UsageError or an *UncheckedError,
+// one for each exit status but 0.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, format, quiet, err := parseFlags(args, stdout)
 	if err != nil {
@@ -37,7 +29,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	announce(cfg, say)
-	if !quiet && isTerminal(stderr) {
+	if !quiet && upstream.IsTerminal(stderr) {
 		cfg.Progress = progressLine(stderr)
 	}
 	rep, err := Run(ctx, cfg)
@@ -113,18 +105,13 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 	return cfg, format, quiet, nil
 }
 
-// announce says, before a run starts, what it checks and within which
-// budget; and warns of a token sent in the clear.
+// announce says what a run checks and within which budget, before it
+// starts. It warns of a token sent in the clear.
 func announce(cfg Config, say func(format string, args ...any)) {
 	if w := upstream.TokenWarning(cfg.Target, cfg.Token); w != "" {
 		say("warning: %s\n", w)
 	}
-	n := 0
-	for _, ru := range Rules() {
-		if !ru.Writes || cfg.AllowWrites {
-			n++
-		}
-	}
+	n := len(ruleIDs(cfg))
 	mode := "read-only (--allow-writes adds 4 rules that PATCH the settings)"
 	if cfg.AllowWrites {
 		mode = "with writes: the settings are PATCHed, then restored"
@@ -151,8 +138,8 @@ func progressLine(w io.Writer) func(Progress) {
 	}
 }
 
-// warnUnrestored warns on w when the original settings may not be
-// back, with the PATCH that puts them back.
+// warnUnrestored warns when the original settings may not be back,
+// and shows the PATCH that puts them back.
 func warnUnrestored(rep *Report, w io.Writer) {
 	for _, res := range rep.Results {
 		if res.Rule == "writes.restored" && res.Status != Holds {
@@ -167,14 +154,14 @@ func warnUnrestored(rep *Report, w io.Writer) {
 	}
 }
 
-// verdict is Main's error for a run that wrote its report: err is
+// verdict is Main's error for a run that wrote its report; err is
 // Run's. A rule that differs wins over all else: the server is known
 // to break the contract.
 func verdict(rep *Report, err error, allowUnchecked bool) error {
-	unchecked := rep.Unchecked()
+	unchecked := rep.IDs(NotChecked)
 	switch {
 	case rep.Count(Differs) > 0:
-		return &DiffersError{Rules: rep.Differing()}
+		return &DiffersError{Rules: rep.IDs(Differs)}
 	case err != nil:
 		return &UncheckedError{Rules: unchecked, Reason: "probe interrupted: " + stopReason(err), Err: err}
 	case rep.Aborted != "":
@@ -186,15 +173,4 @@ func verdict(rep *Report, err error, allowUnchecked bool) error {
 			len(unchecked), len(rep.Results), strings.Join(unchecked, ", "))}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal, where a progress line
-// that rewrites itself reads well.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// Whether a GET may be answered from the run's cache of earlier answers:
-// rules that only read share them; rules about repeated calls do not.
+// Whether a GET may be answered from the run's cache. Rules about
+// repeated calls ask afresh.
 const (
 	cached = true
 	fresh  = false
@@ -50,9 +50,7 @@ func withQuery(path, query string) string {
 	return path + "?" + query
 }
 
-// getData sends a GET and returns the data of its success envelope; an
-// answer that is not a 200 success envelope is a *differsError (a 5xx,
-// an *uncheckedError).
+// getData sends a GET and returns the data of its success envelope.
 func (r *run) getData(ctx context.Context, path string, useCache bool) (*upstream.Exchange, any, error) {
 	ex, err := r.get(ctx, path, useCache)
 	if err != nil {
@@ -84,9 +82,9 @@ func (r *run) do(ctx context.Context, method, path string, body []byte, restorin
 	return ex, outcome(err)
 }
 
-// outcome is an error of the client as a rule's outcome: a request that
-// told nothing of the API could not be checked, an answer that is not
-// the API's differs. Other errors (an *AuthError) are as they are.
+// outcome turns the client's errors into a rule's: a request that told
+// nothing of the API could not be checked, and an answer that is not the
+// API's differs.
 func outcome(err error) error {
 	var re *upstream.RequestError
 	var ae *upstream.AnswerError
@@ -100,7 +98,7 @@ func outcome(err error) error {
 }
 
 // record is a review record, read leniently: a field missing or of the
-// wrong type is its zero value (shape.records reports those).
+// wrong type is its zero value. shape.records reports those.
 type record struct {
 	raw        map[string]any
 	id         int64

@@ -2,17 +2,15 @@
 // against the contract.
 //
 // It checks behaviour rather than structure: that counts_only agrees with
-// the list, that filters combine, that pages neither overlap nor skip,
-// and so on. Run against
-// replymock every rule holds; run against the real service, a rule that
-// differs is a place where replymock would let a client pass its tests
-// and break in production.
+// the list, that filters combine, that pages neither overlap nor skip.
+// Against replymock every rule holds. Against the real service, a rule
+// that differs is a place where a client could pass its tests on
+// replymock and break in production.
 //
 //	replymock probe --target https://api.example.test/api/v1 --token T
 //
-// Main is that command; Run is the same check for Go code; a Report
-// writes itself as a table, JSON or JUnit XML. The command's exit
-// status (Main's errors carry it):
+// Main is that command, and Run is the same check for Go code. A Report
+// writes itself as a table, JSON or JUnit XML. The exit status:
 //
 //	0  every rule was checked and holds
 //	1  a rule differs: the server breaks the contract (ExitDiffers)
@@ -22,9 +20,7 @@
 //	   target is not this API, or the run was interrupted (ExitUnchecked);
 //	   --allow-unchecked makes that 0 as long as one rule holds
 //
-// so a CI step that runs the probe passes only when the rules were
-// checked. The rules, in the order
-// they run (Rules lists them with their titles):
+// The rules, in the order they run (Rules lists them with their titles):
 //
 //	shape.settings        5 feedback elements by rating 1..5, a question object, the spec's fields and types
 //	shape.records         {feedbacks, total, limit, offset}; every record's fields and types, media as upstream
@@ -54,22 +50,16 @@
 //	writes.atomic         (--allow-writes) a bad PATCH changes nothing
 //	writes.restored       (--allow-writes) the original settings are back
 //
-// The probe is gentle: one request at a time, at most Config.Rate a
-// second, at most Config.MaxRequests in all (it says so before it
-// starts), each within Config.Timeout; a 429 is waited out as its
-// Retry-After or X-Ratelimit-Retry asks, up to 30 s. Without
-// AllowWrites it sends GETs and one PATCH of {} to /feedbacks, which no
-// server can take as a change. Values to filter by come from the first
-// page of the shop, so it works on any shop's data.
+// The probe is gentle: one request at a time, within Config.Rate,
+// Config.MaxRequests and Config.Timeout. Without AllowWrites it sends
+// GETs and one PATCH of {} to /feedbacks, which no server can take as a
+// change. Values to filter by come from the first page of the shop, so
+// it works on any shop's data.
 //
-// A target that is not this API (HTML, a redirect, no answer, malformed
-// JSON on both first requests) makes every rule "could not check" with
-// one line saying why; a 401 stops the run with one message.
+// A target that is not this API makes every rule "could not check",
+// with one line saying why. A 401 stops the run.
 //
-// The probe's requests go through the package upstream (mock/probe/upstream):
-// the client with its rate, budget, timeouts and retries, the reading
-// of envelopes, the client flags and the target's checks. The package
-// record (the `replymock record` command) pages through a shop with the
-// same client and flags. The probe imports neither record nor mock: it
-// checks a server from the outside, as an independent oracle.
+// The requests go through the package upstream, whose client replymock
+// record uses too. The probe imports neither record nor mock: it checks
+// a server from the outside, as an independent oracle.
 package probe

@@ -10,8 +10,8 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// expectError checks that ex is the contract's error: status, the error
-// envelope, its code, and field when field is not "".
+// expectError checks that ex is the contract's error envelope with
+// status and code, naming field unless it is "".
 func expectError(ex *upstream.Exchange, status int, code, field string) error {
 	want := fmt.Sprintf("%d %s", status, code)
 	if field != "" {

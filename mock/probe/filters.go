@@ -51,8 +51,7 @@ func searchFilter(term string) filter {
 // fold is full Unicode case folding, as the contract's search uses.
 func fold(s string) string { return cases.Fold().String(s) }
 
-// searched are the fields search looks in, as rec holds them: text,
-// pros, cons, supplier_article and the decimal nm_id.
+// searched are the fields search looks in.
 func searched(rec record) []namedValue {
 	return []namedValue{
 		{"text", rec.text}, {"pros", rec.pros}, {"cons", rec.cons},
@@ -63,8 +62,8 @@ func searched(rec record) []namedValue {
 // namedValue is one of a record's fields, named as the API names it.
 type namedValue struct{ name, value string }
 
-// searchHit names the field of rec that contains term, trimmed and
-// folding case, or is "" when none does.
+// searchHit names the field of rec that contains term, as search finds
+// it, or is "".
 func searchHit(rec record, term string) string {
 	t := fold(strings.TrimSpace(term))
 	for _, f := range searched(rec) {
@@ -85,8 +84,8 @@ func obeys(p *page, f filter, what string) error {
 	return nil
 }
 
-// sample is a record from the middle of the first page, to take filter
-// values from.
+// sample is a record from the middle of the first page. Filter values
+// come from it.
 func (r *run) sample() record {
 	return r.first.records[len(r.first.records)/2]
 }
@@ -225,9 +224,8 @@ func hasCyrillic(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
 }
 
-// searchTerm picks a word from the records' texts to search for: a
-// lower-case Cyrillic word of 5 letters or more when there is one, else
-// any lower-case word of 4 or more.
+// searchTerm picks a lower-case word from the records' texts to search
+// for. It prefers a Cyrillic one of 5 letters or more.
 func searchTerm(recs []record) (string, bool) {
 	var latin string
 	for _, rec := range recs {
@@ -262,10 +260,10 @@ func swapCase(s string) string {
 	}, s)
 }
 
-// caseStable picks, from the records' texts, a word that every record
-// containing it (case folded) contains in exactly that case: a search
-// for it means the same to a server that folds case and to one that
-// does not, so filter.combined tests intersection and nothing else.
+// caseStable picks a word of the records' texts that every record
+// holding it holds in that case. A search for it gives the same whether
+// or not a server folds case, so filter.combined tests intersection
+// alone.
 func caseStable(recs []record) string {
 	for _, rec := range recs {
 		for _, w := range words(rec.text) {

@@ -172,11 +172,11 @@ func joinInts(ns []int64) string {
 }
 
 // walkSeams is how many page boundaries the walk checks with a page
-// that straddles them.
+// across them.
 const walkSeams = 2
 
-// maxWalkPages bounds a walk: past 50 pages of 100, it walks the first
-// 50 and the last page, and says it took a sample.
+// maxWalkPages bounds a walk. Past it, the walk reads the first pages
+// and the last one, and says it took a sample.
 const maxWalkPages = 50
 
 func checkWalk(ctx context.Context, r *run) (string, error) {
@@ -216,9 +216,9 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
 }
 
-// walkLength is how many pages from the start a walk of a list of
-// pages reads: what the budget leaves after the rules that follow, the
-// seams and, for a sample, the last page.
+// walkLength is how many pages from the start a walk reads: what the
+// budget leaves after the rules that follow, the seams and the last
+// page.
 func (r *run) walkLength(pages int) (int, error) {
 	budget := r.c.Left() - r.laterCost - walkSeams
 	walk := min(pages, maxWalkPages, budget)
@@ -247,8 +247,8 @@ func (w *walker) next(ctx context.Context, r *run, off int64) (*page, error) {
 	return p, w.check(p, off)
 }
 
-// check is nil when the page at off is full, has the walk's total, and
-// holds no record an earlier page held.
+// check checks that the page at off is full, has the walk's total, and
+// holds no record of an earlier page.
 func (w *walker) check(p *page, off int64) error {
 	if p.total != w.total {
 		return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
@@ -269,10 +269,9 @@ func (w *walker) check(p *page, off int64) error {
 	return nil
 }
 
-// seams checks a page across each of the first seams: it must be the
-// second half of the page before and the first half of the page after.
-// This finds a record skipped at a boundary, which ids alone cannot in
-// a sample.
+// seams checks a page across each of the first boundaries: it must be
+// the second half of the page before and the first half of the next.
+// This finds a record skipped at a boundary, which a sample cannot.
 func (w *walker) seams(ctx context.Context, r *run) error {
 	for s := 1; s < len(w.walked) && s <= walkSeams; s++ {
 		off := int64(s)*100 - 50

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -19,30 +20,30 @@ const (
 	DefaultTimeout     = upstream.DefaultTimeout
 )
 
-// Config is what Run probes and how gently. The zero value of each field
-// but Target means its default.
+// Config is what Run probes and how gently. A zero field but Target
+// means its default.
 type Config struct {
 	// Target is the API's base URL up to and including /api/v1.
 	Target string
-	// Token, when set, is sent as "Authorization: Bearer TOKEN"; a value
+	// Token, when set, is sent as "Authorization: Bearer TOKEN". A value
 	// with a space in it ("Token abc") is sent as it is.
 	Token string
 	// Rate is the most requests a second the probe sends; 0 means
 	// DefaultRate.
 	Rate float64
 	// MaxRequests is the most requests the probe sends in all, retries
-	// included; 0 means DefaultMaxRequests. Rules that find it spent are
-	// reported as not checked.
+	// included; 0 means DefaultMaxRequests. Rules that find it spent
+	// could not be checked.
 	MaxRequests int
 	// Timeout bounds each request, its answer included; 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
-	// AllowWrites runs the rules that PATCH the settings (for sandbox
-	// accounts). The original settings are put back at the end, even
+	// AllowWrites runs the rules that PATCH the settings, for sandbox
+	// accounts. The original settings are put back at the end, even
 	// when a rule fails or ctx is cancelled.
 	AllowWrites bool
-	// Client sends the requests; nil means a new http.Client. Its
-	// redirects are never followed either way.
+	// Client sends the requests; nil means a new http.Client. Redirects
+	// are never followed.
 	Client *http.Client
 	// Progress, when set, is called before each rule runs.
 	Progress func(p Progress)
@@ -51,13 +52,12 @@ type Config struct {
 	allowUnchecked bool           // Main's --allow-unchecked; Run does not read it
 }
 
-// Progress is where a run is: the rule about to run, and the requests
-// sent so far.
+// Progress is where a run is.
 type Progress struct {
-	Rule     string
-	Done     int // rules finished
-	Rules    int // rules in this run
-	Requests int // requests sent
+	Rule     string // about to run
+	Done     int    // rules finished
+	Rules    int    // rules in this run
+	Requests int    // requests sent
 }
 
 // Status is a rule's outcome.
@@ -75,8 +75,8 @@ type Result struct {
 	Rule   string `json:"rule"`  // its id, e.g. "list.limit-bounds"
 	Title  string `json:"title"` // what the contract says
 	Status Status `json:"status"`
-	// Detail is one line: what the target did when the rule holds, what
-	// differs, or why the rule could not be checked.
+	// Detail is one line: what the target did, what differs, or why the
+	// rule could not be checked.
 	Detail   string        `json:"detail"`
 	Evidence []Evidence    `json:"evidence,omitempty"` // when it differs
 	Requests int           `json:"requests"`           // sent for this rule
@@ -99,8 +99,8 @@ type Report struct {
 	MaxRequests int       `json:"max_requests"`
 	Rate        float64   `json:"rate"`
 	Requests    int       `json:"requests"` // sent in all
-	// Aborted says why no rule could be checked, when the target did not
-	// answer as this API at all (unreachable, HTML, a redirect, ...).
+	// Aborted says why no rule could be checked when the target did not
+	// answer as this API at all.
 	Aborted  string        `json:"aborted,omitempty"`
 	Results  []Result      `json:"rules"`
 	Duration time.Duration `json:"-"`
@@ -108,25 +108,31 @@ type Report struct {
 
 // Count is how many rules ended with s.
 func (r *Report) Count(s Status) int {
-	n := 0
-	for _, res := range r.Results {
-		if res.Status == s {
-			n++
-		}
-	}
-	return n
+	return len(r.IDs(s))
 }
 
-// Differing lists the ids of the rules that differ.
-func (r *Report) Differing() []string {
+// IDs lists the ids of the rules that ended with s.
+func (r *Report) IDs(s Status) []string {
 	var ids []string
 	for _, res := range r.Results {
-		if res.Status == Differs {
+		if res.Status == s {
 			ids = append(ids, res.Rule)
 		}
 	}
 	return ids
 }
+
+// The exit statuses of `replymock probe`. It exits 0 when every rule
+// was checked and holds.
+const (
+	// ExitDiffers means a rule differs: the server breaks the contract.
+	ExitDiffers = 1
+	// ExitUsage means bad flags or arguments: nothing was sent.
+	ExitUsage = 2
+	// ExitUnchecked means no rule differs, but rules could not be
+	// checked, so the run does not show that the server keeps them.
+	ExitUnchecked = 3
+)
 
 // DiffersError is returned by Main when at least one rule differs.
 type DiffersError struct {
@@ -140,41 +146,11 @@ func (e *DiffersError) Error() string {
 	return fmt.Sprintf("%d rules differ: %s", len(e.Rules), strings.Join(e.Rules, ", "))
 }
 
-// Unchecked lists the ids of the rules that could not be checked.
-func (r *Report) Unchecked() []string {
-	var ids []string
-	for _, res := range r.Results {
-		if res.Status == NotChecked {
-			ids = append(ids, res.Rule)
-		}
-	}
-	return ids
-}
-
-// The exit statuses of `replymock probe`, which Main's errors carry
-// (ExitCode): 0 when every rule was checked and holds.
-const (
-	// ExitDiffers: at least one rule differs, the server breaks the
-	// contract (whatever else could not be checked).
-	ExitDiffers = 1
-	// ExitUsage: bad flags or arguments; nothing was sent.
-	ExitUsage = 2
-	// ExitUnchecked: no rule differs, but rules could not be checked
-	// (the target answered errors, the budget ran out, the token was
-	// refused, the target is not this API, the run was interrupted),
-	// so the run does not show that the server keeps them. With
-	// --allow-unchecked, rules left unchecked are accepted as long as
-	// one holds.
-	ExitUnchecked = 3
-)
-
 // ExitCode is ExitDiffers.
 func (e *DiffersError) ExitCode() int { return ExitDiffers }
 
 // UncheckedError is returned by Main when no rule differs but rules
-// could not be checked (exit status 3): some of them, without
-// --allow-unchecked, or every one (the target did not answer as this
-// API, refused the token, or the run was interrupted).
+// could not be checked.
 type UncheckedError struct {
 	Rules  []string // the ids of the rules left unchecked, in the report's order
 	Reason string   // one line
@@ -187,18 +163,16 @@ func (e *UncheckedError) Unwrap() error { return e.Err }
 // ExitCode is ExitUnchecked.
 func (e *UncheckedError) ExitCode() int { return ExitUnchecked }
 
-// UsageError is returned by Main for bad flags or arguments (exit status
-// 2). For -h it wraps flag.ErrHelp, after the usage was printed. It is
-// the client flags' error, which replymock record returns too.
+// UsageError is returned by Main for bad flags or arguments. For -h it
+// wraps flag.ErrHelp, after the usage was printed.
 type UsageError = upstream.UsageError
 
 // AuthError is returned by Run when the target refuses the probe's
-// credentials (401): every further request would fail the same way, so
+// credentials (401). Every further request would fail the same way, so
 // the probe stops at the first.
 type AuthError = upstream.AuthError
 
-// Rules lists the ids and titles of every rule, in the order a run
-// checks them; those that write are run only with AllowWrites.
+// Rules lists every rule in the order a run checks them.
 func Rules() []RuleInfo {
 	var out []RuleInfo
 	for _, ru := range rules {
@@ -214,25 +188,18 @@ type RuleInfo struct {
 	Writes bool // run only with AllowWrites
 }
 
-// Run checks every rule against cfg.Target and reports each one. The
-// error is an *AuthError when the target refused the credentials (the
-// run stops there), ctx's error when it was cancelled (the report then
-// holds what was checked, and the settings are restored first), or a
-// configuration error; a rule that differs is not an error here.
+// Run checks every rule against cfg.Target and reports each one. A rule
+// that differs is not an error. The error is an *AuthError when the
+// target refused the credentials, ctx's error when it was cancelled
+// (the report holds what was checked), or a configuration error.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base, err := upstream.CheckTarget(cfg.Target)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Rate == 0 {
-		cfg.Rate = DefaultRate
-	}
-	if cfg.MaxRequests == 0 {
-		cfg.MaxRequests = DefaultMaxRequests
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
+	cfg.Rate = cmp.Or(cfg.Rate, DefaultRate)
+	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, DefaultMaxRequests)
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
 	switch {
 	case cfg.Rate < 0:
 		return nil, fmt.Errorf("probe: Rate must be above 0, got %v", cfg.Rate)

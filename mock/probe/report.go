@@ -31,7 +31,7 @@ func (r *Report) summary() string {
 		len(r.Results), r.Count(Holds), r.Count(Differs), r.Count(NotChecked), r.Requests, r.MaxRequests, r.Duration.Round(100*time.Millisecond))
 }
 
-// WriteTable writes the report for a person: a line a rule, the
+// WriteTable writes the report for a person: a line a rule, and the
 // evidence under each rule that differs.
 func (r *Report) WriteTable(w io.Writer) error {
 	mode := "read-only"
@@ -66,8 +66,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return err
 }
 
-// jsonReport is the JSON form of a Report: durations in milliseconds and
-// the counts spelled out.
+// jsonReport is the JSON form of a Report, with durations in
+// milliseconds and the counts.
 type jsonReport struct {
 	*Report
 	DurationMS int64 `json:"duration_ms"`
@@ -97,24 +97,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
+// junitCounts are the attributes a suite and the suites share.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
+}
+
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -144,12 +144,12 @@ type junitMessage struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // WriteJUnit writes the report as JUnit XML, so CI shows each rule as a
-// test: a rule that differs fails, one that could not be checked is
+// test. A rule that differs fails; one that could not be checked is
 // skipped.
 func (r *Report) WriteJUnit(w io.Writer) error {
+	counts := junitCounts{Name: "replymock probe", Tests: len(r.Results), Failures: r.Count(Differs), Skipped: r.Count(NotChecked), Time: seconds(r.Duration)}
 	suite := junitSuite{
-		Name: "replymock probe", Tests: len(r.Results), Failures: r.Count(Differs), Skipped: r.Count(NotChecked),
-		Time: seconds(r.Duration), Timestamp: r.Started.UTC().Format(time.RFC3339),
+		junitCounts: counts, Timestamp: r.Started.UTC().Format(time.RFC3339),
 		Properties: []junitProperty{
 			{"target", r.Target},
 			{"writes", fmt.Sprint(r.Writes)},
@@ -180,7 +180,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
-	doc := junitSuites{Name: "replymock probe", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
+	doc := junitSuites{junitCounts: counts, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

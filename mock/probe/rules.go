@@ -12,13 +12,13 @@ import (
 )
 
 // rule is one contract rule the probe checks. check returns the line
-// shown when the rule holds, or a *differsError or *uncheckedError.
+// shown when the rule holds.
 type rule struct {
 	id     string
 	title  string
 	writes bool // PATCHes the settings: only with AllowWrites
-	// cost is about how many requests the rule sends; the walk leaves
-	// this much of the budget to the rules after it.
+	// cost is about how many requests the rule sends. The walk leaves
+	// that much of the budget to the rules after it.
 	cost  int
 	check func(ctx context.Context, r *run) (string, error)
 }
@@ -54,7 +54,7 @@ var rules = []rule{
 }
 
 // restoreReserve is the part of the budget kept for putting the
-// settings back: the PATCH, the GET that checks it, one retry.
+// settings back: a PATCH, a GET that checks it, and one retry.
 const restoreReserve = 3
 
 // run is one probe run's state, shared by its rules.
@@ -162,8 +162,6 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 	detail, err := ru.check(ctx, r)
 	res.err = err
 	var de *differsError
-	var ue *uncheckedError
-	var ae *AuthError
 	switch {
 	case err == nil:
 		res.Status, res.Detail = Holds, detail
@@ -172,17 +170,13 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 		for _, ex := range de.evidence {
 			res.Evidence = append(res.Evidence, evidence(ex))
 		}
-	case errors.As(err, &ue):
-		res.Status, res.Detail = NotChecked, ue.reason
-	case errors.As(err, &ae):
-		res.Status, res.Detail = NotChecked, ae.Error()
 	default:
 		res.Status, res.Detail = NotChecked, err.Error()
 	}
 	return res
 }
 
-// firstFrames is the first lines of a stack under the panic, enough to
+// firstFrames is the two frames of stack under the panic: enough to
 // find the bug without flooding the report.
 func firstFrames(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
@@ -198,9 +192,9 @@ func firstFrames(stack []byte) string {
 	return strings.Join(out, " < ")
 }
 
-// discover sends the first two requests. An error ends the run: an
-// *AuthError, or an *uncheckedError when neither answered as this API
-// (its reason, one line, becomes every rule's).
+// discover sends the first two requests, which every rule starts from.
+// An error ends the run: an *AuthError, or an *uncheckedError when
+// neither answered as this API.
 func (r *run) discover(ctx context.Context) error {
 	r.settingsEx, r.settings, r.settingsErr = r.getData(ctx, "/settings/ai", true)
 	var ae *AuthError
@@ -225,7 +219,7 @@ func (r *run) discover(ctx context.Context) error {
 	if errors.As(r.settingsErr, &u1) && errors.As(r.firstErr, &u2) {
 		prefix = "the target did not answer: " // no answer, or a 5xx
 	}
-	a, b := reasonOf(r.settingsErr), reasonOf(r.firstErr)
+	a, b := r.settingsErr.Error(), r.firstErr.Error()
 	const pa, pb = "GET /settings/ai: ", "GET /feedbacks?limit=100: "
 	if strings.HasPrefix(a, pa) && strings.HasPrefix(b, pb) && a[len(pa):] == b[len(pb):] {
 		return &uncheckedError{reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
@@ -238,23 +232,10 @@ func isInterrupted(err error) bool {
 	return errors.As(err, &ue) && ue.interrupted
 }
 
-// reasonOf is an error's one line.
-func reasonOf(err error) string {
-	var de *differsError
-	var ue *uncheckedError
-	switch {
-	case errors.As(err, &de):
-		return de.detail
-	case errors.As(err, &ue):
-		return ue.reason
-	}
-	return err.Error()
-}
-
 // needRecords is nil when the first page is known and holds records.
 func (r *run) needRecords() error {
 	if r.firstErr != nil {
-		return unchecked("the first page of /feedbacks could not be read: %s", reasonOf(r.firstErr))
+		return unchecked("the first page of /feedbacks could not be read: %s", r.firstErr)
 	}
 	if len(r.first.records) == 0 {
 		return unchecked("the shop has no reviews")
@@ -262,32 +243,17 @@ func (r *run) needRecords() error {
 	return nil
 }
 
-// shopChanged is nil when the shop's total is still the first page's;
-// else an *uncheckedError, for rules that compare totals across requests
-// (a live shop gets new reviews while the probe runs).
-func (r *run) shopChanged(ctx context.Context) error {
-	now, err := r.list(ctx, "limit=1", fresh)
-	if err != nil {
-		return err
-	}
-	if now.total != r.first.total {
-		return unchecked("the shop changed while it was probed (total %d, then %d); run the probe again", r.first.total, now.total)
-	}
-	return nil
-}
-
 // confirm turns a difference in totals into "could not check" when the
-// shop changed meanwhile.
+// shop's total moved meanwhile: a live shop gets new reviews while the
+// probe runs.
 func (r *run) confirm(ctx context.Context, err error) error {
 	var de *differsError
 	if !errors.As(err, &de) {
 		return err
 	}
-	if cerr := r.shopChanged(ctx); cerr != nil {
-		var ue *uncheckedError
-		if errors.As(cerr, &ue) && strings.HasPrefix(ue.reason, "the shop changed") {
-			return cerr
-		}
+	now, lerr := r.list(ctx, "limit=1", fresh)
+	if lerr == nil && now.total != r.first.total {
+		return unchecked("the shop changed while it was probed (total %d, then %d); run the probe again", r.first.total, now.total)
 	}
 	return err
 }
@@ -300,7 +266,7 @@ type differsError struct {
 
 func (e *differsError) Error() string { return e.detail }
 
-// on adds exchanges to the evidence (nil ones are skipped).
+// on adds the exchanges that are not nil to the evidence.
 func (e *differsError) on(exs ...*upstream.Exchange) *differsError {
 	for _, ex := range exs {
 		if ex != nil {

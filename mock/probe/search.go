@@ -10,25 +10,17 @@ import (
 	"unicode/utf8"
 )
 
-// The search rule is the contract's search paragraph, each part of it
-// checked: search is trimmed; empty means no filter; it folds case
-// (Unicode: Cyrillic, ё/Ё); it finds a substring (a part of a word too)
-// of text, pros, cons, supplier_article or the decimal nm_id; it takes
-// up to 200 characters after trimming (more is errors.malformed's).
-
-// searchParts are the parts of the search rule, in the order they run;
-// each returns a note for the rule's line, or "". The last checks every
-// page the others asked for against the first page.
+// searchParts check the contract's search paragraph a part each, in
+// this order. Each returns a note for the rule's line, or "".
 var searchParts = []func(ctx context.Context, s *searchCheck) (string, error){
 	searchFolds, searchYo, searchNmID, searchTrims, searchBlank, searchFieldParts, searchLength, searchFoundAll,
 }
 
-// searchCheck is a run of the search rule: its term, and the pages its
-// searches gave.
+// searchCheck is a run of the search rule.
 type searchCheck struct {
 	*run
-	term  string
-	pages []searchedPage
+	term  string         // a word from the first page
+	pages []searchedPage // what the searches found
 }
 
 // searchedPage is a search's value and the first 100 records it found.
@@ -62,9 +54,8 @@ func checkSearch(ctx context.Context, r *run) (string, error) {
 	return strings.Join(notes, "; "), nil
 }
 
-// searchPage asks for the first 100 records that search=v finds, each
-// of which must contain the term; searchFoundAll checks the page
-// against the first page later.
+// searchPage asks for the first 100 records that search=v finds. Each
+// must contain v.
 func (s *searchCheck) searchPage(ctx context.Context, v string) (*page, error) {
 	f := searchFilter(v)
 	p, err := s.list(ctx, and(f.query, "limit=100"))
@@ -78,9 +69,8 @@ func (s *searchCheck) searchPage(ctx context.Context, v string) (*page, error) {
 	return p, nil
 }
 
-// searchFoundAll: every record of the first page that holds a term
-// searched for is among the records that search found. The first page
-// is the shop's newest 100, so those are the newest 100 found, or fewer.
+// searchFoundAll checks that every search found the records of the
+// first page that hold its term. Both are the newest first.
 func searchFoundAll(ctx context.Context, s *searchCheck) (string, error) {
 	for _, sp := range s.pages {
 		keys := sp.p.keys()
@@ -93,8 +83,7 @@ func searchFoundAll(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("each of the %d searches found the first page's records that have its term", len(s.pages)), nil
 }
 
-// sameTotals searches for each variant of a term: all must give the
-// same total, and every result must contain the term.
+// sameTotals checks that the variants of a term find as many records.
 func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64, error) {
 	var first *page
 	for _, v := range variants {
@@ -113,8 +102,7 @@ func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64,
 	return first.total, nil
 }
 
-// searchFolds: a word from the texts, lower-case, upper-case and
-// title-case, finds the same records.
+// searchFolds checks that a word finds the same in any case.
 func searchFolds(ctx context.Context, s *searchCheck) (string, error) {
 	term := s.term
 	variants := []string{term, strings.ToUpper(term), titleCase(term)}
@@ -128,8 +116,8 @@ func searchFolds(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("«%s», «%s», «%s»: %d each", variants[0], variants[1], variants[2], n), nil
 }
 
-// searchYo: ё and Ё, the letters naive folding forgets. It asks for the
-// letter alone, then a word that has it, with its case turned around.
+// searchYo checks ё and Ё, which naive folding forgets: the letter
+// alone, then a word that has it with its case turned around.
 func searchYo(ctx context.Context, s *searchCheck) (string, error) {
 	yo, err := s.sameTotals(ctx, []string{"ё", "Ё"})
 	if err != nil {
@@ -152,8 +140,7 @@ func searchYo(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("ё/Ё: %d each; «%s» = «%s»", yo, word, swapCase(word)), nil
 }
 
-// searchNmID: the product's number finds at least that product's
-// records.
+// searchNmID checks that a product's number finds its records.
 func searchNmID(ctx context.Context, s *searchCheck) (string, error) {
 	rec := s.sample()
 	nm := fmt.Sprint(rec.nmID)
@@ -171,7 +158,7 @@ func searchNmID(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("search=%s finds the product's %d", nm, byID.total), nil
 }
 
-// searchTrims: spaces around the term change nothing.
+// searchTrims checks that spaces around the term change nothing.
 func searchTrims(ctx context.Context, s *searchCheck) (string, error) {
 	term := s.term
 	plain, err := s.searchPage(ctx, term)
@@ -189,7 +176,8 @@ func searchTrims(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("%q: %d too (trimmed)", padded, p.total), nil
 }
 
-// searchBlank: an empty search, or one of spaces, is no filter.
+// searchBlank checks that an empty search, or one of spaces, is no
+// filter.
 func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
 	for _, v := range []string{"", "   "} {
 		p, err := s.list(ctx, and(q("search", v), "limit=1"))
@@ -203,10 +191,9 @@ func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("search= and search=%q: all %d", "   ", s.first.total), nil
 }
 
-// searchFieldParts: for each field search looks in, a part of a word
-// (or of the article, or of the number) that only that field of a
-// record holds finds the record. A server that skips the field, or
-// matches whole words or their starts only, misses it.
+// searchFieldParts checks that a part of a word finds its record, in
+// each field search looks in. A server that skips the field, or matches
+// whole words or their starts only, misses it.
 func searchFieldParts(ctx context.Context, s *searchCheck) (string, error) {
 	var found, missing []string
 	for _, name := range []string{"text", "pros", "cons", "supplier_article", "nm_id"} {
@@ -232,10 +219,9 @@ func searchFieldParts(ctx context.Context, s *searchCheck) (string, error) {
 	return note, nil
 }
 
-// fieldPart finds, on the first page, a record whose field name holds a
-// word (the article, the number) with a part of it that none of the
-// record's other fields holds and that starts none of its words: the
-// word with a letter (a digit) cut off each end.
+// fieldPart finds a record whose field name holds a word with a part
+// that only that field holds, and that starts no word. The part is the
+// word without its first and last letters.
 func fieldPart(recs []record, name string) (rec record, word, part string, ok bool) {
 	for _, rec := range recs {
 		for _, f := range searched(rec) {
@@ -279,8 +265,8 @@ func onlyInside(rec record, name, part string) bool {
 	return true
 }
 
-// searchLength: 200 characters are accepted, counted as characters
-// (200 Cyrillic letters are 400 bytes) and after trimming.
+// searchLength checks that 200 characters are accepted, counted after
+// trimming and as characters, not bytes.
 func searchLength(ctx context.Context, s *searchCheck) (string, error) {
 	long := strings.Repeat("я", maxSearch)
 	for _, c := range []struct{ value, what string }{

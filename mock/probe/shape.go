@@ -12,8 +12,8 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// field is one field of a JSON object the spec describes, and what its
-// value must be ("" when it is fine).
+// field is one field of a JSON object the spec describes. check says
+// what is wrong with a value, or "".
 type field struct {
 	name  string
 	check func(v any) string
@@ -106,8 +106,8 @@ func listText(s string) ([]any, bool) {
 	return list, true
 }
 
-// isTagsText is a string holding a JSON list of strings, as
-// valuation_tags is (the upstream's bables).
+// isTagsText checks valuation_tags: a string holding a JSON list of
+// strings.
 func isTagsText(v any) string {
 	s, ok := v.(string)
 	if !ok {
@@ -136,8 +136,7 @@ func isHTTPURL(v any) bool {
 }
 
 // objectProblem is what is wrong with obj, an object of URL fields and
-// integer fields above 0 (ints), or "": a field missing, of the wrong
-// type, or one more. what names obj in the message.
+// integer fields above 0, or "". what names obj in the message.
 func objectProblem(what string, obj map[string]any, urls, ints []string) string {
 	for _, k := range urls {
 		if v, ok := obj[k]; !ok {
@@ -166,8 +165,8 @@ func objectProblem(what string, obj map[string]any, urls, ints []string) string 
 	return ""
 }
 
-// isPhotosText is a string holding a JSON list of photos, each
-// {"fullSize": URL, "miniSize": URL} as the upstream's photoLinks items.
+// isPhotosText checks photos: a string holding a JSON list of
+// {"fullSize": URL, "miniSize": URL}.
 func isPhotosText(v any) string {
 	const want = "want a string holding a JSON list of {fullSize, miniSize}"
 	s, ok := v.(string)
@@ -190,7 +189,7 @@ func isPhotosText(v any) string {
 	return ""
 }
 
-// isNullOrVideo is null or the upstream's video object
+// isNullOrVideo checks video: null or
 // {"previewImage": URL, "link": URL, "durationSec": N}.
 func isNullOrVideo(v any) string {
 	if v == nil {
@@ -261,8 +260,8 @@ var (
 	}
 )
 
-// checkFields lists what is wrong with obj against fields: missing
-// fields, wrong values, and fields the spec does not have.
+// checkFields lists what is wrong with obj against fields, a field the
+// spec does not have included.
 func checkFields(path string, obj map[string]any, fields []field) []string {
 	var problems []string
 	known := make(map[string]bool, len(fields))
@@ -381,8 +380,7 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 		strings.Join(modes, ", "), upstream.Show(doc.feedback[0]["use_unified_settings"])), nil
 }
 
-// recordsProblems lists what is wrong with the records of p, and with
-// the data object around them.
+// recordsProblems lists what is wrong with the page p.
 func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 	var problems []string
 	obj, _ := okDataObject(p.ex)
@@ -459,7 +457,7 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 		seen = append(seen, strings.TrimPrefix(ex.Request(), "GET "))
 	}
 	if len(seen) == 0 {
-		return "", unchecked("no success answer to look at: %s", reasonOf(r.settingsErr))
+		return "", unchecked("no success answer to look at: %s", r.settingsErr)
 	}
 	ex, err := r.get(ctx, "/feedbacks?limit=abc", cached)
 	if err != nil {

@@ -13,10 +13,9 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// settingsDoc is the settings as an answer showed them: the five
-// elements in rating order and the question object, values as decoded.
+// settingsDoc is the settings as an answer showed them.
 type settingsDoc struct {
-	feedback [5]map[string]any
+	feedback [5]map[string]any // by rating
 	question map[string]any
 }
 
@@ -218,8 +217,8 @@ type unifiedStep struct {
 	want func(cur *settingsDoc) *settingsDoc
 }
 
-// switchOn sets use_unified_settings to 1 on rating, with a signature:
-// all five get the flag and the shared fields of that element.
+// switchOn sets use_unified_settings to 1 on rating, with a signature.
+// All five get the flag and that element's shared fields.
 func switchOn(rating int, sig string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch on from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 1, "signature": sig}}},
@@ -237,8 +236,8 @@ func switchOn(rating int, sig string) unifiedStep {
 		}}
 }
 
-// switchOff sets use_unified_settings to 0 on rating: all five get it,
-// every value stays.
+// switchOff sets use_unified_settings to 0 on rating. All five get it,
+// and every value stays.
 func switchOff(rating int) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch off from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 0}}},
@@ -251,8 +250,8 @@ func switchOff(rating int) unifiedStep {
 		}}
 }
 
-// setShared changes a shared field on one rating: on all five while
-// unified, else on that one.
+// setShared changes a shared field on one rating, or on all five while
+// unified.
 func setShared(rating int, field, value string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("set %s on rating %d", field, rating),
 		obj{"feedback": []obj{{"rating": rating, field: value}}},
@@ -345,8 +344,8 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 	return "a bad enum and an unknown field, each beside a valid change: 400 invalid_body naming the field; GET shows nothing changed", nil
 }
 
-// restore puts the original settings back, whatever happened before
-// (ctx cancelled included), from the reserved part of the budget.
+// restore puts the original settings back, even after ctx was
+// cancelled. It may spend the budget's reserve.
 func (r *run) restore(ctx context.Context, ru rule) Result {
 	res := Result{Rule: ru.id, Title: ru.title}
 	sent, start := r.c.Sent(), r.c.Now()
@@ -367,14 +366,13 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		if errors.As(err, &de) {
 			res.Status = Differs
 		}
-		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + reasonOf(err) + "; to restore them, send the PATCH shown"
+		res.Detail = "THE ORIGINAL SETTINGS MAY NOT BE BACK: " + err.Error() + "; to restore them, send the PATCH shown"
 		if !slices.ContainsFunc(exs, func(ex *upstream.Exchange) bool { return ex != nil && ex.Method == http.MethodPatch }) {
 			exs = append([]*upstream.Exchange{{Method: http.MethodPatch, Path: "/settings/ai", Body: body, Header: http.Header{}}}, exs...)
 		}
 		for _, ex := range exs {
 			if ex != nil {
-				ev := evidence(ex)
-				res.Evidence = append(res.Evidence, ev)
+				res.Evidence = append(res.Evidence, evidence(ex))
 			}
 		}
 		return res

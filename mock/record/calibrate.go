@@ -13,8 +13,8 @@ import (
 	"github.com/replymock/replymock/mock"
 )
 
-// Calibration is what the recorded shop measures: the generate block of
-// NAME-live.yaml is written from it, and the rest is for a reader.
+// Calibration is what the recorded shop measures. The generate block of
+// NAME-live.yaml is written from it.
 type Calibration struct {
 	Ratings         [5]int         `json:"ratings"`
 	AnsweredShare   float64        `json:"answered_share"`
@@ -104,9 +104,8 @@ func calibrate(recs []apiRecord) Calibration {
 	return c
 }
 
-// measureTimes sets what the reviews' times measure: the first and the
-// last, the days they span, and the arrivals an hour over the last 30
-// days recorded.
+// measureTimes sets the first and last times, the days they span, and
+// the arrivals an hour over the last 30 days.
 func (c *Calibration) measureTimes(times []time.Time) {
 	if len(times) == 0 {
 		return
@@ -144,9 +143,9 @@ func liveScenario(cfg Config, res *Result) map[string]any {
 		replies = "none"
 	}
 	round := func(f float64) float64 { return math.Round(f*1000) / 1000 }
-	// A living shop reads all its reviews as its clock moves: at most
-	// mock.MaxShopReviews. The recording and as many again, if they fit;
-	// else the room left; for a shop too big, generated reviews alone.
+	// A living shop holds at most mock.MaxShopReviews. Generate as many
+	// again as were recorded, or what room is left; for a shop too big,
+	// generated reviews alone.
 	count, fixtures := res.Reviews, fixtureNames(cfg.Name, res.Reviews)
 	if room := mock.MaxShopReviews - res.Reviews; room >= 1 {
 		count = min(max(res.Reviews, 1), room)

@@ -8,21 +8,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// Main is the `replymock record` command: args are those after
-// "record". The summary goes to stdout (text, or JSON with --format
-// json); the announcement and progress (on a terminal) go to stderr,
-// unless --quiet. Its errors: an *upstream.UsageError
-// (probe.UsageError) for bad flags (wrapping flag.ErrHelp for -h, whose
-// help went to stdout), an *upstream.AuthError when the source refused
-// the token, another error when the recording failed or was
-// interrupted.
+// Main is the `replymock record` command; args are those after
+// "record". The summary goes to stdout, and the rest to stderr unless
+// --quiet. Bad flags are an *upstream.UsageError, a refused token an
+// *upstream.AuthError.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, format, quiet, err := parseFlags(args, stdout)
 	if err != nil {
@@ -34,7 +29,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	announce(cfg, say)
-	if !quiet && isTerminal(stderr) {
+	if !quiet && upstream.IsTerminal(stderr) {
 		cfg.Progress = func(p Progress) {
 			fmt.Fprintf(stderr, "\r\033[K%d of %d reviews (%d requests)", p.Reviews, p.Total, p.Requests)
 		}
@@ -71,18 +66,9 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 	fs.BoolVar(&cfg.Raw, "raw", false, "keep user names and texts as recorded (default: fake names; phones, e-mails, URLs and long numbers cut out)")
 	fs.BoolVar(&cfg.AnonymizeProducts, "anonymize-products", false, "also remap nm_id, imt_id, supplier_article, brand and product names, consistently")
 	upstream.ClientFlags(fs, &cfg.Token, &cfg.Rate, &cfg.MaxRequests, &cfg.Timeout, DefaultMaxRequests, " (100 reviews a request)")
-	mib := map[string]*int64{}
-	for _, b := range []struct {
-		name  string
-		def   int64
-		usage string
-	}{
-		{"max-answer-mib", DefaultMaxAnswerBytes, "at most this many MiB read of one answer"},
-		{"max-read-mib", DefaultMaxReadBytes, "at most this many MiB read of all answers together, an unfinished run's included (a recording holds about twice what it read in memory)"},
-		{"max-write-mib", DefaultMaxWriteBytes, "at most this many MiB written: the state file and the recording's files together"},
-	} {
-		mib[b.name] = fs.Int64(b.name, b.def>>20, b.usage)
-	}
+	answerMiB := fs.Int64("max-answer-mib", DefaultMaxAnswerBytes>>20, "at most this many MiB read of one answer")
+	readMiB := fs.Int64("max-read-mib", DefaultMaxReadBytes>>20, "at most this many MiB read of all answers together, an unfinished run's included (a recording holds about twice what it read in memory)")
+	writeMiB := fs.Int64("max-write-mib", DefaultMaxWriteBytes>>20, "at most this many MiB written: the state file and the recording's files together")
 	fs.StringVar(&format, "format", "text", "the summary's format: text or json")
 	fs.BoolVar(&quiet, "quiet", false, "print the summary and nothing else")
 	fs.Usage = func() {
@@ -109,12 +95,15 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 	case !nameRE.MatchString(cfg.Name):
 		err = fmt.Errorf("--name must be lower-case letters, digits, - and _ (a scenario's file name), got %q", cfg.Name)
 	}
-	for _, name := range slices.Sorted(maps.Keys(mib)) {
-		if n := *mib[name]; err == nil && (n < 1 || n > maxMiB) {
-			err = fmt.Errorf("--%s must be from 1 to %d, got %d", name, maxMiB, n)
+	for _, b := range []struct {
+		name string
+		mib  int64
+	}{{"answer", *answerMiB}, {"read", *readMiB}, {"write", *writeMiB}} {
+		if err == nil && (b.mib < 1 || b.mib > maxMiB) {
+			err = fmt.Errorf("--max-%s-mib must be from 1 to %d, got %d", b.name, maxMiB, b.mib)
 		}
 	}
-	cfg.MaxAnswerBytes, cfg.MaxReadBytes, cfg.MaxWriteBytes = *mib["max-answer-mib"]<<20, *mib["max-read-mib"]<<20, *mib["max-write-mib"]<<20
+	cfg.MaxAnswerBytes, cfg.MaxReadBytes, cfg.MaxWriteBytes = *answerMiB<<20, *readMiB<<20, *writeMiB<<20
 	if err != nil {
 		return cfg, format, quiet, &upstream.UsageError{Err: err}
 	}
@@ -130,8 +119,8 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 // maxMiB is the most a bound of the command's may be, in MiB: a TiB.
 const maxMiB = 1 << 20
 
-// announce says, before a recording starts, what it records and where,
-// how, and within which budget; and warns of a token sent in the clear.
+// announce says what a recording reads and writes, and within which
+// budget, before it starts. It warns of a token sent in the clear.
 func announce(cfg Config, say func(format string, args ...any)) {
 	if w := upstream.TokenWarning(cfg.From, cfg.Token); w != "" {
 		say("warning: %s\n", w)
@@ -185,15 +174,4 @@ func joinCounts(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// isTerminal reports whether w is a terminal, where a progress line
-// that rewrites itself reads well.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -32,10 +31,9 @@ type Config struct {
 	// Seed drives the fake names and remapped products: the same input
 	// and seed give the same output. 0 means 1.
 	Seed int64
-	// Raw keeps names and texts as recorded; otherwise user names are
-	// replaced by consistent fake ones, and phone numbers, e-mail
-	// addresses, URLs and long numbers (orders, cards) are cut out of
-	// texts, pros, cons and answers.
+	// Raw keeps names and texts as recorded. Otherwise user names become
+	// fake ones, and phones, e-mails, URLs and long numbers are cut out
+	// of texts, pros, cons and answers.
 	Raw bool
 	// AnonymizeProducts remaps nm_id, imt_id, supplier_article, brand
 	// and product names, consistently.
@@ -48,11 +46,10 @@ type Config struct {
 	Client      *http.Client
 	// Progress, when set, is called after each page.
 	Progress func(Progress)
-	// MaxAnswerBytes bounds one answer read, MaxReadBytes all of them
-	// together (an unfinished run's, gone on from, included), and
-	// MaxWriteBytes what the recording writes (its state file and its
-	// files together); past any, the recording stops with an error that
-	// says which. 0 means the default of each.
+	// MaxAnswerBytes bounds one answer, MaxReadBytes all answers
+	// (an unfinished run's included), and MaxWriteBytes all that the
+	// recording writes. Past one, the recording stops and says which.
+	// 0 means the default of each.
 	MaxAnswerBytes int64
 	MaxReadBytes   int64
 	MaxWriteBytes  int64
@@ -62,12 +59,9 @@ type Config struct {
 // settings.
 const DefaultMaxRequests = 1002
 
-// The bounds of a recording's bytes, by default. A page of 100 reviews
-// is some 110 KB (the longest a record may be, with escapes, some
-// 300 KB); 100,000 reviews are some 110 MB, and write some three times
-// that (the state file, the records as they came, the fixtures). A
-// recording holds what it read in memory, about twice over while it
-// writes (see write), so MaxReadBytes bounds its memory too.
+// The bounds of a recording's bytes, by default. 100,000 reviews are
+// some 110 MB, and write some three times that. A recording holds about
+// twice what it read in memory, so MaxReadBytes bounds its memory too.
 const (
 	DefaultMaxAnswerBytes = 8 << 20
 	DefaultMaxReadBytes   = 256 << 20
@@ -93,26 +87,24 @@ type Result struct {
 	Requests int    `json:"requests"`
 	// Files are the files written, relative to Out.
 	Files []string `json:"files"`
-	// UnknownFields counts the records (or settings elements) with
-	// each field this version does not know: kept in recorded/NAME.json,
-	// left out of the fixtures.
+	// UnknownFields counts the records (or settings elements) with each
+	// field this version does not know. They are kept in
+	// recorded/NAME.json, not in the fixtures.
 	UnknownFields map[string]int `json:"unknown_fields"`
 	// Anonymized says what was replaced or cut, and how often.
 	Anonymized map[string]int `json:"anonymized"`
 	// Unreadable counts the fields left out of the fixtures because they
-	// were not as the API writes them (photos that are not a JSON list);
-	// the records as they came are in recorded/NAME.json.
+	// were not as the API writes them, such as photos that are not a
+	// JSON list.
 	Unreadable map[string]int `json:"unreadable"`
-	// Problems are what keeps the written scenario from serving, if
-	// anything: the recording then fails.
+	// Problems keep the written scenario from serving; the recording
+	// then fails.
 	Problems    []string    `json:"problems,omitempty"`
 	Calibration Calibration `json:"calibration"`
 }
 
-// Run pages read-only through a shop's settings and reviews at
-// cfg.From and writes a scenario that serves them: the list, counts and
-// every filter answer as the shop does (but for what anonymising
-// replaced). A run cut short (ctx, an error) keeps what it recorded, and
+// Run pages read-only through the shop at cfg.From and writes a
+// scenario that serves it. A run cut short keeps what it recorded, and
 // the next run with the same From and Out goes on from there.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	base, err := upstream.CheckTarget(cfg.From)
@@ -213,8 +205,6 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 }
 
 // fetchPage reads the page at st's offset, and how many records it held.
-// Its records are kept as they came, not decoded: a page costs its size
-// a few times over while it is read, whatever it holds.
 func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
@@ -222,45 +212,32 @@ func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (stateP
 	if err != nil {
 		return page, 0, recordError(err)
 	}
-	var env struct {
-		Success bool `json:"success"`
-		Data    *struct {
-			Feedbacks json.RawMessage `json:"feedbacks"`
-			Total     json.RawMessage `json:"total"`
-		} `json:"data"`
+	data, err := upstream.Data(ex)
+	if err != nil {
+		return page, 0, recordError(err)
 	}
-	if ex.Status != http.StatusOK || json.Unmarshal(ex.Answer, &env) != nil || !env.Success || env.Data == nil {
-		if _, err := upstream.Data(ex); err != nil {
-			return page, 0, recordError(err) // what it is instead, in the probe's words
-		}
-		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
-	}
-	var list []json.RawMessage
-	if f := bytes.TrimSpace(env.Data.Feedbacks); len(f) == 0 || f[0] != '[' || json.Unmarshal(f, &list) != nil {
+	obj, _ := data.(map[string]any)
+	list, ok := obj["feedbacks"].([]any)
+	if !ok {
 		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 	}
 	if len(list) > pageSize {
 		return page, 0, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
 	}
-	var total json.Number
-	if json.Unmarshal(env.Data.Total, &total) == nil {
-		if t, err := total.Int64(); err == nil {
-			page.Total = int(t)
-		}
+	if t, ok := upstream.AsInt(obj["total"]); ok {
+		page.Total = int(t)
 	}
-	for i, raw := range list {
-		if raw[0] != '{' {
-			var v any
-			json.Unmarshal(raw, &v)
+	for i, v := range list {
+		if _, ok := v.(map[string]any); !ok {
 			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
 		}
+		page.Records = append(page.Records, mustJSON(v))
 	}
-	page.Records = list
 	return page, len(list), nil
 }
 
-// checkServes checks that what was written serves: each problem is
-// reported, with the file and the review it is in.
+// checkServes checks that what was written serves, and lists each
+// problem in res.
 func checkServes(cfg Config, res *Result) error {
 	results, err := mock.ValidateScenarios(mock.Options{Scenarios: os.DirFS(filepath.Join(cfg.Out, "scenarios")),
 		Fixtures: os.DirFS(filepath.Join(cfg.Out, "fixtures")), ShippedFixtures: true, Scenario: cfg.Name})
@@ -280,8 +257,8 @@ func checkServes(cfg Config, res *Result) error {
 
 var nameRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
 
-// recordError says why a recording stopped, in one line: a refused
-// token as the probe says it, anything else after "record: ".
+// recordError is err after "record: ", but for a refused token, which
+// is said as the probe says it.
 func recordError(err error) error {
 	var ae *upstream.AuthError
 	if errors.As(err, &ae) {

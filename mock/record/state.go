@@ -12,9 +12,8 @@ import (
 )
 
 // recordState is an unfinished recording, kept in Out/.record-NAME.jsonl
-// so that a run cut short goes on where it stood: a first line with the
-// target and its settings, then a line per page, appended and synced
-// as each page comes (never rewritten: a recording costs its size once).
+// so that a run cut short goes on where it stood. The file's first line
+// holds the target and its settings, then a line is appended per page.
 type recordState struct {
 	From     string          `json:"from"`
 	Settings json.RawMessage `json:"settings"`
@@ -46,9 +45,9 @@ func (st *recordState) add(p statePage) {
 	st.offset, st.total = p.Offset+len(p.Records), p.Total
 }
 
-// loadState reads the state file of an earlier run from the same target;
-// a line cut short by a crash, and what follows it, are dropped (the
-// file is cut back to the last whole line). It returns nil for none.
+// loadState reads the state file of an earlier run from the same
+// target, or returns nil for none. A line cut short by a crash is cut
+// off the file.
 func loadState(path, from string) (*recordState, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -84,9 +83,8 @@ func loadState(path, from string) (*recordState, error) {
 	return st, nil
 }
 
-// stateSize is the size of the state file at path, 0 for none; one over
-// max, what a recording may read, is refused: its pages were read once,
-// and going on from them would hold them all in memory again.
+// stateSize is the size of the state file at path, 0 for none. A file
+// over max, what a recording may read, is refused.
 func stateSize(path string, max int64) (int64, error) {
 	fi, err := os.Stat(path)
 	switch {

@@ -14,8 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// Exchange is one request sent and what came back: the evidence of
-// what a server answers.
+// Exchange is one request sent and what came back.
 type Exchange struct {
 	Method string
 	Path   string // relative to the target, with the raw query: /feedbacks?limit=101
@@ -25,8 +24,8 @@ type Exchange struct {
 	Answer []byte
 }
 
-// Request is the exchange's request as a person reads it: the query
-// unescaped when it can be (search=ЁЛКА, not %D0%81...).
+// Request is the exchange's request as a person reads it, the query
+// unescaped (search=ЁЛКА, not %D0%81...).
 func (ex *Exchange) Request() string {
 	p := ex.Path
 	if i := strings.IndexByte(p, '?'); i >= 0 {
@@ -46,8 +45,8 @@ func (ex *Exchange) ContentType() string {
 	return mt
 }
 
-// AnswerError is an answer that is not the API's: not the 200 success
-// envelope that was due, and why, in one line that names the request.
+// AnswerError is an answer that is not the 200 success envelope that
+// was due. Detail is one line that names the request.
 type AnswerError struct {
 	Detail   string
 	Exchange *Exchange
@@ -59,8 +58,8 @@ func wrong(ex *Exchange, format string, args ...any) error {
 	return &AnswerError{Detail: fmt.Sprintf(format, args...), Exchange: ex}
 }
 
-// Data is the data of a 200 success envelope, or why ex is not one: a
-// *RequestError for a server error (5xx), an *AnswerError otherwise.
+// Data is the data of a 200 success envelope. A server error (5xx) is
+// a *RequestError, any other answer an *AnswerError.
 func Data(ex *Exchange) (any, error) {
 	switch {
 	case ex.Status >= 500:
@@ -110,8 +109,8 @@ func DecodeObject(ex *Exchange) (map[string]any, string) {
 	return obj, ""
 }
 
-// decodeJSON decodes one JSON value, numbers kept as json.Number, with
-// nothing after it.
+// decodeJSON decodes one JSON value with nothing after it. Numbers are
+// json.Number.
 func decodeJSON(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -161,8 +160,7 @@ func StatusLine(ex *Exchange) string {
 }
 
 // Kind names a decoded JSON value's type as the messages do: "null",
-// "a boolean", "a string", "an integer", "a number", "an array", "an
-// object"; any other value, its Go type.
+// "a string", "an integer" and so on.
 func Kind(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -206,8 +204,7 @@ func AsInt(v any) (int64, bool) {
 	return i, err == nil
 }
 
-// Trim is an answer as evidence: at most n bytes (on a rune boundary),
-// line breaks and tabs shown as spaces.
+// Trim is an answer as evidence: at most n bytes, on one line.
 func Trim(b []byte, n int) string {
 	s := string(b)
 	if !utf8.ValidString(s) {

@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 const (
 	// maxAnswer bounds the bytes read of one answer, unless Limits say
-	// otherwise: a page of 100 reviews is well under a megabyte.
+	// otherwise. A page of 100 reviews is well under a megabyte.
 	maxAnswer = 8 << 20
 	// maxRetryWait bounds how long the client waits on a 429 before it
 	// gives the request up.
@@ -24,22 +26,23 @@ const (
 	// max429 is how many 429s in a row one request may meet.
 	max429 = 3
 	// max5xxWait bounds the wait before a GET that met a 502, 503 or 504
-	// is sent again; asked to wait longer, the client does not retry.
+	// is sent again. Asked to wait longer, the client does not retry.
 	max5xxWait = 5 * time.Second
 )
 
 // Client sends requests to a server that claims to be the API: one at
-// a time, spaced by the limiter, counted against the budget, each
-// within its timeout. It follows no redirects (a redirect is evidence,
-// not a detour) and waits out a 429 within bounds. Not safe for
-// concurrent use.
+// a time, within a rate, a budget and a timeout. It follows no
+// redirects (a redirect is evidence, not a detour) and waits out a 429
+// within bounds. It is not safe for concurrent use.
 type Client struct {
 	base    string // the target, without a trailing slash
 	auth    string // the Authorization header's value, or ""
 	http    *http.Client
 	timeout time.Duration
-	limit   *limiter
-	clock   Clock
+	// limit spaces requests 1/rate apart. Its burst is 1, where the
+	// upstream's is 6: the client leaves a shared account's burst alone.
+	limit *rate.Limiter
+	clock Clock
 
 	max     int // the budget: at most this many requests in all
 	reserve int // the part of the budget only DoReserved may spend
@@ -51,28 +54,27 @@ type Client struct {
 	cache map[string]*Exchange // GET answers by path, for Get's cached
 }
 
-// NewClient is a client of base, a target as CheckTarget returns it: at
-// most rate requests a second and max in all, retries included, each
-// within timeout, sent with hc (nil: a new one) but never following a
-// redirect. A token is sent as the commands' --token is: a bare one
-// with the Bearer scheme, one that names its scheme as it is.
-func NewClient(base, token string, rate float64, max int, timeout time.Duration, hc *http.Client) *Client {
+// NewClient returns a client of base, a target as CheckTarget returns
+// it. The client sends at most perSecond requests a second and max in
+// all, retries included, each within timeout. It sends them with hc
+// (nil means a new one), but never follows a redirect.
+func NewClient(base, token string, perSecond float64, max int, timeout time.Duration, hc *http.Client) *Client {
 	own := &http.Client{}
 	if hc != nil {
 		*own = *hc
 	}
 	own.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{base: base, auth: authorization(token), http: own, timeout: timeout,
-		limit: newLimiter(realClock{}, rate), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
+		limit: rate.NewLimiter(rate.Limit(perSecond), 1), clock: realClock{}, max: max, cache: make(map[string]*Exchange)}
 }
 
-// Limits bound what a client reads of answers: Answer the most of one (0
-// means 8 MiB), Total the most of all together (0: no bound), counting
-// Before, bytes read before (by an earlier run that this one goes on
-// from). AnswerFlag and TotalFlag name the flags that set them, for the
-// errors past them.
+// Limits bound what a client reads of answers. AnswerFlag and TotalFlag
+// name the flags that set them, for the errors past them.
 type Limits struct {
-	Answer, Total, Before int64
+	Answer int64 // the most of one answer; 0 means 8 MiB
+	Total  int64 // the most of all answers, Before included; 0 means no bound
+	Before int64 // bytes read by an earlier run that this one goes on from
+
 	AnswerFlag, TotalFlag string
 }
 
@@ -86,15 +88,14 @@ func (c *Client) SetLimits(l Limits) {
 // included.
 func (c *Client) Read() int64 { return c.read }
 
-// SetClock makes the client tell the time and wait on clk, for tests
-// that run on a fake clock; call it before the first request.
+// SetClock makes the client tell the time and wait on clk. Tests call
+// it before the first request.
 func (c *Client) SetClock(clk Clock) {
-	c.clock, c.limit.clock = clk, clk
+	c.clock = clk
 }
 
-// Reserve keeps the last n requests of the budget for DoReserved: what
-// must still be sent when the rest is spent (putting back what was
-// changed).
+// Reserve keeps the last n requests of the budget for DoReserved, to
+// put back what was changed when the rest is spent.
 func (c *Client) Reserve(n int) { c.reserve = n }
 
 // Sent is how many requests the client has sent, retries included.
@@ -113,11 +114,8 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 // Now is the time on the client's clock.
 func (c *Client) Now() time.Time { return c.clock.Now() }
 
-// GetData GETs path (relative to the base, with its query) and returns
-// the data of the success envelope it answers, JSON numbers as
-// json.Number. Any other answer is an error that names the request and
-// says what was wrong: a *RequestError, an *AnswerError or, for a 401,
-// an *AuthError.
+// GetData GETs path, relative to the base, and returns the data of the
+// success envelope it answers. Numbers are json.Number.
 func (c *Client) GetData(ctx context.Context, path string) (any, error) {
 	ex, err := c.Get(ctx, path, false)
 	if err != nil {
@@ -126,9 +124,8 @@ func (c *Client) GetData(ctx context.Context, path string) (any, error) {
 	return Data(ex)
 }
 
-// AuthError is a 401: the target refuses the credentials, and every
-// further request would fail the same way, so a command stops at the
-// first.
+// AuthError is a 401: the target refuses the credentials. Every further
+// request would fail the same way, so a command stops at the first.
 type AuthError struct {
 	Request  string // the request that was refused: "GET /settings/ai"
 	HasToken bool   // whether a token was sent
@@ -141,9 +138,8 @@ func (e *AuthError) Error() string {
 	return e.Request + ": 401 unauthorized: the target wants a token (give it with --token or REPLYMOCK_PROBE_TOKEN)"
 }
 
-// RequestError is a request that tells nothing of the API: not sent
-// (the budget is spent, the caller gave up), not answered in whole,
-// rate limited past the bounds, or answered with a server error.
+// RequestError is a request that tells nothing of the API: it was not
+// sent, not answered in whole, or answered with a server error.
 type RequestError struct {
 	Reason      string // one line, naming the request
 	Interrupted bool   // the caller's context ended it
@@ -160,8 +156,8 @@ func interrupted(method, path string) error {
 	return &RequestError{Reason: "interrupted before " + method + " " + path + " was answered", Interrupted: true}
 }
 
-// Get sends a GET, or answers it from the cache when cached is true and
-// the same GET was answered before (but for a 5xx or a 429).
+// Get sends a GET, or when cached is true, answers it from the GETs
+// answered before.
 func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, error) {
 	if cached {
 		if ex, ok := c.cache[path]; ok {
@@ -175,10 +171,9 @@ func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, 
 	return ex, err
 }
 
-// Do sends one request (and its retries after a 429 or a 502, 503 or
-// 504 to a GET), each counted against the budget but for its reserve.
-// Errors are a *RequestError or an *AuthError (with the exchange); any
-// other answer, whatever its status, is an exchange.
+// Do sends one request, and retries it after a 429 (or a 502, 503 or
+// 504 to a GET). Any answer but a 401 is an exchange, whatever its
+// status.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
 	return c.do(ctx, method, path, body, false)
 }
@@ -199,7 +194,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 		if avail <= 0 {
 			return nil, failed("the request budget is spent (--max-requests %d)", c.max)
 		}
-		if err := c.limit.wait(ctx); err != nil {
+		if err := c.wait(ctx); err != nil {
 			return nil, interrupted(method, path)
 		}
 		c.sent++
@@ -219,7 +214,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 			if wait > maxRetryWait {
 				return nil, failed("%s: rate limited (429); the target asks to wait %s, more than the %s the probe waits", ex.Request(), wait, maxRetryWait)
 			}
-			c.limit.pause(c.clock.Now().Add(wait))
+			if err := c.clock.Sleep(ctx, wait); err != nil {
+				return nil, interrupted(method, path)
+			}
 			continue
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			// Once, for a GET, when the target asks for a short wait at
@@ -227,12 +224,26 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, reser
 			wait := retryAfter(ex.Header, c.clock.Now(), time.Second)
 			if method == http.MethodGet && !retried5xx && wait <= max5xxWait {
 				retried5xx = true
-				c.limit.pause(c.clock.Now().Add(wait))
+				if err := c.clock.Sleep(ctx, wait); err != nil {
+					return nil, interrupted(method, path)
+				}
 				continue
 			}
 		}
 		return ex, nil
 	}
+}
+
+// wait blocks until the rate lets the next request start.
+func (c *Client) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := c.clock.Now()
+	if d := c.limit.ReserveN(now, 1).DelayFrom(now); d > 0 {
+		return c.clock.Sleep(ctx, d)
+	}
+	return nil
 }
 
 // send is one round trip within the per-request timeout.
@@ -284,8 +295,8 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte) (*E
 	return ex, nil
 }
 
-// tooLong is the error of an answer past most bytes: past what is left
-// of Limits.Total when whole, else past Limits.Answer.
+// tooLong is the error of an answer past most bytes. whole means most
+// is what Limits.Total leaves.
 func (c *Client) tooLong(ex *Exchange, most int64, whole bool) error {
 	if whole {
 		return failed("%s: the answers together are over %s, the most read in all%s", ex.Request(), Size(c.limits.Total), named(c.limits.TotalFlag))
@@ -345,9 +356,9 @@ func rootCause(err error) error {
 	return err
 }
 
-// retryAfter reads how long a 429 (or 503) asks to wait: Retry-After in
-// seconds or as an HTTP date, or the upstream's X-Ratelimit-Retry in
-// seconds; def when neither is given or readable.
+// retryAfter reads how long a 429 (or 503) asks to wait, from
+// Retry-After or the upstream's X-Ratelimit-Retry; def when neither is
+// readable.
 func retryAfter(h http.Header, now time.Time, def time.Duration) time.Duration {
 	for _, name := range []string{"Retry-After", "X-Ratelimit-Retry"} {
 		v := strings.TrimSpace(h.Get(name))

@@ -31,14 +31,12 @@ type UsageError struct {
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// ClientFlags adds to fs the flags of a command that talks to the API,
-// the probe's and replymock record's alike: --token, --rate,
-// --max-requests (def, and what a request brings, said in per) and
-// --timeout. ParseFlags reads them (a token not given is
-// $REPLYMOCK_PROBE_TOKEN's); CheckClientFlags checks what they read.
+// ClientFlags adds to fs the flags of a command that talks to the API:
+// --token, --rate, --max-requests (def, with per added to its usage) and
+// --timeout.
 func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeout *time.Duration, def int, per string) {
-	// The variable is read after parsing, not as the flag's default:
-	// the help would print the token.
+	// ParseFlags reads the variable, so that the help does not print
+	// the token.
 	fs.StringVar(token, "token", "", "sent as Authorization: Bearer `TOKEN` (default $"+TokenVariable+")")
 	fs.Float64Var(rate, "rate", DefaultRate, "at most this many requests a second (the upstream allows 3)")
 	fs.IntVar(max, "max-requests", def, "at most this many requests in all, retries included"+per)
@@ -49,10 +47,8 @@ func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeo
 // defaults to.
 const TokenVariable = "REPLYMOCK_PROBE_TOKEN"
 
-// ParseFlags parses a command's args into fs. Help asked for (-h,
-// --help) is printed on stdout and the error wraps flag.ErrHelp; a bad
-// flag is a *UsageError of one line that says where the flags are
-// listed. A --token that ClientFlags added and args do not give is
+// ParseFlags parses a command's args into fs. Help goes to stdout, and
+// the error then wraps flag.ErrHelp. A --token not given is read from
 // $REPLYMOCK_PROBE_TOKEN.
 func ParseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	var help bytes.Buffer
@@ -75,8 +71,7 @@ func ParseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// CheckClientFlags checks what ClientFlags read: a rate above 0, a
-// budget of at least one request, a timeout above 0. Its error is a
+// CheckClientFlags checks what ClientFlags read. Its error is a
 // *UsageError naming the flag.
 func CheckClientFlags(rate float64, max int, timeout time.Duration) error {
 	switch {
@@ -90,12 +85,9 @@ func CheckClientFlags(rate float64, max int, timeout time.Duration) error {
 	return nil
 }
 
-// CheckTarget checks target as the API's base URL (an http or https
-// URL, up to and including /api/v1, without a query or fragment) and
-// returns it without a trailing slash. Its error is "probe: no target:
-// ..." for an empty one, else "probe: target "URL": " and what is wrong:
-// a command that takes the URL by another name (record's --from) keeps
-// what follows "probe: target".
+// CheckTarget checks target as the API's base URL and returns it
+// without a trailing slash. Its errors start with "probe: target" (or
+// "probe: no target"), which record replaces with its own words.
 func CheckTarget(target string) (string, error) {
 	if target == "" {
 		return "", errors.New("probe: no target: give the API's base URL, up to and including /api/v1")
@@ -113,8 +105,8 @@ func CheckTarget(target string) (string, error) {
 	return strings.TrimRight(target, "/"), nil
 }
 
-// TokenWarning is a warning when a token would cross the network in the
-// clear: over http to a host that is not this machine; "" otherwise.
+// TokenWarning warns when a token would cross the network in the clear,
+// or is "".
 func TokenWarning(target, token string) string {
 	u, err := url.Parse(target)
 	if err != nil || token == "" || u.Scheme != "http" {
@@ -130,8 +122,7 @@ func TokenWarning(target, token string) string {
 	return "the token goes to " + host + " over plain http, readable on the way; prefer https"
 }
 
-// Redacted is a target as reports and announcements show it: without
-// a password.
+// Redacted is a target without its password, as reports show it.
 func Redacted(target string) string {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -140,12 +131,23 @@ func Redacted(target string) string {
 	return u.Redacted()
 }
 
-// authorization is the Authorization header for token: a bare token
-// gets the Bearer scheme, one that names its scheme is kept.
+// authorization is the Authorization header for token. A bare token
+// gets the Bearer scheme; one that names its scheme is kept.
 func authorization(token string) string {
 	token = strings.TrimSpace(token)
 	if token == "" || strings.ContainsRune(token, ' ') {
 		return token
 	}
 	return "Bearer " + token
+}
+
+// IsTerminal reports whether w is a terminal, where a progress line
+// that rewrites itself reads well.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
