@@ -99,6 +99,7 @@ type Store struct {
 
 	mu     sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
 	held   held       // the write locks this replica holds (lock.go)
+	pins   pins       // the sessions requests are served from now (serve.go)
 	app    appender   // the journal's entries waiting for their step (journal.go)
 	bodies bodyCache  // the responses the journal keeps apart (bodies.go)
 
@@ -283,8 +284,8 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 	s.k, s.st, s.anchor = k, k.State(), anchor
 	s.st.SetKeeper(s.keep)
 	s.st.SetCounts(s)
-	s.st.SetBusy(s.held.holdsOwn) // a session being written is not evicted while it is
-	s.Fresh(ctx, "")
+	s.st.SetPinned(s.pins.has)
+	s.Refresh(ctx, "")
 }
 
 // Health is the store's part of GET /__mock/health.
