@@ -49,7 +49,7 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 	}
 	s.reached()
 	sv, _ := version(vals[0])
-	if !s.serverFresh(sv) && !s.reloadServer(ctx) {
+	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
 		return ErrOutOfReach
 	}
 	if sid == "" {
@@ -71,7 +71,7 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 		s.vmu.Unlock()
 		return nil
 	}
-	if s.sessionFresh(sid, v) {
+	if s.holdsSession(sid, v) {
 		return nil
 	}
 	if known.unheld == v && time.Since(known.unheldAt) < time.Second {
@@ -112,16 +112,16 @@ func version(m rueidis.RedisMessage) (int64, bool) {
 	return v, err == nil
 }
 
-// serverFresh reports whether the replica holds the server's version v.
-func (s *Store) serverFresh(v int64) bool {
+// holdsServer reports whether the replica holds the server's version v.
+func (s *Store) holdsServer(v int64) bool {
 	s.vmu.RLock()
 	defer s.vmu.RUnlock()
 	return s.sv == v
 }
 
-// sessionFresh reports whether the replica holds version v of session
+// holdsSession reports whether the replica holds version v of session
 // id, and has it: a copy evicted or expired here is read again.
-func (s *Store) sessionFresh(id string, v int64) bool {
+func (s *Store) holdsSession(id string, v int64) bool {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
 		return false
@@ -193,7 +193,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 		return false
 	}
 	v, _ := version(vals[0])
-	if s.serverFresh(v) {
+	if s.holdsServer(v) {
 		return true // another request reloaded it meanwhile
 	}
 	if doc, err := vals[1].ToString(); err == nil {
@@ -227,7 +227,7 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 		return ErrOutOfReach
 	}
 	v, _ := version(vals[0])
-	if s.sessionFresh(id, v) {
+	if s.holdsSession(id, v) {
 		return nil // another request reloaded it meanwhile
 	}
 	key, sum := journal.Key{}, goneSum
@@ -310,7 +310,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			if s.sessionFresh(id, v) {
+			if s.holdsSession(id, v) {
 				continue
 			}
 			// One that does not restore here fails a write about every
