@@ -246,7 +246,7 @@ func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start t
 	a.log.Handler().Handle(r.Context(), line)
 }
 
-// requestLogPC is the program counter of logRequest's caller, serveAPI's
+// requestLogPC is the program counter of logRequest's caller, Serve's
 // request line, as slog.Logger would record it for a handler's
 // AddSource; found on the first call.
 func requestLogPC() uintptr {
