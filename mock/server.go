@@ -397,16 +397,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 		return
 	}
 	isAPI := strings.HasPrefix(r.URL.Path, APIPrefix+"/") || r.URL.Path == APIPrefix
-	if isAPI {
-		s.serveAPI(w, r, x)
-		return
-	}
 	if s.fleet != nil {
-		unlock, ok := s.fresh(w, r, false, nil, turnFresh)
-		if !ok {
+		if sid, write, ok := s.sharedScope(r, isAPI); ok {
+			err := s.fleet.Serve(w, r, sid, write, func() { s.serveHere(w, r, x, isAPI) })
+			if err != nil {
+				s.writeError(w, r, err)
+			}
 			return
 		}
-		defer unlock()
+	}
+	s.serveHere(w, r, x, isAPI)
+}
+
+// serveHere serves a request from this process's state: an API request
+// through api.Serve, any other through the router.
+func (s *Server) serveHere(w http.ResponseWriter, r *http.Request, x *api.Exchange, isAPI bool) {
+	if isAPI {
+		s.api.Serve(w, r, x)
+		return
 	}
 	start := time.Now()
 	s.router.ServeHTTP(x.Watch(w), r)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -44,41 +43,9 @@ type Exchange struct {
 	// admin API has its own): the sessions and scenarios it starts are
 	// bounded (state.ResolveVisitor).
 	Public bool
-	// Expect, set by the caller, names the shared state (a fleet's) the
-	// answer may be served from without asking the store first: the
-	// journal keeps the request's entry only while the store still holds
-	// that state (journal.Record.Expect). When it does not, or when the
-	// request meets what the fleet counts (a fault, the rate limit) or
-	// goes to the real service, nothing is answered and Retry reports
-	// true: the caller brings the state up to date and serves the request
-	// again, with a new Exchange and no Expect.
-	Expect string
-	// Copy, set by the caller, is the Key of the session's copy the
-	// request must be served from (the one Expect is of, or the one the
-	// store brought up to date): it is served again if it resolves
-	// another (that copy evicted and made anew meanwhile), or if that
-	// copy is evicted while it is served. The zero Key lets any do.
-	Copy   journal.Key
 	rec    recorder
 	body   capture
-	retry  bool
-	remade bool
-	quiet  bool // Copy pinned, and the request meets nothing the fleet counts, nor goes upstream
 }
-
-// Retry reports that Serve answered nothing: the state x.Expect named
-// moved, the request needs the state brought up to date first, or it
-// resolved another copy than x.Copy (Remade).
-func (x *Exchange) Retry() bool { return x.retry }
-
-// Remade reports that the request resolved a copy of its session made
-// anew, not x.Copy (evicted meanwhile): the new one is not the fleet's
-// state, and must be read again before it serves.
-func (x *Exchange) Remade() bool { return x.remade }
-
-// StaleWarning is the X-Mock-Warning of an answer read while the shared
-// store is out of reach.
-const StaleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
 // Watch passes w through for a request outside the API (an admin one),
 // keeping the status it answers (Status).
@@ -108,10 +75,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		defer rec.release() // after the journal has the entry
 		took := time.Since(start)
 		entry.Status = rec.status
-		if !a.journal(x, ss, &entry, took) {
-			rec.discard() // served again: nothing of this turn is sent, counted or logged
-			return
-		}
+		a.journal(x, ss, &entry, took)
 		if warns != nil {
 			a.metrics.warned(warns)
 		}
@@ -130,12 +94,6 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	ss, sc, err = a.resolve(r, sid, x.Public)
 	if err != nil {
 		a.writeError(rec, r, err)
-		return
-	}
-	x.remade = x.Copy != (journal.Key{}) && ss.Key() != x.Copy
-	x.quiet = x.Copy != (journal.Key{}) && ss.Quiet(sc, a.st.SharedOverrides()) && !a.goesUpstream(r, sc)
-	if x.remade || x.Expect != "" && !x.quiet {
-		ss, x.retry = nil, true // served again once the state is the fleet's: nothing counted on an old one
 		return
 	}
 	entry.Scenario = sc.Name
@@ -185,43 +143,18 @@ func warnFor(r *http.Request, h http.Header, entry *journal.Record) *clientWarni
 	return warns
 }
 
-// journal records a request's entry in ss's journal, and reports
-// whether its answer goes out: not when x was served from a state the
-// fleet's store no longer holds (x.Expect), or from one it could not
-// check before the request had a session (an error of a resolve from a
-// copy that may be old); then x.Retry says so. An answer the store could
-// not check at all (out of reach) goes with StaleWarning.
-func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, took time.Duration) bool {
-	rec, body := &x.rec, &x.body
+// journal records a request's entry in ss's journal; a request with no
+// session has none. An entry a fleet's store cannot take is lost, and
+// the answer goes on.
+func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, took time.Duration) {
 	if ss == nil {
-		x.retry = x.retry || x.Expect != ""
-		return !x.retry // no session: nothing to journal
+		return
 	}
-	if x.quiet && !body.read && ss.Dropped() {
-		// Evicted (or replaced by a reload) while it was served: what it
-		// read may be the emptied copy, not the fleet's state; served
-		// again once read again. Only a request that sent nothing on and
-		// counted nothing (quiet: no fault, no rate limit, not passed to
-		// the real service) and read no body is. (A write is not: its
-		// session is not evicted while it runs, and its keeping refuses
-		// a copy that went, fleet.errEvicted.)
-		x.retry, x.remade = true, true
-		return false
-	}
+	rec, body := &x.rec, &x.body
 	entry.DurationMS = float64(took.Microseconds()) / 1000
 	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 	entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-	entry.Expect = x.Expect
-	err := a.st.Journals().Record(ss.Key(), *entry)
-	switch {
-	case x.Expect == "" || err == nil:
-	case errors.Is(err, journal.ErrStale):
-		x.retry = true
-		return false
-	default:
-		rec.Header().Add(HeaderWarning, StaleWarning)
-	}
-	return true
+	a.st.Journals().Record(ss.Key(), *entry)
 }
 
 // resolve is a request's session and scenario, made or found; on a
@@ -313,7 +246,7 @@ func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start t
 	a.log.Handler().Handle(r.Context(), line)
 }
 
-// requestLogPC is the program counter of logRequest's caller, serveAPI's
+// requestLogPC is the program counter of logRequest's caller, Serve's
 // request line, as slog.Logger would record it for a handler's
 // AddSource; found on the first call.
 func requestLogPC() uintptr {

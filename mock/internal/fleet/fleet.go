@@ -9,13 +9,9 @@
 //     server's own state with the server's version;
 //   - a request first reads its session's and the server's versions
 //     (one MGET, pipelined with the other requests' by the client) and
-//     reloads what moved, so a request that starts after a write's
-//     answer on one replica sees it on any other: no invalidation to
-//     wait for, no window; an API read is served from the replica's
-//     copy instead, and its journal entry, which goes to Redis before
-//     the answer anyway, is kept only if Redis still holds the versions
-//     of that copy (Expect): if not, the read is served again after
-//     Fresh, so it too sees every write answered before it started;
+//     reloads what moved (Refresh), so a request that starts after a
+//     write's answer on one replica sees it on any other; a write takes
+//     its session's lock in Redis before (Lock), and Serve does it all;
 //   - the data a scenario generates is the same on every replica (same
 //     seed, one data anchor kept in Redis): only what changes is stored.
 //
@@ -23,9 +19,9 @@
 // entries to Redis before it answers, and lists and verifies from there.
 //
 // While Redis is out of reach, reads answer from the state the replica
-// last knew (Fresh reports it, and the server warns), writes are refused
-// with 503 store_unavailable before they change anything; the client
-// reconnects by itself, and the versions bring the replica up to date.
+// last knew (Serve warns), writes are refused with 503
+// store_unavailable before they change anything; the client reconnects
+// by itself, and the versions bring the replica up to date.
 package fleet
 
 import (
@@ -99,6 +95,7 @@ type Store struct {
 
 	mu     sync.Mutex // one reload or keeping at a time; guards serverSum and the sums in known
 	held   held       // the write locks this replica holds (lock.go)
+	pins   pins       // the sessions requests are served from now (serve.go)
 	app    appender   // the journal's entries waiting for their step (journal.go)
 	bodies bodyCache  // the responses the journal keeps apart (bodies.go)
 
@@ -283,8 +280,8 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 	s.k, s.st, s.anchor = k, k.State(), anchor
 	s.st.SetKeeper(s.keep)
 	s.st.SetCounts(s)
-	s.st.SetBusy(s.held.holdsOwn) // a session being written is not evicted while it is
-	s.Fresh(ctx, "")
+	s.st.SetPinned(s.pins.has)
+	s.Refresh(ctx, "")
 }
 
 // Health is the store's part of GET /__mock/health.

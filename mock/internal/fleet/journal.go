@@ -70,8 +70,8 @@ func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 // that a replica under load pays one script run for many requests. It
 // returns once the step ran (within the store's timeout, whatever ctx
 // says), so that data and resp are the caller's again.
-func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds, expect string) (int64, error) {
-	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, expect: expect, done: make(chan struct{})}
+func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
+	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
 	req.hash, req.send = sj.s.bodies.hash(resp)
 	if !sj.s.app.push(req) {
 		sj.flush([]*appendReq{req}) // no step ran: this one runs at once
@@ -96,9 +96,9 @@ func (sj sharedJournal) drain(batch []*appendReq) {
 // this replica sent it) go again, with their body, in one more step.
 func (sj sharedJournal) flush(batch []*appendReq) {
 	b := batch[0].b
-	args := make([]string, 0, 7+6*len(batch))
+	args := make([]string, 0, 6+5*len(batch))
 	args = append(args, strconv.Itoa(b.Size), strconv.FormatInt(b.Bytes, 10), strconv.Itoa(b.Entries),
-		sj.key("s:"), sj.key("z:"), sj.key("b:"), sj.s.cfg.Prefix)
+		sj.key("s:"), sj.key("z:"), sj.key("b:"))
 	var sending map[string]bool // the bodies this step sends, once each
 	for _, r := range batch {
 		body := ""
@@ -113,7 +113,7 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 		if r.hash == "" {
 			data = append(data, r.resp...) // kept inline: the caller's buffer, which it lent
 		}
-		args = append(args, r.sid, rueidis.BinaryString(data), strconv.FormatInt(r.kept, 10), r.hash, body, r.expect)
+		args = append(args, r.sid, rueidis.BinaryString(data), strconv.FormatInt(r.kept, 10), r.hash, body)
 	}
 	res, err := sj.do(context.Background(), appendScript,
 		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions"), sj.key("bref")}, args)
@@ -129,8 +129,6 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 			r.send = true
 			again = append(again, r)
 			continue
-		case err == nil && i < len(seqs) && seqs[i] < 0:
-			r.err = journal.ErrStale
 		case err == nil && i < len(seqs) && seqs[i] > 0:
 			r.seq = seqs[i]
 			if r.send {
@@ -158,12 +156,9 @@ type appendReq struct {
 	send bool   // resp goes with the entry: Redis may not have it
 	kept int64
 	b    journal.Bounds
-	// expect is the state the answer was served from (Store.Expect): the
-	// entry is kept only while Redis still holds it.
-	expect string
-	seq    int64
-	err    error
-	done   chan struct{}
+	seq  int64
+	err  error
+	done chan struct{}
 }
 
 // appender gathers the entries appended while a step runs.

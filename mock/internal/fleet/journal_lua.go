@@ -34,15 +34,11 @@ end
 // appendScript keeps entries, one after the other, as if each were a
 // step of its own: KEYS the order, meta, lost, sessions and the bodies'
 // references; ARGV a session's size, the bytes and entries of all, the
-// streams', the size lists' and the bodies' prefixes, the state's prefix
-// (its versions'), then six for each entry: its session id, data,
-// bytes, response hash ("" for none), body ("" when the replica believes
-// Redis has it) and expectation ("" for none, else "SV V": the server's
-// version and the session's, "-" for none, that its answer was served
-// from; read once a step). It returns their sequence numbers, 0 for an
-// entry whose body Redis has not (nothing kept: the replica sends it
-// again with its body), -1 for one whose expectation no longer holds
-// (nothing kept, no number taken, no bound moved).
+// streams', the size lists' and the bodies' prefixes, then five for
+// each entry: its session id, data, bytes, response hash ("" for none)
+// and body ("" when the replica believes Redis has it). It returns
+// their sequence numbers, 0 for an entry whose body Redis has not
+// (nothing kept: the replica sends it again with its body).
 //
 // Its cost is per entry, in steps of many (a load test's keep one
 // session's stream full): so it reads each list once a step as a rule,
@@ -57,38 +53,28 @@ end
 var appendScript = rueidis.NewLuaScript(`
 local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local sp, zp, bp, vp = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local sp, zp, bp = ARGV[4], ARGV[5], ARGV[6]
 local call, match, fmt, unpack, tonumber = redis.call, string.match, string.format, unpack, tonumber
 local find, sub = string.find, string.sub
 -- a is a newer sequence number than b (both decimal, no leading zero)
 local function newer(a, b) return #a > #b or (#a == #b and a > b) end
 
 -- The bodies sent (set if Redis has none); which entries are kept (1),
--- which not: their state moved on (-1), Redis has not their body (0).
+-- which not: Redis has not their body (0).
 local have, fresh, delta = {}, {}, {}
-local sv, want = nil, {}
 local out, ok, nadd = {}, 0, {}
 local nargv = #ARGV
-for i = 8, nargv, 6 do
+for i = 7, nargv, 5 do
   local h, body = ARGV[i + 3], ARGV[i + 4]
   if body ~= '' and not have[h] then
     call('SET', bp .. h, body, 'NX')
     have[h], fresh[h], delta[h] = true, true, 0
   end
 end
-for i = 8, nargv, 6 do
-  local id, h, exp = ARGV[i], ARGV[i + 3], ARGV[i + 5]
+for i = 7, nargv, 5 do
+  local id, h = ARGV[i], ARGV[i + 3]
   local r = 1
-  if exp ~= '' then
-    local w = want[id]
-    if not w then
-      sv = sv or call('GET', vp .. 'sv') or '-'
-      w = sv .. ' ' .. (call('GET', vp .. 'v:' .. id) or '-')
-      want[id] = w
-    end
-    if exp ~= w then r = -1 end
-  end
-  if r == 1 and h ~= '' then
+  if h ~= '' then
     if have[h] == nil then have[h] = call('EXISTS', bp .. h) == 1 end
     if not have[h] then r = 0 end
   end
@@ -229,7 +215,7 @@ end
 local left = ok
 for k, r in ipairs(out) do
   if r == 1 then
-    local a = 2 + 6 * k
+    local a = 2 + 5 * k
     local id, kstr, h = ARGV[a], ARGV[a + 2], ARGV[a + 3]
     local kept = tonumber(kstr)
     seq = seq + 1

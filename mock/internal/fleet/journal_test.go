@@ -34,8 +34,7 @@ type mEntry struct {
 	h, id   string
 	data    string
 	body    string // sent with it; "" for none
-	expect  string
-	present bool // the step's answer: kept (seq), 0 or -1
+	present bool   // the step's answer: kept (seq) or 0
 }
 
 func newModel(size, maxb, maxe int64) *model {
@@ -43,9 +42,9 @@ func newModel(size, maxb, maxe int64) *model {
 		refs: map[string]int64{}, bodies: map[string]bool{}}
 }
 
-// step appends es as one step, versions being what Redis holds (sv, and
-// v:ID), and returns what the step answers for each.
-func (m *model) step(es []mEntry, versions map[string]string) []int64 {
+// step appends es as one step, and returns what the step answers for
+// each.
+func (m *model) step(es []mEntry) []int64 {
 	for _, e := range es {
 		if e.body != "" {
 			m.bodies[e.h] = true // set, and gone at the end if none refers to it
@@ -75,10 +74,6 @@ func (m *model) step(es []mEntry, versions map[string]string) []int64 {
 		return true
 	}
 	for i, e := range es {
-		if e.expect != "" && e.expect != cmp.Or(versions[""], "-")+" "+cmp.Or(versions[e.id], "-") {
-			out[i] = -1 // its state moved on: nothing kept, no number taken
-			continue
-		}
 		if e.h != "" && !m.bodies[e.h] {
 			continue // 0: Redis has not its body
 		}
@@ -160,13 +155,13 @@ func (m *model) clear(scope string) {
 }
 
 // runStep runs the append step on Redis as flush does, with the
-// entries' expectations, and returns its answers.
+// and returns its answers.
 func runStep(t *testing.T, sj sharedJournal, b [3]int64, es []mEntry) []int64 {
 	t.Helper()
 	args := []string{strconv.FormatInt(b[0], 10), strconv.FormatInt(b[1], 10), strconv.FormatInt(b[2], 10),
-		sj.key("s:"), sj.key("z:"), sj.key("b:"), sj.s.cfg.Prefix}
+		sj.key("s:"), sj.key("z:"), sj.key("b:")}
 	for _, e := range es {
-		args = append(args, e.id, e.data, strconv.FormatInt(e.n, 10), e.h, e.body, e.expect)
+		args = append(args, e.id, e.data, strconv.FormatInt(e.n, 10), e.h, e.body)
 	}
 	got, err := appendScript.Exec(context.Background(), sj.s.client,
 		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions"), sj.key("bref")}, args).AsIntSlice()
@@ -278,8 +273,7 @@ func (m *model) want() map[string]string {
 }
 
 // TestAppendStepKeepsTheBounds: steps of random entries (sessions,
-// sizes, bodies kept apart or inline, sent or not, expectations that
-// hold or not) and clears, against the model, under small bounds: after
+// sizes, bodies kept apart or inline, sent or not) and clears, against the model, under small bounds: after
 // every step Redis keeps exactly what the model keeps (each session's
 // entries, oldest dropped first, within its bound; the fleet's bytes
 // and entries; every size item, order item, count and lost sequence
@@ -300,7 +294,6 @@ func TestAppendStepKeepsTheBounds(t *testing.T) {
 		}
 		m := newModel(b[0], b[1], b[2])
 		sessions := 1 + r.IntN(6)
-		versions := map[string]string{}
 		for step := range 40 {
 			what := fmt.Sprintf("seed %d step %d (bounds %v)", seed, step, b)
 			if r.IntN(12) == 0 {
@@ -313,18 +306,6 @@ func TestAppendStepKeepsTheBounds(t *testing.T) {
 				}
 				m.clear(scope)
 				continue
-			}
-			if r.IntN(4) == 0 { // a write moves a version
-				k, id := "sv", ""
-				if r.IntN(2) == 0 {
-					id = "s" + strconv.Itoa(r.IntN(sessions))
-					k = "v:" + id
-				}
-				v := strconv.Itoa(r.IntN(5))
-				if err := c.Do(ctx, c.B().Set().Key(s.key(k)).Value(v).Build()).Error(); err != nil {
-					t.Fatal(err)
-				}
-				versions[id] = v
 			}
 			var es []mEntry
 			for range 1 + r.IntN(12) {
@@ -339,17 +320,9 @@ func TestAppendStepKeepsTheBounds(t *testing.T) {
 						e.body = "body of " + e.h
 					}
 				}
-				switch r.IntN(4) {
-				case 1: // served from the state Redis holds
-					e.expect = cmp.Or(versions[""], "-") + " " + cmp.Or(versions[e.id], "-")
-				case 2: // from a state a write moved on from
-					e.expect = cmp.Or(versions[""], "-") + " 9"
-				case 3:
-					e.expect = "9 " + cmp.Or(versions[e.id], "-")
-				}
 				es = append(es, e)
 			}
-			want := m.step(es, versions)
+			want := m.step(es)
 			got := runStep(t, sj, b, es)
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: the step answers %v, want %v", what, got, want)
@@ -366,91 +339,5 @@ func TestAppendStepKeepsTheBounds(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestAppendStepStaleEntries: entries whose state moved on (the
-// server's version or their session's, "-" for none) are not kept and
-// change nothing: no sequence number taken, no bound moved (the journal
-// full, nothing dropped for them), no lost; a body only they carry is
-// not kept, and one they carry for a kept entry that sent none is kept
-// once, counted once. The state is the same as after the step without
-// them.
-func TestAppendStepStaleEntries(t *testing.T) {
-	ctx := context.Background()
-	withStale, without := sharedJournal{openTest(t)}, sharedJournal{openTest(t)}
-	b := [3]int64{2, 1000, 3}
-	for _, sj := range []sharedJournal{withStale, without} {
-		c := sj.s.client
-		for k, v := range map[string]string{"sv": "3", "v:a": "7"} {
-			if err := c.Do(ctx, c.B().Set().Key(sj.s.key(k)).Value(v).Build()).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		// the journal full: three entries of all, two of a
-		if got := runStep(t, sj, b, []mEntry{{id: "a", data: "a1", n: 10}, {id: "b", data: "b1", n: 10, h: "h1", body: "body of h1"},
-			{id: "a", data: "a2", n: 10}}); !slices.Equal(got, []int64{1, 2, 3}) {
-			t.Fatalf("filling the journal answers %v", got)
-		}
-	}
-	kept := []mEntry{
-		{id: "a", data: "a3", n: 10, expect: "3 7"},
-		{id: "b", data: "b2", n: 10, h: "h1", expect: "3 -"},
-		{id: "b", data: "b3", n: 10},
-	}
-	stale := []mEntry{
-		{id: "a", data: "x1", n: 10, expect: "3 6"},                              // a's version moved on
-		{id: "b", data: "x2", n: 10, h: "h9", body: "body of h9", expect: "2 -"}, // the server's did; its body only it carries
-		{id: "b", data: "x3", n: 10, h: "h1", body: "body of h1", expect: "3 1"}, // b has no version
-		{id: "c", data: "x4", n: 5000, expect: "4 -"},                            // more than all bytes: lost, were it kept
-	}
-	mixed := []mEntry{stale[0], kept[0], stale[1], stale[2], kept[1], stale[3], kept[2]}
-	if got := runStep(t, withStale, b, mixed); !slices.Equal(got, []int64{-1, 4, -1, -1, 5, -1, 6}) {
-		t.Fatalf("the mixed step answers %v, want -1 for each stale entry, 4 to 6 for the others", got)
-	}
-	if got := runStep(t, without, b, kept); !slices.Equal(got, []int64{4, 5, 6}) {
-		t.Fatalf("the step without the stale entries answers %v", got)
-	}
-	gs, ws := redisState(t, withStale.s), redisState(t, without.s)
-	for k := range ws {
-		if gs[k] != ws[k] {
-			t.Fatalf("%s is\n  %s\nwith the stale entries, and\n  %s\nwithout them", k, cmp.Or(gs[k], "(none)"), ws[k])
-		}
-	}
-	for k := range gs {
-		if _, ok := ws[k]; !ok {
-			t.Fatalf("%s is kept with the stale entries only: %s", k, gs[k])
-		}
-	}
-	if ws["bref"] != "hash: h1=1" || ws["b:h1"] != "string: body of h1" {
-		t.Fatalf("the body of the one entry of h1 kept: %q, %q", ws["bref"], ws["b:h1"])
-	}
-	// All of a step stale: nothing changes, not even the sequence.
-	before := redisState(t, withStale.s)
-	if got := runStep(t, withStale, b, stale); !slices.Equal(got, []int64{-1, -1, -1, -1}) {
-		t.Fatalf("a step of stale entries answers %v", got)
-	}
-	if after := redisState(t, withStale.s); !maps.Equal(before, after) {
-		t.Fatalf("a step of stale entries changed the journal:\n%v\n%v", before, after)
-	}
-}
-
-// TestAppendStepStaleEntryBringsTheBody: a kept entry that sent no body
-// (the replica believed Redis had it) is kept when a stale entry of the
-// same step carries that body, which then stays, counted once.
-func TestAppendStepStaleEntryBringsTheBody(t *testing.T) {
-	sj := sharedJournal{openTest(t)}
-	b := [3]int64{10, 1000, 10}
-	got := runStep(t, sj, b, []mEntry{
-		{id: "a", data: "x", n: 10, h: "h1", body: "body of h1", expect: "1 -"},
-		{id: "a", data: "a1", n: 10, h: "h1"},
-		{id: "a", data: "a2", n: 10, h: "h2"},
-	})
-	if !slices.Equal(got, []int64{-1, 1, 0}) {
-		t.Fatalf("the step answers %v, want -1 (stale), 1 (its body came with the stale one), 0 (Redis has not h2)", got)
-	}
-	st := redisState(t, sj.s)
-	if st["bref"] != "hash: h1=1" || st["b:h1"] != "string: body of h1" || st["b:h2"] != "" {
-		t.Fatalf("bodies kept: %q, %q, %q", st["bref"], st["b:h1"], st["b:h2"])
 	}
 }

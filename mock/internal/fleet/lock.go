@@ -128,7 +128,7 @@ func (h *held) add(id string, n int) {
 
 // Lock takes the lock of session sid (every session's for session.All)
 // for a write request, and returns what gives it back. Call it before
-// Fresh; the error is the 503 to answer (Redis out of reach, or the lock
+// Refresh; the error is the 503 to answer (Redis out of reach, or the lock
 // held too long by others).
 func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error) {
 	var b [16]byte

@@ -35,12 +35,6 @@ type Record struct {
 	// Lent says Resp is a pooled buffer its writer takes back, so Record
 	// keeps a copy.
 	Lent bool
-	// Expect, on a shared journal (a fleet's), names the shared state the
-	// answer was served from without asking the store first (the
-	// caller's token, Shared.Append's expect): the entry is kept only if
-	// the state is still that one, else Record answers ErrStale. Not
-	// encoded.
-	Expect string
 
 	kept   int64 // what the record keeps alive, measured once by Record
 	copied bool  // method, path and query are copies, not parts of the request line

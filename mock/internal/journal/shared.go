@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
 	"slices"
@@ -27,10 +26,8 @@ type Shared interface {
 	// apart so that a store may keep a body many entries share once),
 	// which keeps kept bytes, in session sid's journal within b, and
 	// returns its sequence number. Both are the caller's again when it
-	// returns. With expect (Record.Expect) not "", the entry is kept only
-	// if the shared state is still what expect names; if not, nothing is
-	// kept and the error is ErrStale.
-	Append(ctx context.Context, sid string, data, resp []byte, kept int64, b Bounds, expect string) (int64, error)
+	// returns.
+	Append(ctx context.Context, sid string, data, resp []byte, kept int64, b Bounds) (int64, error)
 	// Read returns the entries of session scope (every session's for
 	// AllSessions) newer than since, in no particular order, each's Data
 	// what Append took, data and resp together.
@@ -51,11 +48,6 @@ type Bounds struct {
 	Bytes   int64
 	Entries int
 }
-
-// ErrStale is Record's answer to an entry whose Expect no longer holds:
-// the state its answer was served from moved meanwhile (another
-// replica's write), and nothing was kept; the request is served again.
-var ErrStale = errors.New("journal: the shared state moved since the answer was made")
 
 // Stored is an entry as Shared keeps it: its sequence number and its
 // encoding.
@@ -93,16 +85,13 @@ func (j *Journals) recordShared(k Key, e Record) error {
 	// replica's write), which must not lose the entry of a request that
 	// ran meanwhile.
 	var err error
-	switch {
-	case k.gen != 0:
+	if k.gen != 0 {
 		buf := encodePool.Get().(*[]byte)
 		encodeRecord(buf, &e, j.Redactor())
-		_, err = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, j.bounds(), e.Expect)
+		_, err = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, j.bounds())
 		if cap(*buf) <= maxPooled {
 			encodePool.Put(buf) // a large request's is not kept for the next
 		}
-	case e.Expect != "":
-		return ErrStale // no journal to check it with: served again, from what the store holds
 	}
 	j.mu.Lock()
 	j.wakeWaiters()

@@ -281,24 +281,6 @@ func (ss *Session) Meet(sc *scenario.Scenario, all access.Overrides, req fault.R
 	return o
 }
 
-// Quiet reports whether a request of the session in sc meets nothing
-// Meet counts: no fault (the scenario's, those for every session, the
-// session's own) and no rate limit (sc's, or the overrides' over all).
-// Such a request changes nothing of the session a fleet shares, and may
-// be served before the replica knows its copy is the fleet's latest.
-func (ss *Session) Quiet(sc *scenario.Scenario, all access.Overrides) bool {
-	if len(sc.Faults()) > 0 {
-		return false
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if shared, own := ss.faultsLocked(); len(shared) > 0 || len(own) > 0 {
-		return false
-	}
-	_, rl := ss.overrides.Over(all).Access(sc.Auth(), sc.RateLimit())
-	return rl == nil
-}
-
 // meetLocked is Meet; the caller holds ss.mu.
 func (ss *Session) meetLocked(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	st := ss.stateLocked(sc)

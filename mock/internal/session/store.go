@@ -79,11 +79,12 @@ type Config struct {
 	// limit), before Changed is: a store shared by several processes
 	// keeps it for the others, where a reset or a restore would not.
 	Evicted func(id string)
-	// Busy, when set, reports whether a write is under way on session
-	// id (a fleet's replica holds its lock): such a session is never
-	// evicted, so that what the write changes is the copy it keeps, and
-	// the store holds more than Max while every other one is busy too.
-	Busy     func(id string) bool
+	// Pinned, when set, reports whether requests are served from
+	// session id now (a fleet's replica pins them): such a session is
+	// never evicted, so a request never reads a copy emptied under it.
+	// The store then holds more than Max by at most the requests in
+	// flight, which the server's connection limit bounds.
+	Pinned   func(id string) bool
 	Faults   *fault.Registry
 	Journals *journal.Journals
 }
@@ -232,18 +233,18 @@ func (m *Memory) putLocked(ss *Session) {
 
 // evictForLocked makes room for one more session: it drops the sessions
 // idle for longer than the TTL, then, at the limit, the least recently
-// used until there is room (none that is busy). The caller holds m.mu.
+// used until there is room (none that is pinned). The caller holds m.mu.
 func (m *Memory) evictForLocked(now time.Time) {
-	busy := func(id string) bool { return id == Default || m.cfg.Busy != nil && m.cfg.Busy(id) }
+	pinned := func(id string) bool { return id == Default || m.cfg.Pinned != nil && m.cfg.Pinned(id) }
 	for oid, o := range m.m {
-		if !busy(oid) && m.expired(o, now) {
+		if !pinned(oid) && m.expired(o, now) {
 			m.evictLocked(oid)
 		}
 	}
 	for len(m.m) >= m.cfg.Max {
 		var lru *Session
 		for oid, o := range m.m {
-			if !busy(oid) && (lru == nil || o.lastUsed.Before(lru.lastUsed)) {
+			if !pinned(oid) && (lru == nil || o.lastUsed.Before(lru.lastUsed)) {
 				lru = o
 			}
 		}

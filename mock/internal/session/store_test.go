@@ -60,32 +60,33 @@ func TestDroppedSessionKeepsNothing(t *testing.T) {
 	}
 }
 
-// A session Config.Busy names (a write under way on it) is not evicted
-// at the limit: the least recently used of the others is, and the store
-// holds more than its limit while every other one is busy too.
-func TestBusySessionNotEvicted(t *testing.T) {
+// A session Config.Pinned names (requests are served from it) is not
+// evicted at the limit: the least recently used of the others is, and
+// the store holds more than its limit while every other one is pinned
+// too, by at most the sessions pinned.
+func TestPinnedSessionNotEvicted(t *testing.T) {
 	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	m, _ := newStore(t, 2, &clock)
-	busy := map[string]bool{"w": true}
-	m.cfg.Busy = func(id string) bool { return busy[id] }
+	pinned := map[string]bool{"w": true}
+	m.cfg.Pinned = func(id string) bool { return pinned[id] }
 	for _, id := range []string{"w", "a", "b", "c"} {
 		clock = clock.Add(time.Second)
 		m.Open(id)
 	}
 	if ids, _ := m.Used(time.Time{}); strings.Join(ids, ",") != "c,w" {
-		t.Errorf("kept %v; want the busy w, the oldest, and c, the newest", ids)
+		t.Errorf("kept %v; want the pinned w, the oldest, and c, the newest", ids)
 	}
-	busy["c"] = true
+	pinned["c"] = true
 	clock = clock.Add(time.Second)
 	m.Open("d")
 	if ids, _ := m.Used(time.Time{}); strings.Join(ids, ",") != "c,d,w" {
-		t.Errorf("every other one busy: kept %v; want c, d and w, one past the limit", ids)
+		t.Errorf("every other one pinned: kept %v; want c, d and w, one past the limit", ids)
 	}
-	busy = map[string]bool{}
+	pinned = map[string]bool{}
 	clock = clock.Add(time.Second)
 	m.Open("e")
 	if ids, _ := m.Used(time.Time{}); strings.Join(ids, ",") != "d,e" {
-		t.Errorf("none busy: kept %v; want d and e (the limit, the least recently used gone)", ids)
+		t.Errorf("none pinned: kept %v; want d and e (the limit, the least recently used gone)", ids)
 	}
 }
 

@@ -28,14 +28,14 @@ type Counts interface {
 // it once, before serving.
 func (st *State) SetCounts(c Counts) { st.counts = c }
 
-// SetBusy makes busy what tells the sessions a write is under way on
-// (a fleet's replica holding a session's lock): they are not evicted
-// while it is. Call it before serving.
-func (st *State) SetBusy(busy func(id string) bool) { st.busy.Store(&busy) }
+// SetPinned makes pinned what tells the sessions that requests are
+// served from (a fleet's replica pins them): they are not evicted while
+// they are. Call it before serving.
+func (st *State) SetPinned(pinned func(id string) bool) { st.pinned.Store(&pinned) }
 
-// isBusy is session.Config.Busy: what SetBusy gave, if anything.
-func (st *State) isBusy(id string) bool {
-	if f := st.busy.Load(); f != nil {
+// isPinned is session.Config.Pinned: what SetPinned gave, if anything.
+func (st *State) isPinned(id string) bool {
+	if f := st.pinned.Load(); f != nil {
 		return (*f)(id)
 	}
 	return false

@@ -68,7 +68,7 @@ type State struct {
 	overrides   access.Overrides
 
 	counts   Counts                               // what a fleet counts as one (counts.go); nil in one process
-	busy     atomic.Pointer[func(id string) bool] // the sessions a write is under way on (SetBusy); nil for none
+	pinned   atomic.Pointer[func(id string) bool] // the sessions requests are served from (SetPinned); nil for none
 	changes  changes                              // what changed since it was kept (changes.go)
 	visitors visitors                             // each public client's new sessions (visitors.go)
 }
@@ -90,7 +90,7 @@ func New(cfg Config) *State {
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
-		Changed: st.changes.session, Evicted: st.changes.evict, Busy: st.isBusy})
+		Changed: st.changes.session, Evicted: st.changes.evict, Pinned: st.isPinned})
 	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
 	st.budgets.Add(st.faults.Budget())
 	// A snapshot leaves out a scenario not served at the time: after a

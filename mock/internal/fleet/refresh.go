@@ -17,32 +17,15 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Fresh brings the server's state and session sid ("" for none, All for
-// every session Redis keeps) up to what Redis holds, before a request
-// of sid is served: it reads their versions (one MGET) and reloads only
-// what moved. Its error is ErrOutOfReach when Redis did not answer (the
-// replica's copy may be stale, and a write must be refused), or the
-// answer to give when this replica cannot hold the session as Redis has
-// it (errNotHeld).
-func (s *Store) Fresh(parent context.Context, sid string) error {
-	_, err := s.FreshCopy(parent, sid)
-	return err
-}
-
-// ErrOutOfReach is Fresh's error when Redis did not answer.
-var ErrOutOfReach = errors.New("the shared store is out of reach")
-
-// FreshCopy is Fresh for session sid (not All), and the Key of the
-// replica's copy of it that holds what Redis does, which the request
-// must be served from: one evicted here and made anew since has
-// another Key, and the request is served again (api.Exchange.Copy).
-// The zero Key when Redis holds no document of sid: whatever copy the
-// request finds or makes is the session. Both the check and the Key
-// come from one look at what the replica knows, so a copy made anew
-// between them is never taken for the fleet's.
-func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, error) {
+// Refresh brings the server's state and session sid ("" for none, All
+// for every session Redis keeps) up to date with Redis: one MGET of
+// their versions, and a reload of what moved. A request that starts
+// after a write was answered sees that write. Its error is
+// ErrOutOfReach when Redis did not answer, or errNotHeld when this
+// replica cannot hold the session as Redis has it.
+func (s *Store) Refresh(parent context.Context, sid string) error {
 	if sid == session.All {
-		return journal.Key{}, s.freshAll(parent)
+		return s.refreshAll(parent)
 	}
 	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
@@ -62,20 +45,20 @@ func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, erro
 		if parent.Err() == nil { // not a client gone
 			s.failed(err)
 		}
-		return journal.Key{}, ErrOutOfReach
+		return ErrOutOfReach
 	}
 	s.reached()
 	sv, _ := version(vals[0])
-	if !s.serverFresh(sv) && !s.reloadServer(ctx) {
-		return journal.Key{}, ErrOutOfReach
+	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
+		return ErrOutOfReach
 	}
 	if sid == "" {
-		return journal.Key{}, nil
+		return nil
 	}
 	v, ok := version(vals[1])
 	if !ok && before < 0 {
 		s.dropUnkept(sid)
-		return journal.Key{}, nil
+		return nil
 	}
 	if !ok {
 		// Nothing in Redis: the session is what this replica has, or
@@ -86,22 +69,26 @@ func (s *Store) FreshCopy(parent context.Context, sid string) (journal.Key, erro
 			delete(s.known, sid)
 		}
 		s.vmu.Unlock()
-		return journal.Key{}, nil
+		return nil
 	}
-	if pin, fresh := s.sessionFresh(sid, v); fresh {
-		return pin, nil
+	if s.holdsSession(sid, v) {
+		return nil
 	}
 	if known.unheld == v && time.Since(known.unheldAt) < time.Second {
-		return journal.Key{}, errNotHeld(sid, known.why) // not tried again at every request
+		return errNotHeld(sid, known.why) // not tried again at every request
 	}
 	return s.reloadSession(ctx, sid)
 }
+
+// ErrOutOfReach is Refresh's error when Redis did not answer.
+var ErrOutOfReach = errors.New("the shared store is out of reach")
 
 // dropUnkept drops this replica's copy of session sid, which Redis
 // holds nothing of, if it is still to be read again: a write Redis did
 // not take (out of reach, or past MaxBytes) made it here, and a session
 // Redis holds nothing of starts fresh.
 func (s *Store) dropUnkept(sid string) {
+	defer s.pins.reloading(sid)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.vmu.Lock()
@@ -116,64 +103,6 @@ func (s *Store) dropUnkept(sid string) {
 	}
 }
 
-// Expect is what a read of session sid (never session.All) may be
-// served from without asking Redis first: the versions of the server's
-// state and of the session the replica holds, as the journal's step
-// checks them (Append's expect) before the answer goes, and the Key of
-// the session's copy here, which the read must be served from (a copy
-// evicted and made anew meanwhile is not the one the versions are of).
-// "" when the replica cannot so serve it: it has no copy of the session
-// (never read here, evicted or expired here, gone in Redis), the
-// server's state is not known yet, Redis was out of reach at the last
-// exchange, or the session is to be read again (a refused write); the
-// request then goes through Fresh first.
-func (s *Store) Expect(sid string) (string, journal.Key) {
-	if !s.up.Load() {
-		return "", journal.Key{}
-	}
-	ss, ok := s.st.Sessions().Find(sid)
-	if !ok {
-		return "", journal.Key{}
-	}
-	s.vmu.RLock()
-	sv := s.sv
-	s.vmu.RUnlock()
-	known, isKnown := s.knownOf(sid)
-	if sv < 0 || isKnown && (known.version < 0 || known.sum != goneSum && ss.Key() != known.key) {
-		return "", journal.Key{} // to be read again, or a copy made anew here: not the one the version is of
-	}
-	// With no entry, Redis holds no version of it, as far as the replica
-	// knows: the step checks that it still holds none.
-	v := "-"
-	if isKnown {
-		v = versionArg(known.version)
-		s.touchIfDue(sid, known.touched)
-	}
-	return versionArg(sv) + " " + v, ss.Key()
-}
-
-// Reread makes the next Fresh of session sid read it from Redis, in
-// place of the replica's copy, if the version the replica knows is
-// still of copy, the one a request was pinned to and found gone
-// (evicted, or replaced by a reload, since): one a reload brought in
-// meanwhile is the fleet's already.
-func (s *Store) Reread(sid string, copy journal.Key) {
-	s.vmu.Lock()
-	defer s.vmu.Unlock()
-	if e := s.known[sid]; e != nil && e.key == copy {
-		e.version = -1
-	}
-}
-
-// versionArg is version v as the journal's step compares it with what
-// Redis holds: its digits, or "-" for 0, none there.
-func versionArg(v int64) string {
-	if v == 0 {
-		return "-"
-	}
-	return strconv.FormatInt(v, 10)
-}
-
 // version reads a version MGET returned; false for none.
 func version(m rueidis.RedisMessage) (int64, bool) {
 	if m.IsNil() {
@@ -183,29 +112,27 @@ func version(m rueidis.RedisMessage) (int64, bool) {
 	return v, err == nil
 }
 
-// serverFresh reports whether the replica holds the server's version v.
-func (s *Store) serverFresh(v int64) bool {
+// holdsServer reports whether the replica holds the server's version v.
+func (s *Store) holdsServer(v int64) bool {
 	s.vmu.RLock()
 	defer s.vmu.RUnlock()
 	return s.sv == v
 }
 
-// sessionFresh reports whether the replica holds version v of session
-// id, and has it (a copy evicted or expired here is read again), and
-// the Key of the copy the version is of (FreshCopy's): the zero Key
-// when the version is of no document.
-func (s *Store) sessionFresh(id string, v int64) (journal.Key, bool) {
+// holdsSession reports whether the replica holds version v of session
+// id, and has it: a copy evicted or expired here is read again.
+func (s *Store) holdsSession(id string, v int64) bool {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
-		return journal.Key{}, false
+		return false
 	}
-	if known.sum == goneSum {
-		known.key = journal.Key{}
-	} else if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != known.key {
-		return journal.Key{}, false // evicted here, or made anew since: not the copy the version is of
+	if known.sum != goneSum {
+		if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != known.key {
+			return false // evicted here, or made anew since: not the copy the version is of
+		}
 	}
 	s.touchIfDue(id, known.touched)
-	return known.key, true
+	return true
 }
 
 // knownOf is what the replica knows of session id in Redis, a copy;
@@ -266,7 +193,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 		return false
 	}
 	v, _ := version(vals[0])
-	if s.serverFresh(v) {
+	if s.holdsServer(v) {
 		return true // another request reloaded it meanwhile
 	}
 	if doc, err := vals[1].ToString(); err == nil {
@@ -286,21 +213,22 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 
 // reloadSession makes session id what Redis holds: its document
 // restored in place of the replica's copy, or, with none, the session
-// gone; it returns the Key of the copy restored (sessionFresh's).
+// gone. It waits until the requests served from the copy are done.
 // ErrOutOfReach when Redis did not answer; errNotHeld when the document
 // does not restore here (the replica's seeded reviews' memory full, say):
 // the session is read again at its next request, and neither served nor
 // written from a copy that is not Redis's.
-func (s *Store) reloadSession(ctx context.Context, id string) (journal.Key, error) {
+func (s *Store) reloadSession(ctx context.Context, id string) error {
+	defer s.pins.reloading(id)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
 	if !ok {
-		return journal.Key{}, ErrOutOfReach
+		return ErrOutOfReach
 	}
 	v, _ := version(vals[0])
-	if pin, fresh := s.sessionFresh(id, v); fresh {
-		return pin, nil // another request reloaded it meanwhile
+	if s.holdsSession(id, v) {
+		return nil // another request reloaded it meanwhile
 	}
 	key, sum := journal.Key{}, goneSum
 	doc, err := vals[1].AsBytes()
@@ -311,13 +239,13 @@ func (s *Store) reloadSession(ctx context.Context, id string) (journal.Key, erro
 		e := s.entry(id)
 		e.version, e.unheld, e.unheldAt, e.why = -1, v, time.Now(), err.Error()
 		s.vmu.Unlock()
-		return journal.Key{}, errNotHeld(id, e.why)
+		return errNotHeld(id, e.why)
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
 	e.version, e.sum, e.touched, e.key, e.unheld = v, sum, time.Now(), key, 0
 	s.vmu.Unlock()
-	return key, nil
+	return nil
 }
 
 // errNotHeld is the answer to a request of session id when this replica
@@ -353,10 +281,10 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	return res.Copy, sum, nil
 }
 
-// freshAll is Fresh for every session Redis keeps, before a request
+// refreshAll is Refresh for every session Redis keeps, before a request
 // about all of them (a reset, the faults of every session).
-func (s *Store) freshAll(ctx context.Context) error {
-	if err := s.Fresh(ctx, ""); err != nil {
+func (s *Store) refreshAll(ctx context.Context) error {
+	if err := s.Refresh(ctx, ""); err != nil {
 		return err
 	}
 	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
@@ -382,13 +310,13 @@ func (s *Store) freshAll(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			if _, fresh := s.sessionFresh(id, v); fresh {
+			if s.holdsSession(id, v) {
 				continue
 			}
 			// One that does not restore here fails a write about every
 			// session (a reset of all would leave it as it is), and is
 			// left out of a read, to be read again at its next request.
-			if _, err := s.reloadSession(ctx, id); errors.Is(err, ErrOutOfReach) || err != nil && s.held.coversAll() {
+			if err := s.reloadSession(ctx, id); errors.Is(err, ErrOutOfReach) || err != nil && s.held.coversAll() {
 				return err
 			}
 		}

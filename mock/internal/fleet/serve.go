@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+)
+
+// StaleWarning is the X-Mock-Warning of an answer read while Redis is
+// out of reach.
+const StaleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
+
+// Serve serves a request of session sid (session.All for every session)
+// from the fleet's state: a write first takes the session's lock in
+// Redis, then Refresh brings the replica's copy up to date, then serve
+// runs once, the session pinned here until it returns.
+//
+// It returns the error to answer in place of serving: a write while
+// Redis is out of reach, a lock that did not come, a session this
+// replica cannot hold. A read while Redis is out of reach is served
+// from the copy this replica has, with StaleWarning.
+func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
+	if write {
+		unlock, err := s.Lock(r.Context(), sid)
+		if err != nil {
+			return err
+		}
+		defer unlock() // also when serve panics: a fault that drops the connection
+	}
+	p := s.pins.add(sid)
+	defer s.pins.done(sid)
+	err := s.Refresh(r.Context(), sid)
+	switch {
+	case err == nil:
+	case !errors.Is(err, ErrOutOfReach):
+		return err // the session does not restore here
+	case write:
+		return ErrUnavailable()
+	default:
+		w.Header().Add("X-Mock-Warning", StaleWarning)
+	}
+	p.use.RLock()
+	defer p.use.RUnlock()
+	serve()
+	return nil
+}
+
+// pins are the sessions this replica serves requests from now. A pinned
+// session is not evicted (session.Config.Pinned), and a reload of it
+// waits until the requests it would change under them are done.
+type pins struct {
+	mu sync.Mutex // guards m and each pin's n
+	m  map[string]*pin
+}
+
+// pin is what holds one session here.
+type pin struct {
+	n int // the requests and reloads that hold it
+	// use is held shared while a request is served from the session's
+	// copy, and alone while a reload replaces that copy.
+	use sync.RWMutex
+}
+
+// add pins session id once more.
+func (ps *pins) add(id string) *pin {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.m == nil {
+		ps.m = make(map[string]*pin)
+	}
+	p := ps.m[id]
+	if p == nil {
+		p = &pin{}
+		ps.m[id] = p
+	}
+	p.n++
+	return p
+}
+
+// done takes back one pin of session id, which add gave.
+func (ps *pins) done(id string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[id]
+	if p.n--; p.n == 0 {
+		delete(ps.m, id)
+	}
+}
+
+// has reports whether session id is pinned.
+func (ps *pins) has(id string) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.m[id] != nil
+}
+
+// reloading pins session id and waits until no request is served from
+// it; the function it returns lets it go. The caller must not be
+// serving a request of id.
+func (ps *pins) reloading(id string) (done func()) {
+	p := ps.add(id)
+	p.use.Lock()
+	return func() {
+		p.use.Unlock()
+		ps.done(id)
+	}
+}
