@@ -3,7 +3,7 @@ package mock
 import (
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/fixture"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -44,10 +44,10 @@ const (
 type SeedReview = fixture.SeedReview
 
 // SeedResult is the answer of PUT /__mock/data and Server.SeedReviews.
-type SeedResult = state.SeedResult
+type SeedResult = shared.SeedResult
 
 // SeedInfo says what a session seeded in a scenario (GET /__mock/data).
-type SeedInfo = state.SeedInfo
+type SeedInfo = shared.SeedInfo
 
 // SeedReviews seeds reviews for session (DefaultSession for "") in
 // scenario ("": the session's), as PUT /__mock/data does: mode

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 )
 
 // seedReviews draws n reviews around the end of demo's data: some in the
@@ -202,8 +202,8 @@ func TestResetKeepsSeedsForRequestsUnderWay(t *testing.T) {
 		if n := s.ClearSeeded("r"); n != 3 || s.st.Seeds().Used() != 0 {
 			t.Errorf("%s: a DELETE after a reset removed %d, left %d bytes counted", name, n, s.st.Seeds().Used())
 		}
-		if rated, _ := counts(fresh, sc); rated == 3 || state.SeedInfoOf(fresh, sc) != nil {
-			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, state.SeedInfoOf(fresh, sc))
+		if rated, _ := counts(fresh, sc); rated == 3 || shared.SeedInfoOf(fresh, sc) != nil {
+			t.Errorf("%s: after a DELETE the session lists %d of the rating, seeded %+v", name, rated, shared.SeedInfoOf(fresh, sc))
 		}
 	}
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // Options configures a Server. The zero value serves the embedded default
@@ -197,7 +197,7 @@ const (
 //
 // What the API and the admin API share (the scenarios, the sessions, the
 // run-time faults, the overrides, the journals and the budgets) is
-// package state's, with the order its locks are taken in.
+// package shared's, with the order its locks are taken in.
 type Server struct {
 	// Set by New and never changed.
 	log    *slog.Logger
@@ -210,7 +210,7 @@ type Server struct {
 	anchor time.Time     // the present data that ends now was anchored to at the start
 	reqSeq atomic.Int64  // numbers the request ids the server makes
 
-	st    *state.State     // the scenarios, sessions, faults, overrides, journals and budgets
+	st    *shared.State    // the scenarios, sessions, faults, overrides, journals and budgets
 	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
 	fleet *fleet.Store     // the state shared through Redis (Options.Store); nil in memory
 }
@@ -258,10 +258,10 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("public scenarios: no scenario %q", name)
 		}
 	}
-	s.st = state.New(state.Config{Log: opts.Logger, Now: opts.Now, Registry: registry,
+	s.st = shared.New(shared.Config{Log: opts.Logger, Now: opts.Now, Registry: registry,
 		MaxSessions: opts.MaxSessions, SessionTTL: opts.SessionTTL, MaxShopBytes: opts.MaxShopBytes, MaxSeedBytes: opts.MaxSeedBytes,
 		JournalSize: opts.JournalSize, JournalBytes: opts.JournalBytes, JournalEntries: opts.JournalEntries,
-		Visitors: state.Visitors{NewSessions: max(opts.NewSessionsPerMinute, 0), Scenarios: opts.PublicScenarios}})
+		Visitors: shared.Visitors{NewSessions: max(opts.NewSessionsPerMinute, 0), Scenarios: opts.PublicScenarios}})
 	s.st.Journals().SetRedactor(redactor)
 	s.snaps = snapshot.NewKeeper(s.st, opts.Now, opts.Version)
 	s.api = api.New(api.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Strict: opts.Strict, ReadOnly: opts.ReadOnly,

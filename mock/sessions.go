@@ -28,7 +28,7 @@ func validID(s string) bool { return sessionpkg.ValidID(s) }
 type session = sessionpkg.Session
 
 // resolve picks the session and scenario of an API request
-// (state.Resolve).
+// (shared.State.Resolve).
 func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
 	return s.st.Resolve(sid, name)
 }

@@ -2,7 +2,7 @@
 //
 // Each resource has a file, and routes.go is their table. This file
 // holds the token and read-only guard and writes the answers. The state
-// the routes read and change is package state's, shared with the API.
+// the routes read and change is package shared's, as the API's is.
 package admin
 
 import (
@@ -13,8 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/access"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"golang.org/x/sync/semaphore"
 )
@@ -26,7 +26,7 @@ const Prefix = "/__mock"
 type Config struct {
 	Log      *slog.Logger
 	Now      func() time.Time
-	State    *state.State
+	State    *shared.State
 	Token    string               // required by every route but health (Options.AdminToken); "" for none
 	ReadOnly bool                 // every write answers 403 (Options.ReadOnly)
 	Version  string               // reported by health
@@ -44,7 +44,7 @@ type Config struct {
 type Admin struct {
 	log      *slog.Logger
 	now      func() time.Time
-	st       *state.State
+	st       *shared.State
 	token    string
 	readOnly bool
 	version  string

@@ -8,7 +8,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -35,7 +35,7 @@ type DataSummary struct {
 	Unanswered int               `json:"unanswered"`
 	ByRating   [5]RatingCounts   `json:"by_rating"`
 	Newest     []json.RawMessage `json:"newest"`
-	Seeded     *state.SeedInfo   `json:"seeded"` // null: the scenario's own data
+	Seeded     *shared.SeedInfo  `json:"seeded"` // null: the scenario's own data
 }
 
 // RatingCounts counts the reviews of one rating.
@@ -63,7 +63,7 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 	all.Limit = 5
 	res := st.Find(all)
 	d := DataSummary{Scenario: sc.Name, Total: res.Total, Answered: res.Answered, Unanswered: res.Unanswered, Newest: []json.RawMessage{},
-		Seeded: state.SeedInfoOf(ss, sc)}
+		Seeded: shared.SeedInfoOf(ss, sc)}
 	for i := range d.ByRating {
 		q := all
 		q.Rating, q.CountsOnly = int8(i+1), true
@@ -87,7 +87,7 @@ var seedBody = &wire.Body{Limit: MaxSeedBodyBytes, YAMLLimit: MaxSeedBodyBytes, 
 	Shape:     fixture.SeedShape}
 
 // handleDataPut serves PUT /__mock/data: reviews seeded for one session
-// (see state.SeedReviews), in JSON or YAML (made JSON), of at most
+// (see shared.SeedReviews), in JSON or YAML (made JSON), of at most
 // MaxSeedBodyBytes.
 func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.Default)
@@ -95,7 +95,7 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	if sid == session.All {
-		return 0, nil, state.ErrSeedAllSessions
+		return 0, nil, shared.ErrSeedAllSessions
 	}
 	done, err := a.bodyTurn(r, seedBody)
 	if err != nil {

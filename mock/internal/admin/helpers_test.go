@@ -15,8 +15,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // testServer serves, without a Server, what the admin API's tests ask
@@ -39,7 +39,7 @@ func newTestServer(tb testing.TB, name string) *testServer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st := state.New(state.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour,
+	st := shared.New(shared.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour,
 		MaxShopBytes: 1 << 30, MaxSeedBytes: 512 << 20, JournalSize: journal.DefaultSize, JournalBytes: 128 << 20, JournalEntries: 50_000})
 	s := &testServer{Admin: New(Config{Log: log, Now: time.Now, State: st, Started: time.Now(), Metrics: prometheus.NewRegistry(),
 		Snapshots: snapshot.NewKeeper(st, time.Now, "test")})}

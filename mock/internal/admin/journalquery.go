@@ -9,7 +9,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -35,7 +35,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	}
 	q := &journalQuery{params: map[string]string{}}
 	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
-	sid := r.Header.Get(state.HeaderSession)
+	sid := r.Header.Get(shared.HeaderSession)
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
 		if err != nil {

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -42,7 +42,7 @@ func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
 		return "", err
 	}
 	if sid == "" {
-		sid = r.Header.Get(state.HeaderSession)
+		sid = r.Header.Get(shared.HeaderSession)
 	}
 	switch {
 	case sid == "":
@@ -73,5 +73,5 @@ func requestScenario(r *http.Request) string {
 	if name, _, _ := q.Get("scenario"); name != "" {
 		return name
 	}
-	return r.Header.Get(state.HeaderScenario)
+	return r.Header.Get(shared.HeaderScenario)
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/replymock/replymock/mock/internal/journal"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -22,7 +22,7 @@ func TestRequestsListStreamed(t *testing.T) {
 	s := newTestServer(t, "default")
 	for i := range 30 {
 		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=%d&q=<b>é\"", i%5+1), nil)
-		req.Header.Set(state.HeaderSession, fmt.Sprintf("s%d", i%3))
+		req.Header.Set(shared.HeaderSession, fmt.Sprintf("s%d", i%3))
 		s.ServeHTTP(httptest.NewRecorder(), req)
 	}
 	for _, target := range []string{"/__mock/requests", "/__mock/requests?session=s1", "/__mock/requests?limit=4", "/__mock/requests?since=25", "/__mock/requests?path=/nope"} {
@@ -99,7 +99,7 @@ func fullJournal(tb testing.TB, n int) *testServer {
 	query := "&q=" + strings.Repeat("q", 4000)
 	for i := range n {
 		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/feedbacks?limit=100&offset=%d%s", i%500, query), nil)
-		req.Header.Set(state.HeaderSession, fmt.Sprintf("s%d", i%10))
+		req.Header.Set(shared.HeaderSession, fmt.Sprintf("s%d", i%10))
 		req.Header.Set("X-Pad", strings.Repeat("p", 2000))
 		s.ServeHTTP(httptest.NewRecorder(), req)
 	}

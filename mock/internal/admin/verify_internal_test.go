@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/journal"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 )
 
 // apiCall sends one API request in session sid.
 func apiCall(s *testServer, sid, target string) {
 	req := httptest.NewRequest("GET", target, nil)
-	req.Header.Set(state.HeaderSession, sid)
+	req.Header.Set(shared.HeaderSession, sid)
 	s.ServeHTTP(httptest.NewRecorder(), req)
 }
 

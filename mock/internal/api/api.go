@@ -7,7 +7,7 @@
 // the rate limit, the operation or the real service, the journal, the
 // metrics and the log line. warnings.go notes the client mistakes the
 // API lets through; recorder.go holds an answer until its journal entry
-// is in. The state it serves from is package state's.
+// is in. The state it serves from is package shared's.
 package api
 
 import (
@@ -18,7 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/replymock/replymock/mock/internal/proxy"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -29,7 +29,7 @@ const Prefix = "/api/v1"
 type Config struct {
 	Log      *slog.Logger
 	Now      func() time.Time
-	State    *state.State
+	State    *shared.State
 	Strict   bool        // a request with warnings is answered 400 (Options.Strict)
 	ReadOnly bool        // PATCH answers 403 (Options.ReadOnly)
 	Proxies  *proxy.Pool // the pass-through to the real service
@@ -42,7 +42,7 @@ type Config struct {
 type API struct {
 	log      *slog.Logger
 	now      func() time.Time
-	st       *state.State
+	st       *shared.State
 	strict   bool
 	readOnly bool
 	proxies  *proxy.Pool

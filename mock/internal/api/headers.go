@@ -4,14 +4,14 @@ import (
 	"math"
 	"net/http"
 
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Headers that steer the mock per request.
 const (
-	HeaderScenario = state.HeaderScenario
-	HeaderSession  = state.HeaderSession
+	HeaderScenario = shared.HeaderScenario
+	HeaderSession  = shared.HeaderSession
 	HeaderSeed     = "X-Mock-Seed"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 )
 
 // testAPI is an API serving the shipped default scenario, as a server
@@ -28,7 +28,7 @@ func newTestAPI(t *testing.T) testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := state.New(state.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 10, SessionTTL: time.Hour,
+	st := shared.New(shared.Config{Log: log, Now: time.Now, Registry: reg, MaxSessions: 10, SessionTTL: time.Hour,
 		MaxShopBytes: 1 << 30, MaxSeedBytes: 1 << 30, JournalSize: 100, JournalBytes: 1 << 26, JournalEntries: 1000})
 	a := New(Config{Log: log, Now: time.Now, State: st, Proxies: proxy.NewPool("", proxy.DefaultTimeout, "", log), Fallback: http.NotFoundHandler()})
 	return testAPI{a, t}

@@ -41,7 +41,7 @@ type Exchange struct {
 	ID [1]string // the X-Request-Id header's value, set by the caller
 	// Public: the request came on a public listener (the API's, when the
 	// admin API has its own): the sessions and scenarios it starts are
-	// bounded (state.ResolveVisitor).
+	// bounded (shared.State.ResolveVisitor).
 	Public bool
 	rec    recorder
 	body   capture

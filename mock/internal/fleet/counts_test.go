@@ -13,7 +13,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -156,7 +156,7 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 			s.run(context.Background(), []write{{id: "a", script: sessionScript, exec: rueidis.LuaExec{
 				Keys: []string{s.key("v:a"), s.key("s:a"), s.key("ids"), s.key("sizes"), s.key("bytes")},
 				Args: []string{"{}", "3600000", "1", "10", "a", s.cfg.Prefix, "0", "1000", "default"},
-			}}}, &state.Unkept{Sessions: map[string]error{}})
+			}}}, &shared.Unkept{Sessions: map[string]error{}})
 		}},
 	}
 	for _, op := range ops {

@@ -39,9 +39,9 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // Config is what a Store is opened with.
@@ -87,7 +87,7 @@ type Store struct {
 	shown  string // the URL without its password, for logs and health
 	client rueidis.Client
 	k      *snapshot.Keeper
-	st     *state.State
+	st     *shared.State
 	anchor time.Time
 
 	up      atomic.Bool  // the last exchange with Redis went through

@@ -14,7 +14,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/statedir"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -142,13 +142,13 @@ type write struct {
 // them are answered. A session gone from this replica to make room is
 // left as Redis has it (another replica may use it); one reset to
 // nothing or dropped is written gone. A session the store does not
-// keep (its document too big) fails its own writes only (state.Unkept);
+// keep (its document too big) fails its own writes only (shared.Unkept);
 // Redis out of reach fails them all.
 func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ws []write
-	unkept := &state.Unkept{Sessions: make(map[string]error)}
+	unkept := &shared.Unkept{Sessions: make(map[string]error)}
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	if server {
 		if w, ok, err := s.serverWrite(); err != nil {
@@ -186,7 +186,7 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 // request (what Redis holds is the truth), and is the 503 the write
 // answers. A session's document the script refused (past MaxBytes) is
 // noted in unkept, its copy to be reloaded too.
-func (s *Store) run(ctx context.Context, ws []write, unkept *state.Unkept) error {
+func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
 		// The two scripts go as two pipelines at most, each in order.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/shop"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // start is when the tests' servers start.
@@ -30,7 +30,7 @@ func newKeeper(t *testing.T, active string) *Keeper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := state.New(state.Config{Log: log, Now: now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour,
+	st := shared.New(shared.Config{Log: log, Now: now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour,
 		MaxShopBytes: 1 << 30, MaxSeedBytes: 512 << 20, JournalSize: 100, JournalBytes: 1 << 20, JournalEntries: 1000})
 	return NewKeeper(st, now, "test")
 }

@@ -5,14 +5,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replymock/replymock/mock/internal/state"
+	"github.com/replymock/replymock/mock/internal/shared"
 )
 
 // Keeper takes and restores the sessions of one server's state. To bound
 // the memory of snapshots in flight, it restores one at a time and
 // writes two at a time.
 type Keeper struct {
-	st      *state.State
+	st      *shared.State
 	now     func() time.Time
 	version string // the server's, written in each snapshot
 
@@ -22,12 +22,12 @@ type Keeper struct {
 
 // NewKeeper is the keeper of st's sessions. Its snapshots name the
 // server's version.
-func NewKeeper(st *state.State, now func() time.Time, version string) *Keeper {
+func NewKeeper(st *shared.State, now func() time.Time, version string) *Keeper {
 	return &Keeper{st: st, now: now, version: version, writers: make(chan struct{}, 2)}
 }
 
 // State is the state whose sessions k takes and restores.
-func (k *Keeper) State() *state.State { return k.st }
+func (k *Keeper) State() *shared.State { return k.st }
 
 // Now is the time by k's clock.
 func (k *Keeper) Now() time.Time { return k.now() }

@@ -14,8 +14,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/shop"
-	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -53,7 +53,7 @@ func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := state.CheckSeedCount(rs.seedCount, "scenarios", "the snapshot has"); err != nil {
+	if err := shared.CheckSeedCount(rs.seedCount, "scenarios", "the snapshot has"); err != nil {
 		return Result{}, err
 	}
 	global := k.st.FaultRegistry().Shared()

@@ -16,8 +16,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/shop"
-	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -148,7 +148,7 @@ func (snap *Snapshot) check() error {
 		if err := snap.Overrides.Validate(); err != nil {
 			return wire.At(err, "overrides")
 		}
-		if err := state.CheckOverrides(*snap.Overrides, "overrides.auth.tokens"); err != nil {
+		if err := shared.CheckOverrides(*snap.Overrides, "overrides.auth.tokens"); err != nil {
 			return err
 		}
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // logBuffer is a log's lines, written by any goroutine.
@@ -173,9 +173,9 @@ func anchoredServer(t *testing.T, c *clock, anchor time.Time) *snapshot.Keeper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := state.Config{Log: log, Now: c.now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour, MaxShopBytes: 1 << 30,
+	cfg := shared.Config{Log: log, Now: c.now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour, MaxShopBytes: 1 << 30,
 		MaxSeedBytes: 1 << 30, JournalSize: 10, JournalBytes: 1 << 20, JournalEntries: 100}
-	return snapshot.NewKeeper(state.New(cfg), c.now, "test")
+	return snapshot.NewKeeper(shared.New(cfg), c.now, "test")
 }
 
 // A session that only changed its pick, reading the demo's living shop

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // Keep makes the folder what k's state keeps every change in
-// (state.SetKeeper): from now on, a write's answer waits until what it
+// (shared.SetKeeper): from now on, a write's answer waits until what it
 // changed is in the folder, so that it outlives the process, SIGKILL
 // included. The server's state, the sessions Restore brought back in
 // part and those it did not bring back (made before) are written at the
@@ -47,7 +47,7 @@ func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	unkept := &state.Unkept{}
+	unkept := &shared.Unkept{}
 	if server {
 		unkept.Server = d.saveServer(k, anchor)
 	}

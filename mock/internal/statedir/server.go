@@ -6,8 +6,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -27,7 +27,7 @@ type ServerState struct {
 
 // serverState is st's server state now; anchor is the present its data
 // was anchored to.
-func serverState(st *state.State, anchor time.Time) ServerState {
+func serverState(st *shared.State, anchor time.Time) ServerState {
 	global, o := st.FaultRegistry().Shared(), st.SharedOverrides()
 	out := ServerState{Format: ServerStateFormat, Scenario: st.Registry().Default().Name, DataAnchor: anchor.UTC()}
 	for _, f := range global {
@@ -41,7 +41,7 @@ func serverState(st *state.State, anchor time.Time) ServerState {
 
 // restoreServerState makes st's own state what in says, keeping the
 // faults' ids. A problem changes nothing.
-func restoreServerState(st *state.State, in ServerState) error {
+func restoreServerState(st *shared.State, in ServerState) error {
 	if in.Format != ServerStateFormat {
 		return wire.InvalidBody("format", "must be %q, got %q", ServerStateFormat, wire.Clip(in.Format))
 	}
@@ -67,8 +67,8 @@ func restoreServerState(st *state.State, in ServerState) error {
 
 // TakeServer is st's server state now, its data anchored to anchor: what
 // a store shared by several processes keeps of the server too.
-func TakeServer(st *state.State, anchor time.Time) ServerState { return serverState(st, anchor) }
+func TakeServer(st *shared.State, anchor time.Time) ServerState { return serverState(st, anchor) }
 
 // RestoreServer makes st's own state what in says (RestoreServer of a
 // shared store's copy); a problem changes nothing.
-func RestoreServer(st *state.State, in ServerState) error { return restoreServerState(st, in) }
+func RestoreServer(st *shared.State, in ServerState) error { return restoreServerState(st, in) }

@@ -17,9 +17,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
-	"github.com/replymock/replymock/mock/internal/state"
 )
 
 // clock is a test's time, moved by hand.
@@ -41,9 +41,9 @@ func server(t testing.TB, c *clock) *snapshot.Keeper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := state.Config{Log: log, Now: c.now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour, MaxShopBytes: 1 << 30,
+	cfg := shared.Config{Log: log, Now: c.now, Registry: reg, MaxSessions: 1000, SessionTTL: time.Hour, MaxShopBytes: 1 << 30,
 		MaxSeedBytes: 1 << 30, JournalSize: 10, JournalBytes: 1 << 20, JournalEntries: 100}
-	return snapshot.NewKeeper(state.New(cfg), c.now, "test")
+	return snapshot.NewKeeper(shared.New(cfg), c.now, "test")
 }
 
 // openDir is the state folder dir, opened as a server does at start.

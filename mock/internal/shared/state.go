@@ -1,4 +1,4 @@
-// Package state holds what the API and the admin API share, and the
+// Package shared holds what the API and the admin API share, and the
 // steps both take on it.
 //
 // That is the scenarios served, the sessions, the run-time faults, the
@@ -12,7 +12,7 @@
 // locks come last: any of these may be held while calling into journals,
 // which call nothing back. So does the fault registry's lock; its
 // additions run with the store held.
-package state
+package shared
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package state
+package shared
 
 import (
 	"github.com/replymock/replymock/mock/internal/access"
