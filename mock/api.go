@@ -5,12 +5,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
-// The API itself (its operation table, one file per operation, the way a
-// request goes, the warnings, the metrics) is package api's; here are
-// its public names.
-
-// Feedback is one review record, field for field as in the spec (2.3),
-// in the spec's order.
+// Feedback is one review record, with the spec's fields in its order.
 type Feedback = reviews.Feedback
 
 // Bounds of the list's query parameters.
@@ -20,14 +15,10 @@ const (
 	MaxSearchLength = api.MaxSearchLength
 )
 
-// HeaderWarning carries an API request's warnings in its answer, one
-// value per warning: 299 replymock "TEXT", as the HTTP Warning header
-// wrote them (RFC 7234), so that values a client joins with ", " stay
-// apart.
+// HeaderWarning carries an API request's warnings, one value each.
 const HeaderWarning = api.HeaderWarning
 
-// Bounds of a request's warnings: past MaxWarnings, one more says how
-// many were left out; a warning's text is cut to MaxWarningLength bytes.
+// Bounds of a request's warnings: how many, and how long each.
 const (
 	MaxWarnings      = api.MaxWarnings
 	MaxWarningLength = api.MaxWarningLength

@@ -6,7 +6,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Error codes of the contract's error envelope (see wire, their one source).
+// Error codes of the contract's error envelope.
 const (
 	CodeInvalidParameter     = wire.CodeInvalidParameter
 	CodeInvalidBody          = wire.CodeInvalidBody
@@ -25,16 +25,14 @@ const (
 	CodeGatewayTimeout       = wire.CodeGatewayTimeout
 )
 
-// APIError mirrors the error object of the API's envelope:
-// {"success":false,"data":null,"error":{"code":...,"message":...,"field":...}}.
+// APIError is the error object of the API's envelope.
 type APIError = wire.APIError
 
-// StatusError returns the envelope error for status with a generic
-// message: the contract's code where it names one, else the status text
-// in snake case ("418" gives "im_a_teapot").
+// StatusError returns the envelope error for status, with a generic
+// message.
 func StatusError(status int) *APIError { return wire.StatusError(status) }
 
-// writeError writes err in the error envelope; see wire.WriteError.
+// writeError writes err in the error envelope.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	wire.WriteError(w, r, s.log, err)
 }

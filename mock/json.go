@@ -2,5 +2,5 @@ package mock
 
 import "github.com/replymock/replymock/mock/internal/wire"
 
-// MaxBodyBytes is the largest request body the API accepts (413 above it).
+// MaxBodyBytes is the largest request body the API accepts.
 const MaxBodyBytes = wire.MaxBodyBytes

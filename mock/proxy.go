@@ -6,18 +6,18 @@ import (
 	"github.com/replymock/replymock/mock/internal/proxy"
 )
 
-// ProxySpec sends API requests replymock does not fake to the real
-// service (scenario key proxy, or Options.Proxy for every scenario):
-// the paths it has no operation for, and the listed ones too.
+// ProxySpec sends the API requests replymock does not fake to the real
+// service.
 type ProxySpec = proxy.Spec
 
-// HeaderProxied marks an answer that came from the real service, not
-// from replymock's fake.
-const HeaderProxied = proxy.HeaderProxied
-
-// DefaultProxyTimeout bounds how long a proxied request waits for the
-// upstream's answer to start; past it, the client gets a 504.
-const DefaultProxyTimeout = proxy.DefaultTimeout
+// Proxying to the real service.
+const (
+	// HeaderProxied marks an answer that came from the real service.
+	HeaderProxied = proxy.HeaderProxied
+	// DefaultProxyTimeout bounds the wait for the upstream's answer to
+	// start; past it, the client gets a 504.
+	DefaultProxyTimeout = proxy.DefaultTimeout
+)
 
 // ParseProxyURL checks an upstream's base URL: absolute http or https,
 // with a host, and no query, fragment or user.

@@ -9,8 +9,8 @@ import (
 // DefaultSession is the session of requests without X-Mock-Session.
 const DefaultSession = sessionpkg.Default
 
-// AllSessions, given as a session to Reset, AddFault and friends, means
-// every session (for a fault: each session, counted separately).
+// AllSessions, given as a session to Reset, AddFault and the like, means
+// every session.
 const AllSessions = journal.AllSessions
 
 // Headers that steer the mock per request.
@@ -23,20 +23,16 @@ const (
 // validID reports whether s may name a session or a request.
 func validID(s string) bool { return sessionpkg.ValidID(s) }
 
-// session is one caller's state on top of the scenarios' data, kept by
-// the session store (mock/internal/session).
+// session is one caller's state on top of the scenarios' data.
 type session = sessionpkg.Session
 
-// resolve picks the session and scenario of an API request
-// (shared.State.Resolve).
+// resolve picks the session and scenario of an API request.
 func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
 	return s.st.Resolve(sid, name)
 }
 
-// Reset returns session (or every session, for AllSessions) to the start:
-// scenario settings, fault counters, rate limits, run-time faults, living
-// shops and the journal. Scenario choices stay: the server's and each
-// session's; so do seeded reviews, which are the session's start (a
-// living shop starts again on them). With AllSessions, the run-time
-// faults for every session and the overrides go too.
+// Reset returns session sid, or every session with AllSessions, to the
+// start: settings, fault counters, rate limits, run-time faults, living
+// shops and the journal. Scenario choices and seeded reviews stay. With
+// AllSessions, the overrides and the faults for every session go too.
 func (s *Server) Reset(sid string) { s.st.Reset(sid) }

@@ -6,34 +6,32 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 )
 
-// Patterns over the journal (package journal's matcher) in the Go API;
-// their parameters in GET /__mock/requests and GET /__mock/verify are
-// package admin's.
+// Bounds of waiting on the journal and of verifications.
+const (
+	// MaxWait is the longest a request may wait on the journal (wait=).
+	MaxWait = journal.MaxWait
+	// MaxWaiters bounds the requests waiting on the journal at once.
+	MaxWaiters = journal.MaxWaiters
+	// MaxClientWaiters bounds the requests one client waits with at once.
+	MaxClientWaiters = journal.MaxClientWaiters
+	// MaxVerifySeqs is how many sequence numbers a verification lists.
+	MaxVerifySeqs = journal.MaxVerifySeqs
+	// NearMisses is how many near misses a failed verification shows.
+	NearMisses = journal.NearMisses
+)
 
-// MaxWait is the longest a request may wait on the journal (wait=).
-const MaxWait = journal.MaxWait
-
-// MaxWaiters bounds the requests waiting on the journal at once, of all
-// sessions together; one more is answered 503 with Retry-After.
-const MaxWaiters = journal.MaxWaiters
-
-// MaxClientWaiters bounds the requests one client (a remote address, an
-// IPv6 /64) waits with at once, whatever sessions they name; one more is
-// answered 503 with Retry-After. WaitRequests, called in this process,
-// is bound by MaxWaiters only.
-const MaxClientWaiters = journal.MaxClientWaiters
-
-// MaxVerifySeqs is how many sequence numbers of matching entries a
-// verification lists: the newest.
-const MaxVerifySeqs = journal.MaxVerifySeqs
-
-// NearMisses is how many of the closest entries a failed verification
-// shows.
-const NearMisses = journal.NearMisses
-
-// Times says how many journal entries must match a pattern: from Min to
-// Max, a negative Max meaning no upper bound.
-type Times = journal.Times
+// Verifications of the journal.
+type (
+	// Times says how many journal entries must match a pattern.
+	Times = journal.Times
+	// Verification is the outcome of Verify and of GET /__mock/verify.
+	Verification = journal.Verification
+	// NearMiss is an entry that does not match a pattern, with the parts
+	// that differ.
+	NearMiss = journal.NearMiss
+	// Difference is what a pattern wants of a part and what an entry has.
+	Difference = journal.Difference
+)
 
 // Exactly wants n matching entries.
 func Exactly(n int) Times { return journal.Exactly(n) }
@@ -47,33 +45,17 @@ func AtMost(n int) Times { return journal.AtMost(n) }
 // Between wants from min to max matching entries.
 func Between(min, max int) Times { return journal.Between(min, max) }
 
-// Verification is the outcome of Verify and the data of GET
-// /__mock/verify (in a 409's error.details when it does not hold).
-type Verification = journal.Verification
-
-// NearMiss is an entry that does not match a pattern, with the parts
-// that differ.
-type NearMiss = journal.NearMiss
-
-// Difference is what a pattern wants of a part and what an entry has
-// there; Got is nil when the entry has no such part (no such query
-// parameter or header, no such path in its body, or a body that is not
-// JSON).
-type Difference = journal.Difference
-
-// Verify counts the journal entries that match f (its Limit aside) and
-// checks the count against want. When fewer match than want.Min, the
-// answer lists the nearest misses. An invalid pattern is an *APIError
-// naming the part.
+// Verify counts the journal entries that match f and checks the count
+// against want. When too few match, the answer lists the near misses.
+// An invalid pattern is an *APIError naming the part.
 func (s *Server) Verify(f JournalFilter, want Times) (Verification, error) {
 	return s.admin.Verify(f, want)
 }
 
-// WaitRequests waits until at least one journal entry matches f, then
-// returns the entries that match, oldest first (the newest f.Limit with
-// a limit); when ctx ends first, it returns ctx's error. Set f.Since to
-// wait for entries newer than those seen. An invalid pattern, or more
-// than MaxWaiters waiting at once, is an *APIError.
+// WaitRequests waits until a journal entry matches f, then returns the
+// entries that match, oldest first. Set f.Since to wait for entries
+// newer than those seen. An invalid pattern, or more than MaxWaiters
+// waiting, is an *APIError.
 func (s *Server) WaitRequests(ctx context.Context, f JournalFilter) ([]JournalEntry, error) {
 	return s.admin.WaitRequests(ctx, f)
 }

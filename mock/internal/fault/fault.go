@@ -9,10 +9,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Fault is a failure injected into requests that match it: latency, an
-// error answer, a dropped connection or a truncated body. Faults come from
-// a scenario file or are added at run time through the admin API; both use
-// this shape (YAML or JSON).
+// Fault is a failure injected into the requests that match it. Faults
+// come from a scenario file or from the admin API, in this one shape.
 type Fault struct {
 	// ID names a run-time fault (assigned when it is added).
 	ID string `json:"id,omitempty" yaml:"-"`
@@ -30,9 +28,8 @@ type Fault struct {
 	// Times limits how many requests the fault hits; 0 means no limit.
 	Times int `json:"times,omitempty" yaml:"times"`
 
-	// Latency, Error, Drop and Truncate say what the fault does: one
-	// field per kind (kind.go). Fields keep their order: it is the JSON's,
-	// and Prepare hashes the JSON.
+	// The fields below say what the fault does, one per kind. Keep
+	// their order: Prepare hashes the JSON.
 
 	// Latency delays the answer.
 	Latency *Latency `json:"latency,omitempty" yaml:"latency"`
@@ -43,9 +40,8 @@ type Fault struct {
 	// Truncate sends the real answer's headers and half its body, then
 	// closes the connection.
 	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
-	// Seed varies the fault's random stream (see Decide): two faults
-	// alike but for their seed draw independently. 0, the default, is a
-	// seed like any other.
+	// Seed varies the fault's random stream: two faults alike but for
+	// their seed draw independently.
 	Seed int64 `json:"seed,omitempty" yaml:"seed"`
 
 	seq int    // order of run-time faults; set by the Registry
@@ -61,9 +57,9 @@ func (f *Fault) Matches(method, apiPath string) bool {
 	return MatchPath(f.Path, apiPath)
 }
 
-// MatchPath reports whether apiPath (the path after /api/v1) matches
-// glob, as a fault's Path: "", "*" and "/**" match every path, "/x/**"
-// matches /x and everything under it, and any other glob is path.Match's.
+// MatchPath reports whether apiPath (the path after /api/v1) matches a
+// fault's Path glob. "/x/**" matches /x and everything under it; other
+// globs are path.Match's.
 func MatchPath(glob, apiPath string) bool {
 	switch {
 	case glob == "" || glob == "*" || glob == "/**":
@@ -76,12 +72,10 @@ func MatchPath(glob, apiPath string) bool {
 	return ok
 }
 
-// Prepare names the fault's random stream by what the fault is: every
-// field but its probability (so that raising it keeps the requests hit
-// and adds more), its id and its place among other faults (so that
-// adding, removing or reordering faults, or a server numbering run-time
-// faults differently, changes no other fault's draws). Faults are
-// prepared once, before any request meets them.
+// Prepare names the fault's random stream by a hash of its fields. The
+// id, the order and the probability are left out, so adding or
+// reordering faults changes no other fault's draws, and raising a
+// probability only adds hits. Call it once, before requests meet f.
 func (f *Fault) Prepare() {
 	g := *f
 	g.ID, g.Probability, g.seq, g.key = "", nil, 0, 0
@@ -91,8 +85,7 @@ func (f *Fault) Prepare() {
 	f.key = h.Sum64()
 }
 
-// Label says in the journal what the fault did: its name, then each of
-// its kinds' words ("flaky: latency error 503").
+// Label says in the journal what the fault did ("flaky: latency error 503").
 func (f *Fault) Label() string {
 	var parts []string
 	if f.Name != "" {
@@ -106,8 +99,7 @@ func (f *Fault) Label() string {
 	return strings.Join(parts, " ")
 }
 
-// Size is about what the fault keeps in memory: what the run-time
-// faults' byte bound counts.
+// Size is about how much memory the fault keeps, for MaxRuntimeBytes.
 func (f *Fault) Size() int64 {
 	n := int64(256 + len(f.ID) + len(f.Name) + len(f.Method) + len(f.Path))
 	for _, k := range kinds {
@@ -118,7 +110,7 @@ func (f *Fault) Size() int64 {
 	return n
 }
 
-// Decode reads a run-time fault from a JSON body: strictly, and checked.
+// Decode reads and checks a run-time fault from a JSON body.
 func Decode(body []byte) (*Fault, error) {
 	var f Fault
 	if err := wire.DecodeStrict(body, &f); err != nil {
@@ -130,8 +122,7 @@ func Decode(body []byte) (*Fault, error) {
 	return &f, nil
 }
 
-// Shape bounds a fault's JSON (POST and PUT /__mock/faults) before it is
-// decoded: its error answer's headers, and a little of everything else.
+// Shape bounds a fault's JSON before it is decoded.
 var Shape = &wire.Shape{What: "a fault", Items: 2 * MaxHeaders, Array: 100, Members: MaxHeaders}
 
 // MaxHeaders bounds the headers of a fault's error answer (400 above it).

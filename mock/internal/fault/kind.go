@@ -10,21 +10,13 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Kind is one thing a fault can do to a request, asked for by a field of
-// Fault of the same name. A kind either waits before the answer (latency,
-// with at most one other) or acts on the answer (error, drop, truncate:
-// at most one of them per fault). Each is one self-contained piece, in a
-// file of its own (kind_NAME.go): its field's checks, its journal label,
-// its metric label value and how it serves.
+// Kind is one thing a fault can do to a request, asked for by the Fault
+// field of the same name. A kind either waits before the answer or acts
+// on it, and a fault acts in at most one way. Each kind lives in its own
+// file, kind_NAME.go.
 //
-// To add a kind: a field in Fault, its kind_NAME.go, a line in kinds,
-// its word "kind-NAME" in each language of mock/ui/i18n.js, the field in
-// the Fault schema of mock/admin-openapi.yaml (whose description says
-// what a fault needs, as Needs does), a row of scenarios/README.md's
-// Faults table and that sentence, the metric's values in
-// mock/cli/README.md; then the golden
-// problems that name the kinds (-update). TestKindsAreListedAlike fails
-// until the table and those places agree (mock/README.md has the list).
+// TestKindsAreListedAlike lists the places a new kind must be named
+// (the control panel, the OpenAPI document, the READMEs).
 type Kind struct {
 	// Name is the Fault field that asks for the kind, in YAML and JSON.
 	Name string
@@ -33,14 +25,12 @@ type Kind struct {
 	Metric string
 
 	in    func(f *Fault) bool         // reports whether f asks for the kind
-	check func(f *Fault, p *problems) // adds the problems of f's field (f asks for the kind)
-	label func(f *Fault) string       // the journal's word for what the kind did
-	size  func(f *Fault) int64        // what the kind's field keeps, beyond Fault's own; nil for nothing
-	// A kind does one of three things: it waits (delay), answers in place
-	// of the API (answer: auth and the rate limit are not checked, and no
-	// handler reads the body), or changes the API's answer (wrap: it
-	// returns the writer the API's answer goes to, and what then sends it
-	// on to w as the kind changes it).
+	check func(f *Fault, p *problems) // adds the problems of f's field
+	label func(f *Fault) string       // the journal's word for the kind
+	size  func(f *Fault) int64        // the memory of the kind's field; nil for none
+	// A kind sets one of these. delay waits before the answer. answer
+	// writes an answer in place of the API's. wrap returns the writer
+	// the API's answer goes to, and a func that sends it on, changed.
 	delay  func(f *Fault, rng *rand.Rand) time.Duration
 	answer func(w http.ResponseWriter, f *Fault)
 	wrap   func(w http.ResponseWriter, f *Fault) (http.ResponseWriter, func())
@@ -58,8 +48,7 @@ func (k *Kind) Acts() bool { return k.answer != nil || k.wrap != nil }
 // Replaces reports whether the kind answers in place of the API.
 func (k *Kind) Replaces() bool { return k.answer != nil }
 
-// Action is the kind that acts on the answer among those f asks for;
-// nil for a fault that only waits.
+// Action is the kind of f that acts on the answer; nil if f only waits.
 func (f *Fault) Action() *Kind {
 	for _, k := range kinds {
 		if k.Acts() && k.in(f) {
@@ -69,9 +58,8 @@ func (f *Fault) Action() *Kind {
 	return nil
 }
 
-// Needs says in words what a fault must ask for, from the kind table:
-// "latency, or one of error, drop and truncate (latency may come with
-// one of them)", as the Fault schema of the admin OpenAPI document says.
+// Needs says in words what a fault must ask for: "latency, or one of
+// error, drop and truncate (latency may come with one of them)".
 func Needs() string {
 	waits, acts := kindNames()
 	return fmt.Sprintf("%s, or one of %s (%s may come with one of them)", joinWords(waits, "or"), joinWords(acts, "and"), joinWords(waits, "or"))
@@ -97,8 +85,8 @@ func joinWords(words []string, conj string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
 
-// problems gathers a fault's problems as (field path relative to the
-// fault, message) pairs.
+// problems gathers a fault's problems, with field paths relative to the
+// fault.
 type problems []wire.FieldProblem
 
 func (p *problems) add(field, format string, args ...any) {

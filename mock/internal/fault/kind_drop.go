@@ -2,7 +2,7 @@ package fault
 
 import "net/http"
 
-// dropKind closes the connection with no answer (Fault.Drop).
+// dropKind closes the connection with no answer.
 var dropKind = Kind{
 	Name:   "drop",
 	Metric: "drop",

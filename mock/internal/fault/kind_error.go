@@ -10,8 +10,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// errorKind answers with an error status in place of the API
-// (Fault.Error).
+// errorKind answers with an error status in place of the API.
 var errorKind = Kind{
 	Name:   "error",
 	Metric: "error",
@@ -57,9 +56,9 @@ func (e *ErrorAnswer) size() int64 {
 	return n
 }
 
-// write answers with the injected error: its body, or the contract's
-// envelope for its status. A 429 gets Retry-After and a 401
-// WWW-Authenticate unless the answer gives its own.
+// write sends the injected error: its body, or the contract's envelope
+// for its status. A 429 gets Retry-After and a 401 WWW-Authenticate,
+// unless the answer sets them.
 func (e *ErrorAnswer) write(w http.ResponseWriter) {
 	h := w.Header()
 	for k, v := range e.Headers {

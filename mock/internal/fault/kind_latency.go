@@ -8,8 +8,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// latencyKind waits before the answer (Fault.Latency): the delays of
-// every fault a request meets add up, to at most MaxLatency.
+// latencyKind waits before the answer. The delays of all the faults a
+// request meets add up, to at most MaxLatency.
 var latencyKind = Kind{
 	Name:   "latency",
 	Metric: "latency",

@@ -6,9 +6,8 @@ import (
 	"strconv"
 )
 
-// truncateKind sends the real answer's headers, with the Content-Length
-// of its whole body, and half its body, then closes the connection
-// (Fault.Truncate). It cuts whatever the answer is, a 401 or 429 too.
+// truncateKind sends the real answer with half its body, then closes the
+// connection. It cuts any answer, a 401 or 429 too.
 var truncateKind = Kind{
 	Name:   "truncate",
 	Metric: "truncate",
@@ -20,9 +19,8 @@ var truncateKind = Kind{
 	},
 }
 
-// writeTruncated sends what buf holds with its headers and a
-// Content-Length for the whole body, but only half the body, and then
-// closes the connection.
+// writeTruncated sends buf's headers and a Content-Length for its whole
+// body, then half the body, then closes the connection.
 func writeTruncated(w http.ResponseWriter, buf *bufferWriter) {
 	for k, v := range buf.header {
 		w.Header()[k] = v

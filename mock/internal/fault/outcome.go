@@ -2,7 +2,6 @@ package fault
 
 import (
 	"iter"
-	"math/rand/v2"
 	"net/http"
 	"time"
 )
@@ -11,34 +10,27 @@ import (
 type Request struct {
 	Method string
 	Path   string // after /api/v1
-	Seed   int64  // of the draws: the request's X-Mock-Seed, else the scenario's
-	// Tally, when set, counts the faults limited to some answers (after,
-	// times) for the session across the processes that share it (a
-	// fleet on Redis); nil counts in the session's Counter alone.
-	Tally Tally
+	Seed   int64  // the request's X-Mock-Seed, else the scenario's
+	Tally  Tally  // counts limited faults across a fleet; nil for none
 }
 
-// Outcome is what the faults an API request meets do to it: the delays
-// of those that wait, and the first that acts on the answer.
+// Outcome is what the faults an API request meets do to it.
 type Outcome struct {
-	// Acting is the fault met that acts on the answer (its Action);
-	// nil for none.
+	// Acting is the fault that acts on the answer; nil for none.
 	Acting *Fault
-	// Labels say in the journal what each fault met did, in order.
+	// Labels say in the journal what each fault did, in order.
 	Labels []string
-	// Limited is set when the request moved the count of a fault that
-	// fires a number of times (After, Times): a state kept outside the
-	// process must keep that count before the answer, or the fault
-	// fires again after a restart.
+	// Limited is set when the request counted for a fault with After or
+	// Times. A saved state must keep that count before the answer, or
+	// the fault fires again after a restart.
 	Limited bool
 
-	delay time.Duration // added up, before MaxLatency bounds it
+	delay time.Duration // the sum of the delays met
 }
 
-// Meet decides whether f hits the request, with the session's counter of
-// f that counter gives, and adds what it does. Faults are met in order:
-// once one acts on the answer, later ones that would act are not
-// reached, nor counted.
+// Meet decides whether f hits the request and adds what it does; counter
+// gives the session's Counter of f. Faults are met in order: once one
+// acts on the answer, later ones that would act are not counted.
 func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	act := f.Action()
 	if act != nil && o.Acting != nil {
@@ -47,15 +39,12 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	if !f.Matches(req.Method, req.Path) {
 		return
 	}
-	limited := f.After > 0 || f.Times > 0
-	o.Limited = o.Limited || limited
-	var hit bool
-	var rng *rand.Rand
-	if limited && req.Tally != nil {
-		hit, rng = f.decideTallied(counter(f), req)
-	} else {
-		hit, rng = f.Decide(counter(f), req.Seed)
+	var tally Tally
+	if f.After > 0 || f.Times > 0 {
+		o.Limited = true
+		tally = req.Tally
 	}
+	hit, rng := f.Decide(counter(f), req.Seed, tally)
 	if !hit {
 		return
 	}
@@ -70,15 +59,14 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	o.Labels = append(o.Labels, f.Label())
 }
 
-// Delay is how long the request waits before its answer: the delays met,
-// added up, at most MaxLatency.
+// Delay is how long the request waits before its answer.
 func (o *Outcome) Delay() time.Duration { return min(o.delay, MaxLatency) }
 
 // Replaces reports whether a fault answers in place of the API.
 func (o *Outcome) Replaces() bool { return o.Acting != nil && o.Acting.Action().Replaces() }
 
-// Answer writes the acting fault's answer when it answers in place of
-// the API, and reports whether it did (a drop does not return).
+// Answer writes the acting fault's answer if it replaces the API's, and
+// reports whether it did. A drop does not return.
 func (o *Outcome) Answer(w http.ResponseWriter) bool {
 	if !o.Replaces() {
 		return false
@@ -87,9 +75,8 @@ func (o *Outcome) Answer(w http.ResponseWriter) bool {
 	return true
 }
 
-// Through returns the writer the API's answer goes to: w, or the acting
-// fault's, which end then sends on to w as the fault changes it (a
-// truncate does not return). end is nil for w itself.
+// Through returns the writer the API's answer goes to. When the acting
+// fault changes the answer, end sends it on to w; otherwise end is nil.
 func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end func()) {
 	if o.Acting == nil {
 		return w, nil
@@ -101,8 +88,7 @@ func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end fun
 	return k.wrap(w, o.Acting)
 }
 
-// Metrics yields the metric label value of each kind the request met: a
-// wait's (when the delay is above 0) and the acting fault's.
+// Metrics yields the metric label of each kind the request met.
 func (o *Outcome) Metrics() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		if o.Delay() > 0 && !yield(latencyKind.Metric) {

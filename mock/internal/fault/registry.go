@@ -12,52 +12,47 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// AllSessions owns the run-time faults for every session, and in List
-// and Remove stands for every owner (mock.AllSessions is this).
+// AllSessions owns the faults for every session. In List and Remove it
+// stands for every owner.
 const AllSessions = "*"
 
-// Bounds of the run-time faults: for every session and of each session,
-// all together (a scenario's own are bounded by the scenario's format).
-// Past them, an addition is a 409 too_many_faults and changes nothing.
-// The byte bound counts what the faults keep (their names, paths, error
-// bodies and headers: Size), as the count bounds how many they are: a
-// thousand error bodies of a megabyte each would otherwise fit.
+// Bounds of the run-time faults of all sessions together: how many, and
+// how much memory (Size). Past them, an addition is a 409
+// too_many_faults. The byte bound stops a thousand error bodies of a
+// megabyte each.
 const (
 	MaxRuntime      = 1000
 	MaxRuntimeBytes = 16 << 20
 )
 
-// Registry keeps the run-time faults: those for every session
-// (AllSessions) and each session's own, each list in the order added,
-// within a bound on how many they are and on what they keep together.
-// It hands out the lists themselves, which it replaces and never
-// changes: a request reads the faults it met without a lock. A session's
-// faults go with the session (Drop), which its owner says.
+// Registry keeps the run-time faults: those for every session and each
+// session's own, in the order added. A list is replaced, never changed,
+// so a request reads the faults it met without a lock.
 type Registry struct {
 	max   int
-	bytes *budget.Budget // what the faults keep (Size), against MaxRuntimeBytes
+	bytes *budget.Budget // the faults' Size, against MaxRuntimeBytes
 
-	// adding makes additions take turns: the room one has counted stays
-	// its own until it is in (removals only make more).
+	// adding makes additions take turns, so the room one has counted is
+	// still there when it goes in.
 	adding sync.Mutex
 
-	mu     sync.Mutex          // guards the fields below; held while no other lock is taken
+	mu     sync.Mutex          // guards the fields below; no other lock is taken while held
 	shared []*Fault            // for every session
 	own    map[string][]*Fault // each session's, by session id
 	seq    int                 // the number of the last id given
 }
 
-// NewRegistry returns an empty registry that keeps at most max faults,
-// of maxBytes together (MaxRuntime and MaxRuntimeBytes for a server).
+// NewRegistry returns an empty registry of at most max faults and
+// maxBytes.
 func NewRegistry(max int, maxBytes int64) *Registry {
 	return &Registry{max: max, own: make(map[string][]*Fault),
 		bytes: budget.New("replymock_runtime_fault_bytes", "What the run-time faults keep together (their names, paths, error bodies and headers), within their byte bound (MaxRuntimeFaultBytes).", maxBytes)}
 }
 
-// Budget is the faults' byte budget, for the server's set of them.
+// Budget is the faults' byte budget.
 func (r *Registry) Budget() *budget.Budget { return r.bytes }
 
-// sizeOf is what faults keep together.
+// sizeOf is the Size of faults together.
 func sizeOf(faults []*Fault) int64 {
 	var n int64
 	for _, f := range faults {
@@ -66,25 +61,24 @@ func sizeOf(faults []*Fault) int64 {
 	return n
 }
 
-// For returns the faults that apply to session sid's requests: those for
-// every session, then its own, each in the order added. The caller must
-// not change the lists.
+// For returns the faults for every session and session sid's own. The
+// caller must not change the lists.
 func (r *Registry) For(sid string) (shared, own []*Fault) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.shared, r.own[sid]
 }
 
-// Shared returns the faults for every session, in the order added. The
-// caller must not change the list.
+// Shared returns the faults for every session. The caller must not
+// change the list.
 func (r *Registry) Shared() []*Fault {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.shared
 }
 
-// List copies the faults that apply to session sid: every session's,
-// then its own, in the order added. With AllSessions, it lists every one.
+// List copies the faults that apply to session sid, in the order added.
+// With AllSessions, it lists them all.
 func (r *Registry) List(sid string) []Fault {
 	r.mu.Lock()
 	var out []Fault
@@ -104,19 +98,16 @@ func (r *Registry) List(sid string) []Fault {
 }
 
 // Add checks f and adds it for owner (a session, or AllSessions) with a
-// new id, after every fault there is; it returns f as kept. before, when
-// not nil, runs once there is room and before f goes in (the server makes
-// the session there); it may remove faults. Past the bounds, it returns
-// a 409 *wire.APIError (too_many_faults) and adds nothing.
+// new id; it returns f as kept. before, if not nil, runs once there is
+// room and before f goes in. Past the bounds, Add returns a 409
+// too_many_faults and adds nothing.
 func (r *Registry) Add(owner string, f Fault, before func()) (Fault, error) {
 	f, _, err := r.put(owner, f, false, before)
 	return f, err
 }
 
-// Replace is Add that takes out the faults of owner named as f is, in
-// the same step: no request sees both, or neither. With none of that
-// name, it adds f. It returns the faults it took out, for their counters
-// to go too.
+// Replace is Add that also takes out owner's faults named as f is, in
+// one step. It returns the faults taken out, so their counters can go.
 func (r *Registry) Replace(owner string, f Fault, before func()) (Fault, []*Fault, error) {
 	if f.Name == "" {
 		return Fault{}, nil, wire.InvalidBody("name", "required: the name of the fault to replace")
@@ -159,9 +150,8 @@ func (r *Registry) put(owner string, f Fault, replace bool, before func()) (Faul
 	return f, removed, nil
 }
 
-// room refuses n new faults of size bytes together when they would take
-// the faults past the bounds, counting all there are but those going
-// (which the new ones replace). The caller holds r.adding.
+// room refuses n new faults of size bytes when they would pass the
+// bounds, not counting the faults going. r.adding must be held.
 func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bool) error {
 	r.mu.Lock()
 	have, used := 0, r.bytes.Used()
@@ -194,9 +184,8 @@ func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bo
 	return nil
 }
 
-// Remove takes out the fault with id, whoever owns it, or with id ""
-// every fault of owner (AllSessions: every fault there is). It returns
-// the faults it took out, for their counters to go too.
+// Remove takes out the fault with id, or with id "" every fault of owner
+// (AllSessions: all of them). It returns the faults taken out.
 func (r *Registry) Remove(owner, id string) []*Fault {
 	var removed []*Fault
 	drop := func(of string) func(*Fault) bool {
@@ -222,8 +211,8 @@ func (r *Registry) Remove(owner, id string) []*Fault {
 	return removed
 }
 
-// Drop forgets owner's faults: a session's, as the session goes, or with
-// AllSessions those for every session (not each session's own).
+// Drop forgets owner's faults when the session goes. With AllSessions it
+// forgets the faults for every session, not each session's own.
 func (r *Registry) Drop(owner string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -236,13 +225,10 @@ func (r *Registry) Drop(owner string) {
 	}
 }
 
-// Restore puts faults, a session's restored from its snapshot, in place
-// of the faults of owner (a session), in the order given and keeping
-// their ids where no other fault has them (else each gets a new one).
-// The bounds are checked with owner's faults gone. before, when not nil,
-// runs once there is room and before the faults go in; an error from it
-// changes nothing here and is returned. Restore keeps the faults given:
-// the caller may hold their addresses (their counters).
+// Restore puts a session's faults from its snapshot in place of owner's.
+// A fault keeps its id unless another fault has it. before, if not nil,
+// runs once there is room; its error stops Restore. The faults are kept
+// as given, since the caller holds their counters by address.
 func (r *Registry) Restore(owner string, faults []*Fault, before func() error) error {
 	r.adding.Lock()
 	defer r.adding.Unlock()
@@ -275,8 +261,8 @@ func (r *Registry) Restore(owner string, faults []*Fault, before func() error) e
 	return nil
 }
 
-// takenLocked reports whether a fault but owner's has the id; the caller
-// holds r.mu.
+// takenLocked reports whether a fault not owner's has the id. r.mu must
+// be held.
 func (r *Registry) takenLocked(owner, id string) bool {
 	has := func(f *Fault) bool { return f.ID == id }
 	if slices.ContainsFunc(r.shared, has) {
@@ -290,10 +276,9 @@ func (r *Registry) takenLocked(owner, id string) bool {
 	return false
 }
 
-// ReadBack checks the faults for every session read back from a saved
-// state, at path in its document: each valid, with an id of its own (f
-// and a number), within the bounds. It returns them prepared, for
-// SetShared; a problem is a 400 naming the field.
+// ReadBack checks the faults for every session read from a saved state
+// and returns them prepared for SetShared. path is where they are in
+// the document; a problem is a 400 naming the field.
 func (r *Registry) ReadBack(path string, in []Fault) ([]*Fault, error) {
 	if len(in) > r.max {
 		return nil, wire.InvalidBody(path, "at most %d, got %d", r.max, len(in))
@@ -320,8 +305,8 @@ func (r *Registry) ReadBack(path string, in []Fault) ([]*Fault, error) {
 	return out, nil
 }
 
-// SetShared puts faults, from ReadBack, in place of the faults for every
-// session; ids given later follow theirs.
+// SetShared puts faults from ReadBack in place of those for every
+// session.
 func (r *Registry) SetShared(faults []*Fault) {
 	r.adding.Lock()
 	defer r.adding.Unlock()

@@ -9,9 +9,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Validate lists the fault's problems as (field path relative to the
-// fault, message) pairs: those of the requests it picks, then each
-// kind's (kinds, in order), then what it asks for as a whole.
+// Validate lists the fault's problems, with field paths relative to the
+// fault.
 func (f *Fault) Validate() []wire.FieldProblem {
 	var p problems
 	f.checkPick(&p)

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -103,11 +104,11 @@ func jsonWant(t reflect.Type) string {
 // EachMember calls fn for every member of the JSON object raw, in document
 // order. It rejects anything but an object, duplicate keys and trailing
 // data; path names raw in error messages ("" is the body itself). Each
-// value is the part of raw that holds it, not a copy: a valid object is
-// read in place, its keys and values costing no more than the keys.
+// value is the part of raw that holds it, not a copy.
 func EachMember(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
 	if !json.Valid(raw) {
-		return eachMemberChecked(raw, path, fn) // encoding/json says what is wrong
+		var v any
+		return InvalidBody(path, "malformed JSON: %s", JSONProblem(json.Unmarshal(raw, &v)))
 	}
 	if JSONKind(raw) != "object" {
 		return InvalidBody(path, "must be a JSON object, got %s", JSONKind(raw))
@@ -115,24 +116,22 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 	dec, done := reader(raw)
 	defer done()
 	if _, err := dec.ReadToken(); err != nil {
-		return eachMemberChecked(raw, path, fn)
+		return InvalidBody(path, "malformed JSON: %s", err)
 	}
 	var seenKeys [32]string // on the stack, for an object of few members
 	seen := seenKeys[:0]
 	for dec.PeekKind() != '}' {
 		name, err := readIn(dec, raw)
 		if err != nil {
-			return eachMemberChecked(raw, path, fn)
+			return InvalidBody(path, "malformed JSON: %s", err)
 		}
 		value, err := readIn(dec, raw)
 		if err != nil {
-			return eachMemberChecked(raw, path, fn)
+			return InvalidBody(path, "malformed JSON: %s", err)
 		}
 		key := stringOf(name)
-		for _, k := range seen {
-			if k == key {
-				return InvalidBody(JoinPath(path, key), "duplicate key")
-			}
+		if slices.Contains(seen, key) {
+			return InvalidBody(JoinPath(path, key), "duplicate key")
 		}
 		seen = append(seen, key)
 		if err := fn(key, value); err != nil {
@@ -205,46 +204,6 @@ func plainString(lit []byte) bool {
 		}
 	}
 	return utf8.Valid(s)
-}
-
-// eachMemberChecked is EachMember through encoding/json, whose words say
-// what is wrong with a body that is not JSON.
-func eachMemberChecked(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return InvalidBody(path, "must be a JSON object, got %s", JSONKind(raw))
-	}
-	seen := make(map[string]bool)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
-		}
-		key := tok.(string) // object keys are always strings
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return InvalidBody(JoinPath(path, key), "malformed JSON: %s", JSONProblem(err))
-		}
-		if seen[key] {
-			return InvalidBody(JoinPath(path, key), "duplicate key")
-		}
-		seen[key] = true
-		if err := fn(key, value); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return InvalidBody(path, "unexpected data after the JSON value")
-	}
-	return nil
 }
 
 // EachElement calls fn for every element of the JSON array raw, each

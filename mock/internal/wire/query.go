@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Params is what a route takes in its query string, and what it does
@@ -20,27 +22,24 @@ type Params struct {
 	// what the route takes ("query.NAME" for the prefix "query.");
 	// empty means Names then Prefixes as written.
 	Shown []string
-	// IgnoreUnknown lets other parameters through unread, as the API
-	// does (its warnings tell the client); otherwise an unknown
-	// parameter is a 400, as on the admin API.
+	// IgnoreUnknown skips other parameters, as the API does (its
+	// warnings tell the client). Otherwise an unknown one is a 400.
 	IgnoreUnknown bool
 }
 
-// Query holds a request's known query parameters, decoded, with every
-// value given (a repeat is an error only when the parameter is read).
-// A route's few parameters are kept in order and looked up by a scan:
-// a query costs one allocation, and none when it is empty.
+// Query holds a request's known query parameters, decoded, in order. A
+// repeated parameter is an error only when it is read. A route has few
+// parameters, so a scan finds one.
 type Query struct {
 	pairs []param
 }
 
 type param struct{ name, value string }
 
-// ReadQuery decodes rawQuery's parameters that p knows. "&" alone
-// separates parameters. Refused at once: a parameter without a name, a
-// known one with malformed percent-encoding, and, unless IgnoreUnknown,
-// an unknown one (unknown names are not decoded when ignored, so a
-// malformed one is ignored too).
+// ReadQuery decodes rawQuery's parameters that p knows. Only "&"
+// separates parameters. A known parameter with malformed
+// percent-encoding is refused; so are, unless p.IgnoreUnknown, a
+// parameter without a name and an unknown one.
 func ReadQuery(rawQuery string, p *Params) (Query, error) {
 	var q Query
 	if rawQuery != "" {
@@ -52,18 +51,15 @@ func ReadQuery(rawQuery string, p *Params) (Query, error) {
 		}
 		k, v, _ := strings.Cut(part, "=")
 		key, err := url.QueryUnescape(k)
+		known := err == nil && p.knows(key)
 		switch {
-		case err != nil && p.IgnoreUnknown:
+		case !known && p.IgnoreUnknown:
 			continue
 		case err != nil:
 			return Query{}, InvalidParameter(Clip(k), "malformed percent-encoding in %q", Clip(k))
-		case key == "" && p.IgnoreUnknown:
-			continue
 		case key == "":
 			return Query{}, InvalidParameter(Clip(part), "a parameter without a name")
-		case !p.knows(key) && p.IgnoreUnknown:
-			continue
-		case !p.knows(key):
+		case !known:
 			return Query{}, InvalidParameter(Clip(key), "unknown parameter; this route takes %s", p.shown())
 		}
 		val, err := url.QueryUnescape(v)
@@ -148,23 +144,11 @@ func (q Query) Int(name string, lo, hi int64, want string) (int64, bool, error) 
 }
 
 // ParseDigits parses a non-empty string of ASCII digits that fits in
-// int64; strconv alone would also take a sign.
+// int64. Unlike strconv.ParseInt, it refuses a sign.
 func ParseDigits(s string) (int64, error) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseUint(s, 10, 63)
+	return int64(n), err
 }
 
 // IsToken reports whether s is an HTTP token (a method or header name).
-func IsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r >= 127 || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
-}
+func IsToken(s string) bool { return httpguts.ValidHeaderFieldName(s) }

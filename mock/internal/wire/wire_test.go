@@ -41,7 +41,7 @@ func TestDecoders(t *testing.T) {
 			func(raw []byte) error {
 				return EachMember(raw, "x", func(string, json.RawMessage) error { return nil })
 			}},
-		{"trailing data", `{"a":1} 2`, "unexpected data after the JSON value",
+		{"trailing data", `{"a":1} 2`, "after top-level value",
 			func(raw []byte) error {
 				return EachMember(raw, "x", func(string, json.RawMessage) error { return nil })
 			}},

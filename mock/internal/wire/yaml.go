@@ -2,16 +2,18 @@ package wire
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 
 	"gopkg.in/yaml.v3"
 )
@@ -146,105 +148,85 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil // empty: the JSON decoder says so
 	}
-	var c yamlConverter
-	return c.append(nil, doc.Content[0], "")
+	// The JSON is about as long as the YAML: one buffer of that size saves
+	// the copies of growing one. Duplicate keys pass: the JSON decoder
+	// refuses them, naming the key.
+	buf := bytes.NewBuffer(make([]byte, 0, len(data)))
+	enc := jsontext.NewEncoder(buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), jsontext.EscapeForJS(true))
+	if err := writeYAML(enc, doc.Content[0], ""); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// yamlConverter writes YAML nodes as JSON; its encoder, which writes
-// strings as encoding/json does without HTML escaping, is reused from
-// one string to the next.
-type yamlConverter struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-func (c *yamlConverter) append(b []byte, n *yaml.Node, path string) ([]byte, error) {
-	var err error
+// writeYAML writes a YAML node as JSON; path names it in errors.
+func writeYAML(enc *jsontext.Encoder, n *yaml.Node, path string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
-		b = append(b, '{')
+		enc.WriteToken(jsontext.BeginObject)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				return nil, InvalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
+				return InvalidBody(path, "YAML: keys must be plain names, at line %d", k.Line)
 			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = c.appendString(b, k.Value)
-			b = append(b, ':')
-			if b, err = c.append(b, v, JoinPath(path, k.Value)); err != nil {
-				return nil, err
+			enc.WriteToken(jsontext.String(k.Value))
+			if err := writeYAML(enc, v, JoinPath(path, k.Value)); err != nil {
+				return err
 			}
 		}
-		return append(b, '}'), nil
+		return enc.WriteToken(jsontext.EndObject)
 	case yaml.SequenceNode:
-		b = append(b, '[')
+		enc.WriteToken(jsontext.BeginArray)
 		for i, e := range n.Content {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = c.append(b, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return nil, err
+			if err := writeYAML(enc, e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
 			}
 		}
-		return append(b, ']'), nil
+		return enc.WriteToken(jsontext.EndArray)
 	case yaml.ScalarNode:
-		return c.appendScalar(b, n), nil
+		if tooBig(n) {
+			return enc.WriteValue(jsontext.Value(n.Value)) // the decoder refuses it
+		}
+		return enc.WriteToken(yamlScalar(n))
 	case yaml.AliasNode:
-		return nil, InvalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
+		return InvalidBody(path, "YAML: anchors and aliases are not supported (line %d)", n.Line)
 	}
-	return nil, InvalidBody(path, "YAML: unexpected node at line %d", n.Line)
+	return InvalidBody(path, "YAML: unexpected node at line %d", n.Line)
 }
 
-// appendScalar writes a scalar as the JSON value of its tag: null, a
-// boolean, an integer (one too big for 64 bits as its digits, which the
-// decoder refuses) or a number; strings, timestamps and the rest as
+// tooBig reports whether n is an integer too big for 64 bits.
+func tooBig(n *yaml.Node) bool {
+	if n.ShortTag() != "!!int" {
+		return false
+	}
+	_, err := ParseDigits(strings.TrimPrefix(n.Value, "-"))
+	return errors.Is(err, strconv.ErrRange)
+}
+
+// yamlScalar is the JSON value of a scalar's tag: null, a boolean, an
+// integer or a number. Strings, timestamps, infinities and the rest are
 // strings.
-func (c *yamlConverter) appendScalar(b []byte, n *yaml.Node) []byte {
+func yamlScalar(n *yaml.Node) jsontext.Token {
 	switch n.ShortTag() {
 	case "!!null":
-		return append(b, "null"...)
+		return jsontext.Null
 	case "!!bool":
 		var v bool
 		if n.Decode(&v) == nil {
-			return strconv.AppendBool(b, v)
+			return jsontext.Bool(v)
 		}
 	case "!!int":
 		var v int64
 		if n.Decode(&v) == nil {
-			return strconv.AppendInt(b, v, 10)
-		}
-		if isDigits(strings.TrimPrefix(n.Value, "-")) {
-			return append(b, n.Value...) // too big: the decoder says so
+			return jsontext.Int(v)
 		}
 	case "!!float":
 		var v float64
-		if n.Decode(&v) == nil {
-			if js, err := json.Marshal(v); err == nil {
-				return append(b, js...)
-			}
+		if n.Decode(&v) == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return jsontext.Float(v)
 		}
 	}
-	return c.appendString(b, n.Value)
-}
-
-// appendString writes s as a JSON string, as encoding/json does without
-// HTML escaping: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029 are
-// escaped.
-func (c *yamlConverter) appendString(b []byte, s string) []byte {
-	if c.enc == nil {
-		c.enc = json.NewEncoder(&c.buf)
-		c.enc.SetEscapeHTML(false)
-	}
-	c.buf.Reset()
-	c.enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(c.buf.Bytes(), []byte("\n"))...)
-}
-
-func isDigits(s string) bool {
-	_, err := ParseDigits(s)
-	return err == nil || errors.Is(err, strconv.ErrRange)
+	return jsontext.String(n.Value)
 }
 
 // YAMLNodes is at least the number of nodes yaml.v3 builds of data (its
@@ -323,23 +305,17 @@ func emptyAfter(data []byte, i int) int {
 // bom is the byte order mark in UTF-8.
 var bom = []byte("\ufeff")
 
-// utf8Text is data as UTF-8: a UTF-16 document (which yaml.v3 reads by
-// its byte order mark, as YAML says) made UTF-8; others as they are.
+// utf8Text is data as UTF-8: a UTF-16 document, which yaml.v3 reads by
+// its byte order mark, is decoded; others are returned as they are.
 func utf8Text(data []byte) []byte {
-	var order binary.ByteOrder
-	switch {
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
-		order = binary.LittleEndian
-	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		order = binary.BigEndian
-	default:
+	if !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		return data
 	}
-	units := make([]uint16, 0, len(data)/2)
-	for i := 2; i+1 < len(data); i += 2 {
-		units = append(units, order.Uint16(data[i:]))
+	text, _, err := transform.Bytes(unicode.BOMOverride(transform.Nop), data)
+	if err != nil {
+		return data
 	}
-	return []byte(string(utf16.Decode(units)))
+	return text
 }
 
 // lineBreak is the length of the line break data starts with: NEL (C2 85),
