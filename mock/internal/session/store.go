@@ -2,6 +2,7 @@ package session
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -205,11 +206,7 @@ func (m *Memory) listLocked(id string) []*Session {
 		}
 		return nil
 	}
-	out := make([]*Session, 0, len(m.m))
-	for _, ss := range m.m {
-		out = append(out, ss)
-	}
-	return out
+	return slices.Collect(maps.Values(m.m))
 }
 
 func (m *Memory) putLocked(ss *Session) {

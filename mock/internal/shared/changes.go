@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-
 	"slices"
 	"sync"
 
@@ -130,11 +129,7 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 			c.mu.Lock()
 			continue
 		}
-		ids := make([]string, 0, len(c.sessions))
-		for id := range c.sessions {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
+		ids := slices.Sorted(maps.Keys(c.sessions))
 		server, upTo, keep := c.server, c.marked, c.keep
 		c.sessions, c.server = nil, false
 		done := make(chan struct{})
