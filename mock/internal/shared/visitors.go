@@ -125,10 +125,10 @@ func (st *State) mayName(name string) error {
 }
 
 // ResolveVisitor is Resolve for a request that came on a public
-// listener, from the remote address remote (host:port): a scenario it
-// may not name is refused with 403, and a session that is new counts
-// against its client's new sessions, past which it is refused with 429
-// and made not. The default session is never new.
+// listener from the remote address remote (host:port). A scenario the
+// visitor may not name is refused with 403. A new session counts
+// against its client's new sessions; past the limit it is refused with
+// 429 and not made. The default session is never new.
 func (st *State) ResolveVisitor(sid, name, remote string) (*session.Session, *scenario.Scenario, error) {
 	if name != "" {
 		if err := st.mayName(name); err != nil {
