@@ -23,9 +23,9 @@ type metrics struct {
 	faults   *prometheus.CounterVec
 	warnings *prometheus.CounterVec
 
-	// The vectors' children by label values, so that a request costs no
-	// formatting and hashing of its labels: a request's count and latency
-	// children together, found by one lookup.
+	// The vectors' children by label values, so that a request does not
+	// format and hash its labels. A request's count and latency children
+	// are found by one lookup.
 	requestsBy childCache[requestLabels, requestChildren]
 	faultsBy   childCache[faultLabels, prometheus.Counter]
 	warningsBy childCache[warnKind, prometheus.Counter]
