@@ -20,9 +20,9 @@ const (
 
 // listParam is one query parameter of GET /feedbacks: its name, what it
 // takes (for the test that holds the OpenAPI document to the table) and
-// how its value goes into the query. The query goes in and out by value:
-// a pointer given to a function of the table would put it on the heap,
-// for every list.
+// how its value goes into the query. The query is passed by value: a
+// pointer passed to a function in the table would move it to the heap
+// on every list.
 type listParam struct {
 	name   string
 	kind   string // "integer" (from lo to hi), "date" or "text" (at most hi characters)
@@ -161,10 +161,9 @@ var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledPage = 256 << 10
 
 // writePooled writes the body in *bp, a buffer of pageBuffers, and puts
-// the buffer back once nothing refers to it: at once if w copied it
-// (net/http, the buffer of a truncated answer), or, if w is the
-// recorder, when it has sent the answer it holds (recorder.release);
-// the journal keeps a copy.
+// the buffer back once nothing refers to it. That is at once if w copied
+// it (net/http), or, for a holding recorder, once it has sent the
+// answer (recorder.release). The journal keeps a copy.
 func writePooled(w http.ResponseWriter, status int, bp *[]byte) {
 	rec, _ := w.(*recorder)
 	if rec != nil && rec.hold {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,9 +23,9 @@ type metrics struct {
 	faults   *prometheus.CounterVec
 	warnings *prometheus.CounterVec
 
-	// The vectors' children by label values, so that a request costs no
-	// formatting and hashing of its labels: a request's count and latency
-	// children together, found by one lookup.
+	// The vectors' children by label values, so that a request does not
+	// format and hash its labels. A request's count and latency children
+	// are found by one lookup.
 	requestsBy childCache[requestLabels, requestChildren]
 	faultsBy   childCache[faultLabels, prometheus.Counter]
 	warningsBy childCache[warnKind, prometheus.Counter]
@@ -102,6 +103,7 @@ type childCache[K comparable, M any] struct {
 	mu       sync.Mutex              // serializes additions
 }
 
+// get returns the child of label values k, made on first use.
 func (c *childCache[K, M]) get(k K) M {
 	if m := c.children.Load(); m != nil {
 		if child, ok := (*m)[k]; ok {
@@ -116,12 +118,9 @@ func (c *childCache[K, M]) get(k K) M {
 			return child
 		}
 	}
-	m := make(map[K]M, 1)
+	m := make(map[K]M)
 	if old != nil {
-		m = make(map[K]M, len(*old)+1)
-		for k, child := range *old {
-			m[k] = child
-		}
+		maps.Copy(m, *old)
 	}
 	child := c.create(k)
 	m[k] = child
@@ -132,7 +131,7 @@ func (c *childCache[K, M]) get(k K) M {
 // apiRoute is the route label of an API path: a known route, or "other",
 // so that unknown paths cannot grow the metrics without end.
 func apiRoute(path string) string {
-	if p, ok := cutPrefix(path); ok {
+	if p, ok := strings.CutPrefix(path, Prefix); ok {
 		for _, op := range operations {
 			if op.path == p {
 				return path

@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
 
 // operation is one API operation: its path below Prefix, the methods it
 // answers, the query parameters it takes (others are warned about) and
@@ -35,7 +39,7 @@ type Route struct {
 func Routes() []Route {
 	out := make([]Route, len(operations))
 	for i, op := range operations {
-		out[i] = Route{Prefix + op.path, append([]string(nil), op.methods...)}
+		out[i] = Route{Prefix + op.path, slices.Clone(op.methods)}
 	}
 	return out
 }
@@ -43,26 +47,14 @@ func Routes() []Route {
 // find is the operation of a request, by its exact path (as sent, not
 // cleaned or decoded) and method; nil for none.
 func find(escapedPath, method string) *operation {
-	p, ok := cutPrefix(escapedPath)
+	p, ok := strings.CutPrefix(escapedPath, Prefix)
 	if !ok {
 		return nil
 	}
-	for i := range operations {
-		if operations[i].path == p {
-			for _, m := range operations[i].methods {
-				if m == method {
-					return &operations[i]
-				}
-			}
+	for i, op := range operations {
+		if op.path == p && slices.Contains(op.methods, method) {
+			return &operations[i]
 		}
 	}
 	return nil
-}
-
-// cutPrefix is path below Prefix.
-func cutPrefix(path string) (string, bool) {
-	if len(path) < len(Prefix) || path[:len(Prefix)] != Prefix {
-		return "", false
-	}
-	return path[len(Prefix):], true
 }

@@ -190,9 +190,9 @@ func steering(h http.Header) (sid string, seed int64, err error) {
 	return sid, seed, err
 }
 
-// SessionOf is the session an API request names (X-Mock-Session, the
-// default session without it), or the 400 of an id no session may have
-// ("*" among them: every session is not one an API request is about).
+// SessionOf is the session an API request names in X-Mock-Session, or
+// the default session without it. An id no session may have is a 400;
+// "*" is one, as an API request is never about every session.
 func SessionOf(h http.Header) (string, error) {
 	sid := h.Get(HeaderSession)
 	if sid == "" {
@@ -230,10 +230,10 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 	}
 }
 
-// logRequest logs an API request's line at level info, for a request
-// that started at start and took took. LogAttrs would walk the stack for
-// the call's program counter on every request: this one's is found once.
-// And the clock was just read: now is start+took.
+// logRequest logs an API request's line at level info. It builds the
+// record itself because LogAttrs would walk the stack for the caller's
+// program counter on every request; requestLogPC finds it once. The
+// record's time is start+took, as the clock was just read.
 func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
 	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
 		return

@@ -9,16 +9,16 @@ import (
 )
 
 // recorder passes a response through, keeping its status and the start
-// of its body for the journal. It keeps the written slices themselves:
-// the API's handlers write each body from a buffer they never reuse, or
-// lend it one from a pool (lend), which Journals.Record copies before
-// the journal keeps it (journal.Record.Lent). (The admin API's streamed
-// answers reuse theirs, but admin requests are not journaled: of them,
-// the recorder is read only for the status.)
+// of its body for the journal. It keeps the written slices, not copies.
+// The API's handlers write each body from a buffer they never reuse, or
+// from a pooled one they lend it (lend), which Journals.Record copies
+// (journal.Record.Lent). The admin API's streamed answers reuse their
+// buffers, but admin requests are not journaled: only their status is
+// read.
 //
-// Holding, it sends nothing until release: an API answer reaches the
-// client only after its journal entry is in, so a test that has its
-// answer finds the request in the journal.
+// While holding, it sends nothing until release. An API answer then
+// reaches the client only after its journal entry is in, so a test that
+// has its answer finds the request in the journal.
 type recorder struct {
 	http.ResponseWriter
 	status int

@@ -51,11 +51,10 @@ func (sd *Seed) Reviews() *reviews.Store { return sd.own }
 func (sd *Seed) Bytes() int64 { return sd.bytes }
 
 // seedBox holds what a session seeded, by scenario name. A reset hands
-// it to the session that replaces the reset one, which keeps it too: a
-// request under way during the reset, on the reset session, sees the
-// seeded reviews as the session's next requests do, and the reviews
-// stay counted once. Its mu is taken under a session's mu, never the
-// other way round.
+// the box to the session that replaces the reset one. A request still
+// running on the reset session then sees the same seeded reviews as the
+// next requests, and the reviews are counted once. Its mu is taken
+// under a session's mu, never the other way round.
 type seedBox struct {
 	mu sync.Mutex
 	m  map[string]*Seed
@@ -110,10 +109,12 @@ func (ss *Session) Seeded(name string) (sd *Seed, others int) {
 func (ss *Session) SeedBytes() int64 { return ss.seeds.bytes() }
 
 // KeepSeed makes next what the session seeded in the scenario name, in
-// place of prev, and starts its living shop there again on it; false if
-// the session has gone or seeded something else meanwhile. room checks
-// the bounds (others: the session's reviews seeded in other scenarios)
-// and reserves next's bytes beyond prev's; its error refuses.
+// place of prev, and restarts its living shop there on it. It returns
+// false if the session has gone or seeded something else meanwhile.
+//
+// room checks the bounds, given the session's reviews seeded in other
+// scenarios, and reserves next's bytes beyond prev's. Its error refuses
+// the seed.
 func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
 	kept, err := ss.keepSeed(name, prev, next, room)
 	if kept {
@@ -174,10 +175,10 @@ func (ss *Session) dropSeedsLocked() int {
 	return n
 }
 
-// seedViewLocked is the session's seeded data in sc: nil when it seeded
-// none there. The view is made again for a new version of the scenario
-// (hot reload): added reviews keep their ids unless the new data reaches
-// them, and then move up past it. The caller holds ss.mu.
+// seedViewLocked is the session's seeded data in sc, or nil if it
+// seeded none there. A new version of the scenario (hot reload) gets a
+// new view: added reviews keep their ids unless the new data reaches
+// them, and then they move up past it. ss.mu must be held.
 func (ss *Session) seedViewLocked(sc *scenario.Scenario, base *reviews.Store) (*reviews.Stack, error) {
 	ss.seeds.mu.Lock()
 	defer ss.seeds.mu.Unlock()

@@ -80,14 +80,13 @@ type state struct {
 	settings settings.Settings
 	window   access.Window
 	shop     *shop.Shop // the session's own living shop, for a scenario with one
-	// own: the session changed its shop on this version (its settings of
-	// a rating, its clock, a shop restored): it never reads the shared
-	// one. Once its own shop is dropped (evicted, a new version, its
-	// seeds changed), it is pristine again if its ratings' settings are
-	// the scenario's.
+	// own is set once the session changed its shop on this version
+	// (a rating's settings, its clock, a restored shop): from then on it
+	// never reads the shared shop. When its own shop is dropped, it is
+	// pristine again if its ratings' settings are the scenario's.
 	own bool
-	// read: the session, pristine, read the shared shop; its snapshot
-	// shows that shop as the session's.
+	// read is set once the session, while pristine, read the shared
+	// shop. Its snapshot shows that shop as the session's own.
 	read bool
 }
 
@@ -117,8 +116,8 @@ func (st *state) forgetShopLocked() {
 // ID is the session's id.
 func (ss *Session) ID() string { return ss.id }
 
-// Dropped reports whether the session went from the store (reset or
-// evicted): what a request read of it since may be its emptied state.
+// Dropped reports whether the session was reset or evicted from the
+// store. A request still holding it may read its emptied state.
 func (ss *Session) Dropped() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -128,9 +127,9 @@ func (ss *Session) Dropped() bool {
 // Key names the session's journal.
 func (ss *Session) Key() journal.Key { return ss.key }
 
-// Lasting reports whether the session's shops go last: the default
-// session's. With ID, TryLock and Unlock, a Session is the shop.Owner
-// of its living shops.
+// Lasting reports whether the session's shops are evicted last, which
+// holds only for the default session. With ID, TryLock and Unlock, it
+// makes a Session the shop.Owner of its living shops.
 func (ss *Session) Lasting() bool { return ss.id == Default }
 
 // TryLock tries the session's lock, for the shops' budget.
@@ -165,8 +164,8 @@ func (ss *Session) stateLocked(sc *scenario.Scenario) *state {
 }
 
 // pristineLocked reports whether the session reads the shared shop in
-// st's scenario: it changed nothing of its shop there, and seeded no
-// reviews there. The caller holds ss.mu.
+// st's scenario: it has changed nothing of its shop there and seeded no
+// reviews there. ss.mu must be held.
 func (ss *Session) pristineLocked(st *state) bool {
 	if st.own || st.shop != nil || ss.shared.common.off {
 		return false
@@ -196,9 +195,9 @@ func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
 	return ss.stateLocked(sc).settings
 }
 
-// PatchSettings makes the session's settings in sc what apply makes of
-// them, in one step: on error nothing changes. In a living shop, a
-// rating whose settings change can be answered from now.
+// PatchSettings replaces the session's settings in sc with what apply
+// returns, in one step. On error nothing changes. In a living shop, the
+// reviews of a rating whose settings changed can be answered from now.
 func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
 	set, err := ss.patchSettings(sc, now, apply)
 	if err == nil {
@@ -264,11 +263,13 @@ type Turn struct {
 }
 
 // Meet decides which faults hit a request of the session in sc, and
-// counts them: the scenario's own first, then the run-time faults for
-// every session, then the session's own, each in the order added; every
-// fault keeps one counter per session. Then, still under the session's
-// lock, decide gets the request's Turn. A session that has gone meets
-// none of the faults of its id, which are another session's now.
+// counts them. The scenario's faults come first, then the run-time
+// faults for every session, then the session's own, each in the order
+// added. Every fault keeps one counter per session.
+//
+// decide then gets the request's Turn, still under the session's lock.
+// A session that has gone meets none of its own faults: its id belongs
+// to another session now.
 func (ss *Session) Meet(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	ss.mu.Lock()
 	o := ss.meetLocked(sc, all, req, decide)
@@ -347,9 +348,9 @@ type List interface {
 	AppendPage(b []byte, res reviews.Result, q reviews.Query) []byte
 }
 
-// Reviews is what the session's list reads in sc: the scenario's store,
-// the reviews the session seeded, or the session's living shop on
-// either, brought up to its clock.
+// Reviews is the list the session reads in sc: the scenario's reviews,
+// the session's seeded ones, or its living shop on either, brought up
+// to its clock.
 func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 	if sc.Shop() == nil {
 		// Outside ss.mu: a big scenario's first build holds no session's lock.
@@ -379,10 +380,12 @@ func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 }
 
 // Shop runs fn on the session's living shop in sc, brought up to its
-// clock, with the session's settings there, under the session's lock;
-// sc has a shop. With change, fn may change the shop (move its clock):
-// a pristine session's shop forks from the shared one first, and the
-// session is marked changed. Without, fn only reads it.
+// clock, with the session's settings there. It holds the session's lock
+// while fn runs; sc must have a shop.
+//
+// With change set, fn may change the shop (move its clock): a pristine
+// session first forks its own shop from the shared one, and the session
+// is marked changed. Without it, fn must only read.
 func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, change bool, fn func(*shop.Shop, settings.Settings) error) error {
 	if change {
 		defer ss.changed() // its clock may have moved
@@ -401,9 +404,9 @@ func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, change bool, fn fu
 }
 
 // readShopLocked runs fn on the living shop the session reads in sc,
-// brought up to its clock: the shared one while the session is
-// pristine there (under that shop's lock), else its own; fn only reads
-// it. The caller holds ss.mu; sc has a shop.
+// brought up to its clock. That is the shared shop, under its lock,
+// while the session is pristine there, else the session's own. fn must
+// only read. ss.mu must be held; sc must have a shop.
 func (ss *Session) readShopLocked(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop) error) error {
 	st := ss.stateLocked(sc)
 	if ss.pristineLocked(st) {
@@ -418,9 +421,9 @@ func (ss *Session) readShopLocked(sc *scenario.Scenario, now time.Time, fn func(
 }
 
 // changeShopLocked returns the session's own shop in sc, brought up to
-// its clock, for a change: a pristine session's is forked from the
-// shared one as it stands now. The caller holds ss.mu, and marks the
-// session changed; sc has a shop.
+// its clock, for a change. A pristine session's is first forked from
+// the shared shop as it stands. ss.mu must be held, and the caller marks
+// the session changed; sc must have a shop.
 func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Shop, error) {
 	st := ss.stateLocked(sc)
 	if !ss.pristineLocked(st) {
@@ -439,10 +442,9 @@ func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop
 	return fork, nil
 }
 
-// ownShopLocked brings the session's own living shop in st's scenario
-// up to its clock and returns it: a shop evicted by the shops' budget,
-// or dropped, starts again here, on the session's data. The caller
-// holds ss.mu.
+// ownShopLocked returns the session's own living shop in st's scenario,
+// brought up to its clock. A shop that the budget evicted, or that was
+// dropped, starts again here on the session's data. ss.mu must be held.
 func (ss *Session) ownShopLocked(st *state, now time.Time) (*shop.Shop, error) {
 	sh := st.shop
 	if sh == nil {
@@ -461,9 +463,9 @@ func (ss *Session) ownShopLocked(st *state, now time.Time) (*shop.Shop, error) {
 	return sh, sh.Bring(now, st.settings)
 }
 
-// keepShopLocked makes sh the state's own shop, within the shops'
-// budget for a kept session (a dropped session's request keeps
-// nothing); the caller holds ss.mu.
+// keepShopLocked makes sh the state's own shop. A kept session counts
+// it in the shops' budget; a dropped session keeps nothing there.
+// ss.mu must be held.
 func (ss *Session) keepShopLocked(st *state, sh *shop.Shop) {
 	st.shop = sh
 	if ss.keeps && !ss.dropped {

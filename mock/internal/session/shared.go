@@ -1,6 +1,8 @@
 package session
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,10 +98,7 @@ func (s *sharedShops) read(sc *scenario.Scenario, now time.Time, fn func(*shop.S
 // reset drops every shared shop: each starts again when next read.
 func (s *sharedShops) reset() {
 	s.mu.Lock()
-	all := make([]*sharedShop, 0, len(s.m))
-	for _, c := range s.m {
-		all = append(all, c)
-	}
+	all := slices.Collect(maps.Values(s.m))
 	s.mu.Unlock()
 	for _, c := range all {
 		c.mu.Lock()

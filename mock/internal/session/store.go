@@ -2,6 +2,7 @@ package session
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -67,20 +68,21 @@ type Config struct {
 	// Overrides is the memory of the sessions' own overrides; nil counts
 	// none.
 	Overrides *budget.Budget
-	// Changed, when set, is told the id of every session whose part
-	// changed (its pick, settings, seeds, overrides, fault counters, a
-	// shop of its own started or forked, its clock moved), or that was
-	// put, dropped or reset: what a Store that outlives the process
-	// must keep again. A pristine session reading the shared shop
-	// changes nothing of its own.
+	// Changed, when set, is told the id of every session that was put,
+	// dropped or reset, or whose state changed: its pick, settings,
+	// seeds, overrides, fault counters, or its own shop (started,
+	// forked, its clock moved). A store that outlives the process
+	// writes these sessions again. A pristine session that reads the
+	// shared shop changes nothing of its own.
 	Changed func(id string)
 	// Evicted, when set, is told the id of a session dropped to make
 	// room (idle past the TTL, or the least recently used at the
-	// limit), before Changed is: a store shared by several processes
-	// keeps it for the others, where a reset or a restore would not.
+	// limit), before Changed is. A store shared by several processes
+	// keeps such a session for the others; a reset or a restore
+	// removes it.
 	Evicted func(id string)
-	// Pinned, when set, reports whether requests are served from
-	// session id now (a fleet's replica pins them): such a session is
+	// Pinned, when set, reports whether requests are being served from
+	// session id (a fleet's replica pins them). A pinned session is
 	// never evicted, so a request never reads a copy emptied under it.
 	// The store then holds more than Max by at most the requests in
 	// flight, which the server's connection limit bounds.
@@ -205,11 +207,7 @@ func (m *Memory) listLocked(id string) []*Session {
 		}
 		return nil
 	}
-	out := make([]*Session, 0, len(m.m))
-	for _, ss := range m.m {
-		out = append(out, ss)
-	}
-	return out
+	return slices.Collect(maps.Values(m.m))
 }
 
 func (m *Memory) putLocked(ss *Session) {
@@ -279,9 +277,9 @@ func (m *Memory) dropLocked(id string) {
 	ss.mu.Unlock()
 }
 
-// clearLocked empties a session taken out of the store, but for its
-// scenario pick and seeded reviews, and marks it dropped, under m.mu and
-// ss.mu.
+// clearLocked empties a session taken out of the store, keeping its
+// scenario pick and seeded reviews, and marks it dropped. m.mu and ss.mu
+// must be held.
 func (m *Memory) clearLocked(ss *Session) {
 	m.cfg.Journals.Drop(ss.key)
 	for _, st := range ss.states {
@@ -295,8 +293,10 @@ func (m *Memory) clearLocked(ss *Session) {
 	}
 	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}
 	m.cfg.Faults.Drop(ss.id) // its run-time faults go with it
-	ss.dropped = true        // a request still running keeps no shop (nor, by its Key, any entry), and meets none of its faults
-	ss.changed()             // gone: kept, it would come back
+	// A request still running on it keeps no shop and no journal entry,
+	// and meets none of its faults.
+	ss.dropped = true
+	ss.changed() // a store that outlives the process removes it too
 }
 
 // Reset returns session id, or every session for All, to its start.

@@ -11,8 +11,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/shop"
 )
 
-// Taken is a session as it was at one moment, each part as its concern
-// keeps it: what a snapshot is written from.
+// Taken is a session as it was at one moment, each part as its package
+// keeps it. A snapshot is written from it.
 type Taken struct {
 	Pick      string
 	Overrides access.Overrides
@@ -43,14 +43,15 @@ type TakenScenario struct {
 	Shop     *shop.Snapshot     // its living shop, on the version served now
 }
 
-// Take takes the session at now: its living shops brought up to their
-// clocks first, as a list request would. current are the scenarios
-// served now, by name; the state of one that is gone is left out. With
-// withShared, the shared shop a pristine session read is taken as its shop
-// (a snapshot given out); without, it is left out (the state folder:
-// restored, the session reads the shared shop again, which goes on as
-// it would have, its arrivals and replies following from the scenario
-// and the clock alone).
+// Take takes the session at now, its living shops first brought up to
+// their clocks as a list request would. current are the scenarios served
+// now, by name; the state of one that is gone is left out.
+//
+// withShared is set for a snapshot given out: the shared shop a
+// pristine session read is taken as its own. The state folder leaves it
+// out: restored, the session reads the shared shop again, which has gone
+// on as it would have, since its arrivals and replies follow from the
+// scenario and the clock alone.
 func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, withShared bool) (Taken, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -152,9 +153,9 @@ func (ss *Session) PutSeed(name string, sd *Seed) {
 	ss.seeds.m[name] = sd
 }
 
-// PutSettings makes set the session's settings in sc, whose fault
-// counters and shop start afresh: the shared shop, while the settings
-// of the ratings are the scenario's.
+// PutSettings makes set the session's settings in sc. Its fault counters
+// and shop there start afresh; it reads the shared shop while its
+// ratings' settings are the scenario's.
 func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

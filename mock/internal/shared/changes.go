@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-
 	"slices"
 	"sync"
 
@@ -20,10 +19,10 @@ import (
 // returns once all of it is kept.
 type Keeper func(ctx context.Context, sessions []string, server bool) error
 
-// Unkept is a Keeper's error when it kept some of what it was given but
-// not all: the server's state (Server) or sessions (by id) whose files
-// could not be written. The rest is kept, and a write fails only if
-// what it changed is among what was not.
+// Unkept is a Keeper's error when it kept only part of what it was
+// given: the server's state (Server) or the sessions (by id) whose files
+// could not be written. The rest is kept. A write fails only if what it
+// changed was not kept.
 type Unkept struct {
 	Server   error
 	Sessions map[string]error
@@ -44,13 +43,15 @@ func (u *Unkept) Unwrap() []error {
 }
 
 // changes tracks what changed since it was last kept, for a Keeper: the
-// sessions changed (marked by the session store on every change of a
-// session's part, and by the state for a session's run-time faults) and
-// whether the server's own state did (its pick, its faults and
-// overrides for every session). Each mark counts one version; Sync
-// waits until the versions marked before it are kept. One keeping runs
-// at a time, and takes every change marked until it starts: writes that
-// come together are kept together.
+// sessions changed, and whether the server's own state changed (its
+// pick, and the faults and overrides for every session). The session
+// store marks a session on every change; the state marks it for its
+// run-time faults.
+//
+// Each mark counts one version, and sync waits until the versions
+// marked before it are kept. One keeping runs at a time and takes every
+// change marked before it starts, so writes that come together are kept
+// together.
 type changes struct {
 	mu       sync.Mutex
 	keep     Keeper // nil: nothing outlives the process, Sync returns at once
@@ -76,10 +77,10 @@ func (c *changes) evict(id string) {
 	c.mu.Unlock()
 }
 
-// Evicted reports whether session id, gone from the store, went to make
-// room (idle past the TTL, or the least recently used at the limit)
-// rather than by a reset or a restore; it forgets it, so that a Keeper
-// asks once for each time it went.
+// Evicted reports whether session id, now gone from the store, was
+// dropped to make room (idle past the TTL, or the least recently used
+// at the limit) rather than by a reset or a restore. It then forgets the
+// eviction, so a Keeper asks once each time the session goes.
 func (st *State) Evicted(id string) bool {
 	st.changes.mu.Lock()
 	defer st.changes.mu.Unlock()
@@ -111,11 +112,11 @@ func (c *changes) serverChanged() {
 	c.mu.Unlock()
 }
 
-// sync returns once every change marked before it was called is kept,
-// keeping them itself unless a keeping under way takes them; or with
-// ctx's error, or the Keeper's: for sid, only if the Keeper did not
-// keep sid's (session.All: anything). A change a failed keeping did not
-// keep stays marked, for the next.
+// sync returns once every change marked before the call is kept. It
+// keeps them itself unless a keeping under way takes them. It returns
+// ctx's error, or the Keeper's when the Keeper did not keep sid's
+// changes (for session.All, any change). A change that a failed keeping
+// did not keep stays marked for the next one.
 func (c *changes) sync(ctx context.Context, sid string) error {
 	c.mu.Lock()
 	want := c.marked
@@ -130,11 +131,7 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 			c.mu.Lock()
 			continue
 		}
-		ids := make([]string, 0, len(c.sessions))
-		for id := range c.sessions {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
+		ids := slices.Sorted(maps.Keys(c.sessions))
 		server, upTo, keep := c.server, c.marked, c.keep
 		c.sessions, c.server = nil, false
 		done := make(chan struct{})
@@ -158,9 +155,9 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 	return err
 }
 
-// remark marks ids, and with server the server's state, changed again:
-// a keeping did not keep them, so the next Sync (the last save's
-// included) tries them again. The caller holds c.mu.
+// remark marks ids, and with server the server's state, changed again
+// after a keeping did not keep them. The next Sync, the last save's
+// included, tries them again. c.mu must be held.
 func (c *changes) remark(ids []string, server bool) {
 	c.marked++
 	if c.sessions == nil {
@@ -172,9 +169,9 @@ func (c *changes) remark(ids []string, server bool) {
 	c.server = c.server || server
 }
 
-// noteFailed notes what a keeping of ids (and server) did not keep
-// (unkept, nil when all was), marking it again for the next keeping.
-// The caller holds c.mu.
+// noteFailed notes what a keeping of ids (and server) did not keep, and
+// marks it again for the next keeping. unkept is nil when all was kept.
+// c.mu must be held.
 func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	for _, id := range ids {
 		delete(c.failed, id)
@@ -198,8 +195,8 @@ func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	}
 }
 
-// failedFor is why sid's changes (session.All: any) are not kept; nil
-// when they are. The caller holds c.mu.
+// failedFor is why sid's changes (for session.All, any) are not kept,
+// or nil when they are. c.mu must be held.
 func (c *changes) failedFor(sid string) error {
 	if sid != session.All {
 		if err := c.failed[sid]; err != nil {
@@ -218,8 +215,8 @@ func (c *changes) failedFor(sid string) error {
 	return &Unkept{Server: c.failed[session.All], Sessions: sessions}
 }
 
-// runKeeper runs keep, a panic in it made its error: the keeping under
-// way ends either way, so no later Sync waits on it for ever.
+// runKeeper runs keep and turns a panic in it into its error. The
+// keeping under way ends either way, so no later Sync waits for ever.
 func runKeeper(keep Keeper, ctx context.Context, ids []string, server bool) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -254,12 +251,12 @@ func (st *State) MarkChanged(server bool, ids ...string) {
 	}
 }
 
-// SyncWrite is Sync for a write about to be answered with success, of
-// session sid (session.All, or none named: of the server's state or
-// any session): nil once what it changed is kept, else the error to
-// answer in its place (500 internal_error: the change is made, but
-// would not outlive a restart). Another session's file that could not
-// be written is not sid's error.
+// SyncWrite is Sync for a write about to be answered with success. sid
+// names the session written; none, or session.All, stands for the
+// server's state or any session. It returns nil once the change is kept.
+// Otherwise it returns the error to answer instead, a 500
+// internal_error: the change is made but would not outlive a restart.
+// Another session's file that could not be written is not sid's error.
 func (st *State) SyncWrite(ctx context.Context, sid ...string) error {
 	scope := session.All
 	if len(sid) == 1 && sid[0] != "" {

@@ -7,10 +7,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 )
 
-// Counts counts, for a fleet whose replicas share the state, what they
-// must count as one: the faults limited to some answers (after, times)
-// and the rate limit's windows, each count one atomic step in the
-// shared store.
+// Counts counts what the replicas of a fleet must count as one: the
+// faults limited to some answers (after, times) and the rate limit's
+// windows. Each count is one atomic step in the shared store.
 type Counts interface {
 	// Tally counts session sid's limited faults.
 	Tally(sid string) fault.Tally

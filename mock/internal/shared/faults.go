@@ -5,10 +5,10 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// PutFault adds f for session sid (session.All: for every session),
-// first taking out the faults of sid with f's name when replace is set;
-// it returns f with its id and how many faults it replaced. A session's
-// fault makes the session, once the registry has room for it.
+// PutFault adds f for session sid (session.All: for every session) and
+// returns f with its id and how many faults it replaced. With replace
+// set, sid's faults with f's name are taken out first. Adding a
+// session's fault makes the session, once the registry has room for it.
 func (st *State) PutFault(sid string, f fault.Fault, replace bool) (fault.Fault, int, error) {
 	var removed []*fault.Fault
 	err := st.sessions.Update(func(tx session.Tx) error {

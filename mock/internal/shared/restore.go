@@ -7,9 +7,9 @@ import (
 )
 
 // Install puts fresh, a session filled from a snapshot, in place of
-// session sid, with its run-time faults and seedBytes of seeded reviews:
-// the session it replaces goes, in one step with the new one's coming,
-// and the bounds are checked with it gone. Refused, nothing changes.
+// session sid, with its run-time faults and seedBytes of seeded reviews.
+// The old session goes in the same step as the new one comes, and the
+// bounds are checked with the old one gone. If refused, nothing changes.
 func (st *State) Install(sid string, fresh *session.Session, faults []*fault.Fault, seedBytes int64) error {
 	return st.sessions.Update(func(tx session.Tx) error {
 		// The faults go in place of the session's own, with the bounds

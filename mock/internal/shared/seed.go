@@ -146,9 +146,9 @@ func (st *State) errSeedMemory(delta int64) error {
 // living shops start again on the scenarios' data. It returns how many
 // reviews went.
 func (st *State) ClearSeeded(sid string) int {
-	// With the store held: a reset cannot replace a session between
-	// finding it and clearing it, which would leave the replacing
-	// session's living shop on the reviews.
+	// The store is held so that a reset cannot replace a session between
+	// finding it and clearing it. The replacing session's living shop
+	// would otherwise stay on the reviews.
 	n := 0
 	st.sessions.Update(func(tx session.Tx) error {
 		for _, ss := range tx.List(sid) {

@@ -13,6 +13,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
+	"golang.org/x/time/rate"
 )
 
 // Visitors bounds what the clients of a public listener (the API's, when
@@ -44,12 +45,11 @@ type visitors struct {
 	seen    list.List                // *allowance, the most recently seen first
 }
 
-// allowance is how many new sessions a client may start now: a whole
-// minute's at most, one more every minute/NewSessions.
+// allowance is a client's new sessions: a whole minute's at most, one
+// more every minute/NewSessions.
 type allowance struct {
 	client string
-	left   float64
-	at     time.Time
+	limit  *rate.Limiter
 }
 
 // clientOf is the client a request's remote address (host:port) names
@@ -61,14 +61,6 @@ func clientOf(remote string) string {
 		return ""
 	}
 	return c
-}
-
-// refill is what a is now, at the rate of n a minute.
-func (a *allowance) refill(now time.Time, n int) {
-	if el := now.Sub(a.at); el > 0 {
-		a.left = min(float64(n), a.left+el.Minutes()*float64(n))
-		a.at = now
-	}
 }
 
 // admit counts a new session of client at now, or says when the client
@@ -91,19 +83,19 @@ func (v *visitors) admit(client string, now time.Time) error {
 		if len(v.clients) >= MaxVisitorClients {
 			delete(v.clients, v.seen.Remove(v.seen.Back()).(*allowance).client)
 		}
-		a = &allowance{client: client, left: float64(n), at: now}
+		a = &allowance{client: client, limit: rate.NewLimiter(rate.Limit(float64(n)/60), n)}
 		v.clients[client] = v.seen.PushFront(a)
 	}
-	a.refill(now, n)
-	if a.left >= 1 {
-		a.left--
+	if a.limit.AllowN(now, 1) {
 		return nil
 	}
-	wait := time.Duration((1 - a.left) / float64(n) * float64(time.Minute))
+	// Rounded up to whole seconds, as Retry-After says it.
+	wait := time.Duration((1 - a.limit.TokensAt(now)) / float64(n) * float64(time.Minute))
+	wait = (wait + time.Second - 1).Truncate(time.Second)
 	e := wire.StatusError(http.StatusTooManyRequests)
 	e.Field = HeaderSession
 	e.Message = fmt.Sprintf("too many new sessions from your address: at most %d a minute here (the server's --max-new-sessions); send an %s you have used already (or none, for the default session), or start this one in %ds",
-		n, HeaderSession, int((wait+time.Second-1)/time.Second))
+		n, HeaderSession, int(wait/time.Second))
 	e.RetryAfter = wait
 	return e
 }
@@ -133,10 +125,10 @@ func (st *State) mayName(name string) error {
 }
 
 // ResolveVisitor is Resolve for a request that came on a public
-// listener, from the remote address remote (host:port): a scenario it
-// may not name is refused with 403, and a session that is new counts
-// against its client's new sessions, past which it is refused with 429
-// and made not. The default session is never new.
+// listener from the remote address remote (host:port). A scenario the
+// visitor may not name is refused with 403. A new session counts
+// against its client's new sessions; past the limit it is refused with
+// 429 and not made. The default session is never new.
 func (st *State) ResolveVisitor(sid, name, remote string) (*session.Session, *scenario.Scenario, error) {
 	if name != "" {
 		if err := st.mayName(name); err != nil {
