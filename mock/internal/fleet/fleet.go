@@ -11,7 +11,7 @@
 //     (one MGET, pipelined with the other requests' by the client) and
 //     reloads what moved (Refresh), so a request that starts after a
 //     write's answer on one replica sees it on any other; a write takes
-//     its session's lock in Redis before (Lock), and Serve does it all;
+//     its session's lock in Redis before (lock), and Serve does it all;
 //   - the data a scenario generates is the same on every replica (same
 //     seed, one data anchor kept in Redis): only what changes is stored.
 //
@@ -176,8 +176,8 @@ func Shown(raw string) string {
 	return u.Redacted()
 }
 
-// Redact is s with u's password, if any, replaced by xxxxx.
-func Redact(s string, u *url.URL) string {
+// redact is s with u's password, if any, replaced by xxxxx.
+func redact(s string, u *url.URL) string {
 	if p, ok := u.User.Password(); ok && p != "" {
 		s = strings.ReplaceAll(s, p, "xxxxx")
 	}
@@ -218,7 +218,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			}
 			c.Close()
 		}
-		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", Redact(err.Error(), u), "in", wait.String())
+		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", redact(err.Error(), u), "in", wait.String())
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("store %s: unreachable: %w", s.shown, ctx.Err())
@@ -368,7 +368,7 @@ func refusal(err error) (*rueidis.RedisError, bool) {
 // failed notes that Redis did not answer.
 func (s *Store) failed(err error) {
 	u, _ := url.Parse(s.cfg.URL)
-	msg := Redact(err.Error(), u)
+	msg := redact(err.Error(), u)
 	s.lastErr.Store(msg)
 	if s.up.Swap(false) {
 		s.cfg.Log.Warn("store: unreachable; reads answer from the state last known, writes are refused", "store", s.shown, "err", msg)

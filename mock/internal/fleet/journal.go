@@ -137,7 +137,7 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 		default:
 			r.err = err
 			if r.err == nil {
-				r.err = ErrUnavailable() // not the answer a step gives
+				r.err = errUnavailable() // not the answer a step gives
 			}
 		}
 		close(r.done)
@@ -207,7 +207,7 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 	}
 	parts, err := res.ToArray()
 	if err != nil || len(parts) != 2 {
-		return nil, ErrUnavailable() // not the answer a step gives
+		return nil, errUnavailable() // not the answer a step gives
 	}
 	arr, _ := parts[0].ToArray()
 	pairs, _ := parts[1].ToArray()

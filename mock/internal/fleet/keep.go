@@ -121,8 +121,8 @@ redis.call('SET', KEYS[1], string.format('%d', v))
 return v
 `)
 
-// ErrUnavailable is the answer to a write while Redis is out of reach.
-func ErrUnavailable() *wire.APIError {
+// errUnavailable is the answer to a write while Redis is out of reach.
+func errUnavailable() *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
 		Message: "the shared store (--store) is out of reach: nothing changed; send it again once it is back"}
 }
@@ -256,7 +256,7 @@ func unavailable(err error) *wire.APIError {
 	if re, ok := refusal(err); ok {
 		return errRefused(re)
 	}
-	return ErrUnavailable()
+	return errUnavailable()
 }
 
 // errRefused is the answer to a write Redis answered with an error (a

@@ -126,11 +126,11 @@ func (h *held) add(id string, n int) {
 	}
 }
 
-// Lock takes the lock of session sid (every session's for session.All)
+// lock takes the lock of session sid (every session's for session.All)
 // for a write request, and returns what gives it back. Call it before
 // Refresh; the error is the 503 to answer (Redis out of reach, or the lock
 // held too long by others).
-func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error) {
+func (s *Store) lock(ctx context.Context, sid string) (unlock func(), err error) {
 	var b [16]byte
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -173,7 +173,7 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 
 // lockTimeout is the answer to a write whose lock did not come.
 func lockTimeout() error {
-	e := ErrUnavailable()
+	e := errUnavailable()
 	e.Message = "other writes of this session held it for " + lockWait.String() + ": nothing changed; send it again"
 	return e
 }

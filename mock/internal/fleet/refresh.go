@@ -21,7 +21,7 @@ import (
 // for every session Redis keeps) up to date with Redis: one MGET of
 // their versions, and a reload of what moved. A request that starts
 // after a write was answered sees that write. Its error is
-// ErrOutOfReach when Redis did not answer, or errNotHeld when this
+// errOutOfReach when Redis did not answer, or errNotHeld when this
 // replica cannot hold the session as Redis has it.
 func (s *Store) Refresh(parent context.Context, sid string) error {
 	if sid == session.All {
@@ -45,12 +45,12 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 		if parent.Err() == nil { // not a client gone
 			s.failed(err)
 		}
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	s.reached()
 	sv, _ := version(vals[0])
 	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	if sid == "" {
 		return nil
@@ -80,8 +80,8 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 	return s.reloadSession(ctx, sid)
 }
 
-// ErrOutOfReach is Refresh's error when Redis did not answer.
-var ErrOutOfReach = errors.New("the shared store is out of reach")
+// errOutOfReach is Refresh's error when Redis did not answer.
+var errOutOfReach = errors.New("the shared store is out of reach")
 
 // dropUnkept drops this replica's copy of session sid, which Redis
 // holds nothing of, if it is still to be read again: a write Redis did
@@ -214,7 +214,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 // reloadSession makes session id what Redis holds: its document
 // restored in place of the replica's copy, or, with none, the session
 // gone. It waits until the requests served from the copy are done.
-// ErrOutOfReach when Redis did not answer; errNotHeld when the document
+// errOutOfReach when Redis did not answer; errNotHeld when the document
 // does not restore here (the replica's seeded reviews' memory full, say):
 // the session is read again at its next request, and neither served nor
 // written from a copy that is not Redis's.
@@ -224,7 +224,7 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
 	if !ok {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	v, _ := version(vals[0])
 	if s.holdsSession(id, v) {
@@ -293,7 +293,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 		ids, err = s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
 		return err
 	}) != nil {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 512)
@@ -303,7 +303,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 		}
 		vals, ok := s.mget(ctx, keys...)
 		if !ok {
-			return ErrOutOfReach
+			return errOutOfReach
 		}
 		for i, id := range ids[:n] {
 			v, ok := version(vals[i])
@@ -316,7 +316,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 			// One that does not restore here fails a write about every
 			// session (a reset of all would leave it as it is), and is
 			// left out of a read, to be read again at its next request.
-			if err := s.reloadSession(ctx, id); errors.Is(err, ErrOutOfReach) || err != nil && s.held.coversAll() {
+			if err := s.reloadSession(ctx, id); errors.Is(err, errOutOfReach) || err != nil && s.held.coversAll() {
 				return err
 			}
 		}

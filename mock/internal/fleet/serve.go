@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// StaleWarning is the X-Mock-Warning of an answer read while Redis is
+// staleWarning is the X-Mock-Warning of an answer read while Redis is
 // out of reach.
-const StaleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
+const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
 // Serve serves a request of session sid (session.All for every session)
 // from the fleet's state: a write first takes the session's lock in
@@ -18,10 +18,10 @@ const StaleWarning = `299 replymock "the shared store (--store) is out of reach:
 // It returns the error to answer in place of serving: a write while
 // Redis is out of reach, a lock that did not come, a session this
 // replica cannot hold. A read while Redis is out of reach is served
-// from the copy this replica has, with StaleWarning.
+// from the copy this replica has, with staleWarning.
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
 	if write {
-		unlock, err := s.Lock(r.Context(), sid)
+		unlock, err := s.lock(r.Context(), sid)
 		if err != nil {
 			return err
 		}
@@ -32,12 +32,12 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 	err := s.Refresh(r.Context(), sid)
 	switch {
 	case err == nil:
-	case !errors.Is(err, ErrOutOfReach):
+	case !errors.Is(err, errOutOfReach):
 		return err // the session does not restore here
 	case write:
-		return ErrUnavailable()
+		return errUnavailable()
 	default:
-		w.Header().Add("X-Mock-Warning", StaleWarning)
+		w.Header().Add("X-Mock-Warning", staleWarning)
 	}
 	p.use.RLock()
 	defer p.use.RUnlock()
