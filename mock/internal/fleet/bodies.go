@@ -7,16 +7,16 @@ import (
 	"sync"
 )
 
-// minApart is the size from which the journal keeps a response apart
+// minSharedBody is the size from which the journal keeps a response apart
 // from its entry, once for all the entries that answered the same bytes
 // (j:b:H, journal.go); a smaller one goes inline, with its entry.
-const minApart = 1 << 10
+const minSharedBody = 1 << 10
 
-// maxCompared bounds the body a replica keeps a copy of, to compare.
-const maxCompared = 64 << 10
+// maxLastBody bounds the body a replica keeps a copy of, to compare.
+const maxLastBody = 64 << 10
 
-// maxKnown bounds the hashes a replica remembers having sent.
-const maxKnown = 4096
+// maxSentHashes bounds the hashes a replica remembers having sent.
+const maxSentHashes = 4096
 
 // bodyCache is what a replica knows of the responses it journals: the
 // hash of the last one (the same page, request after request, is
@@ -34,7 +34,7 @@ type bodyCache struct {
 // hash is the hash of response b, "" to keep it inline, and whether its
 // body should go with the entry.
 func (c *bodyCache) hash(b []byte) (h string, send bool) {
-	if len(b) < minApart {
+	if len(b) < minSharedBody {
 		return "", false
 	}
 	c.mu.Lock()
@@ -48,7 +48,7 @@ func (c *bodyCache) hash(b []byte) (h string, send bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(b) <= maxCompared && (len(c.last) != len(b) || c.lastH != h) {
+	if len(b) <= maxLastBody && (len(c.last) != len(b) || c.lastH != h) {
 		c.last, c.lastH = append(c.last[:0], b...), h
 	}
 	_, ok := c.known[h]
@@ -59,7 +59,7 @@ func (c *bodyCache) hash(b []byte) (h string, send bool) {
 func (c *bodyCache) sent(h string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.known == nil || len(c.known) >= maxKnown {
+	if c.known == nil || len(c.known) >= maxSentHashes {
 		c.known = make(map[string]struct{})
 	}
 	c.known[h] = struct{}{}

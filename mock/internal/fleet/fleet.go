@@ -113,12 +113,12 @@ type entry struct {
 	// key is the replica's copy the version is of: a copy evicted here and
 	// made anew (another Key) is not, and is read again.
 	key journal.Key
-	// unheld is a version whose document did not restore here (why), at
-	// unheldAt: its requests answer errNotHeld without trying again for
+	// badVersion is a version whose document did not restore here (why), at
+	// badAt: its requests answer errNotHeld without trying again for
 	// a second.
-	unheld   int64
-	unheldAt time.Time
-	why      string
+	badVersion int64
+	badAt      time.Time
+	badWhy     string
 }
 
 // goneSum marks a session that Redis holds no document of.
@@ -166,9 +166,9 @@ func isNumber(s string, lo, hi uint64) bool {
 	return err == nil && n >= lo && n <= hi
 }
 
-// Shown is a --store URL as logs, health and errors show it: its
+// RedactedURL is a --store URL as logs, health and errors show it: its
 // password replaced by xxxxx.
-func Shown(raw string) string {
+func RedactedURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(not a URL)"
@@ -205,7 +205,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	opt.DisableRetry = true      // a request while Redis is down answers at once, from the state last known
 	opt.Dialer.Timeout = opTimeout
 	opt.ConnWriteTimeout = opTimeout
-	s := &Store{cfg: cfg, shown: Shown(cfg.URL), sv: -1, known: make(map[string]*entry)}
+	s := &Store{cfg: cfg, shown: RedactedURL(cfg.URL), sv: -1, known: make(map[string]*entry)}
 	u, _ := url.Parse(cfg.URL)
 	wait := 100 * time.Millisecond
 	for {

@@ -270,29 +270,29 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second, Message: msg}
 }
 
-// copyWent is sessionWrite's answer when a write of session id under
+// copyLost is sessionWrite's answer when a write of session id under
 // way here lost the copy it changed: evicted to make room (or found so
 // by a read, which made it anew). What it changed is not kept, and it
-// answers so (errEvicted); the entry stays, to be read again, so that
+// answers so (errCopyLost); the entry stays, to be read again, so that
 // no later keeping takes the session for one Redis holds none of (and
 // writes it gone). The first keeping once the write is over forgets it.
-func (s *Store) copyWent(id string) (write, bool, error) {
-	s.rereadLater(id)
-	return write{}, false, errEvicted(id)
+func (s *Store) copyLost(id string) (write, bool, error) {
+	s.reloadLater(id)
+	return write{}, false, errCopyLost(id)
 }
 
-// rereadLater makes the replica's copy of session id go back to what
+// reloadLater makes the replica's copy of session id go back to what
 // Redis holds at its next request: a change made here was not kept.
-func (s *Store) rereadLater(id string) {
+func (s *Store) reloadLater(id string) {
 	s.vmu.Lock()
 	s.entry(id).version = -1
 	s.vmu.Unlock()
 }
 
-// errEvicted is the answer to a write of session id whose copy this
+// errCopyLost is the answer to a write of session id whose copy this
 // replica lost while it ran (evicted, though a session being written is
 // not, or read again): nothing of it is kept.
-func errEvicted(id string) *wire.APIError {
+func errCopyLost(id string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 		Message: "this replica lost the copy of session " + id + " the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again"}
 }
@@ -319,7 +319,7 @@ func (s *Store) entry(id string) *entry {
 // already (or the replica's copy is to be reloaded: a refused write is
 // not made by a later one).
 func (s *Store) serverWrite() (write, bool, error) {
-	doc, sum, err := s.takeServer()
+	doc, sum, err := s.serverDoc()
 	if err != nil {
 		return write{}, false, err
 	}
@@ -333,9 +333,9 @@ func (s *Store) serverWrite() (write, bool, error) {
 		exec: rueidis.LuaExec{Keys: []string{s.key("sv"), s.key("server")}, Args: []string{string(doc)}}}, true, nil
 }
 
-// takeServer is the server's state as the keeping writes it, and its
+// serverDoc is the server's state as the keeping writes it, and its
 // hash; the zero hash with an error.
-func (s *Store) takeServer() ([]byte, [32]byte, error) {
+func (s *Store) serverDoc() ([]byte, [32]byte, error) {
 	doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor))
 	if err != nil {
 		return nil, [32]byte{}, err
@@ -350,7 +350,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if s.held.holdsOwn(id) && (evicted || isKnown && known.version < 0) {
-		return s.copyWent(id)
+		return s.copyLost(id)
 	}
 	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
 		// Before the lock's test: the flag is spent here, and an entry
@@ -376,7 +376,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			// Evicted while it was taken: what was taken may be its
 			// emptied state, never to be written.
 			if s.held.holdsOwn(id) {
-				return s.copyWent(id)
+				return s.copyLost(id)
 			}
 			return write{}, false, nil
 		}
@@ -391,7 +391,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			return write{}, false, err
 		}
 		if len(body) > MaxSessionBytes {
-			s.rereadLater(id)
+			s.reloadLater(id)
 			return write{}, false, tooBig(id, len(body), MaxSessionBytes, "one session")
 		}
 		doc = string(body)

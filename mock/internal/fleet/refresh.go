@@ -74,8 +74,8 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 	if s.holdsSession(sid, v) {
 		return nil
 	}
-	if known.unheld == v && time.Since(known.unheldAt) < time.Second {
-		return errNotHeld(sid, known.why) // not tried again at every request
+	if known.badVersion == v && time.Since(known.badAt) < time.Second {
+		return errNotHeld(sid, known.badWhy) // not tried again at every request
 	}
 	return s.reloadSession(ctx, sid)
 }
@@ -88,7 +88,7 @@ var errOutOfReach = errors.New("the shared store is out of reach")
 // not take (out of reach, or past MaxBytes) made it here, and a session
 // Redis holds nothing of starts fresh.
 func (s *Store) dropUnkept(sid string) {
-	defer s.pins.reloading(sid)()
+	defer s.pins.lockForReload(sid)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.vmu.Lock()
@@ -204,7 +204,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 			s.cfg.Log.Error("store: the server's state does not restore; kept as it is here", "err", err)
 		}
 	}
-	_, sum, _ := s.takeServer() // zero if it does not marshal
+	_, sum, _ := s.serverDoc() // zero if it does not marshal
 	s.vmu.Lock()
 	s.sv, s.serverSum = v, sum
 	s.vmu.Unlock()
@@ -219,7 +219,7 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 // the session is read again at its next request, and neither served nor
 // written from a copy that is not Redis's.
 func (s *Store) reloadSession(ctx context.Context, id string) error {
-	defer s.pins.reloading(id)()
+	defer s.pins.lockForReload(id)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
@@ -237,13 +237,13 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 	} else if key, sum, err = s.restore(id, doc); err != nil {
 		s.vmu.Lock()
 		e := s.entry(id)
-		e.version, e.unheld, e.unheldAt, e.why = -1, v, time.Now(), err.Error()
+		e.version, e.badVersion, e.badAt, e.badWhy = -1, v, time.Now(), err.Error()
 		s.vmu.Unlock()
-		return errNotHeld(id, e.why)
+		return errNotHeld(id, e.badWhy)
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
-	e.version, e.sum, e.touched, e.key, e.unheld = v, sum, time.Now(), key, 0
+	e.version, e.sum, e.touched, e.key, e.badVersion = v, sum, time.Now(), key, 0
 	s.vmu.Unlock()
 	return nil
 }

@@ -94,10 +94,10 @@ func (ps *pins) has(id string) bool {
 	return ps.m[id] != nil
 }
 
-// reloading pins session id and waits until no request is served from
+// lockForReload pins session id and waits until no request is served from
 // it; the function it returns lets it go. The caller must not be
 // serving a request of id.
-func (ps *pins) reloading(id string) (done func()) {
+func (ps *pins) lockForReload(id string) (done func()) {
 	p := ps.add(id)
 	p.use.Lock()
 	return func() {
