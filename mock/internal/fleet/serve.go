@@ -10,15 +10,13 @@ import (
 // out of reach.
 const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
-// Serve serves a request of session sid (session.All for every session)
-// from the fleet's state: a write first takes the session's lock in
-// Redis, then Refresh brings the replica's copy up to date, then serve
-// runs once, the session pinned here until it returns.
+// Serve runs serve for a request of session sid (session.All for every
+// session). A write first takes the session's lock in Redis. Then
+// Refresh brings the copy up to date, and serve runs with the session
+// pinned here.
 //
-// It returns the error to answer in place of serving: a write while
-// Redis is out of reach, a lock that did not come, a session this
-// replica cannot hold. A read while Redis is out of reach is served
-// from the copy this replica has, with staleWarning.
+// It returns the error to answer instead of serving. A read while Redis
+// is out of reach is served from this replica's copy, with staleWarning.
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
 	if write {
 		unlock, err := s.lock(r.Context(), sid)
@@ -45,9 +43,8 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 	return nil
 }
 
-// pins are the sessions this replica serves requests from now. A pinned
-// session is not evicted (session.Config.Pinned), and a reload of it
-// waits until the requests it would change under them are done.
+// pins are the sessions this replica is serving requests from. A pinned
+// session is not evicted, and its reload waits for those requests.
 type pins struct {
 	mu sync.Mutex // guards m and each pin's n
 	m  map[string]*pin
@@ -94,9 +91,9 @@ func (ps *pins) has(id string) bool {
 	return ps.m[id] != nil
 }
 
-// lockForReload pins session id and waits until no request is served from
-// it; the function it returns lets it go. The caller must not be
-// serving a request of id.
+// lockForReload pins session id and waits until no request is served
+// from it. The caller must not be serving a request of id, and must call
+// the returned function when done.
 func (ps *pins) lockForReload(id string) (done func()) {
 	p := ps.add(id)
 	p.use.Lock()
