@@ -43,7 +43,7 @@ func ShownStoreURL(raw string) string {
 	if raw == "" || raw == StoreMemory {
 		return StoreMemory
 	}
-	return fleet.Shown(raw)
+	return fleet.RedactedURL(raw)
 }
 
 // openStore connects to opts.Store, waiting (and saying so) until it

@@ -7,23 +7,22 @@ import (
 	"sync"
 )
 
-// minApart is the size from which the journal keeps a response apart
-// from its entry, once for all the entries that answered the same bytes
-// (j:b:H, journal.go); a smaller one goes inline, with its entry.
-const minApart = 1 << 10
+// minSharedBody is the size from which the journal stores a response
+// body once for all entries with the same bytes (j:b:H). A smaller one
+// is stored with its entry.
+const minSharedBody = 1 << 10
 
-// maxCompared bounds the body a replica keeps a copy of, to compare.
-const maxCompared = 64 << 10
+// maxLastBody bounds the last body a replica keeps to compare with.
+const maxLastBody = 64 << 10
 
-// maxKnown bounds the hashes a replica remembers having sent.
-const maxKnown = 4096
+// maxSentHashes bounds the hashes a replica remembers sending.
+const maxSentHashes = 4096
 
-// bodyCache is what a replica knows of the responses it journals: the
-// hash of the last one (the same page, request after request, is
-// compared, not hashed again), and the hashes whose body it sent and
-// Redis took, which it sends without their body (Redis may have dropped
-// one since, with the last entry referring to it: the step says so,
-// and the replica sends that body again).
+// bodyCache spares the journal work on repeated response bodies. It
+// keeps the last body and its hash, so the same page is compared rather
+// than hashed again. It also remembers which bodies Redis has, so they
+// are sent by hash only; if Redis dropped one, the append says so and
+// the body is sent again.
 type bodyCache struct {
 	mu    sync.Mutex
 	last  []byte // a copy of the last body hashed
@@ -31,10 +30,10 @@ type bodyCache struct {
 	known map[string]struct{}
 }
 
-// hash is the hash of response b, "" to keep it inline, and whether its
-// body should go with the entry.
+// hash returns the hash of response b ("" to store it inline), and
+// whether the body must be sent with the entry.
 func (c *bodyCache) hash(b []byte) (h string, send bool) {
-	if len(b) < minApart {
+	if len(b) < minSharedBody {
 		return "", false
 	}
 	c.mu.Lock()
@@ -48,7 +47,7 @@ func (c *bodyCache) hash(b []byte) (h string, send bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(b) <= maxCompared && (len(c.last) != len(b) || c.lastH != h) {
+	if len(b) <= maxLastBody && (len(c.last) != len(b) || c.lastH != h) {
 		c.last, c.lastH = append(c.last[:0], b...), h
 	}
 	_, ok := c.known[h]
@@ -59,7 +58,7 @@ func (c *bodyCache) hash(b []byte) (h string, send bool) {
 func (c *bodyCache) sent(h string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.known == nil || len(c.known) >= maxKnown {
+	if c.known == nil || len(c.known) >= maxSentHashes {
 		c.known = make(map[string]struct{})
 	}
 	c.known[h] = struct{}{}

@@ -13,18 +13,19 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// A session's counts live in one hash, c:ID, so that a reset forgets
-// them in one step: m:FAULT and h:FAULT, a limited fault's matching
-// requests and hits (FAULT is its id and stream), s:SCENARIO and
-// n:SCENARIO, the start (Redis's clock, ms) and count of its rate limit
-// window in a scenario. It expires with the session (but the default
-// session's). counted, a sorted set of the sessions with counts scored
-// by when their hash expires (Redis's clock, ms; +inf for none), is
-// what a reset of every session forgets without reading the keyspace;
-// the steps that count drop those past.
+// A session's counts live in one hash, c:ID, so a reset forgets them in
+// one step. Its fields:
+//
+//   - m:FAULT, h:FAULT: a limited fault's matching requests and hits.
+//   - s:SCENARIO, n:SCENARIO: the start (ms) and count of a rate limit's
+//     window.
+//
+// The hash expires with the session. counted lists the sessions with a
+// hash, scored by when it expires, so a reset of every session finds
+// them without scanning the keyspace.
 
-// countedLib adds session ARGV[1]'s hash, expiring in ttl ms (0: never),
-// to counted (KEYS[2]), and drops the sessions whose hash expired.
+// countedLib defines counted(ttl). It lists session ARGV[1] in counted
+// (KEYS[2]), expiring in ttl ms (0: never), and drops the expired.
 const countedLib = `
 local function counted(ttl)
   local t = redis.call('TIME')
@@ -38,9 +39,8 @@ local function counted(ttl)
 end
 `
 
-// countScript adds one to a count (field ARGV[2]) of session ARGV[1]'s
-// hash (KEYS[1]), never leaving it below base+1 (ARGV[3]); ARGV[4] is
-// the hash's TTL in ms, "0" for none.
+// countScript adds one to field ARGV[2] of a session's hash (KEYS[1])
+// and returns it, never below ARGV[3]+1. ARGV[4] is the TTL in ms.
 var countScript = rueidis.NewLuaScript(countedLib + `
 local n = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
 local base = tonumber(ARGV[3])
@@ -54,9 +54,9 @@ counted(ttl)
 return n
 `)
 
-// windowScript counts a request of session ARGV[1] (its hash KEYS[1])
-// in a rate limit's window, by Redis's clock (one clock for the fleet):
-// {the count, ms until the window ends}.
+// windowScript counts a request in a rate limit's window, by Redis's
+// clock so the fleet shares one clock. It returns the count and the ms
+// until the window ends.
 var windowScript = rueidis.NewLuaScript(countedLib + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -76,9 +76,8 @@ counted(ttl)
 return {n, s + win - now}
 `)
 
-// forgetScript forgets the counts of session ARGV[2] (KEYS[1] its
-// hash), or, for ARGV[2] "*" (session.All), of every session in counted (KEYS[2];
-// ARGV[1] the hashes' prefix).
+// forgetScript deletes session ARGV[2]'s counts (KEYS[1]), or every
+// session's for "*" (ARGV[1] is the hashes' prefix).
 var forgetScript = rueidis.NewLuaScript(`
 if ARGV[2] ~= '*' then
   redis.call('ZREM', KEYS[2], ARGV[2])
@@ -88,7 +87,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do redis.call('DEL', A
 return redis.call('DEL', KEYS[2])
 `)
 
-// ttlArg is the TTL of session sid's counts, in ms; "0" for none.
+// ttlArg is the TTL of session sid's counts in ms, "0" for none.
 func (s *Store) ttlArg(sid string) string {
 	if sid == session.Default {
 		return "0"
@@ -102,10 +101,10 @@ type tally struct {
 	sid string
 }
 
-// Tally is what session sid's limited faults count in.
+// Tally returns the counter of session sid's limited faults.
 func (s *Store) Tally(sid string) fault.Tally { return tally{s, sid} }
 
-// Count adds one to what of f and returns the new count.
+// Count adds one to f's count of what and returns the new count.
 func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
 	field := what[:1] + ":" + f.ID + ":" + strconv.FormatUint(f.Stream(), 36)
 	var n int64
@@ -117,8 +116,8 @@ func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
 	return int(n), err
 }
 
-// Admit counts a request of session sid in scenario's rate limit rl,
-// across the fleet.
+// Admit counts a request of session sid against the rate limit rl,
+// across the fleet, and reports whether it may go through.
 func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
 	win := max(rl.Window.D().Milliseconds(), 1)
 	var res []rueidis.RedisMessage
@@ -144,8 +143,7 @@ func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration
 	return max(time.Duration(left)*time.Millisecond, time.Second), false, nil
 }
 
-// Forget starts session sid's counts again (every session's for All):
-// one step, whatever else the keyspace holds.
+// Forget resets session sid's counts, or every session's for All.
 func (s *Store) Forget(sid string) {
 	s.exchange(context.Background(), func(ctx context.Context) error {
 		return forgetScript.Exec(ctx, s.client, []string{s.key("c:" + sid), s.key("counted")},

@@ -1,27 +1,21 @@
 // Package fleet keeps a server's state in Redis (--store redis://...),
 // shared by every replica started with the same store and scenarios: one
-// state, whichever replica answers. Each replica keeps its sessions in
-// its Memory store as a cache of the shared state:
+// state, whichever replica answers.
 //
-//   - a write is in Redis before it is answered (the state's Keeper, on
-//     the marks of what changed): each changed session's snapshot
-//     document, with its version INCR'd in the same script, and the
-//     server's own state with the server's version;
-//   - a request first reads its session's and the server's versions
-//     (one MGET, pipelined with the other requests' by the client) and
-//     reloads what moved (Refresh), so a request that starts after a
-//     write's answer on one replica sees it on any other; a write takes
-//     its session's lock in Redis before (Lock), and Serve does it all;
-//   - the data a scenario generates is the same on every replica (same
-//     seed, one data anchor kept in Redis): only what changes is stored.
+// Each replica keeps its sessions in memory, as a copy of what Redis
+// holds. Serve runs every request the same way: a write first takes its
+// session's lock in Redis, then Refresh reloads what changed since this
+// replica last read it, then the request is served. A write is in Redis
+// before it is answered, so a request that starts after that answer sees
+// it on any replica.
 //
-// The journal is the fleet's too (journal.go): every replica appends its
-// entries to Redis before it answers, and lists and verifies from there.
+// Only what changes is stored: every replica generates the same data
+// from the same seed and the anchor kept in Redis. The journal is shared
+// too (journal.go).
 //
-// While Redis is out of reach, reads answer from the state the replica
-// last knew (Serve warns), writes are refused with 503
-// store_unavailable before they change anything; the client reconnects
-// by itself, and the versions bring the replica up to date.
+// While Redis is out of reach, reads answer from the copy this replica
+// has, with a warning, and writes answer 503 store_unavailable. The
+// client reconnects by itself, and the next Refresh catches up.
 package fleet
 
 import (
@@ -48,37 +42,31 @@ import (
 type Config struct {
 	URL string // redis://[user:password@]host:port/db or rediss://
 	Log *slog.Logger
-	// TTL is how long a session nobody uses stays in Redis (the memory
-	// store's session TTL); the default session never expires.
+	// TTL is how long an unused session stays in Redis. The default
+	// session never expires.
 	TTL time.Duration
-	// MaxSessions bounds the sessions Redis keeps (the memory store's
-	// limit): past it, the least recently written goes.
+	// MaxSessions bounds the sessions Redis keeps. Past it, the least
+	// recently written session goes.
 	MaxSessions int
-	// MaxBytes bounds what the sessions' documents keep in Redis
-	// together: past it, the least recently used go (never the default
-	// session, nor the one written); a write whose document, with the
-	// default session's, would pass it alone is refused (413), changing
-	// nothing. DefaultMaxBytes when 0.
+	// MaxBytes bounds the bytes of all sessions' documents together
+	// (DefaultMaxBytes when 0). Past it, the least recently used sessions
+	// go. A write that would pass it on its own answers 413.
 	MaxBytes int64
 	// Prefix begins every key; "replymock:" when empty.
 	Prefix string
 }
 
-// MaxSessionBytes bounds what one session keeps in Redis: its snapshot
-// document (settings, seeded reviews, overrides, faults and their
-// counters, a living shop of its own), as a snapshot is bounded. The
-// per-session bounds (MaxSeedReviews, MaxSessionOverrideBytes, the
-// run-time faults') keep a session far below it; a document past it is
-// not written, and its write answers 413, changing nothing.
+// MaxSessionBytes bounds one session's document in Redis, as a snapshot
+// is bounded. A write whose document would pass it answers 413 and
+// changes nothing.
 const MaxSessionBytes = snapshot.MaxBytes
 
-// DefaultMaxBytes is Config.MaxBytes's default: what one replica's
-// sessions may keep of seeded reviews (mock's DefaultMaxSeedBytes),
-// which a fleet's Redis keeps for all replicas.
+// DefaultMaxBytes is the default Config.MaxBytes. It matches what one
+// replica may keep of seeded reviews, which Redis keeps for the fleet.
 const DefaultMaxBytes = 512 << 20
 
-// opTimeout bounds one exchange with Redis: past it, the store is out of
-// reach for this request.
+// opTimeout bounds one exchange with Redis. Past it, the store counts as
+// out of reach.
 const opTimeout = 2 * time.Second
 
 // Store is the shared state of a fleet, in Redis.
@@ -107,18 +95,18 @@ type Store struct {
 
 // entry is what a replica knows of one session in Redis.
 type entry struct {
-	version int64    // the version its local copy is; -1: reload at the next request
+	version int64    // the version of the local copy; -1: reload at the next request
 	sum     [32]byte // the hash of the document last written or read (goneSum: none)
 	touched time.Time
-	// key is the replica's copy the version is of: a copy evicted here and
-	// made anew (another Key) is not, and is read again.
+	// key names the local copy the version is of. A copy evicted and
+	// made again has another key, and is reloaded.
 	key journal.Key
-	// unheld is a version whose document did not restore here (why), at
-	// unheldAt: its requests answer errNotHeld without trying again for
-	// a second.
-	unheld   int64
-	unheldAt time.Time
-	why      string
+	// badVersion is a version whose document did not restore here
+	// (badWhy says why). For a second after badAt, its requests fail at
+	// once instead of trying again.
+	badVersion int64
+	badAt      time.Time
+	badWhy     string
 }
 
 // goneSum marks a session that Redis holds no document of.
@@ -127,13 +115,10 @@ var goneSum = [32]byte{1}
 // urlForm is what a --store URL may be.
 const urlForm = "must be memory, redis://[user:password@]host:port/db or rediss://host:port/db"
 
-// ParseURL checks a --store URL: redis:// or rediss://, a host, a port
-// if any (6379 if not), a database number if any (0 if not), and nothing
-// else: no query (rueidis's parameters would make it another database,
-// more addresses, a sentinel, TLS unverified) and no fragment. Its error
-// never quotes the URL (it may hold a password): a password with /, ? or
-// # not percent-encoded ends the host early, and what follows it would
-// be read as a path, a query or a fragment.
+// ParseURL checks a --store URL: redis:// or rediss://, a host, and
+// optionally a port and a database number. A query or fragment is
+// refused, since rueidis would read it as options. The error never
+// quotes the URL, which may hold a password.
 func ParseURL(raw string) (rueidis.ClientOption, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Opaque != "" {
@@ -166,9 +151,9 @@ func isNumber(s string, lo, hi uint64) bool {
 	return err == nil && n >= lo && n <= hi
 }
 
-// Shown is a --store URL as logs, health and errors show it: its
-// password replaced by xxxxx.
-func Shown(raw string) string {
+// RedactedURL is a --store URL with its password replaced by xxxxx, as
+// logs, health and errors show it.
+func RedactedURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(not a URL)"
@@ -176,8 +161,8 @@ func Shown(raw string) string {
 	return u.Redacted()
 }
 
-// Redact is s with u's password, if any, replaced by xxxxx.
-func Redact(s string, u *url.URL) string {
+// redact is s with u's password, if any, replaced by xxxxx.
+func redact(s string, u *url.URL) string {
 	if p, ok := u.User.Password(); ok && p != "" {
 		s = strings.ReplaceAll(s, p, "xxxxx")
 	}
@@ -205,7 +190,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	opt.DisableRetry = true      // a request while Redis is down answers at once, from the state last known
 	opt.Dialer.Timeout = opTimeout
 	opt.ConnWriteTimeout = opTimeout
-	s := &Store{cfg: cfg, shown: Shown(cfg.URL), sv: -1, known: make(map[string]*entry)}
+	s := &Store{cfg: cfg, shown: RedactedURL(cfg.URL), sv: -1, known: make(map[string]*entry)}
 	u, _ := url.Parse(cfg.URL)
 	wait := 100 * time.Millisecond
 	for {
@@ -218,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			}
 			c.Close()
 		}
-		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", Redact(err.Error(), u), "in", wait.String())
+		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", redact(err.Error(), u), "in", wait.String())
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("store %s: unreachable: %w", s.shown, ctx.Err())
@@ -241,17 +226,13 @@ func (s *Store) key(part string) string { return s.cfg.Prefix + part }
 // the order of two anchors is the order of their strings.
 const anchorLayout = "2006-01-02T15:04:05Z"
 
-// anchorScript keeps the anchor (KEYS[1]) if it is between ARGV[1] (now
-// less shop.MaxGap) and ARGV[3] (now and anchorSkew), all in
-// anchorLayout, else sets it to ARGV[2] (now); it returns the anchor
-// kept. One step: replicas that start together never each replace a
-// stale anchor with their own.
-//
-// anchorSkew is how far the replicas' clocks may be apart: an anchor a
-// replica whose clock is ahead set is kept by one whose clock is
-// behind, and the fleet serves one anchor.
+// anchorSkew is how far the replicas' clocks may be apart. A replica
+// whose clock is behind keeps the anchor one ahead of it set.
 const anchorSkew = time.Minute
 
+// anchorScript returns the anchor in KEYS[1] if it lies between ARGV[1]
+// and ARGV[3], else sets it to ARGV[2] (now) and returns that. It is one
+// script so that replicas starting together agree on one anchor.
 var anchorScript = rueidis.NewLuaScript(`
 local t = redis.call('GET', KEYS[1])
 if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[3] then return t end
@@ -259,10 +240,9 @@ redis.call('SET', KEYS[1], ARGV[2])
 return ARGV[2]
 `)
 
-// Anchor is the present the fleet's data is anchored to: the one Redis
-// keeps, when it is within shop.MaxGap of now and not after it by more
-// than anchorSkew, else now, kept for the replicas that start after.
-// Every replica serves the same data.
+// Anchor returns the time the fleet's generated data is anchored to, so
+// that every replica serves the same data. It is the anchor Redis keeps
+// if that is recent enough (shop.MaxGap), else now.
 func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 	now = now.UTC().Truncate(time.Second)
 	got, err := anchorScript.Exec(ctx, s.client, []string{s.key("anchor")},
@@ -273,9 +253,8 @@ func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 	return time.Parse(anchorLayout, got)
 }
 
-// Attach makes s what k's state keeps every change in (its Keeper), and
-// brings the server's own state from Redis; anchor is the present the
-// data was anchored to. Call it once, before serving.
+// Attach makes s the place k's state keeps its changes, and loads the
+// server's state from Redis. Call it once, before serving.
 func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time) {
 	s.k, s.st, s.anchor = k, k.State(), anchor
 	s.st.SetKeeper(s.keep)
@@ -310,9 +289,8 @@ func (s *Store) Health() Health {
 	return h
 }
 
-// downTimeout bounds an exchange with Redis while it is known to be
-// out of reach: a request tries it (and so sees it back at once), but
-// a Redis that does not answer at all holds it no longer than this.
+// downTimeout bounds an exchange with Redis while it is known to be out
+// of reach. Requests still try, so they notice at once when it is back.
 const downTimeout = 100 * time.Millisecond
 
 // timeout is how long a request's exchange with Redis may take now.
@@ -323,10 +301,8 @@ func (s *Store) timeout() time.Duration {
 	return downTimeout
 }
 
-// exchange runs one exchange with Redis, f on the context it is given,
-// within the store's timeout (short while Redis is known to be out of
-// reach), and notes whether Redis answered. Its error is f's (a nil
-// reply is an answer, not an error), or parent's once the caller went.
+// exchange runs f with the store's timeout and notes whether Redis
+// answered. A nil reply is not an error.
 func (s *Store) exchange(parent context.Context, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
@@ -345,13 +321,10 @@ func (s *Store) exchange(parent context.Context, f func(ctx context.Context) err
 	return err
 }
 
-// refusal is err as Redis's refusal of what it was asked, on a Redis
-// that works: out of memory (OOM), unable to persist (MISCONF), short
-// of replicas (NOREPLICAS), or an error of the command or script
-// itself (ERR, WRONGTYPE, ...). Not one of a Redis that cannot serve
-// now (LOADING, BUSY, MASTERDOWN, TRYAGAIN, READONLY, CLUSTERDOWN,
-// NOAUTH and the like): that is the store out of reach, as a dropped
-// connection is.
+// refusal reports whether err is a working Redis refusing a command,
+// such as OOM or an error in a script. Errors of a Redis that cannot
+// serve now (LOADING, READONLY, NOAUTH, ...) count as out of reach,
+// like a dropped connection.
 func refusal(err error) (*rueidis.RedisError, bool) {
 	re, ok := rueidis.IsRedisErr(err)
 	if !ok {
@@ -368,7 +341,7 @@ func refusal(err error) (*rueidis.RedisError, bool) {
 // failed notes that Redis did not answer.
 func (s *Store) failed(err error) {
 	u, _ := url.Parse(s.cfg.URL)
-	msg := Redact(err.Error(), u)
+	msg := redact(err.Error(), u)
 	s.lastErr.Store(msg)
 	if s.up.Swap(false) {
 		s.cfg.Log.Warn("store: unreachable; reads answer from the state last known, writes are refused", "store", s.shown, "err", msg)

@@ -11,41 +11,34 @@ import (
 	"github.com/replymock/replymock/mock/internal/journal"
 )
 
-// The fleet's journal (journal.Shared) lives in these keys: j:s:ID, a
-// stream per session, each entry under its sequence number ("SEQ-0")
-// with its encoding (d) and, when its response is kept apart, the
-// response's hash (h); j:b:H, a response body kept once for all the
-// entries that answered it (H a hash of its bytes: the default page is
-// the same bytes request after request), and j:bref, a hash of how many
-// entries refer to each, the body going with the last of them; j:z:ID,
-// a list of "SEQ N" or "SEQ N H" of the session's entries, oldest
-// first, one for each its stream has, N what each counts against the
-// byte budget; j:order, a list of "SEQ N H ID" (H "-" for none) of
-// every entry appended, oldest first, which bounds the entries of all
-// sessions and says which goes first (an item whose entry went already,
-// by its session's bound or a clear, counts until it is taken: a
-// session loses its entries oldest first, so an item's entry is there
-// only while its session's size list begins with it); j:meta, a hash of
-// seq (the last sequence number given), bytes (what the entries kept
-// count together) and lost (the newest sequence number any session lost
-// to the bounds); j:lost, a hash of the newest sequence number each
-// session with a stream lost to the bounds (going with its stream);
-// j:sessions, the set of sessions with a
-// stream. A script does each step whole, so the bounds hold for the
-// fleet at every moment, and never reads an entry's data back to drop
-// it. An entry counts its response whole against the byte budget even
-// when it shares the body with others (as in memory): the bytes Redis
-// keeps are at most the bytes counted. The streams have no TTL: a
-// session's journal goes with a reset, a clear or the bounds (the oldest
-// entries go first), not with the session's expiry.
+// The fleet's journal (journal.Shared) lives in these keys:
+//
+//   - j:s:ID: a stream per session. Each entry is under its sequence
+//     number, with its data (d) and, when the body is stored apart, the
+//     body's hash (h).
+//   - j:b:H: a response body stored once for every entry with the same
+//     bytes; j:bref counts the entries referring to each.
+//   - j:z:ID: a list of "SEQ N [H]" for the session's entries, oldest
+//     first; N is what each counts against the byte bound.
+//   - j:order: a list of "SEQ N H ID" for every entry, oldest first. It
+//     decides which entry goes first when a fleet bound is reached.
+//   - j:meta: seq (the last sequence number), bytes (the total counted)
+//     and lost (the newest entry any session lost to the bounds).
+//   - j:lost: the newest entry each session lost to the bounds.
+//   - j:sessions: the sessions with a stream.
+//
+// Each step is one script, so the bounds hold for the fleet at every
+// moment. An entry counts its whole response even when the body is
+// shared. The streams have no TTL: a session's journal goes with a
+// reset, a clear or the bounds, not with the session.
 
 // Journal is the fleet's journal, for journal.Journals.SetShared.
 func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
 
 type sharedJournal struct{ s *Store }
 
-// do runs a script for the journal within the store's timeout, noting
-// whether Redis answered; its error is the API's 503 store_unavailable.
+// do runs a journal script with the store's timeout. Its error is the
+// 503 to answer.
 func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
 	ctx, cancel := context.WithTimeout(parent, sj.s.timeout())
 	defer cancel()
@@ -65,11 +58,10 @@ func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args [
 
 func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 
-// Append keeps an entry with the others of its moment: the entries
-// appended while a step runs go together in the next (appender), so
-// that a replica under load pays one script run for many requests. It
-// returns once the step ran (within the store's timeout, whatever ctx
-// says), so that data and resp are the caller's again.
+// Append stores an entry and returns its sequence number. Entries
+// appended while a script runs are batched into the next, so a busy
+// replica runs one script for many requests. It returns once the entry
+// is stored, so data and resp are the caller's again.
 func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
 	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
 	req.hash, req.send = sj.s.bodies.hash(resp)
@@ -83,17 +75,16 @@ func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte,
 	return req.seq, req.err
 }
 
-// drain runs the steps of the entries waiting, batch first, until none
-// waits.
+// drain stores batch, then any entries that arrive meanwhile, until
+// none waits.
 func (sj sharedJournal) drain(batch []*appendReq) {
 	for ; batch != nil; batch = sj.s.app.next() {
 		sj.flush(batch)
 	}
 }
 
-// flush runs one step for the entries of batch, and tells each; the
-// entries whose body Redis had not (it went with its last entry since
-// this replica sent it) go again, with their body, in one more step.
+// flush stores batch in one script run. Entries whose body Redis no
+// longer has are sent again, with the body.
 func (sj sharedJournal) flush(batch []*appendReq) {
 	b := batch[0].b
 	args := make([]string, 0, 6+5*len(batch))
@@ -137,7 +128,7 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 		default:
 			r.err = err
 			if r.err == nil {
-				r.err = ErrUnavailable() // not the answer a step gives
+				r.err = errUnavailable() // not the answer a step gives
 			}
 		}
 		close(r.done)
@@ -161,7 +152,7 @@ type appendReq struct {
 	done chan struct{}
 }
 
-// appender gathers the entries appended while a step runs.
+// appender batches the entries appended while a script runs.
 type appender struct {
 	mu      sync.Mutex
 	queue   []*appendReq
@@ -171,8 +162,8 @@ type appender struct {
 // maxBatch bounds the entries of one step.
 const maxBatch = 64
 
-// push queues req and reports whether a step runs already (which will
-// take it); if not, the caller runs the steps until none waits.
+// push queues req and reports whether a batch is already running and
+// will store it. If not, the caller must store it and drain the queue.
 func (a *appender) push(req *appendReq) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -184,8 +175,8 @@ func (a *appender) push(req *appendReq) bool {
 	return false
 }
 
-// next takes the entries waiting for a step (at most maxBatch), or
-// reports none, and then no step runs.
+// next takes up to maxBatch waiting entries. With none waiting, it
+// returns nil and marks the appender idle.
 func (a *appender) next() []*appendReq {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -207,7 +198,7 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 	}
 	parts, err := res.ToArray()
 	if err != nil || len(parts) != 2 {
-		return nil, ErrUnavailable() // not the answer a step gives
+		return nil, errUnavailable() // not the answer a step gives
 	}
 	arr, _ := parts[0].ToArray()
 	pairs, _ := parts[1].ToArray()

@@ -2,12 +2,11 @@ package fleet
 
 import "github.com/redis/rueidis"
 
-// The journal's steps in Redis, each a Lua script run whole (journal.go
-// says what the keys hold).
+// The journal's scripts. journal.go lists the keys they use.
 
-// scriptLib is the clear step's: size items taken apart, and the
-// bodies' references counted in the step (ref), written at its end with
-// the bodies no entry refers to any more (sweep).
+// scriptLib holds clearScript's helpers: zitem parses a j:z item, ref
+// counts a body reference, and sweep writes the counts and deletes the
+// bodies no entry refers to.
 const scriptLib = `
 local function zitem(it)
   local a = string.find(it, ' ', 1, true)
@@ -31,25 +30,19 @@ local function sweep(bref, bp)
 end
 `
 
-// appendScript keeps entries, one after the other, as if each were a
-// step of its own: KEYS the order, meta, lost, sessions and the bodies'
-// references; ARGV a session's size, the bytes and entries of all, the
-// streams', the size lists' and the bodies' prefixes, then five for
-// each entry: its session id, data, bytes, response hash ("" for none)
-// and body ("" when the replica believes Redis has it). It returns
-// their sequence numbers, 0 for an entry whose body Redis has not
-// (nothing kept: the replica sends it again with its body).
+// appendScript stores a batch of entries, each as if stored alone, and
+// drops the oldest entries the bounds no longer allow. It returns the
+// entries' sequence numbers, or 0 for an entry whose body Redis does
+// not have: the replica sends that one again with its body.
 //
-// Its cost is per entry, in steps of many (a load test's keep one
-// session's stream full): so it reads each list once a step as a rule,
-// in one LRANGE of the items it will take (the size items of the
-// entries its session's bound drops, the order's items for the fleet's
-// bounds), and writes each key once at the step's end (LTRIM of what it
-// took, one RPUSH of what it adds, the entries dropped from a stream by
-// a lower bound of its IDs with its first XADD, one HSET of the losses);
-// it keeps sequence numbers as text (no number formatted with %.17g on
-// its way to Redis), and never asks whether an entry is still there:
-// the session's size list says it. (MINID asks for Redis 6.2 or later.)
+// KEYS: order, meta, lost, sessions, bref. ARGV: the bounds (per
+// session, bytes, entries), the key prefixes of the streams, size lists
+// and bodies, then five per entry: session id, data, bytes counted,
+// body hash ("" for none) and body ("" if Redis should have it).
+//
+// It runs on every request of a load test, so it reads each list at
+// most once and writes each key once, at the end. Sequence numbers stay
+// text, so no number is formatted with %.17g. MINID needs Redis 6.2.
 var appendScript = rueidis.NewLuaScript(`
 local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -59,8 +52,8 @@ local find, sub = string.find, string.sub
 -- a is a newer sequence number than b (both decimal, no leading zero)
 local function newer(a, b) return #a > #b or (#a == #b and a > b) end
 
--- The bodies sent (set if Redis has none); which entries are kept (1),
--- which not: Redis has not their body (0).
+-- Store the bodies sent, then mark each entry 1 if Redis has its body,
+-- else 0.
 local have, fresh, delta = {}, {}, {}
 local out, ok, nadd = {}, 0, {}
 local nargv = #ARGV

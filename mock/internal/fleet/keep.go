@@ -19,27 +19,25 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Keys, under the prefix: anchor (the data's present), sv and server
-// (the server's version and state), v:ID and s:ID (a session's version
-// and snapshot document, both expiring after the TTL but the default
-// session's), ids (a sorted set of the sessions, scored by their last
-// write or touch: the least recent go first past MaxSessions or
-// MaxBytes), sizes and bytes (each document's bytes, and their sum);
-// lock:ID, lock-all and locks, the writes' locks (lock.go); c:ID and
-// counted, the sessions' counts (counts.go); j:..., the journal
-// (journal.go).
+// The keys, each under Config.Prefix:
+//
+//   - anchor: the time the generated data is anchored to.
+//   - sv, server: the server's version and state.
+//   - v:ID, s:ID: a session's version and document. They expire after
+//     the TTL, except the default session's.
+//   - ids: the sessions, scored by their last write or touch.
+//   - sizes, bytes: each document's size, and their sum.
+//   - lock:ID, lock-all, locks: the writes' locks (lock.go).
+//   - c:ID, counted: the sessions' counts (counts.go).
+//   - j:...: the journal (journal.go).
 
-// sessionScript writes one session: its document (or, for "", its
-// absence: reset to nothing, or dropped), its version INCR'd in the same
-// step, so that a version names one document; then the sessions past
-// the TTL go, and the least recently used past the count (ARGV[4]) or
-// the bytes (ARGV[8]) the documents may keep together, never the one
-// written, the default session (ARGV[9]) nor one whose lock another
-// write holds (lock:ID, ARGV[6] the prefix); a session going has its
-// document deleted and its version moved on (a replica holding a copy
-// reads it again, and finds none). It returns the new version, or -1,
-// changing nothing, when the document with the default session's alone
-// would pass the bytes: no eviction makes room for it.
+// sessionScript writes one session's document ("" deletes it) and
+// moves its version on in the same step, so a version names one
+// document. It then evicts sessions past the TTL, and the least
+// recently used past MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]).
+// It never evicts the session written, the default session, or one
+// whose lock is held. It returns the new version, or -1 without
+// writing if the document is too big to fit even after evictions.
 var sessionScript = rueidis.NewLuaScript(`
 local ttl = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -56,6 +54,8 @@ local function forget(o)
     redis.call('DECRBY', KEYS[5], n)
   end
 end
+-- An evicted session's version moves on, so replicas reload it and
+-- find nothing.
 local function evict(o)
   redis.call('ZREM', KEYS[3], o)
   redis.call('DEL', ARGV[6] .. 's:' .. o)
@@ -86,7 +86,7 @@ end
 for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
   if o ~= id then evict(o) end
 end
--- a session another write holds the lock of is not taken from it
+-- spare reports whether session o may be evicted.
 local function spare(o)
   return o ~= id and o ~= ARGV[9] and redis.call('EXISTS', ARGV[6] .. 'lock:' .. o) == 0
 end
@@ -110,10 +110,9 @@ end
 return v
 `)
 
-// serverScript writes the server's own state and moves its version on.
-// A version is never below the writer's clock in µs: a Redis that lost
-// its data (restarted without persistence) never hands out a version a
-// replica already holds.
+// serverScript writes the server's state and moves its version on. A
+// version is never below the writer's clock in µs, so a Redis that lost
+// its data never hands out a version a replica already holds.
 var serverScript = rueidis.NewLuaScript(`
 redis.call('SET', KEYS[2], ARGV[1])
 local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, tonumber(ARGV[2]) * 1000)
@@ -121,13 +120,13 @@ redis.call('SET', KEYS[1], string.format('%d', v))
 return v
 `)
 
-// ErrUnavailable is the answer to a write while Redis is out of reach.
-func ErrUnavailable() *wire.APIError {
+// errUnavailable is the answer to a write while Redis is out of reach.
+func errUnavailable() *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
 		Message: "the shared store (--store) is out of reach: nothing changed; send it again once it is back"}
 }
 
-// write is one script run of a keeping, and what it is about.
+// write is one script run that keeps a session or the server's state.
 type write struct {
 	id     string // "" for the server's state
 	size   int    // the session's document's bytes
@@ -137,13 +136,10 @@ type write struct {
 	script *rueidis.Lua
 }
 
-// keep is the state's Keeper: the server's state, if server, and each
-// session of ids as it is now, in Redis before the writes that changed
-// them are answered. A session gone from this replica to make room is
-// left as Redis has it (another replica may use it); one reset to
-// nothing or dropped is written gone. A session the store does not
-// keep (its document too big) fails its own writes only (shared.Unkept);
-// Redis out of reach fails them all.
+// keep is the state's Keeper. It writes the changed sessions, and the
+// server's state if server, to Redis before the writes that changed
+// them are answered. A session Redis refuses (too big) fails only its
+// own writes, through shared.Unkept; Redis out of reach fails them all.
 func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,15 +177,13 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	return unkept
 }
 
-// run runs ws in one pipeline and notes the versions they made; a
-// failure leaves the replica's copies to be reloaded at their next
-// request (what Redis holds is the truth), and is the 503 the write
-// answers. A session's document the script refused (past MaxBytes) is
-// noted in unkept, its copy to be reloaded too.
+// run sends ws to Redis and notes the versions they made. A copy whose
+// write failed is reloaded at its next request, since Redis holds the
+// truth. Documents refused as too big are noted in unkept.
 func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
-		// The two scripts go as two pipelines at most, each in order.
+		// The server's write goes alone; the sessions' go in one pipeline.
 		var sess []rueidis.LuaExec
 		var sessAt []int
 		for i, w := range ws {
@@ -250,18 +244,17 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) erro
 	return nil
 }
 
-// unavailable is the answer to a write whose exchange with Redis
-// failed with err: refused by Redis (errRefused), or out of reach.
+// unavailable is the answer to a write whose exchange with Redis failed
+// with err.
 func unavailable(err error) *wire.APIError {
 	if re, ok := refusal(err); ok {
 		return errRefused(re)
 	}
-	return ErrUnavailable()
+	return errUnavailable()
 }
 
-// errRefused is the answer to a write Redis answered with an error (a
-// Redis full, past its maxmemory with no eviction, says OOM): what it
-// said, which names no key or value.
+// errRefused is the answer to a write Redis refused, such as OOM when
+// Redis is full. Redis's message names no key or value, so it is shown.
 func errRefused(re *rueidis.RedisError) *wire.APIError {
 	msg := "the shared store (--store) refused the write: nothing changed (Redis: " + wire.Clip(re.Error()) + ")"
 	if strings.HasPrefix(re.Error(), "OOM") {
@@ -270,42 +263,40 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second, Message: msg}
 }
 
-// copyWent is sessionWrite's answer when a write of session id under
-// way here lost the copy it changed: evicted to make room (or found so
-// by a read, which made it anew). What it changed is not kept, and it
-// answers so (errEvicted); the entry stays, to be read again, so that
-// no later keeping takes the session for one Redis holds none of (and
-// writes it gone). The first keeping once the write is over forgets it.
-func (s *Store) copyWent(id string) (write, bool, error) {
-	s.rereadLater(id)
-	return write{}, false, errEvicted(id)
+// copyLost is sessionWrite's answer when a write of session id under
+// way here can no longer keep its change. Pinning stops eviction of the
+// copy, but a concurrent keeping of the same session (for a read) may
+// have failed and marked the copy for reload. The write then answers
+// 503 rather than report a change Redis does not have.
+func (s *Store) copyLost(id string) (write, bool, error) {
+	s.reloadLater(id)
+	return write{}, false, errCopyLost(id)
 }
 
-// rereadLater makes the replica's copy of session id go back to what
-// Redis holds at its next request: a change made here was not kept.
-func (s *Store) rereadLater(id string) {
+// reloadLater makes the next request of session id reload it from
+// Redis, because a change made here was not kept.
+func (s *Store) reloadLater(id string) {
 	s.vmu.Lock()
 	s.entry(id).version = -1
 	s.vmu.Unlock()
 }
 
-// errEvicted is the answer to a write of session id whose copy this
-// replica lost while it ran (evicted, though a session being written is
-// not, or read again): nothing of it is kept.
-func errEvicted(id string) *wire.APIError {
+// errCopyLost is the answer to a write of session id whose change this
+// replica could not keep.
+func errCopyLost(id string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 		Message: "this replica lost the copy of session " + id + " the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again"}
 }
 
 // tooBig is the answer to a write that would make session id's
-// document size bytes, past max, what the store keeps of what: nothing
-// changed (the replica's copy is read again from Redis).
+// document size bytes, more than max. Nothing changes.
 func tooBig(id string, size int, max int64, what string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
 		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed", id, size, what, max)}
 }
 
-// entry is id's entry in known, made if missing; the caller holds vmu.
+// entry returns id's entry in known, adding it if missing. s.vmu must
+// be held.
 func (s *Store) entry(id string) *entry {
 	e := s.known[id]
 	if e == nil {
@@ -315,11 +306,10 @@ func (s *Store) entry(id string) *entry {
 	return e
 }
 
-// serverWrite is the write of the server's state, unless Redis holds it
-// already (or the replica's copy is to be reloaded: a refused write is
-// not made by a later one).
+// serverWrite is the write of the server's state, or false when there
+// is nothing to write. Only a write about every session writes it.
 func (s *Store) serverWrite() (write, bool, error) {
-	doc, sum, err := s.takeServer()
+	doc, sum, err := s.serverDoc()
 	if err != nil {
 		return write{}, false, err
 	}
@@ -333,9 +323,8 @@ func (s *Store) serverWrite() (write, bool, error) {
 		exec: rueidis.LuaExec{Keys: []string{s.key("sv"), s.key("server")}, Args: []string{string(doc)}}}, true, nil
 }
 
-// takeServer is the server's state as the keeping writes it, and its
-// hash; the zero hash with an error.
-func (s *Store) takeServer() ([]byte, [32]byte, error) {
+// serverDoc is the server's state as written to Redis, and its hash.
+func (s *Store) serverDoc() ([]byte, [32]byte, error) {
 	doc, err := json.Marshal(statedir.TakeServer(s.st, s.anchor))
 	if err != nil {
 		return nil, [32]byte{}, err
@@ -343,27 +332,26 @@ func (s *Store) takeServer() ([]byte, [32]byte, error) {
 	return doc, sha256.Sum256(doc), nil
 }
 
-// sessionWrite is the write of session id as it is now (now is the time
-// in ms), unless Redis holds it already.
+// sessionWrite is the write of session id as it is now, or false when
+// there is nothing to write. now is the time in ms.
 func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	known, isKnown := s.knownOf(id)
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if s.held.holdsOwn(id) && (evicted || isKnown && known.version < 0) {
-		return s.copyWent(id)
+		return s.copyLost(id)
 	}
 	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
-		// Before the lock's test: the flag is spent here, and an entry
-		// not forgotten now never is. Another replica may use it; this one
-		// asks Redis at its next request.
+		// Gone from this replica: Redis keeps it for the others, and this
+		// replica asks Redis again at its next request. Checked before the
+		// lock, since the evicted flag is read only once.
 		s.vmu.Lock()
 		delete(s.known, id)
 		s.vmu.Unlock()
 		return write{}, false, nil
 	}
 	if isKnown && known.version < 0 || !s.held.covers(id) {
-		// To be reloaded (a refused write is not made by a later one), or
-		// changed by reads only: stays on this replica.
+		// To be reloaded, or changed by reads only: nothing to write.
 		return write{}, false, nil
 	}
 	doc, sum := "", goneSum
@@ -373,10 +361,9 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			return write{}, false, err
 		}
 		if now, ok := s.st.Sessions().Find(id); !ok || now != ss || ss.Dropped() {
-			// Evicted while it was taken: what was taken may be its
-			// emptied state, never to be written.
+			// Evicted while it was taken: what was taken may be empty.
 			if s.held.holdsOwn(id) {
-				return s.copyWent(id)
+				return s.copyLost(id)
 			}
 			return write{}, false, nil
 		}
@@ -391,7 +378,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 			return write{}, false, err
 		}
 		if len(body) > MaxSessionBytes {
-			s.rereadLater(id)
+			s.reloadLater(id)
 			return write{}, false, tooBig(id, len(body), MaxSessionBytes, "one session")
 		}
 		doc = string(body)

@@ -14,32 +14,29 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// A write request holds its session's lock in Redis (lock:ID) from
-// before it reads the fleet's state until its change is kept, so that
-// two writes of one session on two replicas come one after the other:
-// the second reads the first's document and keeps both changes. A write
-// about every session (a reset of all, a fault or overrides for all, the
-// server's pick) holds lock-all, which waits for the sessions' writes
-// under way and holds new ones back. Only a replica that holds a
-// session's lock writes its document: what requests that only read
-// changed (fault counters, whose fleet counts are Redis's own, a shop
-// forked by a read) stays on the replica, and never overwrites another
-// replica's answered write.
+// A write holds its session's lock in Redis (lock:ID) from before it
+// reads the state until its change is kept. Two writes of one session on
+// two replicas so come one after the other, and both changes are kept.
+//
+// A write about every session (a reset of all, say) holds lock-all. It
+// waits for the session writes under way and holds new ones back.
+//
+// Only a replica holding a session's lock writes its document. What a
+// read changes stays on its replica, and never overwrites a write.
 
-// lockTTL is how long a lock outlives a replica killed while holding it;
-// a replica that holds one renews it every lockTTL/3.
+// lockTTL is how long a lock outlives a replica killed while holding it.
+// A replica renews the locks it holds every lockTTL/3.
 const lockTTL = 5 * time.Second
 
 // lockWait bounds the wait for a lock: past it, the write answers 503.
 const lockWait = 10 * time.Second
 
-// The sessions' locks held are also in locks, a sorted set of their
-// keys scored by when each expires (Redis's clock, ms, never before the
-// key itself), kept with the key in each step: lock-all asks whether
-// any is held in one step whatever the keyspace holds, and a lock whose
-// replica was killed stops counting once its TTL has passed.
+// The session locks held are also listed in locks, a sorted set scored
+// by when each expires (Redis's clock, ms). lock-all reads it to learn
+// whether any is held, and a lock whose replica was killed drops out
+// once its TTL has passed.
 
-// lockLib is what the lock's steps share: now, Redis's clock in ms.
+// lockLib defines now(), Redis's clock in ms, for the lock scripts.
 const lockLib = `
 local function now()
   local t = redis.call('TIME')
@@ -55,9 +52,9 @@ redis.call('ZREM', KEYS[2], KEYS[1])
 return redis.call('DEL', KEYS[1])
 `)
 
-// lockScript takes a session's lock (KEYS[1]) for a token (ARGV[1]) and
-// ARGV[2] ms unless it or every session's (KEYS[2]) is held, with its
-// item in locks (KEYS[3]): 1 if taken.
+// lockScript takes a session's lock (KEYS[1]) for a token (ARGV[1]) for
+// ARGV[2] ms, and lists it in locks (KEYS[3]). It returns 1 if taken, 0
+// if the lock or lock-all (KEYS[2]) is held.
 var lockScript = rueidis.NewLuaScript(lockLib + `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
@@ -66,22 +63,22 @@ return 1
 `)
 
 // renewScript extends a lock (KEYS[1]) if the token still holds it, and
-// its item in locks (KEYS[2]) if it has one (every session's has none).
+// its item in locks (KEYS[2]) if any. lock-all has none.
 var renewScript = rueidis.NewLuaScript(lockLib + `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('ZADD', KEYS[2], 'XX', now() + tonumber(ARGV[2]), KEYS[1])
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 `)
 
-// busyScript is how many sessions' locks are held (locks, KEYS[1]), the
-// expired dropped.
+// busyScript returns how many session locks are held (locks, KEYS[1]),
+// after dropping the expired.
 var busyScript = rueidis.NewLuaScript(lockLib + `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
 return redis.call('ZCARD', KEYS[1])
 `)
 
-// held are the locks this replica holds, by session (and every
-// session's); the keeping writes only what they cover.
+// held counts the locks this replica holds, by session, and lock-all.
+// keep writes only the sessions they cover.
 type held struct {
 	mu  sync.Mutex
 	ids map[string]int
@@ -126,11 +123,9 @@ func (h *held) add(id string, n int) {
 	}
 }
 
-// Lock takes the lock of session sid (every session's for session.All)
-// for a write request, and returns what gives it back. Call it before
-// Refresh; the error is the 503 to answer (Redis out of reach, or the lock
-// held too long by others).
-func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error) {
+// lock takes the lock of session sid, or lock-all for session.All, and
+// returns the function that releases it. Its error is the 503 to answer.
+func (s *Store) lock(ctx context.Context, sid string) (unlock func(), err error) {
 	var b [16]byte
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -173,14 +168,13 @@ func (s *Store) Lock(ctx context.Context, sid string) (unlock func(), err error)
 
 // lockTimeout is the answer to a write whose lock did not come.
 func lockTimeout() error {
-	e := ErrUnavailable()
+	e := errUnavailable()
 	e.Message = "other writes of this session held it for " + lockWait.String() + ": nothing changed; send it again"
 	return e
 }
 
-// tryLock tries once to take key for token; a session's lock is not
-// kept while every session's is held, and every session's waits until
-// the sessions' writes under way are done.
+// tryLock tries once to take key for token. For lock-all, it then
+// waits for the session writes under way to finish.
 func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, error) {
 	ttl := strconv.FormatInt(lockTTL.Milliseconds(), 10)
 	var n int64

@@ -26,11 +26,11 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 		}
 	}
 	resetStats(t, s)
-	unlockA, err := s.Lock(ctx, "a")
+	unlockA, err := s.lock(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlockB, err := s.Lock(ctx, "b")
+	unlockB, err := s.lock(ctx, "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 	var unlockAll func()
 	go func() {
 		var err error
-		unlockAll, err = s.Lock(ctx, session.All)
+		unlockAll, err = s.lock(ctx, session.All)
 		got <- err
 	}()
 	unlockA()
@@ -53,7 +53,7 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 	}
 	// Held: a session's write waits for it.
 	lctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	if _, err := s.Lock(lctx, "a"); err == nil {
+	if _, err := s.lock(lctx, "a"); err == nil {
 		t.Fatal("session a's lock taken while every session's is held")
 	}
 	cancel()
@@ -73,7 +73,7 @@ func TestLockOfAKilledReplica(t *testing.T) {
 	rs, a := open(t)
 	b := openOn(t, rs)
 	ctx := context.Background()
-	unlock, err := a.Lock(ctx, "k")
+	unlock, err := a.lock(ctx, "k")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestLockOfAKilledReplica(t *testing.T) {
 	// Renewed: still held after its TTL.
 	wctx, cancel := context.WithTimeout(ctx, lockTTL+time.Second)
 	defer cancel()
-	if _, err := b.Lock(wctx, session.All); err == nil {
+	if _, err := b.lock(wctx, session.All); err == nil {
 		t.Fatal("every session's lock taken while a renewed session's lock is held")
 	}
 	a.Close()                                  // killed: no renewal, no unlock
-	unlockAll, err := b.Lock(ctx, session.All) // within lockWait, past the TTL
+	unlockAll, err := b.lock(ctx, session.All) // within lockWait, past the TTL
 	if err != nil {
 		t.Fatalf("every session's lock after the killed replica's TTL: %v", err)
 	}

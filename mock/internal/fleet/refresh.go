@@ -17,12 +17,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Refresh brings the server's state and session sid ("" for none, All
-// for every session Redis keeps) up to date with Redis: one MGET of
-// their versions, and a reload of what moved. A request that starts
-// after a write was answered sees that write. Its error is
-// ErrOutOfReach when Redis did not answer, or errNotHeld when this
-// replica cannot hold the session as Redis has it.
+// Refresh brings the server's state and session sid up to date with
+// Redis. A request that starts after a write was answered sees that
+// write. sid may be "" for none, or session.All for every session.
 func (s *Store) Refresh(parent context.Context, sid string) error {
 	if sid == session.All {
 		return s.refreshAll(parent)
@@ -45,12 +42,12 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 		if parent.Err() == nil { // not a client gone
 			s.failed(err)
 		}
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	s.reached()
 	sv, _ := version(vals[0])
 	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	if sid == "" {
 		return nil
@@ -74,21 +71,20 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 	if s.holdsSession(sid, v) {
 		return nil
 	}
-	if known.unheld == v && time.Since(known.unheldAt) < time.Second {
-		return errNotHeld(sid, known.why) // not tried again at every request
+	if known.badVersion == v && time.Since(known.badAt) < time.Second {
+		return errNotHeld(sid, known.badWhy) // not tried again at every request
 	}
 	return s.reloadSession(ctx, sid)
 }
 
-// ErrOutOfReach is Refresh's error when Redis did not answer.
-var ErrOutOfReach = errors.New("the shared store is out of reach")
+// errOutOfReach is Refresh's error when Redis did not answer.
+var errOutOfReach = errors.New("the shared store is out of reach")
 
-// dropUnkept drops this replica's copy of session sid, which Redis
-// holds nothing of, if it is still to be read again: a write Redis did
-// not take (out of reach, or past MaxBytes) made it here, and a session
-// Redis holds nothing of starts fresh.
+// dropUnkept drops this replica's copy of session sid if it is marked
+// for reload and Redis holds nothing of it. The copy has a change Redis
+// never took, and the session starts fresh.
 func (s *Store) dropUnkept(sid string) {
-	defer s.pins.reloading(sid)()
+	defer s.pins.lockForReload(sid)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.vmu.Lock()
@@ -119,8 +115,8 @@ func (s *Store) holdsServer(v int64) bool {
 	return s.sv == v
 }
 
-// holdsSession reports whether the replica holds version v of session
-// id, and has it: a copy evicted or expired here is read again.
+// holdsSession reports whether this replica's copy of session id is
+// version v. A copy evicted or expired here is not.
 func (s *Store) holdsSession(id string, v int64) bool {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
@@ -135,8 +131,7 @@ func (s *Store) holdsSession(id string, v int64) bool {
 	return true
 }
 
-// knownOf is what the replica knows of session id in Redis, a copy;
-// false for nothing.
+// knownOf returns a copy of session id's entry, or false for none.
 func (s *Store) knownOf(id string) (entry, bool) {
 	s.vmu.RLock()
 	defer s.vmu.RUnlock()
@@ -154,8 +149,8 @@ func (s *Store) touchIfDue(id string, touched time.Time) {
 	}
 }
 
-// touch keeps session id in Redis for another TTL: a session read on
-// one replica for long after its last write stays for the others.
+// touch keeps session id in Redis for another TTL, so a session that is
+// only read stays for the other replicas.
 func (s *Store) touch(id string) {
 	s.vmu.Lock()
 	if e := s.known[id]; e != nil {
@@ -171,9 +166,8 @@ func (s *Store) touch(id string) {
 	})
 }
 
-// touchScript keeps a session Redis still counts (in ids) and holds the
-// document of for another TTL, in one step: one the TTL or a bound took
-// meanwhile stays gone.
+// touchScript extends a session's TTL if Redis still has it. A session
+// that expired or was evicted meanwhile stays gone.
 var touchScript = rueidis.NewLuaScript(`
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) and redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[1])
@@ -183,8 +177,8 @@ end
 return 0
 `)
 
-// reloadServer makes the server's own state Redis's; false when Redis
-// did not answer.
+// reloadServer loads the server's state from Redis. It returns false
+// when Redis did not answer.
 func (s *Store) reloadServer(ctx context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -204,27 +198,24 @@ func (s *Store) reloadServer(ctx context.Context) bool {
 			s.cfg.Log.Error("store: the server's state does not restore; kept as it is here", "err", err)
 		}
 	}
-	_, sum, _ := s.takeServer() // zero if it does not marshal
+	_, sum, _ := s.serverDoc() // zero if it does not marshal
 	s.vmu.Lock()
 	s.sv, s.serverSum = v, sum
 	s.vmu.Unlock()
 	return true
 }
 
-// reloadSession makes session id what Redis holds: its document
-// restored in place of the replica's copy, or, with none, the session
-// gone. It waits until the requests served from the copy are done.
-// ErrOutOfReach when Redis did not answer; errNotHeld when the document
-// does not restore here (the replica's seeded reviews' memory full, say):
-// the session is read again at its next request, and neither served nor
-// written from a copy that is not Redis's.
+// reloadSession replaces this replica's copy of session id with the
+// document Redis holds, or drops it if Redis holds none. It waits until
+// the requests served from the copy are done. If the document does not
+// restore here, it returns errNotHeld and the copy is not used.
 func (s *Store) reloadSession(ctx context.Context, id string) error {
-	defer s.pins.reloading(id)()
+	defer s.pins.lockForReload(id)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals, ok := s.mget(ctx, s.key("v:"+id), s.key("s:"+id))
 	if !ok {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	v, _ := version(vals[0])
 	if s.holdsSession(id, v) {
@@ -237,30 +228,28 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 	} else if key, sum, err = s.restore(id, doc); err != nil {
 		s.vmu.Lock()
 		e := s.entry(id)
-		e.version, e.unheld, e.unheldAt, e.why = -1, v, time.Now(), err.Error()
+		e.version, e.badVersion, e.badAt, e.badWhy = -1, v, time.Now(), err.Error()
 		s.vmu.Unlock()
-		return errNotHeld(id, e.why)
+		return errNotHeld(id, e.badWhy)
 	}
 	s.vmu.Lock()
 	e := s.entry(id)
-	e.version, e.sum, e.touched, e.key, e.unheld = v, sum, time.Now(), key, 0
+	e.version, e.sum, e.touched, e.key, e.badVersion = v, sum, time.Now(), key, 0
 	s.vmu.Unlock()
 	return nil
 }
 
 // errNotHeld is the answer to a request of session id when this replica
-// cannot restore the document Redis holds of it (err says why).
+// cannot restore the document Redis holds of it.
 func errNotHeld(id, why string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 		Message: "this replica cannot hold session " + id + " as the shared store has it (" + wire.Clip(why) + "): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews"}
 }
 
-// restore puts doc, session id's document, in place of the replica's
-// copy, and returns the Key of the copy it installed and the hash of
-// the copy as a keeping would write it: the keeping writes it again only
-// once it changes here. A copy made anew after it has neither (its hash
-// is the zero one, which none sums to). Its error says why the document
-// does not restore here (the replica's copy is left as it was).
+// restore replaces this replica's copy of session id with doc. It
+// returns the new copy's key and its hash as keep would write it, so
+// keep writes it again only once it changes. On error the copy is left
+// as it was.
 func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	snap, err := snapshot.DecodeJSON(doc)
 	var res snapshot.Result
@@ -281,8 +270,7 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	return res.Copy, sum, nil
 }
 
-// refreshAll is Refresh for every session Redis keeps, before a request
-// about all of them (a reset, the faults of every session).
+// refreshAll is Refresh for every session Redis keeps.
 func (s *Store) refreshAll(ctx context.Context) error {
 	if err := s.Refresh(ctx, ""); err != nil {
 		return err
@@ -293,7 +281,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 		ids, err = s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
 		return err
 	}) != nil {
-		return ErrOutOfReach
+		return errOutOfReach
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 512)
@@ -303,7 +291,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 		}
 		vals, ok := s.mget(ctx, keys...)
 		if !ok {
-			return ErrOutOfReach
+			return errOutOfReach
 		}
 		for i, id := range ids[:n] {
 			v, ok := version(vals[i])
@@ -313,10 +301,9 @@ func (s *Store) refreshAll(ctx context.Context) error {
 			if s.holdsSession(id, v) {
 				continue
 			}
-			// One that does not restore here fails a write about every
-			// session (a reset of all would leave it as it is), and is
-			// left out of a read, to be read again at its next request.
-			if err := s.reloadSession(ctx, id); errors.Is(err, ErrOutOfReach) || err != nil && s.held.coversAll() {
+			// A session that does not restore fails a write about every
+			// session, and is left out of a read.
+			if err := s.reloadSession(ctx, id); errors.Is(err, errOutOfReach) || err != nil && s.held.coversAll() {
 				return err
 			}
 		}
@@ -325,8 +312,8 @@ func (s *Store) refreshAll(ctx context.Context) error {
 	return nil
 }
 
-// mget reads keys in one exchange within the store's timeout; false
-// when Redis did not answer.
+// mget reads keys in one exchange. It returns false when Redis did not
+// answer.
 func (s *Store) mget(ctx context.Context, keys ...string) (vals []rueidis.RedisMessage, ok bool) {
 	err := s.exchange(ctx, func(ctx context.Context) (err error) {
 		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()

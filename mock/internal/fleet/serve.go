@@ -6,22 +6,20 @@ import (
 	"sync"
 )
 
-// StaleWarning is the X-Mock-Warning of an answer read while Redis is
+// staleWarning is the X-Mock-Warning of an answer read while Redis is
 // out of reach.
-const StaleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
+const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
-// Serve serves a request of session sid (session.All for every session)
-// from the fleet's state: a write first takes the session's lock in
-// Redis, then Refresh brings the replica's copy up to date, then serve
-// runs once, the session pinned here until it returns.
+// Serve runs serve for a request of session sid (session.All for every
+// session). A write first takes the session's lock in Redis. Then
+// Refresh brings the copy up to date, and serve runs with the session
+// pinned here.
 //
-// It returns the error to answer in place of serving: a write while
-// Redis is out of reach, a lock that did not come, a session this
-// replica cannot hold. A read while Redis is out of reach is served
-// from the copy this replica has, with StaleWarning.
+// It returns the error to answer instead of serving. A read while Redis
+// is out of reach is served from this replica's copy, with staleWarning.
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
 	if write {
-		unlock, err := s.Lock(r.Context(), sid)
+		unlock, err := s.lock(r.Context(), sid)
 		if err != nil {
 			return err
 		}
@@ -32,12 +30,12 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 	err := s.Refresh(r.Context(), sid)
 	switch {
 	case err == nil:
-	case !errors.Is(err, ErrOutOfReach):
+	case !errors.Is(err, errOutOfReach):
 		return err // the session does not restore here
 	case write:
-		return ErrUnavailable()
+		return errUnavailable()
 	default:
-		w.Header().Add("X-Mock-Warning", StaleWarning)
+		w.Header().Add("X-Mock-Warning", staleWarning)
 	}
 	p.use.RLock()
 	defer p.use.RUnlock()
@@ -45,9 +43,8 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 	return nil
 }
 
-// pins are the sessions this replica serves requests from now. A pinned
-// session is not evicted (session.Config.Pinned), and a reload of it
-// waits until the requests it would change under them are done.
+// pins are the sessions this replica is serving requests from. A pinned
+// session is not evicted, and its reload waits for those requests.
 type pins struct {
 	mu sync.Mutex // guards m and each pin's n
 	m  map[string]*pin
@@ -94,10 +91,10 @@ func (ps *pins) has(id string) bool {
 	return ps.m[id] != nil
 }
 
-// reloading pins session id and waits until no request is served from
-// it; the function it returns lets it go. The caller must not be
-// serving a request of id.
-func (ps *pins) reloading(id string) (done func()) {
+// lockForReload pins session id and waits until no request is served
+// from it. The caller must not be serving a request of id, and must call
+// the returned function when done.
+func (ps *pins) lockForReload(id string) (done func()) {
 	p := ps.add(id)
 	p.use.Lock()
 	return func() {

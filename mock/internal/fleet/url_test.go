@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// pw is the password the URLs below carry: no error, nor what Shown
+// pw is the password the URLs below carry: no error, nor what RedactedURL
 // makes of an accepted URL, may hold it.
 const pw = "s3cret-PW"
 
@@ -66,7 +66,7 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("%s: not one Redis at one address (sentinel %q, dialer %v)", tc.raw, opt.Sentinel.MasterSet, opt.DialCtxFn != nil)
 		}
 		if w.pass != "" {
-			if shown := Shown(tc.raw); strings.Contains(shown, w.pass) || !strings.Contains(shown, "xxxxx") {
+			if shown := RedactedURL(tc.raw); strings.Contains(shown, w.pass) || !strings.Contains(shown, "xxxxx") {
 				t.Errorf("%s: shown as %q", tc.raw, shown)
 			}
 		}
