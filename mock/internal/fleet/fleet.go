@@ -216,8 +216,23 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the connection.
-func (s *Store) Close() { s.client.Close() }
+// Close closes the connection, waiting at most closeWait. The Redis
+// client's Close was seen to hang once, in a test: a server's shutdown
+// must not hang with it.
+func (s *Store) Close() {
+	done := make(chan struct{})
+	go func() {
+		s.client.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+	}
+}
+
+// closeWait bounds how long Close waits for the Redis client to close.
+const closeWait = 5 * time.Second
 
 // key is the key name of part.
 func (s *Store) key(part string) string { return s.cfg.Prefix + part }
