@@ -167,7 +167,12 @@ func TestBodiesCostAboutTheirSize(t *testing.T) {
 			}
 		}
 		if raceBuild {
-			most += most / 4 // the race detector's own
+			// The race detector's own, and sync.Pool, which drops a
+			// quarter of what is put back under it: the JSON decoder's
+			// pooled state is made again for many of a snapshot's 10,000
+			// reviews (7.1x under -race, 4.1x without). .ci/run runs
+			// this test without -race too, held to the bound itself.
+			most += most * 3 / 4
 		}
 		if w.status != tc.status || int64(n) > most {
 			t.Errorf("%s (%d bytes): %d %s; allocated %d bytes, want %d and at most %d", tc.name, len(tc.body), w.status, w.start, n, tc.status, most)
