@@ -1,76 +1,115 @@
 package fault
 
-import (
-	"encoding/binary"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
-// Counter is the state of one fault within one session: how many
-// matching requests it has seen and how many it hit.
+// Counter is the state of one fault within one session: what Decide
+// needs to know of the requests before.
 type Counter struct {
 	Matched int // matching requests seen
 	Hit     int // requests the fault applied to
 }
 
-// Tally counts a session's limited faults across the processes that share
-// the session (a fleet on Redis). Each count is one atomic step, so a
-// fault limited to N answers fails exactly N requests whichever process
-// serves them.
+// Decide advances the counter for a matching request and reports whether
+// the fault applies to it, with the random source of its latency. The
+// draws of the fault's n-th matching request in a session come from
+// seed, the fault's stream (see Prepare) and n alone: not from the
+// session's id, nor from other faults, so every session of a scenario
+// sees the same sequence for the same requests.
+func (f *Fault) Decide(c *Counter, seed int64) (bool, *rand.Rand) {
+	c.Matched++
+	if c.Matched <= f.After || f.Times > 0 && c.Hit >= f.Times {
+		return false, nil
+	}
+	if p := f.Probability; p != nil && *p < 1 && f.uniform(seed, c.Matched) >= *p {
+		return false, nil
+	}
+	c.Hit++
+	return true, f.latencyRand(seed, c.Matched)
+}
+
+// latencyRand is the random source of the latency of the fault's n-th
+// matching request; nil for a fixed one.
+func (f *Fault) latencyRand(seed int64, n int) *rand.Rand {
+	if f.Latency == nil || f.Latency.Fixed != 0 {
+		return nil
+	}
+	d := f.draw(seed, n, laneLatency)
+	return rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
+}
+
+// Tally counts, for one session, a limited fault's matching requests
+// and hits across the processes that share the session (a fleet's
+// Redis), each count one atomic step, so that a fault limited to N
+// answers fails exactly N requests whichever process serves them.
 type Tally interface {
 	// Count adds one to what ("matched" or "hit") of f and returns the
-	// new count, at least base+1 (the session's own count).
+	// new count, never below base+1 (the session's own count, restored
+	// from a snapshot say).
 	Count(f *Fault, what string, base int) (int, error)
 }
 
-// Stream names the fault's random stream (see Prepare); it is the same
-// for the same fault in every process.
+// Stream names the fault's random stream (Prepare): the same for the
+// same fault in every process.
 func (f *Fault) Stream() uint64 { return f.key }
 
-// Decide counts a matching request in c and reports whether the fault
-// applies to it, with the random source of its latency. tally, when not
-// nil, keeps the counts instead; while it is out of reach, c decides.
-//
-// The draws of the n-th matching request come from seed, the fault's
-// stream and n alone, so every session of a scenario sees the same
-// sequence for the same requests.
-func (f *Fault) Decide(c *Counter, seed int64, tally Tally) (bool, *rand.Rand) {
-	count := func(what string, base int) int {
-		if tally != nil {
-			n, err := tally.Count(f, what, base)
-			if err == nil {
-				return n
-			}
-			tally = nil
-		}
-		return base + 1
+// decideTallied is Decide with the counts of req's Tally: the n-th
+// matching request across the processes draws as the n-th would in
+// one, and a hit past Times is refused by the shared count of hits. A
+// Tally out of reach leaves the decision to the session's Counter.
+func (f *Fault) decideTallied(c *Counter, req Request) (bool, *rand.Rand) {
+	n, err := req.Tally.Count(f, "matched", c.Matched)
+	if err != nil {
+		return f.Decide(c, req.Seed)
 	}
-	c.Matched = count("matched", c.Matched)
-	if c.Matched <= f.After {
+	c.Matched = n
+	if n <= f.After {
 		return false, nil
 	}
-	// The probability draw comes first, whatever the probability, so that
-	// raising it keeps the requests hit and the latencies drawn.
-	rng := f.rand(seed, c.Matched)
-	if p := f.Probability; p != nil && rng.Float64() >= *p {
+	if p := f.Probability; p != nil && *p < 1 && f.uniform(req.Seed, n) >= *p {
 		return false, nil
 	}
 	if f.Times > 0 {
-		hit := count("hit", c.Hit)
-		c.Hit = min(hit, f.Times)
-		if hit > f.Times {
+		h, err := req.Tally.Count(f, "hit", c.Hit)
+		if err != nil {
+			h = c.Hit + 1
+		}
+		c.Hit = min(h, f.Times)
+		if h > f.Times {
 			return false, nil
 		}
 	} else {
 		c.Hit++
 	}
-	return true, rng
+	return true, f.latencyRand(req.Seed, n)
 }
 
-// rand is the random source of the fault's n-th matching request.
-func (f *Fault) rand(seed int64, n int) *rand.Rand {
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[0:], uint64(seed))
-	binary.LittleEndian.PutUint64(key[8:], f.key)
-	binary.LittleEndian.PutUint64(key[16:], uint64(n))
-	return rand.New(rand.NewChaCha8(key))
+// The draws of one request, each from a lane of its own.
+const (
+	laneProbability = 1
+	laneLatency     = 2
+)
+
+// uniform is the probability draw of the fault's n-th matching request:
+// a number in [0, 1).
+func (f *Fault) uniform(seed int64, n int) float64 {
+	return float64(f.draw(seed, n, laneProbability)>>11) / (1 << 53)
+}
+
+// draw hashes seed, the fault's stream, n and a lane into 64 random bits.
+func (f *Fault) draw(seed int64, n int, lane uint64) uint64 {
+	h := mix64(uint64(seed) ^ 0x6a09e667f3bcc908)
+	h = mix64(h ^ f.key)
+	h = mix64(h ^ uint64(n))
+	return mix64(h ^ lane)
+}
+
+// mix64 is splitmix64's finalizer: a bijection on 64 bits whose every
+// output bit depends on every input bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }

@@ -27,7 +27,7 @@ func TestFaultDecide(t *testing.T) {
 		var c Counter
 		got := ""
 		for range 6 {
-			if hit, _ := tc.f.Decide(&c, 1, nil); hit {
+			if hit, _ := tc.f.Decide(&c, 1); hit {
 				got += "x"
 			} else {
 				got += "."
@@ -44,7 +44,7 @@ func TestFaultDecide(t *testing.T) {
 		var c Counter
 		s := ""
 		for range 40 {
-			if hit, _ := f.Decide(&c, 42, nil); hit {
+			if hit, _ := f.Decide(&c, 42); hit {
 				s += "x"
 			} else {
 				s += "."
@@ -69,7 +69,7 @@ func hits(f Fault, seed int64, n int) string {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = '.'
-		if hit, _ := f.Decide(&c, seed, nil); hit {
+		if hit, _ := f.Decide(&c, seed); hit {
 			b[i] = 'x'
 		}
 	}

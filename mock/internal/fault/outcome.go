@@ -2,6 +2,7 @@ package fault
 
 import (
 	"iter"
+	"math/rand/v2"
 	"net/http"
 	"time"
 )
@@ -39,12 +40,15 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	if !f.Matches(req.Method, req.Path) {
 		return
 	}
-	var tally Tally
-	if f.After > 0 || f.Times > 0 {
-		o.Limited = true
-		tally = req.Tally
+	limited := f.After > 0 || f.Times > 0
+	o.Limited = o.Limited || limited
+	var hit bool
+	var rng *rand.Rand
+	if limited && req.Tally != nil {
+		hit, rng = f.decideTallied(counter(f), req)
+	} else {
+		hit, rng = f.Decide(counter(f), req.Seed)
 	}
-	hit, rng := f.Decide(counter(f), req.Seed, tally)
 	if !hit {
 		return
 	}
