@@ -119,6 +119,3 @@ func namedUnknown(err error) error {
 	}
 	return err
 }
-
-// PrefixField puts path before the field an *wire.APIError names.
-func PrefixField(err error, path string) error { return wire.At(err, path) }

@@ -7,7 +7,6 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shared"
-	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -52,13 +51,13 @@ func restoreServerState(st *shared.State, in ServerState) error {
 	o := access.Overrides{}
 	if in.Overrides != nil {
 		if err := in.Overrides.Validate(); err != nil {
-			return snapshot.PrefixField(err, "overrides")
+			return wire.At(err, "overrides")
 		}
 		o = *in.Overrides
 	}
 	if in.Scenario != "" && in.Scenario != st.Registry().Default().Name {
 		if err := st.SetScenario(session.All, in.Scenario); err != nil {
-			return snapshot.PrefixField(err, "scenario")
+			return wire.At(err, "scenario")
 		}
 	}
 	st.SetShared(faults, o)
