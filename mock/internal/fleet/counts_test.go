@@ -142,12 +142,12 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 		{"Forget", func() { s.Forget("a") }},
 		{"Forget(All)", func() { s.Forget(session.All) }},
 		{"Lock", func() {
-			if unlock, err := s.lock(context.Background(), "a"); err == nil {
+			if _, unlock, err := s.lock(context.Background(), "a"); err == nil {
 				unlock()
 			}
 		}},
 		{"Lock(All)", func() {
-			if unlock, err := s.lock(context.Background(), session.All); err == nil {
+			if _, unlock, err := s.lock(context.Background(), session.All); err == nil {
 				unlock()
 			}
 		}},

@@ -4,7 +4,7 @@
 //
 // Each replica keeps its sessions in memory, as a copy of what Redis
 // holds. Serve runs every request the same way: a write first takes its
-// session's lock in Redis, then Refresh reloads what changed since this
+// session's lock in Redis, then refresh reloads what changed since this
 // replica last read it, then the request is served. A write is in Redis
 // before it is answered, so a request that starts after that answer sees
 // it on any replica.
@@ -15,7 +15,7 @@
 //
 // While Redis is out of reach, reads answer from the copy this replica
 // has, with a warning, and writes answer 503 store_unavailable. The
-// client reconnects by itself, and the next Refresh catches up.
+// client reconnects by itself, and the next refresh catches up.
 package fleet
 
 import (
@@ -275,7 +275,7 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 	s.st.SetKeeper(s.keep)
 	s.st.SetCounts(s)
 	s.st.SetPinned(s.pins.has)
-	s.Refresh(ctx, "")
+	s.refresh(ctx, "", false)
 }
 
 // Health is the store's part of GET /__mock/health.

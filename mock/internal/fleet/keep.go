@@ -36,9 +36,12 @@ import (
 // document. It then evicts sessions past the TTL, and the least
 // recently used past MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]).
 // It never evicts the session written, the default session, or one
-// whose lock is held. It returns the new version, or -1 without
-// writing if the document is too big to fit even after evictions.
+// whose lock is held. It returns the new version; -1 without writing
+// if the document is too big to fit even after evictions; lockLost
+// without writing if the writer's token (ARGV[10]) no longer holds the
+// session's lock (KEYS[6]) nor lock-all (KEYS[7]).
 var sessionScript = rueidis.NewLuaScript(`
+if redis.call('GET', KEYS[6]) ~= ARGV[10] and redis.call('GET', KEYS[7]) ~= ARGV[10] then return -2 end
 local ttl = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local budget = tonumber(ARGV[8])
@@ -112,13 +115,30 @@ return v
 
 // serverScript writes the server's state and moves its version on. A
 // version is never below the writer's clock in µs, so a Redis that lost
-// its data never hands out a version a replica already holds.
+// its data never hands out a version a replica already holds. It
+// returns lockLost without writing if the writer's token (ARGV[3]) no
+// longer holds lock-all (KEYS[3]).
 var serverScript = rueidis.NewLuaScript(`
+if redis.call('GET', KEYS[3]) ~= ARGV[3] then return -2 end
 redis.call('SET', KEYS[2], ARGV[1])
 local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, tonumber(ARGV[2]) * 1000)
 redis.call('SET', KEYS[1], string.format('%d', v))
 return v
 `)
+
+// lockLost is what the scripts return when the writer's lock is no
+// longer its own: it held it past lockTTL without renewing it.
+const lockLost = -2
+
+// errLockLost is the answer to a write whose lock ran out before its
+// change reached Redis, and another replica may have written since.
+func errLockLost(id string) *wire.APIError {
+	if id == "" {
+		id = "every session"
+	}
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
+		Message: "this replica's hold on " + id + " ran out (it paused longer than " + lockTTL.String() + ") before the change reached the shared store: nothing changed; send it again"}
+}
 
 // errUnavailable is the answer to a write while Redis is out of reach.
 func errUnavailable() *wire.APIError {
@@ -147,7 +167,7 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	unkept := &shared.Unkept{Sessions: make(map[string]error)}
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	if server {
-		if w, ok, err := s.serverWrite(); err != nil {
+		if w, ok, err := s.serverWrite(now); err != nil {
 			unkept.Server = err
 		} else if ok {
 			ws = append(ws, w)
@@ -159,11 +179,6 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 			unkept.Sessions[id] = err
 		} else if ok {
 			ws = append(ws, w)
-		}
-	}
-	for i := range ws {
-		if ws[i].id == "" {
-			ws[i].exec.Args = append(ws[i].exec.Args, now)
 		}
 	}
 	if len(ws) > 0 {
@@ -214,6 +229,12 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) erro
 		v, err := res[i].AsInt64()
 		re, refused := refusal(err)
 		switch {
+		case err == nil && v == lockLost:
+			if w.id == "" {
+				unkept.Server = errLockLost("")
+			} else {
+				unkept.Sessions[w.id] = errLockLost(w.id)
+			}
 		case err == nil && v < 0: // past MaxBytes: nothing written
 			unkept.Sessions[w.id] = tooBig(w.id, w.size, s.cfg.MaxBytes, "all sessions together (--max-store-memory)")
 		case refused && w.id == "":
@@ -224,7 +245,7 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) erro
 			failed = err
 		}
 		if w.id == "" {
-			if err != nil {
+			if err != nil || v < 0 {
 				s.sv = -1
 			} else {
 				s.sv, s.serverSum = v, w.sum
@@ -307,20 +328,24 @@ func (s *Store) entry(id string) *entry {
 }
 
 // serverWrite is the write of the server's state, or false when there
-// is nothing to write. Only a write about every session writes it.
-func (s *Store) serverWrite() (write, bool, error) {
+// is nothing to write. Only a write about every session writes it. now
+// is the time in ms.
+func (s *Store) serverWrite(now string) (write, bool, error) {
 	doc, sum, err := s.serverDoc()
 	if err != nil {
 		return write{}, false, err
 	}
+	token := s.held.allToken()
 	s.vmu.RLock()
-	skip := s.sv < 0 || sum == s.serverSum || !s.held.coversAll() // only a write about every session writes it
+	skip := s.sv < 0 || sum == s.serverSum || token == "" // only a write about every session writes it
 	s.vmu.RUnlock()
 	if skip {
 		return write{}, false, nil
 	}
-	return write{sum: sum, script: serverScript,
-		exec: rueidis.LuaExec{Keys: []string{s.key("sv"), s.key("server")}, Args: []string{string(doc)}}}, true, nil
+	return write{sum: sum, script: serverScript, exec: rueidis.LuaExec{
+		Keys: []string{s.key("sv"), s.key("server"), s.key("lock-all")},
+		Args: []string{string(doc), now, token},
+	}}, true, nil
 }
 
 // serverDoc is the server's state as written to Redis, and its hash.
@@ -350,7 +375,8 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		s.vmu.Unlock()
 		return write{}, false, nil
 	}
-	if isKnown && known.version < 0 || !s.held.covers(id) {
+	token := s.held.token(id)
+	if isKnown && known.version < 0 || token == "" {
 		// To be reloaded, or changed by reads only: nothing to write.
 		return write{}, false, nil
 	}
@@ -392,8 +418,8 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		key = ss.Key()
 	}
 	return write{id: id, size: len(doc), sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
-		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes")},
+		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes"), s.key("lock:" + id), s.key("lock-all")},
 		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def,
-			strconv.FormatInt(s.cfg.MaxBytes, 10), session.Default},
+			strconv.FormatInt(s.cfg.MaxBytes, 10), session.Default, token},
 	}}, true, nil
 }

@@ -21,8 +21,13 @@ import (
 // A write about every session (a reset of all, say) holds lock-all. It
 // waits for the session writes under way and holds new ones back.
 //
-// Only a replica holding a session's lock writes its document. What a
-// read changes stays on its replica, and never overwrites a write.
+// Only a replica holding a session's lock writes its document, and only
+// after it read what Redis holds. What a read changes stays on its
+// replica, and never overwrites a write. Each document write is fenced:
+// Redis takes it only while the writer's token still holds the lock, so
+// a replica that paused past the lock's TTL (a long GC pause, a frozen
+// VM) cannot write over the write of the replica that took the lock
+// after it.
 
 // lockTTL is how long a lock outlives a replica killed while holding it.
 // A replica renews the locks it holds every lockTTL/3.
@@ -77,20 +82,26 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
 return redis.call('ZCARD', KEYS[1])
 `)
 
-// held counts the locks this replica holds, by session, and lock-all.
-// keep writes only the sessions they cover.
+// held is the locks this replica's requests hold and may write under:
+// by session, and lock-all. A lock counts here only once its request
+// has brought the copy up to date (Serve), so keep never writes a copy
+// older than what Redis holds. Each lock is held by one request at a
+// time, Redis sees to it.
 type held struct {
 	mu  sync.Mutex
-	ids map[string]int
-	all int
+	ids map[string]string // session → its lock's token
+	all string            // lock-all's token; "" when not held
 }
 
-// covers reports whether the replica holds the lock of session id, or
-// every session's.
-func (h *held) covers(id string) bool {
+// token is the token a write of session id is fenced with: its own
+// lock's, or lock-all's; "" when neither is held here.
+func (h *held) token(id string) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.all > 0 || h.ids[id] > 0
+	if h.all != "" {
+		return h.all
+	}
+	return h.ids[id]
 }
 
 // holdsOwn reports whether the replica holds the lock of session id
@@ -98,37 +109,41 @@ func (h *held) covers(id string) bool {
 func (h *held) holdsOwn(id string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.ids[id] > 0
+	return h.ids[id] != ""
 }
 
-// coversAll reports whether the replica holds every session's lock.
-func (h *held) coversAll() bool {
+// allToken is lock-all's token, "" when not held here.
+func (h *held) allToken() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.all > 0
+	return h.all
 }
 
-func (h *held) add(id string, n int) {
+// set notes that token holds the lock of session id (session.All for
+// lock-all); "" notes it released.
+func (h *held) set(id, token string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if id == session.All {
-		h.all += n
-		return
-	}
-	if h.ids == nil {
-		h.ids = make(map[string]int)
-	}
-	if h.ids[id] += n; h.ids[id] <= 0 {
+	switch {
+	case id == session.All:
+		h.all = token
+	case token == "":
 		delete(h.ids, id)
+	default:
+		if h.ids == nil {
+			h.ids = make(map[string]string)
+		}
+		h.ids[id] = token
 	}
 }
 
-// lock takes the lock of session sid, or lock-all for session.All, and
-// returns the function that releases it. Its error is the 503 to answer.
-func (s *Store) lock(ctx context.Context, sid string) (unlock func(), err error) {
+// lock takes the lock of session sid, or lock-all for session.All. It
+// returns the lock's token and the function that releases it. Its error
+// is the 503 to answer.
+func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func(), err error) {
 	var b [16]byte
 	rand.Read(b[:])
-	token := hex.EncodeToString(b[:])
+	token = hex.EncodeToString(b[:])
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	key := s.key("lock:" + sid)
@@ -139,25 +154,23 @@ func (s *Store) lock(ctx context.Context, sid string) (unlock func(), err error)
 		ok, err := s.tryLock(ctx, key, token, sid)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, lockTimeout()
+				return "", nil, lockTimeout()
 			}
-			return nil, unavailable(err)
+			return "", nil, unavailable(err)
 		}
 		if ok {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return nil, lockTimeout()
+			return "", nil, lockTimeout()
 		case <-time.After(wait):
 		}
 	}
-	s.held.add(sid, 1)
 	stop := make(chan struct{})
 	go s.renew(key, token, stop)
-	return sync.OnceFunc(func() {
+	return token, sync.OnceFunc(func() {
 		close(stop)
-		s.held.add(sid, -1)
 		go func() { // the answer is not held for it: a write elsewhere waits a moment at most
 			s.exchange(context.Background(), func(ctx context.Context) error {
 				return unlockScript.Exec(ctx, s.client, []string{key, s.key("locks")}, []string{token}).Error()

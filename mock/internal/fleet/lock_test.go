@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -26,11 +27,11 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 		}
 	}
 	resetStats(t, s)
-	unlockA, err := s.lock(ctx, "a")
+	_, unlockA, err := s.lock(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlockB, err := s.lock(ctx, "b")
+	_, unlockB, err := s.lock(ctx, "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 	var unlockAll func()
 	go func() {
 		var err error
-		unlockAll, err = s.lock(ctx, session.All)
+		_, unlockAll, err = s.lock(ctx, session.All)
 		got <- err
 	}()
 	unlockA()
@@ -53,7 +54,7 @@ func TestLockAllWaitsWithoutReadingTheKeyspace(t *testing.T) {
 	}
 	// Held: a session's write waits for it.
 	lctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	if _, err := s.lock(lctx, "a"); err == nil {
+	if _, _, err := s.lock(lctx, "a"); err == nil {
 		t.Fatal("session a's lock taken while every session's is held")
 	}
 	cancel()
@@ -73,7 +74,7 @@ func TestLockOfAKilledReplica(t *testing.T) {
 	rs, a := open(t)
 	b := openOn(t, rs)
 	ctx := context.Background()
-	unlock, err := a.lock(ctx, "k")
+	_, unlock, err := a.lock(ctx, "k")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +82,84 @@ func TestLockOfAKilledReplica(t *testing.T) {
 	// Renewed: still held after its TTL.
 	wctx, cancel := context.WithTimeout(ctx, lockTTL+time.Second)
 	defer cancel()
-	if _, err := b.lock(wctx, session.All); err == nil {
+	if _, _, err := b.lock(wctx, session.All); err == nil {
 		t.Fatal("every session's lock taken while a renewed session's lock is held")
 	}
-	a.Close()                                  // killed: no renewal, no unlock
-	unlockAll, err := b.lock(ctx, session.All) // within lockWait, past the TTL
+	a.Close()                                     // killed: no renewal, no unlock
+	_, unlockAll, err := b.lock(ctx, session.All) // within lockWait, past the TTL
 	if err != nil {
 		t.Fatalf("every session's lock after the killed replica's TTL: %v", err)
 	}
 	unlockAll()
+}
+
+// TestWritesAreFenced: Redis takes a session's document, or the
+// server's state, only from the token that holds its lock (or
+// lock-all). A replica that paused past its lock's TTL, while another
+// took the lock and wrote, writes nothing when it wakes.
+func TestWritesAreFenced(t *testing.T) {
+	rs, a := open(t)
+	b := openOn(t, rs)
+	ctx := context.Background()
+	get := func(key string) string {
+		v, _ := a.client.Do(ctx, a.client.B().Get().Key(a.key(key)).Build()).ToString()
+		return v
+	}
+	writeSession := func(s *Store, token, doc string) int64 {
+		t.Helper()
+		keys := []string{s.key("v:k"), s.key("s:k"), s.key("ids"), s.key("sizes"), s.key("bytes"), s.key("lock:k"), s.key("lock-all")}
+		args := []string{doc, "3600000", strconv.FormatInt(time.Now().UnixMilli(), 10), "1000", "k", s.cfg.Prefix, "0", "1000000", session.Default, token}
+		v, err := sessionScript.Exec(ctx, s.client, keys, args).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// a holds k's lock, pauses past its TTL; b takes it and writes.
+	tokenA, unlockA, err := a.lock(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.client.Do(ctx, a.client.B().Del().Key(a.key("lock:k")).Build()) // the TTL ran out
+	tokenB, unlockB, err := b.lock(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := writeSession(b, tokenB, `{"by":"b"}`); v <= 0 {
+		t.Fatalf("the lock's holder did not write: %d", v)
+	}
+	version := get("v:k")
+	if v := writeSession(a, tokenA, `{"by":"a"}`); v != lockLost {
+		t.Errorf("a write whose lock ran out returned %d, want %d", v, lockLost)
+	}
+	if got := get("s:k"); got != `{"by":"b"}` || get("v:k") != version {
+		t.Errorf("a write whose lock ran out wrote over the holder's: %s (version %s, was %s)", got, get("v:k"), version)
+	}
+	unlockB()
+	unlockA()
+
+	// Every session's lock fences a session's write and the server's.
+	tokenAll, unlockAll, err := b.lock(ctx, session.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockAll()
+	if v := writeSession(b, tokenAll, `{"by":"all"}`); v <= 0 {
+		t.Errorf("lock-all's holder did not write a session: %d", v)
+	}
+	writeServer := func(token string) int64 {
+		t.Helper()
+		v, err := serverScript.Exec(ctx, b.client, []string{b.key("sv"), b.key("server"), b.key("lock-all")},
+			[]string{`{"by":"` + token + `"}`, strconv.FormatInt(time.Now().UnixMilli(), 10), token}).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := writeServer(tokenA); v != lockLost || get("server") != "" {
+		t.Errorf("the server's state written by a token not holding lock-all: %d, %q", v, get("server"))
+	}
+	if v := writeServer(tokenAll); v <= 0 || get("server") != `{"by":"`+tokenAll+`"}` {
+		t.Errorf("lock-all's holder did not write the server's state: %d, %q", v, get("server"))
+	}
 }

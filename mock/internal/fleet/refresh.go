@@ -17,12 +17,13 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Refresh brings the server's state and session sid up to date with
+// refresh brings the server's state and session sid up to date with
 // Redis. A request that starts after a write was answered sees that
-// write. sid may be "" for none, or session.All for every session.
-func (s *Store) Refresh(parent context.Context, sid string) error {
+// write. sid may be "" for none, or session.All for every session; for
+// a write about every session, one that does not restore here fails it.
+func (s *Store) refresh(parent context.Context, sid string, write bool) error {
 	if sid == session.All {
-		return s.refreshAll(parent)
+		return s.refreshAll(parent, write)
 	}
 	ctx, cancel := context.WithTimeout(parent, s.timeout())
 	defer cancel()
@@ -77,7 +78,7 @@ func (s *Store) Refresh(parent context.Context, sid string) error {
 	return s.reloadSession(ctx, sid)
 }
 
-// errOutOfReach is Refresh's error when Redis did not answer.
+// errOutOfReach is refresh's error when Redis did not answer.
 var errOutOfReach = errors.New("the shared store is out of reach")
 
 // dropUnkept drops this replica's copy of session sid if it is marked
@@ -270,9 +271,9 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	return res.Copy, sum, nil
 }
 
-// refreshAll is Refresh for every session Redis keeps.
-func (s *Store) refreshAll(ctx context.Context) error {
-	if err := s.Refresh(ctx, ""); err != nil {
+// refreshAll is refresh for every session Redis keeps.
+func (s *Store) refreshAll(ctx context.Context, write bool) error {
+	if err := s.refresh(ctx, "", false); err != nil {
 		return err
 	}
 	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
@@ -303,7 +304,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 			}
 			// A session that does not restore fails a write about every
 			// session, and is left out of a read.
-			if err := s.reloadSession(ctx, id); errors.Is(err, errOutOfReach) || err != nil && s.held.coversAll() {
+			if err := s.reloadSession(ctx, id); errors.Is(err, errOutOfReach) || err != nil && write {
 				return err
 			}
 		}

@@ -12,22 +12,24 @@ const staleWarning = `299 replymock "the shared store (--store) is out of reach:
 
 // Serve runs serve for a request of session sid (session.All for every
 // session). A write first takes the session's lock in Redis. Then
-// Refresh brings the copy up to date, and serve runs with the session
+// refresh brings the copy up to date, and serve runs with the session
 // pinned here.
 //
 // It returns the error to answer instead of serving. A read while Redis
 // is out of reach is served from this replica's copy, with staleWarning.
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
+	var token string
 	if write {
-		unlock, err := s.lock(r.Context(), sid)
-		if err != nil {
+		var unlock func()
+		var err error
+		if token, unlock, err = s.lock(r.Context(), sid); err != nil {
 			return err
 		}
 		defer unlock() // also when serve panics: a fault that drops the connection
 	}
 	p := s.pins.add(sid)
 	defer s.pins.done(sid)
-	err := s.Refresh(r.Context(), sid)
+	err := s.refresh(r.Context(), sid, write)
 	switch {
 	case err == nil:
 	case !errors.Is(err, errOutOfReach):
@@ -36,6 +38,18 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 		return errUnavailable()
 	default:
 		w.Header().Add("X-Mock-Warning", staleWarning)
+	}
+	if write {
+		// Only now may a keeping write the session: the copy is what
+		// Redis holds, and no other replica can change it.
+		s.held.set(sid, token)
+		defer func() {
+			// A keeping that took the token holds s.mu until it ends: the
+			// lock goes back only after it.
+			s.mu.Lock()
+			s.held.set(sid, "")
+			s.mu.Unlock()
+		}()
 	}
 	p.use.RLock()
 	defer p.use.RUnlock()
