@@ -108,6 +108,30 @@ test("npm installs the binary of this platform only", () => {
   assert.ok(statSync(bin).mode & 0o100, `${bin} is executable`);
 });
 
+test("from a clone, as mock/npm/README.md says: both tarballs installed work; the small one alone says what to install", () => {
+  const here = `${process.platform}-${process.arch}`;
+  const both = join(work, "clone-both");
+  const alone = join(work, "clone-alone");
+  for (const dir of [both, alone]) {
+    mkdirSync(dir);
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "from-a-clone", version: "1.0.0", private: true }));
+  }
+  const tarball = (dir) => join(packs, packed[dir].filename);
+  sh("npm", ["install", "--no-audit", "--no-fund", "-D", tarball("replymock"), tarball(here)], { cwd: both });
+  assert.equal(sh("npx", ["--no-install", "replymock", "--version"], { cwd: both }).stdout, `replymock ${version}\n`);
+  // The small package alone, its optional platform package left out.
+  sh("npm", ["install", "--no-audit", "--no-fund", "--omit=optional", "-D", tarball("replymock")], { cwd: alone });
+  const r = spawnSync("npx", ["--no-install", "replymock", "--version"], { cwd: alone, encoding: "utf8" });
+  assert.notEqual(r.status, 0, "npx replymock without its platform package");
+  const pkg = packed[here].name;
+  assert.match(r.stderr, new RegExp(`npm install -D ${pkg}@${version.replaceAll(".", "\\.")}`), r.stderr);
+  assert.match(r.stderr, new RegExp(`mock/npm/dist/${here}`), r.stderr);
+  assert.doesNotMatch(r.stderr, /node_modules|package-lock/, "advice that cannot help");
+  // The old name of the binary's variable still works.
+  const bin = join(both, "node_modules/@replymock", here, "bin/replymock");
+  assert.equal(sh("npx", ["--no-install", "replymock", "--version"], { cwd: alone, env: { REPLYMOCK_BIN: bin } }).stdout, `replymock ${version}\n`);
+});
+
 test("npx replymock --version, and a package.json script, print the package's version", () => {
   const timings = [];
   let out = "";

@@ -8,8 +8,8 @@
 //   2. switches a fault on for that session and sees the page show it;
 //   3. verifies through the journal what the page sent.
 //
-// REPLYMOCK_BIN is the replymock binary (go build -o ... . at the
-// repository's root); CHROMIUM the browser (default /usr/bin/chromium);
+// REPLYMOCK_BINARY is the replymock binary (go build -o ... . at the
+// repository's root; REPLYMOCK_BIN, its old name, is read too); CHROMIUM the browser (default /usr/bin/chromium);
 // REPLYMOCK_ARTIFACTS, if set, a folder for screenshots.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -37,8 +37,8 @@ let page: Page;
 // startMock runs replymock on a port of the system's choosing and reads
 // the address from its "replymock serving" log line.
 function startMock(): Promise<string> {
-  const bin = process.env.REPLYMOCK_BIN;
-  if (!bin) throw new Error("REPLYMOCK_BIN is not set: build replymock (go build -o /tmp/replymock .) and name it");
+  const bin = process.env.REPLYMOCK_BINARY || process.env.REPLYMOCK_BIN;
+  if (!bin) throw new Error("REPLYMOCK_BINARY is not set: build replymock (go build -o /tmp/replymock .) and name it");
   mock = spawn(bin, ["--addr", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let log = "";

@@ -1,7 +1,8 @@
 "use strict";
 // Where this machine's replymock binary is: the file REPLYMOCK_BINARY
-// names, else the one in the platform package npm installed beside this
-// package (an optional dependency that only this os and cpu take).
+// names (REPLYMOCK_BIN is its old name, read for one more release), else
+// the one in the platform package npm installed beside this package (an
+// optional dependency that only this os and cpu take).
 
 const fs = require("node:fs");
 const path = require("node:path");
@@ -21,10 +22,11 @@ const platforms = {
  * @returns {string}
  */
 function binaryPath() {
-  const own = process.env.REPLYMOCK_BINARY;
+  const name = process.env.REPLYMOCK_BINARY ? "REPLYMOCK_BINARY" : "REPLYMOCK_BIN";
+  const own = process.env[name];
   if (own) {
     if (!fs.existsSync(own)) {
-      throw new Error(`replymock: REPLYMOCK_BINARY names ${own}, which does not exist`);
+      throw new Error(`replymock: ${name} names ${own}, which does not exist`);
     }
     return own;
   }
@@ -34,16 +36,15 @@ function binaryPath() {
     throw new Error(`replymock: no binary is published for ${key} (there are for ${Object.keys(platforms).join(", ")}); ` +
       "build one from replymock's repository (go build -o replymock .) and set REPLYMOCK_BINARY to its path");
   }
+  const want = require("../package.json").version;
   let manifest;
   try {
     manifest = require.resolve(`${pkg}/package.json`);
   } catch {
-    throw new Error(`replymock: ${pkg}, the package that holds the binary for ${key}, is not installed. ` +
-      "npm installs it with replymock unless optional dependencies are left out (--omit=optional) or the lock file was " +
-      "made on another platform by an npm that dropped it: remove node_modules and package-lock.json and run npm install " +
-      "again, or set REPLYMOCK_BINARY to a replymock binary");
+    throw new Error(`replymock: the binary for ${key} is in ${pkg}@${want}, which is not installed. ` +
+      `Install it: npm install -D ${pkg}@${want} (from a clone of replymock, the tarball npm pack makes of ` +
+      `mock/npm/dist/${pkg.split("/")[1]}: see mock/npm/README.md). Or set REPLYMOCK_BINARY to a replymock binary.`);
   }
-  const want = require("../package.json").version;
   const got = require(manifest).version;
   if (got !== want) {
     throw new Error(`replymock: replymock ${want} found ${pkg} ${got}; both must be the same version: npm install -D replymock@${want}`);
