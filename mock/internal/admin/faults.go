@@ -94,7 +94,11 @@ func (a *Admin) handleFaultsDelete(r *http.Request) (int, any, error) {
 	id := mux.Vars(r)["id"]
 	n := a.st.RemoveFaults(sid, id)
 	if id != "" && n == 0 {
-		return 0, nil, &wire.APIError{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
+		msg := "no run-time fault " + strconv.Quote(id)
+		if sid != session.All {
+			msg += " in session " + sid
+		}
+		return 0, nil, &wire.APIError{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: msg}
 	}
 	return http.StatusOK, map[string]int{"removed": n}, nil
 }

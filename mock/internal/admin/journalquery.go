@@ -35,7 +35,10 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	}
 	q := &journalQuery{params: map[string]string{}}
 	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
-	sid := r.Header.Get(shared.HeaderSession)
+	sid := session.All
+	if ids := r.Header.Values(shared.HeaderSession); len(ids) > 0 {
+		sid = ids[0]
+	}
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
 		if err != nil {
@@ -51,10 +54,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 			return nil, err
 		}
 	}
-	switch {
-	case sid == "":
-		sid = session.All
-	case sid != session.All && !session.ValidID(sid):
+	if sid != session.All && !session.ValidID(sid) { // "" too: an unset variable must not mean every session
 		return nil, wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
 	}
 	if sid != session.All {
@@ -71,9 +71,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) error {
 	switch key {
 	case "session":
-		if val != "" {
-			*sid = val
-		}
+		*sid = val
 	case "method":
 		f.Method = val
 	case "path":

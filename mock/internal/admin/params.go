@@ -31,23 +31,23 @@ func scope(r *http.Request, def string) (string, error) {
 type scopeKey struct{}
 
 // SessionParam is the session q names (session=), else the
-// X-Mock-Session header, else def; a scenario= given twice is refused
-// here too.
+// X-Mock-Session header, else def. An empty one is refused, and a
+// scenario= given twice too.
 func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
 	if _, _, err := q.Get("scenario"); err != nil {
 		return "", err
 	}
-	sid, _, err := q.Get("session")
+	sid, given, err := q.Get("session")
 	if err != nil {
 		return "", err
 	}
-	if sid == "" {
-		sid = r.Header.Get(shared.HeaderSession)
+	if ids := r.Header.Values(shared.HeaderSession); !given && len(ids) > 0 {
+		sid, given = ids[0], true
 	}
 	switch {
-	case sid == "":
+	case !given:
 		return def, nil
-	case sid == session.All || session.ValidID(sid):
+	case sid == session.All || session.ValidID(sid): // not "": an unset variable must not mean every session
 		return sid, nil
 	}
 	return "", wire.InvalidParameter("session", "must be * or "+session.MsgBadID)

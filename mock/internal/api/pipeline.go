@@ -194,11 +194,12 @@ func steering(h http.Header) (sid string, seed int64, err error) {
 // the default session without it. An id no session may have is a 400;
 // "*" is one, as an API request is never about every session.
 func SessionOf(h http.Header) (string, error) {
-	sid := h.Get(HeaderSession)
-	if sid == "" {
+	ids := h.Values(HeaderSession)
+	if len(ids) == 0 {
 		return session.Default, nil
 	}
-	if !session.ValidID(sid) {
+	sid := ids[0]
+	if !session.ValidID(sid) { // "" too: an unset variable must not mean the default session
 		return "", wire.InvalidParameter(HeaderSession, session.MsgBadID)
 	}
 	return sid, nil

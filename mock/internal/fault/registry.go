@@ -184,13 +184,14 @@ func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bo
 	return nil
 }
 
-// Remove takes out the fault with id, or with id "" every fault of owner
-// (AllSessions: all of them). It returns the faults taken out.
+// Remove takes out owner's fault with id, or with id "" every fault of
+// owner. Owner AllSessions stands for any owner. It returns the faults
+// taken out.
 func (r *Registry) Remove(owner, id string) []*Fault {
 	var removed []*Fault
 	drop := func(of string) func(*Fault) bool {
 		return func(f *Fault) bool {
-			d := id != "" && f.ID == id || id == "" && (owner == AllSessions || of == owner)
+			d := (id == "" || f.ID == id) && (owner == AllSessions || of == owner)
 			if d {
 				removed = append(removed, f)
 			}

@@ -148,15 +148,19 @@ func TestRegistryBoundHoldsUnderConcurrentAdds(t *testing.T) {
 	}
 }
 
-// Remove takes a fault by id whoever owns it, or all of an owner's, or
-// all; Drop forgets a session's, or those for every session only.
+// Remove takes a fault by id from its owner (AllSessions: any owner),
+// or all of an owner's, or all; Drop forgets a session's, or those for
+// every session only.
 func TestRegistryRemoveAndDrop(t *testing.T) {
 	r := NewRegistry(20, 1<<20)
 	for _, owner := range []string{AllSessions, "s1", "s2", "s1", AllSessions, "s2"} {
 		r.Add(owner, drop(owner), nil)
 	}
-	if got := ids(r.Remove("s2", "f2")); got != "f2" {
-		t.Errorf("Remove(s2, f2) = %s: an id is taken whoever owns it", got)
+	if got := ids(r.Remove("s2", "f2")); got != "" {
+		t.Errorf("Remove(s2, f2) = %s: s1's fault taken through s2", got)
+	}
+	if got := ids(r.Remove(AllSessions, "f2")); got != "f2" {
+		t.Errorf("Remove(*, f2) = %s: an id is taken whoever owns it", got)
 	}
 	if got := ids(r.Remove("s1", "")); got != "f4" {
 		t.Errorf("Remove(s1) = %s, want f4", got)
