@@ -172,6 +172,14 @@ type Meta struct {
 // approval (a living shop's semi_auto mode); it is not an answer.
 const AnswerStateDraft = "draft"
 
+// AnswerStates and States are the values answer_state and state take,
+// as the API's document lists them: "sent" and "done" when answered,
+// "draft" both for a draft, else "" and "new".
+var (
+	AnswerStates = []string{"", "sent", AnswerStateDraft}
+	States       = []string{"new", "done", "draft"}
+)
+
 // MetaOf is f's Meta.
 func MetaOf(f *Feedback) (Meta, error) {
 	t, err := time.Parse(TimestampLayout, f.CreatedDate)

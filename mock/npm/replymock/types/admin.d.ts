@@ -857,7 +857,8 @@ export interface components {
             valuation_tags?: string[];
             created_date?: components["schemas"]["Timestamp"];
             answer_text?: string;
-            answer_state?: string;
+            /** @enum {string} */
+            answer_state?: "" | "sent" | "draft";
             product_name?: string;
             supplier_article?: string;
             brand_name?: string;
@@ -866,7 +867,8 @@ export interface components {
             user_name?: string;
             /** @enum {integer} */
             was_viewed?: 0 | 1;
-            state?: string;
+            /** @enum {string} */
+            state?: "new" | "done" | "draft";
             created_at?: components["schemas"]["Timestamp"];
         };
         SeedBody: {
@@ -1060,7 +1062,8 @@ export interface components {
             valuation_tags: string;
             created_date: components["schemas"]["Timestamp"];
             answer_text: string;
-            answer_state: string;
+            /** @enum {string} */
+            answer_state: "" | "sent" | "draft";
             product_name: string;
             supplier_article: string;
             brand_name: string;
@@ -1070,7 +1073,8 @@ export interface components {
             user_name: string;
             /** @enum {integer} */
             was_viewed: 0 | 1;
-            state: string;
+            /** @enum {string} */
+            state: "new" | "done" | "draft";
             created_at: components["schemas"]["Timestamp"];
         };
         Photo: {
