@@ -144,3 +144,45 @@ func TestFaultIsFoundOnlyInItsSession(t *testing.T) {
 		do(http.MethodDelete, Prefix+"/faults", "") // every fault, for the next case
 	}
 }
+
+// TestSeedStaysInTheDocument: a seed whose answer_state or state is
+// outside the API document's enums, or says the opposite of its
+// answer_text, is refused naming the field and what it may be, and
+// nothing is stored.
+func TestSeedStaysInTheDocument(t *testing.T) {
+	s := newTestServer(t, "default")
+	do := func(method, target, body string) (int, string) {
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	for _, tc := range []struct {
+		review, field, says string
+	}{
+		{`"answer_state":"bogus"`, "answer_state", `must be one of ["" "sent" "draft"], got "bogus"`},
+		{`"state":"weird"`, "state", `must be one of ["new" "done" "draft"], got "weird"`},
+		{`"answer_text":"Спасибо!","state":"new"`, "answer_state", `an answered review`},
+		{`"answer_state":"sent"`, "answer_state", `a review without answer_text is not answered`},
+	} {
+		code, body := do(http.MethodPut, Prefix+"/data?session=seed", `{"reviews":[{"product_valuation":5,`+tc.review+`}]}`)
+		var env struct{ Error struct{ Field, Message string } }
+		json.Unmarshal([]byte(body), &env)
+		if code != 400 || env.Error.Field != "reviews[0]."+tc.field || !strings.Contains(env.Error.Message, tc.says) {
+			t.Errorf("seed {%s}: %d %s; want 400 at reviews[0].%s saying %s", tc.review, code, body, tc.field, tc.says)
+		}
+	}
+	r := httptest.NewRequest(http.MethodGet, api.Prefix+"/feedbacks?counts_only=1", nil)
+	r.Header.Set(shared.HeaderSession, "seed")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if !strings.Contains(w.Body.String(), `"total":1009`) {
+		t.Errorf("after the refused seeds, the session's counts: %d %s; want the scenario's 1009", w.Code, w.Body)
+	}
+	for _, ok := range []string{`"answer_text":"Спасибо!"`, `"answer_state":"draft","state":"draft"`, `"state":"new"`} {
+		if code, body := do(http.MethodPut, Prefix+"/data?session=seed", `{"reviews":[{"product_valuation":5,`+ok+`}]}`); code != 200 {
+			t.Errorf("seed {%s}: %d %s", ok, code, body)
+		}
+	}
+}
