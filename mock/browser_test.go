@@ -506,6 +506,119 @@ Promise.all([patch, img, ...polls]).then(r => { document.getElementById("result"
 	}
 }
 
+// A page on another site reaching the mock by a name that is not this
+// machine (a container's service name), where Chromium sends no
+// Sec-Fetch-* headers, steers nothing either: its Referer gives it away,
+// and without one an admin read that builds a scenario or waits on the
+// journal is refused unless a header no page can send marks it.
+func TestBrowserForeignPageViaAName(t *testing.T) {
+	ctx := newBrowser(t,
+		chromedp.Flag("host-resolver-rules", "MAP evil.test 127.0.0.1, MAP mockhost 127.0.0.1"),
+		chromedp.Flag("disable-features", "HttpsUpgrades"))
+	s := newServer(t, mock.Options{})
+	if r := admin(t, s, "POST", "/__mock/faults", `{"times":1,"path":"/feedbacks","error":{"status":503}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	var mu sync.Mutex
+	type seen struct {
+		path    string
+		status  int
+		referer string
+		fetch   bool // any Sec-Fetch-* header came
+	}
+	var got []seen
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mockSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		s.ServeHTTP(rec, r)
+		mu.Lock()
+		got = append(got, seen{r.URL.Path, rec.status, r.Referer(), r.Header.Get("Sec-Fetch-Site") != ""})
+		mu.Unlock()
+	})}
+	go mockSrv.Serve(containerListener{ln})
+	defer mockSrv.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	api := "http://mockhost:" + port
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		policy := ""
+		if r.URL.Path == "/no-referrer" {
+			policy = `<meta name="referrer" content="no-referrer">`
+		}
+		fmt.Fprintf(w, `<!doctype html>%s<p id="result">waiting</p><script>
+const api = %q;
+const img = (path) => new Promise(done => { const i = new Image(); i.onload = () => done("loaded"); i.onerror = () => done("refused"); i.src = api + path; });
+const bare = (path) => fetch(api + path, {mode: "no-cors"}).then(() => "sent", () => "failed");
+Promise.all([img("/__mock/data?scenario=big-shop"), img("/__mock/clock?scenario=demo"),
+  bare("/__mock/verify?path=/never&wait=2s"), bare("/api/v1/feedbacks?limit=1")])
+ .then(r => { document.getElementById("result").textContent = r.join(", "); });
+</script>`, policy, api)
+	}))
+	defer page.Close()
+	_, pagePort, _ := net.SplitHostPort(page.Listener.Addr().String())
+	visit := func(path string) map[string]seen {
+		t.Helper()
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		if err := chromedp.Do(ctx, chromedp.Navigate("http://evil.test:"+pagePort+path)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := waitText(ctx, "#result", func(s string) bool { return s != "waiting" }); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		by := map[string]seen{}
+		for _, g := range got {
+			if g.fetch {
+				t.Logf("%s came with Sec-Fetch-*: the browser treats the name as trustworthy, and this test proves less", g.path)
+			}
+			by[g.path] = g
+		}
+		return by
+	}
+
+	// With a Referer: every request is refused, the API's read too.
+	by := visit("/")
+	for _, path := range []string{"/__mock/data", "/__mock/clock", "/__mock/verify", "/api/v1/feedbacks"} {
+		if g, ok := by[path]; !ok || g.status != http.StatusForbidden || g.referer == "" {
+			t.Errorf("%s from the foreign page, with its Referer: %+v (came: %v), want 403", path, g, ok)
+		}
+	}
+	if r := get(t, s, "/api/v1/feedbacks?limit=1"); r.status != http.StatusServiceUnavailable {
+		t.Errorf("the default session's one 503 was used up by the page: the next read got %d", r.status)
+	}
+	screenshot(t, ctx, "foreign-page-by-name")
+
+	// Without a Referer: the admin reads that build or wait are refused;
+	// the API's read, which curl sends alike, is served.
+	by = visit("/no-referrer")
+	for _, path := range []string{"/__mock/data", "/__mock/clock", "/__mock/verify"} {
+		if g, ok := by[path]; !ok || g.status != http.StatusForbidden || g.referer != "" {
+			t.Errorf("%s from the foreign page, no Referer: %+v (came: %v), want 403", path, g, ok)
+		}
+	}
+	if g := by["/api/v1/feedbacks"]; g.status != http.StatusOK {
+		t.Errorf("the API's read without any sign of a page: %+v, want it served", g)
+	}
+	// A tool, or a helper, calling the name with a header no page sends.
+	req := httptest.NewRequest("GET", api+"/__mock/data?scenario=en-shop", nil)
+	req.Header.Set("X-Mock-Session", "tool")
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "tcp", ln.Addr().String())
+	}}}
+	req.RequestURI = ""
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("a tool's read with X-Mock-Session by the name: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}
+
 // statusRecorder remembers the status a handler answered.
 type statusRecorder struct {
 	http.ResponseWriter

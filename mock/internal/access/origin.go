@@ -186,12 +186,24 @@ func RefuseHost(r *http.Request) *wire.APIError {
 // runs, whatever its method: a form or an <img> needs no preflight, and
 // a GET has effects too. Without Origin, Sec-Fetch-Site tells a page of
 // another site, and only a link followed to the API or the panel passes.
+// Browsers send no Sec-Fetch-* to a plain http:// name that is not this
+// machine (a container's service name, a LAN address); then Referer
+// tells, or, when a page sends none either, see pageMayHaveSent.
 // A refusal is returned for the caller to write.
 func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods func() []string) (answered bool, refusal *wire.APIError) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
-		if kind != Media && foreignSite(r) && !(kind != Admin && topLevelNavigation(r)) {
+		switch {
+		case kind == Media:
+		case foreignSite(r) && !(kind != Admin && topLevelNavigation(r)):
 			return true, refuseSite(kind)
+		case r.Header.Get("Sec-Fetch-Site") != "" || kind == Panel:
+		case r.Header.Get("Referer") != "":
+			if ref := refererOrigin(r); !g.mayCall(ref, r.Host, kind) {
+				return true, refuseReferer(ref, kind)
+			}
+		case kind == Admin && pageMayHaveSent(r) && steersOnGET(r):
+			return true, refuseUnmarked()
 		}
 		return false, nil
 	}
@@ -241,6 +253,48 @@ func foreignSite(r *http.Request) bool {
 	return false // same-origin, none (typed in, a bookmark) or not sent
 }
 
+// mayCall reports whether a page at origin may call kind at host.
+func (g *Guard) mayCall(origin, host string, kind Kind) bool {
+	if kind == API {
+		return g.OriginAllowed(origin, host)
+	}
+	return g.AdminOriginAllowed(origin, host)
+}
+
+// refererOrigin is the origin of r's Referer, "null" when it has none.
+func refererOrigin(r *http.Request) string {
+	u, err := url.Parse(r.Header.Get("Referer"))
+	if err != nil || u.Host == "" {
+		return "null"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// pageMayHaveSent reports whether r, which carries no Origin, no
+// Sec-Fetch-Site and no Referer, may come from a page of another site:
+// it names a Host that is not this machine, and carries neither the
+// admin token nor a header a page cannot send without a preflight. A
+// tool or a test helper sends one of those, or calls 127.0.0.1.
+func pageMayHaveSent(r *http.Request) bool {
+	if LoopbackHost(hostname(r.Host)) || r.Header.Get("Authorization") != "" {
+		return false
+	}
+	for name := range r.Header {
+		if strings.HasPrefix(name, "X-Mock-") {
+			return false
+		}
+	}
+	return true
+}
+
+// steersOnGET reports whether r is a read of the admin API that does
+// more than read: one that may build a scenario's data (scenario=) or
+// hold a connection open on the journal (wait=).
+func steersOnGET(r *http.Request) bool {
+	q := r.URL.Query()
+	return q.Has("scenario") || q.Has("wait")
+}
+
 // topLevelNavigation reports whether r is a link followed in a tab, whose
 // answer the user sees and the linking page does not.
 func topLevelNavigation(r *http.Request) bool {
@@ -273,4 +327,24 @@ func refuseSite(kind Kind) *wire.APIError {
 	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Sec-Fetch-Site",
 		Message: "a page of another site may not call " + what + " without CORS (a no-cors fetch, an image, a form): " +
 			"call it with fetch from an allowed origin (local dev origins, the server's own page, --cors-origins), or from a tool"}
+}
+
+// refuseReferer answers a request without Origin from a page at origin
+// (its Referer's) that may not call kind.
+func refuseReferer(origin string, kind Kind) *wire.APIError {
+	what := "the API"
+	if kind != API {
+		what = "the admin API"
+	}
+	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Referer",
+		Message: "a page at " + strconv.Quote(wire.Clip(origin)) + " may not call " + what + ": only local dev origins (localhost, 127.0.0.1, [::1], any port), " +
+			"the server's own page and --cors-origins may; start with --cors-origins " + wire.Clip(origin) + " to allow it"}
+}
+
+// refuseUnmarked answers an admin read with effects that may come from
+// a page of another site.
+func refuseUnmarked() *wire.APIError {
+	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Host",
+		Message: "a read with scenario= or wait= to a name that is not this machine must carry an X-Mock-* header (X-Mock-Session, say) or the admin token: " +
+			"a page of another site could send it otherwise (an image, a no-cors fetch); call 127.0.0.1 or localhost, or add the header"}
 }
