@@ -167,7 +167,9 @@ func TestSeedStaysInTheDocument(t *testing.T) {
 		{`"answer_state":"sent"`, "answer_state", `a review without answer_text is not answered`},
 	} {
 		code, body := do(http.MethodPut, Prefix+"/data?session=seed", `{"reviews":[{"product_valuation":5,`+tc.review+`}]}`)
-		var env struct{ Error struct{ Field, Message string } }
+		var env struct {
+			Error struct{ Field, Message string }
+		}
 		json.Unmarshal([]byte(body), &env)
 		if code != 400 || env.Error.Field != "reviews[0]."+tc.field || !strings.Contains(env.Error.Message, tc.says) {
 			t.Errorf("seed {%s}: %d %s; want 400 at reviews[0].%s saying %s", tc.review, code, body, tc.field, tc.says)
