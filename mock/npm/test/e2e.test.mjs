@@ -177,6 +177,38 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
   });
 }
 
+test("npx replymock killed with SIGKILL: its server goes too", async (t) => {
+  const wrapper = spawn("node", [join(project, "node_modules/replymock/bin/replymock.js"), "--addr", "127.0.0.1:0", "--log-format", "json"],
+    { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
+  let server;
+  t.after(() => {
+    wrapper.kill("SIGKILL");
+    if (server && alive(server.pid)) process.kill(server.pid, "SIGKILL"); // the test failed: leave nothing behind
+  });
+  let log = "";
+  const addr = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no serving line in 60 s:\n${log}`)), 60_000);
+    wrapper.stderr.setEncoding("utf8").on("data", (s) => {
+      log += s;
+      const m = /"msg":"replymock serving".*?"addr":"([^"]+)"/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  server = childrenOf(wrapper.pid).find((p) => p.comm === "replymock");
+  assert.ok(server, `no replymock process among the bin script's children: ${JSON.stringify(childrenOf(wrapper.pid))}`);
+  wrapper.kill("SIGKILL");
+  let gone = false;
+  for (let i = 0; i < 100 && !gone; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    gone = !alive(server.pid);
+  }
+  assert.ok(gone, `replymock (pid ${server.pid}) still runs 10 s after its bin script was killed`);
+  await assert.rejects(fetch(`http://${addr}/__mock/health`), "the server's port still answers");
+});
+
 test("the committed types are what openapi-typescript makes of the OpenAPI documents", () => {
   for (const [doc, types] of [["mock/openapi.yaml", "api.d.ts"], ["mock/admin-openapi.yaml", "admin.d.ts"]]) {
     const out = join(work, types);

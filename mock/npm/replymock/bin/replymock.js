@@ -12,7 +12,15 @@ try {
   console.error(err.message);
   process.exit(1);
 }
-const child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+// Standard input is a pipe this process holds open: if it is killed
+// (SIGKILL), the pipe closes and the binary shuts down with it
+// (--exit-on-stdin-close), rather than hold its port. No subcommand
+// reads standard input.
+const child = spawn(bin, process.argv.slice(2), {
+  stdio: ["pipe", "inherit", "inherit"],
+  env: { ...process.env, REPLYMOCK_EXIT_ON_STDIN_CLOSE: "1" },
+});
+child.stdin.on("error", () => {}); // EPIPE once the binary is gone: nothing to tell
 child.on("error", (err) => {
   console.error(`replymock: could not run ${bin}: ${err.message}`);
   process.exit(1);
