@@ -31,7 +31,10 @@ import (
 // block not meant to run says so and why: ```sh norun REASON. After each
 // block the server's shared state (the active scenario, run-time faults,
 // overrides, the default session's settings and data) is as before it:
-// a block works in sessions of its own or undoes what it changed.
+// a block works in sessions of its own or undoes what it changed. Each
+// block runs twice and must print the same both times, as a reader
+// who pastes it twice sees; what a command prints ends with a line
+// break, so that pasted outputs do not run together.
 
 // docExample is one fenced shell block of a page.
 type docExample struct {
@@ -275,10 +278,12 @@ func TestDocExamples(t *testing.T) {
 				}
 				ran++
 				commands += len(ex.steps)
-				compared += srv.check(t, ex)
-				if after := srv.sharedState(t); after != before {
-					t.Errorf("%s:%d: the block leaves the server changed (use a session of its own, or undo):\n%s", ex.page, ex.line, stateDiff(before, after))
-					before = after
+				for round := range 2 {
+					compared += srv.check(t, ex, round)
+					if after := srv.sharedState(t); after != before {
+						t.Errorf("%s:%d: the block leaves the server changed (use a session of its own, or undo):\n%s", ex.page, ex.line, stateDiff(before, after))
+						before = after
+					}
 				}
 			}
 		})
@@ -287,18 +292,26 @@ func TestDocExamples(t *testing.T) {
 }
 
 // check runs a block and compares what each command prints with the
-// page; it returns how many commands' output it compared.
-func (s docServer) check(t *testing.T, ex docExample) (compared int) {
+// page; it returns how many commands' output it compared. round is 0
+// for the first run of the block, 1 for the second.
+func (s docServer) check(t *testing.T, ex docExample, round int) (compared int) {
 	t.Helper()
+	when := ""
+	if round > 0 {
+		when = " (run a second time)"
+	}
 	outs, codes := s.run(t, ex)
 	for i, st := range ex.steps {
 		if i >= len(outs) {
-			t.Errorf("%s:%d: did not run", ex.page, st.line)
+			t.Errorf("%s:%d: did not run%s", ex.page, st.line, when)
 			continue
+		}
+		if outs[i] != "" && !strings.HasSuffix(outs[i], "\n") {
+			t.Errorf("%s:%d: what it prints does not end with a line break (curl -w '\\n', or echo), so the next output runs on: %q", ex.page, st.line, tail(outs[i]))
 		}
 		got := trimLines(outs[i])
 		if codes[i] != st.exit {
-			t.Errorf("%s:%d: exit status %d, want %d; it printed:\n%s", ex.page, st.line, codes[i], st.exit, got)
+			t.Errorf("%s:%d: exit status %d, want %d%s; it printed:\n%s", ex.page, st.line, codes[i], st.exit, when, got)
 		}
 		if st.want == nil {
 			continue
@@ -306,7 +319,7 @@ func (s docServer) check(t *testing.T, ex docExample) (compared int) {
 		compared++
 		want := strings.Split(s.local(strings.Join(st.want, "\n")), "\n")
 		if !wantRE(want).MatchString(got) {
-			t.Errorf("%s:%d:\n%s\nprints:\n%s\nthe page shows:\n%s", ex.page, st.line, strings.TrimSpace(st.command), got, strings.Join(st.want, "\n"))
+			t.Errorf("%s:%d:\n%s\nprints%s:\n%s\nthe page shows:\n%s", ex.page, st.line, strings.TrimSpace(st.command), when, got, strings.Join(st.want, "\n"))
 		}
 	}
 	return compared
@@ -338,4 +351,12 @@ func stateDiff(before, after string) string {
 		}
 	}
 	return out.String()
+}
+
+// tail is the end of s, for a message.
+func tail(s string) string {
+	if len(s) > 60 {
+		return "..." + s[len(s)-60:]
+	}
+	return s
 }
