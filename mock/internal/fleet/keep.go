@@ -382,7 +382,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	}
 	doc, sum := "", goneSum
 	if found {
-		snap, err := s.k.TakeToKeep(id)
+		snap, err := s.k.TakeOwn(id)
 		if err != nil {
 			return write{}, false, err
 		}

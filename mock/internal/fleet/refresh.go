@@ -262,7 +262,7 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 		return journal.Key{}, [32]byte{}, err
 	}
 	var sum [32]byte
-	if taken, err := s.k.TakeToKeep(id); err == nil {
+	if taken, err := s.k.TakeOwn(id); err == nil {
 		sum, _ = taken.Sum()
 	}
 	if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != res.Copy {

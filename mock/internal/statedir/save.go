@@ -146,7 +146,7 @@ func (d *Dir) removeSession(name string) error {
 // make room for it, and one that would not fit alone is not written
 // (its old files removed), with a log line.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
-	snap, err := k.TakeToKeep(id)
+	snap, err := k.TakeOwn(id)
 	if err != nil {
 		return err
 	}
