@@ -171,7 +171,7 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	if st, err := d.readServer(); err != nil {
 		d.setAside(serverFile, err)
 	} else if st.Format != "" {
-		if err := restoreServerState(k.State(), st); err != nil {
+		if err := RestoreServer(k.State(), st); err != nil {
 			d.setAside(serverFile, err)
 		}
 	}
