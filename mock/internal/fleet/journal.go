@@ -37,23 +37,18 @@ func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
 
 type sharedJournal struct{ s *Store }
 
-// do runs a journal script with the store's timeout. Its error is the
-// 503 to answer.
-func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
-	ctx, cancel := context.WithTimeout(parent, sj.s.timeout())
-	defer cancel()
-	res := sc.Exec(ctx, sj.s.client, keys, args)
-	if err := res.Error(); err != nil && !rueidis.IsRedisNil(err) {
-		if parent.Err() != nil {
-			return res, parent.Err() // the caller went
-		}
-		if _, answered := refusal(err); !answered {
-			sj.s.failed(err)
-		}
-		return res, unavailable(err)
+// do runs a journal script as exchange does. Its error is the 503 to
+// answer, or ctx's.
+func (sj sharedJournal) do(ctx context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
+	var res rueidis.RedisResult
+	err := sj.s.exchange(ctx, func(ctx context.Context) error {
+		res = sc.Exec(ctx, sj.s.client, keys, args)
+		return res.Error()
+	})
+	if err != nil && ctx.Err() == nil {
+		err = unavailable(err)
 	}
-	sj.s.reached()
-	return res, nil
+	return res, err
 }
 
 func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
@@ -236,20 +231,14 @@ func (sj sharedJournal) Clear(ctx context.Context, scope string) error {
 	return err
 }
 
-func (sj sharedJournal) Seq(parent context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(parent, sj.s.timeout())
-	defer cancel()
-	n, err := sj.s.client.Do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
-	switch {
-	case rueidis.IsRedisNil(err):
-		sj.s.reached()
-		return 0, nil
-	case err != nil && parent.Err() != nil:
-		return 0, parent.Err() // the caller went
-	case err != nil:
-		sj.s.failed(err)
-		return 0, unavailable(err)
+func (sj sharedJournal) Seq(ctx context.Context) (int64, error) {
+	var n int64
+	err := sj.s.exchange(ctx, func(ctx context.Context) (err error) {
+		n, err = sj.s.client.Do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		err = unavailable(err)
 	}
-	sj.s.reached()
-	return n, nil
+	return n, err
 }

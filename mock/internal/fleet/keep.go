@@ -130,20 +130,23 @@ return v
 // longer its own: it held it past lockTTL without renewing it.
 const lockLost = -2
 
+// retryLater is a 503 whose request may go again in a second.
+func retryLater(code, msg string) *wire.APIError {
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: code, RetryAfter: time.Second, Message: msg}
+}
+
 // errLockLost is the answer to a write whose lock ran out before its
 // change reached Redis, and another replica may have written since.
 func errLockLost(id string) *wire.APIError {
 	if id == "" {
 		id = "every session"
 	}
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
-		Message: "this replica's hold on " + id + " ran out (it paused longer than " + lockTTL.String() + ") before the change reached the shared store: nothing changed; send it again"}
+	return retryLater(wire.CodeStoreUnavailable, "this replica's hold on "+id+" ran out (it paused longer than "+lockTTL.String()+") before the change reached the shared store: nothing changed; send it again")
 }
 
 // errUnavailable is the answer to a write while Redis is out of reach.
 func errUnavailable() *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
-		Message: "the shared store (--store) is out of reach: nothing changed; send it again once it is back"}
+	return retryLater(wire.CodeStoreUnavailable, "the shared store (--store) is out of reach: nothing changed; send it again once it is back")
 }
 
 // write is one script run that keeps a session or the server's state.
@@ -281,17 +284,16 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 	if strings.HasPrefix(re.Error(), "OOM") {
 		msg += "; a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"
 	}
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second, Message: msg}
+	return retryLater(wire.CodeStoreUnavailable, msg)
 }
 
-// copyLost is sessionWrite's answer when a write of session id under
-// way here can no longer keep its change. Pinning stops eviction of the
-// copy, but a concurrent keeping of the same session (for a read) may
-// have failed and marked the copy for reload. The write then answers
-// 503 rather than report a change Redis does not have.
-func (s *Store) copyLost(id string) (write, bool, error) {
+// copyLost marks session id for reload, and is the answer to its write
+// under way here when the copy it changed went: evicted, or marked for
+// reload by a concurrent keeping (for a read) that failed. The write
+// answers 503 rather than report a change Redis does not have.
+func (s *Store) copyLost(id string) error {
 	s.reloadLater(id)
-	return write{}, false, errCopyLost(id)
+	return retryLater(wire.CodeServiceUnavailable, "this replica lost the copy of session "+id+" the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again")
 }
 
 // reloadLater makes the next request of session id reload it from
@@ -300,13 +302,6 @@ func (s *Store) reloadLater(id string) {
 	s.vmu.Lock()
 	s.entry(id).version = -1
 	s.vmu.Unlock()
-}
-
-// errCopyLost is the answer to a write of session id whose change this
-// replica could not keep.
-func errCopyLost(id string) *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
-		Message: "this replica lost the copy of session " + id + " the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again"}
 }
 
 // tooBig is the answer to a write that would make session id's
@@ -335,7 +330,7 @@ func (s *Store) serverWrite(now string) (write, bool, error) {
 	if err != nil {
 		return write{}, false, err
 	}
-	token := s.held.allToken()
+	token := s.held.token(session.All)
 	s.vmu.RLock()
 	skip := s.sv < 0 || sum == s.serverSum || token == "" // only a write about every session writes it
 	s.vmu.RUnlock()
@@ -364,7 +359,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if s.held.holdsOwn(id) && (evicted || isKnown && known.version < 0) {
-		return s.copyLost(id)
+		return write{}, false, s.copyLost(id)
 	}
 	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
 		// Gone from this replica: Redis keeps it for the others, and this
@@ -389,7 +384,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 		if now, ok := s.st.Sessions().Find(id); !ok || now != ss || ss.Dropped() {
 			// Evicted while it was taken: what was taken may be empty.
 			if s.held.holdsOwn(id) {
-				return s.copyLost(id)
+				return write{}, false, s.copyLost(id)
 			}
 			return write{}, false, nil
 		}

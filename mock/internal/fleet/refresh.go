@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -243,8 +242,7 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 // errNotHeld is the answer to a request of session id when this replica
 // cannot restore the document Redis holds of it.
 func errNotHeld(id, why string) *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
-		Message: "this replica cannot hold session " + id + " as the shared store has it (" + wire.Clip(why) + "): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews"}
+	return retryLater(wire.CodeServiceUnavailable, "this replica cannot hold session "+id+" as the shared store has it ("+wire.Clip(why)+"): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews")
 }
 
 // restore replaces this replica's copy of session id with doc. It
