@@ -120,10 +120,10 @@ func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
 // across the fleet, and reports whether it may go through.
 func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
 	win := max(rl.Window.D().Milliseconds(), 1)
-	var res []rueidis.RedisMessage
+	var res []int64
 	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
 		res, err = windowScript.Exec(ctx, s.client, []string{s.key("c:" + sid), s.key("counted")},
-			[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).ToArray()
+			[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).AsIntSlice()
 		return err
 	})
 	if err != nil {
@@ -132,11 +132,7 @@ func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration
 	if len(res) != 2 {
 		return 0, false, errors.New("store: a rate limit's count: not the answer the script gives")
 	}
-	n, err1 := res[0].AsInt64()
-	left, err2 := res[1].AsInt64()
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, false, err
-	}
+	n, left := res[0], res[1]
 	if n <= int64(rl.Requests) {
 		return 0, true, nil
 	}

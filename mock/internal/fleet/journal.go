@@ -195,23 +195,20 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 	if err != nil || len(parts) != 2 {
 		return nil, errUnavailable() // not the answer a step gives
 	}
-	arr, _ := parts[0].ToArray()
-	pairs, _ := parts[1].ToArray()
+	arr, err1 := parts[0].AsStrSlice()
+	pairs, err2 := parts[1].AsStrSlice()
+	if err1 != nil || err2 != nil {
+		return nil, errUnavailable()
+	}
 	bodies := make(map[string]string, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		h, _ := pairs[i].ToString()
-		bodies[h], _ = pairs[i+1].ToString()
+		bodies[pairs[i]] = pairs[i+1]
 	}
 	out := make([]journal.Stored, 0, len(arr)/3)
 	for i := 0; i+2 < len(arr); i += 3 {
-		seqs, err1 := arr[i].ToString()
-		data, err2 := arr[i+1].ToString()
-		h, err3 := arr[i+2].ToString()
-		seq, err4 := strconv.ParseInt(seqs, 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-			continue
+		if seq, err := strconv.ParseInt(arr[i], 10, 64); err == nil {
+			out = append(out, journal.Stored{Seq: seq, Data: []byte(arr[i+1] + bodies[arr[i+2]])})
 		}
-		out = append(out, journal.Stored{Seq: seq, Data: []byte(data + bodies[h])})
 	}
 	return out, nil
 }

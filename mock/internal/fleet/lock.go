@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"strconv"
 	"sync"
@@ -130,9 +129,7 @@ func (h *held) set(id, token string) {
 // returns the lock's token and the function that releases it. Its error
 // is the 503 to answer.
 func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func(), err error) {
-	var b [16]byte
-	rand.Read(b[:])
-	token = hex.EncodeToString(b[:])
+	token = rand.Text()
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	key := s.key("lock:" + sid)

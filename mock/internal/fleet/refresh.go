@@ -20,31 +20,20 @@ import (
 // Redis. A request that starts after a write was answered sees that
 // write. sid may be "" for none, or session.All for every session; for
 // a write about every session, one that does not restore here fails it.
-func (s *Store) refresh(parent context.Context, sid string, write bool) error {
+func (s *Store) refresh(ctx context.Context, sid string, write bool) error {
 	if sid == session.All {
-		return s.refreshAll(parent, write)
+		return s.refreshAll(ctx, write)
 	}
-	ctx, cancel := context.WithTimeout(parent, s.timeout())
-	defer cancel()
 	keys := []string{s.key("sv")}
 	if sid != "" {
 		keys = append(keys, s.key("v:"+sid))
 	}
 	known, _ := s.knownOf(sid)
 	before := known.version // 0 for none
-	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
-	if err != nil && ctx.Err() == nil {
-		// Once more: the first command on a connection Redis closed
-		// (restarted) fails, and the client dials again.
-		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
-	}
-	if err != nil {
-		if parent.Err() == nil { // not a client gone
-			s.failed(err)
-		}
+	vals, ok := s.mget(ctx, keys...)
+	if !ok {
 		return errOutOfReach
 	}
-	s.reached()
 	sv, _ := version(vals[0])
 	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
 		return errOutOfReach
@@ -316,6 +305,11 @@ func (s *Store) refreshAll(ctx context.Context, write bool) error {
 func (s *Store) mget(ctx context.Context, keys ...string) (vals []rueidis.RedisMessage, ok bool) {
 	err := s.exchange(ctx, func(ctx context.Context) (err error) {
 		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		if err != nil && ctx.Err() == nil {
+			// Once more: the first command on a connection Redis closed
+			// (restarted) fails, and the client dials again.
+			vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		}
 		return err
 	})
 	return vals, err == nil
