@@ -44,8 +44,10 @@ func (d *Dir) fitLocked(need int64, keep string) bool {
 	for _, a := range d.rejected {
 		stays -= a.size
 	}
+	names := make([]string, 0, len(d.written)) // the sessions whose files may go
 	for name, f := range d.written {
 		if name != keep && name != sessionFile(session.Default) {
+			names = append(names, name)
 			stays -= f.size
 		}
 	}
@@ -61,15 +63,6 @@ func (d *Dir) fitLocked(need int64, keep string) bool {
 		d.used -= old.size
 		d.log.Warn("state: a file set aside removed, the oldest, to keep the folder within --max-state-disk",
 			"file", filepath.Join(rejectedDir, old.name), "bytes", old.size, "used_bytes", d.used, "max_bytes", d.max)
-	}
-	if d.used+need <= d.max {
-		return true
-	}
-	names := make([]string, 0, len(d.written))
-	for name := range d.written {
-		if name != keep && name != sessionFile(session.Default) {
-			names = append(names, name)
-		}
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(d.written[a].seq, d.written[b].seq) })
 	for _, name := range names {

@@ -24,7 +24,7 @@ type logWrite struct {
 	appending bool // records go at prev's end; else they are the whole of next
 }
 
-// sizeOnDisk is what l takes in the folder.
+// sizeOnDisk is what l takes in the folder; 0 for none.
 func (l *partsLog) sizeOnDisk() int64 {
 	if l == nil {
 		return 0
@@ -48,24 +48,18 @@ func liveOf(parts map[string][]json.RawMessage) int64 {
 // written anew when there was none or it would grow past twice what it
 // holds and a megabyte.
 func (d *Dir) plan(name string, prev *partsLog, parts map[string][]json.RawMessage, splices []splice, hashes map[string][]uint64) logWrite {
-	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
-	if len(parts) == 0 {
-		return w
+	if prev != nil && len(parts) > 0 {
+		w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev, appending: true}
+		for _, s := range splices {
+			w.records = appendRecord(w.records, s)
+		}
+		live := liveOf(parts)
+		if end := prev.end + int64(len(w.records)); end <= 2*live+1<<20 {
+			w.next = &partsLog{gen: prev.gen, end: end, live: live, parts: hashes}
+			return w
+		}
 	}
-	if prev == nil {
-		return d.planAnew(name, prev, parts, hashes)
-	}
-	for _, s := range splices {
-		w.records = appendRecord(w.records, s)
-	}
-	live := liveOf(parts)
-	end := prev.end + int64(len(w.records))
-	if end > 2*live+1<<20 {
-		return d.planAnew(name, prev, parts, hashes)
-	}
-	w.appending = true
-	w.next = &partsLog{gen: prev.gen, end: end, live: live, parts: hashes}
-	return w
+	return d.planAnew(name, prev, parts, hashes)
 }
 
 // planAnew is the log of parts written whole, as the generation after
