@@ -153,7 +153,7 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 		}},
 		{"touch", func() { s.touch("a") }},
 		{"keep", func() {
-			s.run(context.Background(), []write{{id: "a", script: sessionScript, exec: rueidis.LuaExec{
+			s.run(context.Background(), []write{{id: "a", exec: rueidis.LuaExec{
 				Keys: []string{s.key("v:a"), s.key("s:a"), s.key("ids"), s.key("sizes"), s.key("bytes")},
 				Args: []string{"{}", "3600000", "1", "10", "a", s.cfg.Prefix, "0", "1000", "default"},
 			}}}, &shared.Unkept{Sessions: map[string]error{}})

@@ -161,12 +161,13 @@ func RedactedURL(raw string) string {
 	return u.Redacted()
 }
 
-// redact is s with u's password, if any, replaced by xxxxx.
-func redact(s string, u *url.URL) string {
+// redact is msg with the store's password, if any, replaced by xxxxx.
+func (s *Store) redact(msg string) string {
+	u, _ := url.Parse(s.cfg.URL)
 	if p, ok := u.User.Password(); ok && p != "" {
-		s = strings.ReplaceAll(s, p, "xxxxx")
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	return s
+	return msg
 }
 
 // Open connects to the store cfg names, trying again (and saying so)
@@ -191,7 +192,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	opt.Dialer.Timeout = opTimeout
 	opt.ConnWriteTimeout = opTimeout
 	s := &Store{cfg: cfg, shown: RedactedURL(cfg.URL), sv: -1, known: make(map[string]*entry)}
-	u, _ := url.Parse(cfg.URL)
 	wait := 100 * time.Millisecond
 	for {
 		c, err := rueidis.NewClient(opt)
@@ -203,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			}
 			c.Close()
 		}
-		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", redact(err.Error(), u), "in", wait.String())
+		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", s.redact(err.Error()), "in", wait.String())
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("store %s: unreachable: %w", s.shown, ctx.Err())
@@ -355,8 +355,7 @@ func refusal(err error) (*rueidis.RedisError, bool) {
 
 // failed notes that Redis did not answer.
 func (s *Store) failed(err error) {
-	u, _ := url.Parse(s.cfg.URL)
-	msg := redact(err.Error(), u)
+	msg := s.redact(err.Error())
 	s.lastErr.Store(msg)
 	if s.up.Swap(false) {
 		s.cfg.Log.Warn("store: unreachable; reads answer from the state last known, writes are refused", "store", s.shown, "err", msg)

@@ -149,14 +149,14 @@ func errUnavailable() *wire.APIError {
 	return retryLater(wire.CodeStoreUnavailable, "the shared store (--store) is out of reach: nothing changed; send it again once it is back")
 }
 
-// write is one script run that keeps a session or the server's state.
+// write is one script run that keeps a session (sessionScript) or the
+// server's state (serverScript).
 type write struct {
-	id     string // "" for the server's state
-	size   int    // the session's document's bytes
-	sum    [32]byte
-	key    journal.Key // the copy the session's document was taken from
-	exec   rueidis.LuaExec
-	script *rueidis.Lua
+	id   string // "" for the server's state
+	size int    // the session's document's bytes
+	sum  [32]byte
+	key  journal.Key // the copy the session's document was taken from
+	exec rueidis.LuaExec
 }
 
 // keep is the state's Keeper. It writes the changed sessions, and the
@@ -201,20 +201,19 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
-		// The server's write goes alone; the sessions' go in one pipeline.
+		// The server's write, first if any, goes alone; the sessions' go
+		// in one pipeline.
+		first := 0
+		if ws[0].id == "" {
+			res[0] = serverScript.Exec(ctx, s.client, ws[0].exec.Keys, ws[0].exec.Args)
+			first = 1
+		}
 		var sess []rueidis.LuaExec
-		var sessAt []int
-		for i, w := range ws {
-			if w.script == serverScript {
-				res[i] = serverScript.Exec(ctx, s.client, w.exec.Keys, w.exec.Args)
-				continue
-			}
-			sess, sessAt = append(sess, w.exec), append(sessAt, i)
+		for _, w := range ws[first:] {
+			sess = append(sess, w.exec)
 		}
 		if len(sess) > 0 {
-			for j, r := range sessionScript.ExecMulti(ctx, s.client, sess...) {
-				res[sessAt[j]] = r
-			}
+			copy(res[first:], sessionScript.ExecMulti(ctx, s.client, sess...))
 		}
 		for _, r := range res {
 			if err := r.Error(); err != nil {
@@ -337,7 +336,7 @@ func (s *Store) serverWrite(now string) (write, bool, error) {
 	if skip {
 		return write{}, false, nil
 	}
-	return write{sum: sum, script: serverScript, exec: rueidis.LuaExec{
+	return write{sum: sum, exec: rueidis.LuaExec{
 		Keys: []string{s.key("sv"), s.key("server"), s.key("lock-all")},
 		Args: []string{string(doc), now, token},
 	}}, true, nil
@@ -412,7 +411,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	if found {
 		key = ss.Key()
 	}
-	return write{id: id, size: len(doc), sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
+	return write{id: id, size: len(doc), sum: sum, key: key, exec: rueidis.LuaExec{
 		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes"), s.key("lock:" + id), s.key("lock-all")},
 		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def,
 			strconv.FormatInt(s.cfg.MaxBytes, 10), session.Default, token},

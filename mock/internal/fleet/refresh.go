@@ -105,7 +105,8 @@ func (s *Store) holdsServer(v int64) bool {
 }
 
 // holdsSession reports whether this replica's copy of session id is
-// version v. A copy evicted or expired here is not.
+// version v (not evicted or expired here). It touches the session in
+// Redis once a quarter of the TTL has gone since it was last touched.
 func (s *Store) holdsSession(id string, v int64) bool {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
@@ -116,7 +117,9 @@ func (s *Store) holdsSession(id string, v int64) bool {
 			return false // evicted here, or made anew since: not the copy the version is of
 		}
 	}
-	s.touchIfDue(id, known.touched)
+	if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
+		s.touch(id)
+	}
 	return true
 }
 
@@ -128,14 +131,6 @@ func (s *Store) knownOf(id string) (entry, bool) {
 		return *e, true
 	}
 	return entry{}, false
-}
-
-// touchIfDue touches session id (its TTL in Redis) when a quarter of
-// the TTL has gone since it was last touched.
-func (s *Store) touchIfDue(id string, touched time.Time) {
-	if s.cfg.TTL > 0 && time.Since(touched) > s.cfg.TTL/4 {
-		s.touch(id)
-	}
 }
 
 // touch keeps session id in Redis for another TTL, so a session that is
