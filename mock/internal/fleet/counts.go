@@ -24,17 +24,17 @@ import (
 // hash, scored by when it expires, so a reset of every session finds
 // them without scanning the keyspace.
 
-// countedLib defines counted(ttl). It lists session ARGV[1] in counted
-// (KEYS[2]), expiring in ttl ms (0: never), and drops the expired.
-const countedLib = `
+// countedLib defines now() (lockLib) and counted(ttl), which lists
+// session ARGV[1] in counted (KEYS[2]), expiring in ttl ms (0: never),
+// and drops the expired.
+const countedLib = lockLib + `
 local function counted(ttl)
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+  local t = now()
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. t)
   if ttl == 0 then
     redis.call('ZADD', KEYS[2], '+inf', ARGV[1])
   else
-    redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
+    redis.call('ZADD', KEYS[2], t + ttl, ARGV[1])
   end
 end
 `
@@ -58,12 +58,11 @@ return n
 // clock so the fleet shares one clock. It returns the count and the ms
 // until the window ends.
 var windowScript = rueidis.NewLuaScript(countedLib + `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local t = now()
 local win = tonumber(ARGV[3])
 local s = tonumber(redis.call('HGET', KEYS[1], 's:' .. ARGV[2]) or '-1')
-if s < 0 or now - s >= win then
-  s = now
+if s < 0 or t - s >= win then
+  s = t
   redis.call('HSET', KEYS[1], 's:' .. ARGV[2], s, 'n:' .. ARGV[2], 0)
 end
 local n = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[2], 1)
@@ -73,7 +72,7 @@ if ttl ~= 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
 counted(ttl)
-return {n, s + win - now}
+return {n, s + win - t}
 `)
 
 // forgetScript deletes session ARGV[2]'s counts (KEYS[1]), or every

@@ -93,21 +93,15 @@ end
 local function spare(o)
   return o ~= id and o ~= ARGV[9] and redis.call('EXISTS', ARGV[6] .. 'lock:' .. o) == 0
 end
+local function fits() return tonumber(redis.call('GET', KEYS[5]) or '0') <= budget end
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
-if over > 0 then
-  local n = over
+if over > 0 or not fits() then
   for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if n <= 0 then break end
+    if over <= 0 and fits() then break end
     if spare(o) then
       evict(o)
-      n = n - 1
+      over = over - 1
     end
-  end
-end
-if tonumber(redis.call('GET', KEYS[5]) or '0') > budget then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if tonumber(redis.call('GET', KEYS[5]) or '0') <= budget then break end
-    if spare(o) then evict(o) end
   end
 end
 return v
@@ -267,8 +261,7 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) erro
 	return nil
 }
 
-// unavailable is the answer to a write whose exchange with Redis failed
-// with err.
+// unavailable is the answer to a write whose exchange with Redis failed.
 func unavailable(err error) *wire.APIError {
 	if re, ok := refusal(err); ok {
 		return errRefused(re)
@@ -304,14 +297,14 @@ func (s *Store) reloadLater(id string) {
 }
 
 // tooBig is the answer to a write that would make session id's
-// document size bytes, more than max. Nothing changes.
+// document size bytes, more than max.
 func tooBig(id string, size int, max int64, what string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
 		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed", id, size, what, max)}
 }
 
-// entry returns id's entry in known, adding it if missing. s.vmu must
-// be held.
+// entry returns id's entry in known, adding it if missing. The caller
+// holds s.vmu.
 func (s *Store) entry(id string) *entry {
 	e := s.known[id]
 	if e == nil {
@@ -322,8 +315,7 @@ func (s *Store) entry(id string) *entry {
 }
 
 // serverWrite is the write of the server's state, or false when there
-// is nothing to write. Only a write about every session writes it. now
-// is the time in ms.
+// is nothing to write. now is the time in ms.
 func (s *Store) serverWrite(now string) (write, bool, error) {
 	doc, sum, err := s.serverDoc()
 	if err != nil {
@@ -362,8 +354,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	}
 	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
 		// Gone from this replica: Redis keeps it for the others, and this
-		// replica asks Redis again at its next request. Checked before the
-		// lock, since the evicted flag is read only once.
+		// replica asks Redis again at its next request.
 		s.vmu.Lock()
 		delete(s.known, id)
 		s.vmu.Unlock()
