@@ -30,12 +30,10 @@ func (d *Dir) SetMax(max int64) {
 }
 
 // fitLocked makes room for need more bytes in the folder, removing
-// files until they fit: those set aside first, the oldest first, then
-// the files of the least recently written sessions, but the file keep
-// and the default session's, each with a log line. The sessions whose
-// files go live on in memory, but not across a restart unless they
-// change again. When need would not fit with all those gone, nothing
-// goes. It reports whether need fits. The caller holds d.mu.
+// files until they fit: those set aside, the oldest first, then those
+// of the least recently written sessions but keep and the default
+// session, each with a log line. When need would not fit with all those
+// gone, nothing goes. It reports whether need fits. The caller holds d.mu.
 func (d *Dir) fitLocked(need int64, keep string) bool {
 	if d.used+need <= d.max {
 		return true

@@ -12,9 +12,8 @@ import (
 )
 
 // logWrite is how a keeping writes a session's log: records appended
-// to the log it has, or a log written anew (the next generation, the
-// old one removed once the head names the new), or none (the old one
-// removed) for a session with no lists.
+// to the log it has, a log written anew (the next generation), or none
+// for a session with no lists.
 type logWrite struct {
 	dir       string    // sessions/
 	name      string    // the session's file
@@ -62,8 +61,7 @@ func (d *Dir) plan(name string, prev *partsLog, parts map[string][]json.RawMessa
 	return d.planAnew(name, prev, parts, hashes)
 }
 
-// planAnew is the log of parts written whole, as the generation after
-// prev's.
+// planAnew is the log of parts written whole, the generation after prev's.
 func (d *Dir) planAnew(name string, prev *partsLog, parts map[string][]json.RawMessage, hashes map[string][]uint64) logWrite {
 	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
 	if len(parts) == 0 {
@@ -119,8 +117,7 @@ func (w *logWrite) done(d *Dir, name string) {
 const maxHeld = 64 << 20
 
 // hold keeps next's lists, parts, for their identity, within maxHeld
-// with prev's let go; a seed's are encoded anew at each write, and
-// kept for nothing.
+// with prev's let go. A seed's are encoded anew at each write: not kept.
 func (d *Dir) hold(prev, next *partsLog, parts map[string][]json.RawMessage) {
 	if prev != nil {
 		d.held -= prev.held

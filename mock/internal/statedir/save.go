@@ -15,13 +15,11 @@ import (
 )
 
 // Keep makes the folder what k's state keeps every change in
-// (shared.SetKeeper): from now on, a write's answer waits until what it
-// changed is in the folder, so that it outlives the process, SIGKILL
-// included. The server's state, the sessions Restore brought back in
-// part and those it did not bring back (made before) are written at the
-// next keeping, as they are now; the files of the others hold them
-// already. Only the first call counts: call it
-// after Restore and before serving.
+// (shared.SetKeeper): a write's answer waits until its change is in the
+// folder, so that it outlives the process, SIGKILL included. The server's
+// state and the sessions whose files do not hold them as they are are
+// written at the next keeping. Only the first call counts: call it after
+// Restore and before serving.
 func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 	d.once.Do(func() {
 		st := k.State()
@@ -80,11 +78,10 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 	return unkept // one session's file not written fails its writes only
 }
 
-// Save keeps every change not yet kept (wiring the folder to the state
-// first, if Keep was not called), writes the server's state
-// if it differs from the file's, and removes the files of sessions that
-// are gone without a change kept (expired). It is what a periodic save
-// and the last one at shutdown do.
+// Save keeps every change not yet kept (calling Keep first), writes the
+// server's state if it differs from the file's, and removes the files of
+// sessions gone without a change kept (expired): a periodic save, and
+// the last one at shutdown.
 func (d *Dir) Save(ctx context.Context, k *snapshot.Keeper, anchor time.Time) error {
 	d.Keep(k, anchor)
 	errs := []error{k.State().Sync(ctx)}
@@ -131,13 +128,10 @@ func (d *Dir) removeSession(name string) error {
 	return nil
 }
 
-// saveSession keeps session id in the file name in sessions/ (its
-// head) and its log (parts.go), unless they hold it already (but for
-// when it was taken): what its lists changed is appended to the log, or
-// the log written anew once grown past twice what it holds; within the
-// folder's budget: the least recently written sessions' files go to
-// make room for it, and one that would not fit alone is not written
-// (its old files removed), with a log line.
+// saveSession keeps session id in its head, the file name in sessions/,
+// and its log (parts.go), unless they hold it already. The least recently
+// written sessions' files go to make room for it; one that would not fit
+// alone is not written (its old files removed), with a log line.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	snap, err := k.TakeOwn(id)
 	if err != nil {
@@ -204,8 +198,7 @@ func headOf(snap *snapshot.Snapshot, l *partsLog) ([]byte, error) {
 	return json.Marshal(h)
 }
 
-// writeIfChanged writes data to path, whole and renamed into place,
-// unless the file holds it already.
+// writeIfChanged writes data to path unless the file holds it already.
 func writeIfChanged(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
 		return nil
