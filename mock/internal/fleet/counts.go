@@ -13,16 +13,12 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// A session's counts live in one hash, c:ID, so a reset forgets them in
-// one step. Its fields:
-//
-//   - m:FAULT, h:FAULT: a limited fault's matching requests and hits.
-//   - s:SCENARIO, n:SCENARIO: the start (ms) and count of a rate limit's
-//     window.
-//
-// The hash expires with the session. counted lists the sessions with a
-// hash, scored by when it expires, so a reset of every session finds
-// them without scanning the keyspace.
+// A session's counts live in one hash, c:ID, which expires with the
+// session and a reset deletes in one step: m:FAULT and h:FAULT, a
+// limited fault's matching requests and hits; s:SCENARIO and n:SCENARIO,
+// the start (ms) and count of a rate limit's window. counted lists the
+// sessions with a hash, scored by when it expires, so a reset of every
+// session finds them without scanning the keyspace.
 
 // countedLib defines now() (lockLib) and counted(ttl), which lists
 // session ARGV[1] in counted (KEYS[2]), expiring in ttl ms (0: never),

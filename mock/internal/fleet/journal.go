@@ -29,8 +29,8 @@ import (
 //
 // Each step is one script, so the bounds hold for the fleet at every
 // moment. An entry counts its whole response even when the body is
-// shared. The streams have no TTL: a session's journal goes with a
-// reset, a clear or the bounds, not with the session.
+// shared. A session's journal goes with a reset, a clear or the bounds,
+// not with the session (no TTL).
 
 // Journal is the fleet's journal, for journal.Journals.SetShared.
 func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
@@ -53,10 +53,9 @@ func (sj sharedJournal) do(ctx context.Context, sc *rueidis.Lua, keys, args []st
 
 func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 
-// Append stores an entry and returns its sequence number. Entries
-// appended while a script runs are batched into the next, so a busy
-// replica runs one script for many requests. It returns once the entry
-// is stored, so data and resp are the caller's again.
+// Append stores an entry and returns its sequence number, once data and
+// resp are the caller's again. Entries appended while a script runs are
+// batched into the next, so a busy replica runs one script for many.
 func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
 	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
 	req.hash, req.send = sj.s.bodies.hash(resp)

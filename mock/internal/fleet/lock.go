@@ -15,19 +15,15 @@ import (
 )
 
 // A write holds its session's lock in Redis (lock:ID) from before it
-// reads the state until its change is kept. Two writes of one session on
-// two replicas so come one after the other, and both changes are kept.
+// reads the state until its change is kept, so two writes of one session
+// on two replicas come one after the other. A write about every session
+// holds lock-all, which waits for the session writes under way and holds
+// new ones back. What a read changes stays on its replica.
 //
-// A write about every session (a reset of all, say) holds lock-all. It
-// waits for the session writes under way and holds new ones back.
-//
-// Only a replica holding a session's lock writes its document, and only
-// after it read what Redis holds. What a read changes stays on its
-// replica, and never overwrites a write. Each document write is fenced:
-// Redis takes it only while the writer's token still holds the lock, so
-// a replica that paused past the lock's TTL (a long GC pause, a frozen
-// VM) cannot write over the write of the replica that took the lock
-// after it.
+// Each document write is fenced: Redis takes it only while the writer's
+// token still holds the lock, so a replica that paused past the lock's
+// TTL (a long GC pause, a frozen VM) cannot write over the write of the
+// replica that took the lock after it.
 
 // lockTTL is how long a lock outlives a replica killed while holding it.
 // A replica renews the locks it holds every lockTTL/3.
@@ -36,10 +32,9 @@ const lockTTL = 5 * time.Second
 // lockWait bounds the wait for a lock: past it, the write answers 503.
 const lockWait = 10 * time.Second
 
-// The session locks held are also listed in locks, a sorted set scored
-// by when each expires (Redis's clock, ms). lock-all reads it to learn
-// whether any is held, and a lock whose replica was killed drops out
-// once its TTL has passed.
+// The session locks held are also listed in locks, scored by when each
+// expires (Redis's clock, ms), so lock-all learns whether any is held
+// without reading the keyspace.
 
 // lockLib defines now(), Redis's clock in ms, for the lock scripts.
 const lockLib = `
@@ -125,9 +120,9 @@ func (h *held) set(id, token string) {
 	h.tokens[id] = token
 }
 
-// lock takes the lock of session sid, or lock-all for session.All. It
-// returns the lock's token and the function that releases it. Its error
-// is the 503 to answer.
+// lock takes the lock of session sid, or lock-all for session.All, and
+// returns its token and the function that releases it. Its error is the
+// 503 to answer.
 func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func(), err error) {
 	token = rand.Text()
 	ctx, cancel := context.WithTimeout(ctx, lockWait)

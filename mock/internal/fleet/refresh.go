@@ -16,10 +16,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// refresh brings the server's state and session sid up to date with
-// Redis. A request that starts after a write was answered sees that
-// write. sid may be "" for none, or session.All for every session; for
-// a write about every session, one that does not restore here fails it.
+// refresh brings the server's state and session sid ("" for none,
+// session.All for every one) up to date with Redis.
 func (s *Store) refresh(ctx context.Context, sid string, write bool) error {
 	if sid == session.All {
 		return s.refreshAll(ctx, write)
@@ -229,10 +227,9 @@ func errNotHeld(id, why string) *wire.APIError {
 	return retryLater(wire.CodeServiceUnavailable, "this replica cannot hold session "+id+" as the shared store has it ("+wire.Clip(why)+"): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews")
 }
 
-// restore replaces this replica's copy of session id with doc. It
-// returns the new copy's key and its hash as keep would write it, so
-// keep writes it again only once it changes. On error the copy is left
-// as it was.
+// restore replaces this replica's copy of session id with doc (on error,
+// leaves it). It returns the new copy's key and its hash as keep would
+// write it, so keep writes it again only once it changes.
 func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	snap, err := snapshot.DecodeJSON(doc)
 	var res snapshot.Result
@@ -277,11 +274,7 @@ func (s *Store) refreshAll(ctx context.Context, write bool) error {
 			return errOutOfReach
 		}
 		for i, id := range ids[:n] {
-			v, ok := version(vals[i])
-			if !ok {
-				continue
-			}
-			if s.holdsSession(id, v) {
+			if v, ok := version(vals[i]); !ok || s.holdsSession(id, v) {
 				continue
 			}
 			// A session that does not restore fails a write about every
