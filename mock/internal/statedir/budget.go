@@ -86,11 +86,11 @@ type entry struct {
 }
 
 // filesByAge lists dir's entries, the least recently modified first,
-// with the sizes of the regular files; nil if dir does not read.
-func filesByAge(dir string) []entry {
+// with the sizes of the regular files.
+func filesByAge(dir string) ([]entry, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]entry, 0, len(des))
 	for _, de := range des {
@@ -105,5 +105,5 @@ func filesByAge(dir string) []entry {
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return a.mod.Compare(b.mod) })
-	return out
+	return out, nil
 }

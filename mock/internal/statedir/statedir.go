@@ -88,7 +88,8 @@ func Open(dir string, log *slog.Logger) (*Dir, error) {
 		}
 	}
 	d := &Dir{dir: dir, log: log, max: DefaultMaxBytes, written: make(map[string]kept)}
-	for _, e := range filesByAge(filepath.Join(dir, rejectedDir)) {
+	rejected, _ := filesByAge(filepath.Join(dir, rejectedDir))
+	for _, e := range rejected {
 		d.rejected = append(d.rejected, aside{e.name, e.size})
 		d.used += e.size
 	}
@@ -172,7 +173,8 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 		}
 	}
 	dir := filepath.Join(d.dir, sessionsDir)
-	if _, err := os.ReadDir(dir); err != nil {
+	files, err := filesByAge(dir)
+	if err != nil {
 		d.log.Warn("state: sessions not read", "dir", dir, "err", err)
 		return 0
 	}
@@ -181,7 +183,7 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	// most recent are those kept.
 	logs := make(map[string]bool) // the logs in sessions/, those the heads name taken out
 	var heads []entry
-	for _, e := range filesByAge(dir) {
+	for _, e := range files {
 		switch name := e.name; {
 		case strings.HasPrefix(name, "."):
 			// A write cut short (the process killed mid-write) leaves its
