@@ -90,17 +90,17 @@ func (s *Store) ttlArg(sid string) string {
 	return strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10)
 }
 
-// tally counts one session's limited faults (fault.Tally).
-type tally struct {
+// faultCounter counts one session's limited faults across the fleet.
+type faultCounter struct {
 	s   *Store
 	sid string
 }
 
-// Tally returns the counter of session sid's limited faults.
-func (s *Store) Tally(sid string) fault.Tally { return tally{s, sid} }
+// FaultCounter returns the counter of session sid's limited faults.
+func (s *Store) FaultCounter(sid string) fault.SharedCounter { return faultCounter{s, sid} }
 
 // Count adds one to f's count of what and returns the new count.
-func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
+func (t faultCounter) Count(f *fault.Fault, what string, base int) (int, error) {
 	field := what[:1] + ":" + f.ID + ":" + strconv.FormatUint(f.Stream(), 36)
 	var n int64
 	err := t.s.exchange(context.Background(), func(ctx context.Context) (err error) {
@@ -111,9 +111,9 @@ func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
 	return int(n), err
 }
 
-// Admit counts a request of session sid against the rate limit rl,
+// CountRequest counts a request of session sid against the rate limit rl,
 // across the fleet, and reports whether it may go through.
-func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
+func (s *Store) CountRequest(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
 	win := max(rl.Window.D().Milliseconds(), 1)
 	var res []int64
 	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
