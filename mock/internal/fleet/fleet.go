@@ -87,9 +87,8 @@ type entry struct {
 	sum     [32]byte // the hash of the document last written or read (goneSum: none)
 	touched time.Time
 	key     journal.Key // the local copy the version is of
-	// badVersion is a version whose document did not restore here
-	// (badWhy says why). For a second after badAt, its requests fail at
-	// once instead of trying again.
+	// badVersion did not restore here (badWhy says why): for a second
+	// after badAt, its requests fail at once instead of trying again.
 	badVersion int64
 	badAt      time.Time
 	badWhy     string

@@ -13,9 +13,8 @@ import (
 
 // The fleet's journal (journal.Shared) lives in these keys:
 //
-//   - j:s:ID: a stream per session. Each entry is under its sequence
-//     number, with its data (d) and, when the body is stored apart, the
-//     body's hash (h).
+//   - j:s:ID: a stream per session, each entry under its sequence number
+//     with its data (d) and, when the body is stored apart, its hash (h).
 //   - j:b:H: a response body stored once for every entry with the same
 //     bytes; j:bref counts the entries referring to each.
 //   - j:z:ID: a list of "SEQ N [H]" for the session's entries, oldest

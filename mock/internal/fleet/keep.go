@@ -31,15 +31,14 @@ import (
 //   - c:ID, counted: the sessions' counts (counts.go).
 //   - j:...: the journal (journal.go).
 
-// sessionScript writes one session's document ("" deletes it) and
-// moves its version on in the same step, so a version names one
-// document. It then evicts sessions past the TTL, and the least
-// recently used past MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]).
-// It never evicts the session written, the default session, or one
-// whose lock is held. It returns the new version; -1 without writing
-// if the document is too big to fit even after evictions; lockLost
-// without writing if the writer's token (ARGV[10]) no longer holds the
-// session's lock (KEYS[6]) nor lock-all (KEYS[7]).
+// sessionScript writes one session's document ("" deletes it) and moves
+// its version on in the same step, so a version names one document. It
+// then evicts sessions past the TTL, and the least recently used past
+// MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]), but the one written, the
+// default session and those whose lock is held. It returns the new
+// version; without writing, -1 if the document would not fit, lockLost
+// if the writer's token (ARGV[10]) holds neither the session's lock
+// (KEYS[6]) nor lock-all (KEYS[7]).
 var sessionScript = rueidis.NewLuaScript(`
 if redis.call('GET', KEYS[6]) ~= ARGV[10] and redis.call('GET', KEYS[7]) ~= ARGV[10] then return -2 end
 local ttl = tonumber(ARGV[2])
@@ -189,9 +188,9 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	return unkept
 }
 
-// run sends ws to Redis and notes the versions they made. A copy whose
-// write failed is reloaded at its next request, since Redis holds the
-// truth. Documents refused as too big are noted in unkept.
+// run sends ws to Redis and notes the versions they made; a copy whose
+// write failed is reloaded at its next request. What Redis refused is
+// noted in unkept.
 func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
