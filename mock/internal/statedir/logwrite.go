@@ -93,11 +93,11 @@ func (w *logWrite) write() error {
 }
 
 // done removes the log the head no longer names, once it does not.
-func (w *logWrite) done(d *Dir, name string) {
+func (w *logWrite) done(d *Dir) {
 	if w.prev == nil || w.next != nil && w.next.gen == w.prev.gen {
 		return
 	}
-	old := logName(name, w.prev.gen)
+	old := logName(w.name, w.prev.gen)
 	// Not before the head that names the new log is in the folder for
 	// good: a power cut would bring back the head that names this one.
 	if err := syncDir(w.dir); err != nil {

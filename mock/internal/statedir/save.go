@@ -176,7 +176,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
 			return err
 		}
-		w.done(d, name)
+		w.done(d)
 		d.hold(prev.log, w.next, parts)
 		d.used += size - prev.size
 		d.seq++
