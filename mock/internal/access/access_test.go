@@ -26,7 +26,7 @@ func TestBearerAndAllows(t *testing.T) {
 	}
 }
 
-func TestWindowAdmits(t *testing.T) {
+func TestWindowCountsRequests(t *testing.T) {
 	rl := &RateLimit{Requests: 2, Window: wire.Duration(10 * time.Second)}
 	var w Window
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -36,7 +36,7 @@ func TestWindowAdmits(t *testing.T) {
 		retry time.Duration
 	}{{0, true, 0}, {time.Second, true, 0}, {2 * time.Second, false, 8 * time.Second},
 		{9500 * time.Millisecond, false, time.Second}, {10 * time.Second, true, 0}} {
-		retry, ok := w.Admit(rl, t0.Add(tc.at))
+		retry, ok := w.CountRequest(rl, t0.Add(tc.at))
 		if ok != tc.ok || retry != tc.retry {
 			t.Errorf("request %d at +%s: ok %v, retry in %s; want %v, %s", i, tc.at, ok, retry, tc.ok, tc.retry)
 		}

@@ -92,9 +92,10 @@ type Window struct {
 	n     int
 }
 
-// Admit counts a request at now and reports whether rl lets it through;
-// when not, retryIn is how long until the window ends (at least 1s).
-func (w *Window) Admit(rl *RateLimit, now time.Time) (retryIn time.Duration, ok bool) {
+// CountRequest counts a request at now and reports whether rl lets it
+// through; when not, retryIn is how long until the window ends (at
+// least 1s).
+func (w *Window) CountRequest(rl *RateLimit, now time.Time) (retryIn time.Duration, ok bool) {
 	if w.start.IsZero() || now.Sub(w.start) >= rl.Window.D() {
 		w.start, w.n = now, 0
 	}

@@ -304,7 +304,7 @@ func (a *API) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadC
 // the session's counters; seed is the one of its fault draws.
 func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, seed int64) plan {
 	var p plan
-	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Tally: a.st.Tally(ss.ID())}
+	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Shared: a.st.FaultCounter(ss.ID())}
 	p.Outcome = ss.Meet(sc, a.st.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
 		p.strict = turn.Overrides.Strictness(sc.Strict(), a.strict)
 		if o.Replaces() {
@@ -316,7 +316,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 			return o
 		}
 		if rl != nil {
-			if retryIn, ok := a.st.Admit(ss.ID(), sc.Name, turn.Window, rl, a.now()); !ok {
+			if retryIn, ok := a.st.CountRequest(ss.ID(), sc.Name, turn.Window, rl, a.now()); !ok {
 				p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
 				o.Labels = append(o.Labels, "rate limit")
 			}

@@ -37,11 +37,11 @@ func (f *Fault) latencyRand(seed int64, n int) *rand.Rand {
 	return rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
 }
 
-// Tally counts, for one session, a limited fault's matching requests
-// and hits across the processes that share the session (a fleet's
-// Redis), each count one atomic step, so that a fault limited to N
-// answers fails exactly N requests whichever process serves them.
-type Tally interface {
+// SharedCounter counts, for one session, a limited fault's matching
+// requests and hits across the processes that share the session (a
+// fleet's Redis), each count one atomic step, so that a fault limited to
+// N answers fails exactly N requests whichever process serves them.
+type SharedCounter interface {
 	// Count adds one to what ("matched" or "hit") of f and returns the
 	// new count, never below base+1 (the session's own count, restored
 	// from a snapshot say).
@@ -52,12 +52,12 @@ type Tally interface {
 // same fault in every process.
 func (f *Fault) Stream() uint64 { return f.key }
 
-// decideTallied is Decide with the counts of req's Tally: the n-th
+// decideShared is Decide with the counts of req.Shared: the n-th
 // matching request across the processes draws as the n-th would in
 // one, and a hit past Times is refused by the shared count of hits. A
-// Tally out of reach leaves the decision to the session's Counter.
-func (f *Fault) decideTallied(c *Counter, req Request) (bool, *rand.Rand) {
-	n, err := req.Tally.Count(f, "matched", c.Matched)
+// counter out of reach leaves the decision to the session's Counter.
+func (f *Fault) decideShared(c *Counter, req Request) (bool, *rand.Rand) {
+	n, err := req.Shared.Count(f, "matched", c.Matched)
 	if err != nil {
 		return f.Decide(c, req.Seed)
 	}
@@ -69,7 +69,7 @@ func (f *Fault) decideTallied(c *Counter, req Request) (bool, *rand.Rand) {
 		return false, nil
 	}
 	if f.Times > 0 {
-		h, err := req.Tally.Count(f, "hit", c.Hit)
+		h, err := req.Shared.Count(f, "hit", c.Hit)
 		if err != nil {
 			h = c.Hit + 1
 		}

@@ -10,9 +10,9 @@ import (
 // Request is what of an API request the faults it meets look at.
 type Request struct {
 	Method string
-	Path   string // after /api/v1
-	Seed   int64  // the request's X-Mock-Seed, else the scenario's
-	Tally  Tally  // counts limited faults across a fleet; nil for none
+	Path   string        // after /api/v1
+	Seed   int64         // the request's X-Mock-Seed, else the scenario's
+	Shared SharedCounter // counts limited faults across a fleet; nil for none
 }
 
 // Outcome is what the faults an API request meets do to it.
@@ -44,8 +44,8 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	o.Limited = o.Limited || limited
 	var hit bool
 	var rng *rand.Rand
-	if limited && req.Tally != nil {
-		hit, rng = f.decideTallied(counter(f), req)
+	if limited && req.Shared != nil {
+		hit, rng = f.decideShared(counter(f), req)
 	} else {
 		hit, rng = f.Decide(counter(f), req.Seed)
 	}

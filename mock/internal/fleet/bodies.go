@@ -18,11 +18,10 @@ const maxLastBody = 64 << 10
 // maxSentHashes bounds the hashes a replica remembers sending.
 const maxSentHashes = 4096
 
-// bodyCache spares the journal work on repeated response bodies. It
-// keeps the last body and its hash, so the same page is compared rather
-// than hashed again. It also remembers which bodies Redis has, so they
-// are sent by hash only; if Redis dropped one, the append says so and
-// the body is sent again.
+// bodyCache spares the journal work on repeated response bodies: the
+// same page as the last is compared rather than hashed again, and a body
+// Redis has is sent by hash only (again whole if the append says Redis
+// dropped it).
 type bodyCache struct {
 	mu    sync.Mutex
 	last  []byte // a copy of the last body hashed

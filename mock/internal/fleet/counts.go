@@ -13,28 +13,24 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// A session's counts live in one hash, c:ID, so a reset forgets them in
-// one step. Its fields:
-//
-//   - m:FAULT, h:FAULT: a limited fault's matching requests and hits.
-//   - s:SCENARIO, n:SCENARIO: the start (ms) and count of a rate limit's
-//     window.
-//
-// The hash expires with the session. counted lists the sessions with a
-// hash, scored by when it expires, so a reset of every session finds
-// them without scanning the keyspace.
+// A session's counts live in one hash, c:ID, which expires with the
+// session and a reset deletes in one step: m:FAULT and h:FAULT, a
+// limited fault's matching requests and hits; s:SCENARIO and n:SCENARIO,
+// the start (ms) and count of a rate limit's window. counted lists the
+// sessions with a hash, scored by when it expires, so a reset of every
+// session finds them without scanning the keyspace.
 
-// countedLib defines counted(ttl). It lists session ARGV[1] in counted
-// (KEYS[2]), expiring in ttl ms (0: never), and drops the expired.
-const countedLib = `
+// countedLib defines now() (lockLib) and counted(ttl), which lists
+// session ARGV[1] in counted (KEYS[2]), expiring in ttl ms (0: never),
+// and drops the expired.
+const countedLib = lockLib + `
 local function counted(ttl)
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+  local t = now()
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. t)
   if ttl == 0 then
     redis.call('ZADD', KEYS[2], '+inf', ARGV[1])
   else
-    redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
+    redis.call('ZADD', KEYS[2], t + ttl, ARGV[1])
   end
 end
 `
@@ -58,12 +54,11 @@ return n
 // clock so the fleet shares one clock. It returns the count and the ms
 // until the window ends.
 var windowScript = rueidis.NewLuaScript(countedLib + `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local t = now()
 local win = tonumber(ARGV[3])
 local s = tonumber(redis.call('HGET', KEYS[1], 's:' .. ARGV[2]) or '-1')
-if s < 0 or now - s >= win then
-  s = now
+if s < 0 or t - s >= win then
+  s = t
   redis.call('HSET', KEYS[1], 's:' .. ARGV[2], s, 'n:' .. ARGV[2], 0)
 end
 local n = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[2], 1)
@@ -73,7 +68,7 @@ if ttl ~= 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
 counted(ttl)
-return {n, s + win - now}
+return {n, s + win - t}
 `)
 
 // forgetScript deletes session ARGV[2]'s counts (KEYS[1]), or every
@@ -95,17 +90,17 @@ func (s *Store) ttlArg(sid string) string {
 	return strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10)
 }
 
-// tally counts one session's limited faults (fault.Tally).
-type tally struct {
+// faultCounter counts one session's limited faults across the fleet.
+type faultCounter struct {
 	s   *Store
 	sid string
 }
 
-// Tally returns the counter of session sid's limited faults.
-func (s *Store) Tally(sid string) fault.Tally { return tally{s, sid} }
+// FaultCounter returns the counter of session sid's limited faults.
+func (s *Store) FaultCounter(sid string) fault.SharedCounter { return faultCounter{s, sid} }
 
 // Count adds one to f's count of what and returns the new count.
-func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
+func (t faultCounter) Count(f *fault.Fault, what string, base int) (int, error) {
 	field := what[:1] + ":" + f.ID + ":" + strconv.FormatUint(f.Stream(), 36)
 	var n int64
 	err := t.s.exchange(context.Background(), func(ctx context.Context) (err error) {
@@ -116,14 +111,14 @@ func (t tally) Count(f *fault.Fault, what string, base int) (int, error) {
 	return int(n), err
 }
 
-// Admit counts a request of session sid against the rate limit rl,
+// CountRequest counts a request of session sid against the rate limit rl,
 // across the fleet, and reports whether it may go through.
-func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
+func (s *Store) CountRequest(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
 	win := max(rl.Window.D().Milliseconds(), 1)
-	var res []rueidis.RedisMessage
+	var res []int64
 	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
 		res, err = windowScript.Exec(ctx, s.client, []string{s.key("c:" + sid), s.key("counted")},
-			[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).ToArray()
+			[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).AsIntSlice()
 		return err
 	})
 	if err != nil {
@@ -132,11 +127,7 @@ func (s *Store) Admit(sid, scenario string, rl *access.RateLimit) (time.Duration
 	if len(res) != 2 {
 		return 0, false, errors.New("store: a rate limit's count: not the answer the script gives")
 	}
-	n, err1 := res[0].AsInt64()
-	left, err2 := res[1].AsInt64()
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, false, err
-	}
+	n, left := res[0], res[1]
 	if n <= int64(rl.Requests) {
 		return 0, true, nil
 	}

@@ -33,7 +33,7 @@ func TestForgetCounts(t *testing.T) {
 	rl := &access.RateLimit{Requests: 1, Window: wire.Duration(time.Hour)}
 	count := func(s *Store, sid string) int {
 		t.Helper()
-		n, err := s.Tally(sid).Count(f, "matched", 0)
+		n, err := s.FaultCounter(sid).Count(f, "matched", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestForgetCounts(t *testing.T) {
 	}
 	admit := func(sid string) bool {
 		t.Helper()
-		_, ok, err := s.Admit(sid, "demo", rl)
+		_, ok, err := s.CountRequest(sid, "demo", rl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,12 +96,12 @@ func TestCountedForgetsExpiredSessions(t *testing.T) {
 	defer s.Close()
 	f := &fault.Fault{ID: "f1"}
 	for _, sid := range []string{"x", session.Default} {
-		if _, err := s.Tally(sid).Count(f, "hit", 0); err != nil {
+		if _, err := s.FaultCounter(sid).Count(f, "hit", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // x's counts expire
-	if _, err := s.Tally("y").Count(f, "hit", 0); err != nil {
+	if _, err := s.FaultCounter("y").Count(f, "hit", 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.client.Do(ctx, s.client.B().Zrange().Key(s.key("counted")).Min("0").Max("-1").Build()).AsStrSlice()
@@ -137,8 +137,10 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"Count", func() { s.Tally("a").Count(f, "hit", 0) }},
-		{"Admit", func() { s.Admit("a", "demo", &access.RateLimit{Requests: 1, Window: wire.Duration(time.Second)}) }},
+		{"Count", func() { s.FaultCounter("a").Count(f, "hit", 0) }},
+		{"CountRequest", func() {
+			s.CountRequest("a", "demo", &access.RateLimit{Requests: 1, Window: wire.Duration(time.Second)})
+		}},
 		{"Forget", func() { s.Forget("a") }},
 		{"Forget(All)", func() { s.Forget(session.All) }},
 		{"Lock", func() {
@@ -153,7 +155,7 @@ func TestExchangesWhileDownAreShort(t *testing.T) {
 		}},
 		{"touch", func() { s.touch("a") }},
 		{"keep", func() {
-			s.run(context.Background(), []write{{id: "a", script: sessionScript, exec: rueidis.LuaExec{
+			s.run(context.Background(), []write{{id: "a", exec: rueidis.LuaExec{
 				Keys: []string{s.key("v:a"), s.key("s:a"), s.key("ids"), s.key("sizes"), s.key("bytes")},
 				Args: []string{"{}", "3600000", "1", "10", "a", s.cfg.Prefix, "0", "1000", "default"},
 			}}}, &shared.Unkept{Sessions: map[string]error{}})

@@ -2,20 +2,12 @@
 // shared by every replica started with the same store and scenarios: one
 // state, whichever replica answers.
 //
-// Each replica keeps its sessions in memory, as a copy of what Redis
-// holds. Serve runs every request the same way: a write first takes its
-// session's lock in Redis, then refresh reloads what changed since this
-// replica last read it, then the request is served. A write is in Redis
-// before it is answered, so a request that starts after that answer sees
-// it on any replica.
-//
-// Only what changes is stored: every replica generates the same data
-// from the same seed and the anchor kept in Redis. The journal is shared
-// too (journal.go).
-//
-// While Redis is out of reach, reads answer from the copy this replica
-// has, with a warning, and writes answer 503 store_unavailable. The
-// client reconnects by itself, and the next refresh catches up.
+// Each replica keeps its sessions in memory, a copy of what Redis holds.
+// A write takes its session's lock in Redis, reloads what changed, and
+// is in Redis before it is answered (Serve), so any replica sees it
+// after. Only what changes is stored: every replica generates the same
+// data from the same seed and anchor. While Redis is out of reach, reads
+// answer from the copy with a warning and writes answer 503.
 package fleet
 
 import (
@@ -45,28 +37,24 @@ type Config struct {
 	// TTL is how long an unused session stays in Redis. The default
 	// session never expires.
 	TTL time.Duration
-	// MaxSessions bounds the sessions Redis keeps. Past it, the least
-	// recently written session goes.
+	// MaxSessions and MaxBytes (DefaultMaxBytes when 0, all documents
+	// together) bound what Redis keeps; past them, the least recently
+	// used sessions go. A write that would pass MaxBytes alone answers 413.
 	MaxSessions int
-	// MaxBytes bounds the bytes of all sessions' documents together
-	// (DefaultMaxBytes when 0). Past it, the least recently used sessions
-	// go. A write that would pass it on its own answers 413.
-	MaxBytes int64
+	MaxBytes    int64
 	// Prefix begins every key; "replymock:" when empty.
 	Prefix string
 }
 
 // MaxSessionBytes bounds one session's document in Redis, as a snapshot
-// is bounded. A write whose document would pass it answers 413 and
-// changes nothing.
+// is bounded: a write past it answers 413.
 const MaxSessionBytes = snapshot.MaxBytes
 
 // DefaultMaxBytes is the default Config.MaxBytes. It matches what one
 // replica may keep of seeded reviews, which Redis keeps for the fleet.
 const DefaultMaxBytes = 512 << 20
 
-// opTimeout bounds one exchange with Redis. Past it, the store counts as
-// out of reach.
+// opTimeout bounds one exchange with Redis, past which it is out of reach.
 const opTimeout = 2 * time.Second
 
 // Store is the shared state of a fleet, in Redis.
@@ -98,12 +86,9 @@ type entry struct {
 	version int64    // the version of the local copy; -1: reload at the next request
 	sum     [32]byte // the hash of the document last written or read (goneSum: none)
 	touched time.Time
-	// key names the local copy the version is of. A copy evicted and
-	// made again has another key, and is reloaded.
-	key journal.Key
-	// badVersion is a version whose document did not restore here
-	// (badWhy says why). For a second after badAt, its requests fail at
-	// once instead of trying again.
+	key     journal.Key // the local copy the version is of
+	// badVersion did not restore here (badWhy says why): for a second
+	// after badAt, its requests fail at once instead of trying again.
 	badVersion int64
 	badAt      time.Time
 	badWhy     string
@@ -161,12 +146,13 @@ func RedactedURL(raw string) string {
 	return u.Redacted()
 }
 
-// redact is s with u's password, if any, replaced by xxxxx.
-func redact(s string, u *url.URL) string {
+// redact is msg with the store's password, if any, replaced by xxxxx.
+func (s *Store) redact(msg string) string {
+	u, _ := url.Parse(s.cfg.URL)
 	if p, ok := u.User.Password(); ok && p != "" {
-		s = strings.ReplaceAll(s, p, "xxxxx")
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	return s
+	return msg
 }
 
 // Open connects to the store cfg names, trying again (and saying so)
@@ -191,7 +177,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	opt.Dialer.Timeout = opTimeout
 	opt.ConnWriteTimeout = opTimeout
 	s := &Store{cfg: cfg, shown: RedactedURL(cfg.URL), sv: -1, known: make(map[string]*entry)}
-	u, _ := url.Parse(cfg.URL)
 	wait := 100 * time.Millisecond
 	for {
 		c, err := rueidis.NewClient(opt)
@@ -203,7 +188,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			}
 			c.Close()
 		}
-		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", redact(err.Error(), u), "in", wait.String())
+		cfg.Log.Warn("store: unreachable; trying again", "store", s.shown, "err", s.redact(err.Error()), "in", wait.String())
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("store %s: unreachable: %w", s.shown, ctx.Err())
@@ -216,9 +201,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the connection, waiting at most closeWait. The Redis
-// client's Close was seen to hang once, in a test: a server's shutdown
-// must not hang with it.
+// Close closes the connection, waiting at most closeWait: the Redis
+// client's Close was seen to hang once, and a shutdown must not.
 func (s *Store) Close() {
 	done := make(chan struct{})
 	go func() {
@@ -255,9 +239,8 @@ redis.call('SET', KEYS[1], ARGV[2])
 return ARGV[2]
 `)
 
-// Anchor returns the time the fleet's generated data is anchored to, so
-// that every replica serves the same data. It is the anchor Redis keeps
-// if that is recent enough (shop.MaxGap), else now.
+// Anchor is the time every replica's generated data is anchored to: the
+// one Redis keeps if recent enough (shop.MaxGap), else now.
 func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 	now = now.UTC().Truncate(time.Second)
 	got, err := anchorScript.Exec(ctx, s.client, []string{s.key("anchor")},
@@ -355,8 +338,7 @@ func refusal(err error) (*rueidis.RedisError, bool) {
 
 // failed notes that Redis did not answer.
 func (s *Store) failed(err error) {
-	u, _ := url.Parse(s.cfg.URL)
-	msg := redact(err.Error(), u)
+	msg := s.redact(err.Error())
 	s.lastErr.Store(msg)
 	if s.up.Swap(false) {
 		s.cfg.Log.Warn("store: unreachable; reads answer from the state last known, writes are refused", "store", s.shown, "err", msg)

@@ -13,9 +13,8 @@ import (
 
 // The fleet's journal (journal.Shared) lives in these keys:
 //
-//   - j:s:ID: a stream per session. Each entry is under its sequence
-//     number, with its data (d) and, when the body is stored apart, the
-//     body's hash (h).
+//   - j:s:ID: a stream per session, each entry under its sequence number
+//     with its data (d) and, when the body is stored apart, its hash (h).
 //   - j:b:H: a response body stored once for every entry with the same
 //     bytes; j:bref counts the entries referring to each.
 //   - j:z:ID: a list of "SEQ N [H]" for the session's entries, oldest
@@ -29,39 +28,33 @@ import (
 //
 // Each step is one script, so the bounds hold for the fleet at every
 // moment. An entry counts its whole response even when the body is
-// shared. The streams have no TTL: a session's journal goes with a
-// reset, a clear or the bounds, not with the session.
+// shared. A session's journal goes with a reset, a clear or the bounds,
+// not with the session (no TTL).
 
 // Journal is the fleet's journal, for journal.Journals.SetShared.
 func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
 
 type sharedJournal struct{ s *Store }
 
-// do runs a journal script with the store's timeout. Its error is the
-// 503 to answer.
-func (sj sharedJournal) do(parent context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
-	ctx, cancel := context.WithTimeout(parent, sj.s.timeout())
-	defer cancel()
-	res := sc.Exec(ctx, sj.s.client, keys, args)
-	if err := res.Error(); err != nil && !rueidis.IsRedisNil(err) {
-		if parent.Err() != nil {
-			return res, parent.Err() // the caller went
-		}
-		if _, answered := refusal(err); !answered {
-			sj.s.failed(err)
-		}
-		return res, unavailable(err)
+// do runs a journal script as exchange does. Its error is the 503 to
+// answer, or ctx's.
+func (sj sharedJournal) do(ctx context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
+	var res rueidis.RedisResult
+	err := sj.s.exchange(ctx, func(ctx context.Context) error {
+		res = sc.Exec(ctx, sj.s.client, keys, args)
+		return res.Error()
+	})
+	if err != nil && ctx.Err() == nil {
+		err = unavailable(err)
 	}
-	sj.s.reached()
-	return res, nil
+	return res, err
 }
 
 func (sj sharedJournal) key(part string) string { return sj.s.key("j:" + part) }
 
-// Append stores an entry and returns its sequence number. Entries
-// appended while a script runs are batched into the next, so a busy
-// replica runs one script for many requests. It returns once the entry
-// is stored, so data and resp are the caller's again.
+// Append stores an entry and returns its sequence number, once data and
+// resp are the caller's again. Entries appended while a script runs are
+// batched into the next, so a busy replica runs one script for many.
 func (sj sharedJournal) Append(_ context.Context, sid string, data, resp []byte, kept int64, b journal.Bounds) (int64, error) {
 	req := &appendReq{sid: sid, data: data, resp: resp, kept: kept, b: b, done: make(chan struct{})}
 	req.hash, req.send = sj.s.bodies.hash(resp)
@@ -200,23 +193,20 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 	if err != nil || len(parts) != 2 {
 		return nil, errUnavailable() // not the answer a step gives
 	}
-	arr, _ := parts[0].ToArray()
-	pairs, _ := parts[1].ToArray()
+	arr, err1 := parts[0].AsStrSlice()
+	pairs, err2 := parts[1].AsStrSlice()
+	if err1 != nil || err2 != nil {
+		return nil, errUnavailable()
+	}
 	bodies := make(map[string]string, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		h, _ := pairs[i].ToString()
-		bodies[h], _ = pairs[i+1].ToString()
+		bodies[pairs[i]] = pairs[i+1]
 	}
 	out := make([]journal.Stored, 0, len(arr)/3)
 	for i := 0; i+2 < len(arr); i += 3 {
-		seqs, err1 := arr[i].ToString()
-		data, err2 := arr[i+1].ToString()
-		h, err3 := arr[i+2].ToString()
-		seq, err4 := strconv.ParseInt(seqs, 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-			continue
+		if seq, err := strconv.ParseInt(arr[i], 10, 64); err == nil {
+			out = append(out, journal.Stored{Seq: seq, Data: []byte(arr[i+1] + bodies[arr[i+2]])})
 		}
-		out = append(out, journal.Stored{Seq: seq, Data: []byte(data + bodies[h])})
 	}
 	return out, nil
 }
@@ -236,20 +226,14 @@ func (sj sharedJournal) Clear(ctx context.Context, scope string) error {
 	return err
 }
 
-func (sj sharedJournal) Seq(parent context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(parent, sj.s.timeout())
-	defer cancel()
-	n, err := sj.s.client.Do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
-	switch {
-	case rueidis.IsRedisNil(err):
-		sj.s.reached()
-		return 0, nil
-	case err != nil && parent.Err() != nil:
-		return 0, parent.Err() // the caller went
-	case err != nil:
-		sj.s.failed(err)
-		return 0, unavailable(err)
+func (sj sharedJournal) Seq(ctx context.Context) (int64, error) {
+	var n int64
+	err := sj.s.exchange(ctx, func(ctx context.Context) (err error) {
+		n, err = sj.s.client.Do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		err = unavailable(err)
 	}
-	sj.s.reached()
-	return n, nil
+	return n, err
 }

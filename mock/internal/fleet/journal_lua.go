@@ -4,32 +4,6 @@ import "github.com/redis/rueidis"
 
 // The journal's scripts. journal.go lists the keys they use.
 
-// scriptLib holds clearScript's helpers: zitem parses a j:z item, ref
-// counts a body reference, and sweep writes the counts and deletes the
-// bodies no entry refers to.
-const scriptLib = `
-local function zitem(it)
-  local a = string.find(it, ' ', 1, true)
-  local b = string.find(it, ' ', a + 1, true)
-  if not b then return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1)), '' end
-  return tonumber(string.sub(it, 1, a - 1)), tonumber(string.sub(it, a + 1, b - 1)), string.sub(it, b + 1)
-end
-local delta = {}
-local function ref(h, d)
-  if h ~= '' and h ~= '-' then delta[h] = (delta[h] or 0) + d end
-end
-local function sweep(bref, bp)
-  for h, d in pairs(delta) do
-    local c
-    if d ~= 0 then c = redis.call('HINCRBY', bref, h, d) else c = tonumber(redis.call('HGET', bref, h) or '0') end
-    if c <= 0 then
-      redis.call('HDEL', bref, h)
-      redis.call('DEL', bp .. h)
-    end
-  end
-end
-`
-
 // appendScript stores a batch of entries, each as if stored alone, and
 // drops the oldest entries the bounds no longer allow. It returns the
 // entries' sequence numbers, or 0 for an entry whose body Redis does
@@ -368,7 +342,7 @@ return {out, bodies}
 // for *): KEYS the sessions, meta, lost, the order and the bodies'
 // references; ARGV[2], [3] and [4] the streams', size lists' and
 // bodies' prefixes.
-var clearScript = rueidis.NewLuaScript(scriptLib + `
+var clearScript = rueidis.NewLuaScript(`
 local sess, meta, lostk, order, bref, sp, zp, bp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4]
 if ARGV[1] == '*' then
   for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', sp .. id, zp .. id) end
@@ -379,15 +353,21 @@ if ARGV[1] == '*' then
   return 0
 end
 local id = ARGV[1]
-local freed = 0
+local freed, refs = 0, {}
 for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
-  local s, n, h = zitem(it)
+  local s, n, h = string.match(it, '^(%d+) (%d+) ?(.*)$')
   if redis.call('XDEL', sp .. id, s .. '-0') == 1 then
-    freed = freed + n
-    ref(h, -1)
+    freed = freed + tonumber(n)
+    if h ~= '' then refs[h] = (refs[h] or 0) + 1 end
   end
 end
-sweep(bref, bp)
+-- a body goes with the last entry referring to it
+for h, d in pairs(refs) do
+  if redis.call('HINCRBY', bref, h, -d) <= 0 then
+    redis.call('HDEL', bref, h)
+    redis.call('DEL', bp .. h)
+  end
+end
 redis.call('DEL', sp .. id, zp .. id)
 redis.call('SREM', sess, id)
 redis.call('HDEL', lostk, id)

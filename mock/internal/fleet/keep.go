@@ -31,15 +31,14 @@ import (
 //   - c:ID, counted: the sessions' counts (counts.go).
 //   - j:...: the journal (journal.go).
 
-// sessionScript writes one session's document ("" deletes it) and
-// moves its version on in the same step, so a version names one
-// document. It then evicts sessions past the TTL, and the least
-// recently used past MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]).
-// It never evicts the session written, the default session, or one
-// whose lock is held. It returns the new version; -1 without writing
-// if the document is too big to fit even after evictions; lockLost
-// without writing if the writer's token (ARGV[10]) no longer holds the
-// session's lock (KEYS[6]) nor lock-all (KEYS[7]).
+// sessionScript writes one session's document ("" deletes it) and moves
+// its version on in the same step, so a version names one document. It
+// then evicts sessions past the TTL, and the least recently used past
+// MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]), but the one written, the
+// default session and those whose lock is held. It returns the new
+// version; without writing, -1 if the document would not fit, lockLost
+// if the writer's token (ARGV[10]) holds neither the session's lock
+// (KEYS[6]) nor lock-all (KEYS[7]).
 var sessionScript = rueidis.NewLuaScript(`
 if redis.call('GET', KEYS[6]) ~= ARGV[10] and redis.call('GET', KEYS[7]) ~= ARGV[10] then return -2 end
 local ttl = tonumber(ARGV[2])
@@ -93,21 +92,15 @@ end
 local function spare(o)
   return o ~= id and o ~= ARGV[9] and redis.call('EXISTS', ARGV[6] .. 'lock:' .. o) == 0
 end
+local function fits() return tonumber(redis.call('GET', KEYS[5]) or '0') <= budget end
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
-if over > 0 then
-  local n = over
+if over > 0 or not fits() then
   for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if n <= 0 then break end
+    if over <= 0 and fits() then break end
     if spare(o) then
       evict(o)
-      n = n - 1
+      over = over - 1
     end
-  end
-end
-if tonumber(redis.call('GET', KEYS[5]) or '0') > budget then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if tonumber(redis.call('GET', KEYS[5]) or '0') <= budget then break end
-    if spare(o) then evict(o) end
   end
 end
 return v
@@ -130,30 +123,33 @@ return v
 // longer its own: it held it past lockTTL without renewing it.
 const lockLost = -2
 
+// retryLater is a 503 whose request may go again in a second.
+func retryLater(code, msg string) *wire.APIError {
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: code, RetryAfter: time.Second, Message: msg}
+}
+
 // errLockLost is the answer to a write whose lock ran out before its
 // change reached Redis, and another replica may have written since.
 func errLockLost(id string) *wire.APIError {
 	if id == "" {
 		id = "every session"
 	}
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
-		Message: "this replica's hold on " + id + " ran out (it paused longer than " + lockTTL.String() + ") before the change reached the shared store: nothing changed; send it again"}
+	return retryLater(wire.CodeStoreUnavailable, "this replica's hold on "+id+" ran out (it paused longer than "+lockTTL.String()+") before the change reached the shared store: nothing changed; send it again")
 }
 
 // errUnavailable is the answer to a write while Redis is out of reach.
 func errUnavailable() *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
-		Message: "the shared store (--store) is out of reach: nothing changed; send it again once it is back"}
+	return retryLater(wire.CodeStoreUnavailable, "the shared store (--store) is out of reach: nothing changed; send it again once it is back")
 }
 
-// write is one script run that keeps a session or the server's state.
+// write is one script run that keeps a session (sessionScript) or the
+// server's state (serverScript).
 type write struct {
-	id     string // "" for the server's state
-	size   int    // the session's document's bytes
-	sum    [32]byte
-	key    journal.Key // the copy the session's document was taken from
-	exec   rueidis.LuaExec
-	script *rueidis.Lua
+	id   string // "" for the server's state
+	size int    // the session's document's bytes
+	sum  [32]byte
+	key  journal.Key // the copy the session's document was taken from
+	exec rueidis.LuaExec
 }
 
 // keep is the state's Keeper. It writes the changed sessions, and the
@@ -192,26 +188,25 @@ func (s *Store) keep(ctx context.Context, ids []string, server bool) error {
 	return unkept
 }
 
-// run sends ws to Redis and notes the versions they made. A copy whose
-// write failed is reloaded at its next request, since Redis holds the
-// truth. Documents refused as too big are noted in unkept.
+// run sends ws to Redis and notes the versions they made; a copy whose
+// write failed is reloaded at its next request. What Redis refused is
+// noted in unkept.
 func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) error {
 	res := make([]rueidis.RedisResult, len(ws))
 	failed := s.exchange(ctx, func(ctx context.Context) error {
-		// The server's write goes alone; the sessions' go in one pipeline.
+		// The server's write, first if any, goes alone; the sessions' go
+		// in one pipeline.
+		first := 0
+		if ws[0].id == "" {
+			res[0] = serverScript.Exec(ctx, s.client, ws[0].exec.Keys, ws[0].exec.Args)
+			first = 1
+		}
 		var sess []rueidis.LuaExec
-		var sessAt []int
-		for i, w := range ws {
-			if w.script == serverScript {
-				res[i] = serverScript.Exec(ctx, s.client, w.exec.Keys, w.exec.Args)
-				continue
-			}
-			sess, sessAt = append(sess, w.exec), append(sessAt, i)
+		for _, w := range ws[first:] {
+			sess = append(sess, w.exec)
 		}
 		if len(sess) > 0 {
-			for j, r := range sessionScript.ExecMulti(ctx, s.client, sess...) {
-				res[sessAt[j]] = r
-			}
+			copy(res[first:], sessionScript.ExecMulti(ctx, s.client, sess...))
 		}
 		for _, r := range res {
 			if err := r.Error(); err != nil {
@@ -265,8 +260,7 @@ func (s *Store) run(ctx context.Context, ws []write, unkept *shared.Unkept) erro
 	return nil
 }
 
-// unavailable is the answer to a write whose exchange with Redis failed
-// with err.
+// unavailable is the answer to a write whose exchange with Redis failed.
 func unavailable(err error) *wire.APIError {
 	if re, ok := refusal(err); ok {
 		return errRefused(re)
@@ -281,17 +275,16 @@ func errRefused(re *rueidis.RedisError) *wire.APIError {
 	if strings.HasPrefix(re.Error(), "OOM") {
 		msg += "; a Redis full needs a maxmemory above --max-store-memory and the journal's bytes"
 	}
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second, Message: msg}
+	return retryLater(wire.CodeStoreUnavailable, msg)
 }
 
-// copyLost is sessionWrite's answer when a write of session id under
-// way here can no longer keep its change. Pinning stops eviction of the
-// copy, but a concurrent keeping of the same session (for a read) may
-// have failed and marked the copy for reload. The write then answers
-// 503 rather than report a change Redis does not have.
-func (s *Store) copyLost(id string) (write, bool, error) {
+// copyLost marks session id for reload, and is the answer to its write
+// under way here when the copy it changed went: evicted, or marked for
+// reload by a concurrent keeping (for a read) that failed. The write
+// answers 503 rather than report a change Redis does not have.
+func (s *Store) copyLost(id string) error {
 	s.reloadLater(id)
-	return write{}, false, errCopyLost(id)
+	return retryLater(wire.CodeServiceUnavailable, "this replica lost the copy of session "+id+" the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again")
 }
 
 // reloadLater makes the next request of session id reload it from
@@ -302,22 +295,15 @@ func (s *Store) reloadLater(id string) {
 	s.vmu.Unlock()
 }
 
-// errCopyLost is the answer to a write of session id whose change this
-// replica could not keep.
-func errCopyLost(id string) *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
-		Message: "this replica lost the copy of session " + id + " the write changed while it ran (evicted to make room for others, --max-sessions, or read again from the store): nothing changed; send it again"}
-}
-
 // tooBig is the answer to a write that would make session id's
-// document size bytes, more than max. Nothing changes.
+// document size bytes, more than max.
 func tooBig(id string, size int, max int64, what string) *wire.APIError {
 	return &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
 		Message: fmt.Sprintf("session %s would keep %d bytes in the shared store, more than it keeps of %s (%d): nothing changed", id, size, what, max)}
 }
 
-// entry returns id's entry in known, adding it if missing. s.vmu must
-// be held.
+// entry returns id's entry in known, adding it if missing. The caller
+// holds s.vmu.
 func (s *Store) entry(id string) *entry {
 	e := s.known[id]
 	if e == nil {
@@ -328,21 +314,20 @@ func (s *Store) entry(id string) *entry {
 }
 
 // serverWrite is the write of the server's state, or false when there
-// is nothing to write. Only a write about every session writes it. now
-// is the time in ms.
+// is nothing to write. now is the time in ms.
 func (s *Store) serverWrite(now string) (write, bool, error) {
 	doc, sum, err := s.serverDoc()
 	if err != nil {
 		return write{}, false, err
 	}
-	token := s.held.allToken()
+	token := s.held.token(session.All)
 	s.vmu.RLock()
 	skip := s.sv < 0 || sum == s.serverSum || token == "" // only a write about every session writes it
 	s.vmu.RUnlock()
 	if skip {
 		return write{}, false, nil
 	}
-	return write{sum: sum, script: serverScript, exec: rueidis.LuaExec{
+	return write{sum: sum, exec: rueidis.LuaExec{
 		Keys: []string{s.key("sv"), s.key("server"), s.key("lock-all")},
 		Args: []string{string(doc), now, token},
 	}}, true, nil
@@ -364,12 +349,11 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	ss, found := s.st.Sessions().Find(id)
 	evicted := !found && s.st.Evicted(id) // asked once each time it went, whatever follows
 	if s.held.holdsOwn(id) && (evicted || isKnown && known.version < 0) {
-		return s.copyLost(id)
+		return write{}, false, s.copyLost(id)
 	}
 	if evicted || !found && (known.sum == goneSum || isKnown && known.version < 0) {
 		// Gone from this replica: Redis keeps it for the others, and this
-		// replica asks Redis again at its next request. Checked before the
-		// lock, since the evicted flag is read only once.
+		// replica asks Redis again at its next request.
 		s.vmu.Lock()
 		delete(s.known, id)
 		s.vmu.Unlock()
@@ -382,14 +366,14 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	}
 	doc, sum := "", goneSum
 	if found {
-		snap, err := s.k.TakeToKeep(id)
+		snap, err := s.k.TakeOwn(id)
 		if err != nil {
 			return write{}, false, err
 		}
 		if now, ok := s.st.Sessions().Find(id); !ok || now != ss || ss.Dropped() {
 			// Evicted while it was taken: what was taken may be empty.
 			if s.held.holdsOwn(id) {
-				return s.copyLost(id)
+				return write{}, false, s.copyLost(id)
 			}
 			return write{}, false, nil
 		}
@@ -417,7 +401,7 @@ func (s *Store) sessionWrite(id, now string) (write, bool, error) {
 	if found {
 		key = ss.Key()
 	}
-	return write{id: id, size: len(doc), sum: sum, key: key, script: sessionScript, exec: rueidis.LuaExec{
+	return write{id: id, size: len(doc), sum: sum, key: key, exec: rueidis.LuaExec{
 		Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes"), s.key("lock:" + id), s.key("lock-all")},
 		Args: []string{doc, strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10), now, strconv.Itoa(s.cfg.MaxSessions), id, s.cfg.Prefix, def,
 			strconv.FormatInt(s.cfg.MaxBytes, 10), session.Default, token},

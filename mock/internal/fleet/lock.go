@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"strconv"
 	"sync"
@@ -12,22 +11,19 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // A write holds its session's lock in Redis (lock:ID) from before it
-// reads the state until its change is kept. Two writes of one session on
-// two replicas so come one after the other, and both changes are kept.
+// reads the state until its change is kept, so two writes of one session
+// on two replicas come one after the other. A write about every session
+// holds lock-all, which waits for the session writes under way and holds
+// new ones back. What a read changes stays on its replica.
 //
-// A write about every session (a reset of all, say) holds lock-all. It
-// waits for the session writes under way and holds new ones back.
-//
-// Only a replica holding a session's lock writes its document, and only
-// after it read what Redis holds. What a read changes stays on its
-// replica, and never overwrites a write. Each document write is fenced:
-// Redis takes it only while the writer's token still holds the lock, so
-// a replica that paused past the lock's TTL (a long GC pause, a frozen
-// VM) cannot write over the write of the replica that took the lock
-// after it.
+// Each document write is fenced: Redis takes it only while the writer's
+// token still holds the lock, so a replica that paused past the lock's
+// TTL (a long GC pause, a frozen VM) cannot write over the write of the
+// replica that took the lock after it.
 
 // lockTTL is how long a lock outlives a replica killed while holding it.
 // A replica renews the locks it holds every lockTTL/3.
@@ -36,10 +32,9 @@ const lockTTL = 5 * time.Second
 // lockWait bounds the wait for a lock: past it, the write answers 503.
 const lockWait = 10 * time.Second
 
-// The session locks held are also listed in locks, a sorted set scored
-// by when each expires (Redis's clock, ms). lock-all reads it to learn
-// whether any is held, and a lock whose replica was killed drops out
-// once its TTL has passed.
+// The session locks held are also listed in locks, scored by when each
+// expires (Redis's clock, ms), so lock-all learns whether any is held
+// without reading the keyspace.
 
 // lockLib defines now(), Redis's clock in ms, for the lock scripts.
 const lockLib = `
@@ -82,68 +77,54 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
 return redis.call('ZCARD', KEYS[1])
 `)
 
-// held is the locks this replica's requests hold and may write under:
-// by session, and lock-all. A lock counts here only once its request
-// has brought the copy up to date (Serve), so keep never writes a copy
-// older than what Redis holds. Each lock is held by one request at a
-// time, Redis sees to it.
+// held is the tokens of the locks this replica's requests hold and may
+// write under, by session (session.All for lock-all). A lock counts here
+// only once its request has brought the copy up to date (Serve), so keep
+// never writes a copy older than what Redis holds.
 type held struct {
-	mu  sync.Mutex
-	ids map[string]string // session → its lock's token
-	all string            // lock-all's token; "" when not held
+	mu     sync.Mutex
+	tokens map[string]string
 }
 
-// token is the token a write of session id is fenced with: its own
-// lock's, or lock-all's; "" when neither is held here.
+// token is the token a write of session id is fenced with: lock-all's,
+// or its own lock's; "" when neither is held here.
 func (h *held) token(id string) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.all != "" {
-		return h.all
+	if t := h.tokens[session.All]; t != "" {
+		return t
 	}
-	return h.ids[id]
+	return h.tokens[id]
 }
 
-// holdsOwn reports whether the replica holds the lock of session id
-// itself: a write of that session is under way here.
+// holdsOwn reports whether a write of session id is under way here,
+// holding the session's own lock.
 func (h *held) holdsOwn(id string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.ids[id] != ""
+	return h.tokens[id] != ""
 }
 
-// allToken is lock-all's token, "" when not held here.
-func (h *held) allToken() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.all
-}
-
-// set notes that token holds the lock of session id (session.All for
-// lock-all); "" notes it released.
+// set notes that token holds the lock of session id; "" notes it
+// released.
 func (h *held) set(id, token string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	switch {
-	case id == session.All:
-		h.all = token
-	case token == "":
-		delete(h.ids, id)
-	default:
-		if h.ids == nil {
-			h.ids = make(map[string]string)
-		}
-		h.ids[id] = token
+	if token == "" {
+		delete(h.tokens, id)
+		return
 	}
+	if h.tokens == nil {
+		h.tokens = make(map[string]string)
+	}
+	h.tokens[id] = token
 }
 
-// lock takes the lock of session sid, or lock-all for session.All. It
-// returns the lock's token and the function that releases it. Its error
-// is the 503 to answer.
+// lock takes the lock of session sid, or lock-all for session.All, and
+// returns its token and the function that releases it. Its error is the
+// 503 to answer.
 func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func(), err error) {
-	var b [16]byte
-	rand.Read(b[:])
-	token = hex.EncodeToString(b[:])
+	token = rand.Text()
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	key := s.key("lock:" + sid)
@@ -181,9 +162,7 @@ func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func
 
 // lockTimeout is the answer to a write whose lock did not come.
 func lockTimeout() error {
-	e := errUnavailable()
-	e.Message = "other writes of this session held it for " + lockWait.String() + ": nothing changed; send it again"
-	return e
+	return retryLater(wire.CodeStoreUnavailable, "other writes of this session held it for "+lockWait.String()+": nothing changed; send it again")
 }
 
 // tryLock tries once to take key for token. For lock-all, it then

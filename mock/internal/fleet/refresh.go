@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -17,35 +16,22 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// refresh brings the server's state and session sid up to date with
-// Redis. A request that starts after a write was answered sees that
-// write. sid may be "" for none, or session.All for every session; for
-// a write about every session, one that does not restore here fails it.
-func (s *Store) refresh(parent context.Context, sid string, write bool) error {
+// refresh brings the server's state and session sid ("" for none,
+// session.All for every one) up to date with Redis.
+func (s *Store) refresh(ctx context.Context, sid string, write bool) error {
 	if sid == session.All {
-		return s.refreshAll(parent, write)
+		return s.refreshAll(ctx, write)
 	}
-	ctx, cancel := context.WithTimeout(parent, s.timeout())
-	defer cancel()
 	keys := []string{s.key("sv")}
 	if sid != "" {
 		keys = append(keys, s.key("v:"+sid))
 	}
 	known, _ := s.knownOf(sid)
 	before := known.version // 0 for none
-	vals, err := s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
-	if err != nil && ctx.Err() == nil {
-		// Once more: the first command on a connection Redis closed
-		// (restarted) fails, and the client dials again.
-		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
-	}
-	if err != nil {
-		if parent.Err() == nil { // not a client gone
-			s.failed(err)
-		}
+	vals, ok := s.mget(ctx, keys...)
+	if !ok {
 		return errOutOfReach
 	}
-	s.reached()
 	sv, _ := version(vals[0])
 	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
 		return errOutOfReach
@@ -117,7 +103,8 @@ func (s *Store) holdsServer(v int64) bool {
 }
 
 // holdsSession reports whether this replica's copy of session id is
-// version v. A copy evicted or expired here is not.
+// version v (not evicted or expired here). It touches the session in
+// Redis once a quarter of the TTL has gone since it was last touched.
 func (s *Store) holdsSession(id string, v int64) bool {
 	known, ok := s.knownOf(id)
 	if !ok || known.version != v {
@@ -128,7 +115,9 @@ func (s *Store) holdsSession(id string, v int64) bool {
 			return false // evicted here, or made anew since: not the copy the version is of
 		}
 	}
-	s.touchIfDue(id, known.touched)
+	if s.cfg.TTL > 0 && time.Since(known.touched) > s.cfg.TTL/4 {
+		s.touch(id)
+	}
 	return true
 }
 
@@ -140,14 +129,6 @@ func (s *Store) knownOf(id string) (entry, bool) {
 		return *e, true
 	}
 	return entry{}, false
-}
-
-// touchIfDue touches session id (its TTL in Redis) when a quarter of
-// the TTL has gone since it was last touched.
-func (s *Store) touchIfDue(id string, touched time.Time) {
-	if s.cfg.TTL > 0 && time.Since(touched) > s.cfg.TTL/4 {
-		s.touch(id)
-	}
 }
 
 // touch keeps session id in Redis for another TTL, so a session that is
@@ -243,14 +224,12 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 // errNotHeld is the answer to a request of session id when this replica
 // cannot restore the document Redis holds of it.
 func errNotHeld(id, why string) *wire.APIError {
-	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
-		Message: "this replica cannot hold session " + id + " as the shared store has it (" + wire.Clip(why) + "): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews"}
+	return retryLater(wire.CodeServiceUnavailable, "this replica cannot hold session "+id+" as the shared store has it ("+wire.Clip(why)+"): nothing was served or changed; send it again (another replica may hold it), or give the replicas more memory for seeded reviews")
 }
 
-// restore replaces this replica's copy of session id with doc. It
-// returns the new copy's key and its hash as keep would write it, so
-// keep writes it again only once it changes. On error the copy is left
-// as it was.
+// restore replaces this replica's copy of session id with doc (on error,
+// leaves it). It returns the new copy's key and its hash as keep would
+// write it, so keep writes it again only once it changes.
 func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 	snap, err := snapshot.DecodeJSON(doc)
 	var res snapshot.Result
@@ -262,7 +241,7 @@ func (s *Store) restore(id string, doc []byte) (journal.Key, [32]byte, error) {
 		return journal.Key{}, [32]byte{}, err
 	}
 	var sum [32]byte
-	if taken, err := s.k.TakeToKeep(id); err == nil {
+	if taken, err := s.k.TakeOwn(id); err == nil {
 		sum, _ = taken.Sum()
 	}
 	if ss, ok := s.st.Sessions().Find(id); !ok || ss.Key() != res.Copy {
@@ -295,11 +274,7 @@ func (s *Store) refreshAll(ctx context.Context, write bool) error {
 			return errOutOfReach
 		}
 		for i, id := range ids[:n] {
-			v, ok := version(vals[i])
-			if !ok {
-				continue
-			}
-			if s.holdsSession(id, v) {
+			if v, ok := version(vals[i]); !ok || s.holdsSession(id, v) {
 				continue
 			}
 			// A session that does not restore fails a write about every
@@ -318,6 +293,11 @@ func (s *Store) refreshAll(ctx context.Context, write bool) error {
 func (s *Store) mget(ctx context.Context, keys ...string) (vals []rueidis.RedisMessage, ok bool) {
 	err := s.exchange(ctx, func(ctx context.Context) (err error) {
 		vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		if err != nil && ctx.Err() == nil {
+			// Once more: the first command on a connection Redis closed
+			// (restarted) fails, and the client dials again.
+			vals, err = s.client.Do(ctx, s.client.B().Mget().Key(keys...).Build()).ToArray()
+		}
 		return err
 	})
 	return vals, err == nil

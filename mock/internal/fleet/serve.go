@@ -11,12 +11,9 @@ import (
 const staleWarning = `299 replymock "the shared store (--store) is out of reach: this answer is from the state this replica last knew, which may be stale"`
 
 // Serve runs serve for a request of session sid (session.All for every
-// session). A write first takes the session's lock in Redis. Then
-// refresh brings the copy up to date, and serve runs with the session
-// pinned here.
-//
-// It returns the error to answer instead of serving. A read while Redis
-// is out of reach is served from this replica's copy, with staleWarning.
+// session): a write first takes the session's lock, then refresh brings
+// the copy up to date, and serve runs with the session pinned here. It
+// returns the error to answer instead of serving.
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write bool, serve func()) error {
 	var token string
 	if write {
@@ -106,8 +103,7 @@ func (ps *pins) has(id string) bool {
 }
 
 // lockForReload pins session id and waits until no request is served
-// from it. The caller must not be serving a request of id, and must call
-// the returned function when done.
+// from it; the caller, not serving one, calls done after.
 func (ps *pins) lockForReload(id string) (done func()) {
 	p := ps.add(id)
 	p.use.Lock()

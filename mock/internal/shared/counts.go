@@ -11,12 +11,12 @@ import (
 // faults limited to some answers (after, times) and the rate limit's
 // windows. Each count is one atomic step in the shared store.
 type Counts interface {
-	// Tally counts session sid's limited faults.
-	Tally(sid string) fault.Tally
-	// Admit counts a request of session sid in scenario's rate limit rl
-	// and reports whether it lets it through; when not, retryIn is how
-	// long until the window ends. An error leaves it to the session.
-	Admit(sid, scenario string, rl *access.RateLimit) (retryIn time.Duration, ok bool, err error)
+	// FaultCounter counts session sid's limited faults.
+	FaultCounter(sid string) fault.SharedCounter
+	// CountRequest counts a request of session sid in scenario's rate
+	// limit rl and reports whether it lets it through; when not, retryIn
+	// is how long until the window ends. An error leaves it to the session.
+	CountRequest(sid, scenario string, rl *access.RateLimit) (retryIn time.Duration, ok bool, err error)
 	// Forget starts session sid's counts again (every session's for
 	// session.All): a reset.
 	Forget(sid string)
@@ -40,23 +40,23 @@ func (st *State) isPinned(id string) bool {
 	return false
 }
 
-// Tally is what session sid's limited faults count in; nil for the
-// session's own counters.
-func (st *State) Tally(sid string) fault.Tally {
+// FaultCounter is what session sid's limited faults count in; nil for
+// the session's own counters.
+func (st *State) FaultCounter(sid string) fault.SharedCounter {
 	if st.counts == nil {
 		return nil
 	}
-	return st.counts.Tally(sid)
+	return st.counts.FaultCounter(sid)
 }
 
-// Admit counts a request of session sid in scenario at now against the
-// rate limit rl, in the fleet's counts if any, else in w, the session's
-// window; see access.Window.Admit.
-func (st *State) Admit(sid, scenario string, w *access.Window, rl *access.RateLimit, now time.Time) (time.Duration, bool) {
+// CountRequest counts a request of session sid in scenario at now
+// against the rate limit rl, in the fleet's counts if any, else in w,
+// the session's window; see access.Window.CountRequest.
+func (st *State) CountRequest(sid, scenario string, w *access.Window, rl *access.RateLimit, now time.Time) (time.Duration, bool) {
 	if st.counts != nil {
-		if retryIn, ok, err := st.counts.Admit(sid, scenario, rl); err == nil {
+		if retryIn, ok, err := st.counts.CountRequest(sid, scenario, rl); err == nil {
 			return retryIn, ok
 		}
 	}
-	return w.Admit(rl, now)
+	return w.CountRequest(rl, now)
 }

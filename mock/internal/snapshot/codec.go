@@ -20,7 +20,6 @@ func Decode(data []byte) (*Snapshot, error) { return decode(data, true) }
 // Content-Type has made JSON already (wire.ReadDocument).
 func DecodeJSON(data []byte) (*Snapshot, error) { return decode(data, false) }
 
-// decode is Decode, of YAML too when allowYAML is set.
 func decode(data []byte, allowYAML bool) (*Snapshot, error) {
 	data = bytes.TrimSpace(data)
 	if allowYAML && len(data) > 0 && data[0] != '{' {
@@ -81,8 +80,8 @@ func (snap *Snapshot) RedactTokens() {
 // IsSnapshot reports whether data is a snapshot document (its format
 // key names one), rather than a scenario or fixture.
 func IsSnapshot(data []byte) bool {
-	// JSON is YAML; a broken file is no snapshot. Top reads the node tree
-	// only: decoding would cost a mapping of n keys n² comparisons.
+	// Top reads the node tree only: decoding would cost a mapping of n
+	// keys n² comparisons.
 	return strings.HasPrefix(yamlfile.Top(data, "format"), "replymock-snapshot/")
 }
 

@@ -16,12 +16,11 @@ type Keeper struct {
 	now     func() time.Time
 	version string // the server's, written in each snapshot
 
-	restoreMu sync.Mutex    // one restore at a time (Restoring)
-	writers   chan struct{} // a place for each snapshot being written (Writing)
+	restoreMu sync.Mutex    // one restore at a time
+	writers   chan struct{} // a place for each snapshot being written
 }
 
-// NewKeeper is the keeper of st's sessions. Its snapshots name the
-// server's version.
+// NewKeeper is the keeper of st's sessions; its snapshots name version.
 func NewKeeper(st *shared.State, now func() time.Time, version string) *Keeper {
 	return &Keeper{st: st, now: now, version: version, writers: make(chan struct{}, 2)}
 }

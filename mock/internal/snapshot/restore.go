@@ -25,8 +25,7 @@ type Result struct {
 	// Dropped says what of the snapshot could not come back as it was,
 	// and why (a scenario gone or changed since); empty when all did.
 	Dropped []string `json:"dropped"`
-	// Copy is the Key of the session's copy the restore installed: one
-	// made anew after it (evicted meanwhile) has another.
+	// Copy is the Key of the session's copy the restore installed.
 	Copy journal.Key `json:"-"`
 }
 
@@ -71,15 +70,13 @@ func (k *Keeper) Restore(sid string, snap *Snapshot) (Result, error) {
 	return rs.res, nil
 }
 
-// restoring is a session being built from a snapshot, and what of the
-// snapshot could not come back.
+// restoring is a session being built from a snapshot.
 type restoring struct {
-	res     Result
-	current map[string]*scenario.Scenario // the scenarios served now
-	now     time.Time
-	rb      rebase
-	fresh   *session.Session
-
+	res       Result
+	current   map[string]*scenario.Scenario // the scenarios served now
+	now       time.Time
+	rb        rebase
+	fresh     *session.Session
 	faults    []*fault.Fault // the session's run-time faults
 	seedBytes int64
 	seedCount int
@@ -111,9 +108,8 @@ func (rs *restoring) session(snap *Snapshot) {
 	for i := range snap.Faults {
 		f := snap.Faults[i].Fault
 		f.Prepare()
-		fp := &f
-		rs.faults = append(rs.faults, fp)
-		fresh.SetCounter(fp, fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit})
+		rs.faults = append(rs.faults, &f)
+		fresh.SetCounter(&f, fault.Counter{Matched: snap.Faults[i].Matched, Hit: snap.Faults[i].Hit})
 	}
 }
 
@@ -149,8 +145,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 	set := *rec.Settings
 	if probs := set.Validate(sc.Rules()); len(probs) > 0 {
 		if same {
-			p := probs[0]
-			return wire.At(p, path+".settings")
+			return wire.At(probs[0], path+".settings")
 		}
 		rs.drop("scenario %q: its settings do not fit it now (%s): they start as the scenario's", rec.Name, probs[0].Message)
 		set = sc.Settings()
@@ -183,7 +178,7 @@ func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 	return nil
 }
 
-// restoreSeeds builds what a session seeded from its snapshot.
+// restoreSeeds builds a session's seed from its snapshot.
 func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
 	if in.Mode != fixture.SeedReplace && in.Mode != fixture.SeedAppend {
 		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", fixture.SeedReplace, fixture.SeedAppend, in.Mode)
@@ -192,8 +187,7 @@ func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	// None is a seed too: PUT /__mock/data takes an empty list (a
-	// replace of the scenario's data with nothing).
+	// None is a seed too, as PUT /__mock/data takes an empty list.
 	own, err := reviews.NewNumbered(fbs)
 	if err != nil {
 		return nil, wire.InvalidBody(path+".reviews", "%v", err)
@@ -252,7 +246,7 @@ func mediaProblem(f *reviews.Feedback) string {
 // took the snapshot to this one.
 type rebase struct{ from, to string }
 
-// decode is decodeRecords with rb, the shop's snapshot's decoder.
+// decode is decodeRecords with rb, for shop.Restore.
 func (rb rebase) decode(raws []json.RawMessage, path string) ([]reviews.Feedback, error) {
 	return decodeRecords(raws, path, rb)
 }

@@ -73,11 +73,10 @@ const (
 // Restored, the session answers byte for byte as it did. The journal and
 // rate-limit windows are not part of it.
 type Snapshot struct {
-	Format  string    `json:"format"`
-	Session string    `json:"session"`
-	TakenAt time.Time `json:"taken_at"`
-	// ServerVersion is the version of the server that took it, for a reader.
-	ServerVersion string `json:"server_version,omitempty"`
+	Format        string    `json:"format"`
+	Session       string    `json:"session"`
+	TakenAt       time.Time `json:"taken_at"`
+	ServerVersion string    `json:"server_version,omitempty"` // of the server that took it
 	// MediaBase is the base of the media URLs in its reviews. Restored on
 	// another server, the URLs move to that server's.
 	MediaBase string `json:"media_base,omitempty"`
@@ -88,10 +87,9 @@ type Snapshot struct {
 	// Faults are the session's run-time faults, in the order added.
 	Faults []Fault `json:"faults,omitempty"`
 	// SharedFaultCounters count the session's requests that met run-time
-	// faults for every session, by fault id.
+	// faults for every session.
 	SharedFaultCounters []SharedFaultCount `json:"shared_fault_counters,omitempty"`
-	// Scenarios is the session's state in each scenario it used, by name.
-	Scenarios []ScenarioState `json:"scenarios,omitempty"`
+	Scenarios           []ScenarioState    `json:"scenarios,omitempty"`
 }
 
 // Fault is a run-time fault and what the session's requests did with it.
@@ -184,8 +182,8 @@ func (snap *Snapshot) check() error {
 	return nil
 }
 
-// check looks a scenario's state over, at path in the document; seen are
-// the names of those before it.
+// check looks a scenario's state over, at path in the document; seen
+// holds the names before it.
 func (rec *ScenarioState) check(path string, seen map[string]bool) error {
 	if rec.Name == "" || seen[rec.Name] {
 		return wire.InvalidBody(path+".name", "must name a scenario, each once")

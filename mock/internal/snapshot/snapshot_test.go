@@ -53,7 +53,7 @@ func TestSumLeavesOutWhenTaken(t *testing.T) {
 	k := shopSession(t, func(set *settings.Settings) { set.Feedback[0].ReplyMode = "auto" }, time.Hour)
 	sum := func(at time.Time) [32]byte {
 		t.Helper()
-		snap, err := k.TakeToKeep("a")
+		snap, err := k.TakeOwn("a")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,14 +11,13 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 )
 
-// Take takes session sid as it is now. A session that does not exist is
-// taken as a fresh one would be. Its living shops are brought up to
-// their clocks first, as a list request would.
+// Take takes session sid as it is now (a missing one as a fresh one
+// would be), its living shops first brought up to their clocks.
 func (k *Keeper) Take(sid string) (*Snapshot, error) { return k.take(sid, true) }
 
-// TakeToKeep is Take for the state folder. It leaves out the shop a
-// session shares with every pristine session of a scenario.
-func (k *Keeper) TakeToKeep(sid string) (*Snapshot, error) { return k.take(sid, false) }
+// TakeOwn is Take without the shop a session shares with every pristine
+// session of a scenario: what a store keeps of the session.
+func (k *Keeper) TakeOwn(sid string) (*Snapshot, error) { return k.take(sid, false) }
 
 // Sum is the SHA-256 of s's JSON without TakenAt, so two takings of an
 // unchanged session sum the same.
@@ -64,10 +63,9 @@ func (k *Keeper) take(sid string, withShared bool) (*Snapshot, error) {
 	return snap, nil
 }
 
-// mediaBase is the base of the media URLs in the records served now.
+// mediaBase is the base of the media URLs served now.
 func (k *Keeper) mediaBase() string { return k.st.Registry().Loader().Media().Base }
 
-// scenarioState writes the session's state in one scenario.
 func scenarioState(ts session.TakenScenario) (ScenarioState, error) {
 	sc := ts.Scenario
 	rec := ScenarioState{Name: sc.Name, Fingerprint: sc.Fingerprint(), DataEnd: sc.DataEnd(), Settings: ts.Settings, Shop: ts.Shop}

@@ -30,12 +30,10 @@ func (d *Dir) SetMax(max int64) {
 }
 
 // fitLocked makes room for need more bytes in the folder, removing
-// files until they fit: those set aside first, the oldest first, then
-// the files of the least recently written sessions, but the file keep
-// and the default session's, each with a log line. The sessions whose
-// files go live on in memory, but not across a restart unless they
-// change again. When need would not fit with all those gone, nothing
-// goes. It reports whether need fits. The caller holds d.mu.
+// files until they fit: those set aside, the oldest first, then those
+// of the least recently written sessions but keep and the default
+// session, each with a log line. When need would not fit with all those
+// gone, nothing goes. It reports whether need fits. The caller holds d.mu.
 func (d *Dir) fitLocked(need int64, keep string) bool {
 	if d.used+need <= d.max {
 		return true
@@ -44,8 +42,10 @@ func (d *Dir) fitLocked(need int64, keep string) bool {
 	for _, a := range d.rejected {
 		stays -= a.size
 	}
+	names := make([]string, 0, len(d.written)) // the sessions whose files may go
 	for name, f := range d.written {
 		if name != keep && name != sessionFile(session.Default) {
+			names = append(names, name)
 			stays -= f.size
 		}
 	}
@@ -61,15 +61,6 @@ func (d *Dir) fitLocked(need int64, keep string) bool {
 		d.used -= old.size
 		d.log.Warn("state: a file set aside removed, the oldest, to keep the folder within --max-state-disk",
 			"file", filepath.Join(rejectedDir, old.name), "bytes", old.size, "used_bytes", d.used, "max_bytes", d.max)
-	}
-	if d.used+need <= d.max {
-		return true
-	}
-	names := make([]string, 0, len(d.written))
-	for name := range d.written {
-		if name != keep && name != sessionFile(session.Default) {
-			names = append(names, name)
-		}
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(d.written[a].seq, d.written[b].seq) })
 	for _, name := range names {
@@ -95,11 +86,11 @@ type entry struct {
 }
 
 // filesByAge lists dir's entries, the least recently modified first,
-// with the sizes of the regular files; nil if dir does not read.
-func filesByAge(dir string) []entry {
+// with the sizes of the regular files.
+func filesByAge(dir string) ([]entry, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]entry, 0, len(des))
 	for _, de := range des {
@@ -114,5 +105,5 @@ func filesByAge(dir string) []entry {
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return a.mod.Compare(b.mod) })
-	return out
+	return out, nil
 }

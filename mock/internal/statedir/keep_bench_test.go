@@ -42,7 +42,7 @@ func BenchmarkKeepPatch(b *testing.B) {
 				if err := st.Sync(context.Background()); err != nil {
 					b.Fatal(err)
 				}
-				snap, err := k.TakeToKeep("s")
+				snap, err := k.TakeOwn("s")
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func grow(b *testing.B, k *snapshot.Keeper, c *clock, size string) {
 func keepWhole(k *snapshot.Keeper, dir string) {
 	k.State().SetKeeper(func(_ context.Context, ids []string, _ bool) error {
 		for _, id := range ids {
-			snap, err := k.TakeToKeep(id)
+			snap, err := k.TakeOwn(id)
 			if err != nil {
 				return err
 			}

@@ -12,9 +12,8 @@ import (
 )
 
 // logWrite is how a keeping writes a session's log: records appended
-// to the log it has, or a log written anew (the next generation, the
-// old one removed once the head names the new), or none (the old one
-// removed) for a session with no lists.
+// to the log it has, a log written anew (the next generation), or none
+// for a session with no lists.
 type logWrite struct {
 	dir       string    // sessions/
 	name      string    // the session's file
@@ -24,7 +23,7 @@ type logWrite struct {
 	appending bool // records go at prev's end; else they are the whole of next
 }
 
-// sizeOnDisk is what l takes in the folder.
+// sizeOnDisk is what l takes in the folder; 0 for none.
 func (l *partsLog) sizeOnDisk() int64 {
 	if l == nil {
 		return 0
@@ -48,28 +47,21 @@ func liveOf(parts map[string][]json.RawMessage) int64 {
 // written anew when there was none or it would grow past twice what it
 // holds and a megabyte.
 func (d *Dir) plan(name string, prev *partsLog, parts map[string][]json.RawMessage, splices []splice, hashes map[string][]uint64) logWrite {
-	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
-	if len(parts) == 0 {
-		return w
+	if prev != nil && len(parts) > 0 {
+		w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev, appending: true}
+		for _, s := range splices {
+			w.records = appendRecord(w.records, s)
+		}
+		live := liveOf(parts)
+		if end := prev.end + int64(len(w.records)); end <= 2*live+1<<20 {
+			w.next = &partsLog{gen: prev.gen, end: end, live: live, parts: hashes}
+			return w
+		}
 	}
-	if prev == nil {
-		return d.planAnew(name, prev, parts, hashes)
-	}
-	for _, s := range splices {
-		w.records = appendRecord(w.records, s)
-	}
-	live := liveOf(parts)
-	end := prev.end + int64(len(w.records))
-	if end > 2*live+1<<20 {
-		return d.planAnew(name, prev, parts, hashes)
-	}
-	w.appending = true
-	w.next = &partsLog{gen: prev.gen, end: end, live: live, parts: hashes}
-	return w
+	return d.planAnew(name, prev, parts, hashes)
 }
 
-// planAnew is the log of parts written whole, as the generation after
-// prev's.
+// planAnew is the log of parts written whole, the generation after prev's.
 func (d *Dir) planAnew(name string, prev *partsLog, parts map[string][]json.RawMessage, hashes map[string][]uint64) logWrite {
 	w := logWrite{dir: filepath.Join(d.dir, sessionsDir), name: name, prev: prev}
 	if len(parts) == 0 {
@@ -101,11 +93,11 @@ func (w *logWrite) write() error {
 }
 
 // done removes the log the head no longer names, once it does not.
-func (w *logWrite) done(d *Dir, name string) {
+func (w *logWrite) done(d *Dir) {
 	if w.prev == nil || w.next != nil && w.next.gen == w.prev.gen {
 		return
 	}
-	old := logName(name, w.prev.gen)
+	old := logName(w.name, w.prev.gen)
 	// Not before the head that names the new log is in the folder for
 	// good: a power cut would bring back the head that names this one.
 	if err := syncDir(w.dir); err != nil {
@@ -125,8 +117,7 @@ func (w *logWrite) done(d *Dir, name string) {
 const maxHeld = 64 << 20
 
 // hold keeps next's lists, parts, for their identity, within maxHeld
-// with prev's let go; a seed's are encoded anew at each write, and
-// kept for nothing.
+// with prev's let go. A seed's are encoded anew at each write: not kept.
 func (d *Dir) hold(prev, next *partsLog, parts map[string][]json.RawMessage) {
 	if prev != nil {
 		d.held -= prev.held

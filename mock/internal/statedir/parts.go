@@ -18,22 +18,17 @@ import (
 )
 
 // A session's lists of reviews (its living shops' arrivals and changed
-// reviews, its seeded reviews: up to some 17 MB for a shop at its
-// bound) are kept in a log beside its head, ID.GEN.log. The head
-// (headFormat) holds the snapshot without those lists. The log is a
-// series of splices, each a record with its length and checksum. A
-// write appends the splices of what changed, syncs the log, then
-// renames the new head into place. The head says how much of the log
-// is its (log_end): records a write cut short lie past it and are
-// dropped when read. Once the log holds more than twice its lists and
-// a megabyte, it is written anew under the next GEN, and the old one
-// removed.
+// reviews, its seeded reviews: some 17 MB for a shop at its bound) are
+// kept in a log beside its head, ID.GEN.log: a series of splices, each a
+// record with its length and checksum. A write appends the splices of
+// what changed, syncs the log, then renames the new head into place. The
+// head says how much of the log is its (log_end): records a write cut
+// short lie past it and are dropped when read.
 
 // headFormat names a session's head in a state folder.
 const headFormat = "replymock-state-session/1"
 
-// head is a session's file in sessions/: its snapshot, the lists in
-// its log.
+// head is a session's file in sessions/.
 type head struct {
 	Format   string          `json:"format"`
 	LogGen   uint64          `json:"log_gen,omitempty"` // its log's generation (logName); 0 for none
@@ -59,10 +54,9 @@ func logName(name string, gen uint64) string {
 	return fmt.Sprintf("%s.%d.log", strings.TrimSuffix(name, ".json"), gen)
 }
 
-// partSeed seeds the hashes of the lists' items.
 var partSeed = maphash.MakeSeed()
 
-// part kinds.
+// The kinds of parts, each followed by its scenario's name.
 const (
 	partArrivals = "arrivals:"
 	partChanged  = "changed:"
@@ -170,12 +164,10 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
-// diffList appends to out the splices of part name that make the list
-// of hashes old into the list of hashes h (whose items are items): the
-// same items are passed, an item of old found later in h is an
-// insertion before it, an item of h found later in old a deletion up
-// to it, any other a change in place; what is left at the end is cut
-// or appended.
+// diffList appends to out the splices of part name that make the hashes
+// old into the hashes h (of items): an item of old found later in h is
+// an insertion before it, an item of h found later in old a deletion up
+// to it, any other a change in place.
 func diffList(out []splice, name string, old, h []uint64, items []json.RawMessage) []splice {
 	var inOld, inNew map[uint64]int
 	i, j := 0, 0
@@ -223,7 +215,6 @@ func positions(h []uint64) map[uint64]int {
 	return m
 }
 
-// crcTable checksums the log's records.
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // appendRecord appends s as a record: its payload's length and CRC-32C
@@ -247,16 +238,9 @@ func appendRecord(b []byte, s splice) []byte {
 	return b
 }
 
-// maxLogRecord bounds a record read back.
-const maxLogRecord = maxFile
-
-// errBadRecord is a record of a log that does not read.
-var errBadRecord = errors.New("a record of the log does not read")
-
 // readLog replays the first end bytes of the log at path: the lists it
-// holds, by part, within maxFile bytes of items. A record cut short or
-// that fails its checksum within end is an error: those bytes were
-// synced before the head that names them was written.
+// holds, by part. A record within end that does not read is an error:
+// those bytes were synced before the head that names them was written.
 func readLog(path string, end int64) (map[string][]json.RawMessage, error) {
 	if end > maxLog {
 		return nil, fmt.Errorf("the log's %d bytes are more than a log may hold (%d MiB)", end, maxLog>>20)
@@ -272,22 +256,22 @@ func readLog(path string, end int64) (map[string][]json.RawMessage, error) {
 	for read := int64(0); read < end; {
 		var hdr [8]byte
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return nil, fmt.Errorf("%w at byte %d: %v", errBadRecord, read, err)
+			return nil, fmt.Errorf("a record of the log does not read at byte %d: %v", read, err)
 		}
 		n := int64(binary.LittleEndian.Uint32(hdr[:]))
-		if n > maxLogRecord || read+8+n > end {
-			return nil, fmt.Errorf("%w at byte %d: %d bytes long", errBadRecord, read, n)
+		if n > maxFile || read+8+n > end {
+			return nil, fmt.Errorf("a record of the log does not read at byte %d: %d bytes long", read, n)
 		}
 		payload := make([]byte, n)
 		if _, err := io.ReadFull(r, payload); err != nil || crc32.Checksum(payload, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
-			return nil, fmt.Errorf("%w at byte %d: its checksum fails", errBadRecord, read)
+			return nil, fmt.Errorf("a record of the log does not read at byte %d: its checksum fails", read)
 		}
 		s, err := parseRecord(payload)
 		if err == nil {
 			err = apply(parts, s, &live)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w at byte %d: %v", errBadRecord, read, err)
+			return nil, fmt.Errorf("a record of the log does not read at byte %d: %v", read, err)
 		}
 		read += 8 + n
 	}
@@ -343,8 +327,7 @@ func parseRecord(p []byte) (splice, error) {
 	return s, nil
 }
 
-// apply makes s in parts, counting the bytes of the items held in live,
-// within maxFile.
+// apply makes s in parts, counting the bytes of their items in live.
 func apply(parts map[string][]json.RawMessage, s splice, live *int64) error {
 	list := parts[s.Part]
 	if s.At > len(list) || s.Del > len(list)-s.At {

@@ -251,3 +251,60 @@ func TestLogGoneIsWrittenAnew(t *testing.T) {
 		t.Errorf("restored:\n got %.300s\nwant %.300s", got, want)
 	}
 }
+
+// A session whose append would pass the folder's budget while its log
+// written anew fits is written anew, and its head names that log: what
+// comes back after a restart is the session as it was answered.
+func TestAppendPastBudgetIsWrittenAnew(t *testing.T) {
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	c := &clock{t: start}
+	k := server(t, c)
+	dir := t.TempDir()
+	d := openDir(t, dir)
+	if err := k.State().SetScenario("shop", "demo"); err != nil {
+		t.Fatal(err)
+	}
+	sign(t, k, "shop", "own")
+	c.add(50 * time.Minute) // arrivals: a log to append to
+	sign(t, k, "shop", "first")
+	save(t, d, k, c)
+	c.add(50 * time.Minute)
+	sign(t, k, "shop", "an hour on")
+	// The budget: room for the log written anew, not for the append.
+	d.mu.Lock()
+	snap, err := k.TakeOwn("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := takeParts(snap)
+	prev := d.written["shop.json"]
+	splices, hashes := diffParts(prev.log, parts)
+	size := func(w logWrite) int64 {
+		hd, err := headOf(snap, w.next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(len(hd)) + w.next.sizeOnDisk()
+	}
+	appended := d.plan("shop.json", prev.log, parts, splices, hashes)
+	anew := size(d.planAnew("shop.json", prev.log, parts, hashes))
+	if !appended.appending || size(appended) <= anew {
+		t.Fatalf("want an append bigger than the log written anew: append %v of %d bytes, anew %d", appended.appending, size(appended), anew)
+	}
+	d.max = d.used - prev.size + anew
+	d.mu.Unlock()
+	if err := k.State().SyncWrite(context.Background(), "shop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, sessionsDir, "shop.2.log")); err != nil {
+		t.Errorf("the log written anew: %v", err)
+	}
+	want := taken(t, k, "shop")
+	again := anchoredServer(t, c, start)
+	if n := openDir(t, dir).Restore(again); n != 1 {
+		t.Fatalf("restored %d sessions", n)
+	}
+	if got := taken(t, again, "shop"); got != want {
+		t.Errorf("restored:\n got %.300s\nwant %.300s", got, want)
+	}
+}

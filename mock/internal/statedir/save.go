@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,13 +15,11 @@ import (
 )
 
 // Keep makes the folder what k's state keeps every change in
-// (shared.SetKeeper): from now on, a write's answer waits until what it
-// changed is in the folder, so that it outlives the process, SIGKILL
-// included. The server's state, the sessions Restore brought back in
-// part and those it did not bring back (made before) are written at the
-// next keeping, as they are now; the files of the others hold them
-// already. Only the first call counts: call it
-// after Restore and before serving.
+// (shared.SetKeeper): a write's answer waits until its change is in the
+// folder, so that it outlives the process, SIGKILL included. The server's
+// state and the sessions whose files do not hold them as they are are
+// written at the next keeping. Only the first call counts: call it after
+// Restore and before serving.
 func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 	d.once.Do(func() {
 		st := k.State()
@@ -47,7 +44,7 @@ func (d *Dir) Keep(k *snapshot.Keeper, anchor time.Time) {
 func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	unkept := &shared.Unkept{}
+	unkept := &shared.Unkept{Sessions: make(map[string]error)}
 	if server {
 		unkept.Server = d.saveServer(k, anchor)
 	}
@@ -60,9 +57,6 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 			err = d.saveSession(k, id, name)
 		}
 		if err != nil {
-			if unkept.Sessions == nil {
-				unkept.Sessions = make(map[string]error)
-			}
 			unkept.Sessions[id] = err
 		}
 	}
@@ -73,25 +67,21 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 			unkept.Server = err
 		}
 		for _, id := range ids {
-			if unkept.Sessions == nil {
-				unkept.Sessions = make(map[string]error)
-			}
 			if unkept.Sessions[id] == nil {
 				unkept.Sessions[id] = err
 			}
 		}
 	}
-	if unkept.Server == nil && unkept.Sessions == nil {
+	if unkept.Server == nil && len(unkept.Sessions) == 0 {
 		return nil
 	}
 	return unkept // one session's file not written fails its writes only
 }
 
-// Save keeps every change not yet kept (wiring the folder to the state
-// first, if Keep was not called), writes the server's state
-// if it differs from the file's, and removes the files of sessions that
-// are gone without a change kept (expired). It is what a periodic save
-// and the last one at shutdown do.
+// Save keeps every change not yet kept (calling Keep first), writes the
+// server's state if it differs from the file's, and removes the files of
+// sessions gone without a change kept (expired): a periodic save, and
+// the last one at shutdown.
 func (d *Dir) Save(ctx context.Context, k *snapshot.Keeper, anchor time.Time) error {
 	d.Keep(k, anchor)
 	errs := []error{k.State().Sync(ctx)}
@@ -114,7 +104,7 @@ func (d *Dir) Save(ctx context.Context, k *snapshot.Keeper, anchor time.Time) er
 // saveServer writes server.json, unless it holds the server's state
 // already.
 func (d *Dir) saveServer(k *snapshot.Keeper, anchor time.Time) error {
-	server, err := json.MarshalIndent(serverState(k.State(), anchor), "", "  ")
+	server, err := json.MarshalIndent(TakeServer(k.State(), anchor), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -138,15 +128,12 @@ func (d *Dir) removeSession(name string) error {
 	return nil
 }
 
-// saveSession keeps session id in the file name in sessions/ (its
-// head) and its log (parts.go), unless they hold it already (but for
-// when it was taken): what its lists changed is appended to the log, or
-// the log written anew once grown past twice what it holds; within the
-// folder's budget: the least recently written sessions' files go to
-// make room for it, and one that would not fit alone is not written
-// (its old files removed), with a log line.
+// saveSession keeps session id in its head, the file name in sessions/,
+// and its log (parts.go), unless they hold it already. The least recently
+// written sessions' files go to make room for it; one that would not fit
+// alone is not written (its old files removed), with a log line.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
-	snap, err := k.TakeToKeep(id)
+	snap, err := k.TakeOwn(id)
 	if err != nil {
 		return err
 	}
@@ -160,50 +147,42 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	if ok && prev.sum == sum && len(splices) == 0 {
 		return nil
 	}
+	// An append goes once at most: the log is written anew instead
+	// when the append would pass the budget (the dead bytes of its log
+	// go before other sessions' files do) or fails (the log gone, say).
 	w := d.plan(name, prev.log, parts, splices, hashes)
-	hd, err := headOf(snap, w.next)
-	if err != nil {
-		return err
-	}
-	size := int64(len(hd)) + w.next.sizeOnDisk()
-	if w.appending && d.used+size-prev.size > d.max {
-		// a log written anew is the least it takes: the dead bytes of
-		// its log go before other sessions' files do
-		w = d.planAnew(name, prev.log, parts, hashes)
-		size = int64(len(hd)) + w.next.sizeOnDisk()
-	}
-	if !d.fitLocked(size-prev.size, name) {
-		d.log.Warn("state: a session is not kept: its snapshot alone is more than the folder may hold (--max-state-disk)",
-			"session", id, "bytes", size, "used_bytes", d.used-prev.size, "max_bytes", d.max)
-		return d.removeSession(name)
-	}
-	if err := w.write(); err != nil {
-		if !w.appending {
+	for {
+		hd, err := headOf(snap, w.next)
+		if err != nil {
 			return err
 		}
-		// the log could not be appended to (gone, say): the session is
-		// written anew, log and all, under the next generation
-		w = d.planAnew(name, prev.log, parts, hashes)
-		if hd, err = headOf(snap, w.next); err != nil {
-			return err
+		size := int64(len(hd)) + w.next.sizeOnDisk()
+		if w.appending && d.used+size-prev.size > d.max {
+			w = d.planAnew(name, prev.log, parts, hashes)
+			continue
 		}
-		size = int64(len(hd)) + w.next.sizeOnDisk()
 		if !d.fitLocked(size-prev.size, name) {
-			return fmt.Errorf("state: session %q written anew would not fit the folder (--max-state-disk)", id)
+			d.log.Warn("state: a session is not kept: its snapshot alone is more than the folder may hold (--max-state-disk)",
+				"session", id, "bytes", size, "used_bytes", d.used-prev.size, "max_bytes", d.max)
+			return d.removeSession(name)
 		}
 		if err := w.write(); err != nil {
+			if !w.appending {
+				return err
+			}
+			w = d.planAnew(name, prev.log, parts, hashes)
+			continue
+		}
+		if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
 			return err
 		}
+		w.done(d)
+		d.hold(prev.log, w.next, parts)
+		d.used += size - prev.size
+		d.seq++
+		d.written[name] = kept{sum: sum, size: size, seq: d.seq, log: w.next}
+		return nil
 	}
-	if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
-		return err
-	}
-	w.done(d, name)
-	d.hold(prev.log, w.next, parts)
-	d.used += size - prev.size
-	d.seq++
-	d.written[name] = kept{sum: sum, size: size, seq: d.seq, log: w.next}
-	return nil
 }
 
 // headOf is the head of snap (its lists taken out) with the log l.
@@ -219,8 +198,7 @@ func headOf(snap *snapshot.Snapshot, l *partsLog) ([]byte, error) {
 	return json.Marshal(h)
 }
 
-// writeIfChanged writes data to path, whole and renamed into place,
-// unless the file holds it already.
+// writeIfChanged writes data to path unless the file holds it already.
 func writeIfChanged(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
 		return nil

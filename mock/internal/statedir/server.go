@@ -24,12 +24,11 @@ type ServerState struct {
 	Overrides  *access.Overrides `json:"overrides,omitempty"`
 }
 
-// serverState is st's server state now; anchor is the present its data
-// was anchored to.
-func serverState(st *shared.State, anchor time.Time) ServerState {
-	global, o := st.FaultRegistry().Shared(), st.SharedOverrides()
+// TakeServer is st's server state now, its data anchored to anchor.
+func TakeServer(st *shared.State, anchor time.Time) ServerState {
+	o := st.SharedOverrides()
 	out := ServerState{Format: ServerStateFormat, Scenario: st.Registry().Default().Name, DataAnchor: anchor.UTC()}
-	for _, f := range global {
+	for _, f := range st.FaultRegistry().Shared() {
 		out.Faults = append(out.Faults, *f)
 	}
 	if o != (access.Overrides{}) {
@@ -38,9 +37,9 @@ func serverState(st *shared.State, anchor time.Time) ServerState {
 	return out
 }
 
-// restoreServerState makes st's own state what in says, keeping the
-// faults' ids. A problem changes nothing.
-func restoreServerState(st *shared.State, in ServerState) error {
+// RestoreServer makes st's own state what in says, keeping the faults'
+// ids. A problem changes nothing.
+func RestoreServer(st *shared.State, in ServerState) error {
 	if in.Format != ServerStateFormat {
 		return wire.InvalidBody("format", "must be %q, got %q", ServerStateFormat, wire.Clip(in.Format))
 	}
@@ -63,11 +62,3 @@ func restoreServerState(st *shared.State, in ServerState) error {
 	st.SetShared(faults, o)
 	return nil
 }
-
-// TakeServer is st's server state now, its data anchored to anchor: what
-// a store shared by several processes keeps of the server too.
-func TakeServer(st *shared.State, anchor time.Time) ServerState { return serverState(st, anchor) }
-
-// RestoreServer makes st's own state what in says (RestoreServer of a
-// shared store's copy); a problem changes nothing.
-func RestoreServer(st *shared.State, in ServerState) error { return restoreServerState(st, in) }

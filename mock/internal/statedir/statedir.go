@@ -39,9 +39,7 @@ import (
 
 // Dir is a state folder. Every head is written whole and renamed into
 // place, and names the part of its log synced before it, so a crash at
-// any moment leaves each session as it was or as it became; a file
-// that does not read (corrupt, foreign, of another version) is set
-// aside in rejected/ with a log line.
+// any moment leaves each session as it was or as it became.
 type Dir struct {
 	dir string
 	log *slog.Logger
@@ -90,17 +88,17 @@ func Open(dir string, log *slog.Logger) (*Dir, error) {
 		}
 	}
 	d := &Dir{dir: dir, log: log, max: DefaultMaxBytes, written: make(map[string]kept)}
-	for _, e := range filesByAge(filepath.Join(dir, rejectedDir)) {
+	rejected, _ := filesByAge(filepath.Join(dir, rejectedDir))
+	for _, e := range rejected {
 		d.rejected = append(d.rejected, aside{e.name, e.size})
 		d.used += e.size
 	}
 	return d, nil
 }
 
-// Anchor is the present the saved server anchored its data to, when it is
-// within shop.MaxGap of now: a server restarted soon serves the same data,
-// so that its sessions' living shops come back as they were. Otherwise
-// zero: the data anchors to now again, and living shops start afresh.
+// Anchor is the present the saved server anchored its data to, when
+// within shop.MaxGap of now, so that a server restarted soon serves the
+// same data and living shops; otherwise zero.
 func (d *Dir) Anchor(now time.Time) time.Time {
 	st, err := d.readServer()
 	if err != nil || st.DataAnchor.IsZero() || now.Sub(st.DataAnchor) > shop.MaxGap || st.DataAnchor.After(now) {
@@ -162,31 +160,30 @@ func openRegular(path string) (*os.File, error) {
 }
 
 // Restore brings the saved state into k's: the server's own, then every
-// session's. A file that does not read is set aside and logged; so is
-// one whose session would not restore. It returns how many sessions
-// came back.
+// session's. A file that does not read or restore is set aside and
+// logged. It returns how many sessions came back.
 func (d *Dir) Restore(k *snapshot.Keeper) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if st, err := d.readServer(); err != nil {
 		d.setAside(serverFile, err)
 	} else if st.Format != "" {
-		if err := restoreServerState(k.State(), st); err != nil {
+		if err := RestoreServer(k.State(), st); err != nil {
 			d.setAside(serverFile, err)
 		}
 	}
 	dir := filepath.Join(d.dir, sessionsDir)
-	if _, err := os.ReadDir(dir); err != nil {
+	files, err := filesByAge(dir)
+	if err != nil {
 		d.log.Warn("state: sessions not read", "dir", dir, "err", err)
 		return 0
 	}
 	n := 0
 	// The least recently written first: past the sessions' limit, the
-	// most recent are those kept; past the folder's budget, the least
-	// recent files go first.
+	// most recent are those kept.
 	logs := make(map[string]bool) // the logs in sessions/, those the heads name taken out
 	var heads []entry
-	for _, e := range filesByAge(dir) {
+	for _, e := range files {
 		switch name := e.name; {
 		case strings.HasPrefix(name, "."):
 			// A write cut short (the process killed mid-write) leaves its
@@ -216,9 +213,8 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 }
 
 // restoreSession restores the session of the file name in sessions/ (a
-// head, with its log; or a snapshot, as a folder of an older version
-// holds), or sets the file aside; it reports whether the session came
-// back, with its log.
+// head with its log, or a whole snapshot), or sets the file aside. It
+// reports whether the session came back, with its log.
 func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) (*partsLog, bool) {
 	snap, lg, err := d.readSession(name)
 	if err == nil && sessionFile(snap.Session) != name {
@@ -294,11 +290,10 @@ func (d *Dir) setAside(name string, why error) {
 	d.log.Warn("state: a file did not load; set aside", "file", name, "moved_to", to, "why", why.Error())
 }
 
-// sessionFile is the file name of a session's snapshot: its id, with
-// every character but lower-case letters, digits, - and _ written %XX
-// (so that ids differing in case differ on a file system that ignores
-// it); an id that would make a name over 200 bytes is named by its
-// SHA-256 instead.
+// sessionFile is the file name of a session: its id, with every byte
+// but lower-case letters, digits, - and _ written %XX (ids differing in
+// case differ on a file system that ignores it), or its SHA-256 for a
+// name over 200 bytes.
 func sessionFile(id string) string {
 	var b strings.Builder
 	for i := range len(id) {
