@@ -68,7 +68,10 @@ func (s *Server) admin(tb testing.TB, helper, method, path, session string, body
 			tb.Fatalf("mocktest: %s: %v", helper, err)
 		}
 	}
-	target := mock.AdminPrefix + path + "?session=" + url.QueryEscape(session)
+	target := mock.AdminPrefix + path
+	if session != "" { // "": the default session, which an empty session= is not
+		target += "?session=" + url.QueryEscape(session)
+	}
 	req, err := http.NewRequestWithContext(context.Background(), method, target, bytes.NewReader(js))
 	if err != nil {
 		tb.Fatalf("mocktest: %s: %v", helper, err)

@@ -156,6 +156,9 @@ func TestSessionIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
+		if tc.sid == "" {
+			status = http.StatusBadRequest // given empty: refused, not taken for the default session
+		}
 		if resp.StatusCode != status {
 			t.Errorf("GET /__mock/overrides?session=%q: status = %d, want %d", tc.sid, resp.StatusCode, status)
 		}

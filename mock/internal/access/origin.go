@@ -276,6 +276,9 @@ func refererOrigin(r *http.Request) string {
 // admin token nor a header a page cannot send without a preflight. A
 // tool or a test helper sends one of those, or calls 127.0.0.1.
 func pageMayHaveSent(r *http.Request) bool {
+	if _, conn := r.Context().Value(http.LocalAddrContextKey).(net.Addr); !conn {
+		return false // over no connection: code in this process
+	}
 	if LoopbackHost(hostname(r.Host)) || r.Header.Get("Authorization") != "" {
 		return false
 	}
