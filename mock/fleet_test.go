@@ -220,10 +220,12 @@ func TestFleetStoreDownAndBack(t *testing.T) {
 			t.Fatalf("a PATCH once the store is back: %d %s", r.status, r.body)
 		}
 	}
-	// The other replica catches up by itself: its reads stop warning.
+	// The other replica catches up by itself: its reads stop warning that
+	// the store is out of reach (they say, for a minute, that it came back
+	// empty).
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		r = raw(a, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "d")
-		if r.header.Get(mock.HeaderWarning) == "" {
+		if w := strings.Join(r.header.Values(mock.HeaderWarning), " "); !strings.Contains(w, "out of reach") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -497,4 +499,68 @@ func BenchmarkFleetPatchSessions(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestFleetStoreLostItsData: when Redis restarts empty (no
+// persistence), every replica notices within a request: each goes back
+// to its start state (the scenario it started with, every session
+// fresh), says so in health and a warning, and a server-wide write after
+// lands in Redis and is served by every replica.
+func TestFleetStoreLostItsData(t *testing.T) {
+	rs, ss := fleet(t, 3, mock.Options{})
+	c := redisClient(t, rs)
+	if r := raw(ss[0], http.MethodPut, "/__mock/scenario?session=*", `{"name":"en-shop"}`); r.status != 200 {
+		t.Fatalf("switch: %d %s", r.status, r.body)
+	}
+	raw(ss[0], http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"k1's own"}]}`, mock.HeaderSession, "k1")
+	for _, target := range []string{"/api/v1/feedbacks?counts_only=1", "/api/v1/settings/ai"} {
+		for _, sid := range []string{"default", "k1"} {
+			sameOn(t, "before the loss", target, sid, ss...)
+		}
+	}
+	if r := raw(ss[2], http.MethodGet, "/api/v1/feedbacks?counts_only=1", ""); !strings.Contains(string(r.body), `"total":300`) {
+		t.Fatalf("before the loss, en-shop: %s", r.body)
+	}
+
+	rs.Stop()
+	rs.Restart() // on the same port, empty
+	// Each replica's next request (after the client's retry of the
+	// connection Redis closed) finds the store new.
+	for i, s := range ss {
+		var r response
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			r = raw(s, http.MethodGet, "/api/v1/feedbacks?counts_only=1", "")
+			if strings.Contains(string(r.body), `"total":1009`) || time.Now().After(deadline) {
+				break
+			}
+		}
+		if !strings.Contains(string(r.body), `"total":1009`) || !strings.Contains(strings.Join(r.header.Values(mock.HeaderWarning), " "), "lost its data") {
+			t.Fatalf("replica %d after Redis lost its data: %d %v %s; want the start scenario (1009) and a warning", i, r.status, r.header.Values(mock.HeaderWarning), r.body)
+		}
+		var h mock.Health
+		decodeOK(t, "health", do(t, s, http.MethodGet, "/__mock/health", ""), &h)
+		if h.Store.State != "ok" || h.Store.LostAt == "" {
+			t.Errorf("replica %d's health after the loss: %+v", i, h.Store)
+		}
+	}
+	if r := sameOn(t, "k1 after the loss", "/api/v1/settings/ai", "k1", ss...); strings.Contains(string(r.body), "k1's own") {
+		t.Errorf("k1's patched settings survive on the replicas, though Redis lost them: %s", r.body)
+	}
+	// A server-wide write lands in Redis, and every replica serves it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		// A 503 with Retry-After (a connection Redis closed) is sent again.
+		r := raw(ss[1], http.MethodPut, "/__mock/scenario?session=*", `{"name":"en-shop"}`)
+		if r.status == 200 {
+			break
+		}
+		if r.status != 503 || time.Now().After(deadline) {
+			t.Fatalf("switch after the loss: %d %s", r.status, r.body)
+		}
+	}
+	if n, err := c.Do(context.Background(), c.B().Exists().Key("replymock:server").Build()).AsInt64(); err != nil || n != 1 {
+		t.Fatalf("the switch after the loss is not in Redis: %d %v", n, err)
+	}
+	if r := sameOn(t, "after the switch", "/api/v1/feedbacks?counts_only=1", "default", ss...); !strings.Contains(string(r.body), `"total":300`) {
+		t.Errorf("after the switch on replica 1: %s", r.body)
+	}
 }

@@ -70,7 +70,7 @@ func (s *Server) storeHealth() admin.StoreHealth {
 		return admin.StoreHealth{Kind: StoreMemory, State: "ok"}
 	}
 	h := s.fleet.Health()
-	return admin.StoreHealth{Kind: h.Kind, URL: h.URL, State: h.State, Error: h.Error}
+	return admin.StoreHealth{Kind: h.Kind, URL: h.URL, State: h.State, Error: h.Error, LostAt: h.LostAt}
 }
 
 // sharedScope is the session a request reads or writes of the fleet's

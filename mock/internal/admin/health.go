@@ -31,6 +31,10 @@ type StoreHealth struct {
 	URL   string `json:"url,omitempty"`   // a Redis URL, without its password
 	State string `json:"state"`           // ok, or unreachable: reads answer from the state last known, writes 503
 	Error string `json:"error,omitempty"` // why it is unreachable
+	// LostAt is when the Redis store was last found to have lost its
+	// data, within the last minute: the replica went back to its start
+	// state.
+	LostAt string `json:"lost_at,omitempty"`
 }
 
 // handleHealth serves GET /__mock/health; it needs no admin token.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/shared"
+	"github.com/replymock/replymock/mock/internal/statedir"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
@@ -75,10 +76,13 @@ type Store struct {
 	app    appender   // the journal's entries waiting for their step (journal.go)
 	bodies bodyCache  // the responses the journal keeps apart (bodies.go)
 
-	vmu       sync.RWMutex // guards sv and known's versions
+	vmu       sync.RWMutex // guards sv, known's versions, epoch and lostAt
 	sv        int64        // the server's version this replica holds; -1 for none yet
 	serverSum [32]byte
 	known     map[string]*entry
+	epoch     string    // the store's epoch this replica knows (epoch.go); "" before the first read
+	lostAt    time.Time // when the store was last found to have lost its data
+	initial   statedir.ServerState
 }
 
 // entry is what a replica knows of one session in Redis.
@@ -255,6 +259,7 @@ func (s *Store) Anchor(ctx context.Context, now time.Time) (time.Time, error) {
 // server's state from Redis. Call it once, before serving.
 func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time) {
 	s.k, s.st, s.anchor = k, k.State(), anchor
+	s.initial = statedir.TakeServer(s.st, anchor) // what a Redis that lost its data means
 	s.st.SetKeeper(s.keep)
 	s.st.SetCounts(s)
 	s.st.SetPinned(s.pins.has)
@@ -266,6 +271,9 @@ type Health struct {
 	Kind  string `json:"kind"`            // memory or redis
 	URL   string `json:"url,omitempty"`   // without its password
 	State string `json:"state"`           // ok, or unreachable
+	// LostAt is when this replica found that Redis had lost its data
+	// (RFC 3339), within the last minute.
+	LostAt string `json:"lost_at,omitempty"`
 	Error string `json:"error,omitempty"` // why, when unreachable
 }
 
@@ -283,6 +291,9 @@ func (s *Store) Health() Health {
 	if !s.up.Load() {
 		h.State = "unreachable"
 		h.Error, _ = s.lastErr.Load().(string)
+	}
+	if at, ok := s.lostLately(); ok {
+		h.LostAt = at.UTC().Format(time.RFC3339)
 	}
 	return h
 }

@@ -22,6 +22,7 @@ import (
 // The keys, each under Config.Prefix:
 //
 //   - anchor: the time the generated data is anchored to.
+//   - epoch: a mark a Redis that lost its data lacks (epoch.go).
 //   - sv, server: the server's version and state.
 //   - v:ID, s:ID: a session's version and document. They expire after
 //     the TTL, except the default session's.

@@ -22,7 +22,7 @@ func (s *Store) refresh(ctx context.Context, sid string, write bool) error {
 	if sid == session.All {
 		return s.refreshAll(ctx, write)
 	}
-	keys := []string{s.key("sv")}
+	keys := []string{s.key("epoch"), s.key("sv")}
 	if sid != "" {
 		keys = append(keys, s.key("v:"+sid))
 	}
@@ -32,14 +32,21 @@ func (s *Store) refresh(ctx context.Context, sid string, write bool) error {
 	if !ok {
 		return errOutOfReach
 	}
-	sv, _ := version(vals[0])
+	again, err := s.checkEpoch(ctx, vals[0])
+	if err != nil {
+		return err
+	}
+	if again {
+		before = -1 // marked for reload with every other
+	}
+	sv, _ := version(vals[1])
 	if !s.holdsServer(sv) && !s.reloadServer(ctx) {
 		return errOutOfReach
 	}
 	if sid == "" {
 		return nil
 	}
-	v, ok := version(vals[1])
+	v, ok := version(vals[2])
 	if !ok && before < 0 {
 		s.dropUnkept(sid)
 		return nil

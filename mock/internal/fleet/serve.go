@@ -36,6 +36,9 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, sid string, write 
 	default:
 		w.Header().Add("X-Mock-Warning", staleWarning)
 	}
+	if _, lost := s.lostLately(); lost {
+		w.Header().Add("X-Mock-Warning", lostWarning)
+	}
 	if write {
 		// Only now may a keeping write the session: the copy is what
 		// Redis holds, and no other replica can change it.
