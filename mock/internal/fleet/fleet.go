@@ -26,9 +26,9 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/shared"
-	"github.com/replymock/replymock/mock/internal/statedir"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/statedir"
 )
 
 // Config is what a Store is opened with.
@@ -268,13 +268,13 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 
 // Health is the store's part of GET /__mock/health.
 type Health struct {
-	Kind  string `json:"kind"`            // memory or redis
-	URL   string `json:"url,omitempty"`   // without its password
-	State string `json:"state"`           // ok, or unreachable
+	Kind  string `json:"kind"`          // memory or redis
+	URL   string `json:"url,omitempty"` // without its password
+	State string `json:"state"`         // ok, or unreachable
 	// LostAt is when this replica found that Redis had lost its data
 	// (RFC 3339), within the last minute.
 	LostAt string `json:"lost_at,omitempty"`
-	Error string `json:"error,omitempty"` // why, when unreachable
+	Error  string `json:"error,omitempty"` // why, when unreachable
 }
 
 // Health says whether the last exchange with Redis went through, or,
