@@ -78,7 +78,7 @@ func searchHit(rec record, term string) string {
 func obeys(p *page, f filter, what string) error {
 	for i, rec := range p.records {
 		if !f.match(rec) {
-			return differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).on(p.ex)
+			return differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).On(p.ex)
 		}
 	}
 	return nil
@@ -111,7 +111,7 @@ func checkAnswered(ctx context.Context, r *run) (string, error) {
 		totals = append(totals, p.total)
 	}
 	if totals[0]+totals[1] != r.first.total {
-		return "", r.confirm(ctx, differs("answered=1 gives %d and answered=0 %d: together %d, but the shop has %d", totals[0], totals[1], totals[0]+totals[1], r.first.total).on(r.first.ex))
+		return "", r.confirm(ctx, differs("answered=1 gives %d and answered=0 %d: together %d, but the shop has %d", totals[0], totals[1], totals[0]+totals[1], r.first.total).On(r.first.ex))
 	}
 	return fmt.Sprintf("answered=1: %d, answered=0: %d, together the %d; each page obeys", totals[0], totals[1], r.first.total), nil
 }
@@ -135,7 +135,7 @@ func checkRating(ctx context.Context, r *run) (string, error) {
 		parts = append(parts, fmt.Sprintf("%d: %d", n, p.total))
 	}
 	if sum != r.first.total {
-		return "", r.confirm(ctx, differs("ratings 1..5 give %s: together %d, but the shop has %d", strings.Join(parts, ", "), sum, r.first.total).on(r.first.ex))
+		return "", r.confirm(ctx, differs("ratings 1..5 give %s: together %d, but the shop has %d", strings.Join(parts, ", "), sum, r.first.total).On(r.first.ex))
 	}
 	return "ratings " + strings.Join(parts, ", ") + fmt.Sprintf("; together the %d", sum), nil
 }
@@ -157,10 +157,10 @@ func checkNmID(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if p.total == 0 {
-		return "", differs("%s gives nothing, but %s has it", unescape(f.query), s).on(p.ex, r.first.ex)
+		return "", differs("%s gives nothing, but %s has it", unescape(f.query), s).On(p.ex, r.first.ex)
 	}
 	if p.total <= 100 && !slices.Contains(p.keys(), s.key()) {
-		return "", differs("%s: %s, which has it, is not among the %d records", unescape(f.query), s, p.total).on(p.ex, r.first.ex)
+		return "", differs("%s: %s, which has it, is not among the %d records", unescape(f.query), s, p.total).On(p.ex, r.first.ex)
 	}
 	return fmt.Sprintf("nm_id=%d: %d records, all of that product", s.nmID, p.total), nil
 }
@@ -198,13 +198,13 @@ func checkDates(ctx context.Context, r *run) (string, error) {
 	}
 	one, after, before := ps[0], ps[1], ps[2]
 	if one.total == 0 || one.total <= 100 && !slices.Contains(one.keys(), s.key()) {
-		return "", differs("%s: %s, created that day, is not among the %d records: the bounds are not inclusive", unescape(both.query), s, one.total).on(one.ex, r.first.ex)
+		return "", differs("%s: %s, created that day, is not among the %d records: the bounds are not inclusive", unescape(both.query), s, one.total).On(one.ex, r.first.ex)
 	}
 	if after.total+before.total-one.total != r.first.total {
 		return "", r.confirm(ctx, differs("date_from=%s gives %d, date_to=%s %d, both %d: %d+%d-%d = %d, but the shop has %d; a bound is not inclusive",
-			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).on(after.ex, before.ex, one.ex))
+			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).On(after.ex, before.ex, one.ex))
 	}
-	ex, err := r.get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
+	ex, err := r.c.Get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
 	if err != nil {
 		return "", err
 	}
@@ -341,7 +341,7 @@ func checkCombined(ctx context.Context, r *run) (string, error) {
 		slices.Sort(want)
 		if !slices.Equal(got, want) || p.total != int64(len(want)) {
 			return "", differs("%s gives %d records (total %d); of the %d that %s gives, %d match %s",
-				unescape(and(baseQuery, f.query)), len(got), p.total, base.total, unescape(baseQuery), len(want), unescape(f.query)).on(p.ex, base.ex)
+				unescape(and(baseQuery, f.query)), len(got), p.total, base.total, unescape(baseQuery), len(want), unescape(f.query)).On(p.ex, base.ex)
 		}
 		names = append(names, fmt.Sprintf("%s: %d", f.query, len(want)))
 	}

@@ -17,13 +17,13 @@ func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
 	}
 	want := min(20, p.total)
 	if int64(len(p.records)) != want {
-		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).on(p.ex)
+		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).On(p.ex)
 	}
 	if n, ok := upstream.AsInt(p.limit); !ok || n != 20 {
-		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).on(p.ex)
+		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).On(p.ex)
 	}
 	if n, ok := upstream.AsInt(p.offset); !ok || n != 0 {
-		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).on(p.ex)
+		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).On(p.ex)
 	}
 	return fmt.Sprintf("no limit: %d records of %d, limit 20 and offset 0 echoed", len(p.records), p.total), nil
 }
@@ -37,15 +37,15 @@ func checkLimitBounds(ctx context.Context, r *run) (string, error) {
 		}
 		want := min(limit, p.total)
 		if int64(len(p.records)) != want {
-			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).on(p.ex)
+			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).On(p.ex)
 		}
 		if n, ok := upstream.AsInt(p.limit); !ok || n != limit {
-			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).on(p.ex)
+			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).On(p.ex)
 		}
 		seen = append(seen, fmt.Sprintf("limit=%d: %d", limit, len(p.records)))
 	}
 	for _, limit := range []string{"0", "101"} {
-		ex, err := r.get(ctx, "/feedbacks?limit="+limit, cached)
+		ex, err := r.c.Get(ctx, "/feedbacks?limit="+limit, cached)
 		if err != nil {
 			return "", err
 		}
@@ -62,7 +62,7 @@ func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
 	}
 	total := r.first.total
 	if total < 0 || total > math.MaxInt64-1000 {
-		return "", differs("total is %d", total).on(r.first.ex)
+		return "", differs("total is %d", total).On(r.first.ex)
 	}
 	for _, off := range []int64{total, total + 1000} {
 		p, err := r.list(ctx, q("offset", fmt.Sprint(off)))
@@ -71,14 +71,14 @@ func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
 		}
 		switch {
 		case p.null:
-			return "", differs(`offset=%d (total %d): "feedbacks" is null, want []`, off, total).on(p.ex)
+			return "", differs(`offset=%d (total %d): "feedbacks" is null, want []`, off, total).On(p.ex)
 		case len(p.records) != 0:
-			return "", differs("offset=%d (total %d): %d records, want none", off, total, len(p.records)).on(p.ex)
+			return "", differs("offset=%d (total %d): %d records, want none", off, total, len(p.records)).On(p.ex)
 		case p.total != total:
-			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).on(p.ex, r.first.ex))
+			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).On(p.ex, r.first.ex))
 		}
 		if n, ok := upstream.AsInt(p.offset); !ok || n != off {
-			return "", differs("offset=%d: data.offset is %s, want %d", off, upstream.Show(p.offset), off).on(p.ex)
+			return "", differs("offset=%d: data.offset is %s, want %d", off, upstream.Show(p.offset), off).On(p.ex)
 		}
 	}
 	return fmt.Sprintf("offset=%d and %d: [] with total %d", total, total+1000, total), nil
@@ -103,7 +103,7 @@ func checkOrder(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if p := orderProblem(r.first); p != "" {
-		return "", differs("limit=100: %s", p).on(r.first.ex)
+		return "", differs("limit=100: %s", p).On(r.first.ex)
 	}
 	n := len(r.first.records)
 	if r.first.total > 100 {
@@ -113,11 +113,11 @@ func checkOrder(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if p := orderProblem(last); p != "" {
-			return "", differs("offset=%d: %s", off, p).on(last.ex)
+			return "", differs("offset=%d: %s", off, p).On(last.ex)
 		}
 		n += len(last.records)
 		if len(last.records) > 0 && r.first.records[0].created < last.records[0].created {
-			return "", differs("the first page starts at %s, older than the last page's %s: oldest first?", r.first.records[0], last.records[0]).on(r.first.ex, last.ex)
+			return "", differs("the first page starts at %s, older than the last page's %s: oldest first?", r.first.records[0], last.records[0]).On(r.first.ex, last.ex)
 		}
 	}
 	newest, oldest := r.first.records[0], r.first.records[len(r.first.records)-1]
@@ -148,9 +148,9 @@ func checkStable(ctx context.Context, r *run) (string, error) {
 				i++
 			}
 			if a.total != b.total {
-				return "", r.confirm(ctx, differs("offset=%d asked twice: totals %d and %d", off, a.total, b.total).on(a.ex, b.ex))
+				return "", r.confirm(ctx, differs("offset=%d asked twice: totals %d and %d", off, a.total, b.total).On(a.ex, b.ex))
 			}
-			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).on(a.ex, b.ex)
+			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).On(a.ex, b.ex)
 		}
 	}
 	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", joinInts(offsets)), nil
@@ -185,7 +185,7 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 	}
 	total := r.first.total
 	if total < int64(len(r.first.records)) {
-		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).on(r.first.ex)
+		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).On(r.first.ex)
 	}
 	pages := int((total + 99) / 100)
 	walk, err := r.walkLength(pages)
@@ -255,14 +255,14 @@ func (w *walker) check(p *page, off int64) error {
 	}
 	want := min(100, w.total-off)
 	if int64(len(p.records)) != want {
-		return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).on(p.ex)
+		return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).On(p.ex)
 	}
 	for i, rec := range p.records {
 		if rec.id == 0 && rec.feedbackID == "" {
 			return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
 		}
 		if prev, ok := w.seen[rec.key()]; ok {
-			return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).on(p.ex)
+			return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).On(p.ex)
 		}
 		w.seen[rec.key()] = off
 	}
@@ -290,7 +290,7 @@ func (w *walker) seams(ctx context.Context, r *run) error {
 				i++
 			}
 			return differs("the page at offset %d does not line up with those at %d and %d: position %d is %s, want the record at offset %d",
-				off, off-50, off+50, i, at(p, i), off+int64(i)).on(p.ex, prev.ex, next.ex)
+				off, off-50, off+50, i, at(p, i), off+int64(i)).On(p.ex, prev.ex, next.ex)
 		}
 	}
 	return nil

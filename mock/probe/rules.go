@@ -93,13 +93,13 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 	}
 	report(Progress{Rule: "first requests"})
 	if err := r.discover(ctx); err != nil {
-		var ue *uncheckedError
+		var ue *upstream.RequestError
 		if errors.As(err, &ue) {
-			rep.Aborted = ue.reason
+			rep.Aborted = ue.Reason
 			for _, ru := range list {
-				rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.reason})
+				rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.Reason})
 			}
-			if ue.interrupted {
+			if ue.Interrupted {
 				return ctx.Err()
 			}
 			return nil
@@ -161,13 +161,13 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 	}
 	detail, err := ru.check(ctx, r)
 	res.err = err
-	var de *differsError
+	var de *upstream.AnswerError
 	switch {
 	case err == nil:
 		res.Status, res.Detail = Holds, detail
 	case errors.As(err, &de):
-		res.Status, res.Detail = Differs, de.detail
-		for _, ex := range de.evidence {
+		res.Status, res.Detail = Differs, de.Detail
+		for _, ex := range de.Evidence {
 			res.Evidence = append(res.Evidence, evidence(ex))
 		}
 	default:
@@ -193,7 +193,7 @@ func firstFrames(stack []byte) string {
 }
 
 // discover sends the first two requests, which every rule starts from.
-// An error ends the run: an *AuthError, or an *uncheckedError when
+// An error ends the run: an *AuthError, or an *upstream.RequestError when
 // neither answered as this API.
 func (r *run) discover(ctx context.Context) error {
 	r.settingsEx, r.settings, r.settingsErr = r.getData(ctx, "/settings/ai", true)
@@ -215,21 +215,21 @@ func (r *run) discover(ctx context.Context) error {
 		return r.firstErr
 	}
 	prefix := "the target does not answer as this API: "
-	var u1, u2 *uncheckedError
+	var u1, u2 *upstream.RequestError
 	if errors.As(r.settingsErr, &u1) && errors.As(r.firstErr, &u2) {
 		prefix = "the target did not answer: " // no answer, or a 5xx
 	}
 	a, b := r.settingsErr.Error(), r.firstErr.Error()
 	const pa, pb = "GET /settings/ai: ", "GET /feedbacks?limit=100: "
 	if strings.HasPrefix(a, pa) && strings.HasPrefix(b, pb) && a[len(pa):] == b[len(pb):] {
-		return &uncheckedError{reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
+		return &upstream.RequestError{Reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
 	}
-	return &uncheckedError{reason: prefix + a + "; " + b}
+	return &upstream.RequestError{Reason: prefix + a + "; " + b}
 }
 
 func isInterrupted(err error) bool {
-	var ue *uncheckedError
-	return errors.As(err, &ue) && ue.interrupted
+	var ue *upstream.RequestError
+	return errors.As(err, &ue) && ue.Interrupted
 }
 
 // needRecords is nil when the first page is known and holds records.
@@ -247,7 +247,7 @@ func (r *run) needRecords() error {
 // shop's total moved meanwhile: a live shop gets new reviews while the
 // probe runs.
 func (r *run) confirm(ctx context.Context, err error) error {
-	var de *differsError
+	var de *upstream.AnswerError
 	if !errors.As(err, &de) {
 		return err
 	}
@@ -258,38 +258,15 @@ func (r *run) confirm(ctx context.Context, err error) error {
 	return err
 }
 
-// differsError is a rule that does not hold, with the exchanges that show it.
-type differsError struct {
-	detail   string
-	evidence []*upstream.Exchange
+// differs is a rule that does not hold; On adds the exchanges that show
+// it.
+func differs(format string, args ...any) *upstream.AnswerError {
+	return &upstream.AnswerError{Detail: fmt.Sprintf(format, args...)}
 }
 
-func (e *differsError) Error() string { return e.detail }
-
-// on adds the exchanges that are not nil to the evidence.
-func (e *differsError) on(exs ...*upstream.Exchange) *differsError {
-	for _, ex := range exs {
-		if ex != nil {
-			e.evidence = append(e.evidence, ex)
-		}
-	}
-	return e
-}
-
-func differs(format string, args ...any) *differsError {
-	return &differsError{detail: fmt.Sprintf(format, args...)}
-}
-
-// uncheckedError is a rule the probe could not check, and why.
-type uncheckedError struct {
-	reason      string
-	interrupted bool
-}
-
-func (e *uncheckedError) Error() string { return e.reason }
-
+// unchecked is a rule the probe could not check, and why.
 func unchecked(format string, args ...any) error {
-	return &uncheckedError{reason: fmt.Sprintf(format, args...)}
+	return &upstream.RequestError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // evidence is an exchange as a report shows it.

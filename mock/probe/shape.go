@@ -369,7 +369,7 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 		return "", r.settingsErr
 	}
 	if p := settingsProblems(r.settings); len(p) > 0 {
-		return "", differs("%s", someProblems(p)).on(r.settingsEx)
+		return "", differs("%s", someProblems(p)).On(r.settingsEx)
 	}
 	doc, _ := parseSettings(r.settings)
 	modes := make([]string, 5)
@@ -410,7 +410,7 @@ func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 
 // okDataObject is the data object of a success answer, or nil.
 func okDataObject(ex *upstream.Exchange) (map[string]any, bool) {
-	data, err := okData(ex)
+	data, err := upstream.Data(ex)
 	if err != nil {
 		return nil, false
 	}
@@ -423,7 +423,7 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if p := recordsProblems(r.first, 100, 0); len(p) > 0 {
-		return "", differs("%s", someProblems(p)).on(r.first.ex)
+		return "", differs("%s", someProblems(p)).On(r.first.ex)
 	}
 	seen := len(r.first.records)
 	// The oldest records too: hand-written or imported ones tend to be there.
@@ -434,7 +434,7 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if p := recordsProblems(last, 100, off); len(p) > 0 {
-			return "", differs("%s", someProblems(p)).on(last.ex)
+			return "", differs("%s", someProblems(p)).On(last.ex)
 		}
 		seen += len(last.records)
 	}
@@ -449,17 +449,17 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 		}
 		top, problem := upstream.DecodeObject(ex)
 		if problem != "" {
-			return "", differs("%s: %s", ex.Request(), problem).on(ex)
+			return "", differs("%s: %s", ex.Request(), problem).On(ex)
 		}
 		if p := successProblems(ex, top); p != "" {
-			return "", differs("%s: %s", ex.Request(), p).on(ex)
+			return "", differs("%s: %s", ex.Request(), p).On(ex)
 		}
 		seen = append(seen, strings.TrimPrefix(ex.Request(), "GET "))
 	}
 	if len(seen) == 0 {
 		return "", unchecked("no success answer to look at: %s", r.settingsErr)
 	}
-	ex, err := r.get(ctx, "/feedbacks?limit=abc", cached)
+	ex, err := r.c.Get(ctx, "/feedbacks?limit=abc", cached)
 	if err != nil {
 		return "", err
 	}
@@ -467,10 +467,10 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 		return "", unchecked("%s: answered %s", ex.Request(), upstream.StatusLine(ex))
 	}
 	if ex.Status < 400 {
-		return "", differs("%s: answered %d, want an error", ex.Request(), ex.Status).on(ex)
+		return "", differs("%s: answered %d, want an error", ex.Request(), ex.Status).On(ex)
 	}
 	if p := errorEnvelopeProblem(ex); p != "" {
-		return "", differs("%s: %s", ex.Request(), p).on(ex)
+		return "", differs("%s: %s", ex.Request(), p).On(ex)
 	}
 	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), upstream.StatusLine(ex)), nil
 }

@@ -95,20 +95,24 @@ func diffSettings(got, want *settingsDoc) []string {
 
 // settingsFrom reads a settings answer of status 200.
 func settingsFrom(ex *upstream.Exchange) (*settingsDoc, error) {
-	data, err := okData(ex)
+	data, err := upstream.Data(ex)
 	if err != nil {
 		return nil, err
 	}
 	doc, err := parseSettings(data)
 	if err != nil {
-		return nil, differs("%s: the answer is not the full settings: %v", ex.Request(), err).on(ex)
+		return nil, differs("%s: the answer is not the full settings: %v", ex.Request(), err).On(ex)
 	}
 	return doc, nil
 }
 
 // getSettings reads the settings afresh.
 func (r *run) getSettings(ctx context.Context, restoring bool) (*upstream.Exchange, *settingsDoc, error) {
-	ex, err := r.do(ctx, http.MethodGet, "/settings/ai", nil, restoring)
+	send := r.c.Do
+	if restoring {
+		send = r.c.DoReserved
+	}
+	ex, err := send(ctx, http.MethodGet, "/settings/ai", nil)
 	if err != nil {
 		return ex, nil, err
 	}
@@ -137,7 +141,7 @@ func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
 	}
 	wrote := r.wrote
 	r.wrote = true // before it is sent: a PATCH that times out may have landed
-	ex, err := r.do(ctx, http.MethodPatch, "/settings/ai", b, false)
+	ex, err := r.c.Do(ctx, http.MethodPatch, "/settings/ai", b)
 	if err == nil && ex.Status == http.StatusForbidden {
 		r.wrote = wrote // refused outright: nothing changed
 		return ex, unchecked("%s: answered %s: the token may not change the settings", ex.Request(), upstream.StatusLine(ex))
@@ -181,7 +185,7 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(got, cur); len(d) > 0 {
-		return "", differs("PATCH {} changed the settings: %s", someProblems(d)).on(ex)
+		return "", differs("PATCH {} changed the settings: %s", someProblems(d)).On(ex)
 	}
 	ai := probeText("round trip", cur.feedback[2]["ai_instructions"])
 	sig := probeText("signature", cur.question["signature"])
@@ -197,14 +201,14 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(got, want); len(d) > 0 {
-		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).on(ex)
+		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).On(ex)
 	}
 	gex, again, err := r.getSettings(ctx, false)
 	if err != nil {
 		return "", err
 	}
 	if d := diffSettings(again, got); len(d) > 0 {
-		return "", differs("GET after the PATCH shows other settings than its answer: %s", someProblems(d)).on(ex, gex)
+		return "", differs("GET after the PATCH shows other settings than its answer: %s", someProblems(d)).On(ex, gex)
 	}
 	return "PATCH {}: unchanged; feedback[rating 3].ai_instructions and question.signature changed, answered in full, and GET shows them", nil
 }
@@ -288,7 +292,7 @@ func checkUnified(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if d := diffSettings(got, want); len(d) > 0 {
-			return "", differs("%s: %s", st.what, someProblems(d)).on(ex)
+			return "", differs("%s: %s", st.what, someProblems(d)).On(ex)
 		}
 		done = append(done, st.what)
 	}
@@ -297,7 +301,7 @@ func checkUnified(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(again, r.current); len(d) > 0 {
-		return "", differs("GET after the PATCHes shows other settings than the last answer: %s", someProblems(d)).on(gex)
+		return "", differs("GET after the PATCHes shows other settings than the last answer: %s", someProblems(d)).On(gex)
 	}
 	return "as the contract says after each PATCH (" + strings.Join(done, ", ") + "); reply_mode and tone stayed per rating", nil
 }
@@ -336,7 +340,7 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(after, before); len(d) > 0 {
-		return "", differs("a refused PATCH changed the settings: %s", someProblems(d)).on(gex)
+		return "", differs("a refused PATCH changed the settings: %s", someProblems(d)).On(gex)
 	}
 	if named != nil {
 		return "", named
@@ -362,7 +366,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 	body := r.original.body()
 	failed := func(err error, exs ...*upstream.Exchange) Result {
 		res.Status = NotChecked
-		var de *differsError
+		var de *upstream.AnswerError
 		if errors.As(err, &de) {
 			res.Status = Differs
 		}
@@ -377,7 +381,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		}
 		return res
 	}
-	ex, err := r.do(rctx, http.MethodPatch, "/settings/ai", body, true)
+	ex, err := r.c.DoReserved(rctx, http.MethodPatch, "/settings/ai", body)
 	if err != nil {
 		return failed(err, ex)
 	}

@@ -45,17 +45,28 @@ func (ex *Exchange) ContentType() string {
 	return mt
 }
 
-// AnswerError is an answer that is not the 200 success envelope that
-// was due. Detail is one line that names the request.
+// AnswerError is an answer other than the one due: the target breaks the
+// contract. Detail is one line that names the request; Evidence holds
+// the exchanges that show it.
 type AnswerError struct {
 	Detail   string
-	Exchange *Exchange
+	Evidence []*Exchange
 }
 
 func (e *AnswerError) Error() string { return e.Detail }
 
+// On adds the exchanges that are not nil to the evidence.
+func (e *AnswerError) On(exs ...*Exchange) *AnswerError {
+	for _, ex := range exs {
+		if ex != nil {
+			e.Evidence = append(e.Evidence, ex)
+		}
+	}
+	return e
+}
+
 func wrong(ex *Exchange, format string, args ...any) error {
-	return &AnswerError{Detail: fmt.Sprintf(format, args...), Exchange: ex}
+	return (&AnswerError{Detail: fmt.Sprintf(format, args...)}).On(ex)
 }
 
 // Data is the data of a 200 success envelope. A server error (5xx) is

@@ -138,8 +138,9 @@ func (e *AuthError) Error() string {
 	return e.Request + ": 401 unauthorized: the target wants a token (give it with --token or REPLYMOCK_PROBE_TOKEN)"
 }
 
-// RequestError is a request that tells nothing of the API: it was not
-// sent, not answered in whole, or answered with a server error.
+// RequestError is an outcome that tells nothing of the API: the request
+// was not sent, not answered in whole, or answered with a server error.
+// The probe reports it as a rule it could not check.
 type RequestError struct {
 	Reason      string // one line, naming the request
 	Interrupted bool   // the caller's context ended it
