@@ -53,10 +53,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // ruleIDs are the ids of the rules a run with cfg checks.
 func ruleIDs(cfg Config) []string {
 	var ids []string
-	for _, ru := range Rules() {
-		if !ru.Writes || cfg.AllowWrites {
-			ids = append(ids, ru.ID)
-		}
+	for _, ru := range selected(cfg.AllowWrites) {
+		ids = append(ids, ru.id)
 	}
 	return ids
 }

@@ -77,14 +77,20 @@ type run struct {
 	wrote    bool         // a write was sent: restore is due
 }
 
-// all runs every rule into rep.
-func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) error {
+// selected are the rules a run checks, in order.
+func selected(writes bool) []rule {
 	var list []rule
 	for _, ru := range rules {
-		if !ru.writes || r.writes {
+		if !ru.writes || writes {
 			list = append(list, ru)
 		}
 	}
+	return list
+}
+
+// all runs every rule into rep.
+func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) error {
+	list := selected(r.writes)
 	report := func(p Progress) {
 		if progress != nil {
 			p.Rules, p.Requests = len(list), r.c.Sent()
@@ -94,17 +100,17 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 	report(Progress{Rule: "first requests"})
 	if err := r.discover(ctx); err != nil {
 		var ue *upstream.RequestError
-		if errors.As(err, &ue) {
-			rep.Aborted = ue.Reason
-			for _, ru := range list {
-				rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.Reason})
-			}
-			if ue.Interrupted {
-				return ctx.Err()
-			}
-			return nil
+		if !errors.As(err, &ue) {
+			return err
 		}
-		return err
+		rep.Aborted = ue.Reason
+		for _, ru := range list {
+			rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.Reason})
+		}
+		if ue.Interrupted {
+			return ctx.Err()
+		}
+		return nil
 	}
 	var stop error // an *AuthError or ctx's error: the rest is not checked
 	for i, ru := range list {
@@ -117,11 +123,11 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 			continue
 		}
 		report(Progress{Rule: ru.id, Done: i})
-		res := r.one(ctx, ru, list[i+1:])
-		rep.Results = append(rep.Results, res.Result)
+		res, err := r.one(ctx, ru, list[i+1:])
+		rep.Results = append(rep.Results, res)
 		var ae *AuthError
 		switch {
-		case errors.As(res.err, &ae):
+		case errors.As(err, &ae):
 			stop = ae
 		case ctx.Err() != nil:
 			stop = ctx.Err()
@@ -138,14 +144,8 @@ func stopReason(err error) string {
 	return err.Error()
 }
 
-// resultWithErr carries the error a rule ended with, for all.
-type resultWithErr struct {
-	Result
-	err error
-}
-
 // one runs a rule; later are the rules after it, whose cost the walk leaves.
-func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr) {
+func (r *run) one(ctx context.Context, ru rule, later []rule) (res Result, err error) {
 	sent, start := r.c.Sent(), r.c.Now()
 	res.Rule, res.Title = ru.id, ru.title
 	defer func() {
@@ -160,7 +160,6 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 		r.laterCost += l.cost
 	}
 	detail, err := ru.check(ctx, r)
-	res.err = err
 	var de *upstream.AnswerError
 	switch {
 	case err == nil:
@@ -173,7 +172,7 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 	default:
 		res.Status, res.Detail = NotChecked, err.Error()
 	}
-	return res
+	return res, err
 }
 
 // firstFrames is the two frames of stack under the panic: enough to
