@@ -104,6 +104,7 @@ func (rec record) String() string {
 // page is one decoded answer of GET /feedbacks.
 type page struct {
 	ex      *upstream.Exchange
+	data    map[string]any
 	records []record
 	total   int64
 	limit   any // as answered
@@ -121,7 +122,7 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 	if !ok {
 		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).On(ex)
 	}
-	p := &page{ex: ex, limit: obj["limit"], offset: obj["offset"]}
+	p := &page{ex: ex, data: obj, limit: obj["limit"], offset: obj["offset"]}
 	fb, ok := obj["feedbacks"]
 	if !ok {
 		return nil, differs("%s: data has no feedbacks", ex.Request()).On(ex)

@@ -152,17 +152,22 @@ func objectProblem(what string, obj map[string]any, urls, ints []string) string 
 			return fmt.Sprintf("%s whose %s is %s, want an integer above 0", what, k, upstream.Show(v))
 		}
 	}
-	var extra []string
-	for k := range obj {
-		if !slices.Contains(urls, k) && !slices.Contains(ints, k) {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
-		return fmt.Sprintf("%s with %s, a field the upstream's does not have", what, extra[0])
+	if x := extra(obj, slices.Concat(urls, ints)); len(x) > 0 {
+		return fmt.Sprintf("%s with %s, a field the upstream's does not have", what, x[0])
 	}
 	return ""
+}
+
+// extra lists, sorted, the keys of obj that are not known.
+func extra(obj map[string]any, known []string) []string {
+	var out []string
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // isPhotosText checks photos: a string holding a JSON list of
@@ -263,10 +268,9 @@ var (
 // checkFields lists what is wrong with obj against fields, a field the
 // spec does not have included.
 func checkFields(path string, obj map[string]any, fields []field) []string {
-	var problems []string
-	known := make(map[string]bool, len(fields))
+	var problems, names []string
 	for _, f := range fields {
-		known[f.name] = true
+		names = append(names, f.name)
 		v, ok := obj[f.name]
 		if !ok {
 			problems = append(problems, path+"."+f.name+" is missing")
@@ -276,14 +280,7 @@ func checkFields(path string, obj map[string]any, fields []field) []string {
 			problems = append(problems, path+"."+f.name+" "+p)
 		}
 	}
-	var extra []string
-	for k := range obj {
-		if !known[k] {
-			extra = append(extra, k)
-		}
-	}
-	slices.Sort(extra)
-	for _, k := range extra {
+	for _, k := range extra(obj, names) {
 		problems = append(problems, path+" has "+k+", a field the spec does not have")
 	}
 	return problems
@@ -347,10 +344,8 @@ func settingsProblems(data any) []string {
 	} else {
 		problems = append(problems, checkFields("data.question", qm, questionFields)...)
 	}
-	for k := range obj {
-		if k != "feedback" && k != "question" {
-			problems = append(problems, "data has "+k+", a field the spec does not have")
-		}
+	for _, k := range extra(obj, []string{"feedback", "question"}) {
+		problems = append(problems, "data has "+k+", a field the spec does not have")
 	}
 	return problems
 }
@@ -383,11 +378,8 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 // recordsProblems lists what is wrong with the page p.
 func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 	var problems []string
-	obj, _ := okDataObject(p.ex)
-	for k := range obj {
-		if !slices.Contains([]string{"feedbacks", "total", "limit", "offset"}, k) {
-			problems = append(problems, "data has "+k+", a field the spec does not have")
-		}
+	for _, k := range extra(p.data, []string{"feedbacks", "total", "limit", "offset"}) {
+		problems = append(problems, "data has "+k+", a field the spec does not have")
 	}
 	if p.null {
 		problems = append(problems, "data.feedbacks is null, want an array")
@@ -406,16 +398,6 @@ func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 		}
 	}
 	return problems
-}
-
-// okDataObject is the data object of a success answer, or nil.
-func okDataObject(ex *upstream.Exchange) (map[string]any, bool) {
-	data, err := upstream.Data(ex)
-	if err != nil {
-		return nil, false
-	}
-	m, ok := data.(map[string]any)
-	return m, ok
 }
 
 func checkRecordsShape(ctx context.Context, r *run) (string, error) {
@@ -443,7 +425,11 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 
 func checkEnvelope(ctx context.Context, r *run) (string, error) {
 	var seen []string
-	for _, ex := range []*upstream.Exchange{r.settingsEx, firstEx(r)} {
+	exs := []*upstream.Exchange{r.settingsEx}
+	if r.first != nil {
+		exs = append(exs, r.first.ex)
+	}
+	for _, ex := range exs {
 		if ex == nil || ex.Status != 200 {
 			continue
 		}
@@ -475,13 +461,6 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), upstream.StatusLine(ex)), nil
 }
 
-func firstEx(r *run) *upstream.Exchange {
-	if r.first == nil {
-		return nil
-	}
-	return r.first.ex
-}
-
 // successProblems is what is wrong with a success envelope, or "".
 func successProblems(ex *upstream.Exchange, top map[string]any) string {
 	if ct := ex.ContentType(); ct != "application/json" {
@@ -493,10 +472,8 @@ func successProblems(ex *upstream.Exchange, top map[string]any) string {
 	if _, ok := top["data"]; !ok {
 		return "the envelope has no data"
 	}
-	for k := range top {
-		if k != "success" && k != "data" {
-			return "the envelope has " + k + ", beside success and data"
-		}
+	if x := extra(top, []string{"success", "data"}); len(x) > 0 {
+		return "the envelope has " + x[0] + ", beside success and data"
 	}
 	return ""
 }
@@ -520,10 +497,8 @@ func errorEnvelopeProblem(ex *upstream.Exchange) string {
 	if !ok {
 		return "error is " + kindOf(top, "error") + ", want an object {code, message[, field]}"
 	}
-	for k := range top {
-		if k != "success" && k != "data" && k != "error" {
-			return "the envelope has " + k + ", beside success, data and error"
-		}
+	if x := extra(top, []string{"success", "data", "error"}); len(x) > 0 {
+		return "the envelope has " + x[0] + ", beside success, data and error"
 	}
 	if code, ok := e["code"].(string); !ok || code == "" {
 		return "error.code is " + kindOf(e, "code") + ", want a non-empty string"
@@ -536,10 +511,8 @@ func errorEnvelopeProblem(ex *upstream.Exchange) string {
 			return "error.field is " + upstream.Kind(f) + ", want a string"
 		}
 	}
-	for k := range e {
-		if k != "code" && k != "message" && k != "field" {
-			return "error has " + k + ", beside code, message and field"
-		}
+	if x := extra(e, []string{"code", "message", "field"}); len(x) > 0 {
+		return "error has " + x[0] + ", beside code, message and field"
 	}
 	return ""
 }
