@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
+
+type obj = map[string]any
 
 // settingsDoc is the settings as an answer showed them.
 type settingsDoc struct {
@@ -34,17 +37,9 @@ func parseSettings(data any) (*settingsDoc, error) {
 }
 
 func (d *settingsDoc) clone() *settingsDoc {
-	c := &settingsDoc{question: cloneMap(d.question)}
+	c := &settingsDoc{question: maps.Clone(d.question)}
 	for i, el := range d.feedback {
-		c.feedback[i] = cloneMap(el)
-	}
-	return c
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	c := make(map[string]any, len(m))
-	for k, v := range m {
-		c[k] = v
+		c.feedback[i] = maps.Clone(el)
 	}
 	return c
 }
@@ -55,23 +50,22 @@ func (d *settingsDoc) unified() bool {
 
 // body is the PATCH that sets every field of the spec to d's values.
 func (d *settingsDoc) body() []byte {
-	type kv = map[string]any
-	fb := make([]kv, 5)
+	fb := make([]obj, 5)
 	for i, el := range d.feedback {
-		fb[i] = kv{}
+		fb[i] = obj{}
 		for _, f := range feedbackFields {
 			if v, ok := el[f.name]; ok {
 				fb[i][f.name] = v
 			}
 		}
 	}
-	qu := kv{}
+	qu := obj{}
 	for _, f := range questionFields {
 		if v, ok := d.question[f.name]; ok {
 			qu[f.name] = v
 		}
 	}
-	b, _ := json.Marshal(kv{"feedback": fb, "question": qu})
+	b, _ := json.Marshal(obj{"feedback": fb, "question": qu})
 	return b
 }
 
@@ -134,11 +128,8 @@ func (r *run) begin(ctx context.Context) error {
 }
 
 // patch sends a PATCH; from then on, restore is due.
-func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
+func (r *run) patch(ctx context.Context, body obj) (*upstream.Exchange, error) {
+	b, _ := json.Marshal(body) // a map of strings and numbers
 	wrote := r.wrote
 	r.wrote = true // before it is sent: a PATCH that times out may have landed
 	ex, err := r.c.Do(ctx, http.MethodPatch, "/settings/ai", b)
@@ -151,7 +142,7 @@ func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
 
 // patchOK sends a PATCH that must be accepted and answered with the full
 // settings, which become the current ones.
-func (r *run) patchOK(ctx context.Context, body any) (*upstream.Exchange, *settingsDoc, error) {
+func (r *run) patchOK(ctx context.Context, body obj) (*upstream.Exchange, *settingsDoc, error) {
 	ex, err := r.patch(ctx, body)
 	if err != nil {
 		return ex, nil, err
@@ -172,8 +163,6 @@ func probeText(what string, old any) string {
 	}
 	return s
 }
-
-type obj = map[string]any
 
 func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 	if err := r.begin(ctx); err != nil {
@@ -213,12 +202,12 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 	return "PATCH {}: unchanged; feedback[rating 3].ai_instructions and question.signature changed, answered in full, and GET shows them", nil
 }
 
-// unifiedStep is one PATCH of writes.unified and what the contract
-// makes of the settings.
+// unifiedStep is one PATCH of writes.unified, and change makes of a copy
+// of the settings what the contract says the PATCH makes of them.
 type unifiedStep struct {
-	what string
-	body obj
-	want func(cur *settingsDoc) *settingsDoc
+	what   string
+	body   obj
+	change func(w *settingsDoc)
 }
 
 // switchOn sets use_unified_settings to 1 on rating, with a signature.
@@ -226,17 +215,15 @@ type unifiedStep struct {
 func switchOn(rating int, sig string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch on from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 1, "signature": sig}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			src := cloneMap(cur.feedback[rating-1])
+		func(w *settingsDoc) {
+			src := maps.Clone(w.feedback[rating-1])
 			src["signature"] = sig
-			for i := range w.feedback {
-				w.feedback[i]["use_unified_settings"] = json.Number("1")
+			for _, el := range w.feedback {
+				el["use_unified_settings"] = json.Number("1")
 				for _, f := range sharedFields {
-					w.feedback[i][f] = src[f]
+					el[f] = src[f]
 				}
 			}
-			return w
 		}}
 }
 
@@ -245,12 +232,10 @@ func switchOn(rating int, sig string) unifiedStep {
 func switchOff(rating int) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch off from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 0}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			for i := range w.feedback {
-				w.feedback[i]["use_unified_settings"] = json.Number("0")
+		func(w *settingsDoc) {
+			for _, el := range w.feedback {
+				el["use_unified_settings"] = json.Number("0")
 			}
-			return w
 		}}
 }
 
@@ -259,14 +244,13 @@ func switchOff(rating int) unifiedStep {
 func setShared(rating int, field, value string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("set %s on rating %d", field, rating),
 		obj{"feedback": []obj{{"rating": rating, field: value}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			for i := range w.feedback {
-				if i == rating-1 || cur.unified() {
-					w.feedback[i][field] = value
+		func(w *settingsDoc) {
+			unified := w.unified()
+			for i, el := range w.feedback {
+				if i == rating-1 || unified {
+					el[field] = value
 				}
 			}
-			return w
 		}}
 }
 
@@ -286,7 +270,8 @@ func checkUnified(ctx context.Context, r *run) (string, error) {
 	}
 	var done []string
 	for _, st := range steps {
-		want := st.want(r.current)
+		want := r.current.clone()
+		st.change(want)
 		ex, got, err := r.patchOK(ctx, st.body)
 		if err != nil {
 			return "", err

@@ -104,7 +104,10 @@ func DecodeObject(ex *Exchange) (map[string]any, string) {
 	ct := ex.ContentType()
 	trimmed := bytes.TrimSpace(ex.Answer)
 	if strings.Contains(ct, "html") || bytes.HasPrefix(trimmed, []byte("<")) {
-		return nil, fmt.Sprintf("answered HTML (%s), not JSON: is --target the API's base, up to /api/v1?", orNone(ct))
+		if ct == "" {
+			ct = "no Content-Type"
+		}
+		return nil, fmt.Sprintf("answered HTML (%s), not JSON: is --target the API's base, up to /api/v1?", ct)
 	}
 	if len(trimmed) == 0 {
 		return nil, fmt.Sprintf("answered %d with an empty body, not JSON", ex.Status)
@@ -136,13 +139,6 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, errors.New("data after the JSON value")
 	}
 	return v, nil
-}
-
-func orNone(ct string) string {
-	if ct == "" {
-		return "no Content-Type"
-	}
-	return ct
 }
 
 // StatusLine is an answer's status with its error code and field when

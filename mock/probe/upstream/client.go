@@ -78,18 +78,13 @@ type Limits struct {
 	AnswerFlag, TotalFlag string
 }
 
-// SetLimits bounds what the client reads from now on; call it before
-// the first request.
+// SetLimits bounds what the client reads; call it before the first
+// request.
 func (c *Client) SetLimits(l Limits) {
 	c.limits, c.read = l, l.Before
 }
 
-// Read is how many bytes of answers the client has read, Limits.Before
-// included.
-func (c *Client) Read() int64 { return c.read }
-
-// SetClock makes the client tell the time and wait on clk. Tests call
-// it before the first request.
+// SetClock makes the client tell the time and wait on clk, for tests.
 func (c *Client) SetClock(clk Clock) {
 	c.clock = clk
 }
