@@ -11,8 +11,7 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// rule is one contract rule the probe checks. check returns the line
-// shown when the rule holds.
+// rule is one contract rule the probe checks.
 type rule struct {
 	id     string
 	title  string
@@ -20,29 +19,43 @@ type rule struct {
 	// cost is about how many requests the rule sends. The walk leaves
 	// that much of the budget to the rules after it.
 	cost  int
-	check func(ctx context.Context, r *run) (string, error)
+	check check
+}
+
+// check is a rule's check. It returns the line shown when the rule holds.
+type check func(ctx context.Context, r *run) (string, error)
+
+// withRecords runs c only when the first page is known and holds
+// records, which it takes its values from.
+func withRecords(c check) check {
+	return func(ctx context.Context, r *run) (string, error) {
+		if err := r.needRecords(); err != nil {
+			return "", err
+		}
+		return c(ctx, r)
+	}
 }
 
 // rules are checked in this order, which is also the report's.
 var rules = []rule{
 	{"shape.settings", "GET /settings/ai: 5 feedback elements ordered by rating 1..5 with the spec's fields and types, and a question object with its own", false, 0, checkSettingsShape},
-	{"shape.records", "GET /feedbacks: data is {feedbacks, total, limit, offset}; each record has the spec's fields and types, photos and video in the upstream's shapes", false, 1, checkRecordsShape},
+	{"shape.records", "GET /feedbacks: data is {feedbacks, total, limit, offset}; each record has the spec's fields and types, photos and video in the upstream's shapes", false, 1, withRecords(checkRecordsShape)},
 	{"shape.envelope", `answers are JSON envelopes: {"success":true,"data":...}, or {"success":false,"data":null,"error":{code,message[,field]}}`, false, 1, checkEnvelope},
 	{"list.default-limit", "without limit, a page has 20 records; limit and offset echo 20 and 0", false, 1, checkDefaultLimit},
 	{"list.limit-bounds", "limit 1 and 100 are accepted, 0 and 101 are 400 invalid_parameter (field limit)", false, 3, checkLimitBounds},
 	{"list.offset-past-end", `an offset at or past the end gives "feedbacks": [] with the same total`, false, 2, checkOffsetPastEnd},
-	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, checkOrder},
-	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, checkStable},
-	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, checkWalk},
-	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, checkAnswered},
-	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, checkRating},
-	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, checkNmID},
-	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, checkDates},
-	{"filter.search", "search, trimmed, finds a substring (a part of a word too) of text, pros, cons, supplier_article or the decimal nm_id, folding case (Cyrillic, ё/Ё included); empty is no filter; 200 characters after trimming are accepted", false, 20, checkSearch},
-	{"filter.combined", "filters together give the intersection of what each gives", false, 7, checkCombined},
-	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, checkCountsMatchList},
-	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, checkCountsSum},
-	{"counts.params", "counts_only=1 ignores answered (it is the split) and still validates limit", false, 5, checkCountsParams},
+	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, withRecords(checkOrder)},
+	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, withRecords(checkStable)},
+	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, withRecords(checkWalk)},
+	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, withRecords(checkAnswered)},
+	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, withRecords(checkRating)},
+	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, withRecords(checkNmID)},
+	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, withRecords(checkDates)},
+	{"filter.search", "search, trimmed, finds a substring (a part of a word too) of text, pros, cons, supplier_article or the decimal nm_id, folding case (Cyrillic, ё/Ё included); empty is no filter; 200 characters after trimming are accepted", false, 20, withRecords(checkSearch)},
+	{"filter.combined", "filters together give the intersection of what each gives", false, 7, withRecords(checkCombined)},
+	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, withRecords(checkCountsMatchList)},
+	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, withRecords(checkCountsSum)},
+	{"counts.params", "counts_only=1 ignores answered (it is the split) and still validates limit", false, 5, withRecords(checkCountsParams)},
 	{"errors.malformed", "a malformed parameter value is 400 invalid_parameter naming the parameter", false, 12, checkMalformed},
 	{"errors.repeated", "a parameter given twice is 400 invalid_parameter naming it, even with equal values", false, 2, checkRepeated},
 	{"errors.unknown-path", "an unknown path is 404 not_found, with no redirect (a trailing slash included)", false, 2, checkUnknownPath},

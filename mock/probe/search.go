@@ -32,9 +32,6 @@ type searchedPage struct {
 }
 
 func checkSearch(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	term, cyrillic := searchTerm(r.first.records)
 	if term == "" {
 		return "", unchecked("the first page's texts have no word of 4 letters or more to search for")
