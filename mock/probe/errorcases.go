@@ -75,33 +75,30 @@ var malformed = []struct{ param, value string }{
 }
 
 func checkMalformed(ctx context.Context, r *run) (string, error) {
-	var bad []error
+	var bad []*upstream.AnswerError
 	for _, m := range malformed {
 		ex, err := r.c.Get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
 		if err != nil {
 			return "", err
 		}
-		if err := expectError(ex, 400, "invalid_parameter", m.param); err != nil {
-			if _, ok := err.(*upstream.AnswerError); !ok {
-				return "", err
-			}
-			bad = append(bad, err)
+		err = expectError(ex, 400, "invalid_parameter", m.param)
+		if de, ok := err.(*upstream.AnswerError); ok {
+			bad = append(bad, de)
+		} else if err != nil {
+			return "", err
 		}
 	}
-	if len(bad) > 0 {
-		first := bad[0].(*upstream.AnswerError)
-		d := differs("%s", first.Detail)
-		for i, err := range bad {
-			if i < 3 {
-				d.On(err.(*upstream.AnswerError).Evidence...)
-			}
-		}
-		if len(bad) > 1 {
-			d.Detail += fmt.Sprintf("; %d of %d malformed values differ", len(bad), len(malformed))
-		}
-		return "", d
+	if len(bad) == 0 {
+		return fmt.Sprintf("%d malformed values (limit=abc, rating=6, date_from=2026-02-30, a 201-letter search, ...): each 400 invalid_parameter naming its parameter", len(malformed)), nil
 	}
-	return fmt.Sprintf("%d malformed values (limit=abc, rating=6, date_from=2026-02-30, a 201-letter search, ...): each 400 invalid_parameter naming its parameter", len(malformed)), nil
+	d := differs("%s", bad[0].Detail)
+	for _, de := range bad[:min(3, len(bad))] {
+		d.On(de.Evidence...)
+	}
+	if len(bad) > 1 {
+		d.Detail += fmt.Sprintf("; %d of %d malformed values differ", len(bad), len(malformed))
+	}
+	return "", d
 }
 
 func checkRepeated(ctx context.Context, r *run) (string, error) {

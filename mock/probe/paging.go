@@ -229,35 +229,30 @@ type walker struct {
 	walked []*page          // the pages from offset 0 on
 }
 
-// next reads the page at off and checks it.
+// next reads the page at off, and checks that it is full, has the walk's
+// total, and holds no record of an earlier page.
 func (w *walker) next(ctx context.Context, r *run, off int64) (*page, error) {
 	p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
 	if err != nil {
 		return nil, err
 	}
-	return p, w.check(p, off)
-}
-
-// check checks that the page at off is full, has the walk's total, and
-// holds no record of an earlier page.
-func (w *walker) check(p *page, off int64) error {
 	if p.total != w.total {
-		return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
+		return nil, unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
 	}
 	want := min(100, w.total-off)
 	if int64(len(p.records)) != want {
-		return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).On(p.ex)
+		return nil, differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).On(p.ex)
 	}
 	for i, rec := range p.records {
 		if rec.id == 0 && rec.feedbackID == "" {
-			return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
+			return nil, unchecked("records carry neither id nor feedback_id: nothing tells them apart")
 		}
 		if prev, ok := w.seen[rec.key()]; ok {
-			return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).On(p.ex)
+			return nil, differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).On(p.ex)
 		}
 		w.seen[rec.key()] = off
 	}
-	return nil
+	return p, nil
 }
 
 // seams checks a page across each of the first boundaries: it must be
