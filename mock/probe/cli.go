@@ -23,12 +23,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	say := func(format string, args ...any) {
-		if !quiet {
-			fmt.Fprintf(stderr, format, args...)
-		}
+	if !quiet {
+		announce(cfg, stderr)
 	}
-	announce(cfg, say)
 	if !quiet && upstream.IsTerminal(stderr) {
 		cfg.Progress = progressLine(stderr)
 	}
@@ -105,11 +102,10 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 
 // announce says what a run checks and within which budget, before it
 // starts. It warns of a token sent in the clear.
-func announce(cfg Config, say func(format string, args ...any)) {
-	if w := upstream.TokenWarning(cfg.Target, cfg.Token); w != "" {
-		say("warning: %s\n", w)
+func announce(cfg Config, w io.Writer) {
+	if warning := upstream.TokenWarning(cfg.Target, cfg.Token); warning != "" {
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-	n := len(ruleIDs(cfg))
 	mode := "read-only (--allow-writes adds 4 rules that PATCH the settings)"
 	if cfg.AllowWrites {
 		mode = "with writes: the settings are PATCHed, then restored"
@@ -118,10 +114,10 @@ func announce(cfg Config, say func(format string, args ...any)) {
 	if d := time.Duration(float64(cfg.MaxRequests) / cfg.Rate * float64(time.Second)); d >= time.Second {
 		longest = d.Round(time.Second).String()
 	}
-	say("probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
-		upstream.Redacted(strings.TrimRight(cfg.Target, "/")), n, mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
+	fmt.Fprintf(w, "probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
+		upstream.Redacted(strings.TrimRight(cfg.Target, "/")), len(ruleIDs(cfg)), mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
 	if u, err := url.Parse(cfg.Target); err == nil && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1") {
-		say("note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
+		fmt.Fprint(w, "note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
 	}
 }
 

@@ -17,18 +17,13 @@ const (
 	fresh  = false
 )
 
-// q builds a query string from name, value pairs, in the order given.
+// q builds a query string from name, value pairs.
 func q(kv ...string) string {
-	var b strings.Builder
+	v := url.Values{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(kv[i]))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(kv[i+1]))
+		v.Add(kv[i], kv[i+1])
 	}
-	return b.String()
+	return v.Encode()
 }
 
 // and joins query strings, skipping empty ones.
