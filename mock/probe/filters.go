@@ -208,10 +208,6 @@ func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
-func hasCyrillic(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
-}
-
 // searchTerm picks a lower-case word from the records' texts to search
 // for. It prefers a Cyrillic one of 5 letters or more.
 func searchTerm(recs []record) (string, bool) {
@@ -221,7 +217,8 @@ func searchTerm(recs []record) (string, bool) {
 			if w != strings.ToLower(w) || utf8.RuneCountInString(w) < 4 {
 				continue
 			}
-			if hasCyrillic(w) && utf8.RuneCountInString(w) >= 5 {
+			cyrillic := strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
+			if cyrillic && utf8.RuneCountInString(w) >= 5 {
 				return w, true
 			}
 			if latin == "" {
@@ -230,12 +227,6 @@ func searchTerm(recs []record) (string, bool) {
 		}
 	}
 	return latin, false
-}
-
-// titleCase is s with its first letter upper-case.
-func titleCase(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // swapCase turns each letter's case around: ЁлКа becomes ёЛкА.

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/probe/upstream"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // searchParts check the contract's search paragraph a part each, in
@@ -104,7 +106,7 @@ func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64,
 // searchFolds checks that a word finds the same in any case.
 func searchFolds(ctx context.Context, s *searchCheck) (string, error) {
 	term := s.term
-	variants := []string{term, strings.ToUpper(term), titleCase(term)}
+	variants := []string{term, strings.ToUpper(term), cases.Title(language.Und).String(term)}
 	n, err := s.sameTotals(ctx, variants)
 	if err != nil {
 		return "", err
