@@ -74,14 +74,19 @@ func searchHit(rec record, term string) string {
 	return ""
 }
 
-// obeys checks that every record of p matches f.
-func obeys(p *page, f filter, what string) error {
+// filtered lists the first 100 records f gives, and checks that each
+// matches f; what says how one would not.
+func (r *run) filtered(ctx context.Context, f filter, what string) (*page, error) {
+	p, err := r.list(ctx, and(f.query, "limit=100"))
+	if err != nil {
+		return nil, err
+	}
 	for i, rec := range p.records {
 		if !f.match(rec) {
-			return differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).On(p.ex)
+			return nil, differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).On(p.ex)
 		}
 	}
-	return nil
+	return p, nil
 }
 
 // sample is a record from the middle of the first page. Filter values
@@ -93,16 +98,12 @@ func (r *run) sample() record {
 func checkAnswered(ctx context.Context, r *run) (string, error) {
 	var totals []int64
 	for _, yes := range []bool{true, false} {
-		f := answeredFilter(yes)
-		p, err := r.list(ctx, and(f.query, "limit=100"))
-		if err != nil {
-			return "", err
-		}
 		what := "answer_text is empty"
 		if !yes {
 			what = "answer_text is not empty"
 		}
-		if err := obeys(p, f, what); err != nil {
+		p, err := r.filtered(ctx, answeredFilter(yes), what)
+		if err != nil {
 			return "", err
 		}
 		totals = append(totals, p.total)
@@ -117,12 +118,8 @@ func checkRating(ctx context.Context, r *run) (string, error) {
 	var sum int64
 	var parts []string
 	for n := int64(1); n <= 5; n++ {
-		f := ratingFilter(n)
-		p, err := r.list(ctx, and(f.query, "limit=100"))
+		p, err := r.filtered(ctx, ratingFilter(n), "product_valuation differs")
 		if err != nil {
-			return "", err
-		}
-		if err := obeys(p, f, "product_valuation differs"); err != nil {
 			return "", err
 		}
 		sum += p.total
@@ -140,11 +137,8 @@ func checkNmID(ctx context.Context, r *run) (string, error) {
 		return "", unchecked("%s has no nm_id to filter by", s)
 	}
 	f := nmFilter(s.nmID)
-	p, err := r.list(ctx, and(f.query, "limit=100"))
+	p, err := r.filtered(ctx, f, "another nm_id")
 	if err != nil {
-		return "", err
-	}
-	if err := obeys(p, f, "another nm_id"); err != nil {
 		return "", err
 	}
 	if p.total == 0 {
@@ -156,30 +150,19 @@ func checkNmID(ctx context.Context, r *run) (string, error) {
 	return fmt.Sprintf("nm_id=%d: %d records, all of that product", s.nmID, p.total), nil
 }
 
-// nextDay is the day after day (YYYY-MM-DD).
-func nextDay(day string) string {
-	t, err := time.Parse(time.DateOnly, day)
-	if err != nil {
-		return day
-	}
-	return t.AddDate(0, 0, 1).Format(time.DateOnly)
-}
-
 func checkDates(ctx context.Context, r *run) (string, error) {
 	s := r.sample()
 	day := s.day()
-	if _, err := time.Parse(time.DateOnly, day); err != nil {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
 		return "", unchecked("%s has no readable created_date to take a day from", s)
 	}
 	from, to := fromFilter(day), toFilter(day)
 	both := filter{and(from.query, to.query), func(rec record) bool { return rec.day() == day }}
 	var ps []*page
 	for _, f := range []filter{both, from, to} {
-		p, err := r.list(ctx, and(f.query, "limit=100"))
+		p, err := r.filtered(ctx, f, "created_date out of range")
 		if err != nil {
-			return "", err
-		}
-		if err := obeys(p, f, "created_date out of range"); err != nil {
 			return "", err
 		}
 		ps = append(ps, p)
@@ -192,7 +175,7 @@ func checkDates(ctx context.Context, r *run) (string, error) {
 		return "", r.confirm(ctx, differs("date_from=%s gives %d, date_to=%s %d, both %d: %d+%d-%d = %d, but the shop has %d; a bound is not inclusive",
 			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).On(after.ex, before.ex, one.ex))
 	}
-	ex, err := r.c.Get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
+	ex, err := r.c.Get(ctx, withQuery("/feedbacks", q("date_from", t.AddDate(0, 0, 1).Format(time.DateOnly), "date_to", day)), cached)
 	if err != nil {
 		return "", err
 	}
@@ -249,17 +232,12 @@ func caseStable(recs []record) string {
 			if utf8.RuneCountInString(w) < 4 {
 				continue
 			}
-			ok := true
-			for _, other := range recs {
-				folded := searchHit(other, w) != ""
+			unstable := slices.ContainsFunc(recs, func(other record) bool {
 				exact := strings.Contains(other.text, w) || strings.Contains(other.pros, w) || strings.Contains(other.cons, w) ||
 					strings.Contains(other.article, w)
-				if folded != exact {
-					ok = false
-					break
-				}
-			}
-			if ok {
+				return exact != (searchHit(other, w) != "")
+			})
+			if !unstable {
 				return w
 			}
 		}

@@ -58,12 +58,8 @@ func checkSearch(ctx context.Context, r *run) (string, error) {
 // searchPage asks for the first 100 records that search=v finds. Each
 // must contain v.
 func (s *searchCheck) searchPage(ctx context.Context, v string) (*page, error) {
-	f := searchFilter(v)
-	p, err := s.list(ctx, and(f.query, "limit=100"))
+	p, err := s.filtered(ctx, searchFilter(v), "none of text, pros, cons, supplier_article, nm_id contains it, case folded")
 	if err != nil {
-		return nil, err
-	}
-	if err := obeys(p, f, "none of text, pros, cons, supplier_article, nm_id contains it, case folded"); err != nil {
 		return nil, err
 	}
 	s.pages = append(s.pages, searchedPage{v, p})
