@@ -126,6 +126,7 @@ func checkStable(ctx context.Context, r *run) (string, error) {
 	if r.first.total > 200 {
 		offsets = append(offsets, r.first.total/2)
 	}
+	var seen []string
 	for _, off := range offsets {
 		query := q("limit", "100", "offset", fmt.Sprint(off))
 		a, err := r.list(ctx, query, fresh)
@@ -146,8 +147,9 @@ func checkStable(ctx context.Context, r *run) (string, error) {
 			}
 			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).On(a.ex, b.ex)
 		}
+		seen = append(seen, fmt.Sprint(off))
 	}
-	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", joinInts(offsets)), nil
+	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", strings.Join(seen, " and ")), nil
 }
 
 func at(p *page, i int) string {
@@ -155,14 +157,6 @@ func at(p *page, i int) string {
 		return p.records[i].String()
 	}
 	return "nothing"
-}
-
-func joinInts(ns []int64) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, " and ")
 }
 
 // walkSeams is how many page boundaries the walk checks with a page
