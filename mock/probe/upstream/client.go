@@ -54,10 +54,9 @@ type Client struct {
 	cache map[string]*Exchange // GET answers by path, for Get's cached
 }
 
-// NewClient returns a client of base, a target as CheckTarget returns
-// it. The client sends at most perSecond requests a second and max in
-// all, retries included, each within timeout. It sends them with hc
-// (nil means a new one), but never follows a redirect.
+// NewClient returns a client of base, as CheckTarget returns it, that
+// sends at most perSecond requests a second and max in all, each within
+// timeout, with hc (nil means a new one).
 func NewClient(base, token string, perSecond float64, max int, timeout time.Duration, hc *http.Client) *Client {
 	own := &http.Client{}
 	if hc != nil {
