@@ -308,10 +308,8 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ex.Status == http.StatusOK {
-			if doc, err := settingsFrom(ex); err == nil {
-				r.current = doc
-			}
+		if doc, err := settingsFrom(ex); err == nil { // accepted after all
+			r.current = doc
 		}
 		if err := expectError(ex, 400, "invalid_body", ""); err != nil {
 			return "", err
