@@ -147,22 +147,6 @@ type UsageError = upstream.UsageError
 // AuthError is Run's error when the target refuses the credentials (401).
 type AuthError = upstream.AuthError
 
-// Rules lists every rule in the order a run checks them.
-func Rules() []RuleInfo {
-	var out []RuleInfo
-	for _, ru := range rules {
-		out = append(out, RuleInfo{ID: ru.id, Title: ru.title, Writes: ru.writes})
-	}
-	return out
-}
-
-// RuleInfo describes one rule.
-type RuleInfo struct {
-	ID     string
-	Title  string
-	Writes bool // run only with AllowWrites
-}
-
 // Run checks every rule against cfg.Target and reports each one. A rule
 // that differs is not an error. The error is an *AuthError when the
 // target refused the credentials, ctx's error when it was cancelled
