@@ -101,12 +101,8 @@ func settingsFrom(ex *upstream.Exchange) (*settingsDoc, error) {
 }
 
 // getSettings reads the settings afresh.
-func (r *run) getSettings(ctx context.Context, restoring bool) (*upstream.Exchange, *settingsDoc, error) {
-	send := r.c.Do
-	if restoring {
-		send = r.c.DoReserved
-	}
-	ex, err := send(ctx, http.MethodGet, "/settings/ai", nil)
+func (r *run) getSettings(ctx context.Context) (*upstream.Exchange, *settingsDoc, error) {
+	ex, err := r.c.Do(ctx, http.MethodGet, "/settings/ai", nil)
 	if err != nil {
 		return ex, nil, err
 	}
@@ -119,7 +115,7 @@ func (r *run) begin(ctx context.Context) error {
 	if r.original != nil {
 		return nil
 	}
-	_, doc, err := r.getSettings(ctx, false)
+	_, doc, err := r.getSettings(ctx)
 	if err != nil {
 		return err
 	}
@@ -192,7 +188,7 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 	if d := diffSettings(got, want); len(d) > 0 {
 		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).On(ex)
 	}
-	gex, again, err := r.getSettings(ctx, false)
+	gex, again, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -281,7 +277,7 @@ func checkUnified(ctx context.Context, r *run) (string, error) {
 		}
 		done = append(done, st.what)
 	}
-	gex, again, err := r.getSettings(ctx, false)
+	gex, again, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -318,7 +314,7 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 			named = err
 		}
 	}
-	gex, after, err := r.getSettings(ctx, false)
+	gex, after, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -332,7 +328,7 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 }
 
 // restore puts the original settings back, even after ctx was
-// cancelled. It may spend the budget's reserve.
+// cancelled. It may spend the budget's reserve: it is the last rule.
 func (r *run) restore(ctx context.Context, ru rule) Result {
 	res := Result{Rule: ru.id, Title: ru.title}
 	sent, start := r.c.Sent(), r.c.Now()
@@ -344,6 +340,7 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		res.Status, res.Detail = Holds, "nothing to restore: no write was sent"
 		return res
 	}
+	r.c.Release()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*r.c.Timeout()+10*time.Second)
 	defer cancel()
 	body := r.original.body()
@@ -364,14 +361,14 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		}
 		return res
 	}
-	ex, err := r.c.DoReserved(rctx, http.MethodPatch, "/settings/ai", body)
+	ex, err := r.c.Do(rctx, http.MethodPatch, "/settings/ai", body)
 	if err != nil {
 		return failed(err, ex)
 	}
 	if _, err := settingsFrom(ex); err != nil {
 		return failed(err, ex)
 	}
-	gex, now, err := r.getSettings(rctx, true)
+	gex, now, err := r.getSettings(rctx)
 	if err != nil {
 		return failed(err, ex, gex)
 	}

@@ -45,7 +45,7 @@ type Client struct {
 	clock Clock
 
 	max     int // the budget: at most this many requests in all
-	reserve int // the part of the budget only DoReserved may spend
+	reserve int // the part of the budget kept until Release
 	sent    int
 
 	limits Limits // the most read of answers
@@ -88,9 +88,12 @@ func (c *Client) SetClock(clk Clock) {
 	c.clock = clk
 }
 
-// Reserve keeps the last n requests of the budget for DoReserved, to
-// put back what was changed when the rest is spent.
+// Reserve keeps the last n requests of the budget until Release, to put
+// back what was changed when the rest is spent.
 func (c *Client) Reserve(n int) { c.reserve = n }
+
+// Release gives the reserve back to the requests that follow.
+func (c *Client) Release() { c.reserve = 0 }
 
 // Sent is how many requests the client has sent, retries included.
 func (c *Client) Sent() int { return c.sent }
@@ -98,8 +101,8 @@ func (c *Client) Sent() int { return c.sent }
 // Max is the budget: the most requests the client sends in all.
 func (c *Client) Max() int { return c.max }
 
-// Left is how many requests Do may still send: the budget less what was
-// sent and the reserve.
+// Left is how many requests the client may still send: the budget less
+// what was sent and the reserve.
 func (c *Client) Left() int { return c.max - c.reserve - c.sent }
 
 // Timeout bounds each request, its answer included.
@@ -159,7 +162,7 @@ func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, 
 			return ex, nil
 		}
 	}
-	ex, err := c.do(ctx, http.MethodGet, path, nil, false)
+	ex, err := c.Do(ctx, http.MethodGet, path, nil)
 	if err == nil && ex.Status < 500 && ex.Status != http.StatusTooManyRequests {
 		c.cache[path] = ex
 	}
@@ -170,23 +173,9 @@ func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, 
 // 504 to a GET). Any answer but a 401 is an exchange, whatever its
 // status.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
-	return c.do(ctx, method, path, body, false)
-}
-
-// DoReserved is Do that may spend the reserve too.
-func (c *Client) DoReserved(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
-	return c.do(ctx, method, path, body, true)
-}
-
-// do is Do, or DoReserved when reserved.
-func (c *Client) do(ctx context.Context, method, path string, body []byte, reserved bool) (*Exchange, error) {
 	limited, retried5xx := 0, false
 	for {
-		avail := c.max - c.sent
-		if !reserved {
-			avail -= c.reserve
-		}
-		if avail <= 0 {
+		if c.Left() <= 0 {
 			return nil, failed("the request budget is spent (--max-requests %d)", c.max)
 		}
 		if err := c.wait(ctx); err != nil {
