@@ -150,7 +150,8 @@ type AuthError = upstream.AuthError
 // Run checks every rule against cfg.Target and reports each one. A rule
 // that differs is not an error. The error is an *AuthError when the
 // target refused the credentials, ctx's error when it was cancelled
-// (the report holds what was checked), or a configuration error.
+// (the report holds what was checked), or a configuration error, which
+// names the field by its flag.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base, err := upstream.CheckTarget(cfg.Target)
 	if err != nil {
@@ -159,13 +160,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Rate = cmp.Or(cfg.Rate, DefaultRate)
 	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, DefaultMaxRequests)
 	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
-	switch {
-	case cfg.Rate < 0:
-		return nil, fmt.Errorf("probe: Rate must be above 0, got %v", cfg.Rate)
-	case cfg.MaxRequests < 0:
-		return nil, fmt.Errorf("probe: MaxRequests must be at least 1, got %d", cfg.MaxRequests)
-	case cfg.Timeout < 0:
-		return nil, fmt.Errorf("probe: Timeout must be above 0, got %s", cfg.Timeout)
+	if err := upstream.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+		return nil, err
 	}
 	c := upstream.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
 	if cfg.clock != nil {
