@@ -159,8 +159,7 @@ func at(p *page, i int) string {
 	return "nothing"
 }
 
-// walkSeams is how many page boundaries the walk checks with a page
-// across them.
+// walkSeams is how many page boundaries the walk checks (see seams).
 const walkSeams = 2
 
 // maxWalkPages bounds a walk. Past it, the walk reads the first pages

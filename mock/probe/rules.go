@@ -270,8 +270,7 @@ func (r *run) confirm(ctx context.Context, err error) error {
 	return err
 }
 
-// differs is a rule that does not hold; On adds the exchanges that show
-// it.
+// differs is a rule that does not hold; On adds the evidence.
 func differs(format string, args ...any) *upstream.AnswerError {
 	return &upstream.AnswerError{Detail: fmt.Sprintf(format, args...)}
 }

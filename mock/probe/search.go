@@ -173,8 +173,7 @@ func searchTrims(ctx context.Context, s *searchCheck) (string, error) {
 	return fmt.Sprintf("%q: %d too (trimmed)", padded, p.total), nil
 }
 
-// searchBlank checks that an empty search, or one of spaces, is no
-// filter.
+// searchBlank checks that a search of nothing or of spaces is no filter.
 func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
 	for _, v := range []string{"", "   "} {
 		p, err := s.list(ctx, and(q("search", v), "limit=1"))

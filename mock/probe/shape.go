@@ -106,8 +106,7 @@ func listText(s string) ([]any, bool) {
 	return list, true
 }
 
-// isTagsText checks valuation_tags: a string holding a JSON list of
-// strings.
+// isTagsText checks valuation_tags: a JSON list of strings in a string.
 func isTagsText(v any) string {
 	s, ok := v.(string)
 	if !ok {

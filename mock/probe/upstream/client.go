@@ -77,8 +77,7 @@ type Limits struct {
 	AnswerFlag, TotalFlag string
 }
 
-// SetLimits bounds what the client reads; call it before the first
-// request.
+// SetLimits bounds what the client reads from its first request on.
 func (c *Client) SetLimits(l Limits) {
 	c.limits, c.read = l, l.Before
 }
