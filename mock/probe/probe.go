@@ -130,9 +130,8 @@ func (e *DiffersError) ExitCode() int { return ExitDiffers }
 // UncheckedError is returned by Main when no rule differs but rules
 // could not be checked.
 type UncheckedError struct {
-	Rules  []string // the ids of the rules left unchecked, in the report's order
-	Reason string   // one line
-	Err    error    // what stopped the run, if anything: an *AuthError, ctx's error
+	Reason string // one line
+	Err    error  // what stopped the run, if anything: an *AuthError, ctx's error
 }
 
 func (e *UncheckedError) Error() string { return e.Reason }
