@@ -171,10 +171,16 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 	if total < int64(len(r.first.records)) {
 		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).On(r.first.ex)
 	}
+	// The walk reads what the budget leaves after the rules that follow,
+	// the seams and the last page.
 	pages := int((total + 99) / 100)
-	walk, err := r.walkLength(pages)
-	if err != nil {
-		return "", err
+	budget := r.c.Left() - r.laterCost - walkSeams
+	walk := min(pages, maxWalkPages, budget)
+	if pages > walk {
+		walk = min(walk, budget-1) // and the last page
+	}
+	if walk < 1 || pages > 1 && walk < 2 {
+		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
 	}
 	w := &walker{total: total, seen: map[string]int64{}}
 	for i := range walk {
@@ -198,21 +204,6 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 			walk, pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
 	}
 	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
-}
-
-// walkLength is how many pages from the start a walk reads: what the
-// budget leaves after the rules that follow, the seams and the last
-// page.
-func (r *run) walkLength(pages int) (int, error) {
-	budget := r.c.Left() - r.laterCost - walkSeams
-	walk := min(pages, maxWalkPages, budget)
-	if pages > walk {
-		walk = min(walk, budget-1) // and the last page
-	}
-	if walk < 1 || pages > 1 && walk < 2 {
-		return 0, unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
-	}
-	return walk, nil
 }
 
 // walker is a walk through the pages of the list.
