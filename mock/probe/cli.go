@@ -23,12 +23,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	say := func(format string, args ...any) {
-		if !quiet {
-			fmt.Fprintf(stderr, format, args...)
-		}
+	if !quiet {
+		announce(cfg, stderr)
 	}
-	announce(cfg, say)
 	if !quiet && upstream.IsTerminal(stderr) {
 		cfg.Progress = progressLine(stderr)
 	}
@@ -39,7 +36,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var ae *AuthError
 	if errors.As(err, &ae) {
-		return &UncheckedError{Rules: ruleIDs(cfg), Reason: err.Error(), Err: err}
+		return &UncheckedError{Reason: err.Error(), Err: err}
 	}
 	if rep == nil {
 		return err
@@ -48,17 +45,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return werr
 	}
 	return verdict(rep, err, cfg.allowUnchecked)
-}
-
-// ruleIDs are the ids of the rules a run with cfg checks.
-func ruleIDs(cfg Config) []string {
-	var ids []string
-	for _, ru := range Rules() {
-		if !ru.Writes || cfg.AllowWrites {
-			ids = append(ids, ru.ID)
-		}
-	}
-	return ids
 }
 
 // parseFlags reads the command's flags, and checks them; help asked for
@@ -107,11 +93,10 @@ func parseFlags(args []string, stdout io.Writer) (cfg Config, format string, qui
 
 // announce says what a run checks and within which budget, before it
 // starts. It warns of a token sent in the clear.
-func announce(cfg Config, say func(format string, args ...any)) {
-	if w := upstream.TokenWarning(cfg.Target, cfg.Token); w != "" {
-		say("warning: %s\n", w)
+func announce(cfg Config, w io.Writer) {
+	if warning := upstream.TokenWarning(cfg.Target, cfg.Token); warning != "" {
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-	n := len(ruleIDs(cfg))
 	mode := "read-only (--allow-writes adds 4 rules that PATCH the settings)"
 	if cfg.AllowWrites {
 		mode = "with writes: the settings are PATCHed, then restored"
@@ -120,10 +105,10 @@ func announce(cfg Config, say func(format string, args ...any)) {
 	if d := time.Duration(float64(cfg.MaxRequests) / cfg.Rate * float64(time.Second)); d >= time.Second {
 		longest = d.Round(time.Second).String()
 	}
-	say("probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
-		upstream.Redacted(strings.TrimRight(cfg.Target, "/")), n, mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
+	fmt.Fprintf(w, "probe %s: %d rules, %s\nbudget: at most %d requests, %g a second (%s at most), each within %s\n",
+		upstream.Redacted(strings.TrimRight(cfg.Target, "/")), len(selected(cfg.AllowWrites)), mode, cfg.MaxRequests, cfg.Rate, longest, cfg.Timeout)
 	if u, err := url.Parse(cfg.Target); err == nil && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1") {
-		say("note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
+		fmt.Fprint(w, "note: the target's path does not end in /api/v1; the probe asks for TARGET/settings/ai and TARGET/feedbacks\n")
 	}
 }
 
@@ -163,13 +148,13 @@ func verdict(rep *Report, err error, allowUnchecked bool) error {
 	case rep.Count(Differs) > 0:
 		return &DiffersError{Rules: rep.IDs(Differs)}
 	case err != nil:
-		return &UncheckedError{Rules: unchecked, Reason: "probe interrupted: " + stopReason(err), Err: err}
+		return &UncheckedError{Reason: "probe interrupted: " + stopReason(err), Err: err}
 	case rep.Aborted != "":
-		return &UncheckedError{Rules: unchecked, Reason: "nothing was checked: " + rep.Aborted}
+		return &UncheckedError{Reason: "nothing was checked: " + rep.Aborted}
 	case rep.Count(Holds) == 0:
-		return &UncheckedError{Rules: unchecked, Reason: "nothing was checked: every rule was left unchecked"}
+		return &UncheckedError{Reason: "nothing was checked: every rule was left unchecked"}
 	case len(unchecked) > 0 && !allowUnchecked:
-		return &UncheckedError{Rules: unchecked, Reason: fmt.Sprintf("%d of %d rules could not be checked: %s (the report says why; --allow-unchecked accepts that)",
+		return &UncheckedError{Reason: fmt.Sprintf("%d of %d rules could not be checked: %s (the report says why; --allow-unchecked accepts that)",
 			len(unchecked), len(rep.Results), strings.Join(unchecked, ", "))}
 	}
 	return nil

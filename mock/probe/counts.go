@@ -26,9 +26,6 @@ func named(f string) string {
 }
 
 func checkCountsMatchList(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	var seen []string
 	for _, f := range r.countFilters() {
 		c, err := r.countsOf(ctx, f)
@@ -47,7 +44,7 @@ func checkCountsMatchList(ctx context.Context, r *run) (string, error) {
 			if p.total != part.want {
 				listQuery := and(f, part.answered)
 				return "", r.confirm(ctx, differs("%s: counts_only gives %s %d, the list (%s) total %d",
-					named(f), part.name, part.want, named(listQuery), p.total).on(c.ex, p.ex))
+					named(f), part.name, part.want, named(listQuery), p.total).On(c.ex, p.ex))
 			}
 		}
 		seen = append(seen, fmt.Sprintf("%s %d/%d/%d", named(f), c.total, c.answered, c.unanswered))
@@ -56,9 +53,6 @@ func checkCountsMatchList(ctx context.Context, r *run) (string, error) {
 }
 
 func checkCountsSum(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	var seen []string
 	for _, f := range r.countFilters() {
 		c, err := r.countsOf(ctx, f)
@@ -66,7 +60,7 @@ func checkCountsSum(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if c.total != c.answered+c.unanswered {
-			return "", differs("%s: total %d, but answered %d + unanswered %d = %d", named(f), c.total, c.answered, c.unanswered, c.answered+c.unanswered).on(c.ex)
+			return "", differs("%s: total %d, but answered %d + unanswered %d = %d", named(f), c.total, c.answered, c.unanswered, c.answered+c.unanswered).On(c.ex)
 		}
 		seen = append(seen, fmt.Sprintf("%d = %d + %d", c.total, c.answered, c.unanswered))
 	}
@@ -74,9 +68,6 @@ func checkCountsSum(ctx context.Context, r *run) (string, error) {
 }
 
 func checkCountsParams(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	for _, f := range []string{"", ratingFilter(r.sample().rating).query} {
 		c, err := r.countsOf(ctx, f)
 		if err != nil {
@@ -89,11 +80,11 @@ func checkCountsParams(ctx context.Context, r *run) (string, error) {
 			}
 			if !ca.equal(c) {
 				return "", r.confirm(ctx, differs("counts_only=1&%s gives %s, without answered %s: counts_only applies answered, where the contract ignores it (the counts are the split by answered)",
-					named(and(f, a)), ca, c).on(ca.ex, c.ex))
+					named(and(f, a)), ca, c).On(ca.ex, c.ex))
 			}
 		}
 	}
-	ex, err := r.get(ctx, "/feedbacks?counts_only=1&limit=0", cached)
+	ex, err := r.c.Get(ctx, "/feedbacks?counts_only=1&limit=0", cached)
 	if err != nil {
 		return "", err
 	}

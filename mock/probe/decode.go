@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -18,18 +17,13 @@ const (
 	fresh  = false
 )
 
-// q builds a query string from name, value pairs, in the order given.
+// q builds a query string from name, value pairs.
 func q(kv ...string) string {
-	var b strings.Builder
+	v := url.Values{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(kv[i]))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(kv[i+1]))
+		v.Add(kv[i], kv[i+1])
 	}
-	return b.String()
+	return v.Encode()
 }
 
 // and joins query strings, skipping empty ones.
@@ -52,49 +46,12 @@ func withQuery(path, query string) string {
 
 // getData sends a GET and returns the data of its success envelope.
 func (r *run) getData(ctx context.Context, path string, useCache bool) (*upstream.Exchange, any, error) {
-	ex, err := r.get(ctx, path, useCache)
+	ex, err := r.c.Get(ctx, path, useCache)
 	if err != nil {
 		return ex, nil, err
 	}
-	data, err := okData(ex)
-	return ex, data, err
-}
-
-// okData is the data of a 200 success envelope, or why ex is not one.
-func okData(ex *upstream.Exchange) (any, error) {
 	data, err := upstream.Data(ex)
-	return data, outcome(err)
-}
-
-// get sends a GET, or answers it from the run's cache of earlier answers.
-func (r *run) get(ctx context.Context, path string, useCache bool) (*upstream.Exchange, error) {
-	ex, err := r.c.Get(ctx, path, useCache)
-	return ex, outcome(err)
-}
-
-// do sends a request; restoring ones may spend the budget's reserve.
-func (r *run) do(ctx context.Context, method, path string, body []byte, restoring bool) (*upstream.Exchange, error) {
-	send := r.c.Do
-	if restoring {
-		send = r.c.DoReserved
-	}
-	ex, err := send(ctx, method, path, body)
-	return ex, outcome(err)
-}
-
-// outcome turns the client's errors into a rule's: a request that told
-// nothing of the API could not be checked, and an answer that is not the
-// API's differs.
-func outcome(err error) error {
-	var re *upstream.RequestError
-	var ae *upstream.AnswerError
-	switch {
-	case errors.As(err, &re):
-		return &uncheckedError{reason: re.Reason, interrupted: re.Interrupted}
-	case errors.As(err, &ae):
-		return differs("%s", ae.Detail).on(ae.Exchange)
-	}
-	return err
+	return ex, data, err
 }
 
 // record is a review record, read leniently: a field missing or of the
@@ -142,6 +99,7 @@ func (rec record) String() string {
 // page is one decoded answer of GET /feedbacks.
 type page struct {
 	ex      *upstream.Exchange
+	data    map[string]any
 	records []record
 	total   int64
 	limit   any // as answered
@@ -157,12 +115,12 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).On(ex)
 	}
-	p := &page{ex: ex, limit: obj["limit"], offset: obj["offset"]}
+	p := &page{ex: ex, data: obj, limit: obj["limit"], offset: obj["offset"]}
 	fb, ok := obj["feedbacks"]
 	if !ok {
-		return nil, differs("%s: data has no feedbacks", ex.Request()).on(ex)
+		return nil, differs("%s: data has no feedbacks", ex.Request()).On(ex)
 	}
 	switch fb := fb.(type) {
 	case nil:
@@ -171,15 +129,15 @@ func (r *run) list(ctx context.Context, query string, useCache ...bool) (*page, 
 		for i, item := range fb {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.Request(), i, upstream.Kind(item)).on(ex)
+				return nil, differs("%s: data.feedbacks[%d] is %s, not an object", ex.Request(), i, upstream.Kind(item)).On(ex)
 			}
 			p.records = append(p.records, toRecord(m))
 		}
 	default:
-		return nil, differs("%s: data.feedbacks is %s, not an array", ex.Request(), upstream.Kind(fb)).on(ex)
+		return nil, differs("%s: data.feedbacks is %s, not an array", ex.Request(), upstream.Kind(fb)).On(ex)
 	}
 	if p.total, ok = upstream.AsInt(obj["total"]); !ok {
-		return nil, differs("%s: data.total is %s, not an integer", ex.Request(), upstream.Kind(obj["total"])).on(ex)
+		return nil, differs("%s: data.total is %s, not an integer", ex.Request(), upstream.Kind(obj["total"])).On(ex)
 	}
 	return p, nil
 }
@@ -215,7 +173,7 @@ func (r *run) countsOf(ctx context.Context, query string) (*counts, error) {
 	}
 	obj, ok := data.(map[string]any)
 	if !ok {
-		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).on(ex)
+		return nil, differs("%s: data is %s, not an object", ex.Request(), upstream.Kind(data)).On(ex)
 	}
 	c := &counts{ex: ex}
 	for _, f := range []struct {
@@ -223,7 +181,7 @@ func (r *run) countsOf(ctx context.Context, query string) (*counts, error) {
 		to   *int64
 	}{{"total", &c.total}, {"unanswered", &c.unanswered}, {"answered", &c.answered}} {
 		if *f.to, ok = upstream.AsInt(obj[f.name]); !ok {
-			return nil, differs("%s: data.%s is %s, not an integer", ex.Request(), f.name, upstream.Kind(obj[f.name])).on(ex)
+			return nil, differs("%s: data.%s is %s, not an integer", ex.Request(), f.name, upstream.Kind(obj[f.name])).On(ex)
 		}
 	}
 	return c, nil

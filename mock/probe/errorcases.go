@@ -25,25 +25,25 @@ func expectError(ex *upstream.Exchange, status int, code, field string) error {
 		if ex.Status == http.StatusOK {
 			got = accepted(ex)
 		}
-		return differs("%s: answered %s, want %s", ex.Request(), got, want).on(ex)
+		return differs("%s: answered %s, want %s", ex.Request(), got, want).On(ex)
 	}
 	if p := errorEnvelopeProblem(ex); p != "" {
-		return differs("%s: answered %d but %s", ex.Request(), ex.Status, p).on(ex)
+		return differs("%s: answered %d but %s", ex.Request(), ex.Status, p).On(ex)
 	}
 	top, _ := upstream.DecodeObject(ex)
 	e := top["error"].(map[string]any)
 	if e["code"] != code {
-		return differs("%s: error.code is %s, want %q", ex.Request(), upstream.Show(e["code"]), code).on(ex)
+		return differs("%s: error.code is %s, want %q", ex.Request(), upstream.Show(e["code"]), code).On(ex)
 	}
 	if field != "" && e["field"] != field {
-		return differs("%s: error.field is %s, want %q", ex.Request(), upstream.Show(e["field"]), field).on(ex)
+		return differs("%s: error.field is %s, want %q", ex.Request(), upstream.Show(e["field"]), field).On(ex)
 	}
 	return nil
 }
 
 // accepted describes a 200 answer to a request that should have failed.
 func accepted(ex *upstream.Exchange) string {
-	data, err := okData(ex)
+	data, err := upstream.Data(ex)
 	if err != nil {
 		return upstream.StatusLine(ex)
 	}
@@ -75,33 +75,30 @@ var malformed = []struct{ param, value string }{
 }
 
 func checkMalformed(ctx context.Context, r *run) (string, error) {
-	var bad []error
+	var bad []*upstream.AnswerError
 	for _, m := range malformed {
-		ex, err := r.get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
+		ex, err := r.c.Get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
 		if err != nil {
 			return "", err
 		}
-		if err := expectError(ex, 400, "invalid_parameter", m.param); err != nil {
-			if _, ok := err.(*differsError); !ok {
-				return "", err
-			}
-			bad = append(bad, err)
+		err = expectError(ex, 400, "invalid_parameter", m.param)
+		if de, ok := err.(*upstream.AnswerError); ok {
+			bad = append(bad, de)
+		} else if err != nil {
+			return "", err
 		}
 	}
-	if len(bad) > 0 {
-		first := bad[0].(*differsError)
-		d := differs("%s", first.detail)
-		for i, err := range bad {
-			if i < 3 {
-				d.on(err.(*differsError).evidence...)
-			}
-		}
-		if len(bad) > 1 {
-			d.detail += fmt.Sprintf("; %d of %d malformed values differ", len(bad), len(malformed))
-		}
-		return "", d
+	if len(bad) == 0 {
+		return fmt.Sprintf("%d malformed values (limit=abc, rating=6, date_from=2026-02-30, a 201-letter search, ...): each 400 invalid_parameter naming its parameter", len(malformed)), nil
 	}
-	return fmt.Sprintf("%d malformed values (limit=abc, rating=6, date_from=2026-02-30, a 201-letter search, ...): each 400 invalid_parameter naming its parameter", len(malformed)), nil
+	d := differs("%s", bad[0].Detail)
+	for _, de := range bad[:min(3, len(bad))] {
+		d.On(de.Evidence...)
+	}
+	if len(bad) > 1 {
+		d.Detail += fmt.Sprintf("; %d of %d malformed values differ", len(bad), len(malformed))
+	}
+	return "", d
 }
 
 func checkRepeated(ctx context.Context, r *run) (string, error) {
@@ -109,7 +106,7 @@ func checkRepeated(ctx context.Context, r *run) (string, error) {
 		{"rating=1&rating=2", "rating"},
 		{"limit=5&limit=5", "limit"},
 	} {
-		ex, err := r.get(ctx, "/feedbacks?"+c.query, cached)
+		ex, err := r.c.Get(ctx, "/feedbacks?"+c.query, cached)
 		if err != nil {
 			return "", err
 		}
@@ -122,7 +119,7 @@ func checkRepeated(ctx context.Context, r *run) (string, error) {
 
 func checkUnknownPath(ctx context.Context, r *run) (string, error) {
 	for _, path := range []string{"/replymock-probe/no-such-path", "/feedbacks/"} {
-		ex, err := r.get(ctx, path, cached)
+		ex, err := r.c.Get(ctx, path, cached)
 		if err != nil {
 			return "", err
 		}
@@ -136,7 +133,7 @@ func checkUnknownPath(ctx context.Context, r *run) (string, error) {
 func checkWrongMethod(ctx context.Context, r *run) (string, error) {
 	// PATCH with {} is the one wrong method a read-only probe may send:
 	// a merge patch of nothing changes nothing, wherever it lands.
-	ex, err := r.do(ctx, http.MethodPatch, "/feedbacks", []byte("{}"), false)
+	ex, err := r.c.Do(ctx, http.MethodPatch, "/feedbacks", []byte("{}"))
 	if err != nil {
 		return "", err
 	}
@@ -149,7 +146,7 @@ func checkWrongMethod(ctx context.Context, r *run) (string, error) {
 		methods = append(methods, strings.ToUpper(strings.TrimSpace(m)))
 	}
 	if !slices.Contains(methods, http.MethodGet) || slices.Contains(methods, http.MethodPatch) {
-		return "", differs("PATCH /feedbacks: 405 with Allow %q, want one that lists GET and not PATCH", allow).on(ex)
+		return "", differs("PATCH /feedbacks: 405 with Allow %q, want one that lists GET and not PATCH", allow).On(ex)
 	}
 	return fmt.Sprintf("PATCH /feedbacks: 405 method_not_allowed, Allow: %s", allow), nil
 }

@@ -74,14 +74,19 @@ func searchHit(rec record, term string) string {
 	return ""
 }
 
-// obeys checks that every record of p matches f.
-func obeys(p *page, f filter, what string) error {
+// filtered lists the first 100 records f gives, and checks that each
+// matches f; what says how one would not.
+func (r *run) filtered(ctx context.Context, f filter, what string) (*page, error) {
+	p, err := r.list(ctx, and(f.query, "limit=100"))
+	if err != nil {
+		return nil, err
+	}
 	for i, rec := range p.records {
 		if !f.match(rec) {
-			return differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).on(p.ex)
+			return nil, differs("%s: record %d, %s, does not match it (%s)", unescape(f.query), i, rec, what).On(p.ex)
 		}
 	}
-	return nil
+	return p, nil
 }
 
 // sample is a record from the middle of the first page. Filter values
@@ -91,120 +96,86 @@ func (r *run) sample() record {
 }
 
 func checkAnswered(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	var totals []int64
 	for _, yes := range []bool{true, false} {
-		f := answeredFilter(yes)
-		p, err := r.list(ctx, and(f.query, "limit=100"))
-		if err != nil {
-			return "", err
-		}
 		what := "answer_text is empty"
 		if !yes {
 			what = "answer_text is not empty"
 		}
-		if err := obeys(p, f, what); err != nil {
+		p, err := r.filtered(ctx, answeredFilter(yes), what)
+		if err != nil {
 			return "", err
 		}
 		totals = append(totals, p.total)
 	}
 	if totals[0]+totals[1] != r.first.total {
-		return "", r.confirm(ctx, differs("answered=1 gives %d and answered=0 %d: together %d, but the shop has %d", totals[0], totals[1], totals[0]+totals[1], r.first.total).on(r.first.ex))
+		return "", r.confirm(ctx, differs("answered=1 gives %d and answered=0 %d: together %d, but the shop has %d", totals[0], totals[1], totals[0]+totals[1], r.first.total).On(r.first.ex))
 	}
 	return fmt.Sprintf("answered=1: %d, answered=0: %d, together the %d; each page obeys", totals[0], totals[1], r.first.total), nil
 }
 
 func checkRating(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	var sum int64
 	var parts []string
 	for n := int64(1); n <= 5; n++ {
-		f := ratingFilter(n)
-		p, err := r.list(ctx, and(f.query, "limit=100"))
+		p, err := r.filtered(ctx, ratingFilter(n), "product_valuation differs")
 		if err != nil {
-			return "", err
-		}
-		if err := obeys(p, f, "product_valuation differs"); err != nil {
 			return "", err
 		}
 		sum += p.total
 		parts = append(parts, fmt.Sprintf("%d: %d", n, p.total))
 	}
 	if sum != r.first.total {
-		return "", r.confirm(ctx, differs("ratings 1..5 give %s: together %d, but the shop has %d", strings.Join(parts, ", "), sum, r.first.total).on(r.first.ex))
+		return "", r.confirm(ctx, differs("ratings 1..5 give %s: together %d, but the shop has %d", strings.Join(parts, ", "), sum, r.first.total).On(r.first.ex))
 	}
 	return "ratings " + strings.Join(parts, ", ") + fmt.Sprintf("; together the %d", sum), nil
 }
 
 func checkNmID(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	s := r.sample()
 	if s.nmID <= 0 {
 		return "", unchecked("%s has no nm_id to filter by", s)
 	}
 	f := nmFilter(s.nmID)
-	p, err := r.list(ctx, and(f.query, "limit=100"))
+	p, err := r.filtered(ctx, f, "another nm_id")
 	if err != nil {
 		return "", err
 	}
-	if err := obeys(p, f, "another nm_id"); err != nil {
-		return "", err
-	}
 	if p.total == 0 {
-		return "", differs("%s gives nothing, but %s has it", unescape(f.query), s).on(p.ex, r.first.ex)
+		return "", differs("%s gives nothing, but %s has it", unescape(f.query), s).On(p.ex, r.first.ex)
 	}
 	if p.total <= 100 && !slices.Contains(p.keys(), s.key()) {
-		return "", differs("%s: %s, which has it, is not among the %d records", unescape(f.query), s, p.total).on(p.ex, r.first.ex)
+		return "", differs("%s: %s, which has it, is not among the %d records", unescape(f.query), s, p.total).On(p.ex, r.first.ex)
 	}
 	return fmt.Sprintf("nm_id=%d: %d records, all of that product", s.nmID, p.total), nil
 }
 
-// nextDay is the day after day (YYYY-MM-DD).
-func nextDay(day string) string {
-	t, err := time.Parse(time.DateOnly, day)
-	if err != nil {
-		return day
-	}
-	return t.AddDate(0, 0, 1).Format(time.DateOnly)
-}
-
 func checkDates(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	s := r.sample()
 	day := s.day()
-	if _, err := time.Parse(time.DateOnly, day); err != nil {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
 		return "", unchecked("%s has no readable created_date to take a day from", s)
 	}
 	from, to := fromFilter(day), toFilter(day)
 	both := filter{and(from.query, to.query), func(rec record) bool { return rec.day() == day }}
 	var ps []*page
 	for _, f := range []filter{both, from, to} {
-		p, err := r.list(ctx, and(f.query, "limit=100"))
+		p, err := r.filtered(ctx, f, "created_date out of range")
 		if err != nil {
-			return "", err
-		}
-		if err := obeys(p, f, "created_date out of range"); err != nil {
 			return "", err
 		}
 		ps = append(ps, p)
 	}
 	one, after, before := ps[0], ps[1], ps[2]
 	if one.total == 0 || one.total <= 100 && !slices.Contains(one.keys(), s.key()) {
-		return "", differs("%s: %s, created that day, is not among the %d records: the bounds are not inclusive", unescape(both.query), s, one.total).on(one.ex, r.first.ex)
+		return "", differs("%s: %s, created that day, is not among the %d records: the bounds are not inclusive", unescape(both.query), s, one.total).On(one.ex, r.first.ex)
 	}
 	if after.total+before.total-one.total != r.first.total {
 		return "", r.confirm(ctx, differs("date_from=%s gives %d, date_to=%s %d, both %d: %d+%d-%d = %d, but the shop has %d; a bound is not inclusive",
-			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).on(after.ex, before.ex, one.ex))
+			day, after.total, day, before.total, one.total, after.total, before.total, one.total, after.total+before.total-one.total, r.first.total).On(after.ex, before.ex, one.ex))
 	}
-	ex, err := r.get(ctx, withQuery("/feedbacks", q("date_from", nextDay(day), "date_to", day)), cached)
+	ex, err := r.c.Get(ctx, withQuery("/feedbacks", q("date_from", t.AddDate(0, 0, 1).Format(time.DateOnly), "date_to", day)), cached)
 	if err != nil {
 		return "", err
 	}
@@ -220,10 +191,6 @@ func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
-func hasCyrillic(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
-}
-
 // searchTerm picks a lower-case word from the records' texts to search
 // for. It prefers a Cyrillic one of 5 letters or more.
 func searchTerm(recs []record) (string, bool) {
@@ -233,7 +200,8 @@ func searchTerm(recs []record) (string, bool) {
 			if w != strings.ToLower(w) || utf8.RuneCountInString(w) < 4 {
 				continue
 			}
-			if hasCyrillic(w) && utf8.RuneCountInString(w) >= 5 {
+			cyrillic := strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
+			if cyrillic && utf8.RuneCountInString(w) >= 5 {
 				return w, true
 			}
 			if latin == "" {
@@ -242,12 +210,6 @@ func searchTerm(recs []record) (string, bool) {
 		}
 	}
 	return latin, false
-}
-
-// titleCase is s with its first letter upper-case.
-func titleCase(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // swapCase turns each letter's case around: ЁлКа becomes ёЛкА.
@@ -270,17 +232,12 @@ func caseStable(recs []record) string {
 			if utf8.RuneCountInString(w) < 4 {
 				continue
 			}
-			ok := true
-			for _, other := range recs {
-				folded := searchHit(other, w) != ""
+			unstable := slices.ContainsFunc(recs, func(other record) bool {
 				exact := strings.Contains(other.text, w) || strings.Contains(other.pros, w) || strings.Contains(other.cons, w) ||
 					strings.Contains(other.article, w)
-				if folded != exact {
-					ok = false
-					break
-				}
-			}
-			if ok {
+				return exact != (searchHit(other, w) != "")
+			})
+			if !unstable {
 				return w
 			}
 		}
@@ -289,9 +246,6 @@ func caseStable(recs []record) string {
 }
 
 func checkCombined(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	s := r.sample()
 	// A narrow set, all of it on one page: the reference for the rest.
 	var base *page
@@ -341,7 +295,7 @@ func checkCombined(ctx context.Context, r *run) (string, error) {
 		slices.Sort(want)
 		if !slices.Equal(got, want) || p.total != int64(len(want)) {
 			return "", differs("%s gives %d records (total %d); of the %d that %s gives, %d match %s",
-				unescape(and(baseQuery, f.query)), len(got), p.total, base.total, unescape(baseQuery), len(want), unescape(f.query)).on(p.ex, base.ex)
+				unescape(and(baseQuery, f.query)), len(got), p.total, base.total, unescape(baseQuery), len(want), unescape(f.query)).On(p.ex, base.ex)
 		}
 		names = append(names, fmt.Sprintf("%s: %d", f.query, len(want)))
 	}

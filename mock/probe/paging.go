@@ -17,13 +17,13 @@ func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
 	}
 	want := min(20, p.total)
 	if int64(len(p.records)) != want {
-		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).on(p.ex)
+		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).On(p.ex)
 	}
 	if n, ok := upstream.AsInt(p.limit); !ok || n != 20 {
-		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).on(p.ex)
+		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).On(p.ex)
 	}
 	if n, ok := upstream.AsInt(p.offset); !ok || n != 0 {
-		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).on(p.ex)
+		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).On(p.ex)
 	}
 	return fmt.Sprintf("no limit: %d records of %d, limit 20 and offset 0 echoed", len(p.records), p.total), nil
 }
@@ -37,15 +37,15 @@ func checkLimitBounds(ctx context.Context, r *run) (string, error) {
 		}
 		want := min(limit, p.total)
 		if int64(len(p.records)) != want {
-			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).on(p.ex)
+			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).On(p.ex)
 		}
 		if n, ok := upstream.AsInt(p.limit); !ok || n != limit {
-			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).on(p.ex)
+			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).On(p.ex)
 		}
 		seen = append(seen, fmt.Sprintf("limit=%d: %d", limit, len(p.records)))
 	}
 	for _, limit := range []string{"0", "101"} {
-		ex, err := r.get(ctx, "/feedbacks?limit="+limit, cached)
+		ex, err := r.c.Get(ctx, "/feedbacks?limit="+limit, cached)
 		if err != nil {
 			return "", err
 		}
@@ -62,7 +62,7 @@ func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
 	}
 	total := r.first.total
 	if total < 0 || total > math.MaxInt64-1000 {
-		return "", differs("total is %d", total).on(r.first.ex)
+		return "", differs("total is %d", total).On(r.first.ex)
 	}
 	for _, off := range []int64{total, total + 1000} {
 		p, err := r.list(ctx, q("offset", fmt.Sprint(off)))
@@ -71,14 +71,14 @@ func checkOffsetPastEnd(ctx context.Context, r *run) (string, error) {
 		}
 		switch {
 		case p.null:
-			return "", differs(`offset=%d (total %d): "feedbacks" is null, want []`, off, total).on(p.ex)
+			return "", differs(`offset=%d (total %d): "feedbacks" is null, want []`, off, total).On(p.ex)
 		case len(p.records) != 0:
-			return "", differs("offset=%d (total %d): %d records, want none", off, total, len(p.records)).on(p.ex)
+			return "", differs("offset=%d (total %d): %d records, want none", off, total, len(p.records)).On(p.ex)
 		case p.total != total:
-			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).on(p.ex, r.first.ex))
+			return "", r.confirm(ctx, differs("offset=%d: total %d, want %d as without offset", off, p.total, total).On(p.ex, r.first.ex))
 		}
 		if n, ok := upstream.AsInt(p.offset); !ok || n != off {
-			return "", differs("offset=%d: data.offset is %s, want %d", off, upstream.Show(p.offset), off).on(p.ex)
+			return "", differs("offset=%d: data.offset is %s, want %d", off, upstream.Show(p.offset), off).On(p.ex)
 		}
 	}
 	return fmt.Sprintf("offset=%d and %d: [] with total %d", total, total+1000, total), nil
@@ -99,11 +99,8 @@ func orderProblem(p *page) string {
 }
 
 func checkOrder(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	if p := orderProblem(r.first); p != "" {
-		return "", differs("limit=100: %s", p).on(r.first.ex)
+		return "", differs("limit=100: %s", p).On(r.first.ex)
 	}
 	n := len(r.first.records)
 	if r.first.total > 100 {
@@ -113,11 +110,11 @@ func checkOrder(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if p := orderProblem(last); p != "" {
-			return "", differs("offset=%d: %s", off, p).on(last.ex)
+			return "", differs("offset=%d: %s", off, p).On(last.ex)
 		}
 		n += len(last.records)
 		if len(last.records) > 0 && r.first.records[0].created < last.records[0].created {
-			return "", differs("the first page starts at %s, older than the last page's %s: oldest first?", r.first.records[0], last.records[0]).on(r.first.ex, last.ex)
+			return "", differs("the first page starts at %s, older than the last page's %s: oldest first?", r.first.records[0], last.records[0]).On(r.first.ex, last.ex)
 		}
 	}
 	newest, oldest := r.first.records[0], r.first.records[len(r.first.records)-1]
@@ -125,13 +122,11 @@ func checkOrder(ctx context.Context, r *run) (string, error) {
 }
 
 func checkStable(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	offsets := []int64{0}
 	if r.first.total > 200 {
 		offsets = append(offsets, r.first.total/2)
 	}
+	var seen []string
 	for _, off := range offsets {
 		query := q("limit", "100", "offset", fmt.Sprint(off))
 		a, err := r.list(ctx, query, fresh)
@@ -148,12 +143,13 @@ func checkStable(ctx context.Context, r *run) (string, error) {
 				i++
 			}
 			if a.total != b.total {
-				return "", r.confirm(ctx, differs("offset=%d asked twice: totals %d and %d", off, a.total, b.total).on(a.ex, b.ex))
+				return "", r.confirm(ctx, differs("offset=%d asked twice: totals %d and %d", off, a.total, b.total).On(a.ex, b.ex))
 			}
-			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).on(a.ex, b.ex)
+			return "", differs("offset=%d asked twice: the answers differ from position %d (%s, then %s)", off, i, at(a, i), at(b, i)).On(a.ex, b.ex)
 		}
+		seen = append(seen, fmt.Sprint(off))
 	}
-	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", joinInts(offsets)), nil
+	return fmt.Sprintf("pages at offsets %s, each asked twice: the same records in the same order", strings.Join(seen, " and ")), nil
 }
 
 func at(p *page, i int) string {
@@ -163,16 +159,7 @@ func at(p *page, i int) string {
 	return "nothing"
 }
 
-func joinInts(ns []int64) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, " and ")
-}
-
-// walkSeams is how many page boundaries the walk checks with a page
-// across them.
+// walkSeams is how many page boundaries the walk checks (see seams).
 const walkSeams = 2
 
 // maxWalkPages bounds a walk. Past it, the walk reads the first pages
@@ -180,17 +167,20 @@ const walkSeams = 2
 const maxWalkPages = 50
 
 func checkWalk(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	total := r.first.total
 	if total < int64(len(r.first.records)) {
-		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).on(r.first.ex)
+		return "", differs("total is %d, but the first page has %d records", total, len(r.first.records)).On(r.first.ex)
 	}
+	// The walk reads what the budget leaves after the rules that follow,
+	// the seams and the last page.
 	pages := int((total + 99) / 100)
-	walk, err := r.walkLength(pages)
-	if err != nil {
-		return "", err
+	budget := r.c.Left() - r.laterCost - walkSeams
+	walk := min(pages, maxWalkPages, budget)
+	if pages > walk {
+		walk = min(walk, budget-1) // and the last page
+	}
+	if walk < 1 || pages > 1 && walk < 2 {
+		return "", unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
 	}
 	w := &walker{total: total, seen: map[string]int64{}}
 	for i := range walk {
@@ -216,21 +206,6 @@ func checkWalk(ctx context.Context, r *run) (string, error) {
 	return fmt.Sprintf("all %d pages of 100: %d records, each once, none missing; %d straddling pages line up", pages, len(w.seen), min(walkSeams, len(w.walked)-1)), nil
 }
 
-// walkLength is how many pages from the start a walk reads: what the
-// budget leaves after the rules that follow, the seams and the last
-// page.
-func (r *run) walkLength(pages int) (int, error) {
-	budget := r.c.Left() - r.laterCost - walkSeams
-	walk := min(pages, maxWalkPages, budget)
-	if pages > walk {
-		walk = min(walk, budget-1) // and the last page
-	}
-	if walk < 1 || pages > 1 && walk < 2 {
-		return 0, unchecked("the request budget leaves no room for a walk (--max-requests %d)", r.c.Max())
-	}
-	return walk, nil
-}
-
 // walker is a walk through the pages of the list.
 type walker struct {
 	total  int64            // the first page's
@@ -238,35 +213,30 @@ type walker struct {
 	walked []*page          // the pages from offset 0 on
 }
 
-// next reads the page at off and checks it.
+// next reads the page at off, and checks that it is full, has the walk's
+// total, and holds no record of an earlier page.
 func (w *walker) next(ctx context.Context, r *run, off int64) (*page, error) {
 	p, err := r.list(ctx, q("limit", "100", "offset", fmt.Sprint(off)), fresh)
 	if err != nil {
 		return nil, err
 	}
-	return p, w.check(p, off)
-}
-
-// check checks that the page at off is full, has the walk's total, and
-// holds no record of an earlier page.
-func (w *walker) check(p *page, off int64) error {
 	if p.total != w.total {
-		return unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
+		return nil, unchecked("the shop changed during the walk (total %d, then %d at offset %d); run the probe again", w.total, p.total, off)
 	}
 	want := min(100, w.total-off)
 	if int64(len(p.records)) != want {
-		return differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).on(p.ex)
+		return nil, differs("the page at offset %d has %d records, want %d (total %d)", off, len(p.records), want, w.total).On(p.ex)
 	}
 	for i, rec := range p.records {
 		if rec.id == 0 && rec.feedbackID == "" {
-			return unchecked("records carry neither id nor feedback_id: nothing tells them apart")
+			return nil, unchecked("records carry neither id nor feedback_id: nothing tells them apart")
 		}
 		if prev, ok := w.seen[rec.key()]; ok {
-			return differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).on(p.ex)
+			return nil, differs("%s is on the page at offset %d and again at offset %d (position %d): pages overlap", rec, prev, off, i).On(p.ex)
 		}
 		w.seen[rec.key()] = off
 	}
-	return nil
+	return p, nil
 }
 
 // seams checks a page across each of the first boundaries: it must be
@@ -290,7 +260,7 @@ func (w *walker) seams(ctx context.Context, r *run) error {
 				i++
 			}
 			return differs("the page at offset %d does not line up with those at %d and %d: position %d is %s, want the record at offset %d",
-				off, off-50, off+50, i, at(p, i), off+int64(i)).on(p.ex, prev.ex, next.ex)
+				off, off-50, off+50, i, at(p, i), off+int64(i)).On(p.ex, prev.ex, next.ex)
 		}
 	}
 	return nil

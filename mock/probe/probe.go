@@ -13,8 +13,6 @@ import (
 
 // Defaults of Config, and of the command's flags.
 const (
-	// DefaultRate is the upstream's limit: 3 requests a second per seller
-	// account, shared by all review and question methods.
 	DefaultRate        = upstream.DefaultRate
 	DefaultMaxRequests = 400
 	DefaultTimeout     = upstream.DefaultTimeout
@@ -23,30 +21,17 @@ const (
 // Config is what Run probes and how gently. A zero field but Target
 // means its default.
 type Config struct {
-	// Target is the API's base URL up to and including /api/v1.
-	Target string
-	// Token, when set, is sent as "Authorization: Bearer TOKEN". A value
-	// with a space in it ("Token abc") is sent as it is.
-	Token string
-	// Rate is the most requests a second the probe sends; 0 means
-	// DefaultRate.
-	Rate float64
-	// MaxRequests is the most requests the probe sends in all, retries
-	// included; 0 means DefaultMaxRequests. Rules that find it spent
-	// could not be checked.
-	MaxRequests int
-	// Timeout bounds each request, its answer included; 0 means
-	// DefaultTimeout.
-	Timeout time.Duration
+	Target      string        // the API's base URL up to and including /api/v1
+	Token       string        // sent as "Authorization: Bearer TOKEN", or as it is if it has a space
+	Rate        float64       // the most requests a second
+	MaxRequests int           // the most requests in all, retries included
+	Timeout     time.Duration // bounds each request, its answer included
 	// AllowWrites runs the rules that PATCH the settings, for sandbox
 	// accounts. The original settings are put back at the end, even
 	// when a rule fails or ctx is cancelled.
 	AllowWrites bool
-	// Client sends the requests; nil means a new http.Client. Redirects
-	// are never followed.
-	Client *http.Client
-	// Progress, when set, is called before each rule runs.
-	Progress func(p Progress)
+	Client      *http.Client   // nil means a new one; redirects are never followed
+	Progress    func(Progress) // if set, called before each rule runs
 
 	clock          upstream.Clock // nil means the real one; tests set a fake
 	allowUnchecked bool           // Main's --allow-unchecked; Run does not read it
@@ -63,7 +48,6 @@ type Progress struct {
 // Status is a rule's outcome.
 type Status string
 
-// The outcomes of a rule.
 const (
 	Holds      Status = "holds"
 	Differs    Status = "differs"
@@ -72,12 +56,10 @@ const (
 
 // Result is one rule's outcome.
 type Result struct {
-	Rule   string `json:"rule"`  // its id, e.g. "list.limit-bounds"
-	Title  string `json:"title"` // what the contract says
-	Status Status `json:"status"`
-	// Detail is one line: what the target did, what differs, or why the
-	// rule could not be checked.
-	Detail   string        `json:"detail"`
+	Rule     string        `json:"rule"`  // its id, e.g. "list.limit-bounds"
+	Title    string        `json:"title"` // what the contract says
+	Status   Status        `json:"status"`
+	Detail   string        `json:"detail"`             // one line: what the target did, or why it was not checked
 	Evidence []Evidence    `json:"evidence,omitempty"` // when it differs
 	Requests int           `json:"requests"`           // sent for this rule
 	Duration time.Duration `json:"-"`
@@ -99,7 +81,7 @@ type Report struct {
 	MaxRequests int       `json:"max_requests"`
 	Rate        float64   `json:"rate"`
 	Requests    int       `json:"requests"` // sent in all
-	// Aborted says why no rule could be checked when the target did not
+	// Aborted says why no rule could be checked, when the target did not
 	// answer as this API at all.
 	Aborted  string        `json:"aborted,omitempty"`
 	Results  []Result      `json:"rules"`
@@ -122,16 +104,12 @@ func (r *Report) IDs(s Status) []string {
 	return ids
 }
 
-// The exit statuses of `replymock probe`. It exits 0 when every rule
+// The exit statuses of `replymock probe` but 0, which means every rule
 // was checked and holds.
 const (
-	// ExitDiffers means a rule differs: the server breaks the contract.
-	ExitDiffers = 1
-	// ExitUsage means bad flags or arguments: nothing was sent.
-	ExitUsage = 2
-	// ExitUnchecked means no rule differs, but rules could not be
-	// checked, so the run does not show that the server keeps them.
-	ExitUnchecked = 3
+	ExitDiffers   = 1 // a rule differs: the server breaks the contract
+	ExitUsage     = 2 // bad flags or arguments: nothing was sent
+	ExitUnchecked = 3 // no rule differs, but rules could not be checked
 )
 
 // DiffersError is returned by Main when at least one rule differs.
@@ -152,9 +130,8 @@ func (e *DiffersError) ExitCode() int { return ExitDiffers }
 // UncheckedError is returned by Main when no rule differs but rules
 // could not be checked.
 type UncheckedError struct {
-	Rules  []string // the ids of the rules left unchecked, in the report's order
-	Reason string   // one line
-	Err    error    // what stopped the run, if anything: an *AuthError, ctx's error
+	Reason string // one line
+	Err    error  // what stopped the run, if anything: an *AuthError, ctx's error
 }
 
 func (e *UncheckedError) Error() string { return e.Reason }
@@ -163,35 +140,17 @@ func (e *UncheckedError) Unwrap() error { return e.Err }
 // ExitCode is ExitUnchecked.
 func (e *UncheckedError) ExitCode() int { return ExitUnchecked }
 
-// UsageError is returned by Main for bad flags or arguments. For -h it
-// wraps flag.ErrHelp, after the usage was printed.
+// UsageError is Main's error for bad flags or arguments.
 type UsageError = upstream.UsageError
 
-// AuthError is returned by Run when the target refuses the probe's
-// credentials (401). Every further request would fail the same way, so
-// the probe stops at the first.
+// AuthError is Run's error when the target refuses the credentials (401).
 type AuthError = upstream.AuthError
-
-// Rules lists every rule in the order a run checks them.
-func Rules() []RuleInfo {
-	var out []RuleInfo
-	for _, ru := range rules {
-		out = append(out, RuleInfo{ID: ru.id, Title: ru.title, Writes: ru.writes})
-	}
-	return out
-}
-
-// RuleInfo describes one rule.
-type RuleInfo struct {
-	ID     string
-	Title  string
-	Writes bool // run only with AllowWrites
-}
 
 // Run checks every rule against cfg.Target and reports each one. A rule
 // that differs is not an error. The error is an *AuthError when the
 // target refused the credentials, ctx's error when it was cancelled
-// (the report holds what was checked), or a configuration error.
+// (the report holds what was checked), or a configuration error, which
+// names the field by its flag.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base, err := upstream.CheckTarget(cfg.Target)
 	if err != nil {
@@ -200,13 +159,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Rate = cmp.Or(cfg.Rate, DefaultRate)
 	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, DefaultMaxRequests)
 	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
-	switch {
-	case cfg.Rate < 0:
-		return nil, fmt.Errorf("probe: Rate must be above 0, got %v", cfg.Rate)
-	case cfg.MaxRequests < 0:
-		return nil, fmt.Errorf("probe: MaxRequests must be at least 1, got %d", cfg.MaxRequests)
-	case cfg.Timeout < 0:
-		return nil, fmt.Errorf("probe: Timeout must be above 0, got %s", cfg.Timeout)
+	if err := upstream.CheckClientFlags(cfg.Rate, cfg.MaxRequests, cfg.Timeout); err != nil {
+		return nil, err
 	}
 	c := upstream.NewClient(base, cfg.Token, cfg.Rate, cfg.MaxRequests, cfg.Timeout, cfg.Client)
 	if cfg.clock != nil {

@@ -28,13 +28,7 @@ func TestReplymockHolds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			want := 0
-			for _, ru := range probe.Rules() {
-				if !ru.Writes || writes {
-					want++
-				}
-			}
-			if len(rep.Results) != want {
+			if want := probe.RuleCount(writes); len(rep.Results) != want {
 				t.Errorf("%d results, want %d", len(rep.Results), want)
 			}
 			for _, res := range rep.Results {

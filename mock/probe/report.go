@@ -181,14 +181,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		suite.Cases = append(suite.Cases, c)
 	}
 	doc := junitSuites{junitCounts: counts, Suites: []junitSuite{suite}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	b, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
+	_, err = io.WriteString(w, xml.Header+string(b)+"\n")
 	return err
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
 
-// rule is one contract rule the probe checks. check returns the line
-// shown when the rule holds.
+// rule is one contract rule the probe checks.
 type rule struct {
 	id     string
 	title  string
@@ -20,29 +19,43 @@ type rule struct {
 	// cost is about how many requests the rule sends. The walk leaves
 	// that much of the budget to the rules after it.
 	cost  int
-	check func(ctx context.Context, r *run) (string, error)
+	check check
+}
+
+// check is a rule's check. It returns the line shown when the rule holds.
+type check func(ctx context.Context, r *run) (string, error)
+
+// withRecords runs c only when the first page is known and holds
+// records, which it takes its values from.
+func withRecords(c check) check {
+	return func(ctx context.Context, r *run) (string, error) {
+		if err := r.needRecords(); err != nil {
+			return "", err
+		}
+		return c(ctx, r)
+	}
 }
 
 // rules are checked in this order, which is also the report's.
 var rules = []rule{
 	{"shape.settings", "GET /settings/ai: 5 feedback elements ordered by rating 1..5 with the spec's fields and types, and a question object with its own", false, 0, checkSettingsShape},
-	{"shape.records", "GET /feedbacks: data is {feedbacks, total, limit, offset}; each record has the spec's fields and types, photos and video in the upstream's shapes", false, 1, checkRecordsShape},
+	{"shape.records", "GET /feedbacks: data is {feedbacks, total, limit, offset}; each record has the spec's fields and types, photos and video in the upstream's shapes", false, 1, withRecords(checkRecordsShape)},
 	{"shape.envelope", `answers are JSON envelopes: {"success":true,"data":...}, or {"success":false,"data":null,"error":{code,message[,field]}}`, false, 1, checkEnvelope},
 	{"list.default-limit", "without limit, a page has 20 records; limit and offset echo 20 and 0", false, 1, checkDefaultLimit},
 	{"list.limit-bounds", "limit 1 and 100 are accepted, 0 and 101 are 400 invalid_parameter (field limit)", false, 3, checkLimitBounds},
 	{"list.offset-past-end", `an offset at or past the end gives "feedbacks": [] with the same total`, false, 2, checkOffsetPastEnd},
-	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, checkOrder},
-	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, checkStable},
-	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, checkWalk},
-	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, checkAnswered},
-	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, checkRating},
-	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, checkNmID},
-	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, checkDates},
-	{"filter.search", "search, trimmed, finds a substring (a part of a word too) of text, pros, cons, supplier_article or the decimal nm_id, folding case (Cyrillic, ё/Ё included); empty is no filter; 200 characters after trimming are accepted", false, 20, checkSearch},
-	{"filter.combined", "filters together give the intersection of what each gives", false, 7, checkCombined},
-	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, checkCountsMatchList},
-	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, checkCountsSum},
-	{"counts.params", "counts_only=1 ignores answered (it is the split) and still validates limit", false, 5, checkCountsParams},
+	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, withRecords(checkOrder)},
+	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, withRecords(checkStable)},
+	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, withRecords(checkWalk)},
+	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, withRecords(checkAnswered)},
+	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, withRecords(checkRating)},
+	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, withRecords(checkNmID)},
+	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, withRecords(checkDates)},
+	{"filter.search", "search, trimmed, finds a substring (a part of a word too) of text, pros, cons, supplier_article or the decimal nm_id, folding case (Cyrillic, ё/Ё included); empty is no filter; 200 characters after trimming are accepted", false, 20, withRecords(checkSearch)},
+	{"filter.combined", "filters together give the intersection of what each gives", false, 7, withRecords(checkCombined)},
+	{"counts.match-list", "counts_only=1 gives the list's total, and its answered and unanswered totals, for the same filters", false, 20, withRecords(checkCountsMatchList)},
+	{"counts.sum", "counts_only=1: total = answered + unanswered", false, 0, withRecords(checkCountsSum)},
+	{"counts.params", "counts_only=1 ignores answered (it is the split) and still validates limit", false, 5, withRecords(checkCountsParams)},
 	{"errors.malformed", "a malformed parameter value is 400 invalid_parameter naming the parameter", false, 12, checkMalformed},
 	{"errors.repeated", "a parameter given twice is 400 invalid_parameter naming it, even with equal values", false, 2, checkRepeated},
 	{"errors.unknown-path", "an unknown path is 404 not_found, with no redirect (a trailing slash included)", false, 2, checkUnknownPath},
@@ -77,14 +90,20 @@ type run struct {
 	wrote    bool         // a write was sent: restore is due
 }
 
-// all runs every rule into rep.
-func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) error {
+// selected are the rules a run checks, in order.
+func selected(writes bool) []rule {
 	var list []rule
 	for _, ru := range rules {
-		if !ru.writes || r.writes {
+		if !ru.writes || writes {
 			list = append(list, ru)
 		}
 	}
+	return list
+}
+
+// all runs every rule into rep.
+func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) error {
+	list := selected(r.writes)
 	report := func(p Progress) {
 		if progress != nil {
 			p.Rules, p.Requests = len(list), r.c.Sent()
@@ -93,18 +112,18 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 	}
 	report(Progress{Rule: "first requests"})
 	if err := r.discover(ctx); err != nil {
-		var ue *uncheckedError
-		if errors.As(err, &ue) {
-			rep.Aborted = ue.reason
-			for _, ru := range list {
-				rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.reason})
-			}
-			if ue.interrupted {
-				return ctx.Err()
-			}
-			return nil
+		var ue *upstream.RequestError
+		if !errors.As(err, &ue) {
+			return err
 		}
-		return err
+		rep.Aborted = ue.Reason
+		for _, ru := range list {
+			rep.Results = append(rep.Results, Result{Rule: ru.id, Title: ru.title, Status: NotChecked, Detail: ue.Reason})
+		}
+		if ue.Interrupted {
+			return ctx.Err()
+		}
+		return nil
 	}
 	var stop error // an *AuthError or ctx's error: the rest is not checked
 	for i, ru := range list {
@@ -117,11 +136,11 @@ func (r *run) all(ctx context.Context, rep *Report, progress func(Progress)) err
 			continue
 		}
 		report(Progress{Rule: ru.id, Done: i})
-		res := r.one(ctx, ru, list[i+1:])
-		rep.Results = append(rep.Results, res.Result)
+		res, err := r.one(ctx, ru, list[i+1:])
+		rep.Results = append(rep.Results, res)
 		var ae *AuthError
 		switch {
-		case errors.As(res.err, &ae):
+		case errors.As(err, &ae):
 			stop = ae
 		case ctx.Err() != nil:
 			stop = ctx.Err()
@@ -138,14 +157,8 @@ func stopReason(err error) string {
 	return err.Error()
 }
 
-// resultWithErr carries the error a rule ended with, for all.
-type resultWithErr struct {
-	Result
-	err error
-}
-
 // one runs a rule; later are the rules after it, whose cost the walk leaves.
-func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr) {
+func (r *run) one(ctx context.Context, ru rule, later []rule) (res Result, err error) {
 	sent, start := r.c.Sent(), r.c.Now()
 	res.Rule, res.Title = ru.id, ru.title
 	defer func() {
@@ -160,20 +173,19 @@ func (r *run) one(ctx context.Context, ru rule, later []rule) (res resultWithErr
 		r.laterCost += l.cost
 	}
 	detail, err := ru.check(ctx, r)
-	res.err = err
-	var de *differsError
+	var de *upstream.AnswerError
 	switch {
 	case err == nil:
 		res.Status, res.Detail = Holds, detail
 	case errors.As(err, &de):
-		res.Status, res.Detail = Differs, de.detail
-		for _, ex := range de.evidence {
+		res.Status, res.Detail = Differs, de.Detail
+		for _, ex := range de.Evidence {
 			res.Evidence = append(res.Evidence, evidence(ex))
 		}
 	default:
 		res.Status, res.Detail = NotChecked, err.Error()
 	}
-	return res
+	return res, err
 }
 
 // firstFrames is the two frames of stack under the panic: enough to
@@ -193,7 +205,7 @@ func firstFrames(stack []byte) string {
 }
 
 // discover sends the first two requests, which every rule starts from.
-// An error ends the run: an *AuthError, or an *uncheckedError when
+// An error ends the run: an *AuthError, or an *upstream.RequestError when
 // neither answered as this API.
 func (r *run) discover(ctx context.Context) error {
 	r.settingsEx, r.settings, r.settingsErr = r.getData(ctx, "/settings/ai", true)
@@ -215,21 +227,21 @@ func (r *run) discover(ctx context.Context) error {
 		return r.firstErr
 	}
 	prefix := "the target does not answer as this API: "
-	var u1, u2 *uncheckedError
+	var u1, u2 *upstream.RequestError
 	if errors.As(r.settingsErr, &u1) && errors.As(r.firstErr, &u2) {
 		prefix = "the target did not answer: " // no answer, or a 5xx
 	}
 	a, b := r.settingsErr.Error(), r.firstErr.Error()
 	const pa, pb = "GET /settings/ai: ", "GET /feedbacks?limit=100: "
 	if strings.HasPrefix(a, pa) && strings.HasPrefix(b, pb) && a[len(pa):] == b[len(pb):] {
-		return &uncheckedError{reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
+		return &upstream.RequestError{Reason: prefix + "GET /settings/ai and /feedbacks: " + a[len(pa):]}
 	}
-	return &uncheckedError{reason: prefix + a + "; " + b}
+	return &upstream.RequestError{Reason: prefix + a + "; " + b}
 }
 
 func isInterrupted(err error) bool {
-	var ue *uncheckedError
-	return errors.As(err, &ue) && ue.interrupted
+	var ue *upstream.RequestError
+	return errors.As(err, &ue) && ue.Interrupted
 }
 
 // needRecords is nil when the first page is known and holds records.
@@ -247,7 +259,7 @@ func (r *run) needRecords() error {
 // shop's total moved meanwhile: a live shop gets new reviews while the
 // probe runs.
 func (r *run) confirm(ctx context.Context, err error) error {
-	var de *differsError
+	var de *upstream.AnswerError
 	if !errors.As(err, &de) {
 		return err
 	}
@@ -258,38 +270,14 @@ func (r *run) confirm(ctx context.Context, err error) error {
 	return err
 }
 
-// differsError is a rule that does not hold, with the exchanges that show it.
-type differsError struct {
-	detail   string
-	evidence []*upstream.Exchange
+// differs is a rule that does not hold; On adds the evidence.
+func differs(format string, args ...any) *upstream.AnswerError {
+	return &upstream.AnswerError{Detail: fmt.Sprintf(format, args...)}
 }
 
-func (e *differsError) Error() string { return e.detail }
-
-// on adds the exchanges that are not nil to the evidence.
-func (e *differsError) on(exs ...*upstream.Exchange) *differsError {
-	for _, ex := range exs {
-		if ex != nil {
-			e.evidence = append(e.evidence, ex)
-		}
-	}
-	return e
-}
-
-func differs(format string, args ...any) *differsError {
-	return &differsError{detail: fmt.Sprintf(format, args...)}
-}
-
-// uncheckedError is a rule the probe could not check, and why.
-type uncheckedError struct {
-	reason      string
-	interrupted bool
-}
-
-func (e *uncheckedError) Error() string { return e.reason }
-
+// unchecked is a rule the probe could not check, and why.
 func unchecked(format string, args ...any) error {
-	return &uncheckedError{reason: fmt.Sprintf(format, args...)}
+	return &upstream.RequestError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // evidence is an exchange as a report shows it.

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/probe/upstream"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // searchParts check the contract's search paragraph a part each, in
@@ -30,9 +34,6 @@ type searchedPage struct {
 }
 
 func checkSearch(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	term, cyrillic := searchTerm(r.first.records)
 	if term == "" {
 		return "", unchecked("the first page's texts have no word of 4 letters or more to search for")
@@ -57,12 +58,8 @@ func checkSearch(ctx context.Context, r *run) (string, error) {
 // searchPage asks for the first 100 records that search=v finds. Each
 // must contain v.
 func (s *searchCheck) searchPage(ctx context.Context, v string) (*page, error) {
-	f := searchFilter(v)
-	p, err := s.list(ctx, and(f.query, "limit=100"))
+	p, err := s.filtered(ctx, searchFilter(v), "none of text, pros, cons, supplier_article, nm_id contains it, case folded")
 	if err != nil {
-		return nil, err
-	}
-	if err := obeys(p, f, "none of text, pros, cons, supplier_article, nm_id contains it, case folded"); err != nil {
 		return nil, err
 	}
 	s.pages = append(s.pages, searchedPage{v, p})
@@ -76,7 +73,7 @@ func searchFoundAll(ctx context.Context, s *searchCheck) (string, error) {
 		keys := sp.p.keys()
 		for _, rec := range s.first.records {
 			if in := searchHit(rec, sp.value); in != "" && !slices.Contains(keys, rec.key()) {
-				return "", s.confirm(ctx, differs("search=%q: %s, whose %s has it, is not among the %d records found (total %d)", sp.value, rec, in, len(sp.p.records), sp.p.total).on(sp.p.ex, s.first.ex))
+				return "", s.confirm(ctx, differs("search=%q: %s, whose %s has it, is not among the %d records found (total %d)", sp.value, rec, in, len(sp.p.records), sp.p.total).On(sp.p.ex, s.first.ex))
 			}
 		}
 	}
@@ -96,7 +93,7 @@ func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64,
 			continue
 		}
 		if p.total != first.total {
-			return 0, s.confirm(ctx, differs("search=%s gives %d records, search=%s %d: case is not folded", variants[0], first.total, v, p.total).on(first.ex, p.ex))
+			return 0, s.confirm(ctx, differs("search=%s gives %d records, search=%s %d: case is not folded", variants[0], first.total, v, p.total).On(first.ex, p.ex))
 		}
 	}
 	return first.total, nil
@@ -105,13 +102,13 @@ func (s *searchCheck) sameTotals(ctx context.Context, variants []string) (int64,
 // searchFolds checks that a word finds the same in any case.
 func searchFolds(ctx context.Context, s *searchCheck) (string, error) {
 	term := s.term
-	variants := []string{term, strings.ToUpper(term), titleCase(term)}
+	variants := []string{term, strings.ToUpper(term), cases.Title(language.Und).String(term)}
 	n, err := s.sameTotals(ctx, variants)
 	if err != nil {
 		return "", err
 	}
 	if n == 0 {
-		return "", differs("search=%s gives nothing, though the first page has it in a text", term).on(s.first.ex)
+		return "", differs("search=%s gives nothing, though the first page has it in a text", term).On(s.first.ex)
 	}
 	return fmt.Sprintf("«%s», «%s», «%s»: %d each", variants[0], variants[1], variants[2], n), nil
 }
@@ -153,7 +150,7 @@ func searchNmID(ctx context.Context, s *searchCheck) (string, error) {
 		return "", err
 	}
 	if bySearch.total < byID.total {
-		return "", s.confirm(ctx, differs("search=%s gives %d records, fewer than nm_id=%[1]s's %d: nm_id is not searched", nm, bySearch.total, byID.total).on(bySearch.ex, byID.ex))
+		return "", s.confirm(ctx, differs("search=%s gives %d records, fewer than nm_id=%[1]s's %d: nm_id is not searched", nm, bySearch.total, byID.total).On(bySearch.ex, byID.ex))
 	}
 	return fmt.Sprintf("search=%s finds the product's %d", nm, byID.total), nil
 }
@@ -171,13 +168,12 @@ func searchTrims(ctx context.Context, s *searchCheck) (string, error) {
 		return "", err
 	}
 	if p.total != plain.total {
-		return "", s.confirm(ctx, differs("search=%q gives %d records, search=%q %d: the term is not trimmed", padded, p.total, term, plain.total).on(p.ex, plain.ex))
+		return "", s.confirm(ctx, differs("search=%q gives %d records, search=%q %d: the term is not trimmed", padded, p.total, term, plain.total).On(p.ex, plain.ex))
 	}
 	return fmt.Sprintf("%q: %d too (trimmed)", padded, p.total), nil
 }
 
-// searchBlank checks that an empty search, or one of spaces, is no
-// filter.
+// searchBlank checks that a search of nothing or of spaces is no filter.
 func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
 	for _, v := range []string{"", "   "} {
 		p, err := s.list(ctx, and(q("search", v), "limit=1"))
@@ -185,7 +181,7 @@ func searchBlank(ctx context.Context, s *searchCheck) (string, error) {
 			return "", err
 		}
 		if p.total != s.first.total {
-			return "", s.confirm(ctx, differs("search=%q gives %d records, want all %d: an empty search is no filter", v, p.total, s.first.total).on(p.ex, s.first.ex))
+			return "", s.confirm(ctx, differs("search=%q gives %d records, want all %d: an empty search is no filter", v, p.total, s.first.total).On(p.ex, s.first.ex))
 		}
 	}
 	return fmt.Sprintf("search= and search=%q: all %d", "   ", s.first.total), nil
@@ -208,7 +204,7 @@ func searchFieldParts(ctx context.Context, s *searchCheck) (string, error) {
 		}
 		if !slices.Contains(p.keys(), rec.key()) {
 			return "", s.confirm(ctx, differs("search=%s, a part of «%s» in the %s of %s: that record is not among the %d found (total %d), so %[3]s is not searched, or not for a part of a word",
-				part, word, name, rec, len(p.records), p.total).on(p.ex, s.first.ex))
+				part, word, name, rec, len(p.records), p.total).On(p.ex, s.first.ex))
 		}
 		found = append(found, fmt.Sprintf("%s «%s»", name, part))
 	}
@@ -274,10 +270,10 @@ func searchLength(ctx context.Context, s *searchCheck) (string, error) {
 		{"   " + long + "   ", fmt.Sprintf("a search of %d letters with 3 spaces each side", maxSearch)},
 	} {
 		_, err := s.list(ctx, and(q("search", c.value), "limit=1"))
-		var de *differsError
-		if errors.As(err, &de) && len(de.evidence) > 0 {
-			ex := de.evidence[0]
-			return "", differs("%s: answered %d, want 200: search takes up to %d characters, counted after trimming", c.what, ex.Status, maxSearch).on(ex)
+		var de *upstream.AnswerError
+		if errors.As(err, &de) && len(de.Evidence) > 0 {
+			ex := de.Evidence[0]
+			return "", differs("%s: answered %d, want 200: search takes up to %d characters, counted after trimming", c.what, ex.Status, maxSearch).On(ex)
 		}
 		if err != nil {
 			return "", err

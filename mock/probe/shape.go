@@ -106,8 +106,7 @@ func listText(s string) ([]any, bool) {
 	return list, true
 }
 
-// isTagsText checks valuation_tags: a string holding a JSON list of
-// strings.
+// isTagsText checks valuation_tags: a JSON list of strings in a string.
 func isTagsText(v any) string {
 	s, ok := v.(string)
 	if !ok {
@@ -152,17 +151,22 @@ func objectProblem(what string, obj map[string]any, urls, ints []string) string 
 			return fmt.Sprintf("%s whose %s is %s, want an integer above 0", what, k, upstream.Show(v))
 		}
 	}
-	var extra []string
-	for k := range obj {
-		if !slices.Contains(urls, k) && !slices.Contains(ints, k) {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
-		return fmt.Sprintf("%s with %s, a field the upstream's does not have", what, extra[0])
+	if x := extra(obj, slices.Concat(urls, ints)); len(x) > 0 {
+		return fmt.Sprintf("%s with %s, a field the upstream's does not have", what, x[0])
 	}
 	return ""
+}
+
+// extra lists, sorted, the keys of obj that are not known.
+func extra(obj map[string]any, known []string) []string {
+	var out []string
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // isPhotosText checks photos: a string holding a JSON list of
@@ -263,10 +267,9 @@ var (
 // checkFields lists what is wrong with obj against fields, a field the
 // spec does not have included.
 func checkFields(path string, obj map[string]any, fields []field) []string {
-	var problems []string
-	known := make(map[string]bool, len(fields))
+	var problems, names []string
 	for _, f := range fields {
-		known[f.name] = true
+		names = append(names, f.name)
 		v, ok := obj[f.name]
 		if !ok {
 			problems = append(problems, path+"."+f.name+" is missing")
@@ -276,14 +279,7 @@ func checkFields(path string, obj map[string]any, fields []field) []string {
 			problems = append(problems, path+"."+f.name+" "+p)
 		}
 	}
-	var extra []string
-	for k := range obj {
-		if !known[k] {
-			extra = append(extra, k)
-		}
-	}
-	slices.Sort(extra)
-	for _, k := range extra {
+	for _, k := range extra(obj, names) {
 		problems = append(problems, path+" has "+k+", a field the spec does not have")
 	}
 	return problems
@@ -347,10 +343,8 @@ func settingsProblems(data any) []string {
 	} else {
 		problems = append(problems, checkFields("data.question", qm, questionFields)...)
 	}
-	for k := range obj {
-		if k != "feedback" && k != "question" {
-			problems = append(problems, "data has "+k+", a field the spec does not have")
-		}
+	for _, k := range extra(obj, []string{"feedback", "question"}) {
+		problems = append(problems, "data has "+k+", a field the spec does not have")
 	}
 	return problems
 }
@@ -369,7 +363,7 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 		return "", r.settingsErr
 	}
 	if p := settingsProblems(r.settings); len(p) > 0 {
-		return "", differs("%s", someProblems(p)).on(r.settingsEx)
+		return "", differs("%s", someProblems(p)).On(r.settingsEx)
 	}
 	doc, _ := parseSettings(r.settings)
 	modes := make([]string, 5)
@@ -383,11 +377,8 @@ func checkSettingsShape(_ context.Context, r *run) (string, error) {
 // recordsProblems lists what is wrong with the page p.
 func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 	var problems []string
-	obj, _ := okDataObject(p.ex)
-	for k := range obj {
-		if !slices.Contains([]string{"feedbacks", "total", "limit", "offset"}, k) {
-			problems = append(problems, "data has "+k+", a field the spec does not have")
-		}
+	for _, k := range extra(p.data, []string{"feedbacks", "total", "limit", "offset"}) {
+		problems = append(problems, "data has "+k+", a field the spec does not have")
 	}
 	if p.null {
 		problems = append(problems, "data.feedbacks is null, want an array")
@@ -408,22 +399,9 @@ func recordsProblems(p *page, wantLimit, wantOffset int64) []string {
 	return problems
 }
 
-// okDataObject is the data object of a success answer, or nil.
-func okDataObject(ex *upstream.Exchange) (map[string]any, bool) {
-	data, err := okData(ex)
-	if err != nil {
-		return nil, false
-	}
-	m, ok := data.(map[string]any)
-	return m, ok
-}
-
 func checkRecordsShape(ctx context.Context, r *run) (string, error) {
-	if err := r.needRecords(); err != nil {
-		return "", err
-	}
 	if p := recordsProblems(r.first, 100, 0); len(p) > 0 {
-		return "", differs("%s", someProblems(p)).on(r.first.ex)
+		return "", differs("%s", someProblems(p)).On(r.first.ex)
 	}
 	seen := len(r.first.records)
 	// The oldest records too: hand-written or imported ones tend to be there.
@@ -434,7 +412,7 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 			return "", err
 		}
 		if p := recordsProblems(last, 100, off); len(p) > 0 {
-			return "", differs("%s", someProblems(p)).on(last.ex)
+			return "", differs("%s", someProblems(p)).On(last.ex)
 		}
 		seen += len(last.records)
 	}
@@ -443,23 +421,27 @@ func checkRecordsShape(ctx context.Context, r *run) (string, error) {
 
 func checkEnvelope(ctx context.Context, r *run) (string, error) {
 	var seen []string
-	for _, ex := range []*upstream.Exchange{r.settingsEx, firstEx(r)} {
+	exs := []*upstream.Exchange{r.settingsEx}
+	if r.first != nil {
+		exs = append(exs, r.first.ex)
+	}
+	for _, ex := range exs {
 		if ex == nil || ex.Status != 200 {
 			continue
 		}
 		top, problem := upstream.DecodeObject(ex)
 		if problem != "" {
-			return "", differs("%s: %s", ex.Request(), problem).on(ex)
+			return "", differs("%s: %s", ex.Request(), problem).On(ex)
 		}
 		if p := successProblems(ex, top); p != "" {
-			return "", differs("%s: %s", ex.Request(), p).on(ex)
+			return "", differs("%s: %s", ex.Request(), p).On(ex)
 		}
 		seen = append(seen, strings.TrimPrefix(ex.Request(), "GET "))
 	}
 	if len(seen) == 0 {
 		return "", unchecked("no success answer to look at: %s", r.settingsErr)
 	}
-	ex, err := r.get(ctx, "/feedbacks?limit=abc", cached)
+	ex, err := r.c.Get(ctx, "/feedbacks?limit=abc", cached)
 	if err != nil {
 		return "", err
 	}
@@ -467,19 +449,12 @@ func checkEnvelope(ctx context.Context, r *run) (string, error) {
 		return "", unchecked("%s: answered %s", ex.Request(), upstream.StatusLine(ex))
 	}
 	if ex.Status < 400 {
-		return "", differs("%s: answered %d, want an error", ex.Request(), ex.Status).on(ex)
+		return "", differs("%s: answered %d, want an error", ex.Request(), ex.Status).On(ex)
 	}
 	if p := errorEnvelopeProblem(ex); p != "" {
-		return "", differs("%s: %s", ex.Request(), p).on(ex)
+		return "", differs("%s: %s", ex.Request(), p).On(ex)
 	}
 	return fmt.Sprintf("success envelopes on %s; the error envelope on limit=abc: %s; all application/json", strings.Join(seen, " and "), upstream.StatusLine(ex)), nil
-}
-
-func firstEx(r *run) *upstream.Exchange {
-	if r.first == nil {
-		return nil
-	}
-	return r.first.ex
 }
 
 // successProblems is what is wrong with a success envelope, or "".
@@ -493,10 +468,8 @@ func successProblems(ex *upstream.Exchange, top map[string]any) string {
 	if _, ok := top["data"]; !ok {
 		return "the envelope has no data"
 	}
-	for k := range top {
-		if k != "success" && k != "data" {
-			return "the envelope has " + k + ", beside success and data"
-		}
+	if x := extra(top, []string{"success", "data"}); len(x) > 0 {
+		return "the envelope has " + x[0] + ", beside success and data"
 	}
 	return ""
 }
@@ -520,10 +493,8 @@ func errorEnvelopeProblem(ex *upstream.Exchange) string {
 	if !ok {
 		return "error is " + kindOf(top, "error") + ", want an object {code, message[, field]}"
 	}
-	for k := range top {
-		if k != "success" && k != "data" && k != "error" {
-			return "the envelope has " + k + ", beside success, data and error"
-		}
+	if x := extra(top, []string{"success", "data", "error"}); len(x) > 0 {
+		return "the envelope has " + x[0] + ", beside success, data and error"
 	}
 	if code, ok := e["code"].(string); !ok || code == "" {
 		return "error.code is " + kindOf(e, "code") + ", want a non-empty string"
@@ -536,10 +507,8 @@ func errorEnvelopeProblem(ex *upstream.Exchange) string {
 			return "error.field is " + upstream.Kind(f) + ", want a string"
 		}
 	}
-	for k := range e {
-		if k != "code" && k != "message" && k != "field" {
-			return "error has " + k + ", beside code, message and field"
-		}
+	if x := extra(e, []string{"code", "message", "field"}); len(x) > 0 {
+		return "error has " + x[0] + ", beside code, message and field"
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/replymock/replymock/mock/probe/upstream"
 )
+
+type obj = map[string]any
 
 // settingsDoc is the settings as an answer showed them.
 type settingsDoc struct {
@@ -34,17 +37,9 @@ func parseSettings(data any) (*settingsDoc, error) {
 }
 
 func (d *settingsDoc) clone() *settingsDoc {
-	c := &settingsDoc{question: cloneMap(d.question)}
+	c := &settingsDoc{question: maps.Clone(d.question)}
 	for i, el := range d.feedback {
-		c.feedback[i] = cloneMap(el)
-	}
-	return c
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	c := make(map[string]any, len(m))
-	for k, v := range m {
-		c[k] = v
+		c.feedback[i] = maps.Clone(el)
 	}
 	return c
 }
@@ -55,23 +50,22 @@ func (d *settingsDoc) unified() bool {
 
 // body is the PATCH that sets every field of the spec to d's values.
 func (d *settingsDoc) body() []byte {
-	type kv = map[string]any
-	fb := make([]kv, 5)
+	fb := make([]obj, 5)
 	for i, el := range d.feedback {
-		fb[i] = kv{}
+		fb[i] = obj{}
 		for _, f := range feedbackFields {
 			if v, ok := el[f.name]; ok {
 				fb[i][f.name] = v
 			}
 		}
 	}
-	qu := kv{}
+	qu := obj{}
 	for _, f := range questionFields {
 		if v, ok := d.question[f.name]; ok {
 			qu[f.name] = v
 		}
 	}
-	b, _ := json.Marshal(kv{"feedback": fb, "question": qu})
+	b, _ := json.Marshal(obj{"feedback": fb, "question": qu})
 	return b
 }
 
@@ -95,20 +89,20 @@ func diffSettings(got, want *settingsDoc) []string {
 
 // settingsFrom reads a settings answer of status 200.
 func settingsFrom(ex *upstream.Exchange) (*settingsDoc, error) {
-	data, err := okData(ex)
+	data, err := upstream.Data(ex)
 	if err != nil {
 		return nil, err
 	}
 	doc, err := parseSettings(data)
 	if err != nil {
-		return nil, differs("%s: the answer is not the full settings: %v", ex.Request(), err).on(ex)
+		return nil, differs("%s: the answer is not the full settings: %v", ex.Request(), err).On(ex)
 	}
 	return doc, nil
 }
 
 // getSettings reads the settings afresh.
-func (r *run) getSettings(ctx context.Context, restoring bool) (*upstream.Exchange, *settingsDoc, error) {
-	ex, err := r.do(ctx, http.MethodGet, "/settings/ai", nil, restoring)
+func (r *run) getSettings(ctx context.Context) (*upstream.Exchange, *settingsDoc, error) {
+	ex, err := r.c.Do(ctx, http.MethodGet, "/settings/ai", nil)
 	if err != nil {
 		return ex, nil, err
 	}
@@ -121,7 +115,7 @@ func (r *run) begin(ctx context.Context) error {
 	if r.original != nil {
 		return nil
 	}
-	_, doc, err := r.getSettings(ctx, false)
+	_, doc, err := r.getSettings(ctx)
 	if err != nil {
 		return err
 	}
@@ -130,14 +124,11 @@ func (r *run) begin(ctx context.Context) error {
 }
 
 // patch sends a PATCH; from then on, restore is due.
-func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
+func (r *run) patch(ctx context.Context, body obj) (*upstream.Exchange, error) {
+	b, _ := json.Marshal(body) // a map of strings and numbers
 	wrote := r.wrote
 	r.wrote = true // before it is sent: a PATCH that times out may have landed
-	ex, err := r.do(ctx, http.MethodPatch, "/settings/ai", b, false)
+	ex, err := r.c.Do(ctx, http.MethodPatch, "/settings/ai", b)
 	if err == nil && ex.Status == http.StatusForbidden {
 		r.wrote = wrote // refused outright: nothing changed
 		return ex, unchecked("%s: answered %s: the token may not change the settings", ex.Request(), upstream.StatusLine(ex))
@@ -147,7 +138,7 @@ func (r *run) patch(ctx context.Context, body any) (*upstream.Exchange, error) {
 
 // patchOK sends a PATCH that must be accepted and answered with the full
 // settings, which become the current ones.
-func (r *run) patchOK(ctx context.Context, body any) (*upstream.Exchange, *settingsDoc, error) {
+func (r *run) patchOK(ctx context.Context, body obj) (*upstream.Exchange, *settingsDoc, error) {
 	ex, err := r.patch(ctx, body)
 	if err != nil {
 		return ex, nil, err
@@ -169,8 +160,6 @@ func probeText(what string, old any) string {
 	return s
 }
 
-type obj = map[string]any
-
 func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 	if err := r.begin(ctx); err != nil {
 		return "", err
@@ -181,7 +170,7 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(got, cur); len(d) > 0 {
-		return "", differs("PATCH {} changed the settings: %s", someProblems(d)).on(ex)
+		return "", differs("PATCH {} changed the settings: %s", someProblems(d)).On(ex)
 	}
 	ai := probeText("round trip", cur.feedback[2]["ai_instructions"])
 	sig := probeText("signature", cur.question["signature"])
@@ -197,24 +186,24 @@ func checkRoundTrip(ctx context.Context, r *run) (string, error) {
 		return "", err
 	}
 	if d := diffSettings(got, want); len(d) > 0 {
-		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).on(ex)
+		return "", differs("the PATCH's answer is not the settings with the change: %s", someProblems(d)).On(ex)
 	}
-	gex, again, err := r.getSettings(ctx, false)
+	gex, again, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
 	if d := diffSettings(again, got); len(d) > 0 {
-		return "", differs("GET after the PATCH shows other settings than its answer: %s", someProblems(d)).on(ex, gex)
+		return "", differs("GET after the PATCH shows other settings than its answer: %s", someProblems(d)).On(ex, gex)
 	}
 	return "PATCH {}: unchanged; feedback[rating 3].ai_instructions and question.signature changed, answered in full, and GET shows them", nil
 }
 
-// unifiedStep is one PATCH of writes.unified and what the contract
-// makes of the settings.
+// unifiedStep is one PATCH of writes.unified, and change makes of a copy
+// of the settings what the contract says the PATCH makes of them.
 type unifiedStep struct {
-	what string
-	body obj
-	want func(cur *settingsDoc) *settingsDoc
+	what   string
+	body   obj
+	change func(w *settingsDoc)
 }
 
 // switchOn sets use_unified_settings to 1 on rating, with a signature.
@@ -222,17 +211,15 @@ type unifiedStep struct {
 func switchOn(rating int, sig string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch on from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 1, "signature": sig}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			src := cloneMap(cur.feedback[rating-1])
+		func(w *settingsDoc) {
+			src := maps.Clone(w.feedback[rating-1])
 			src["signature"] = sig
-			for i := range w.feedback {
-				w.feedback[i]["use_unified_settings"] = json.Number("1")
+			for _, el := range w.feedback {
+				el["use_unified_settings"] = json.Number("1")
 				for _, f := range sharedFields {
-					w.feedback[i][f] = src[f]
+					el[f] = src[f]
 				}
 			}
-			return w
 		}}
 }
 
@@ -241,12 +228,10 @@ func switchOn(rating int, sig string) unifiedStep {
 func switchOff(rating int) unifiedStep {
 	return unifiedStep{fmt.Sprintf("switch off from rating %d", rating),
 		obj{"feedback": []obj{{"rating": rating, "use_unified_settings": 0}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			for i := range w.feedback {
-				w.feedback[i]["use_unified_settings"] = json.Number("0")
+		func(w *settingsDoc) {
+			for _, el := range w.feedback {
+				el["use_unified_settings"] = json.Number("0")
 			}
-			return w
 		}}
 }
 
@@ -255,14 +240,13 @@ func switchOff(rating int) unifiedStep {
 func setShared(rating int, field, value string) unifiedStep {
 	return unifiedStep{fmt.Sprintf("set %s on rating %d", field, rating),
 		obj{"feedback": []obj{{"rating": rating, field: value}}},
-		func(cur *settingsDoc) *settingsDoc {
-			w := cur.clone()
-			for i := range w.feedback {
-				if i == rating-1 || cur.unified() {
-					w.feedback[i][field] = value
+		func(w *settingsDoc) {
+			unified := w.unified()
+			for i, el := range w.feedback {
+				if i == rating-1 || unified {
+					el[field] = value
 				}
 			}
-			return w
 		}}
 }
 
@@ -282,22 +266,23 @@ func checkUnified(ctx context.Context, r *run) (string, error) {
 	}
 	var done []string
 	for _, st := range steps {
-		want := st.want(r.current)
+		want := r.current.clone()
+		st.change(want)
 		ex, got, err := r.patchOK(ctx, st.body)
 		if err != nil {
 			return "", err
 		}
 		if d := diffSettings(got, want); len(d) > 0 {
-			return "", differs("%s: %s", st.what, someProblems(d)).on(ex)
+			return "", differs("%s: %s", st.what, someProblems(d)).On(ex)
 		}
 		done = append(done, st.what)
 	}
-	gex, again, err := r.getSettings(ctx, false)
+	gex, again, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
 	if d := diffSettings(again, r.current); len(d) > 0 {
-		return "", differs("GET after the PATCHes shows other settings than the last answer: %s", someProblems(d)).on(gex)
+		return "", differs("GET after the PATCHes shows other settings than the last answer: %s", someProblems(d)).On(gex)
 	}
 	return "as the contract says after each PATCH (" + strings.Join(done, ", ") + "); reply_mode and tone stayed per rating", nil
 }
@@ -319,10 +304,8 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ex.Status == http.StatusOK {
-			if doc, err := settingsFrom(ex); err == nil {
-				r.current = doc
-			}
+		if doc, err := settingsFrom(ex); err == nil { // accepted after all
+			r.current = doc
 		}
 		if err := expectError(ex, 400, "invalid_body", ""); err != nil {
 			return "", err
@@ -331,12 +314,12 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 			named = err
 		}
 	}
-	gex, after, err := r.getSettings(ctx, false)
+	gex, after, err := r.getSettings(ctx)
 	if err != nil {
 		return "", err
 	}
 	if d := diffSettings(after, before); len(d) > 0 {
-		return "", differs("a refused PATCH changed the settings: %s", someProblems(d)).on(gex)
+		return "", differs("a refused PATCH changed the settings: %s", someProblems(d)).On(gex)
 	}
 	if named != nil {
 		return "", named
@@ -345,7 +328,7 @@ func checkAtomic(ctx context.Context, r *run) (string, error) {
 }
 
 // restore puts the original settings back, even after ctx was
-// cancelled. It may spend the budget's reserve.
+// cancelled. It may spend the budget's reserve: it is the last rule.
 func (r *run) restore(ctx context.Context, ru rule) Result {
 	res := Result{Rule: ru.id, Title: ru.title}
 	sent, start := r.c.Sent(), r.c.Now()
@@ -357,12 +340,13 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		res.Status, res.Detail = Holds, "nothing to restore: no write was sent"
 		return res
 	}
+	r.c.Release()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*r.c.Timeout()+10*time.Second)
 	defer cancel()
 	body := r.original.body()
 	failed := func(err error, exs ...*upstream.Exchange) Result {
 		res.Status = NotChecked
-		var de *differsError
+		var de *upstream.AnswerError
 		if errors.As(err, &de) {
 			res.Status = Differs
 		}
@@ -377,14 +361,14 @@ func (r *run) restore(ctx context.Context, ru rule) Result {
 		}
 		return res
 	}
-	ex, err := r.do(rctx, http.MethodPatch, "/settings/ai", body, true)
+	ex, err := r.c.Do(rctx, http.MethodPatch, "/settings/ai", body)
 	if err != nil {
 		return failed(err, ex)
 	}
 	if _, err := settingsFrom(ex); err != nil {
 		return failed(err, ex)
 	}
-	gex, now, err := r.getSettings(rctx, true)
+	gex, now, err := r.getSettings(rctx)
 	if err != nil {
 		return failed(err, ex, gex)
 	}

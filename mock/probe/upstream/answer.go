@@ -45,17 +45,28 @@ func (ex *Exchange) ContentType() string {
 	return mt
 }
 
-// AnswerError is an answer that is not the 200 success envelope that
-// was due. Detail is one line that names the request.
+// AnswerError is an answer other than the one due: the target breaks the
+// contract. Detail is one line that names the request; Evidence holds
+// the exchanges that show it.
 type AnswerError struct {
 	Detail   string
-	Exchange *Exchange
+	Evidence []*Exchange
 }
 
 func (e *AnswerError) Error() string { return e.Detail }
 
+// On adds the exchanges that are not nil to the evidence.
+func (e *AnswerError) On(exs ...*Exchange) *AnswerError {
+	for _, ex := range exs {
+		if ex != nil {
+			e.Evidence = append(e.Evidence, ex)
+		}
+	}
+	return e
+}
+
 func wrong(ex *Exchange, format string, args ...any) error {
-	return &AnswerError{Detail: fmt.Sprintf(format, args...), Exchange: ex}
+	return (&AnswerError{Detail: fmt.Sprintf(format, args...)}).On(ex)
 }
 
 // Data is the data of a 200 success envelope. A server error (5xx) is
@@ -93,7 +104,10 @@ func DecodeObject(ex *Exchange) (map[string]any, string) {
 	ct := ex.ContentType()
 	trimmed := bytes.TrimSpace(ex.Answer)
 	if strings.Contains(ct, "html") || bytes.HasPrefix(trimmed, []byte("<")) {
-		return nil, fmt.Sprintf("answered HTML (%s), not JSON: is --target the API's base, up to /api/v1?", orNone(ct))
+		if ct == "" {
+			ct = "no Content-Type"
+		}
+		return nil, fmt.Sprintf("answered HTML (%s), not JSON: is --target the API's base, up to /api/v1?", ct)
 	}
 	if len(trimmed) == 0 {
 		return nil, fmt.Sprintf("answered %d with an empty body, not JSON", ex.Status)
@@ -125,13 +139,6 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, errors.New("data after the JSON value")
 	}
 	return v, nil
-}
-
-func orNone(ct string) string {
-	if ct == "" {
-		return "no Content-Type"
-	}
-	return ct
 }
 
 // StatusLine is an answer's status with its error code and field when

@@ -45,7 +45,7 @@ type Client struct {
 	clock Clock
 
 	max     int // the budget: at most this many requests in all
-	reserve int // the part of the budget only DoReserved may spend
+	reserve int // the part of the budget kept until Release
 	sent    int
 
 	limits Limits // the most read of answers
@@ -54,10 +54,9 @@ type Client struct {
 	cache map[string]*Exchange // GET answers by path, for Get's cached
 }
 
-// NewClient returns a client of base, a target as CheckTarget returns
-// it. The client sends at most perSecond requests a second and max in
-// all, retries included, each within timeout. It sends them with hc
-// (nil means a new one), but never follows a redirect.
+// NewClient returns a client of base, as CheckTarget returns it, that
+// sends at most perSecond requests a second and max in all, each within
+// timeout, with hc (nil means a new one).
 func NewClient(base, token string, perSecond float64, max int, timeout time.Duration, hc *http.Client) *Client {
 	own := &http.Client{}
 	if hc != nil {
@@ -78,25 +77,22 @@ type Limits struct {
 	AnswerFlag, TotalFlag string
 }
 
-// SetLimits bounds what the client reads from now on; call it before
-// the first request.
+// SetLimits bounds what the client reads from its first request on.
 func (c *Client) SetLimits(l Limits) {
 	c.limits, c.read = l, l.Before
 }
 
-// Read is how many bytes of answers the client has read, Limits.Before
-// included.
-func (c *Client) Read() int64 { return c.read }
-
-// SetClock makes the client tell the time and wait on clk. Tests call
-// it before the first request.
+// SetClock makes the client tell the time and wait on clk, for tests.
 func (c *Client) SetClock(clk Clock) {
 	c.clock = clk
 }
 
-// Reserve keeps the last n requests of the budget for DoReserved, to
-// put back what was changed when the rest is spent.
+// Reserve keeps the last n requests of the budget until Release, to put
+// back what was changed when the rest is spent.
 func (c *Client) Reserve(n int) { c.reserve = n }
+
+// Release gives the reserve back to the requests that follow.
+func (c *Client) Release() { c.reserve = 0 }
 
 // Sent is how many requests the client has sent, retries included.
 func (c *Client) Sent() int { return c.sent }
@@ -104,8 +100,8 @@ func (c *Client) Sent() int { return c.sent }
 // Max is the budget: the most requests the client sends in all.
 func (c *Client) Max() int { return c.max }
 
-// Left is how many requests Do may still send: the budget less what was
-// sent and the reserve.
+// Left is how many requests the client may still send: the budget less
+// what was sent and the reserve.
 func (c *Client) Left() int { return c.max - c.reserve - c.sent }
 
 // Timeout bounds each request, its answer included.
@@ -138,8 +134,9 @@ func (e *AuthError) Error() string {
 	return e.Request + ": 401 unauthorized: the target wants a token (give it with --token or REPLYMOCK_PROBE_TOKEN)"
 }
 
-// RequestError is a request that tells nothing of the API: it was not
-// sent, not answered in whole, or answered with a server error.
+// RequestError is an outcome that tells nothing of the API: the request
+// was not sent, not answered in whole, or answered with a server error.
+// The probe reports it as a rule it could not check.
 type RequestError struct {
 	Reason      string // one line, naming the request
 	Interrupted bool   // the caller's context ended it
@@ -164,7 +161,7 @@ func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, 
 			return ex, nil
 		}
 	}
-	ex, err := c.do(ctx, http.MethodGet, path, nil, false)
+	ex, err := c.Do(ctx, http.MethodGet, path, nil)
 	if err == nil && ex.Status < 500 && ex.Status != http.StatusTooManyRequests {
 		c.cache[path] = ex
 	}
@@ -175,23 +172,9 @@ func (c *Client) Get(ctx context.Context, path string, cached bool) (*Exchange, 
 // 504 to a GET). Any answer but a 401 is an exchange, whatever its
 // status.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
-	return c.do(ctx, method, path, body, false)
-}
-
-// DoReserved is Do that may spend the reserve too.
-func (c *Client) DoReserved(ctx context.Context, method, path string, body []byte) (*Exchange, error) {
-	return c.do(ctx, method, path, body, true)
-}
-
-// do is Do, or DoReserved when reserved.
-func (c *Client) do(ctx context.Context, method, path string, body []byte, reserved bool) (*Exchange, error) {
 	limited, retried5xx := 0, false
 	for {
-		avail := c.max - c.sent
-		if !reserved {
-			avail -= c.reserve
-		}
-		if avail <= 0 {
+		if c.Left() <= 0 {
 			return nil, failed("the request budget is spent (--max-requests %d)", c.max)
 		}
 		if err := c.wait(ctx); err != nil {

@@ -43,8 +43,7 @@ func ClientFlags(fs *flag.FlagSet, token *string, rate *float64, max *int, timeo
 	fs.DurationVar(timeout, "timeout", DefaultTimeout, "how long one request may take, its answer included")
 }
 
-// TokenVariable is the environment variable a command's --token
-// defaults to.
+// TokenVariable is the environment variable --token defaults to.
 const TokenVariable = "REPLYMOCK_PROBE_TOKEN"
 
 // ParseFlags parses a command's args into fs. Help goes to stdout, and
@@ -64,9 +63,7 @@ func ParseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "token" })
 	if f := fs.Lookup("token"); f != nil && !given {
-		if err := f.Value.Set(os.Getenv(TokenVariable)); err != nil {
-			return &UsageError{Err: err}
-		}
+		f.Value.Set(os.Getenv(TokenVariable)) // a string flag takes any value
 	}
 	return nil
 }
