@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/scenario"
@@ -230,36 +229,22 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 	}
 }
 
-// logRequest logs an API request's line at level info. It builds the
-// record itself because LogAttrs would walk the stack for the caller's
-// program counter on every request; requestLogPC finds it once. The
-// record's time is start+took, as the clock was just read.
+// logRequest logs an API request's line at level info, as made by its
+// caller, Serve. The record's time is start+took, as the clock was just
+// read.
 func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
 	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", requestLogPC())
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:]) // runtime.Callers, logRequest, then its caller
+	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", pcs[0])
 	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
 		slog.String("request_id", e.RequestID), slog.String("fault", e.Fault))
 	a.log.Handler().Handle(r.Context(), line)
 }
-
-// requestLogPC is the program counter of logRequest's caller, Serve's
-// request line, as slog.Logger would record it for a handler's
-// AddSource; found on the first call.
-func requestLogPC() uintptr {
-	if pc := logPC.Load(); pc != 0 {
-		return uintptr(pc)
-	}
-	var pcs [1]uintptr
-	runtime.Callers(3, pcs[:]) // runtime.Callers, requestLogPC, logRequest, then its caller
-	logPC.Store(uint64(pcs[0]))
-	return pcs[0]
-}
-
-var logPC atomic.Uint64
 
 // answerAPI runs the operation the request names, or answers 404 or 405.
 // The handler reads the body through body, for the journal, on a shallow
