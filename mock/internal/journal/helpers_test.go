@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -75,3 +76,6 @@ func (j *Journals) found(p *Pattern, limit int) []*Record {
 	recs, _ := j.find(p, limit, nil)
 	return recs
 }
+
+// all returns the ring's entries, oldest first.
+func (rg *ring) all() []*Record { return slices.Clone(rg.entries) }
