@@ -42,17 +42,8 @@ type Config struct {
 
 // Admin serves the admin API's resources.
 type Admin struct {
-	log      *slog.Logger
-	now      func() time.Time
-	st       *shared.State
-	token    string
-	readOnly bool
-	version  string
-	started  time.Time
-	metrics  *prometheus.Registry
-	snaps    *snapshot.Keeper
-	store    func() StoreHealth
-	bodies   *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
+	Config
+	bodies *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
 }
 
 // MaxBodiesCost bounds what the large bodies being read at once (PUT
@@ -76,9 +67,7 @@ func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error)
 
 // New is the admin API of cfg.
 func New(cfg Config) *Admin {
-	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
-		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots, store: cfg.Store,
-		bodies: semaphore.NewWeighted(MaxBodiesCost)}
+	return &Admin{Config: cfg, bodies: semaphore.NewWeighted(MaxBodiesCost)}
 }
 
 // Guard guards an admin route: when an admin token is set, every route
@@ -86,13 +75,13 @@ func New(cfg Config) *Admin {
 // read-only mode, only GET and HEAD pass.
 func (a *Admin) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.token) {
+		if a.Token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.Token) {
 			access.SetChallenge(w.Header(), access.RealmAdmin)
 			a.writeError(w, r, &wire.APIError{Status: http.StatusUnauthorized, Code: wire.CodeUnauthorized,
 				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
 			return
 		}
-		if a.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if a.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			a.writeError(w, r, wire.ErrReadOnly)
 			return
 		}
@@ -109,7 +98,7 @@ func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler 
 		r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, &sid))
 		status, data, err := h(r)
 		if err == nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			err = a.st.SyncWrite(r.Context(), sid) // an answered write outlives the process
+			err = a.State.SyncWrite(r.Context(), sid) // an answered write outlives the process
 		}
 		if err != nil {
 			a.writeError(w, r, err)
@@ -125,7 +114,7 @@ func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler 
 
 // writeError writes err in the error envelope; see wire.WriteError.
 func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	wire.WriteError(w, r, a.log, err)
+	wire.WriteError(w, r, a.Log, err)
 }
 
 // streamed is the data of an answer too large to build whole: it writes
@@ -152,7 +141,7 @@ func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int
 	data.writeData(js)
 	js.Raw("}")
 	if err := js.Flush(); err != nil && js.EncodingFailed() {
-		a.log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.Log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 }

@@ -19,7 +19,7 @@ func (a *Admin) handleSettingsView(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := a.st.Peek(sid, "")
+	ss, sc, err := a.State.Peek(sid, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -51,11 +51,11 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := a.st.Peek(sid, requestScenario(r))
+	ss, sc, err := a.State.Peek(sid, requestScenario(r))
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := ss.Reviews(sc, a.now()) // a living shop's, as the list shows it
+	st, err := ss.Reviews(sc, a.Now()) // a living shop's, as the list shows it
 	if err != nil {
 		return 0, nil, err
 	}
@@ -110,7 +110,7 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := a.st.SeedReviews(sid, requestScenario(r), mode, recs)
+	res, err := a.State.SeedReviews(sid, requestScenario(r), mode, recs)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -124,5 +124,5 @@ func (a *Admin) handleDataDelete(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"session": sid, "removed": a.st.ClearSeeded(sid)}, nil
+	return http.StatusOK, map[string]any{"session": sid, "removed": a.State.ClearSeeded(sid)}, nil
 }

@@ -22,12 +22,12 @@ func (a *Admin) handleFaultsList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	faults := a.st.Faults(sid)
+	faults := a.State.Faults(sid)
 	of := sid // the session whose scenario is shown
 	if sid == session.All {
 		of = session.Default
 	}
-	_, sc, err := a.st.Peek(of, "")
+	_, sc, err := a.State.Peek(of, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -75,7 +75,7 @@ func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	replace := r.Method == http.MethodPut
-	put, _, err := a.st.PutFault(sid, *f, replace)
+	put, _, err := a.State.PutFault(sid, *f, replace)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -92,7 +92,7 @@ func (a *Admin) handleFaultsDelete(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	id := mux.Vars(r)["id"]
-	n := a.st.RemoveFaults(sid, id)
+	n := a.State.RemoveFaults(sid, id)
 	if id != "" && n == 0 {
 		return 0, nil, &wire.APIError{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: "no run-time fault " + strconv.Quote(id)}
 	}

@@ -35,21 +35,21 @@ type StoreHealth struct {
 
 // handleHealth serves GET /__mock/health; it needs no admin token.
 func (a *Admin) handleHealth(*http.Request) (int, any, error) {
-	sc := a.st.Registry().Default()
+	sc := a.State.Registry().Default()
 	n, err := sc.Len()
 	if err != nil {
 		return 0, nil, err
 	}
 	store := StoreHealth{Kind: "memory", State: "ok"}
-	if a.store != nil {
-		store = a.store()
+	if a.Store != nil {
+		store = a.Store()
 	}
 	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
-		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version,
-		ReadOnly: a.readOnly, TokenRequired: a.token != "", Store: store}, nil
+		UptimeSeconds: a.Now().Sub(a.Started).Round(time.Second).Seconds(), Version: a.Version,
+		ReadOnly: a.ReadOnly, TokenRequired: a.Token != "", Store: store}, nil
 }
 
 // handleMetrics serves GET /__mock/metrics in the Prometheus text format.
 func (a *Admin) handleMetrics() http.Handler {
-	return promhttp.HandlerFor(a.metrics, promhttp.HandlerOpts{})
+	return promhttp.HandlerFor(a.Metrics, promhttp.HandlerOpts{})
 }

@@ -60,7 +60,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	if sid != session.All {
 		f.Session = sid
 	}
-	if q.p, err = a.st.Journals().Compile(*f); err != nil {
+	if q.p, err = a.State.Journals().Compile(*f); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -117,7 +117,7 @@ func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
 	defer cancel()
-	switch err := a.st.Journals().Await(ctx, client(r), q.p, n); err {
+	switch err := a.State.Journals().Await(ctx, client(r), q.p, n); err {
 	case journal.ErrTooManyWaiters, journal.ErrClientWaiters, journal.ErrScanTooLarge:
 		return err
 	}

@@ -15,7 +15,7 @@ func (a *Admin) handleOverridesGet(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, a.st.OverridesFor(sid), nil
+	return http.StatusOK, a.State.OverridesFor(sid), nil
 }
 
 // overridesBody is the shape of PUT /__mock/overrides: its tokens, more
@@ -40,7 +40,7 @@ func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
 	if err := decodeBody(r, overridesBody, &o); err != nil {
 		return 0, nil, err
 	}
-	if err := a.st.SetOverridesFor(sid, o); err != nil {
+	if err := a.State.SetOverridesFor(sid, o); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, o, nil

@@ -30,7 +30,7 @@ func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	if err := a.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	l, err := a.st.Journals().List(q.p, limit)
+	l, err := a.State.Journals().List(q.p, limit)
 	if err != nil {
 		return 0, nil, err // past journal.MaxListingBytes
 	}
@@ -64,16 +64,16 @@ func (a *Admin) handleRequestsDelete(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	a.st.Journals().Clear(sid)
+	a.State.Journals().Clear(sid)
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
 }
 
 // Requests returns the journal entries that match f, oldest first (the
 // newest f.Limit with a limit). An invalid pattern matches nothing.
 func (a *Admin) Requests(f journal.Filter) []journal.Entry {
-	p, err := a.st.Journals().Compile(f)
+	p, err := a.State.Journals().Compile(f)
 	if err != nil {
 		return nil
 	}
-	return a.st.Journals().Entries(p, f.Limit)
+	return a.State.Journals().Entries(p, f.Limit)
 }

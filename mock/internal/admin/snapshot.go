@@ -20,12 +20,12 @@ func (a *Admin) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	done, ok := a.snaps.Writing(r.Context())
+	done, ok := a.Snapshots.Writing(r.Context())
 	if !ok {
 		return
 	}
 	defer done()
-	snap, err := a.snaps.Take(sid)
+	snap, err := a.Snapshots.Take(sid)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -107,7 +107,7 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	defer read()
-	done := a.snaps.Restoring()
+	done := a.Snapshots.Restoring()
 	defer done()
 	body, err := wire.ReadDocument(r, snapshot.Body)
 	if err != nil {
@@ -117,12 +117,12 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := a.snaps.Restore(sid, snap)
+	res, err := a.Snapshots.Restore(sid, snap)
 	if err != nil {
 		return 0, nil, err
 	}
 	if len(res.Dropped) > 0 {
-		a.log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+		a.Log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 	}
 	return http.StatusOK, res, nil
 }

@@ -29,7 +29,7 @@ func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
 	if err := a.waitFor(r, q, want.Min); err != nil {
 		return 0, nil, err
 	}
-	v, err := a.st.Journals().Verify(q.p, want)
+	v, err := a.State.Journals().Verify(q.p, want)
 	if err != nil {
 		return 0, nil, err // past journal.MaxScanBytes
 	}
@@ -93,22 +93,22 @@ func verificationMessage(v journal.Verification) string {
 // checks the count against want. An invalid pattern is an error naming
 // the part.
 func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verification, error) {
-	p, err := a.st.Journals().Compile(f)
+	p, err := a.State.Journals().Compile(f)
 	if err != nil {
 		return journal.Verification{}, err
 	}
-	return a.st.Journals().Verify(p, want)
+	return a.State.Journals().Verify(p, want)
 }
 
 // WaitRequests waits until at least one journal entry matches f, then
 // returns the entries that match (the newest f.Limit with a limit).
 func (a *Admin) WaitRequests(ctx context.Context, f journal.Filter) ([]journal.Entry, error) {
-	p, err := a.st.Journals().Compile(f)
+	p, err := a.State.Journals().Compile(f)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.st.Journals().Await(ctx, "", p, 1); err != nil { // code in this process: no client's bound
+	if err := a.State.Journals().Await(ctx, "", p, 1); err != nil { // code in this process: no client's bound
 		return nil, err
 	}
-	return a.st.Journals().Entries(p, f.Limit), nil
+	return a.State.Journals().Entries(p, f.Limit), nil
 }

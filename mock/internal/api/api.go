@@ -40,21 +40,12 @@ type Config struct {
 
 // API serves the API's operations.
 type API struct {
-	log      *slog.Logger
-	now      func() time.Time
-	st       *shared.State
-	strict   bool
-	readOnly bool
-	proxies  *proxy.Pool
-	fallback http.Handler
-	metrics  *metrics
+	Config
+	metrics *metrics
 }
 
 // New is the API of cfg.
-func New(cfg Config) *API {
-	return &API{log: cfg.Log, now: cfg.Now, st: cfg.State, strict: cfg.Strict, readOnly: cfg.ReadOnly,
-		proxies: cfg.Proxies, fallback: cfg.Fallback, metrics: newMetrics()}
-}
+func New(cfg Config) *API { return &API{Config: cfg, metrics: newMetrics()} }
 
 // Registry is the registry of the server's metrics, the API's among
 // them, served at /__mock/metrics.
@@ -62,7 +53,7 @@ func (a *API) Registry() *prometheus.Registry { return a.metrics.registry }
 
 // writeError writes err in the error envelope; see wire.WriteError.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	wire.WriteError(w, r, a.log, err)
+	wire.WriteError(w, r, a.Log, err)
 }
 
 // Recover, deferred, turns a handler's panic into a logged 500 in the

@@ -130,7 +130,7 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	st, err := c.ss.Reviews(c.sc, a.now())
+	st, err := c.ss.Reviews(c.sc, a.Now())
 	if err != nil {
 		a.writeError(w, r, err)
 		return

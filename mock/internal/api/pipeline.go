@@ -65,9 +65,13 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	x.rec.ResponseWriter, x.body.r = w, r.Body
 	x.rec.hold = true
 	rec, body := &x.rec, &x.body
-	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.now(),
+	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.Now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
-	warns := warnFor(r, rec.Header(), &entry)
+	warns := detectWarnings(r)
+	if warns != nil {
+		warns.setHeader(rec.Header())
+		entry.Warnings = warns.texts()
+	}
 	var ss *session.Session
 	var p *plan
 	defer func() {
@@ -81,16 +85,24 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		a.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
 		a.logRequest(r, &entry, rec.status, start, took)
 	}()
-	defer Recover(a.log, rec, r) // before the journal's deferred call, so it records the 500
+	defer Recover(a.Log, rec, r) // before the journal's deferred call, so it records the 500
 
-	sid, seed, err := steering(r.Header)
+	sid, err := SessionOf(r.Header)
+	var seed int64
+	if err == nil {
+		seed, err = requestSeed(r.Header)
+	}
 	if err != nil {
 		a.writeError(rec, r, err) // before the session is made: a bad request changes nothing
 		return
 	}
 	entry.Session = sid
 	var sc *scenario.Scenario
-	ss, sc, err = a.resolve(r, sid, x.Public)
+	if x.Public { // within what its clients may start
+		ss, sc, err = a.State.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
+	} else {
+		ss, sc, err = a.State.Resolve(sid, r.Header.Get(HeaderScenario))
+	}
 	if err != nil {
 		a.writeError(rec, r, err)
 		return
@@ -131,17 +143,6 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 }
 
-// warnFor is what a request may have got wrong (detectWarnings), set in
-// h and in its journal entry; nil for nothing.
-func warnFor(r *http.Request, h http.Header, entry *journal.Record) *clientWarnings {
-	warns := detectWarnings(r)
-	if warns != nil {
-		warns.setHeader(h)
-		entry.Warnings = warns.texts()
-	}
-	return warns
-}
-
 // journal records a request's entry in ss's journal; a request with no
 // session has none. An entry a fleet's store cannot take is lost, and
 // the answer goes on.
@@ -153,16 +154,7 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 	entry.DurationMS = float64(took.Microseconds()) / 1000
 	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 	entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-	a.st.Journals().Record(ss.Key(), *entry)
-}
-
-// resolve is a request's session and scenario, made or found; on a
-// public listener, within what its clients may start.
-func (a *API) resolve(r *http.Request, sid string, public bool) (*session.Session, *scenario.Scenario, error) {
-	if public {
-		return a.st.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
-	}
-	return a.st.Resolve(sid, r.Header.Get(HeaderScenario))
+	a.State.Journals().Record(ss.Key(), *entry)
 }
 
 // keep holds a write's success until what it changed is kept (the state
@@ -172,21 +164,10 @@ func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || rec.status >= 300 {
 		return
 	}
-	if err := a.st.SyncWrite(r.Context(), sid); err != nil {
+	if err := a.State.SyncWrite(r.Context(), sid); err != nil {
 		rec.discard()
 		a.writeError(rec, r, err)
 	}
-}
-
-// steering reads the headers that steer a request: its session
-// (X-Mock-Session, the default session without it) and the seed of its
-// fault draws (X-Mock-Seed, 0 without it).
-func steering(h http.Header) (sid string, seed int64, err error) {
-	if sid, err = SessionOf(h); err != nil {
-		return "", 0, err
-	}
-	seed, err = requestSeed(h)
-	return sid, seed, err
 }
 
 // SessionOf is the session an API request names in X-Mock-Session, or
@@ -233,7 +214,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 // caller, Serve. The record's time is start+took, as the clock was just
 // read.
 func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
-	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
+	if !a.Log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
 	var pcs [1]uintptr
@@ -243,7 +224,7 @@ func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start t
 		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
 		slog.String("request_id", e.RequestID), slog.String("fault", e.Fault))
-	a.log.Handler().Handle(r.Context(), line)
+	a.Log.Handler().Handle(r.Context(), line)
 }
 
 // answerAPI runs the operation the request names, or answers 404 or 405.
@@ -252,7 +233,7 @@ func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start t
 func (a *API) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, c call) {
 	op := find(r.URL.EscapedPath(), r.Method)
 	if op == nil {
-		a.fallback.ServeHTTP(w, r)
+		a.Fallback.ServeHTTP(w, r)
 		return
 	}
 	op.handle(a, w, withBody(r, body), c)
@@ -271,7 +252,7 @@ func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 // goesUpstream reports whether sc's proxy takes r: a path replymock has
 // no operation for, or one its proxy lists.
 func (a *API) goesUpstream(r *http.Request, sc *scenario.Scenario) bool {
-	spec := a.proxies.Spec(sc.Proxy())
+	spec := a.Proxies.Spec(sc.Proxy())
 	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, Prefix), find(r.URL.EscapedPath(), r.Method) != nil)
 }
 
@@ -281,16 +262,16 @@ func (a *API) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadC
 	if rec, ok := w.(*recorder); ok {
 		rec.passThrough()
 	}
-	a.proxies.Forward(w, withBody(r, body), a.proxies.Spec(sc.Proxy()).URL)
+	a.Proxies.Forward(w, withBody(r, body), a.Proxies.Spec(sc.Proxy()).URL)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
 // the session's counters; seed is the one of its fault draws.
 func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, seed int64) plan {
 	var p plan
-	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Tally: a.st.Tally(ss.ID())}
-	p.Outcome = ss.Meet(sc, a.st.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
-		p.strict = turn.Overrides.Strictness(sc.Strict(), a.strict)
+	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Tally: a.State.Tally(ss.ID())}
+	p.Outcome = ss.Meet(sc, a.State.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
+		p.strict = turn.Overrides.Strictness(sc.Strict(), a.Strict)
 		if o.Replaces() {
 			return o
 		}
@@ -300,7 +281,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 			return o
 		}
 		if rl != nil {
-			if retryIn, ok := a.st.Admit(ss.ID(), sc.Name, turn.Window, rl, a.now()); !ok {
+			if retryIn, ok := a.State.Admit(ss.ID(), sc.Name, turn.Window, rl, a.Now()); !ok {
 				p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
 				o.Labels = append(o.Labels, "rate limit")
 			}
@@ -311,7 +292,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 		// The count of a fault that fires N times moved: kept before any
 		// answer (a dropped connection's too), it fires N times across a
 		// restart. A failure is logged; the answer goes on.
-		a.st.SyncWrite(r.Context(), ss.ID())
+		a.State.SyncWrite(r.Context(), ss.ID())
 	}
 	return p
 }
