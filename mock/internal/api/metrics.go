@@ -12,7 +12,7 @@ import (
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
-// (two Servers share nothing), served at /__mock/metrics.
+// (two Servers share nothing).
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -47,15 +47,14 @@ func newMetrics() *metrics {
 	return m
 }
 
-// The kind label's values of replymock_injected_faults_total beyond the
-// fault kinds': the answers auth and the rate limit gave.
+// The kind label's values of replymock_injected_faults_total for the
+// answers of auth and the rate limit.
 const (
 	metricUnauthorized = "unauthorized"
 	metricRateLimited  = "rate_limited"
 )
 
-// faultMetricKinds lists the kind label's values: each fault kind's (the
-// kind table's), then auth's and the rate limit's.
+// faultMetricKinds lists the kind label's values.
 func faultMetricKinds() []string {
 	var out []string
 	for _, k := range fault.Kinds() {

@@ -18,8 +18,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// call is what an operation's handler needs beyond the request: the
-// session and the scenario it runs in.
+// call is the session and scenario an operation runs in.
 type call struct {
 	ss *session.Session
 	sc *scenario.Scenario
@@ -27,27 +26,24 @@ type call struct {
 
 // plan is what happens to one API request, decided on arrival.
 type plan struct {
-	fault.Outcome                // the faults': the delay, the fault that acts on the answer, the journal's labels
-	deny          *wire.APIError // 401 or 429, when no fault answered first
-	retryIn       time.Duration
-	strict        bool // a request with warnings is answered 400
+	fault.Outcome
+	deny    *wire.APIError // 401 or 429, when no fault answered first
+	retryIn time.Duration
+	strict  bool // a request with warnings is answered 400
 }
 
 // Exchange is what the server keeps of one request while it serves it,
-// in one allocation: the answer's request id header, the response
-// recorder and the request body capture.
+// in one allocation.
 type Exchange struct {
 	ID [1]string // the X-Request-Id header's value, set by the caller
-	// Public: the request came on a public listener (the API's, when the
-	// admin API has its own): the sessions and scenarios it starts are
-	// bounded (shared.State.ResolveVisitor).
+	// Public: the request came on a public listener, so the sessions and
+	// scenarios it starts are bounded (shared.State.ResolveVisitor).
 	Public bool
 	rec    recorder
 	body   capture
 }
 
-// Watch passes w through for a request outside the API (an admin one),
-// keeping the status it answers (Status).
+// Watch passes w through for an admin request, keeping its Status.
 func (x *Exchange) Watch(w http.ResponseWriter) http.ResponseWriter {
 	x.rec.ResponseWriter = w
 	return &x.rec
@@ -57,8 +53,7 @@ func (x *Exchange) Watch(w http.ResponseWriter) http.ResponseWriter {
 func (x *Exchange) Status() int { return x.rec.status }
 
 // Serve runs an /api/v1 request through the scenario: faults, auth and
-// rate limit, then the API itself, and records it in the journal. x's
-// ID names the request.
+// rate limit, then the API itself, and records it in the journal.
 func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	start := time.Now()
 	requestID := x.ID[0]
@@ -143,9 +138,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 }
 
-// journal records a request's entry in ss's journal; a request with no
-// session has none. An entry a fleet's store cannot take is lost, and
-// the answer goes on.
+// journal records a request's entry in ss's journal, if it has a
+// session. An entry a fleet's store cannot take is lost.
 func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, took time.Duration) {
 	if ss == nil {
 		return
@@ -158,8 +152,8 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 }
 
 // keep holds a write's success until what it changed is kept (the state
-// folder), so that an answered write outlives the process; if it cannot
-// be, the answer is the error instead.
+// folder), so that an answered write outlives the process; else the
+// answer is the error.
 func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || rec.status >= 300 {
 		return
@@ -171,8 +165,7 @@ func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 }
 
 // SessionOf is the session an API request names in X-Mock-Session, or
-// the default session without it. An id no session may have is a 400;
-// "*" is one, as an API request is never about every session.
+// the default session. A bad id, "*" among them, is a 400.
 func SessionOf(h http.Header) (string, error) {
 	sid := h.Get(HeaderSession)
 	if sid == "" {
@@ -184,9 +177,10 @@ func SessionOf(h http.Header) (string, error) {
 	return sid, nil
 }
 
-// answer gives a request the answer p planned, unless a fault gave its
-// own: the refusal of auth or the rate limit, strict mode's 400, the
-// real service's answer or the operation's.
+// answer gives a request the answer p planned: the refusal of auth or
+// the rate limit, strict mode's 400, the real service's answer, or the
+// operation's (404 or 405 for none). The body is read through body, for
+// the journal.
 func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *plan, warns *clientWarnings, goesUp bool, c call, entry *journal.Record) {
 	switch {
 	case p.deny == access.ErrUnauthorized:
@@ -204,15 +198,21 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 			return
 		}
 		entry.Proxied = true // before: a broken upstream copy ends the handler
-		a.passUpstream(w, r, body, c.sc)
+		if rec, ok := w.(*recorder); ok {
+			rec.passThrough()
+		}
+		a.Proxies.Forward(w, withBody(r, body), a.Proxies.Spec(c.sc.Proxy()).URL)
 	default:
-		a.answerAPI(w, r, body, c)
+		if op := find(r.URL.EscapedPath(), r.Method); op != nil {
+			op.handle(a, w, withBody(r, body), c)
+		} else {
+			a.Fallback.ServeHTTP(w, r)
+		}
 	}
 }
 
 // logRequest logs an API request's line at level info, as made by its
-// caller, Serve. The record's time is start+took, as the clock was just
-// read.
+// caller, Serve, at start+took (the clock was just read).
 func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
 	if !a.Log.Enabled(r.Context(), slog.LevelInfo) {
 		return
@@ -227,19 +227,8 @@ func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start t
 	a.Log.Handler().Handle(r.Context(), line)
 }
 
-// answerAPI runs the operation the request names, or answers 404 or 405.
-// The handler reads the body through body, for the journal, on a shallow
-// copy of r: the caller's request is not changed.
-func (a *API) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, c call) {
-	op := find(r.URL.EscapedPath(), r.Method)
-	if op == nil {
-		a.Fallback.ServeHTTP(w, r)
-		return
-	}
-	op.handle(a, w, withBody(r, body), c)
-}
-
-// withBody is r, or a shallow copy of it whose body reads through body.
+// withBody is r, or a shallow copy of it whose body reads through body:
+// the caller's request is not changed.
 func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 	if r.Body == nil || r.Body == http.NoBody {
 		return r
@@ -254,15 +243,6 @@ func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 func (a *API) goesUpstream(r *http.Request, sc *scenario.Scenario) bool {
 	spec := a.Proxies.Spec(sc.Proxy())
 	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, Prefix), find(r.URL.EscapedPath(), r.Method) != nil)
-}
-
-// passUpstream sends r to sc's real service and its answer back as it
-// streams (a recorder stops holding it), the body read through body.
-func (a *API) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadCloser, sc *scenario.Scenario) {
-	if rec, ok := w.(*recorder); ok {
-		rec.passThrough()
-	}
-	a.Proxies.Forward(w, withBody(r, body), a.Proxies.Spec(sc.Proxy()).URL)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing

@@ -14,9 +14,8 @@ import (
 )
 
 // HeaderWarning carries an API request's warnings in its answer, one
-// value per warning: 299 replymock "TEXT", as the HTTP Warning header
-// wrote them (RFC 7234), so that values a client joins with ", " stay
-// apart.
+// value each: 299 replymock "TEXT", as the HTTP Warning header wrote
+// them (RFC 7234), so that values a client joins with ", " stay apart.
 const HeaderWarning = "X-Mock-Warning"
 
 // Bounds of a request's warnings: past MaxWarnings, one more says how
@@ -30,8 +29,7 @@ const (
 const maxShownName = 64
 
 // warnKind says what a client got wrong; its name is the kind label of
-// replymock_client_warnings_total, so the labels stay a fixed few
-// whatever names clients send.
+// replymock_client_warnings_total, a fixed few whatever clients send.
 type warnKind uint8
 
 const (
@@ -54,8 +52,8 @@ var warnKindNames = [numWarnKinds]string{
 // (as no filter); for the others, empty is a 400.
 var emptyAccepted = []string{"search"}
 
-// upstreamParam is a parameter name of the upstream service's list
-// (GET /api/v1/feedbacks there), which clients written against it send.
+// upstreamParam is a parameter name of the upstream service's list,
+// which clients written against it send.
 type upstreamParam struct {
 	name string // the upstream's name
 	ours string // this API's parameter for it; "" when there is none
@@ -80,11 +78,8 @@ type warning struct {
 }
 
 // clientWarnings lists what is questionable in a request the API
-// accepts: unknown parameters, upstream names, near misses, empty
-// values, a body on GET, a Content-Type charset. Parameters the
-// operation rejects with a 400 are not warned about. At most MaxWarnings
-// are kept; more counts the others. counts has every one by kind, for
-// the metrics.
+// accepts (not what it answers 400): at most MaxWarnings, and how many
+// more. counts has every one by kind, for the metrics.
 type clientWarnings struct {
 	op     *operation
 	method string
@@ -144,8 +139,7 @@ func (c *clientWarnings) param(k, v string) {
 	op := c.op
 	name, err := url.QueryUnescape(k)
 	if err == nil && slices.Contains(op.params, name) {
-		// A known parameter: its value is the operation's to check (a
-		// 400), except where empty is accepted.
+		// A known parameter: its value is the operation's to check.
 		if slices.Contains(emptyAccepted, name) {
 			if val, err := url.QueryUnescape(v); err == nil && strings.TrimSpace(val) == "" && c.once(name) {
 				c.add(warnEmpty, name, "%s is empty, so it filters nothing; leave it out", name)
@@ -213,8 +207,8 @@ func (c *clientWarnings) param(k, v string) {
 	c.add(warnUnknown, name, "%s is not a parameter of %s and is ignored; it takes %s", shown, c.opName(), strings.Join(op.params, ", "))
 }
 
-// upstream warns about the upstream's name u, sent as name; alike says
-// it was sent in another case or spelling.
+// upstream warns about the upstream's name u, sent as name, or in
+// another case or spelling (alike).
 func (c *clientWarnings) upstream(shown, name string, u upstreamParam, alike bool) {
 	what := shown + " is the upstream's name"
 	if alike {
@@ -237,8 +231,7 @@ func (c *clientWarnings) upstream(shown, name string, u upstreamParam, alike boo
 // opName names the request's operation as warnings do: "GET /api/v1/feedbacks".
 func (c *clientWarnings) opName() string { return c.method + " " + Prefix + c.op.path }
 
-// once reports whether name has not been warned about yet in this
-// request, and notes it.
+// once reports whether name is not warned about yet, and notes it.
 func (c *clientWarnings) once(name string) bool {
 	if c.seen[name] {
 		return false
@@ -250,8 +243,7 @@ func (c *clientWarnings) once(name string) bool {
 	return true
 }
 
-// texts are the warnings as the journal and the header give them: at
-// most MaxWarnings, then one saying how many more there were.
+// texts are the warnings as the journal and the header give them.
 func (c *clientWarnings) texts() []string {
 	out := make([]string, 0, len(c.list)+1)
 	for _, w := range c.list {
@@ -263,8 +255,7 @@ func (c *clientWarnings) texts() []string {
 	return out
 }
 
-// strictError is the answer to a request with warnings in strict mode:
-// the first warning, as a 400 naming its parameter.
+// strictError is strict mode's answer: the first warning, as a 400.
 func (c *clientWarnings) strictError() *wire.APIError {
 	w := c.list[0]
 	return wire.InvalidParameter(w.field, "strict mode: %s", w.text)
@@ -277,14 +268,14 @@ func (c *clientWarnings) setHeader(h http.Header) {
 	for i, t := range texts {
 		vs[i] = `299 replymock "` + quotedText.Replace(t) + `"`
 	}
-	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set (a store out of reach)
+	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set
 }
 
 // quotedText escapes a warning's text for its quoted string (RFC 9110).
 var quotedText = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
-// showName is a parameter name as a warning quotes it: as it is when it
-// is a plain name, else quoted in ASCII; cut to maxShownName bytes.
+// showName is a parameter name as a warning quotes it: as it is when
+// plain, else quoted in ASCII; cut to maxShownName bytes.
 func showName(name string) string {
 	plain := name != "" && len(name) <= maxShownName
 	for i := 0; plain && i < len(name); i++ {
@@ -304,9 +295,8 @@ func showName(name string) string {
 	return fmt.Sprintf("%s... (%d bytes)", strconv.QuoteToASCII(name[:n]), len(name))
 }
 
-// clipWarning makes a warning safe for a header: printable ASCII (the
-// text quotes names in ASCII already; this is a safeguard), at most
-// MaxWarningLength bytes.
+// clipWarning makes a warning safe for a header: printable ASCII, at
+// most MaxWarningLength bytes.
 func clipWarning(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -320,8 +310,8 @@ func clipWarning(s string) string {
 	return string(b)
 }
 
-// clipField is a parameter name as a strict answer's field names it:
-// valid UTF-8, at most 256 bytes.
+// clipField is a parameter name as a strict answer's field: valid
+// UTF-8, at most 256 bytes.
 func clipField(s string) string {
 	if len(s) > 256 {
 		n := 256
@@ -352,7 +342,7 @@ func normalizeName(s string) string {
 
 // editDistance counts the single-byte insertions, deletions,
 // substitutions and swaps of neighbours that turn a into b (optimal
-// string alignment). Both are short: callers cut them.
+// string alignment). Callers cut both short.
 func editDistance(a, b string) int {
 	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
