@@ -19,8 +19,7 @@ type Clock struct {
 }
 
 // handleClock serves GET and POST /__mock/clock: a session's shop clock,
-// and {"advance":"2h"} to move it ahead and run everything due. The
-// scenario is the session's, or ?scenario= / X-Mock-Scenario.
+// and {"advance":"2h"} to move it ahead and run everything due.
 func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	var body struct {
 		Advance wire.Duration `json:"advance"`

@@ -13,10 +13,9 @@ import (
 )
 
 // handleFaultsList serves GET /__mock/faults: the run-time faults of the
-// session (or of all), and what its scenario itself does to requests:
-// its faults, auth type and rate limit. The scenario's tokens are not
-// shown. Run-time faults may hold large bodies, so the answer is
-// written one fault at a time.
+// session (or of all), and its scenario's faults, auth type (not its
+// tokens) and rate limit. Faults may hold large bodies, so the answer
+// is streamed.
 func (a *Admin) handleFaultsList(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
@@ -58,9 +57,8 @@ func (l faultsList) writeData(js *wire.Stream) {
 	js.Raw("}")
 }
 
-// handleFaultsPut serves POST /__mock/faults, which adds a Fault given
-// in JSON, and PUT /__mock/faults, where a named Fault takes the place
-// of the run-time faults of that name in one step.
+// handleFaultsPut serves POST /__mock/faults, which adds a fault, and
+// PUT, where a named fault replaces the run-time faults of its name.
 func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {

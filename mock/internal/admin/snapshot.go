@@ -12,8 +12,7 @@ import (
 )
 
 // handleSnapshotGet serves GET /__mock/snapshot: a session's snapshot,
-// the document itself (not in the envelope), YAML unless the Accept
-// header asks for JSON first or format=json says so.
+// the document itself (not in the envelope).
 func (a *Admin) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 	asYAML, sid, err := snapshotQuery(r)
 	if err != nil {
@@ -58,8 +57,8 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 	if err == nil {
 		sid, err = SessionParam(q, r, session.Default)
 	}
-	if err == nil && sid == session.All {
-		err = wire.InvalidParameter("session", "must name one session, not *")
+	if err == nil {
+		err = notAll(sid)
 	}
 	if err != nil {
 		return false, "", err
@@ -87,20 +86,19 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 	return true, sid, nil
 }
 
-// handleSnapshotPost serves POST /__mock/snapshot: a snapshot (JSON or
-// YAML, by Content-Type) restored into session (default: the
-// snapshot's own).
+// handleSnapshotPost serves POST /__mock/snapshot: a snapshot restored
+// into session, by default the snapshot's own.
 func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session"}})
 	if err != nil {
 		return 0, nil, err
 	}
 	sid, err := SessionParam(q, r, "")
+	if err == nil {
+		err = notAll(sid)
+	}
 	if err != nil {
 		return 0, nil, err
-	}
-	if sid == session.All {
-		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
 	read, err := a.bodyTurn(r, snapshot.Body)
 	if err != nil {
