@@ -149,26 +149,19 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // capture reads a request body through, keeping its start.
 type capture struct {
-	r    io.ReadCloser
-	buf  bytes.Buffer
-	cut  bool
-	read bool // read from: the request cannot be served again
+	r   io.ReadCloser
+	buf bytes.Buffer
+	cut bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
-	c.read = true
 	n, err := c.r.Read(p)
-	keep(&c.buf, &c.cut, p[:n])
+	b := p[:n]
+	if room := journal.MaxBody - c.buf.Len(); len(b) > room {
+		b, c.cut = b[:max(room, 0)], true
+	}
+	c.buf.Write(b)
 	return n, err
 }
 
 func (c *capture) Close() error { return c.r.Close() }
-
-// keep appends b to buf up to journal.MaxBody, noting a cut.
-func keep(buf *bytes.Buffer, cut *bool, b []byte) {
-	room := journal.MaxBody - buf.Len()
-	if len(b) > room {
-		b, *cut = b[:max(room, 0)], true
-	}
-	buf.Write(b)
-}

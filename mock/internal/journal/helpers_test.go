@@ -79,3 +79,10 @@ func (j *Journals) found(p *Pattern, limit int) []*Record {
 
 // all returns the ring's entries, oldest first.
 func (rg *ring) all() []*Record { return slices.Clone(rg.entries) }
+
+// clientWaiters is how many requests of client wait on the journal now.
+func (j *Journals) clientWaiters(client string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.clients[client]
+}

@@ -149,13 +149,6 @@ func (j *Journals) wakeWaiters() {
 	}
 }
 
-// ClientWaiters is how many requests of client wait on the journal now.
-func (j *Journals) ClientWaiters(client string) int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.clients[client]
-}
-
 // Waiters is how many requests wait on the journal now.
 func (j *Journals) Waiters() int {
 	j.mu.Lock()
