@@ -191,7 +191,8 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 		a.writeError(w, r, p.deny)
 	case p.strict && warns != nil:
 		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody)) // for the journal
-		a.writeError(w, r, warns.strictError())
+		first := warns.list[0]
+		a.writeError(w, r, wire.InvalidParameter(first.field, "strict mode: %s", first.text))
 	case goesUp:
 		if err := proxy.CheckPath(r, Prefix); err != nil {
 			a.writeError(w, r, err) // nothing leaves for a path that could lead out of the API there
@@ -199,7 +200,8 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 		}
 		entry.Proxied = true // before: a broken upstream copy ends the handler
 		if rec, ok := w.(*recorder); ok {
-			rec.passThrough()
+			rec.copies = true // the answer streams as it comes: the journal keeps copies
+			rec.release()
 		}
 		a.Proxies.Forward(w, withBody(r, body), a.Proxies.Spec(c.sc.Proxy()).URL)
 	default:

@@ -35,13 +35,6 @@ type recorder struct {
 	copies    bool // the writer reuses its buffer (the proxy): keep copies
 }
 
-// passThrough stops holding before anything is written: a proxied answer
-// streams as it comes, and the journal keeps copies of its start.
-func (w *recorder) passThrough() {
-	w.copies = true
-	w.release()
-}
-
 func (w *recorder) WriteHeader(code int) {
 	if code >= 100 && code < 200 {
 		return // an informational answer is not the answer

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // HeaderWarning carries an API request's warnings in its answer, one
@@ -253,12 +251,6 @@ func (c *clientWarnings) texts() []string {
 		out = append(out, fmt.Sprintf("and %d more warnings", c.more))
 	}
 	return out
-}
-
-// strictError is strict mode's answer: the first warning, as a 400.
-func (c *clientWarnings) strictError() *wire.APIError {
-	w := c.list[0]
-	return wire.InvalidParameter(w.field, "strict mode: %s", w.text)
 }
 
 // setHeader puts the warnings in the answer's X-Mock-Warning header.

@@ -210,7 +210,10 @@ func (j *Journals) keepLent(k Key, b []byte) []byte {
 		return nil
 	}
 	rg.mu.Lock()
-	prev := rg.newest()
+	var prev *Record
+	if len(rg.entries) > 0 {
+		prev = rg.entries[len(rg.entries)-1]
+	}
 	rg.mu.Unlock()
 	if prev != nil && len(prev.More) == 0 && bytes.Equal(prev.Resp, b) {
 		return prev.Resp

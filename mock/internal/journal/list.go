@@ -75,7 +75,14 @@ func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 // this process: its work is not bounded.
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
 	recs, _ := j.find(p, limit, nil) // no scan, no bound: no error
-	return entries(recs, j.Redactor())
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		out[i] = r.entry(j.Redactor())
+	}
+	return out
 }
 
 // incomplete reports whether a journal in scope lost entries newer than

@@ -178,15 +178,3 @@ func (r *Record) entry(rd *Redactor) Entry {
 	e.Response = b.String()
 	return e
 }
-
-// entries turns records into entries, redacted by rd; nil for none.
-func entries(recs []*Record, rd *Redactor) []Entry {
-	if len(recs) == 0 {
-		return nil
-	}
-	out := make([]Entry, len(recs))
-	for i, r := range recs {
-		out[i] = r.entry(rd)
-	}
-	return out
-}

@@ -26,14 +26,6 @@ func (rg *ring) add(e *Record) int64 {
 	return e.kept - freed
 }
 
-// newest is the newest entry, nil if none.
-func (rg *ring) newest() *Record {
-	if len(rg.entries) == 0 {
-		return nil
-	}
-	return rg.entries[len(rg.entries)-1]
-}
-
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
 func (rg *ring) freedByAdd() int64 {
@@ -62,18 +54,12 @@ func (rg *ring) dropOldest(seq int64) int64 {
 // clear empties the ring, forgetting what it lost, and returns the bytes
 // freed.
 func (rg *ring) clear() int64 {
-	freed := rg.bytes()
+	var freed int64
+	for _, r := range rg.entries {
+		freed += r.kept
+	}
 	rg.entries, rg.lost = nil, 0
 	return freed
-}
-
-// bytes is what the ring's entries keep.
-func (rg *ring) bytes() int64 {
-	var n int64
-	for _, r := range rg.entries {
-		n += r.kept
-	}
-	return n
 }
 
 // order remembers which ring holds each journal entry, oldest first, so

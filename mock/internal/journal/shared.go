@@ -78,9 +78,7 @@ func (j *Journals) recordShared(k Key, e Record) error {
 		encodeRecord(buf, &e, j.Redactor())
 		b := Bounds{Size: j.size, Bytes: j.bytes.Max(), Entries: len(j.order.ring)}
 		_, err = j.shared.Append(context.Background(), k.id, *buf, responseOf(&e), e.kept, b)
-		if cap(*buf) <= maxPooled {
-			encodePool.Put(buf) // a large request's is not kept for the next
-		}
+		putEncodeBuffer(buf)
 	}
 	j.mu.Lock()
 	j.wakeWaiters()
@@ -96,11 +94,17 @@ type storedEntry struct {
 	Kept   int64       `json:"kept"`
 }
 
-// encodePool keeps the buffers encodeRecord fills, up to maxPooled bytes
-// each.
+// encodePool keeps the buffers encodeRecord fills and writes an entry's
+// JSON in, up to maxPooled bytes each.
 var encodePool = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooled = 64 << 10
+
+func putEncodeBuffer(buf *[]byte) {
+	if cap(*buf) <= maxPooled {
+		encodePool.Put(buf) // a large request's is not kept for the next
+	}
+}
 
 // responseOf is the response of r in one slice.
 func responseOf(r *Record) []byte {
@@ -130,25 +134,14 @@ func encodeRecord(buf *[]byte, r *Record, rd *Redactor) {
 			se.Header[k] = vs
 		}
 	}
-	meta := appendStored(encodeScratch(), &se)
+	scratch := encodePool.Get().(*[]byte)
+	*scratch = appendStored((*scratch)[:0], &se) // its length goes first
 	b := (*buf)[:0]
-	b = binary.AppendUvarint(b, uint64(len(meta)))
-	b = append(b, meta...)
+	b = binary.AppendUvarint(b, uint64(len(*scratch)))
+	b = append(b, *scratch...)
 	b = binary.AppendUvarint(b, uint64(len(r.Body)))
 	*buf = append(b, r.Body...)
-	releaseScratch(meta)
-}
-
-// scratchPool keeps the buffers an entry's JSON is written into before
-// its length is known.
-var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-func encodeScratch() []byte { return (*scratchPool.Get().(*[]byte))[:0] }
-
-func releaseScratch(b []byte) {
-	if cap(b) <= maxPooled {
-		scratchPool.Put(&b)
-	}
+	putEncodeBuffer(scratch)
 }
 
 // appendStored appends se as JSON, as encoding/json would write what

@@ -36,8 +36,6 @@ func AtMost(n int) Times { return Times{0, n} }
 // Between wants from min to max matching entries.
 func Between(min, max int) Times { return Times{min, max} }
 
-func (t Times) holds(n int) bool { return n >= t.Min && (t.Max < 0 || n <= t.Max) }
-
 // String says what t wants, as verifications word it: "at least 1".
 func (t Times) String() string {
 	switch {
@@ -160,7 +158,7 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 	if len(v.Seqs) > MaxVerifySeqs {
 		v.Seqs = slices.Clone(v.Seqs[len(v.Seqs)-MaxVerifySeqs:])
 	}
-	v.OK = want.holds(v.Matched)
+	v.OK = v.Matched >= want.Min && (want.Max < 0 || v.Matched <= want.Max)
 	if v.Matched < want.Min {
 		v.NearMisses = make([]NearMiss, 0, len(near))
 		for _, x := range near {
