@@ -8,8 +8,6 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/journal"
-	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -34,7 +32,9 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	}
 	q := &journalQuery{params: map[string]string{}}
 	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
-	sid := r.Header.Get(shared.HeaderSession)
+	if f.Session, err = SessionParam(v, r, ""); err != nil { // "" is every session
+		return nil, err
+	}
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
 		if err != nil {
@@ -46,18 +46,9 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 			f.Header[name] = val
 		} else if path, ok := strings.CutPrefix(key, "body."); ok {
 			f.Body[path] = val
-		} else if err := q.set(key, val, f, &sid); err != nil {
+		} else if err := q.set(key, val, f); err != nil {
 			return nil, err
 		}
-	}
-	switch {
-	case sid == "":
-		sid = session.All
-	case sid != session.All && !session.ValidID(sid):
-		return nil, wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
-	}
-	if sid != session.All {
-		f.Session = sid
 	}
 	if q.p, err = a.State.Journals().Compile(*f); err != nil {
 		return nil, err
@@ -66,12 +57,9 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 }
 
 // set reads one parameter but a pattern's parts into q.
-func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) error {
+func (q *journalQuery) set(key, val string, f *journal.Filter) error {
 	switch key {
-	case "session":
-		if val != "" {
-			*sid = val
-		}
+	case "session": // read by SessionParam
 	case "method":
 		f.Method = val
 	case "path":
