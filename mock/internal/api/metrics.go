@@ -39,7 +39,7 @@ func newMetrics() *metrics {
 		}, []string{"kind", "scenario"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "replymock_client_warnings_total",
-			Help: "Client mistakes the API warned about (X-Mock-Warning), by kind (unknown_parameter, upstream_name, near_miss, empty_parameter, wrong_operation, body_on_get, content_type).",
+			Help: "Client mistakes the API warned about (X-Mock-Warning), by kind (" + strings.Join(warnKindNames[:], ", ") + ").",
 		}, []string{"kind"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.faults, m.warnings,
