@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -192,13 +191,10 @@ func queryValues(raw, name string) []string {
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
 		k, v, _ := strings.Cut(pair, "=")
-		if queryName(k) != name {
+		if unescape(k) != name {
 			continue
 		}
-		if dv, err := url.QueryUnescape(v); err == nil {
-			v = dv
-		}
-		out = append(out, v)
+		out = append(out, unescape(v))
 	}
 	return out
 }

@@ -115,7 +115,7 @@ func (rd *Redactor) headers(h http.Header) map[string]string {
 func (rd *Redactor) query(raw string) string {
 	return queryParam.ReplaceAllStringFunc(raw, func(param string) string {
 		k, _, _ := strings.Cut(param, "=")
-		if rd.Secret(queryName(k)) {
+		if rd.Secret(unescape(k)) {
 			return k + "=" + Redacted
 		}
 		return param
@@ -126,12 +126,12 @@ func (rd *Redactor) query(raw string) string {
 // between the separators & and ;.
 var queryParam = regexp.MustCompile(`[^&;=]*=[^&;]*`)
 
-// queryName is a query parameter's name, decoded when it can be.
-func queryName(k string) string {
-	if dk, err := url.QueryUnescape(k); err == nil {
-		return dk
+// unescape is a query name or value, decoded when it can be.
+func unescape(s string) string {
+	if d, err := url.QueryUnescape(s); err == nil {
+		return d
 	}
-	return k
+	return s
 }
 
 // authSchemes are the schemes a redacted value may keep, lower-cased:
