@@ -24,10 +24,9 @@ type recorder struct {
 	kept   int
 	cut    bool
 
-	hold    bool
-	held    [][]byte // what was written while holding
-	heldOne [1][]byte
-	flush   bool // asked for while holding
+	hold  bool
+	held  [][]byte // what was written while holding
+	flush bool     // asked for while holding
 	// lent is a pooled buffer the answer is written from, put back once
 	// sent; firstLent says first is part of it.
 	lent      *[]byte
@@ -74,9 +73,6 @@ func (w *recorder) Write(b []byte) (int, error) {
 	}
 	w.kept += len(keep)
 	if w.hold {
-		if w.held == nil {
-			w.held = w.heldOne[:0] // most answers are one slice: no allocation
-		}
 		w.held = append(w.held, b)
 		return len(b), nil
 	}
@@ -111,7 +107,7 @@ func (w *recorder) putLent() {
 	if w.firstLent {
 		w.first, w.firstLent = nil, false
 	}
-	w.held, w.heldOne[0] = nil, nil
+	w.held = nil
 	putPageBuffer(w.lent)
 	w.lent = nil
 }
