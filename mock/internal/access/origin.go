@@ -165,7 +165,7 @@ func RefuseHost(r *http.Request) *wire.APIError {
 // CORS adds the CORS headers for a request from a browser, and answers a
 // preflight itself, reporting whether it answered. It echoes the allowed
 // origin, never "*", so requests with credentials work too. methods
-// lists what r's path answers to.
+// lists what r's path answers to, nil if unknown.
 //
 // A request from a page that may not call kind is refused, for the
 // caller to write, whatever its method: a form or an <img> needs no
