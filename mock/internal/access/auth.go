@@ -34,7 +34,7 @@ const (
 	maxRateWindow = 24 * time.Hour
 )
 
-// Problems lists what is wrong with a, with fields relative to it.
+// Problems lists what is wrong with a.
 func (a Auth) Problems() []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	switch a.Type {
@@ -57,7 +57,7 @@ func (a Auth) Problems() []wire.FieldProblem {
 	return probs
 }
 
-// Problems lists what is wrong with rl, with fields relative to it.
+// Problems lists what is wrong with rl.
 func (rl *RateLimit) Problems() []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	if rl.Requests < 1 {
@@ -69,8 +69,8 @@ func (rl *RateLimit) Problems() []wire.FieldProblem {
 	return probs
 }
 
-// Allows reports whether an Authorization header passes a, comparing the
-// token with each allowed one in constant time.
+// Allows reports whether an Authorization header passes a, comparing
+// tokens in constant time.
 func (a Auth) Allows(header string) bool {
 	if a.Type != "bearer" {
 		return true
@@ -110,22 +110,17 @@ func (w *Window) CountRequest(rl *RateLimit, now time.Time) (retryIn time.Durati
 // scenario says: the control page's switches. They are for every
 // session, or for one, whose own win field by field.
 type Overrides struct {
-	// Auth, when set, replaces the scenario's auth: {"type":"none"} or
-	// {"type":"bearer","tokens":["demo-token"]}.
-	Auth *Auth `json:"auth"`
-	// RateLimit, when set, replaces the scenario's rate limit.
+	Auth      *Auth      `json:"auth"`
 	RateLimit *RateLimit `json:"rate_limit"`
-	// Strict, when set, says whether a request with warnings (see
-	// X-Mock-Warning) is answered 400 invalid_parameter instead.
-	Strict *bool `json:"strict"`
+	Strict    *bool      `json:"strict"` // a request with warnings is answered 400
 }
 
 // MaxSessionOverrideBytes bounds what one session's overrides keep (see
 // Size), so a thousand sessions cannot each keep a megabyte.
 const MaxSessionOverrideBytes = 64 << 10
 
-// Validate reports the first problem of o, with its JSON path. Unlike a
-// scenario's auth, an override's must name its type.
+// Validate reports the first problem of o. Unlike a scenario's auth, an
+// override's must name its type.
 func (o Overrides) Validate() error {
 	var probs []wire.FieldProblem
 	if o.Auth != nil && o.Auth.Type == "" {
@@ -143,8 +138,7 @@ func (o Overrides) Validate() error {
 	return nil
 }
 
-// Size is what o keeps beyond its fixed fields: its tokens, 16 bytes
-// more each.
+// Size is what o's tokens keep.
 func (o Overrides) Size() int {
 	n := 0
 	if o.Auth != nil {
@@ -170,7 +164,7 @@ func (o Overrides) Over(base Overrides) Overrides {
 }
 
 // Strictness reports whether a request with warnings is answered 400:
-// as o says, else as the scenario says, else def (Options.Strict).
+// as o says, else as the scenario says, else def.
 func (o Overrides) Strictness(scenario *bool, def bool) bool {
 	switch {
 	case o.Strict != nil:
@@ -181,8 +175,8 @@ func (o Overrides) Strictness(scenario *bool, def bool) bool {
 	return def
 }
 
-// Access is the auth and rate limit for a request: the scenario's (auth,
-// rl), unless o overrides them.
+// Access is the auth and rate limit for a request: the scenario's,
+// unless o overrides them.
 func (o Overrides) Access(auth Auth, rl *RateLimit) (Auth, *RateLimit) {
 	if o.Auth != nil {
 		auth = *o.Auth
@@ -209,16 +203,15 @@ func ErrRateLimited(rl *RateLimit) *wire.APIError {
 		Message: fmt.Sprintf("rate limit of %d requests per %s exceeded", rl.Requests, rl.Window)}
 }
 
-// SetChallenge asks a client for a bearer token, unless the answer does
-// already.
+// SetChallenge asks a client for a bearer token, once.
 func SetChallenge(h http.Header, realm string) {
 	if h.Get("WWW-Authenticate") == "" {
 		h.Set("WWW-Authenticate", realm)
 	}
 }
 
-// AdminTokenOK reports whether r carries the admin token, as a bearer
-// token or in X-Mock-Admin-Token, compared in constant time.
+// AdminTokenOK reports whether r carries the admin token, in
+// X-Mock-Admin-Token or as a bearer token.
 func AdminTokenOK(r *http.Request, token string) bool {
 	got := r.Header.Get("X-Mock-Admin-Token")
 	if got == "" {

@@ -2,10 +2,10 @@ package access
 
 import "net/netip"
 
-// Client names the client a remote address (host:port) comes from: the
-// key the bounds per client count by. It is an IPv4 address, or an IPv6
-// address's /64, since one host usually holds a whole /64. An address
-// that does not parse is returned as it is, with ok false.
+// Client names the client a remote address (host:port) comes from, for
+// the bounds per client: an IPv4 address, or an IPv6 address's /64,
+// which one host usually holds. One that does not parse is returned as
+// it is, not ok.
 func Client(addr string) (key string, ok bool) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {

@@ -29,34 +29,24 @@ func NewGuard(origins, hosts []string) *Guard {
 	return &Guard{origins: origins, hosts: lower}
 }
 
-// Kind is what a path serves, as the guard tells them apart: who may
-// call it from a browser page.
+// Kind is what a path serves, as the guard tells who may call it from a
+// browser page.
 type Kind uint8
 
 const (
-	// API is /api/v1: pages at local dev origins, the server's own, and
-	// those --cors-origins lists ("*" for any).
-	API Kind = iota
-	// Admin is the admin API, /__mock/, which steers the mock: pages at
-	// local dev origins, the server's own, and those --cors-origins lists
-	// ("*" not enough).
-	Admin
-	// Panel is the control panel's page: the admin API's origins, and
-	// any site may link to it.
-	Panel
-	// Media is the records' photos and videos, which hold no data: any
-	// page may show them, and the API's origins read them.
-	Media
+	API   Kind = iota // /api/v1
+	Admin             // /__mock/, which steers the mock
+	Panel             // the control panel's page: the admin API's origins; any site may link to it
+	Media             // the records' photos and videos: any page may show them
 )
 
 // corsExposed are the answer headers a browser script may read.
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
 
 // OriginAllowed reports whether a browser page at origin may call the
-// API at host: a local dev origin, the server's own origin, or one that
-// --cors-origins lists ("*" for any). As in Vite's answer to
-// CVE-2025-24010, any page the developer visits must not be able to call
-// a dev server by default: "*" is given, never assumed.
+// API at host: a local dev origin, the server's own, or one that
+// --cors-origins lists. As in Vite's answer to CVE-2025-24010, "*" is
+// given, never assumed: any page the developer visits could call.
 func (g *Guard) OriginAllowed(origin, host string) bool {
 	return Listed(g.origins, origin, true) || g.localOrOwn(origin, host)
 }
@@ -114,10 +104,8 @@ func LoopbackHost(host string) bool {
 }
 
 // HostAllowed reports whether the server answers a request naming
-// r.Host. A page on a DNS-rebound name sends that name, so only names no
-// one outside can point here are served unasked (see HostServed), on any
-// listener. A request over no connection (httptest.NewRecorder) comes
-// from code in this process and is answered.
+// r.Host (see HostServed). A request over no connection comes from code
+// in this process and is answered.
 func (g *Guard) HostAllowed(r *http.Request) bool {
 	if r.Host == "" { // HTTP/1.0 without Host: no browser sends that
 		return true
@@ -129,12 +117,10 @@ func (g *Guard) HostAllowed(r *http.Request) bool {
 }
 
 // HostServed reports whether host (with or without a port) is a name the
-// server answers to:
-//   - this machine: localhost, a name under .localhost or a loopback address;
-//   - any IP address: rebinding needs a DNS name;
-//   - a single-label name (a compose or Kubernetes service), which only
-//     the local resolver answers for;
-//   - a name --allowed-hosts lists ("*" lists every name).
+// server answers to. A page on a DNS-rebound name sends that name, so
+// unasked only names no one outside can point here are: this machine's,
+// any IP address, and single-label names (a compose or Kubernetes
+// service), which only the local resolver answers for.
 func (g *Guard) HostServed(host string) bool {
 	name := hostname(host)
 	return LoopbackHost(name) || isIP(name) || singleLabel(name) || Listed(g.hosts, name, true)
@@ -168,8 +154,7 @@ func singleLabel(name string) bool {
 	return true
 }
 
-// RefuseHost is the answer to a request whose Host the server does not
-// serve.
+// RefuseHost answers a request whose Host the server does not serve.
 func RefuseHost(r *http.Request) *wire.APIError {
 	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Host",
 		Message: "host " + strconv.Quote(wire.Clip(r.Host)) + " is not served: a web page on a name pointed at this server could steer it (DNS rebinding), " +
@@ -180,7 +165,7 @@ func RefuseHost(r *http.Request) *wire.APIError {
 // CORS adds the CORS headers for a request from a browser, and answers a
 // preflight itself, reporting whether it answered. It echoes the allowed
 // origin, never "*", so requests with credentials work too. methods
-// lists what r's path answers to (nil: unknown).
+// lists what r's path answers to, nil if unknown.
 //
 // A request from a page that may not call kind is refused before it
 // runs, whatever its method: a form or an <img> needs no preflight, and
@@ -240,9 +225,8 @@ func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods 
 	return true, nil
 }
 
-// foreignSite reports whether r, which carries no Origin, comes from a
-// page of another site, by Sec-Fetch-Site: cross-site, or same-site on a
-// Host that is not this machine. A tool such as curl sends none.
+// foreignSite reports whether r comes from a page of another site:
+// cross-site, or same-site on a Host that is not this machine.
 func foreignSite(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site":
@@ -299,14 +283,13 @@ func steersOnGET(r *http.Request) bool {
 }
 
 // topLevelNavigation reports whether r is a link followed in a tab, whose
-// answer the user sees and the linking page does not.
+// answer the linking page does not see.
 func topLevelNavigation(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 		r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
 }
 
-// refuseOrigin answers a request from a page at origin that may not call
-// kind.
+// refuseOrigin answers a page at origin that may not call kind.
 func refuseOrigin(origin string, kind Kind) *wire.APIError {
 	msg := "origin " + strconv.Quote(wire.Clip(origin)) + " may not call the API: only local dev origins (localhost, 127.0.0.1, [::1], any port), " +
 		"the server's own page and --cors-origins may; start with --cors-origins " + wire.Clip(origin) + " to allow it, or --cors-origins '*' for any"
@@ -320,8 +303,7 @@ func refuseOrigin(origin string, kind Kind) *wire.APIError {
 	return &wire.APIError{Status: http.StatusForbidden, Code: wire.CodeForbidden, Field: "Origin", Message: msg}
 }
 
-// refuseSite answers a request without Origin from a page of another
-// site.
+// refuseSite answers a page of another site without Origin.
 func refuseSite(kind Kind) *wire.APIError {
 	what := "the API"
 	if kind != API {

@@ -2,7 +2,7 @@
 //
 // Each resource has a file, and routes.go is their table. This file
 // holds the token and read-only guard and writes the answers. The state
-// the routes read and change is package shared's, as the API's is.
+// is package shared's.
 package admin
 
 import (
@@ -24,47 +24,32 @@ const Prefix = "/__mock"
 
 // Config is what the admin API serves with.
 type Config struct {
-	Log      *slog.Logger
-	Now      func() time.Time
-	State    *shared.State
-	Token    string               // required by every route but health (Options.AdminToken); "" for none
-	ReadOnly bool                 // every write answers 403 (Options.ReadOnly)
-	Version  string               // reported by health
-	Started  time.Time            // the server's start, health's uptime counts from it
-	Metrics  *prometheus.Registry // served at /__mock/metrics
-	// Snapshots takes and restores sessions' snapshots
-	// (/__mock/snapshot), each kind in its turn.
-	Snapshots *snapshot.Keeper
-	// Store says where the state is kept and whether it is reachable,
-	// for health; nil reports the memory store.
-	Store func() StoreHealth
+	Log       *slog.Logger
+	Now       func() time.Time
+	State     *shared.State
+	Token     string               // required by every route but health (Options.AdminToken); "" for none
+	ReadOnly  bool                 // every write answers 403 (Options.ReadOnly)
+	Version   string               // reported by health
+	Started   time.Time            // the server's start, health's uptime counts from it
+	Metrics   *prometheus.Registry // served at /__mock/metrics
+	Snapshots *snapshot.Keeper     // takes and restores sessions' snapshots
+	Store     func() StoreHealth   // for health; nil reports the memory store
 }
 
 // Admin serves the admin API's resources.
 type Admin struct {
-	log      *slog.Logger
-	now      func() time.Time
-	st       *shared.State
-	token    string
-	readOnly bool
-	version  string
-	started  time.Time
-	metrics  *prometheus.Registry
-	snaps    *snapshot.Keeper
-	store    func() StoreHealth
-	bodies   *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
+	Config
+	bodies *semaphore.Weighted // what large bodies being read may cost together (bodyTurn)
 }
 
 // MaxBodiesCost bounds what the large bodies being read at once (PUT
 // /__mock/data, POST /__mock/snapshot) may cost together in memory, as
-// wire.Body.Cost counts it. Many small bodies go together; a large one
-// goes alone.
+// wire.Body.Cost counts it.
 const MaxBodiesCost = 256 << 20
 
 // bodyTurn waits until r's body fits within MaxBodiesCost beside the
 // others being read; done gives its share back. It waits rather than
-// refuses, so a client seeding many sessions at once gets each answer
-// in turn.
+// refuses, so a client seeding many sessions at once gets each answer.
 func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error) {
 	n := min(b.Cost(r), MaxBodiesCost)
 	if err := a.bodies.Acquire(r.Context(), n); err != nil {
@@ -76,23 +61,20 @@ func (a *Admin) bodyTurn(r *http.Request, b *wire.Body) (done func(), err error)
 
 // New is the admin API of cfg.
 func New(cfg Config) *Admin {
-	return &Admin{log: cfg.Log, now: cfg.Now, st: cfg.State, token: cfg.Token, readOnly: cfg.ReadOnly,
-		version: cfg.Version, started: cfg.Started, metrics: cfg.Metrics, snaps: cfg.Snapshots, store: cfg.Store,
-		bodies: semaphore.NewWeighted(MaxBodiesCost)}
+	return &Admin{Config: cfg, bodies: semaphore.NewWeighted(MaxBodiesCost)}
 }
 
-// Guard guards an admin route: when an admin token is set, every route
-// but health needs it, as a bearer token or in X-Mock-Admin-Token; in
-// read-only mode, only GET and HEAD pass.
+// Guard guards an admin route: the admin token, when set, for every
+// route but health; in read-only mode, only GET and HEAD pass.
 func (a *Admin) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.token) {
+		if a.Token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.Token) {
 			access.SetChallenge(w.Header(), access.RealmAdmin)
 			a.writeError(w, r, &wire.APIError{Status: http.StatusUnauthorized, Code: wire.CodeUnauthorized,
 				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
 			return
 		}
-		if a.readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if a.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			a.writeError(w, r, wire.ErrReadOnly)
 			return
 		}
@@ -100,16 +82,15 @@ func (a *Admin) Guard(next http.Handler) http.Handler {
 	})
 }
 
-// Handler is a guarded route whose handler returns its answer or an
-// error: the answer in the success envelope (streamed, for data that
-// writes itself), the error in the error envelope.
+// Handler is a guarded route whose handler returns its answer, for the
+// success envelope, or an error.
 func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler {
 	return a.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var sid string // the session scope finds the request is about
 		r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, &sid))
 		status, data, err := h(r)
 		if err == nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			err = a.st.SyncWrite(r.Context(), sid) // an answered write outlives the process
+			err = a.State.SyncWrite(r.Context(), sid) // an answered write outlives the process
 		}
 		if err != nil {
 			a.writeError(w, r, err)
@@ -125,19 +106,18 @@ func (a *Admin) Handler(h func(r *http.Request) (int, any, error)) http.Handler 
 
 // writeError writes err in the error envelope; see wire.WriteError.
 func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	wire.WriteError(w, r, a.log, err)
+	wire.WriteError(w, r, a.Log, err)
 }
 
 // streamed is the data of an answer too large to build whole: it writes
-// itself a piece at a time. The bytes are those wire.WriteJSON would
-// write, without a Content-Length.
+// itself a piece at a time, as wire.WriteJSON would write it.
 type streamed interface {
 	writeData(js *wire.Stream)
 }
 
 // writeStreamed answers with data in the success envelope, as it is
-// encoded. Once the answer has begun, an encoding failure can only cut
-// the connection, so the client sees a broken answer, not a wrong one.
+// encoded. Once begun, an encoding failure can only cut the connection,
+// so the client sees a broken answer, not a wrong one.
 func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int, data streamed) {
 	if rel, ok := data.(interface{ release() }); ok {
 		defer rel.release() // written, or the client gone: what it pinned is free
@@ -152,13 +132,12 @@ func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int
 	data.writeData(js)
 	js.Raw("}")
 	if err := js.Flush(); err != nil && js.EncodingFailed() {
-		a.log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.Log.Error("admin answer encoding failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 }
 
-// smallBody is the shape of the admin API's small bodies: a scenario
-// picked, the clock moved.
+// smallBody is the shape of the admin API's small bodies.
 var smallBody = &wire.Shape{What: "this body", Items: 100, Array: 100, Members: 100}
 
 // decodeBody decodes a JSON body of shape into v, strictly.

@@ -19,8 +19,7 @@ type Clock struct {
 }
 
 // handleClock serves GET and POST /__mock/clock: a session's shop clock,
-// and {"advance":"2h"} to move it ahead and run everything due. The
-// scenario is the session's, or ?scenario= / X-Mock-Scenario.
+// and {"advance":"2h"} to move it ahead and run everything due.
 func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	var body struct {
 		Advance wire.Duration `json:"advance"`
@@ -38,9 +37,9 @@ func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	name := requestScenario(r)
-	find := a.st.Peek // reading the clock creates no session
+	find := a.State.Peek // reading the clock creates no session
 	if r.Method == http.MethodPost {
-		find = a.st.Resolve
+		find = a.State.Resolve
 	}
 	ss, sc, err := find(sid, name)
 	if err != nil {
@@ -49,7 +48,7 @@ func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	if sc.Shop() == nil {
 		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
-	now := a.now()
+	now := a.Now()
 	clock := Clock{Session: sid, Scenario: sc.Name}
 	err = ss.Shop(sc, now, body.Advance > 0, func(sh *shop.Shop, set settings.Settings) error {
 		if body.Advance > 0 {

@@ -12,22 +12,21 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// handleSettingsView serves GET /__mock/settings: a session's settings,
-// read without faults or auth.
+// handleSettingsView serves GET /__mock/settings, without faults or auth.
 func (a *Admin) handleSettingsView(r *http.Request) (int, any, error) {
 	sid, err := oneSession(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := a.st.Peek(sid, "")
+	ss, sc, err := a.State.Peek(sid, "")
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, map[string]any{"session": sid, "scenario": sc.Name, "settings": ss.Settings(sc)}, nil
 }
 
-// DataSummary is the data of GET /__mock/data: the reviews of a session's
-// scenario by rating, and the newest few.
+// DataSummary is the data of GET /__mock/data: a session's reviews by
+// rating, and the newest few.
 type DataSummary struct {
 	Scenario   string            `json:"scenario"`
 	Total      int               `json:"total"`
@@ -51,11 +50,11 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := a.st.Peek(sid, requestScenario(r))
+	ss, sc, err := a.State.Peek(sid, requestScenario(r))
 	if err != nil {
 		return 0, nil, err
 	}
-	st, err := ss.Reviews(sc, a.now()) // a living shop's, as the list shows it
+	st, err := ss.Reviews(sc, a.Now()) // a living shop's, as the list shows it
 	if err != nil {
 		return 0, nil, err
 	}
@@ -80,15 +79,13 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 // above it): room for fixture.MaxSeedReviews reviews of a usual size.
 const MaxSeedBodyBytes = 8 << 20
 
-// seedBody is how PUT /__mock/data reads its body.
 var seedBody = &wire.Body{Limit: MaxSeedBodyBytes, YAMLLimit: MaxSeedBodyBytes, YAMLNodes: fixture.MaxSeedYAMLNodes,
 	Bound:     fmt.Sprintf("%d reviews at most, %d MiB", fixture.MaxSeedReviews, MaxSeedBodyBytes>>20),
 	YAMLBound: fmt.Sprintf("%d reviews at most, %d MiB, %d YAML values; send a bigger one as JSON", fixture.MaxSeedReviews, MaxSeedBodyBytes>>20, fixture.MaxSeedYAMLNodes),
 	Shape:     fixture.SeedShape}
 
 // handleDataPut serves PUT /__mock/data: reviews seeded for one session
-// (see shared.SeedReviews), in JSON or YAML (made JSON), of at most
-// MaxSeedBodyBytes.
+// (see shared.SeedReviews), in JSON or YAML.
 func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.Default)
 	if err != nil {
@@ -110,19 +107,19 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := a.st.SeedReviews(sid, requestScenario(r), mode, recs)
+	res, err := a.State.SeedReviews(sid, requestScenario(r), mode, recs)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, res, nil
 }
 
-// handleDataDelete serves DELETE /__mock/data: a session (or every one,
-// for session=*) back to its scenarios' data.
+// handleDataDelete serves DELETE /__mock/data: a session, or every
+// one, back to its scenario's data.
 func (a *Admin) handleDataDelete(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.Default)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"session": sid, "removed": a.st.ClearSeeded(sid)}, nil
+	return http.StatusOK, map[string]any{"session": sid, "removed": a.State.ClearSeeded(sid)}, nil
 }

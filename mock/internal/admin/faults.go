@@ -13,21 +13,20 @@ import (
 )
 
 // handleFaultsList serves GET /__mock/faults: the run-time faults of the
-// session (or of all), and what its scenario itself does to requests:
-// its faults, auth type and rate limit. The scenario's tokens are not
-// shown. Run-time faults may hold large bodies, so the answer is
-// written one fault at a time.
+// session (or of all), and its scenario's faults, auth type (not its
+// tokens) and rate limit. Faults may hold large bodies, so the answer
+// is streamed.
 func (a *Admin) handleFaultsList(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
-	faults := a.st.Faults(sid)
+	faults := a.State.Faults(sid)
 	of := sid // the session whose scenario is shown
 	if sid == session.All {
 		of = session.Default
 	}
-	_, sc, err := a.st.Peek(of, "")
+	_, sc, err := a.State.Peek(of, "")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -58,9 +57,8 @@ func (l faultsList) writeData(js *wire.Stream) {
 	js.Raw("}")
 }
 
-// handleFaultsPut serves POST /__mock/faults, which adds a Fault given
-// in JSON, and PUT /__mock/faults, where a named Fault takes the place
-// of the run-time faults of that name in one step.
+// handleFaultsPut serves POST /__mock/faults, which adds a fault, and
+// PUT, where a named fault replaces the run-time faults of its name.
 func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
@@ -75,7 +73,7 @@ func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	replace := r.Method == http.MethodPut
-	put, _, err := a.st.PutFault(sid, *f, replace)
+	put, _, err := a.State.PutFault(sid, *f, replace)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -92,7 +90,7 @@ func (a *Admin) handleFaultsDelete(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	id := mux.Vars(r)["id"]
-	n := a.st.RemoveFaults(sid, id)
+	n := a.State.RemoveFaults(sid, id)
 	if id != "" && n == 0 {
 		msg := "no run-time fault " + strconv.Quote(id)
 		if sid != session.All {

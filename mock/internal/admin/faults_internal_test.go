@@ -21,18 +21,18 @@ func TestFaultsListStreamed(t *testing.T) {
 		if i%2 == 1 {
 			sid = "s1"
 		}
-		if _, _, err := s.st.PutFault(sid, fault.Fault{Name: fmt.Sprintf("f<%d>", i), Path: "/feedbacks", Error: &fault.ErrorAnswer{Status: 502, Body: &body}}, false); err != nil {
+		if _, _, err := s.State.PutFault(sid, fault.Fault{Name: fmt.Sprintf("f<%d>", i), Path: "/feedbacks", Error: &fault.ErrorAnswer{Status: 502, Body: &body}}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tc := range []struct{ target, sid string }{{"/__mock/faults", session.All}, {"/__mock/faults?session=s1", "s1"}, {"/__mock/faults?session=none", "none"}} {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest("GET", tc.target, nil))
-		faults := s.st.Faults(tc.sid)
+		faults := s.State.Faults(tc.sid)
 		if faults == nil {
 			faults = []fault.Fault{}
 		}
-		sc, _, _ := s.st.Registry().Get("first-calls-fail")
+		sc, _, _ := s.State.Registry().Get("first-calls-fail")
 		want, err := wire.MarshalJSON(wire.Envelope{Success: true, Data: struct {
 			Faults         []fault.Fault     `json:"faults"`
 			Scenario       string            `json:"scenario"`

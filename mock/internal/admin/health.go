@@ -3,25 +3,18 @@ package admin
 import (
 	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Health is the data of GET /__mock/health.
 type Health struct {
-	Status        string  `json:"status"`
-	Scenario      string  `json:"scenario"`
-	Reviews       int     `json:"reviews"`
-	UptimeSeconds float64 `json:"uptime_seconds"`
-	Version       string  `json:"version"`
-	// ReadOnly: every write of the admin API and the settings PATCH
-	// answer 403 (--read-only), as the control panel says.
-	ReadOnly bool `json:"read_only"`
-	// TokenRequired: every admin route but health needs the admin token
-	// (--admin-token), which the control panel then asks for.
-	TokenRequired bool `json:"token_required"`
-	// Store is where the state is kept, and whether it answers.
-	Store StoreHealth `json:"store"`
+	Status        string      `json:"status"`
+	Scenario      string      `json:"scenario"`
+	Reviews       int         `json:"reviews"`
+	UptimeSeconds float64     `json:"uptime_seconds"`
+	Version       string      `json:"version"`
+	ReadOnly      bool        `json:"read_only"`      // --read-only: writes answer 403
+	TokenRequired bool        `json:"token_required"` // --admin-token: the panel asks for it
+	Store         StoreHealth `json:"store"`
 }
 
 // StoreHealth is where the sessions and the server's state are kept
@@ -39,21 +32,16 @@ type StoreHealth struct {
 
 // handleHealth serves GET /__mock/health; it needs no admin token.
 func (a *Admin) handleHealth(*http.Request) (int, any, error) {
-	sc := a.st.Registry().Default()
+	sc := a.State.Registry().Default()
 	n, err := sc.Len()
 	if err != nil {
 		return 0, nil, err
 	}
 	store := StoreHealth{Kind: "memory", State: "ok"}
-	if a.store != nil {
-		store = a.store()
+	if a.Store != nil {
+		store = a.Store()
 	}
 	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
-		UptimeSeconds: a.now().Sub(a.started).Round(time.Second).Seconds(), Version: a.version,
-		ReadOnly: a.readOnly, TokenRequired: a.token != "", Store: store}, nil
-}
-
-// handleMetrics serves GET /__mock/metrics in the Prometheus text format.
-func (a *Admin) handleMetrics() http.Handler {
-	return promhttp.HandlerFor(a.metrics, promhttp.HandlerOpts{})
+		UptimeSeconds: a.Now().Sub(a.Started).Round(time.Second).Seconds(), Version: a.Version,
+		ReadOnly: a.ReadOnly, TokenRequired: a.Token != "", Store: store}, nil
 }

@@ -56,7 +56,7 @@ func newTestServer(tb testing.TB, name string) *testServer {
 // ServeHTTP serves an API request through the API, with a request id,
 // and any other through the router; a panic is answered as mock's are.
 func (s *testServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer api.Recover(s.log, w, r)
+	defer api.Recover(s.Log, w, r)
 	if strings.HasPrefix(r.URL.Path, api.Prefix+"/") {
 		x := new(api.Exchange)
 		x.ID[0] = "rm-" + strconv.FormatInt(s.reqSeq.Add(1), 10)

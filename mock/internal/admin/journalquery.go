@@ -8,13 +8,11 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/journal"
-	"github.com/replymock/replymock/mock/internal/session"
-	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // journalQuery is what GET /__mock/requests and /__mock/verify were
-// asked: the pattern, how long to wait, and the route's own parameters.
+// asked.
 type journalQuery struct {
 	p      *journal.Pattern
 	wait   time.Duration
@@ -22,9 +20,8 @@ type journalQuery struct {
 }
 
 // parseJournalQuery reads the parameters of GET /__mock/requests and
-// /__mock/verify: session, method, path, query.NAME, header.NAME,
-// body.PATH, since, wait, and the route's own (own). Each at most once;
-// an unknown one, a bad escape or a bad value is a 400 naming it.
+// /__mock/verify, the journal's and the route's own. A bad one is a 400
+// naming it.
 func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery, error) {
 	params := &wire.Params{Names: append([]string{"session", "method", "path", "since", "wait"}, own...),
 		Prefixes: []string{"query.", "header.", "body."},
@@ -35,9 +32,8 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	}
 	q := &journalQuery{params: map[string]string{}}
 	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
-	sid := session.All
-	if ids := r.Header.Values(shared.HeaderSession); len(ids) > 0 {
-		sid = ids[0]
+	if f.Session, err = SessionParam(v, r, ""); err != nil { // "" is every session
+		return nil, err
 	}
 	for _, key := range v.Names() {
 		val, _, err := v.Get(key)
@@ -50,28 +46,20 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 			f.Header[name] = val
 		} else if path, ok := strings.CutPrefix(key, "body."); ok {
 			f.Body[path] = val
-		} else if err := q.set(key, val, f, &sid); err != nil {
+		} else if err := q.set(key, val, f); err != nil {
 			return nil, err
 		}
 	}
-	if sid != session.All && !session.ValidID(sid) { // "" too: an unset variable must not mean every session
-		return nil, wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
-	}
-	if sid != session.All {
-		f.Session = sid
-	}
-	if q.p, err = a.st.Journals().Compile(*f); err != nil {
+	if q.p, err = a.State.Journals().Compile(*f); err != nil {
 		return nil, err
 	}
 	return q, nil
 }
 
-// set reads one of the journal's own parameters, or one of the route's
-// (own), into q.
-func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) error {
+// set reads one parameter but a pattern's parts into q.
+func (q *journalQuery) set(key, val string, f *journal.Filter) error {
 	switch key {
-	case "session":
-		*sid = val
+	case "session": // read by SessionParam
 	case "method":
 		f.Method = val
 	case "path":
@@ -88,7 +76,7 @@ func (q *journalQuery) set(key, val string, f *journal.Filter, sid *string) erro
 			return err
 		}
 	default:
-		q.params[key] = val // one of own: ReadQuery knows no others
+		q.params[key] = val // the route's own: ReadQuery knows no others
 	}
 	return nil
 }
@@ -106,26 +94,20 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// waitFor waits, if the request asked to, until n entries match. The end
-// of the wait is an answer like any other; only too many waiters or a
-// pattern that reads too much are errors.
+// waitFor waits, if the request asked to, until n entries match. Only
+// too many waiters or a pattern that reads too much are errors.
 func (a *Admin) waitFor(r *http.Request, q *journalQuery, n int) error {
 	if q.wait <= 0 || n <= 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), q.wait)
 	defer cancel()
-	switch err := a.st.Journals().Await(ctx, client(r), q.p, n); err {
+	// A client is its remote address, or its IPv6 /64: behind a reverse
+	// proxy, all clients are one.
+	client, _ := access.Client(r.RemoteAddr)
+	switch err := a.State.Journals().Await(ctx, client, q.p, n); err {
 	case journal.ErrTooManyWaiters, journal.ErrClientWaiters, journal.ErrScanTooLarge:
 		return err
 	}
 	return nil
-}
-
-// client names who sent r, for journal.MaxClientWaiters: its remote
-// address, or for IPv6 its /64. Behind a reverse proxy, all clients
-// share the proxy's address.
-func client(r *http.Request) string {
-	c, _ := access.Client(r.RemoteAddr) // one that does not parse, as it is
-	return c
 }

@@ -8,19 +8,16 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// handleOverridesGet serves GET /__mock/overrides: those for every
-// session, or ?session=ID's own.
+// handleOverridesGet serves GET /__mock/overrides.
 func (a *Admin) handleOverridesGet(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, a.st.OverridesFor(sid), nil
+	return http.StatusOK, a.State.OverridesFor(sid), nil
 }
 
-// overridesBody is the shape of PUT /__mock/overrides: its tokens, more
-// than a session may keep (access.MaxSessionOverrideBytes), for those of
-// every session.
+// overridesBody is the shape of PUT /__mock/overrides.
 var overridesBody = &wire.Shape{What: "overrides", Items: MaxOverrideTokens + 100, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "auth.tokens", Max: MaxOverrideTokens, Msg: "at most %d tokens, got %d"}}}
 
@@ -29,8 +26,7 @@ var overridesBody = &wire.Shape{What: "overrides", Items: MaxOverrideTokens + 10
 // access.MaxSessionOverrideBytes, some 3,800 tokens.
 const MaxOverrideTokens = 16_384
 
-// handleOverridesPut serves PUT /__mock/overrides: for every session,
-// or ?session=ID.
+// handleOverridesPut serves PUT /__mock/overrides.
 func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
 	sid, err := scope(r, session.All)
 	if err != nil {
@@ -40,7 +36,7 @@ func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
 	if err := decodeBody(r, overridesBody, &o); err != nil {
 		return 0, nil, err
 	}
-	if err := a.st.SetOverridesFor(sid, o); err != nil {
+	if err := a.State.SetOverridesFor(sid, o); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, o, nil

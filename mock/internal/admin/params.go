@@ -8,8 +8,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// adminParams are the parameters every admin route may take; a route
-// that takes others reads them itself, and others pass unread.
+// adminParams are the parameters every admin route may take; others
+// pass unread.
 var adminParams = &wire.Params{Names: []string{"session", "scenario"}, IgnoreUnknown: true}
 
 // scope is the session an admin request is about: ?session=ID, else
@@ -27,7 +27,7 @@ func scope(r *http.Request, def string) (string, error) {
 }
 
 // scopeKey is the context key of where scope notes the session a
-// request to Handler is about.
+// request is about.
 type scopeKey struct{}
 
 // SessionParam is the session q names (session=), else the
@@ -53,21 +53,25 @@ func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
 	return "", wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
 }
 
-// oneSession names the one session an admin request is about: the
-// default session unless named; "*" is refused.
+// oneSession is scope for one session, by default the default one.
 func oneSession(r *http.Request) (string, error) {
 	sid, err := scope(r, session.Default)
 	if err != nil {
 		return "", err
 	}
-	if sid == session.All {
-		return "", wire.InvalidParameter("session", "must name one session, not *")
-	}
-	return sid, nil
+	return sid, notAll(sid)
 }
 
-// requestScenario is the scenario an admin request names: ?scenario=,
-// else X-Mock-Scenario; "" for the session's.
+// notAll refuses "*" where one session is meant.
+func notAll(sid string) error {
+	if sid == session.All {
+		return wire.InvalidParameter("session", "must name one session, not *")
+	}
+	return nil
+}
+
+// requestScenario is the scenario an admin request names, else "" for
+// the session's.
 func requestScenario(r *http.Request) string {
 	q, _ := wire.ReadQuery(r.URL.RawQuery, adminParams) // scope has refused a bad one
 	if name, _, _ := q.Get("scenario"); name != "" {

@@ -10,10 +10,8 @@ import (
 )
 
 // handleRequestsList serves GET /__mock/requests: the journal entries
-// that match the pattern, oldest first. ?limit=N gives the newest N, and
-// ?wait=5s holds the answer until an entry matches. The entries are
-// written one at a time, so a full journal's listing is never built
-// whole.
+// that match the pattern, oldest first, written one at a time so a full
+// journal's listing is never built whole.
 func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	q, err := a.parseJournalQuery(r, "limit")
 	if err != nil {
@@ -30,15 +28,14 @@ func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	if err := a.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	l, err := a.st.Journals().List(q.p, limit)
+	l, err := a.State.Journals().List(q.p, limit)
 	if err != nil {
 		return 0, nil, err // past journal.MaxListingBytes
 	}
 	return http.StatusOK, requestsList{l}, nil
 }
 
-// requestsList is the data of GET /__mock/requests: the entries, pinned
-// until they are written.
+// requestsList is the data of GET /__mock/requests.
 type requestsList struct{ *journal.Listing }
 
 func (l requestsList) release() { l.Release() }
@@ -64,16 +61,16 @@ func (a *Admin) handleRequestsDelete(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	a.st.Journals().Clear(sid)
+	a.State.Journals().Clear(sid)
 	return http.StatusOK, map[string]string{"cleared": sid}, nil
 }
 
-// Requests returns the journal entries that match f, oldest first (the
-// newest f.Limit with a limit). An invalid pattern matches nothing.
+// Requests returns the journal entries that match f, oldest first; an
+// invalid pattern matches nothing.
 func (a *Admin) Requests(f journal.Filter) []journal.Entry {
-	p, err := a.st.Journals().Compile(f)
+	p, err := a.State.Journals().Compile(f)
 	if err != nil {
 		return nil
 	}
-	return a.st.Journals().Entries(p, f.Limit)
+	return a.State.Journals().Entries(p, f.Limit)
 }

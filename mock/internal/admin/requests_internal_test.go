@@ -162,12 +162,12 @@ func TestListingsPinBounded(t *testing.T) {
 		if w := call(method, "/__mock/requests"); w.Code != 200 {
 			t.Fatalf("%s /__mock/requests: %d %s", method, w.Code, w.Body)
 		}
-		if n := s.st.Journals().Pinned(); n != 0 {
+		if n := s.State.Journals().Pinned(); n != 0 {
 			t.Errorf("after a %s listing, %d bytes still pinned", method, n)
 		}
 	}
 	// Another listing, being written slowly, holds nearly all of it.
-	if !s.st.Journals().Pin(journal.MaxListingBytes - 10) {
+	if !s.State.Journals().Pin(journal.MaxListingBytes - 10) {
 		t.Fatal("a listing alone was refused")
 	}
 	w := call("GET", "/__mock/requests")
@@ -177,7 +177,7 @@ func TestListingsPinBounded(t *testing.T) {
 	if w := call("GET", "/__mock/requests?session=nobody"); w.Code != 200 {
 		t.Errorf("an empty listing pins nothing and fits: %d", w.Code)
 	}
-	s.st.Journals().Unpin(journal.MaxListingBytes - 10)
+	s.State.Journals().Unpin(journal.MaxListingBytes - 10)
 	if w := call("GET", "/__mock/requests"); w.Code != 200 {
 		t.Errorf("after the other listing ended: %d", w.Code)
 	}
@@ -188,7 +188,7 @@ func TestListingsPinBounded(t *testing.T) {
 		defer func() { recover() }()
 		s.ServeHTTP(failingWriter{httptest.NewRecorder()}, req)
 	}()
-	if n := s.st.Journals().Pinned(); n != 0 {
+	if n := s.State.Journals().Pinned(); n != 0 {
 		t.Errorf("after a client left, %d bytes still pinned", n)
 	}
 }

@@ -1,18 +1,20 @@
 package admin
 
-import "net/http"
+import (
+	"net/http"
 
-// Route is one of the admin API's routes: a path (a mux template),
-// the methods it takes and its handler, guarded.
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Route is one of the admin API's routes: a mux template, its methods
+// and its handler, guarded.
 type Route struct {
 	Path    string
 	Methods []string
 	Handler http.Handler
 }
 
-// Routes are the admin API's resources, in the order the router is given
-// them; mock adds the OpenAPI documents, the control panel
-// and the media files beside them.
+// Routes are the admin API's resources, in the router's order.
 func (a *Admin) Routes() []Route {
 	get, h := []string{http.MethodGet, http.MethodHead}, a.Handler
 	return []Route{
@@ -34,7 +36,7 @@ func (a *Admin) Routes() []Route {
 		{Prefix + "/data", []string{http.MethodPut}, h(a.handleDataPut)},
 		{Prefix + "/data", []string{http.MethodDelete}, h(a.handleDataDelete)},
 		{Prefix + "/clock", []string{http.MethodGet, http.MethodHead, http.MethodPost}, h(a.handleClock)},
-		{Prefix + "/metrics", get, a.Guard(a.handleMetrics())},
+		{Prefix + "/metrics", get, a.Guard(promhttp.HandlerFor(a.Metrics, promhttp.HandlerOpts{}))},
 		{Prefix + "/snapshot", get, a.Guard(http.HandlerFunc(a.handleSnapshotGet))},
 		{Prefix + "/snapshot", []string{http.MethodPost}, h(a.handleSnapshotPost)},
 	}

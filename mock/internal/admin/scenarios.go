@@ -12,7 +12,7 @@ func (a *Admin) handleScenariosList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	list := a.st.Scenarios(sid)
+	list := a.State.Scenarios(sid)
 	active := ""
 	for _, sc := range list {
 		if sc.Active {
@@ -34,7 +34,7 @@ func (a *Admin) handleScenarioPut(r *http.Request) (int, any, error) {
 	if err := decodeBody(r, smallBody, &body); err != nil {
 		return 0, nil, err
 	}
-	if err := a.st.SetScenario(sid, body.Name); err != nil {
+	if err := a.State.SetScenario(sid, body.Name); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, map[string]string{"scenario": body.Name, "session": sid}, nil
@@ -46,6 +46,6 @@ func (a *Admin) handleReset(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	a.st.Reset(sid)
+	a.State.Reset(sid)
 	return http.StatusOK, map[string]string{"reset": sid}, nil
 }

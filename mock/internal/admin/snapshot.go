@@ -12,20 +12,19 @@ import (
 )
 
 // handleSnapshotGet serves GET /__mock/snapshot: a session's snapshot,
-// the document itself (not in the envelope), YAML unless the Accept
-// header asks for JSON first or format=json says so.
+// the document itself (not in the envelope).
 func (a *Admin) handleSnapshotGet(w http.ResponseWriter, r *http.Request) {
 	asYAML, sid, err := snapshotQuery(r)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	done, ok := a.snaps.Writing(r.Context())
+	done, ok := a.Snapshots.Writing(r.Context())
 	if !ok {
 		return
 	}
 	defer done()
-	snap, err := a.snaps.Take(sid)
+	snap, err := a.Snapshots.Take(sid)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -58,8 +57,8 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 	if err == nil {
 		sid, err = SessionParam(q, r, session.Default)
 	}
-	if err == nil && sid == session.All {
-		err = wire.InvalidParameter("session", "must name one session, not *")
+	if err == nil {
+		err = notAll(sid)
 	}
 	if err != nil {
 		return false, "", err
@@ -87,27 +86,26 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 	return true, sid, nil
 }
 
-// handleSnapshotPost serves POST /__mock/snapshot: a snapshot (JSON or
-// YAML, by Content-Type) restored into session (default: the
-// snapshot's own).
+// handleSnapshotPost serves POST /__mock/snapshot: a snapshot restored
+// into session, by default the snapshot's own.
 func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	q, err := wire.ReadQuery(r.URL.RawQuery, &wire.Params{Names: []string{"session"}})
 	if err != nil {
 		return 0, nil, err
 	}
 	sid, err := SessionParam(q, r, "")
+	if err == nil {
+		err = notAll(sid)
+	}
 	if err != nil {
 		return 0, nil, err
-	}
-	if sid == session.All {
-		return 0, nil, wire.InvalidParameter("session", "must name one session, not *")
 	}
 	read, err := a.bodyTurn(r, snapshot.Body)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer read()
-	done := a.snaps.Restoring()
+	done := a.Snapshots.Restoring()
 	defer done()
 	body, err := wire.ReadDocument(r, snapshot.Body)
 	if err != nil {
@@ -117,12 +115,12 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := a.snaps.Restore(sid, snap)
+	res, err := a.Snapshots.Restore(sid, snap)
 	if err != nil {
 		return 0, nil, err
 	}
 	if len(res.Dropped) > 0 {
-		a.log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
+		a.Log.Warn("snapshot restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 	}
 	return http.StatusOK, res, nil
 }

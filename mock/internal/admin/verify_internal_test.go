@@ -94,7 +94,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 	s := newTestServer(t, "default")
 	apiCall(s, "lp", "/api/v1/settings/ai") // seq 1: before since
 	p := start(s, "/__mock/requests?session=lp&since=1&path=/api/v1/feedbacks&query.answered=0&wait=20s")
-	eventually(t, "the request waits", func() bool { return s.st.Journals().Waiters() == 1 })
+	eventually(t, "the request waits", func() bool { return s.State.Journals().Waiters() == 1 })
 	apiCall(s, "lp", "/api/v1/settings/ai")             // another path
 	apiCall(s, "lp", "/api/v1/feedbacks?answered=1")    // another value
 	apiCall(s, "other", "/api/v1/feedbacks?answered=0") // another session
@@ -103,7 +103,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 		t.Fatalf("answered before a matching entry came: %s", p.rec.Body.Bytes())
 	case <-time.After(100 * time.Millisecond):
 	}
-	if n := s.st.Journals().Waiters(); n != 1 {
+	if n := s.State.Journals().Waiters(); n != 1 {
 		t.Errorf("%d waiting, want 1", n)
 	}
 	apiCall(s, "lp", "/api/v1/feedbacks?answered=0")
@@ -111,7 +111,7 @@ func TestLongPollWakesOnMatch(t *testing.T) {
 	if l.Count != 1 || l.Requests[0].Query != "answered=0" || l.Requests[0].Session != "lp" {
 		t.Errorf("answer %+v, want the one matching entry", l)
 	}
-	eventually(t, "the waiter is gone", func() bool { return s.st.Journals().Waiters() == 0 })
+	eventually(t, "the waiter is gone", func() bool { return s.State.Journals().Waiters() == 0 })
 
 	// A match already there answers at once, without waiting.
 	p = start(s, "/__mock/requests?session=lp&path=/api/v1/feedbacks&wait=30s")
@@ -133,7 +133,7 @@ func TestLongPollDeadline(t *testing.T) {
 	if rec.Body.String() != `{"success":true,"data":{"count":0,"requests":[]}}` {
 		t.Errorf("at the deadline: %s, want an empty list", rec.Body.Bytes())
 	}
-	if n := s.st.Journals().Waiters(); n != 0 {
+	if n := s.State.Journals().Waiters(); n != 0 {
 		t.Errorf("%d still waiting", n)
 	}
 	// Whole seconds work too, and so does 0.
@@ -148,7 +148,7 @@ func TestLongPollDeadline(t *testing.T) {
 func TestVerifyWait(t *testing.T) {
 	s := newTestServer(t, "default")
 	p := start(s, "/__mock/verify?session=vw&method=GET&min=2&wait=20s")
-	eventually(t, "the verification waits", func() bool { return s.st.Journals().Waiters() == 1 })
+	eventually(t, "the verification waits", func() bool { return s.State.Journals().Waiters() == 1 })
 	apiCall(s, "vw", "/api/v1/feedbacks")
 	// That the waiter, having looked at this one, goes on waiting is
 	// proven where its wakes can be seen: journal's TestAwaitCountsAcrossWakes.
@@ -185,7 +185,7 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		for i := range journal.MaxWaiters { // from eight clients, each under its own bound
 			ps = append(ps, startFrom(s, fmt.Sprintf("192.0.2.%d:1234", i%8), fmt.Sprintf("/__mock/requests?session=w%d&wait=30s", i%7)))
 		}
-		eventually(t, "all wait", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
+		eventually(t, "all wait", func() bool { return s.State.Journals().Waiters() == journal.MaxWaiters })
 		over := start(s, "/__mock/verify?session=x&wait=30s")
 		rec := over.wait(t, "one too many")
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
@@ -197,16 +197,16 @@ func TestLongPollCancelCapAndLeaks(t *testing.T) {
 		}
 		ps[0].cancel()
 		ps[0].wait(t, "cancelled")
-		eventually(t, "a place is free", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters-1 })
+		eventually(t, "a place is free", func() bool { return s.State.Journals().Waiters() == journal.MaxWaiters-1 })
 		last := startFrom(s, "192.0.2.0:1234", "/__mock/requests?session=w0&wait=30s")
-		eventually(t, "the freed place is taken", func() bool { return s.st.Journals().Waiters() == journal.MaxWaiters })
+		eventually(t, "the freed place is taken", func() bool { return s.State.Journals().Waiters() == journal.MaxWaiters })
 		for _, p := range append(ps[1:], last) {
 			p.cancel()
 		}
 		for _, p := range append(ps, last) {
 			p.wait(t, "cancelled")
 		}
-		if n := s.st.Journals().Waiters(); n != 0 {
+		if n := s.State.Journals().Waiters(); n != 0 {
 			t.Fatalf("round %d: %d waiters left after every client left", round, n)
 		}
 	}
@@ -227,13 +227,13 @@ func TestLongPollPerClient(t *testing.T) {
 		for i := range journal.MaxClientWaiters {
 			ps = append(ps, startFrom(s, fmt.Sprintf(c.first, 40000+i), fmt.Sprintf("/__mock/verify?session=page-%d&path=/never&wait=30s", i)))
 		}
-		eventually(t, c.name+": the page's fetches wait", func() bool { return s.st.Journals().Waiters() == journal.MaxClientWaiters })
+		eventually(t, c.name+": the page's fetches wait", func() bool { return s.State.Journals().Waiters() == journal.MaxClientWaiters })
 		over := startFrom(s, fmt.Sprintf(c.more, 50000), "/__mock/verify?session=another&path=/never&wait=30s").wait(t, c.name+": one more")
 		if over.Code != http.StatusServiceUnavailable || over.Header().Get("Retry-After") != "1" || !strings.Contains(over.Body.String(), "from this client") {
 			t.Errorf("%s: the client past its bound: %d, Retry-After %q: %s", c.name, over.Code, over.Header().Get("Retry-After"), over.Body.Bytes())
 		}
 		ci := startFrom(s, c.other, "/__mock/verify?session=ci&method=GET&wait=30s")
-		eventually(t, c.name+": the CI job waits", func() bool { return s.st.Journals().Waiters() == journal.MaxClientWaiters+1 })
+		eventually(t, c.name+": the CI job waits", func() bool { return s.State.Journals().Waiters() == journal.MaxClientWaiters+1 })
 		apiCall(s, "ci", "/api/v1/feedbacks?limit=1")
 		if rec := ci.wait(t, c.name+": the CI job's verify"); rec.Code != http.StatusOK {
 			t.Errorf("%s: the CI job's verify: %d %s", c.name, rec.Code, rec.Body.Bytes())
@@ -242,7 +242,7 @@ func TestLongPollPerClient(t *testing.T) {
 			p.cancel()
 			p.wait(t, "cancelled")
 		}
-		s.st.Journals().Clear(journal.AllSessions)
+		s.State.Journals().Clear(journal.AllSessions)
 	}
 }
 
@@ -290,7 +290,7 @@ func TestLongPollConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := s.st.Journals().Waiters(); n != 0 {
+	if n := s.State.Journals().Waiters(); n != 0 {
 		t.Errorf("%d waiters left", n)
 	}
 }

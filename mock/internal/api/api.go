@@ -1,13 +1,11 @@
 // Package api serves the API under /api/v1.
 //
-// operations.go is the one operation table: the router, the parameter
-// warnings, the metrics and the documents' test read it. Each operation
-// has a file (feedbacks.go, settings.go). pipeline.go is the way every
-// request goes: its session and scenario, the faults it meets, auth and
-// the rate limit, the operation or the real service, the journal, the
-// metrics and the log line. warnings.go notes the client mistakes the
+// operations.go is the one operation table; each operation has a file.
+// pipeline.go is the way every request goes: session and scenario,
+// faults, auth and rate limit, the operation or the real service, then
+// journal, metrics and log. warnings.go notes the client mistakes the
 // API lets through; recorder.go holds an answer until its journal entry
-// is in. The state it serves from is package shared's.
+// is in. The state is package shared's.
 package api
 
 import (
@@ -30,44 +28,32 @@ type Config struct {
 	Log      *slog.Logger
 	Now      func() time.Time
 	State    *shared.State
-	Strict   bool        // a request with warnings is answered 400 (Options.Strict)
-	ReadOnly bool        // PATCH answers 403 (Options.ReadOnly)
-	Proxies  *proxy.Pool // the pass-through to the real service
-	// Fallback answers a request no operation takes: the router's 404,
-	// or 405 with Allow.
-	Fallback http.Handler
+	Strict   bool         // a request with warnings is answered 400 (Options.Strict)
+	ReadOnly bool         // PATCH answers 403 (Options.ReadOnly)
+	Proxies  *proxy.Pool  // the pass-through to the real service
+	Fallback http.Handler // answers what no operation takes: 404, or 405 with Allow
 }
 
 // API serves the API's operations.
 type API struct {
-	log      *slog.Logger
-	now      func() time.Time
-	st       *shared.State
-	strict   bool
-	readOnly bool
-	proxies  *proxy.Pool
-	fallback http.Handler
-	metrics  *metrics
+	Config
+	metrics *metrics
 }
 
 // New is the API of cfg.
-func New(cfg Config) *API {
-	return &API{log: cfg.Log, now: cfg.Now, st: cfg.State, strict: cfg.Strict, readOnly: cfg.ReadOnly,
-		proxies: cfg.Proxies, fallback: cfg.Fallback, metrics: newMetrics()}
-}
+func New(cfg Config) *API { return &API{Config: cfg, metrics: newMetrics()} }
 
-// Registry is the registry of the server's metrics, the API's among
-// them, served at /__mock/metrics.
+// Registry is the registry of the server's metrics.
 func (a *API) Registry() *prometheus.Registry { return a.metrics.registry }
 
 // writeError writes err in the error envelope; see wire.WriteError.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	wire.WriteError(w, r, a.log, err)
+	wire.WriteError(w, r, a.Log, err)
 }
 
 // Recover, deferred, turns a handler's panic into a logged 500 in the
-// envelope (if nothing was sent yet). http.ErrAbortHandler, a
-// deliberately dropped connection, goes on up to net/http.
+// envelope. http.ErrAbortHandler, a deliberately dropped connection,
+// goes on up to net/http.
 func Recover(log *slog.Logger, w http.ResponseWriter, r *http.Request) {
 	v := recover()
 	if v == nil {

@@ -19,10 +19,8 @@ const (
 )
 
 // listParam is one query parameter of GET /feedbacks: its name, what it
-// takes (for the test that holds the OpenAPI document to the table) and
-// how its value goes into the query. The query is passed by value: a
-// pointer passed to a function in the table would move it to the heap
-// on every list.
+// takes (held to the OpenAPI document by a test) and how its value goes
+// into the query, passed by value: a pointer would move it to the heap.
 type listParam struct {
 	name   string
 	kind   string // "integer" (from lo to hi), "date" or "text" (at most hi characters)
@@ -31,8 +29,7 @@ type listParam struct {
 }
 
 // listParams is the one table of GET /feedbacks' query parameters, in
-// the spec's order, so the first bad one is reported; the parameter
-// warnings (warnings.go) read their names here.
+// the spec's order, so the first bad one is reported.
 var listParams = []listParam{
 	intParam("limit", 1, MaxLimit, "an integer from 1 to 100", func(q reviews.Query, n int64) reviews.Query { q.Limit = n; return q }),
 	intParam("offset", 0, math.MaxInt64, "an integer >= 0", func(q reviews.Query, n int64) reviews.Query { q.Offset = n; return q }),
@@ -46,7 +43,7 @@ var listParams = []listParam{
 }
 
 // feedbackParams are the query parameters GET /feedbacks knows; others
-// are ignored (and warned about).
+// are ignored.
 var feedbackParams = func() *wire.Params {
 	p := &wire.Params{IgnoreUnknown: true}
 	for _, lp := range listParams {
@@ -55,8 +52,8 @@ var feedbackParams = func() *wire.Params {
 	return p
 }()
 
-// ListQuery reads the raw query string of GET /feedbacks through its
-// parameter table: the query, or the first bad parameter's error.
+// ListQuery reads the raw query of GET /feedbacks: the query, or the
+// first bad parameter's error.
 func ListQuery(rawQuery string) (reviews.Query, error) {
 	q := reviews.All()
 	q.Limit = DefaultLimit
@@ -103,8 +100,7 @@ func dateParam(name string, set func(reviews.Query, int32) reviews.Query) listPa
 	}}
 }
 
-// setSearch reads search: text of at most MaxSearchLength characters,
-// trimmed.
+// setSearch reads search, trimmed.
 func setSearch(q reviews.Query, v wire.Query) (reviews.Query, error) {
 	s, ok, err := v.Get("search")
 	if err != nil || !ok {
@@ -130,7 +126,7 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	st, err := c.ss.Reviews(c.sc, a.now())
+	st, err := c.ss.Reviews(c.sc, a.Now())
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -156,25 +152,21 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 // half of the handler's time and most of the server's garbage.
 var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledPage is the largest buffer pageBuffers keeps: a rare huge
-// page is not held on to.
+// maxPooledPage is the largest buffer pageBuffers keeps.
 const maxPooledPage = 256 << 10
 
 // writePooled writes the body in *bp, a buffer of pageBuffers, and puts
-// the buffer back once nothing refers to it. That is at once if w copied
-// it (net/http), or, for a holding recorder, once it has sent the
-// answer (recorder.release). The journal keeps a copy.
+// the buffer back once nothing refers to it: at once if w copied it
+// (net/http), or once a holding recorder has sent the answer.
 func writePooled(w http.ResponseWriter, status int, bp *[]byte) {
 	rec, _ := w.(*recorder)
 	if rec != nil && rec.hold {
-		rec.lend(bp)
+		rec.lent = bp // a buffer lent before may still be held: left to the collector
 	}
 	wire.WriteBody(w, status, *bp)
-	if rec == nil {
+	if rec == nil { // a recorder that does not hold keeps it: left to the collector
 		putPageBuffer(bp)
 	}
-	// A recorder that does not hold keeps what it was given: the buffer
-	// is left to the collector.
 }
 
 func putPageBuffer(bp *[]byte) {

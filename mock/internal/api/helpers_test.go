@@ -45,9 +45,9 @@ func (a testAPI) serve(target string) *httptest.ResponseRecorder {
 
 // entries are the journal's entries of every session, oldest first.
 func (a testAPI) entries() []journal.Entry {
-	p, err := a.st.Journals().Compile(journal.Filter{})
+	p, err := a.State.Journals().Compile(journal.Filter{})
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	return a.st.Journals().Entries(p, 0)
+	return a.State.Journals().Entries(p, 0)
 }

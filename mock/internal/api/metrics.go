@@ -1,11 +1,8 @@
 package api
 
 import (
-	"maps"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,35 +12,14 @@ import (
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
-// (two Servers share nothing), served at /__mock/metrics.
+// (two Servers share nothing).
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	faults   *prometheus.CounterVec
 	warnings *prometheus.CounterVec
-
-	// The vectors' children by label values, so that a request does not
-	// format and hash its labels. A request's count and latency children
-	// are found by one lookup.
-	requestsBy childCache[requestLabels, requestChildren]
-	faultsBy   childCache[faultLabels, prometheus.Counter]
-	warningsBy childCache[warnKind, prometheus.Counter]
 }
-
-type requestLabels struct {
-	route    string
-	status   int
-	scenario string
-}
-
-// requestChildren are the children a request with some labels counts in.
-type requestChildren struct {
-	requests prometheus.Counter
-	latency  prometheus.Observer // by route alone
-}
-
-type faultLabels struct{ kind, scenario string }
 
 func newMetrics() *metrics {
 	m := &metrics{
@@ -63,69 +39,28 @@ func newMetrics() *metrics {
 		}, []string{"kind", "scenario"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "replymock_client_warnings_total",
-			Help: "Client mistakes the API warned about (X-Mock-Warning), by kind (unknown_parameter, upstream_name, near_miss, empty_parameter, wrong_operation, body_on_get, content_type).",
+			Help: "Client mistakes the API warned about (X-Mock-Warning), by kind (" + strings.Join(warnKindNames[:], ", ") + ").",
 		}, []string{"kind"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.faults, m.warnings,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.requestsBy.create = func(l requestLabels) requestChildren {
-		return requestChildren{m.requests.WithLabelValues(l.route, strconv.Itoa(l.status), l.scenario), m.latency.WithLabelValues(l.route)}
-	}
-	m.faultsBy.create = func(l faultLabels) prometheus.Counter { return m.faults.WithLabelValues(l.kind, l.scenario) }
-	m.warningsBy.create = func(k warnKind) prometheus.Counter { return m.warnings.WithLabelValues(warnKindNames[k]) }
 	return m
 }
 
-// The kind label's values of replymock_injected_faults_total beyond the
-// fault kinds': the answers auth and the rate limit gave.
+// The kind label's values of replymock_injected_faults_total for the
+// answers of auth and the rate limit.
 const (
 	metricUnauthorized = "unauthorized"
 	metricRateLimited  = "rate_limited"
 )
 
-// faultMetricKinds lists the kind label's values: each fault kind's (the
-// kind table's), then auth's and the rate limit's.
+// faultMetricKinds lists the kind label's values.
 func faultMetricKinds() []string {
 	var out []string
 	for _, k := range fault.Kinds() {
 		out = append(out, k.Metric)
 	}
 	return append(out, metricUnauthorized, metricRateLimited)
-}
-
-// childCache keeps a metric vector's children by their label values. A
-// child is made on first use, as WithLabelValues would, so that no series
-// shows before it counts something. Label values are bounded (routes,
-// statuses, scenarios, fault kinds), and so is the cache, like the vector.
-type childCache[K comparable, M any] struct {
-	create   func(K) M
-	children atomic.Pointer[map[K]M] // replaced, never changed in place: read without a lock
-	mu       sync.Mutex              // serializes additions
-}
-
-// get returns the child of label values k, made on first use.
-func (c *childCache[K, M]) get(k K) M {
-	if m := c.children.Load(); m != nil {
-		if child, ok := (*m)[k]; ok {
-			return child
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.children.Load()
-	if old != nil {
-		if child, ok := (*old)[k]; ok {
-			return child
-		}
-	}
-	m := make(map[K]M)
-	if old != nil {
-		maps.Copy(m, *old)
-	}
-	child := c.create(k)
-	m[k] = child
-	c.children.Store(&m)
-	return child
 }
 
 // apiRoute is the route label of an API path: a known route, or "other",
@@ -143,13 +78,12 @@ func apiRoute(path string) string {
 
 // observe records one API request.
 func (m *metrics) observe(route string, status int, scenario string, took time.Duration, p *plan) {
-	c := m.requestsBy.get(requestLabels{route, status, scenario})
-	c.requests.Inc()
-	c.latency.Observe(took.Seconds())
+	m.requests.WithLabelValues(route, strconv.Itoa(status), scenario).Inc()
+	m.latency.WithLabelValues(route).Observe(took.Seconds())
 	if p == nil {
 		return
 	}
-	add := func(kind string) { m.faultsBy.get(faultLabels{kind, scenario}).Inc() }
+	add := func(kind string) { m.faults.WithLabelValues(kind, scenario).Inc() }
 	for kind := range p.Metrics() {
 		add(kind)
 	}
@@ -165,7 +99,7 @@ func (m *metrics) observe(route string, status int, scenario string, took time.D
 func (m *metrics) warned(c *clientWarnings) {
 	for k, n := range c.counts {
 		if n > 0 {
-			m.warningsBy.get(warnKind(k)).Add(float64(n))
+			m.warnings.WithLabelValues(warnKindNames[k]).Add(float64(n))
 		}
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// operation is one API operation: its path below Prefix, the methods it
-// answers, the query parameters it takes (others are warned about) and
-// its handler.
+// operation is one API operation: its path below Prefix, its methods,
+// the query parameters it takes (others are warned about) and its
+// handler.
 type operation struct {
 	path    string
 	methods []string
@@ -16,26 +16,22 @@ type operation struct {
 	handle  func(a *API, w http.ResponseWriter, r *http.Request, c call)
 }
 
-// operations is the one table of the API's operations: the router
-// (Routes), the parameter warnings (warnings.go) and the metrics' route
-// label read it, and TestOpenAPIDocumentsListEveryRoute (package mock)
-// holds the OpenAPI documents to the router. A new operation is a
-// handler in a file of its own and a line here.
+// operations is the one table of the API's operations: the router, the
+// warnings and the metrics read it, and TestOpenAPIDocumentsListEveryRoute
+// holds the OpenAPI documents to it.
 var operations = []operation{
 	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*API).handleSettingsGet},
 	{"/settings/ai", []string{http.MethodPatch}, nil, (*API).handleSettingsPatch},
 	{"/feedbacks", []string{http.MethodGet, http.MethodHead}, feedbackParams.Names, (*API).handleFeedbacksList},
 }
 
-// Route is an operation as the router knows it: its full path and its
-// methods.
+// Route is an operation as the router knows it.
 type Route struct {
 	Path    string
 	Methods []string
 }
 
-// Routes lists the operations' routes, for the router's 404s, 405s and
-// Allow headers. The methods are the caller's to change.
+// Routes lists the operations' routes; the methods are the caller's.
 func Routes() []Route {
 	out := make([]Route, len(operations))
 	for i, op := range operations {
@@ -44,8 +40,8 @@ func Routes() []Route {
 	return out
 }
 
-// find is the operation of a request, by its exact path (as sent, not
-// cleaned or decoded) and method; nil for none.
+// find is the operation of a request by its path as sent and method;
+// nil for none.
 func find(escapedPath, method string) *operation {
 	p, ok := strings.CutPrefix(escapedPath, Prefix)
 	if !ok {

@@ -3,24 +3,23 @@ package api
 import (
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"time"
-
-	"github.com/replymock/replymock/mock/internal/scenario"
-	"github.com/replymock/replymock/mock/internal/session"
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/proxy"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// call is what an operation's handler needs beyond the request: the
-// session and the scenario it runs in.
+// call is the session and scenario an operation runs in.
 type call struct {
 	ss *session.Session
 	sc *scenario.Scenario
@@ -28,27 +27,24 @@ type call struct {
 
 // plan is what happens to one API request, decided on arrival.
 type plan struct {
-	fault.Outcome                // the faults': the delay, the fault that acts on the answer, the journal's labels
-	deny          *wire.APIError // 401 or 429, when no fault answered first
-	retryIn       time.Duration
-	strict        bool // a request with warnings is answered 400
+	fault.Outcome
+	deny    *wire.APIError // 401 or 429, when no fault answered first
+	retryIn time.Duration
+	strict  bool // a request with warnings is answered 400
 }
 
 // Exchange is what the server keeps of one request while it serves it,
-// in one allocation: the answer's request id header, the response
-// recorder and the request body capture.
+// in one allocation.
 type Exchange struct {
 	ID [1]string // the X-Request-Id header's value, set by the caller
-	// Public: the request came on a public listener (the API's, when the
-	// admin API has its own): the sessions and scenarios it starts are
-	// bounded (shared.State.ResolveVisitor).
+	// Public: the request came on a public listener, so the sessions and
+	// scenarios it starts are bounded (shared.State.ResolveVisitor).
 	Public bool
 	rec    recorder
 	body   capture
 }
 
-// Watch passes w through for a request outside the API (an admin one),
-// keeping the status it answers (Status).
+// Watch passes w through for an admin request, keeping its Status.
 func (x *Exchange) Watch(w http.ResponseWriter) http.ResponseWriter {
 	x.rec.ResponseWriter = w
 	return &x.rec
@@ -58,17 +54,20 @@ func (x *Exchange) Watch(w http.ResponseWriter) http.ResponseWriter {
 func (x *Exchange) Status() int { return x.rec.status }
 
 // Serve runs an /api/v1 request through the scenario: faults, auth and
-// rate limit, then the API itself, and records it in the journal. x's
-// ID names the request.
+// rate limit, then the API itself, and records it in the journal.
 func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	start := time.Now()
 	requestID := x.ID[0]
 	x.rec.ResponseWriter, x.body.r = w, r.Body
 	x.rec.hold = true
 	rec, body := &x.rec, &x.body
-	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.now(),
+	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.Now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
-	warns := warnFor(r, rec.Header(), &entry)
+	warns := detectWarnings(r)
+	if warns != nil {
+		warns.setHeader(rec.Header())
+		entry.Warnings = warns.texts()
+	}
 	var ss *session.Session
 	var p *plan
 	defer func() {
@@ -82,16 +81,24 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		a.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
 		a.logRequest(r, &entry, rec.status, start, took)
 	}()
-	defer Recover(a.log, rec, r) // before the journal's deferred call, so it records the 500
+	defer Recover(a.Log, rec, r) // before the journal's deferred call, so it records the 500
 
-	sid, seed, err := steering(r.Header)
+	sid, err := SessionOf(r.Header)
+	var seed int64
+	if err == nil {
+		seed, err = requestSeed(r.Header)
+	}
 	if err != nil {
 		a.writeError(rec, r, err) // before the session is made: a bad request changes nothing
 		return
 	}
 	entry.Session = sid
 	var sc *scenario.Scenario
-	ss, sc, err = a.resolve(r, sid, x.Public)
+	if x.Public { // within what its clients may start
+		ss, sc, err = a.State.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
+	} else {
+		ss, sc, err = a.State.Resolve(sid, r.Header.Get(HeaderScenario))
+	}
 	if err != nil {
 		a.writeError(rec, r, err)
 		return
@@ -132,20 +139,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 }
 
-// warnFor is what a request may have got wrong (detectWarnings), set in
-// h and in its journal entry; nil for nothing.
-func warnFor(r *http.Request, h http.Header, entry *journal.Record) *clientWarnings {
-	warns := detectWarnings(r)
-	if warns != nil {
-		warns.setHeader(h)
-		entry.Warnings = warns.texts()
-	}
-	return warns
-}
-
-// journal records a request's entry in ss's journal; a request with no
-// session has none. An entry a fleet's store cannot take is lost, and
-// the answer goes on.
+// journal records a request's entry in ss's journal, if it has a
+// session. An entry a fleet's store cannot take is lost.
 func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, took time.Duration) {
 	if ss == nil {
 		return
@@ -154,45 +149,49 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 	entry.DurationMS = float64(took.Microseconds()) / 1000
 	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
 	entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
-	a.st.Journals().Record(ss.Key(), *entry)
-}
-
-// resolve is a request's session and scenario, made or found; on a
-// public listener, within what its clients may start.
-func (a *API) resolve(r *http.Request, sid string, public bool) (*session.Session, *scenario.Scenario, error) {
-	if public {
-		return a.st.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
-	}
-	return a.st.Resolve(sid, r.Header.Get(HeaderScenario))
+	a.State.Journals().Record(ss.Key(), *entry)
 }
 
 // keep holds a write's success until what it changed is kept (the state
-// folder), so that an answered write outlives the process; if it cannot
-// be, the answer is the error instead.
+// folder), so that an answered write outlives the process; else the
+// answer is the error.
 func (a *API) keep(rec *recorder, r *http.Request, sid string) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || rec.status >= 300 {
 		return
 	}
-	if err := a.st.SyncWrite(r.Context(), sid); err != nil {
+	if err := a.State.SyncWrite(r.Context(), sid); err != nil {
 		rec.discard()
 		a.writeError(rec, r, err)
 	}
 }
 
-// steering reads the headers that steer a request: its session
-// (X-Mock-Session, the default session without it) and the seed of its
-// fault draws (X-Mock-Seed, 0 without it).
-func steering(h http.Header) (sid string, seed int64, err error) {
-	if sid, err = SessionOf(h); err != nil {
-		return "", 0, err
+// Headers that steer the mock per request.
+const (
+	HeaderScenario = shared.HeaderScenario
+	HeaderSession  = shared.HeaderSession
+	HeaderSeed     = "X-Mock-Seed"
+)
+
+// requestSeed is the seed a request's X-Mock-Seed header gives its fault
+// draws, or 0 without one (the scenario's seed then applies).
+func requestSeed(h http.Header) (int64, error) {
+	vs := h.Values(HeaderSeed)
+	switch len(vs) {
+	case 0:
+		return 0, nil
+	case 1:
+	default:
+		return 0, wire.InvalidParameter(HeaderSeed, "given %d times; give it at most once", len(vs))
 	}
-	seed, err = requestSeed(h)
-	return sid, seed, err
+	n, err := wire.ParseDigits(vs[0])
+	if err != nil || n < 1 {
+		return 0, wire.InvalidParameter(HeaderSeed, "must be an integer from 1 to %d, got %q", int64(math.MaxInt64), wire.Clip(vs[0]))
+	}
+	return n, nil
 }
 
 // SessionOf is the session an API request names in X-Mock-Session, or
-// the default session without it. An id no session may have is a 400;
-// "*" is one, as an API request is never about every session.
+// the default session. A bad id, "*" among them, is a 400.
 func SessionOf(h http.Header) (string, error) {
 	ids := h.Values(HeaderSession)
 	if len(ids) == 0 {
@@ -205,9 +204,10 @@ func SessionOf(h http.Header) (string, error) {
 	return sid, nil
 }
 
-// answer gives a request the answer p planned, unless a fault gave its
-// own: the refusal of auth or the rate limit, strict mode's 400, the
-// real service's answer or the operation's.
+// answer gives a request the answer p planned: the refusal of auth or
+// the rate limit, strict mode's 400, the real service's answer, or the
+// operation's (404 or 405 for none). The body is read through body, for
+// the journal.
 func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *plan, warns *clientWarnings, goesUp bool, c call, entry *journal.Record) {
 	switch {
 	case p.deny == access.ErrUnauthorized:
@@ -218,63 +218,46 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 		a.writeError(w, r, p.deny)
 	case p.strict && warns != nil:
 		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody)) // for the journal
-		a.writeError(w, r, warns.strictError())
+		first := warns.list[0]
+		a.writeError(w, r, wire.InvalidParameter(first.field, "strict mode: %s", first.text))
 	case goesUp:
 		if err := proxy.CheckPath(r, Prefix); err != nil {
 			a.writeError(w, r, err) // nothing leaves for a path that could lead out of the API there
 			return
 		}
 		entry.Proxied = true // before: a broken upstream copy ends the handler
-		a.passUpstream(w, r, body, c.sc)
+		if rec, ok := w.(*recorder); ok {
+			rec.copies = true // the answer streams as it comes: the journal keeps copies
+			rec.release()
+		}
+		a.Proxies.Forward(w, withBody(r, body), a.Proxies.Spec(c.sc.Proxy()).URL)
 	default:
-		a.answerAPI(w, r, body, c)
+		if op := find(r.URL.EscapedPath(), r.Method); op != nil {
+			op.handle(a, w, withBody(r, body), c)
+		} else {
+			a.Fallback.ServeHTTP(w, r)
+		}
 	}
 }
 
-// logRequest logs an API request's line at level info. It builds the
-// record itself because LogAttrs would walk the stack for the caller's
-// program counter on every request; requestLogPC finds it once. The
-// record's time is start+took, as the clock was just read.
+// logRequest logs an API request's line at level info, as made by its
+// caller, Serve, at start+took (the clock was just read).
 func (a *API) logRequest(r *http.Request, e *journal.Record, status int, start time.Time, took time.Duration) {
-	if !a.log.Enabled(r.Context(), slog.LevelInfo) {
+	if !a.Log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", requestLogPC())
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:]) // runtime.Callers, logRequest, then its caller
+	line := slog.NewRecord(start.Add(took), slog.LevelInfo, "request", pcs[0])
 	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", status), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("session", e.Session), slog.String("scenario", e.Scenario),
 		slog.String("request_id", e.RequestID), slog.String("fault", e.Fault))
-	a.log.Handler().Handle(r.Context(), line)
+	a.Log.Handler().Handle(r.Context(), line)
 }
 
-// requestLogPC is the program counter of logRequest's caller, Serve's
-// request line, as slog.Logger would record it for a handler's
-// AddSource; found on the first call.
-func requestLogPC() uintptr {
-	if pc := logPC.Load(); pc != 0 {
-		return uintptr(pc)
-	}
-	var pcs [1]uintptr
-	runtime.Callers(3, pcs[:]) // runtime.Callers, requestLogPC, logRequest, then its caller
-	logPC.Store(uint64(pcs[0]))
-	return pcs[0]
-}
-
-var logPC atomic.Uint64
-
-// answerAPI runs the operation the request names, or answers 404 or 405.
-// The handler reads the body through body, for the journal, on a shallow
-// copy of r: the caller's request is not changed.
-func (a *API) answerAPI(w http.ResponseWriter, r *http.Request, body io.ReadCloser, c call) {
-	op := find(r.URL.EscapedPath(), r.Method)
-	if op == nil {
-		a.fallback.ServeHTTP(w, r)
-		return
-	}
-	op.handle(a, w, withBody(r, body), c)
-}
-
-// withBody is r, or a shallow copy of it whose body reads through body.
+// withBody is r, or a shallow copy of it whose body reads through body:
+// the caller's request is not changed.
 func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 	if r.Body == nil || r.Body == http.NoBody {
 		return r
@@ -287,26 +270,17 @@ func withBody(r *http.Request, body io.ReadCloser) *http.Request {
 // goesUpstream reports whether sc's proxy takes r: a path replymock has
 // no operation for, or one its proxy lists.
 func (a *API) goesUpstream(r *http.Request, sc *scenario.Scenario) bool {
-	spec := a.proxies.Spec(sc.Proxy())
+	spec := a.Proxies.Spec(sc.Proxy())
 	return spec != nil && spec.Takes(strings.TrimPrefix(r.URL.Path, Prefix), find(r.URL.EscapedPath(), r.Method) != nil)
-}
-
-// passUpstream sends r to sc's real service and its answer back as it
-// streams (a recorder stops holding it), the body read through body.
-func (a *API) passUpstream(w http.ResponseWriter, r *http.Request, body io.ReadCloser, sc *scenario.Scenario) {
-	if rec, ok := w.(*recorder); ok {
-		rec.passThrough()
-	}
-	a.proxies.Forward(w, withBody(r, body), a.proxies.Spec(sc.Proxy()).URL)
 }
 
 // plan decides faults, auth and the rate limit for a request, advancing
 // the session's counters; seed is the one of its fault draws.
 func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, seed int64) plan {
 	var p plan
-	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Shared: a.st.FaultCounter(ss.ID())}
-	p.Outcome = ss.Meet(sc, a.st.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
-		p.strict = turn.Overrides.Strictness(sc.Strict(), a.strict)
+	req := fault.Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, Prefix), Seed: seed, Shared: a.State.FaultCounter(ss.ID())}
+	p.Outcome = ss.Meet(sc, a.State.SharedOverrides(), req, func(o fault.Outcome, turn session.Turn) fault.Outcome {
+		p.strict = turn.Overrides.Strictness(sc.Strict(), a.Strict)
 		if o.Replaces() {
 			return o
 		}
@@ -316,7 +290,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 			return o
 		}
 		if rl != nil {
-			if retryIn, ok := a.st.CountRequest(ss.ID(), sc.Name, turn.Window, rl, a.now()); !ok {
+			if retryIn, ok := a.State.CountRequest(ss.ID(), sc.Name, turn.Window, rl, a.Now()); !ok {
 				p.deny, p.retryIn = access.ErrRateLimited(rl), retryIn
 				o.Labels = append(o.Labels, "rate limit")
 			}
@@ -327,7 +301,7 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 		// The count of a fault that fires N times moved: kept before any
 		// answer (a dropped connection's too), it fires N times across a
 		// restart. A failure is logged; the answer goes on.
-		a.st.SyncWrite(r.Context(), ss.ID())
+		a.State.SyncWrite(r.Context(), ss.ID())
 	}
 	return p
 }

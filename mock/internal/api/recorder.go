@@ -9,43 +9,29 @@ import (
 )
 
 // recorder passes a response through, keeping its status and the start
-// of its body for the journal. It keeps the written slices, not copies.
-// The API's handlers write each body from a buffer they never reuse, or
-// from a pooled one they lend it (lend), which Journals.Record copies
-// (journal.Record.Lent). The admin API's streamed answers reuse their
-// buffers, but admin requests are not journaled: only their status is
-// read.
+// of its body for the journal. It keeps the written slices, not copies:
+// the API's handlers never reuse a buffer but one they lend it, which
+// the journal copies. Admin answers reuse theirs, but only their status
+// is read.
 //
-// While holding, it sends nothing until release. An API answer then
-// reaches the client only after its journal entry is in, so a test that
-// has its answer finds the request in the journal.
+// While holding, it sends nothing until release, so a test that has an
+// API answer finds the request in the journal.
 type recorder struct {
 	http.ResponseWriter
 	status int
-	first  []byte   // the first slice written,
-	more   [][]byte // and the others: most answers are written at once
+	first  []byte // most answers are written at once
+	more   [][]byte
 	kept   int
 	cut    bool
 
-	hold    bool
-	held    [][]byte // what was written while holding
-	heldOne [1][]byte
-	flush   bool // a flush was asked for while holding
-	// lent is a pooled buffer the answer is written from, put back by
-	// release once sent; firstLent says first is part of it.
+	hold  bool
+	held  [][]byte // what was written while holding
+	flush bool     // asked for while holding
+	// lent is a pooled buffer the answer is written from, put back once
+	// sent; firstLent says first is part of it.
 	lent      *[]byte
 	firstLent bool
-	// copies is set for a writer that reuses its buffer (the proxy's
-	// copy loop): what the journal keeps is copied.
-	copies bool
-}
-
-// passThrough stops holding before anything is written: the answer
-// streams to the client as it comes (a proxied one may be large or
-// slow), and the journal keeps copies of its start.
-func (w *recorder) passThrough() {
-	w.copies = true
-	w.release()
+	copies    bool // the writer reuses its buffer (the proxy): keep copies
 }
 
 func (w *recorder) WriteHeader(code int) {
@@ -87,17 +73,13 @@ func (w *recorder) Write(b []byte) (int, error) {
 	}
 	w.kept += len(keep)
 	if w.hold {
-		if w.held == nil {
-			w.held = w.heldOne[:0] // most answers are one slice: no allocation
-		}
 		w.held = append(w.held, b)
 		return len(b), nil
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-// FlushError flushes what was sent, or, holding, notes that release
-// must flush.
+// FlushError flushes, or notes that release must.
 func (w *recorder) FlushError() error {
 	if w.hold {
 		w.flush = true
@@ -107,8 +89,7 @@ func (w *recorder) FlushError() error {
 }
 
 // discard forgets an answer being held, so that another takes its place
-// (a handler that panicked halfway); what was sent already cannot be
-// taken back.
+// (a handler that panicked halfway).
 func (w *recorder) discard() {
 	if w.hold {
 		w.status, w.first, w.more, w.kept, w.cut, w.held, w.flush = 0, nil, nil, 0, false, nil, false
@@ -117,15 +98,8 @@ func (w *recorder) discard() {
 	}
 }
 
-// lend tells a holding recorder that the answer is written from *bp, a
-// buffer of pageBuffers: release puts it back once it is sent. (A buffer
-// lent before is left to the collector: it may still be held.)
-func (w *recorder) lend(bp *[]byte) {
-	w.lent = bp
-}
-
-// putLent puts the lent buffer back in its pool, once the answer is sent
-// or discarded and the journal has its copy.
+// putLent puts the lent buffer (writePooled) back in its pool, once the
+// answer is sent or discarded and the journal has its copy.
 func (w *recorder) putLent() {
 	if w.lent == nil {
 		return
@@ -133,19 +107,18 @@ func (w *recorder) putLent() {
 	if w.firstLent {
 		w.first, w.firstLent = nil, false
 	}
-	w.held, w.heldOne[0] = nil, nil
+	w.held = nil
 	putPageBuffer(w.lent)
 	w.lent = nil
 }
 
-// release sends what was held, if anything was written, and stops
-// holding.
+// release sends what was held and stops holding.
 func (w *recorder) release() {
 	if !w.hold {
 		return
 	}
 	w.hold = false
-	defer w.putLent() // sent (net/http copies what it is given), or never to be
+	defer w.putLent() // net/http copies what it is given
 	if w.status == 0 {
 		return // nothing was answered: a dropped connection, or a client gone
 	}
@@ -165,26 +138,19 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // capture reads a request body through, keeping its start.
 type capture struct {
-	r    io.ReadCloser
-	buf  bytes.Buffer
-	cut  bool
-	read bool // read from: the request cannot be served again
+	r   io.ReadCloser
+	buf bytes.Buffer
+	cut bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
-	c.read = true
 	n, err := c.r.Read(p)
-	keep(&c.buf, &c.cut, p[:n])
+	b := p[:n]
+	if room := journal.MaxBody - c.buf.Len(); len(b) > room {
+		b, c.cut = b[:max(room, 0)], true
+	}
+	c.buf.Write(b)
 	return n, err
 }
 
 func (c *capture) Close() error { return c.r.Close() }
-
-// keep appends b to buf up to journal.MaxBody, noting a cut.
-func keep(buf *bytes.Buffer, cut *bool, b []byte) {
-	room := journal.MaxBody - buf.Len()
-	if len(b) > room {
-		b, *cut = b[:max(room, 0)], true
-	}
-	buf.Write(b)
-}

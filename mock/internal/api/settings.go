@@ -15,7 +15,7 @@ func (a *API) handleSettingsGet(w http.ResponseWriter, r *http.Request, c call) 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,
 // applied atomically, answered with the full settings.
 func (a *API) handleSettingsPatch(w http.ResponseWriter, r *http.Request, c call) {
-	if a.readOnly {
+	if a.ReadOnly {
 		a.writeError(w, r, wire.ErrReadOnly)
 		return
 	}
@@ -29,7 +29,7 @@ func (a *API) handleSettingsPatch(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	st, err := c.ss.PatchSettings(c.sc, a.now(), p.Apply)
+	st, err := c.ss.PatchSettings(c.sc, a.Now(), p.Apply)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

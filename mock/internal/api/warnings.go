@@ -9,14 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // HeaderWarning carries an API request's warnings in its answer, one
-// value per warning: 299 replymock "TEXT", as the HTTP Warning header
-// wrote them (RFC 7234), so that values a client joins with ", " stay
-// apart.
+// value each: 299 replymock "TEXT", as the HTTP Warning header wrote
+// them (RFC 7234), so that values a client joins with ", " stay apart.
 const HeaderWarning = "X-Mock-Warning"
 
 // Bounds of a request's warnings: past MaxWarnings, one more says how
@@ -30,8 +27,7 @@ const (
 const maxShownName = 64
 
 // warnKind says what a client got wrong; its name is the kind label of
-// replymock_client_warnings_total, so the labels stay a fixed few
-// whatever names clients send.
+// replymock_client_warnings_total, a fixed few whatever clients send.
 type warnKind uint8
 
 const (
@@ -50,30 +46,12 @@ var warnKindNames = [numWarnKinds]string{
 	"wrong_operation", "body_on_get", "content_type",
 }
 
-// operationParams lists the query parameters an API operation takes.
-type operationParams struct {
-	method, path string // path after Prefix
-	params       []string
-}
-
-// apiParams is the query parameters of every API operation, by method,
-// from the operation table (operations.go).
-var apiParams = func() []operationParams {
-	var out []operationParams
-	for _, op := range operations {
-		for _, m := range op.methods {
-			out = append(out, operationParams{m, op.path, op.params})
-		}
-	}
-	return out
-}()
-
 // emptyAccepted are the known parameters an empty value is accepted for
 // (as no filter); for the others, empty is a 400.
 var emptyAccepted = []string{"search"}
 
-// upstreamParam is a parameter name of the upstream service's list
-// (GET /api/v1/feedbacks there), which clients written against it send.
+// upstreamParam is a parameter name of the upstream service's list,
+// which clients written against it send.
 type upstreamParam struct {
 	name string // the upstream's name
 	ours string // this API's parameter for it; "" when there is none
@@ -90,23 +68,6 @@ var upstreamParams = []upstreamParam{
 	{"order", "", "the list is always newest first, as with the upstream's dateDesc"},
 }
 
-// findOperation is the entry of apiParams for a request, or nil for a
-// path or method the API does not serve.
-func findOperation(method, escapedPath string) *operationParams {
-	p, ok := strings.CutPrefix(escapedPath, Prefix)
-	if !ok {
-		return nil
-	}
-	for i := range apiParams {
-		if apiParams[i].path == p && apiParams[i].method == method {
-			return &apiParams[i]
-		}
-	}
-	return nil
-}
-
-func (op *operationParams) String() string { return op.method + " " + Prefix + op.path }
-
 // warning is one mistake of a client that the API let through.
 type warning struct {
 	kind  warnKind
@@ -115,12 +76,11 @@ type warning struct {
 }
 
 // clientWarnings lists what is questionable in a request the API
-// accepts: unknown parameters, upstream names, near misses, empty
-// values, a body on GET, a Content-Type charset. Parameters the
-// operation rejects with a 400 are not warned about. At most MaxWarnings
-// are kept; more counts the others. counts has every one by kind, for
-// the metrics.
+// accepts (not what it answers 400): at most MaxWarnings, and how many
+// more. counts has every one by kind, for the metrics.
 type clientWarnings struct {
+	op     *operation
+	method string
 	list   []warning
 	more   int
 	counts [numWarnKinds]int
@@ -136,21 +96,20 @@ func (c *clientWarnings) add(kind warnKind, field, format string, args ...any) {
 	c.list = append(c.list, warning{kind: kind, field: clipField(field), text: clipWarning(fmt.Sprintf(format, args...))})
 }
 
-// detectWarnings looks for a client's mistakes in r. It reads neither
-// the body nor anything but the request line and headers, and costs a
-// clean request no allocation.
+// detectWarnings looks for a client's mistakes in r's request line and
+// headers; it reads no body.
 func detectWarnings(r *http.Request) *clientWarnings {
-	op := findOperation(r.Method, r.URL.EscapedPath())
+	op := find(r.URL.EscapedPath(), r.Method)
 	if op == nil {
 		return nil // a 404 or 405: no operation to hold it to
 	}
-	var c clientWarnings
+	c := clientWarnings{op: op, method: r.Method}
 	for part := range strings.SplitSeq(r.URL.RawQuery, "&") {
 		if part == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		c.param(op, k, v)
+		c.param(k, v)
 	}
 	switch {
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
@@ -174,13 +133,13 @@ func detectWarnings(r *http.Request) *clientWarnings {
 }
 
 // param checks one query parameter, its name k and value v as sent.
-func (c *clientWarnings) param(op *operationParams, k, v string) {
+func (c *clientWarnings) param(k, v string) {
+	op := c.op
 	name, err := url.QueryUnescape(k)
 	if err == nil && slices.Contains(op.params, name) {
-		// A known parameter: its value is the operation's to check (a
-		// 400), except where empty is accepted.
+		// A known parameter: its value is the operation's to check.
 		if slices.Contains(emptyAccepted, name) {
-			if blankValue(v) && c.once(name) {
+			if val, err := url.QueryUnescape(v); err == nil && strings.TrimSpace(val) == "" && c.once(name) {
 				c.add(warnEmpty, name, "%s is empty, so it filters nothing; leave it out", name)
 			}
 		}
@@ -199,13 +158,13 @@ func (c *clientWarnings) param(op *operationParams, k, v string) {
 	}
 	for _, u := range upstreamParams {
 		if u.name == name {
-			c.upstream(op, shown, name, u, false)
+			c.upstream(shown, name, u, false)
 			return
 		}
 	}
-	for _, other := range apiParams {
+	for _, other := range operations {
 		if other.path != op.path && slices.Contains(other.params, name) {
-			c.add(warnWrongOp, name, "%s is not a parameter of %s and is ignored; %s takes it", shown, op, &other)
+			c.add(warnWrongOp, name, "%s is not a parameter of %s and is ignored; %s %s%s takes it", shown, c.opName(), other.methods[0], Prefix, other.path)
 			return
 		}
 	}
@@ -213,13 +172,13 @@ func (c *clientWarnings) param(op *operationParams, k, v string) {
 	if len(norm) <= maxShownName {
 		for _, p := range op.params {
 			if normalizeName(p) == norm {
-				c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, op, p)
+				c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, c.opName(), p)
 				return
 			}
 		}
 		for _, u := range upstreamParams {
 			if normalizeName(u.name) == norm {
-				c.upstream(op, shown, name, u, true)
+				c.upstream(shown, name, u, true)
 				return
 			}
 		}
@@ -235,20 +194,20 @@ func (c *clientWarnings) param(op *operationParams, k, v string) {
 			}
 		}
 		if best != "" {
-			c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, op, best)
+			c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, c.opName(), best)
 			return
 		}
 	}
 	if len(op.params) == 0 {
-		c.add(warnUnknown, name, "%s is not a parameter of %s, which takes none, and is ignored", shown, op)
+		c.add(warnUnknown, name, "%s is not a parameter of %s, which takes none, and is ignored", shown, c.opName())
 		return
 	}
-	c.add(warnUnknown, name, "%s is not a parameter of %s and is ignored; it takes %s", shown, op, strings.Join(op.params, ", "))
+	c.add(warnUnknown, name, "%s is not a parameter of %s and is ignored; it takes %s", shown, c.opName(), strings.Join(op.params, ", "))
 }
 
-// upstream warns about the upstream's name u, sent as name; alike says
-// it was sent in another case or spelling.
-func (c *clientWarnings) upstream(op *operationParams, shown, name string, u upstreamParam, alike bool) {
+// upstream warns about the upstream's name u, sent as name, or in
+// another case or spelling (alike).
+func (c *clientWarnings) upstream(shown, name string, u upstreamParam, alike bool) {
 	what := shown + " is the upstream's name"
 	if alike {
 		what = shown + " looks like the upstream's " + u.name
@@ -260,15 +219,17 @@ func (c *clientWarnings) upstream(op *operationParams, shown, name string, u ups
 	switch {
 	case u.ours == "":
 		c.add(warnUpstream, name, "%s and has no equivalent here%s; it is ignored", what, hint)
-	case slices.Contains(op.params, u.ours):
+	case slices.Contains(c.op.params, u.ours):
 		c.add(warnUpstream, name, "%s: did you mean `%s`? It is ignored%s", what, u.ours, hint)
 	default:
-		c.add(warnUpstream, name, "%s for `%s`, which %s does not take; it is ignored", what, u.ours, op)
+		c.add(warnUpstream, name, "%s for `%s`, which %s does not take; it is ignored", what, u.ours, c.opName())
 	}
 }
 
-// once reports whether name has not been warned about yet in this
-// request, and notes it.
+// opName names the request's operation as warnings do: "GET /api/v1/feedbacks".
+func (c *clientWarnings) opName() string { return c.method + " " + Prefix + c.op.path }
+
+// once reports whether name is not warned about yet, and notes it.
 func (c *clientWarnings) once(name string) bool {
 	if c.seen[name] {
 		return false
@@ -280,8 +241,7 @@ func (c *clientWarnings) once(name string) bool {
 	return true
 }
 
-// texts are the warnings as the journal and the header give them: at
-// most MaxWarnings, then one saying how many more there were.
+// texts are the warnings as the journal and the header give them.
 func (c *clientWarnings) texts() []string {
 	out := make([]string, 0, len(c.list)+1)
 	for _, w := range c.list {
@@ -293,13 +253,6 @@ func (c *clientWarnings) texts() []string {
 	return out
 }
 
-// strictError is the answer to a request with warnings in strict mode:
-// the first warning, as a 400 naming its parameter.
-func (c *clientWarnings) strictError() *wire.APIError {
-	w := c.list[0]
-	return wire.InvalidParameter(w.field, "strict mode: %s", w.text)
-}
-
 // setHeader puts the warnings in the answer's X-Mock-Warning header.
 func (c *clientWarnings) setHeader(h http.Header) {
 	texts := c.texts()
@@ -307,14 +260,14 @@ func (c *clientWarnings) setHeader(h http.Header) {
 	for i, t := range texts {
 		vs[i] = `299 replymock "` + quotedText.Replace(t) + `"`
 	}
-	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set (a store out of reach)
+	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set
 }
 
 // quotedText escapes a warning's text for its quoted string (RFC 9110).
 var quotedText = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
-// showName is a parameter name as a warning quotes it: as it is when it
-// is a plain name, else quoted in ASCII; cut to maxShownName bytes.
+// showName is a parameter name as a warning quotes it: as it is when
+// plain, else quoted in ASCII; cut to maxShownName bytes.
 func showName(name string) string {
 	plain := name != "" && len(name) <= maxShownName
 	for i := 0; plain && i < len(name); i++ {
@@ -334,9 +287,8 @@ func showName(name string) string {
 	return fmt.Sprintf("%s... (%d bytes)", strconv.QuoteToASCII(name[:n]), len(name))
 }
 
-// clipWarning makes a warning safe for a header: printable ASCII (the
-// text quotes names in ASCII already; this is a safeguard), at most
-// MaxWarningLength bytes.
+// clipWarning makes a warning safe for a header: printable ASCII, at
+// most MaxWarningLength bytes.
 func clipWarning(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -350,8 +302,8 @@ func clipWarning(s string) string {
 	return string(b)
 }
 
-// clipField is a parameter name as a strict answer's field names it:
-// valid UTF-8, at most 256 bytes.
+// clipField is a parameter name as a strict answer's field: valid
+// UTF-8, at most 256 bytes.
 func clipField(s string) string {
 	if len(s) > 256 {
 		n := 256
@@ -361,46 +313,6 @@ func clipField(s string) string {
 		s = s[:n]
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
-}
-
-// blankValue reports whether the query value v, as sent, decodes to
-// white space alone (as strings.TrimSpace sees it). Most values show
-// they do not by their first character, and are not decoded.
-func blankValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '%' && i+2 < len(v) {
-			hi, lo := unhex(v[i+1]), unhex(v[i+2])
-			if hi < 0 || lo < 0 {
-				return false // malformed: the operation answers 400
-			}
-			c = byte(hi<<4 | lo)
-			i += 2
-		} else if c == '+' {
-			c = ' '
-		}
-		switch c {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-			continue
-		case 0xC2, 0xE1, 0xE2, 0xE3: // may start a Unicode space (U+00A0, U+1680, U+2000, U+3000, ...)
-			val, err := url.QueryUnescape(v)
-			return err == nil && strings.TrimSpace(val) == ""
-		}
-		return false
-	}
-	return true
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c - 'a' + 10)
-	case c >= 'A' && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
 }
 
 // normalizeName folds a name for near misses: ASCII lower case, without
@@ -422,7 +334,7 @@ func normalizeName(s string) string {
 
 // editDistance counts the single-byte insertions, deletions,
 // substitutions and swaps of neighbours that turn a into b (optimal
-// string alignment). Both are short: callers cut them.
+// string alignment). Callers cut both short.
 func editDistance(a, b string) int {
 	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)

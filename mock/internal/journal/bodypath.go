@@ -10,14 +10,12 @@ import (
 )
 
 // bodyValue returns the value at path in a JSON body: a string as it
-// is, anything else as its JSON text (numbers as written; objects and
-// arrays compacted). An array takes an index. A key given twice means
-// its last value, as decoding the body would. False when the path is
-// not there or the body is not JSON.
+// is, anything else as its JSON text, compacted. A key given twice means
+// its last value, as decoding would. False when the path is not there
+// or the body is not JSON.
 //
-// The body is read once as tokens, which also checks that it is JSON,
-// and only the value asked for is decoded. So a body part costs the
-// body's size whatever its path.
+// The body is read once as tokens, and only the value asked for is
+// decoded, so a body part costs the body's size whatever its path.
 func bodyValue(body string, path []string, sc *scan) (string, bool) {
 	sc.charge(len(body))
 	// From a bytes.Buffer, the decoder reads the body in place.

@@ -18,22 +18,15 @@ type Entry struct {
 	Scenario   string            `json:"scenario"`
 	Fault      string            `json:"fault,omitempty"` // what was injected, e.g. "error 503"
 	Response   string            `json:"response"`
-	// Truncated is set when the entry lost anything: a body or the
-	// response cut to MaxBody, or what Cut names.
-	Truncated bool `json:"truncated,omitempty"`
+	Truncated  bool              `json:"truncated,omitempty"` // a body cut to MaxBody, or what Cut names
 	// Cut says what the journal left out of an oversized request, one
 	// part a line: "query: kept 16384 of 61440 bytes".
-	Cut []string `json:"cut,omitempty"`
-	// Warnings are the client's mistakes the API let through (or, in
-	// strict mode, answered with a 400), as X-Mock-Warning gives them.
-	Warnings []string `json:"warnings,omitempty"`
-	// Proxied is set when the request went to the real service (a
-	// scenario's proxy, or --proxy), not to replymock's fake.
-	Proxied bool `json:"proxied,omitempty"`
+	Cut      []string `json:"cut,omitempty"`
+	Warnings []string `json:"warnings,omitempty"` // as X-Mock-Warning gives them
+	Proxied  bool     `json:"proxied,omitempty"`  // the request went to the real service
 }
 
-// Filter selects journal entries; zero fields match everything. It is
-// the pattern of GET /__mock/requests and /__mock/verify too.
+// Filter selects journal entries; zero fields match everything.
 type Filter struct {
 	Session string // a session id; "" or AllSessions means every session
 	Method  string // in any case
@@ -60,7 +53,7 @@ const AllSessions = "*"
 const MaxBody = 32 << 10
 
 // MaxHead is how much an entry keeps of each of a request's method, path,
-// query, headers together, and fault labels. Cut says what went.
+// query, headers together, and fault labels.
 const MaxHead = 16 << 10
 
 // DefaultSize is how many entries each session's journal keeps.

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -74,4 +75,14 @@ func seqs(recs []*Record) []int64 {
 func (j *Journals) found(p *Pattern, limit int) []*Record {
 	recs, _ := j.find(p, limit, nil)
 	return recs
+}
+
+// all returns the ring's entries, oldest first.
+func (rg *ring) all() []*Record { return slices.Clone(rg.entries) }
+
+// clientWaiters is how many requests of client wait on the journal now.
+func (j *Journals) clientWaiters(client string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.clients[client]
 }

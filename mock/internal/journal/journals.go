@@ -11,41 +11,33 @@ import (
 	"github.com/replymock/replymock/mock/internal/budget"
 )
 
-// Journals keeps the journals of all sessions and bounds them together,
-// in entries and in bytes. It numbers the entries and wakes the requests
-// waiting for one.
+// Journals keeps the journals of all sessions, bounded together in
+// entries and bytes. It numbers the entries and wakes those waiting.
 //
 // Locks are taken in this order: mu, then a ring's mu. A ring changes
 // only under both, so a writer holding mu reads any ring freely, and a
 // reader holds one ring's lock at a time. No lock is held while calling
-// out of the package, so a caller may hold its own locks while it calls
-// in.
+// out of the package.
 type Journals struct {
 	mu      sync.Mutex
 	seq     int64            // the last sequence number given
 	order   order            // which ring holds each entry, oldest first
-	rings   map[string]*ring // by session id: the sessions that are
+	rings   map[string]*ring // by session id
 	gen     uint64           // the last Key's generation given
 	wake    chan struct{}    // closed by the next Record, when someone waits
 	waiting int              // requests waiting, at most MaxWaiters
 	clients map[string]int   // requests waiting by client, each at most MaxClientWaiters
 
-	size  int            // entries a session's ring keeps
-	bytes *budget.Budget // the bytes all rings keep together, against their most
-
-	pinned atomic.Int64 // what listings being written keep alive (MaxListingBytes)
-
-	// shared keeps a fleet's journals in place of the rings; nil in
-	// memory. It is set once, before serving.
-	shared Shared
-
-	redact atomic.Pointer[Redactor] // nil for the rule alone
+	size   int            // entries a session's ring keeps
+	bytes  *budget.Budget // the bytes all rings keep together
+	pinned atomic.Int64   // what listings being written keep alive (MaxListingBytes)
+	shared Shared         // a fleet's journals in place of the rings; set before serving
+	redact atomic.Pointer[Redactor]
 }
 
 // Key names the journal of one session. It tells apart sessions that
 // had the same id one after the other, so that a request still running
-// when its session went keeps no entry in the next one's journal. The
-// zero Key names no journal.
+// when its session went keeps no entry in the next one's journal.
 type Key struct {
 	id  string
 	gen uint64
@@ -66,14 +58,14 @@ func New(size int, maxBytes int64, maxEntries int) *Journals {
 }
 
 // SetRedactor makes rd tell which headers and query parameters are
-// listed and matched redacted. A server sets it before it serves.
+// listed and matched redacted.
 func (j *Journals) SetRedactor(rd *Redactor) { j.redact.Store(rd) }
 
 // Redactor returns what SetRedactor set.
 func (j *Journals) Redactor() *Redactor { return j.redact.Load() }
 
-// Open starts the empty journal of session id, which comes into being,
-// and returns its Key. A journal the id had goes with what it kept.
+// Open starts the empty journal of session id, in place of any it had,
+// and returns its Key.
 func (j *Journals) Open(id string) Key {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -85,8 +77,7 @@ func (j *Journals) Open(id string) Key {
 	return Key{id, j.gen}
 }
 
-// Drop forgets the journal of the session k names, which goes, and what
-// it kept. A request of that session still running keeps no entry.
+// Drop forgets the journal of the session k names.
 func (j *Journals) Drop(k Key) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -96,7 +87,7 @@ func (j *Journals) Drop(k Key) {
 }
 
 // dropLocked takes ring rg of session id out of the map and empties it;
-// the order may still point at it for a while. The caller holds j.mu.
+// the order may still point at it. The caller holds j.mu.
 func (j *Journals) dropLocked(id string, rg *ring) {
 	delete(j.rings, id)
 	rg.mu.Lock()
@@ -105,7 +96,7 @@ func (j *Journals) dropLocked(id string, rg *ring) {
 }
 
 // Clear empties the journal of session scope, or of every session for
-// AllSessions. The sessions stay, and so does the numbering.
+// AllSessions. The numbering goes on.
 func (j *Journals) Clear(scope string) {
 	if j.shared != nil {
 		_ = j.shared.Clear(context.Background(), scope) // out of reach: the write was refused before
@@ -145,22 +136,14 @@ func (j *Journals) scopeLocked(sid string) []*ring {
 	return slices.Collect(maps.Values(j.rings))
 }
 
-// Used is what all journals keep now, in bytes, as counted against their
-// budget.
-func (j *Journals) Used() int64 { return j.bytes.Used() }
-
-// Budget is the journals' byte budget, for the server's set of them.
+// Budget is the journals' byte budget.
 func (j *Journals) Budget() *budget.Budget { return j.bytes }
 
-// Max is the byte budget of all journals together.
-func (j *Journals) Max() int64 { return j.bytes.Max() }
-
-// Record adds an entry to the journal of the session k names. The
-// request's method, path, query and headers are cut to MaxHead each.
-// When the journals are full, the oldest entries of any session go
-// first: tests ask about the newest requests. An entry larger than the
-// whole budget keeps only its method and path. In memory Record never
-// fails; a shared journal may.
+// Record adds an entry to the journal of the session k names, its
+// method, path, query and headers cut to MaxHead each. When the journals
+// are full, the oldest entries of any session go first: tests ask about
+// the newest requests. An entry larger than the whole budget keeps only
+// its method and path. Only a shared journal fails.
 func (j *Journals) Record(k Key, e Record) error {
 	if j.shared != nil {
 		return j.recordShared(k, e)
@@ -169,9 +152,8 @@ func (j *Journals) Record(k Key, e Record) error {
 	return nil
 }
 
-// record is Record in this process's rings. It holds j.mu throughout,
-// so entries go in in the order of their numbers and the bytes kept
-// never pass the budget.
+// record is Record in memory. It holds j.mu throughout, so entries go
+// in in the order of their numbers and never pass the budget.
 func (j *Journals) record(k Key, e Record) {
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
@@ -194,14 +176,14 @@ func (j *Journals) record(k Key, e Record) {
 		lose(rg, r.Seq)
 		return
 	}
-	// Only this function adds bytes, and everything that changes a ring
-	// holds j.mu: once the entry fits, it still fits when it goes in.
+	// Only this function adds bytes, under j.mu: once the entry fits, it
+	// still fits when it goes in.
 	freed := rg.freedByAdd()
 	for j.bytes.Used()-freed+r.kept > j.bytes.Max() {
 		out, ok := j.order.pop()
 		if !ok {
 			lose(rg, r.Seq)
-			return // nothing left to evict, and still no room: not kept
+			return // nothing left to evict
 		}
 		j.dropOldest(out)
 		if out.r == rg {
@@ -217,10 +199,9 @@ func (j *Journals) record(k Key, e Record) {
 }
 
 // keepLent returns what an entry keeps of a response written from a
-// buffer its owner takes back. A client polling a page gets the same
-// bytes again and again, so when the newest entry's response is the same,
-// the entry shares it; otherwise it keeps a copy. A shared response still
-// counts whole against the budget.
+// buffer its owner takes back: the newest entry's response when it is
+// the same (a client polling a page gets the same bytes again and
+// again), else a copy. A shared response still counts whole.
 func (j *Journals) keepLent(k Key, b []byte) []byte {
 	j.mu.Lock()
 	rg := j.rings[k.id]
@@ -229,13 +210,16 @@ func (j *Journals) keepLent(k Key, b []byte) []byte {
 		return nil
 	}
 	rg.mu.Lock()
-	prev := rg.newest()
+	var prev *Record
+	if len(rg.entries) > 0 {
+		prev = rg.entries[len(rg.entries)-1]
+	}
 	rg.mu.Unlock()
 	if prev != nil && len(prev.More) == 0 && bytes.Equal(prev.Resp, b) {
 		return prev.Resp
 	}
 	c := bytes.Clone(b)
-	return c[:len(c):len(c)] // counted as the bytes asked for, as a buffer of the writer's was
+	return c[:len(c):len(c)] // counted as the bytes asked for
 }
 
 // dropOldest drops the entry the order item names, if its ring still has

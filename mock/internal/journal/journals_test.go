@@ -51,7 +51,7 @@ func TestJournalBudgetInvariant(t *testing.T) {
 						rec.Warnings = []string{`unknown parameter "n"`}
 					}
 					j.Record(ss.key(sid), rec)
-					used := j.Used()
+					used := j.bytes.Used()
 					if used > budget {
 						over.Store(used)
 					}
@@ -99,7 +99,7 @@ func journalsAtRest(t *testing.T, j *Journals) (entries, held int64) {
 		}
 		rg.mu.Unlock()
 	}
-	if used := j.Used(); used != held {
+	if used := j.bytes.Used(); used != held {
 		t.Errorf("Used() = %d, but the journals hold %d bytes", used, held)
 	}
 	return entries, held
@@ -139,14 +139,14 @@ func TestJournalEntryBounds(t *testing.T) {
 	for _, r := range j.found(all, 0) {
 		held += r.kept
 	}
-	if j.Used() != held {
-		t.Errorf("Used() = %d, the journals hold %d", j.Used(), held)
+	if j.bytes.Used() != held {
+		t.Errorf("Used() = %d, the journals hold %d", j.bytes.Used(), held)
 	}
 	none := New(-1, 1<<30, 5)
 	k := none.Open("a")
 	none.Record(k, Record{Entry: Entry{Method: "GET", Path: "/"}})
-	if none.Used() != 0 || !none.lost("a", 0) {
-		t.Errorf("a journal of no entries keeps %d bytes, lost %v", none.Used(), none.lost("a", 0))
+	if none.bytes.Used() != 0 || !none.lost("a", 0) {
+		t.Errorf("a journal of no entries keeps %d bytes, lost %v", none.bytes.Used(), none.lost("a", 0))
 	}
 }
 
@@ -158,8 +158,8 @@ func TestDroppedSessionKeepsNoEntry(t *testing.T) {
 	old := j.Open("s")
 	j.Record(old, Record{Entry: Entry{Method: "GET", Path: "/before"}})
 	j.Drop(old)
-	if j.Used() != 0 {
-		t.Errorf("a dropped journal still counts %d bytes", j.Used())
+	if j.bytes.Used() != 0 {
+		t.Errorf("a dropped journal still counts %d bytes", j.bytes.Used())
 	}
 	fresh := j.Open("s")
 	j.Record(old, Record{Entry: Entry{Method: "GET", Path: "/running"}}) // the request outlived its session
@@ -170,13 +170,13 @@ func TestDroppedSessionKeepsNoEntry(t *testing.T) {
 	if len(got) != 1 || got[0].Path != "/after" || got[0].Seq != 3 {
 		t.Errorf("the fresh session's journal: %+v, want /after alone (seq 3)", got)
 	}
-	if j.Used() != j.found(mustCompile(t, Filter{}), 0)[0].kept {
-		t.Errorf("Used() = %d: counts more than the one entry kept", j.Used())
+	if j.bytes.Used() != j.found(mustCompile(t, Filter{}), 0)[0].kept {
+		t.Errorf("Used() = %d: counts more than the one entry kept", j.bytes.Used())
 	}
 	// Opening an id again without a drop replaces its journal, bytes and all.
 	j.Open("s")
-	if j.Used() != 0 || len(j.Entries(mustCompile(t, Filter{}), 0)) != 0 {
-		t.Errorf("a journal replaced by Open keeps %d bytes", j.Used())
+	if j.bytes.Used() != 0 || len(j.Entries(mustCompile(t, Filter{}), 0)) != 0 {
+		t.Errorf("a journal replaced by Open keeps %d bytes", j.bytes.Used())
 	}
 }
 
@@ -294,8 +294,8 @@ func TestJournalCopiesNoLentResponseItKeepsNot(t *testing.T) {
 		if lent, owned := testing.AllocsPerRun(20, record(true)), testing.AllocsPerRun(20, record(false)); lent != owned {
 			t.Errorf("%s: recording a lent response allocates %v times, an owned one %v", c.name, lent, owned)
 		}
-		if c.j.Used() != 0 {
-			t.Errorf("%s keeps %d bytes", c.name, c.j.Used())
+		if c.j.bytes.Used() != 0 {
+			t.Errorf("%s keeps %d bytes", c.name, c.j.bytes.Used())
 		}
 	}
 }

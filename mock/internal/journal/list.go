@@ -12,9 +12,8 @@ import (
 )
 
 // gather returns the records in scope newer than since that match p's
-// method and path, in no particular order. With limit, it takes at most
-// the newest limit records of each session. Each record looked at is
-// charged to sc.
+// method and path, in no particular order; with limit, at most the
+// newest limit of each session.
 func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *scan) ([]*Record, error) {
 	if j.shared != nil {
 		return j.gatherShared(scope, p, since, sc) // the limit is find's
@@ -26,7 +25,7 @@ func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *
 		for i := len(rg.entries) - 1; i >= 0 && (limit <= 0 || len(out)-start < limit); i-- {
 			r := rg.entries[i]
 			if r.Seq <= since {
-				break // older ones are older still
+				break
 			}
 			if sc.charge(scanEntryCost); sc.over() {
 				rg.mu.Unlock()
@@ -41,8 +40,8 @@ func (j *Journals) gather(scope string, p *Pattern, since int64, limit int, sc *
 	return out, nil
 }
 
-// find returns the records in p's scope that match p, oldest first; with
-// limit, only the newest limit of them. Its work is charged to sc.
+// find returns the records that match p, oldest first; with limit, only
+// the newest limit of them.
 func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 	perSession := 0
 	if p.cheap == len(p.parts) {
@@ -72,15 +71,22 @@ func (j *Journals) find(p *Pattern, limit int, sc *scan) ([]*Record, error) {
 	return out, nil
 }
 
-// Entries returns the entries that match p, as List does, for the Go
-// API. Its caller is code in this process, so its work is not bounded.
+// Entries returns the entries that match p, as List does, for code in
+// this process: its work is not bounded.
 func (j *Journals) Entries(p *Pattern, limit int) []Entry {
 	recs, _ := j.find(p, limit, nil) // no scan, no bound: no error
-	return entries(recs, j.Redactor())
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]Entry, len(recs))
+	for i, r := range recs {
+		out[i] = r.entry(j.Redactor())
+	}
+	return out
 }
 
 // incomplete reports whether a journal in scope lost entries newer than
-// since, shared or not.
+// since.
 func (j *Journals) incomplete(scope string, since int64) (bool, error) {
 	if j.shared != nil {
 		n, err := j.shared.Lost(context.Background(), scope)
@@ -89,7 +95,7 @@ func (j *Journals) incomplete(scope string, since int64) (bool, error) {
 	return j.lost(scope, since), nil
 }
 
-// lost reports whether a journal in scope lost entries newer than since.
+// lost is incomplete in memory.
 func (j *Journals) lost(scope string, since int64) bool {
 	for _, rg := range j.scope(scope) {
 		rg.mu.Lock()
@@ -140,8 +146,7 @@ type Listing struct {
 }
 
 // List returns the entries that match p, oldest first; with limit, only
-// the newest limit of them. The caller must Release the Listing once
-// written.
+// the newest limit of them. The caller must Release the Listing.
 func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
 	recs, err := j.find(p, limit, newScan())
 	if err != nil {
@@ -157,13 +162,13 @@ func (j *Journals) List(p *Pattern, limit int) (*Listing, error) {
 	return &Listing{j: j, recs: recs, pinned: pinned}, nil
 }
 
-// Len is how many entries the listing holds.
+// Len is how many entries the listing has.
 func (l *Listing) Len() int { return len(l.recs) }
 
 // Entry returns the listing's entry i, built now: the caller's to keep.
 func (l *Listing) Entry(i int) Entry { return l.recs[i].entry(l.j.Redactor()) }
 
-// Release frees what the listing pinned; it then holds nothing.
+// Release frees what the listing pinned.
 func (l *Listing) Release() {
 	l.j.Unpin(l.pinned)
 	l.recs, l.pinned = nil, 0

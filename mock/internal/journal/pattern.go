@@ -4,15 +4,11 @@ import (
 	"cmp"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/wire"
 )
-
-// Patterns over the journal: one matcher for listings, verifications
-// and waits, in Go and over HTTP alike.
 
 // partKind is what part of an entry a pattern looks at.
 type partKind uint8
@@ -32,11 +28,10 @@ type part struct {
 	name   string   // the query parameter, or the canonical header name
 	segs   []string // the body path
 	want   string
-	secret bool // a credential header or query parameter: compared as the journal shows it
+	secret bool // a credential: compared as the journal shows it
 }
 
-// Pattern is a Filter made ready to match: its scope, its since and its
-// parts (its Limit is the caller's to apply).
+// Pattern is a Filter made ready to match (its Limit is the caller's).
 type Pattern struct {
 	scope string // a session id, or AllSessions
 	since int64
@@ -44,13 +39,11 @@ type Pattern struct {
 	cheap int    // how many parts are method and path
 }
 
-// Compile checks f and makes a Pattern of it. Credentials are matched as
-// the journal lists them, redacted. A problem is a 400 naming the part
-// as GET /__mock/requests would.
+// Compile checks f and makes a Pattern of it. A problem is a 400 naming
+// the part as GET /__mock/requests would.
 func (j *Journals) Compile(f Filter) (*Pattern, error) { return compile(f, j.Redactor()) }
 
-// compile is Compile with rd telling which headers and query parameters
-// are credentials.
+// compile is Compile with rd telling which names are credentials.
 func compile(f Filter, rd *Redactor) (*Pattern, error) {
 	p := &Pattern{scope: cmp.Or(f.Session, AllSessions), since: f.Since}
 	if f.Method != "" {
@@ -82,15 +75,11 @@ func compile(f Filter, rd *Redactor) (*Pattern, error) {
 // Bounds of a pattern: each part is checked against every entry in its
 // scope, and a body part walks its path in each entry's body.
 const (
-	// MaxPatternParts is how many query, header and body parts a
-	// pattern may have.
-	MaxPatternParts = 32
-	// MaxBodyPathDepth is how many steps a body path may have.
-	MaxBodyPathDepth = 32
+	MaxPatternParts  = 32 // query, header and body parts
+	MaxBodyPathDepth = 32 // steps of a body path
 )
 
-// moreParts checks and makes the parts of f beyond method and path:
-// query parameters, headers and body paths.
+// moreParts checks and makes the parts of f beyond method and path.
 func moreParts(f Filter, rd *Redactor) ([]part, error) {
 	var more []part
 	for _, name := range slices.Sorted(maps.Keys(f.Query)) {
@@ -136,7 +125,7 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 }
 
 // check reports whether r has the part, and what r has there (nil:
-// nothing), charging what it reads to sc.
+// nothing).
 func (p *part) check(r *Record, sc *scan) (bool, *string) {
 	sc.charge(scanPartCost)
 	switch p.kind {
@@ -170,8 +159,8 @@ func (p *part) check(r *Record, sc *scan) (bool, *string) {
 	return false, nil
 }
 
-// checkHeader is check for a header part: a credential header is
-// compared as the journal shows it, by scheme or whole.
+// checkHeader is check for a header part: a credential is compared as
+// the journal shows it, by scheme or whole.
 func (p *part) checkHeader(r *Record, sc *scan) (bool, *string) {
 	sc.charge(len(r.Header)) // the names looked at, at worst
 	vals := headerValues(r.Header, p.name)
@@ -194,31 +183,23 @@ func (p *part) checkHeader(r *Record, sc *scan) (bool, *string) {
 	return got == p.want || slices.Contains(vals, p.want), &got
 }
 
-// queryValues returns the values of the query parameter name in the raw
-// query, decoded; nil if it is not there. Only & separates parameters, as
-// the API reads them.
+// queryValues returns the decoded values of the query parameter name in
+// the raw query. Only & separates parameters, as the API reads them.
 func queryValues(raw, name string) []string {
 	var out []string
 	for raw != "" {
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
 		k, v, _ := strings.Cut(pair, "=")
-		if dk, err := url.QueryUnescape(k); err == nil {
-			k = dk
-		}
-		if k != name {
+		if unescape(k) != name {
 			continue
 		}
-		if dv, err := url.QueryUnescape(v); err == nil {
-			v = dv
-		}
-		out = append(out, v)
+		out = append(out, unescape(v))
 	}
 	return out
 }
 
-// headerValues returns the values of header name (canonical), matched
-// case-insensitively; nil if it is not there.
+// headerValues returns the values of header name, in any case.
 func headerValues(h http.Header, name string) []string {
 	if vs, ok := h[name]; ok {
 		return vs
@@ -231,37 +212,21 @@ func headerValues(h http.Header, name string) []string {
 	return nil
 }
 
-// matches reports whether r is after since and has every part,
-// charging what it reads to sc.
+// matches reports whether r is after since and has every part.
 func (p *Pattern) matches(r *Record, sc *scan) bool {
-	if r.Seq <= p.since {
-		return false
-	}
-	for i := range p.parts {
-		if ok, _ := p.parts[i].check(r, sc); !ok {
-			return false
-		}
-	}
-	return true
+	return r.Seq > p.since && differs(p.parts, r, 0, sc) == 0
 }
 
 // matchesCheap is matches on method and path alone.
-func (p *Pattern) matchesCheap(r *Record) bool {
-	for i := range p.parts[:p.cheap] {
-		if ok, _ := p.parts[i].check(r, nil); !ok {
-			return false
-		}
-	}
-	return true
-}
+func (p *Pattern) matchesCheap(r *Record) bool { return differs(p.parts[:p.cheap], r, 0, nil) == 0 }
 
 // differs counts the parts r does not have, stopping at most+1. The
 // cheap parts come first, so an entry on another path costs no body
 // read once it cannot be a nearest miss.
-func (p *Pattern) differs(r *Record, most int, sc *scan) int {
+func differs(parts []part, r *Record, most int, sc *scan) int {
 	n := 0
-	for i := range p.parts {
-		if ok, _ := p.parts[i].check(r, sc); !ok {
+	for i := range parts {
+		if ok, _ := parts[i].check(r, sc); !ok {
 			if n++; n > most {
 				return n
 			}

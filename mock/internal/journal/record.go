@@ -20,21 +20,14 @@ const (
 )
 
 // Record is an entry as kept. It holds the request's header map and the
-// bodies by reference, so recording costs a request no copies; it
-// becomes an Entry only when listed. A record never changes once kept,
-// so a listing reads it without a lock.
+// bodies by reference, so recording costs a request no copies. A record
+// never changes once kept, so a listing reads it without a lock.
 type Record struct {
 	Entry
-	// Header is the request's header map as it came. Like Query, it is
-	// listed redacted.
-	Header http.Header
-	// Resp is the response body's first chunk as written; More holds
-	// the others.
-	Resp []byte
-	More [][]byte
-	// Lent says Resp is a pooled buffer its writer takes back, so Record
-	// keeps a copy.
-	Lent bool
+	Header http.Header // as it came; listed redacted
+	Resp   []byte      // the response body's first chunk as written
+	More   [][]byte
+	Lent   bool // Resp is a pooled buffer its writer takes back: Record keeps a copy
 
 	kept   int64 // what the record keeps alive, measured once by Record
 	copied bool  // method, path and query are copies, not parts of the request line
@@ -66,8 +59,7 @@ func (r *Record) measureWith(header int64) int64 {
 	return n + header
 }
 
-// headerBytes is what header h keeps: its names and values, and the
-// map's structure for them.
+// headerBytes is what header h keeps.
 func headerBytes(h http.Header) int64 {
 	var n int64
 	for k, vs := range h {
@@ -114,7 +106,7 @@ func (r *Record) trim() int64 {
 }
 
 // cutString returns s cut to MaxHead on a character boundary, noting the
-// cut of part.
+// cut.
 func (r *Record) cutString(part, s string) string {
 	if len(s) <= MaxHead {
 		return s
@@ -129,7 +121,7 @@ func (r *Record) cutString(part, s string) string {
 }
 
 // trimHeaders keeps, in the order of their names, the headers that fit
-// in MaxHead together, and drops the others.
+// in MaxHead together.
 func (r *Record) trimHeaders() {
 	kept := make(http.Header)
 	var used, total int64
@@ -167,8 +159,7 @@ func (r *Record) strip(budget int64) {
 	r.kept = r.measure()
 }
 
-// entry is the record as listed, redacted by rd. Every slice in it is
-// the caller's own.
+// entry is the record as listed, redacted by rd; the caller's own.
 func (r *Record) entry(rd *Redactor) Entry {
 	e := r.Entry
 	e.Headers = rd.headers(r.Header)
@@ -186,17 +177,4 @@ func (r *Record) entry(rd *Redactor) Entry {
 	}
 	e.Response = b.String()
 	return e
-}
-
-// entries turns records into the entries they list as, redacted by rd;
-// nil for none.
-func entries(recs []*Record, rd *Redactor) []Entry {
-	if len(recs) == 0 {
-		return nil
-	}
-	out := make([]Entry, len(recs))
-	for i, r := range recs {
-		out[i] = r.entry(rd)
-	}
-	return out
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Redacted stands for a secret in the journal (and wherever else a
-// secret is shown as having been there).
+// Redacted stands for a secret wherever one is shown as having been.
 const Redacted = "[redacted]"
 
 // A rule on names, not a list, tells which headers and query parameters
@@ -32,8 +31,7 @@ var credentialWords = []string{"auth", "token", "secret", "passw", "pwd", "apike
 // and an Azure shared access signature's sig=.
 var credentialNames = []string{"key", "sig"}
 
-// normalName is name in lower case, without '-', '_' and '.': the form
-// the rule compares.
+// normalName is name in lower case, without '-', '_' and '.'.
 func normalName(name string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r == '.' {
@@ -43,8 +41,8 @@ func normalName(name string) string {
 	}, name)
 }
 
-// credentialName reports whether n, a normalName, names a credential by
-// the rule alone.
+// credentialName reports whether the normalName n names a credential by
+// the rule.
 func credentialName(n string) bool {
 	if slices.Contains(credentialNames, n) {
 		return true
@@ -73,14 +71,13 @@ func holdsAuth(n string) bool {
 }
 
 // Redactor tells which headers and query parameters carry credentials:
-// those the rule names, and those it was given. The zero Redactor, and
-// nil, follow the rule alone. It never changes once made.
+// those the rule names, and those it was given. nil follows the rule
+// alone.
 type Redactor struct {
 	also map[string]bool // normal names given besides the rule
 }
 
-// NewRedactor returns a Redactor of the rule and of names, header or
-// query parameter names matched as the rule's are.
+// NewRedactor returns a Redactor of the rule and of names.
 func NewRedactor(names []string) (*Redactor, error) {
 	rd := &Redactor{also: make(map[string]bool, len(names))}
 	for _, name := range names {
@@ -100,8 +97,7 @@ func (rd *Redactor) Secret(name string) bool {
 }
 
 // headers joins each header's values, as the journal lists them, with
-// credentials redacted: whoever reads the journal must not learn a
-// real token.
+// credentials redacted.
 func (rd *Redactor) headers(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
@@ -119,7 +115,7 @@ func (rd *Redactor) headers(h http.Header) map[string]string {
 func (rd *Redactor) query(raw string) string {
 	return queryParam.ReplaceAllStringFunc(raw, func(param string) string {
 		k, _, _ := strings.Cut(param, "=")
-		if rd.Secret(queryName(k)) {
+		if rd.Secret(unescape(k)) {
 			return k + "=" + Redacted
 		}
 		return param
@@ -130,12 +126,12 @@ func (rd *Redactor) query(raw string) string {
 // between the separators & and ;.
 var queryParam = regexp.MustCompile(`[^&;=]*=[^&;]*`)
 
-// queryName is a query parameter's name as sent, decoded when it can be.
-func queryName(k string) string {
-	if dk, err := url.QueryUnescape(k); err == nil {
-		return dk
+// unescape is a query name or value, decoded when it can be.
+func unescape(s string) string {
+	if d, err := url.QueryUnescape(s); err == nil {
+		return d
 	}
-	return k
+	return s
 }
 
 // authSchemes are the schemes a redacted value may keep, lower-cased:
@@ -149,7 +145,7 @@ var authSchemes = map[string]bool{
 }
 
 // redactValues keeps each value's scheme ("Bearer [redacted]") when it is
-// a known one, or nothing of it but that it was there.
+// a known one, else nothing.
 func redactValues(vs []string) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {

@@ -1,23 +1,19 @@
 package journal
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // ring is one session's journal: its newest entries, at most size,
-// oldest first. Its contents change only under both Journals.mu and its
-// own mu, so a reader holds either (see Journals).
+// oldest first. It changes only under both Journals.mu and its own mu.
 type ring struct {
 	mu      sync.Mutex
-	gen     uint64    // the Key's: which session of the id owns it
-	entries []*Record // oldest first; nil when empty
+	gen     uint64 // the Key's: which session of the id owns it
+	entries []*Record
 	size    int
 	lost    int64 // the newest Seq of an entry lost to the bounds since the last clear
 }
 
 // add appends e, dropping the oldest entry when the ring is full, and
-// returns how many bytes the ring now keeps more (or fewer).
+// returns how many bytes the ring now keeps more.
 func (rg *ring) add(e *Record) int64 {
 	if rg.size <= 0 {
 		return 0
@@ -30,14 +26,6 @@ func (rg *ring) add(e *Record) int64 {
 	return e.kept - freed
 }
 
-// newest is the newest entry, nil if none.
-func (rg *ring) newest() *Record {
-	if len(rg.entries) == 0 {
-		return nil
-	}
-	return rg.entries[len(rg.entries)-1]
-}
-
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
 func (rg *ring) freedByAdd() int64 {
@@ -47,9 +35,8 @@ func (rg *ring) freedByAdd() int64 {
 	return rg.entries[0].kept
 }
 
-// dropOldest removes the oldest entry if its sequence number is seq, and
-// returns the bytes freed. It may already be gone: overwritten, cleared
-// or dropped.
+// dropOldest removes the oldest entry if its sequence number is seq
+// (it may be gone already), and returns the bytes freed.
 func (rg *ring) dropOldest(seq int64) int64 {
 	if len(rg.entries) == 0 || rg.entries[0].Seq != seq {
 		return 0
@@ -67,26 +54,16 @@ func (rg *ring) dropOldest(seq int64) int64 {
 // clear empties the ring, forgetting what it lost, and returns the bytes
 // freed.
 func (rg *ring) clear() int64 {
-	freed := rg.bytes()
+	var freed int64
+	for _, r := range rg.entries {
+		freed += r.kept
+	}
 	rg.entries, rg.lost = nil, 0
 	return freed
 }
 
-// all returns the entries, oldest first.
-func (rg *ring) all() []*Record { return slices.Clone(rg.entries) }
-
-// bytes is what the ring's entries keep.
-func (rg *ring) bytes() int64 {
-	var n int64
-	for _, r := range rg.entries {
-		n += r.kept
-	}
-	return n
-}
-
-// order remembers which ring holds each journal entry, oldest first, to
-// bound the entries and bytes of all sessions together: the oldest entry
-// anywhere goes first. Journals.mu guards it.
+// order remembers which ring holds each journal entry, oldest first, so
+// that the oldest entry anywhere goes first. Journals.mu guards it.
 type order struct {
 	ring []orderItem
 	head int

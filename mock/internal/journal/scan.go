@@ -21,14 +21,13 @@ const (
 	scanPartCost  = 16
 )
 
-// ErrScanTooLarge refuses a listing, verification or wait whose pattern
-// would read more than MaxScanBytes of the journal.
+// ErrScanTooLarge refuses a call past MaxScanBytes.
 var ErrScanTooLarge = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable,
 	Message: fmt.Sprintf("the pattern would read more than %d MiB of journal entries in one call: narrow it with session, since, method or path, "+
 		"or fewer query, header and body parts", MaxScanBytes>>20)}
 
 // scan counts the work of one call over the journal against
-// MaxScanBytes. A nil scan counts nothing.
+// MaxScanBytes; nil counts nothing.
 type scan struct {
 	left int64
 }
@@ -42,7 +41,6 @@ func (sc *scan) charge(n int) {
 	}
 }
 
-// over reports whether the work so far is past MaxScanBytes.
 func (sc *scan) over() bool { return sc != nil && sc.left < 0 }
 
 // asBytes is s as bytes, without a copy: for reading only.

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// MaxVerifySeqs is how many sequence numbers of matching entries a
-// verification lists: the newest.
+// MaxVerifySeqs is how many of the newest matching entries'
+// sequence numbers a verification lists.
 const MaxVerifySeqs = 100
 
 // NearMisses is how many of the closest entries a failed verification
@@ -18,7 +18,7 @@ const MaxVerifySeqs = 100
 const NearMisses = 3
 
 // Times says how many journal entries must match a pattern: from Min to
-// Max, a negative Max meaning no upper bound.
+// Max, or more for a negative Max.
 type Times struct {
 	Min int
 	Max int
@@ -36,8 +36,6 @@ func AtMost(n int) Times { return Times{0, n} }
 // Between wants from min to max matching entries.
 func Between(min, max int) Times { return Times{min, max} }
 
-func (t Times) holds(n int) bool { return n >= t.Min && (t.Max < 0 || n <= t.Max) }
-
 // String says what t wants, as verifications word it: "at least 1".
 func (t Times) String() string {
 	switch {
@@ -54,50 +52,39 @@ func (t Times) String() string {
 }
 
 // Verification is the outcome of a verification, and the data of GET
-// /__mock/verify (in a 409's error.details when it does not hold).
+// /__mock/verify.
 type Verification struct {
-	// OK reports whether the count is as wanted.
-	OK bool `json:"-"`
-	// Matched counts the entries that match.
-	Matched int `json:"matched"`
-	// Want is what was wanted: "at least 1", "exactly 2", "from 1 to 3".
-	Want string `json:"want"`
-	// Seqs are the sequence numbers of the matching entries, oldest
-	// first: the newest MaxVerifySeqs of them.
-	Seqs []int64 `json:"seqs"`
+	OK      bool    `json:"-"`
+	Matched int     `json:"matched"`
+	Want    string  `json:"want"` // "at least 1", "exactly 2", "from 1 to 3"
+	Seqs    []int64 `json:"seqs"` // of the newest MaxVerifySeqs matching entries, oldest first
 	// Incomplete is set when the journals searched lost entries newer
-	// than the pattern's since to their bounds (the oldest go first), so
-	// Matched may be short.
+	// than the pattern's since to their bounds, so Matched may be short.
 	Incomplete bool `json:"incomplete"`
 	// NearMisses, when fewer entries matched than wanted, are the
-	// entries closest to the pattern: fewest differing parts, then
-	// newest; at most NearMisses of them.
+	// entries closest to the pattern: fewest differing parts, then newest.
 	NearMisses []NearMiss `json:"near_misses,omitzero"`
 }
 
 // NearMiss is an entry that does not match a pattern, with the parts
 // that differ.
 type NearMiss struct {
-	Seq     int64  `json:"seq"`
-	Session string `json:"session"`
-	Method  string `json:"method"`
-	Path    string `json:"path"`
-	// Differs names each part of the pattern the entry does not have, as
-	// the pattern names it: "method", "query.answered", "body.feedback.0.tone".
-	Differs map[string]Difference `json:"differs"`
+	Seq     int64                 `json:"seq"`
+	Session string                `json:"session"`
+	Method  string                `json:"method"`
+	Path    string                `json:"path"`
+	Differs map[string]Difference `json:"differs"` // by part: "method", "query.answered", "body.a.0"
 }
 
 // Difference is what a pattern wants of a part and what an entry has
-// there; Got is nil when the entry has no such part (no such query
-// parameter or header, no such path in its body, or a body that is not
-// JSON).
+// there, nil for nothing (or a body that is not JSON).
 type Difference struct {
 	Want string  `json:"want"`
 	Got  *string `json:"got"`
 }
 
-// DiffersString words the differing parts in one line, in the order of
-// their names: `query.answered: want "0", got "1"; header.X-Client: want "web", got nothing`.
+// DiffersString words the differing parts in one line:
+// `query.answered: want "0", got "1"; header.X-Client: want "web", got nothing`.
 func (nm NearMiss) DiffersString() string {
 	var parts []string
 	for _, field := range slices.Sorted(maps.Keys(nm.Differs)) {
@@ -128,8 +115,7 @@ func (p *Pattern) nearMiss(r *Record) NearMiss {
 }
 
 // Verify counts the entries that match p and checks the count against
-// want. When fewer match than want.Min, the answer lists the nearest
-// misses. Past MaxScanBytes of work, it answers ErrScanTooLarge.
+// want, with the nearest misses when fewer match than want.Min.
 func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 	sc := newScan()
 	all, err := j.gather(p.scope, &Pattern{}, p.since, 0, sc)
@@ -152,7 +138,7 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 		if len(near) == NearMisses {
 			most = near[len(near)-1].n // a newer entry as near goes before it
 		}
-		n := p.differs(r, most, sc)
+		n := differs(p.parts, r, most, sc)
 		if sc.over() {
 			return Verification{}, ErrScanTooLarge
 		}
@@ -172,7 +158,7 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 	if len(v.Seqs) > MaxVerifySeqs {
 		v.Seqs = slices.Clone(v.Seqs[len(v.Seqs)-MaxVerifySeqs:])
 	}
-	v.OK = want.holds(v.Matched)
+	v.OK = v.Matched >= want.Min && (want.Max < 0 || v.Matched <= want.Max)
 	if v.Matched < want.Min {
 		v.NearMisses = make([]NearMiss, 0, len(near))
 		for _, x := range near {

@@ -13,17 +13,17 @@ import (
 const MaxWait = 30 * time.Second
 
 // MaxWaiters bounds the requests waiting on the journal at once, of all
-// sessions together; one more is answered 503 with Retry-After.
+// sessions together.
 const MaxWaiters = 256
 
 // ErrTooManyWaiters refuses a wait past MaxWaiters.
 var ErrTooManyWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable, RetryAfter: time.Second,
 	Message: fmt.Sprintf("%d requests are already waiting on the journal; try again, or ask without wait", MaxWaiters)}
 
-// MaxClientWaiters bounds the requests one client waits with at once,
-// so that one client cannot take every place of MaxWaiters. A client
-// is a remote address: a session is any name a request gives, so a
-// bound per session would bind nothing.
+// MaxClientWaiters bounds the requests one client (a remote address)
+// waits with at once, so that one client cannot take every place of
+// MaxWaiters. A session is any name a request gives, so a bound per
+// session would bind nothing.
 const MaxClientWaiters = MaxWaiters / 4
 
 // ErrClientWaiters refuses a client's wait past MaxClientWaiters.
@@ -31,9 +31,9 @@ var ErrClientWaiters = &wire.APIError{Status: http.StatusServiceUnavailable, Cod
 	Message: fmt.Sprintf("%d requests from this client are already waiting on the journal; try again once one ends, or ask without wait", MaxClientWaiters)}
 
 // Await returns once at least n entries match p, or with ctx's error.
-// Each new entry wakes it, and it looks only at the entries that came
-// since its last look. client names who waits, for MaxClientWaiters;
-// "" is code in this process, bound only by MaxWaiters.
+// Each new entry wakes it to look at the entries that came since.
+// client names who waits, for MaxClientWaiters; "" is code in this
+// process, bound only by MaxWaiters.
 func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) error {
 	seen, cursor, waiting := 0, p.since, false
 	defer func() {
@@ -43,8 +43,7 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 	}()
 	for {
 		// Take the channel before looking: an entry recorded after this
-		// closes it, and one recorded before is in the journal already
-		// (Record holds j.mu until its entry is in).
+		// closes it, and one recorded before is in the journal already.
 		j.mu.Lock()
 		if j.wake == nil {
 			j.wake = make(chan struct{})
@@ -86,8 +85,8 @@ func (j *Journals) Await(ctx context.Context, client string, p *Pattern, n int) 
 	}
 }
 
-// enter counts a request of client as waiting, unless MaxWaiters or
-// MaxClientWaiters are already waiting.
+// enter counts a request of client as waiting, within MaxWaiters and
+// MaxClientWaiters.
 func (j *Journals) enter(client string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -109,7 +108,10 @@ func (j *Journals) leave(client string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.waiting--
-	if j.clients[client]--; j.clients[client] <= 0 {
+	if client == "" {
+		return
+	}
+	if j.clients[client]--; j.clients[client] == 0 {
 		delete(j.clients, client)
 	}
 }
@@ -145,13 +147,6 @@ func (j *Journals) wakeWaiters() {
 		close(j.wake)
 		j.wake = nil
 	}
-}
-
-// ClientWaiters is how many requests of client wait on the journal now.
-func (j *Journals) ClientWaiters(client string) int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.clients[client]
 }
 
 // Waiters is how many requests wait on the journal now.

@@ -245,7 +245,7 @@ func TestAwaitPerClient(t *testing.T) {
 	for range MaxClientWaiters {
 		ws = append(ws, awaitFrom(j, "192.0.2.7", nothing, 1))
 	}
-	eventually(t, "the client's waits all wait", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters })
+	eventually(t, "the client's waits all wait", func() bool { return j.clientWaiters("192.0.2.7") == MaxClientWaiters })
 	if err := awaitFrom(j, "192.0.2.7", nothing, 1).wait(t, "one too many"); err != ErrClientWaiters {
 		t.Errorf("the client past its bound: %v, want ErrClientWaiters", err)
 	}
@@ -253,9 +253,9 @@ func TestAwaitPerClient(t *testing.T) {
 	eventually(t, "another client and this process wait", func() bool { return j.Waiters() == MaxClientWaiters+2 })
 	ws[0].cancel()
 	ws[0].wait(t, "cancelled")
-	eventually(t, "a place is free", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters-1 })
+	eventually(t, "a place is free", func() bool { return j.clientWaiters("192.0.2.7") == MaxClientWaiters-1 })
 	ws[0] = awaitFrom(j, "192.0.2.7", nothing, 1)
-	eventually(t, "the freed place is taken", func() bool { return j.ClientWaiters("192.0.2.7") == MaxClientWaiters })
+	eventually(t, "the freed place is taken", func() bool { return j.clientWaiters("192.0.2.7") == MaxClientWaiters })
 	for _, w := range append(ws, other, local) {
 		w.cancel()
 		w.wait(t, "cancelled")

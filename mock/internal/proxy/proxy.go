@@ -25,9 +25,7 @@ import (
 // Spec sends API requests replymock does not fake, and the listed ones,
 // to the real service (scenario key proxy, or Options.Proxy).
 type Spec struct {
-	// URL is the upstream's base; the request's path (/api/v1/...) and
-	// query are appended to it.
-	URL string `yaml:"url" json:"url"`
+	URL string `yaml:"url" json:"url"` // the upstream's base, before the request's path and query
 	// Paths are globs after /api/v1, as fault paths (/x/** for /x and
 	// below), that go upstream although replymock fakes them.
 	Paths []string `yaml:"paths" json:"paths,omitempty"`
@@ -38,11 +36,10 @@ type Spec struct {
 const HeaderProxied = "X-Mock-Proxied"
 
 // DefaultTimeout bounds how long a proxied request waits for the
-// upstream's answer to start. Past it, the client gets a 504.
+// upstream's answer to start; past it, 504.
 const DefaultTimeout = 30 * time.Second
 
-// ParseURL checks an upstream's base URL: absolute http or https,
-// with a host, and no query, fragment or user.
+// ParseURL checks an upstream's base URL.
 func ParseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	switch {
@@ -56,7 +53,7 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Problems lists what is wrong with ps, with fields relative to it.
+// Problems lists what is wrong with ps.
 func (ps *Spec) Problems() []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	if _, err := ParseURL(ps.URL); err != nil {
@@ -72,8 +69,8 @@ func (ps *Spec) Problems() []wire.FieldProblem {
 	return probs
 }
 
-// Pool forwards API requests to the upstreams, with one reverse proxy
-// per upstream base URL, made on first use.
+// Pool forwards API requests to the upstreams, with a reverse proxy per
+// base URL, made on first use.
 type Pool struct {
 	def     *Spec         // Options.Proxy as a spec; nil: none
 	timeout time.Duration // how long an upstream's answer may take to start
@@ -82,8 +79,8 @@ type Pool struct {
 	proxies sync.Map // upstream base URL -> *httputil.ReverseProxy
 }
 
-// NewPool returns the pool of a server whose upstream is base
-// (Options.Proxy, "" for none). It never sends adminToken upstream.
+// NewPool returns the pool of a server whose upstream is base ("" for
+// none). It never sends adminToken upstream.
 func NewPool(base string, timeout time.Duration, adminToken string, log *slog.Logger) *Pool {
 	p := &Pool{timeout: timeout, token: adminToken, log: log}
 	if base != "" {
@@ -93,7 +90,7 @@ func NewPool(base string, timeout time.Duration, adminToken string, log *slog.Lo
 }
 
 // Spec is where a scenario's requests go that replymock does not fake:
-// the scenario's own proxy, else the server's, else nowhere (nil).
+// its own proxy, else the server's, else nil.
 func (p *Pool) Spec(own *Spec) *Spec {
 	if own != nil {
 		return own
@@ -102,7 +99,7 @@ func (p *Pool) Spec(own *Spec) *Spec {
 }
 
 // Forward sends r to the upstream at base (a checked URL) and its answer
-// back as it came.
+// back.
 func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, base string) {
 	rp, ok := p.proxies.Load(base)
 	if !ok {
@@ -111,8 +108,7 @@ func (p *Pool) Forward(w http.ResponseWriter, r *http.Request, base string) {
 	rp.(*httputil.ReverseProxy).ServeHTTP(w, r)
 }
 
-// newProxy makes the proxy to the upstream at base, a checked URL. It
-// never sends the admin token there.
+// newProxy makes the proxy to the upstream at base, a checked URL.
 func newProxy(base string, timeout time.Duration, token string, log *slog.Logger) *httputil.ReverseProxy {
 	target, _ := ParseURL(base)
 	transport := &http.Transport{
@@ -127,26 +123,22 @@ func newProxy(base string, timeout time.Duration, token string, log *slog.Logger
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery // as sent, not joined with the base's
-			// The mock's own headers stay here: its admin token above all,
-			// in X-Mock-Admin-Token or as a bearer token.
+			// The mock's own headers stay here, its admin token above all.
 			for name := range pr.Out.Header {
 				if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Mock-") {
 					pr.Out.Header.Del(name)
 				}
 			}
 			dropToken(pr.Out.Header, token)
-			// The mock read the body already (Expect: 100-continue is
-			// answered here), and no connection is taken over.
+			// The mock read the body already, and takes over no connection.
 			for _, name := range []string{"Expect", "Upgrade", "Connection"} {
 				pr.Out.Header.Del(name)
 			}
 			pr.SetXForwarded()
 		},
 		Transport: transport,
-		// The real service's answer, as it came: the client can tell.
 		ModifyResponse: func(resp *http.Response) error {
-			// The mock's own CORS and request id stand; the upstream's
-			// would make them twice.
+			// The mock's own CORS and request id stand.
 			for name := range resp.Header {
 				if strings.HasPrefix(name, "Access-Control-") || name == "X-Request-Id" {
 					resp.Header.Del(name)
@@ -169,8 +161,8 @@ func newProxy(base string, timeout time.Duration, token string, log *slog.Logger
 	return rp
 }
 
-// dropToken removes from h the Authorization values that carry token,
-// the admin token (Bearer TOKEN, or TOKEN alone); the others go on.
+// dropToken removes from h the Authorization values that carry the
+// admin token (Bearer TOKEN, or TOKEN alone).
 func dropToken(h http.Header, token string) {
 	if token == "" {
 		return
@@ -195,10 +187,8 @@ func dropToken(h http.Header, token string) {
 }
 
 // CheckPath refuses, as a 400, a request whose path could lead out of
-// prefix (/api/v1) at the upstream. Servers decode and clean paths each
-// their own way, so only a path plainly under prefix however it is read
-// goes there: no . or .. segment (nor "..;"), no backslash, nothing
-// percent-encoded twice, no encoded slash.
+// prefix at the upstream. Servers decode and clean paths each their own
+// way, so only a path plainly under prefix however it is read goes.
 func CheckPath(r *http.Request, prefix string) *wire.APIError {
 	p, raw := r.URL.Path, r.URL.EscapedPath()
 	lp, lraw := strings.ToLower(p), strings.ToLower(raw)
@@ -227,7 +217,7 @@ func CheckPath(r *http.Request, prefix string) *wire.APIError {
 }
 
 // upstreamError says what went wrong reaching the upstream, without the
-// request's URL (which may hold what the client sent).
+// request's URL, which may hold what the client sent.
 func upstreamError(err error) string {
 	var oe *net.OpError
 	if errors.As(err, &oe) {
