@@ -23,12 +23,6 @@ import (
 // serve runs the HTTP server until ctx ends, then drains it.
 func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	start := time.Now()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.maxConns < 1 {
-		cfg.maxConns = defaultMaxConns
-	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
 	if cfg.stdinClose {
 		var stop context.CancelFunc
@@ -36,8 +30,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		defer stop()
 		go exitOnClose(os.Stdin, stop, opts.Logger)
 	}
-	// With --admin-addr, the admin API (and its page) has a listener of its
-	// own, serving nothing else; the main one serves the API, health, media.
 	lns, closeAll, err := listen(cfg)
 	if err != nil {
 		return err
@@ -57,8 +49,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 			return usageError{err}
 		}
 		state.SetMaxBytes(int64(cfg.maxState))
-		// Restarted soon, the server serves the data it served: its
-		// sessions' living shops come back as they were.
 		now := time.Now
 		if opts.Now != nil {
 			now = opts.Now
@@ -102,10 +92,9 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	return drain(servers, cfg, opts.Logger)
 }
 
-// exitOnClose reads in (standard input) to its end, then calls stop:
-// with --exit-on-stdin-close, a closed pipe is a SIGTERM. The end comes
-// when the process holding the pipe's other end closes it or exits,
-// however it exits, so a test runner killed leaves no server behind.
+// exitOnClose reads in (standard input) to its end, then calls stop. The
+// end comes when the process holding the pipe's other end exits, however
+// it exits, so a test runner killed leaves no server behind.
 func exitOnClose(in io.Reader, stop func(), log *slog.Logger) {
 	var attrs []any
 	if _, err := io.Copy(io.Discard, in); err != nil {
@@ -115,9 +104,9 @@ func exitOnClose(in io.Reader, stop func(), log *slog.Logger) {
 	stop()
 }
 
-// listen opens the listeners of --addr and --admin-addr; closeAll
-// closes them. Both listen before the data is built: the media URLs in it
-// name the port the main one got (--addr 127.0.0.1:0 picks one).
+// listen opens the listeners of --addr and --admin-addr. Both listen
+// before the data is built: its media URLs name the port the main one got
+// (--addr 127.0.0.1:0 picks one).
 func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
 	addrs := []string{cfg.addr}
 	if cfg.adminAddr != "" {
@@ -140,18 +129,10 @@ func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
 }
 
 // keepState saves the server's state into its folder every
-// --state-interval; the function it returns, deferred, stops the loop and
-// saves a last time.
+// --state-interval; the function it returns stops the loop and saves a
+// last time.
 func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.Server, log *slog.Logger) (stop func()) {
 	saved := make(chan struct{})
-	last := func() {
-		<-saved // the loop's last save is done before the final one
-		if err := state.Save(srv); err != nil {
-			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
-		} else {
-			log.Info("state saved", "dir", cfg.stateDir)
-		}
-	}
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	go func() {
 		defer close(saved)
@@ -170,7 +151,12 @@ func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.
 	}()
 	return func() {
 		stopLoop()
-		last()
+		<-saved // the loop's last save is done before the final one
+		if err := state.Save(srv); err != nil {
+			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
+		} else {
+			log.Info("state saved", "dir", cfg.stateDir)
+		}
 	}
 }
 
@@ -182,21 +168,31 @@ func setMemoryLimit(cfg config, srv *mock.Server) string {
 	}
 	// Go lets the heap grow to twice what is live before collecting: with
 	// full budgets, the process would take twice their sum. A soft limit
-	// of the data built, the budgets and some room makes the collector
-	// work harder near it instead.
-	limit := memoryLimit(srv.MemoryBudget())
+	// of what is live now (the data built), the budgets and some room
+	// makes the collector work harder near it instead.
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := int64(ms.HeapAlloc) + srv.MemoryBudget() + memoryHeadroom
 	debug.SetMemoryLimit(limit)
 	return strconv.FormatInt(limit>>20, 10) + "MiB"
 }
 
 // startServing serves each listener with its handler, after logging where
-// and what; errc receives the first listener's failure.
-// served are the log attributes that say what is served.
+// and what (served: log attributes); errc receives the first failure.
 func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []http.Handler, served ...any) ([]*http.Server, chan error) {
 	var servers []*http.Server
 	errc := make(chan error, len(lns))
 	for i, ln := range lns {
-		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
+		hs := &http.Server{
+			Handler:           handlers[i],
+			ReadHeaderTimeout: cfg.timeouts.readHeader,
+			ReadTimeout:       cfg.timeouts.read,
+			WriteTimeout:      cfg.timeouts.write,
+			IdleTimeout:       cfg.timeouts.idle,
+			MaxHeaderBytes:    maxHeaderBytes, // over it, net/http answers 431
+			ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		}
 		ln = limitConns(ln, hs, cfg.maxConns)
 		servers = append(servers, hs)
 		what := "api and admin"
@@ -247,9 +243,7 @@ func drain(servers []*http.Server, cfg config, log *slog.Logger) error {
 }
 
 // derivePublicURL is the public URL when --public-url is not given: the
-// host of addr (localhost when it is empty or a wildcard, which clients
-// on this machine reach as localhost) and the port bound (the one the
-// system picked for port 0).
+// host of addr (localhost for a wildcard) and the port bound.
 func derivePublicURL(addr string, bound net.Addr) (string, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -269,10 +263,9 @@ func derivePublicURL(addr string, bound net.Addr) (string, error) {
 	return pub, nil
 }
 
-// build makes the server, or gives up when ctx ends first: a big scenario
-// takes seconds to build, and a SIGTERM meanwhile must not wait for it.
-// Giving up returns no server and no error; the build goes on in the
-// background until the process exits.
+// build makes the server, or gives up when ctx ends first (no server, no
+// error): a big scenario takes seconds to build, and a SIGTERM meanwhile
+// must not wait for it.
 func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, error) {
 	type built struct {
 		srv *mock.Server
@@ -342,20 +335,7 @@ var defaultTimeouts = timeouts{
 	drain:      mock.MaxLatency + 10*time.Second,
 }
 
-// MaxHeaderBytes bounds a request's header; over it, net/http answers 431.
 const maxHeaderBytes = 64 << 10
-
-func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: t.readHeader,
-		ReadTimeout:       t.read,
-		WriteTimeout:      t.write,
-		IdleTimeout:       t.idle,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-}
 
 // memoryHeadroom is room, beyond the data and the budgets, for what
 // requests in flight and connections hold.
@@ -370,13 +350,3 @@ const (
 	defaultMaxShopBytes = 128 << 20
 	defaultMaxSeedBytes = 64 << 20
 )
-
-// memoryLimit is the soft memory limit for a server whose stores may
-// keep budget bytes: what is live now (the scenarios' data, built), the
-// budget and headroom.
-func memoryLimit(budget int64) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc) + budget + memoryHeadroom
-}
