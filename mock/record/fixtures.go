@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/replymock/replymock/mock"
@@ -37,37 +37,26 @@ var knownFields = func() map[string]bool {
 
 // fixtureReview is a review as a reviews fixture writes it.
 type fixtureReview struct {
-	FeedbackID       string         `yaml:"feedback_id"`
-	NmID             int64          `yaml:"nm_id"`
-	ImtID            int64          `yaml:"imt_id"`
-	Text             string         `yaml:"text,omitempty"`
-	Pros             string         `yaml:"pros,omitempty"`
-	Cons             string         `yaml:"cons,omitempty"`
-	ProductValuation int            `yaml:"product_valuation"`
-	ValuationTags    []string       `yaml:"valuation_tags,omitempty"`
-	CreatedDate      string         `yaml:"created_date"`
-	AnswerText       string         `yaml:"answer_text,omitempty"`
-	AnswerState      string         `yaml:"answer_state"`
-	ProductName      string         `yaml:"product_name"`
-	SupplierArticle  string         `yaml:"supplier_article"`
-	BrandName        string         `yaml:"brand_name"`
-	Photos           []fixturePhoto `yaml:"photos,omitempty"`
-	Video            *fixtureVideo  `yaml:"video,omitempty"`
-	UserName         string         `yaml:"user_name,omitempty"`
-	WasViewed        int            `yaml:"was_viewed"`
-	State            string         `yaml:"state"`
-	CreatedAt        string         `yaml:"created_at"`
-}
-
-type fixturePhoto struct {
-	FullSize string `yaml:"fullSize" json:"fullSize"`
-	MiniSize string `yaml:"miniSize" json:"miniSize"`
-}
-
-type fixtureVideo struct {
-	PreviewImage string `yaml:"previewImage" json:"previewImage"`
-	Link         string `yaml:"link" json:"link"`
-	DurationSec  int    `yaml:"durationSec" json:"durationSec"`
+	FeedbackID       string       `yaml:"feedback_id"`
+	NmID             int64        `yaml:"nm_id"`
+	ImtID            int64        `yaml:"imt_id"`
+	Text             string       `yaml:"text,omitempty"`
+	Pros             string       `yaml:"pros,omitempty"`
+	Cons             string       `yaml:"cons,omitempty"`
+	ProductValuation int          `yaml:"product_valuation"`
+	ValuationTags    []string     `yaml:"valuation_tags,omitempty"`
+	CreatedDate      string       `yaml:"created_date"`
+	AnswerText       string       `yaml:"answer_text,omitempty"`
+	AnswerState      string       `yaml:"answer_state"`
+	ProductName      string       `yaml:"product_name"`
+	SupplierArticle  string       `yaml:"supplier_article"`
+	BrandName        string       `yaml:"brand_name"`
+	Photos           []mock.Photo `yaml:"photos,omitempty"`
+	Video            *mock.Video  `yaml:"video,omitempty"`
+	UserName         string       `yaml:"user_name,omitempty"`
+	WasViewed        int          `yaml:"was_viewed"`
+	State            string       `yaml:"state"`
+	CreatedAt        string       `yaml:"created_at"`
 }
 
 // write turns the recorded state into the scenario's files, within the
@@ -186,12 +175,8 @@ func oldestFirst(recs []apiRecord) []int {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ra, rb := &recs[order[a]], &recs[order[b]]
-		if ra.CreatedDate != rb.CreatedDate {
-			return ra.CreatedDate < rb.CreatedDate
-		}
-		return ra.ID < rb.ID
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(strings.Compare(recs[a].CreatedDate, recs[b].CreatedDate), cmp.Compare(recs[a].ID, recs[b].ID))
 	})
 	return order
 }
@@ -218,7 +203,7 @@ func fixtureOf(r apiRecord, from *url.URL, unreadable map[string]int) fixtureRev
 		}
 	}
 	if v := bytes.TrimSpace(r.Video); len(v) > 0 && string(v) != "null" {
-		fr.Video = new(fixtureVideo)
+		fr.Video = new(mock.Video)
 		if json.Unmarshal(v, fr.Video) != nil {
 			fr.Video = nil
 			unreadable["video"]++
