@@ -19,7 +19,10 @@
 // one path.
 package media
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Prefix is the path the media files are served under, below the admin
 // routes (/__mock) but open to any client.
@@ -99,19 +102,11 @@ func parsePath(rest string) (item, bool) {
 	return item{}, false
 }
 
-// number reads a plain decimal from lo to hi without leading zeros.
+// number reads a plain decimal from lo to hi, without a sign or leading
+// zeros.
 func number(s string, lo, hi int) (int, bool) {
-	if s == "" || len(s) > 4 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, n >= lo && n <= hi
+	n, err := strconv.Atoi(s)
+	return n, err == nil && strconv.Itoa(n) == s && n >= lo && n <= hi
 }
 
 func validKey(k string) bool {
