@@ -60,8 +60,7 @@ type fixtureReview struct {
 }
 
 // write turns the recorded state into the scenario's files, within the
-// budget out. It holds the records twice, as they came and decoded,
-// until recorded/NAME.json is written.
+// budget out.
 func write(cfg Config, base string, st *recordState, res *Result, out *budget) error {
 	recs, err := decodeRecords(st.records, res.UnknownFields)
 	if err != nil {
@@ -87,8 +86,8 @@ func write(cfg Config, base string, st *recordState, res *Result, out *budget) e
 
 	var settings map[string]any
 	json.Unmarshal(st.Settings, &settings)
-	// The records as they came first: then they are no longer held while
-	// the fixtures are written.
+	// The records are held twice, as they came and decoded, until
+	// recorded/NAME.json is written: it goes first.
 	kept := filepath.Join("recorded", cfg.Name+".json")
 	err = writeStreamed(filepath.Join(cfg.Out, kept), kept,
 		keptRecords{from: res.From, settings: settings, order: order, raws: st.records, reviews: reviews}.writeTo, out)
@@ -123,8 +122,8 @@ func decodeRecords(records []json.RawMessage, unknown map[string]int) ([]apiReco
 
 // keptRecords is recorded/NAME.json: the records as they came, oldest
 // first and anonymised, with the settings and where they came from. It
-// is written as json.MarshalIndent would, a record at a time, so that
-// the records are never all decoded at once.
+// is written as json.MarshalIndent would, but a record at a time, so
+// that the records are never all decoded at once.
 type keptRecords struct {
 	from     string
 	settings map[string]any
@@ -255,8 +254,8 @@ func writeFiles(dir string, files map[string]yamlDoc, res *Result, out *budget) 
 	return nil
 }
 
-// writeStreamed writes the file at p with write, whole or not at all.
-// name is the file's name in errors.
+// writeStreamed writes the file at p with write, whole or not at all;
+// name names it in errors.
 func writeStreamed(p, name string, write func(io.Writer) error, out *budget) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -309,7 +308,6 @@ type yamlDoc struct {
 	v       any
 }
 
-// encode writes the document to w.
 func (d yamlDoc) encode(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for l := range strings.SplitSeq(d.comment, "\n") {
