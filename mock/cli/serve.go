@@ -34,10 +34,10 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	if err != nil {
 		return err
 	}
+	defer closeAll() // the servers close them first, but for a failed start
 	if opts.PublicURL == "" {
 		pub, err := derivePublicURL(cfg.addr, lns[0].Addr())
 		if err != nil {
-			closeAll()
 			return usageError{err}
 		}
 		opts.PublicURL = pub
@@ -45,7 +45,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	var state *mock.StateDir
 	if cfg.stateDir != "" {
 		if state, err = mock.OpenStateDir(cfg.stateDir, opts.Logger); err != nil {
-			closeAll()
 			return usageError{err}
 		}
 		state.SetMaxBytes(int64(cfg.maxState))
@@ -57,7 +56,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	srv, err := build(ctx, cfg, opts)
 	if err != nil || srv == nil {
-		closeAll()
 		return err
 	}
 	if state != nil {
@@ -68,7 +66,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	sc := srv.Scenario()
 	reviews, err := sc.Len()
 	if err != nil {
-		closeAll()
 		return err
 	}
 	handlers := []http.Handler{srv}
