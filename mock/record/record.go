@@ -75,11 +75,11 @@ type Progress struct {
 
 // Result says what a recording wrote.
 type Result struct {
-	Name     string `json:"name"`
-	From     string `json:"from"`
-	Reviews  int    `json:"reviews"`
-	Resumed  int    `json:"resumed_from"` // reviews an earlier, interrupted run had recorded
-	Requests int    `json:"requests"`
+	Name     string   `json:"name"`
+	From     string   `json:"from"`
+	Reviews  int      `json:"reviews"`
+	Resumed  int      `json:"resumed_from"` // reviews an earlier, interrupted run had recorded
+	Requests int      `json:"requests"`
 	Files    []string `json:"files"` // relative to Out
 	// UnknownFields counts the records (or settings elements) with each
 	// field this version does not know, kept in recorded/NAME.json only.
@@ -180,7 +180,7 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 	for st.total == 0 || st.offset < st.total {
 		// New reviews may arrive meanwhile, pushing the older ones a
 		// place on: a page may repeat a review, which is kept once.
-		page, n, err := fetchPage(ctx, c, st)
+		page, err := fetchPage(ctx, c, st)
 		if err != nil {
 			return err
 		}
@@ -191,43 +191,43 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 		if progress != nil {
 			progress(Progress{Reviews: len(st.records), Total: st.total, Requests: c.Sent()})
 		}
-		if n < pageSize {
+		if len(page.Records) < pageSize {
 			break
 		}
 	}
 	return nil
 }
 
-// fetchPage reads the page at st's offset, and how many records it held.
-func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
+// fetchPage reads the page at st's offset.
+func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
 	ex, err := c.Do(ctx, http.MethodGet, path, nil) // not Get: its cache would keep every page
 	if err != nil {
-		return page, 0, recordError(err)
+		return page, recordError(err)
 	}
 	data, err := upstream.Data(ex)
 	if err != nil {
-		return page, 0, recordError(err)
+		return page, recordError(err)
 	}
 	obj, _ := data.(map[string]any)
 	list, ok := obj["feedbacks"].([]any)
 	if !ok {
-		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
+		return page, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 	}
 	if len(list) > pageSize {
-		return page, 0, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
+		return page, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
 	}
 	if t, ok := upstream.AsInt(obj["total"]); ok {
 		page.Total = int(t)
 	}
 	for i, v := range list {
 		if _, ok := v.(map[string]any); !ok {
-			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
+			return page, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
 		}
 		page.Records = append(page.Records, mustJSON(v))
 	}
-	return page, len(list), nil
+	return page, nil
 }
 
 // checkServes checks that what was written serves, listing each problem
