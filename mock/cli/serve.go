@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,6 +181,12 @@ func setMemoryLimit(cfg config, srv *mock.Server) string {
 func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []http.Handler, served ...any) ([]*http.Server, chan error) {
 	var servers []*http.Server
 	errc := make(chan error, len(lns))
+	admin := "open"
+	if cfg.adminToken != "" {
+		admin = "locked by token"
+	}
+	pages := []string{"loopback", "own page"}
+	adminOrigins := slices.DeleteFunc(slices.Clone(opts.CORSOrigins), func(o string) bool { return o == "*" || o == "null" })
 	for i, ln := range lns {
 		hs := &http.Server{
 			Handler:           handlers[i],
@@ -196,19 +203,15 @@ func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []
 		if len(lns) == 2 {
 			what = [2]string{"api", "admin"}[i]
 		}
-		admin := "open"
-		if cfg.adminToken != "" {
-			admin = "locked by token"
-		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
-			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+			"api_origins", strings.Join(slices.Concat(pages, opts.CORSOrigins), ","), "admin_origins", strings.Join(slices.Concat(pages, adminOrigins), ","),
+			"hosts", strings.Join(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ","), "max_conns", cfg.maxConns}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
 				perMinute = strconv.Itoa(cfg.newSessions)
 			}
-			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", joinOr(opts.PublicScenarios, "those built"))
+			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", cmp.Or(strings.Join(opts.PublicScenarios, ","), "those built"))
 		}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
 			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "store", mock.ShownStoreURL(cfg.store), "version", opts.Version)
@@ -290,31 +293,12 @@ func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, er
 	}
 }
 
-// adminOrigins says which browser pages may call the admin API.
-func adminOrigins(opts mock.Options) []string {
-	list := []string{"loopback", "own page"}
-	for _, o := range opts.CORSOrigins {
-		if o != "*" && o != "null" {
-			list = append(list, o)
-		}
-	}
-	return list
-}
-
 // reach says who can connect to a listener's address.
 func reach(addr net.Addr) string {
 	if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().Unmap().IsLoopback() {
 		return "this machine only"
 	}
 	return "every machine that can route to it"
-}
-
-// joinOr is the list joined by commas, or alt when it is empty.
-func joinOr(list []string, alt string) string {
-	if len(list) == 0 {
-		return alt
-	}
-	return strings.Join(list, ",")
 }
 
 // timeouts are the HTTP server's limits on slow clients.
