@@ -20,6 +20,8 @@
 package media
 
 import (
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -109,18 +111,7 @@ func number(s string, lo, hi int) (int, bool) {
 	return n, err == nil && strconv.Itoa(n) == s && n >= lo && n <= hi
 }
 
-func validKey(k string) bool {
-	if k == "" || len(k) > maxKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+var validKey = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z0-9_-]{1,%d}$`, maxKey)).MatchString
 
 // segmentCount is how many segments a video of secs seconds has.
 func segmentCount(secs int) int { return (secs + segmentSecs - 1) / segmentSecs }
