@@ -36,7 +36,7 @@ func AdminOpenAPIDocument() []byte { return bytes.Clone(adminOpenAPIYAML) }
 var (
 	openAPIJSON         = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(openAPIYAML) })
 	adminOpenAPIJSON    = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(adminOpenAPIYAML) })
-	openAPIAbsolute     = sync.OnceValues(func() ([]byte, error) { return absolutePaths(openAPIYAML, APIPrefix) })
+	openAPIAbsolute     = sync.OnceValues(func() ([]byte, error) { return absolutePaths(openAPIYAML) })
 	openAPIAbsoluteJSON = sync.OnceValues(func() ([]byte, error) {
 		doc, err := openAPIAbsolute()
 		if err != nil {
@@ -46,10 +46,10 @@ var (
 	})
 )
 
-// absolutePaths moves the servers' base (prefix) into the document's
+// absolutePaths moves the servers' base (APIPrefix) into the document's
 // paths, for tools that ignore servers (Prism's validation proxy, some
 // gateways).
-func absolutePaths(doc []byte, prefix string) ([]byte, error) {
+func absolutePaths(doc []byte) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func absolutePaths(doc []byte, prefix string) ([]byte, error) {
 			}
 		case "paths":
 			for j := 0; j < len(val.Content); j += 2 {
-				val.Content[j].Value = prefix + val.Content[j].Value
+				val.Content[j].Value = APIPrefix + val.Content[j].Value
 			}
 		}
 	}

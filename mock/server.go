@@ -247,24 +247,9 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// checked is opts with its defaults, its URLs checked.
+// checked is opts with its zero fields filled (the one place defaults
+// live) and its URLs checked.
 func (opts Options) checked() (Options, error) {
-	opts = opts.withDefaults()
-	pub, err := ParsePublicURL(opts.PublicURL)
-	if err != nil {
-		return opts, fmt.Errorf("public URL: %w", err)
-	}
-	opts.PublicURL = pub
-	if opts.Proxy != "" {
-		if _, err := ParseProxyURL(opts.Proxy); err != nil {
-			return opts, fmt.Errorf("proxy: %w", err)
-		}
-	}
-	return opts, nil
-}
-
-// withDefaults fills the zero fields of opts; it is the one place defaults live.
-func (opts Options) withDefaults() Options {
 	opts.Scenario = cmp.Or(opts.Scenario, "default")
 	opts.JournalSize = cmp.Or(opts.JournalSize, DefaultJournalSize)
 	opts.JournalBytes = cmp.Or(opts.JournalBytes, DefaultJournalBytes)
@@ -292,7 +277,17 @@ func (opts Options) withDefaults() Options {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return opts
+	pub, err := ParsePublicURL(opts.PublicURL)
+	if err != nil {
+		return opts, fmt.Errorf("public URL: %w", err)
+	}
+	opts.PublicURL = pub
+	if opts.Proxy != "" {
+		if _, err := ParseProxyURL(opts.Proxy); err != nil {
+			return opts, fmt.Errorf("proxy: %w", err)
+		}
+	}
+	return opts, nil
 }
 
 // APIHandler serves the API, /__mock/health and the media files, for a
