@@ -88,8 +88,6 @@ func exitCode(err error) int {
 	var pu *probe.UsageError
 	var coded interface{ ExitCode() int }
 	switch {
-	case err == nil:
-		return 0
 	case errors.As(err, &ue) || errors.As(err, &pu):
 		return 2
 	case errors.As(err, &coded):
