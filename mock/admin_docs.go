@@ -15,15 +15,14 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// openAPIYAML is the OpenAPI 3.0 document of the API as replymock serves it.
-//
-//go:embed openapi.yaml
-var openAPIYAML []byte
-
-// adminOpenAPIYAML is the OpenAPI 3.0 document of the admin API.
-//
-//go:embed admin-openapi.yaml
-var adminOpenAPIYAML []byte
+// The OpenAPI 3.0 documents of the API as replymock serves it and of the
+// admin API.
+var (
+	//go:embed openapi.yaml
+	openAPIYAML []byte
+	//go:embed admin-openapi.yaml
+	adminOpenAPIYAML []byte
+)
 
 // OpenAPIDocument returns the OpenAPI 3.0 document (YAML) of the API as
 // replymock serves it; the caller may change the copy it gets.
@@ -33,12 +32,11 @@ func OpenAPIDocument() []byte { return bytes.Clone(openAPIYAML) }
 // admin API under /__mock/; the caller may change the copy it gets.
 func AdminOpenAPIDocument() []byte { return bytes.Clone(adminOpenAPIYAML) }
 
-// The documents converted to JSON, and the API's with absolute paths,
-// once.
+// The documents as JSON, and the API's with absolute paths, made once.
 var (
 	openAPIJSON         = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(openAPIYAML) })
 	adminOpenAPIJSON    = sync.OnceValues(func() ([]byte, error) { return yamlDocToJSON(adminOpenAPIYAML) })
-	openAPIAbsolute     = sync.OnceValues(func() ([]byte, error) { return absolutePaths(openAPIYAML, APIPrefix) })
+	openAPIAbsolute     = sync.OnceValues(func() ([]byte, error) { return absolutePaths(openAPIYAML) })
 	openAPIAbsoluteJSON = sync.OnceValues(func() ([]byte, error) {
 		doc, err := openAPIAbsolute()
 		if err != nil {
@@ -48,11 +46,10 @@ var (
 	})
 )
 
-// absolutePaths rewrites an OpenAPI document whose paths are relative to
-// its server's base (prefix) into one whose paths hold the base and whose
-// server is the host's root, for tools that ignore servers (Prism's
-// validation proxy, some gateways).
-func absolutePaths(doc []byte, prefix string) ([]byte, error) {
+// absolutePaths moves the servers' base (APIPrefix) into the document's
+// paths, for tools that ignore servers (Prism's validation proxy, some
+// gateways).
+func absolutePaths(doc []byte) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return nil, err
@@ -73,7 +70,7 @@ func absolutePaths(doc []byte, prefix string) ([]byte, error) {
 			}
 		case "paths":
 			for j := 0; j < len(val.Content); j += 2 {
-				val.Content[j].Value = prefix + val.Content[j].Value
+				val.Content[j].Value = APIPrefix + val.Content[j].Value
 			}
 		}
 	}
@@ -91,10 +88,8 @@ func yamlDocToJSON(doc []byte) ([]byte, error) {
 // openAPIParams are what the OpenAPI documents' routes take.
 var openAPIParams = &wire.Params{Names: []string{"paths"}, IgnoreUnknown: true}
 
-// handleOpenAPI serves an OpenAPI document: GET /__mock/openapi.yaml and
-// .json (the API's), /__mock/admin/openapi.yaml and .json (the admin
-// API's). doc makes it; absolute, for ?paths=absolute, makes it with
-// absolute paths (nil: its paths are absolute already).
+// handleOpenAPI serves the OpenAPI document doc makes; absolute makes it
+// for ?paths=absolute (nil: its paths are absolute already).
 func (s *Server) handleOpenAPI(ctype string, doc, absolute func() ([]byte, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		build := doc
@@ -131,8 +126,8 @@ func (s *Server) handleOpenAPI(ctype string, doc, absolute func() ([]byte, error
 var uiFiles embed.FS
 
 // handleUI serves the control panel at /__mock/ and its files under
-// /__mock/ui/. The page holds no secret: it asks for the admin token and
-// sends it with its API calls, so it is served without one.
+// /__mock/ui/. The page holds no secret (it asks for the admin token), so
+// it is served without one.
 func (s *Server) handleUI() http.Handler {
 	sub, err := fs.Sub(uiFiles, "ui")
 	if err != nil {

@@ -4,15 +4,10 @@
 // A [Server] is an [net/http.Handler] built by [New] from a scenario: a
 // YAML file naming a seed, a settings fixture, hand-written review
 // fixtures and generator parameters. The same seed gives byte-identical
-// data on every machine. Routes:
-//
-//	GET   /api/v1/settings/ai   the settings: five per-rating elements and one for questions
-//	PATCH /api/v1/settings/ai   a partial, atomic update; answers the full settings
-//	GET   /api/v1/feedbacks     reviews, newest first, with filters, pagination and counts_only
-//	GET   /__mock/health        liveness of the mock itself
-//	GET   /__mock/media/...     the records' photos and videos, served by the mock (MediaPrefix)
-//	GET   /__mock/verify        whether the journal holds requests matching a pattern
-//	      /__mock/...           the admin API: scenarios, reset, faults, journal, seeded data
+// data on every machine. It serves the API under /api/v1 (GET and PATCH
+// /settings/ai, GET /feedbacks), and its own admin API, control panel and
+// media files under /__mock/; [OpenAPIDocument] and
+// [AdminOpenAPIDocument] list the routes.
 //
 // API requests run through the scenario first: faults (latency, errors,
 // dropped or truncated answers), bearer auth and a rate limit, each

@@ -1,10 +1,6 @@
 package mock
 
-import (
-	"net/http"
-
-	"github.com/replymock/replymock/mock/internal/media"
-)
+import "github.com/replymock/replymock/mock/internal/media"
 
 // MediaPrefix is where the mock serves the records' photos and videos, so
 // that a UI shows them offline. mock/API.md lists the paths.
@@ -25,9 +21,3 @@ type (
 	// Video is a record's video.
 	Video = media.Video
 )
-
-// handleMedia serves GET and HEAD /__mock/media/...: no admin token, no
-// session, no faults.
-func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) {
-	media.Serve(w, r, s.log)
-}

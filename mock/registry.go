@@ -27,6 +27,3 @@ func (s *Server) Reload() error { return s.st.Registry().Reload(false) }
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	s.st.Registry().Watch(ctx, interval)
 }
-
-// scenarioMap is the scenarios served now, by name.
-func (s *Server) scenarioMap() map[string]*Scenario { return s.st.Registry().All() }

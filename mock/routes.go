@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/replymock/replymock/mock/internal/admin"
 	"github.com/replymock/replymock/mock/internal/api"
+	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -18,9 +19,7 @@ const (
 	AdminPrefix = admin.Prefix
 )
 
-// routes is the whole HTTP surface of the server. API routes run inside
-// api.Serve (sessions, faults, auth, journal); admin routes behind the
-// admin token (health and the page's static files excepted).
+// routes is the whole HTTP surface of the server.
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
 	// Match the path as sent: /api/v1//feedbacks and /api/v1/settings%2Fai
@@ -28,15 +27,12 @@ func (s *Server) routes() *mux.Router {
 	r.SkipClean(true)
 	r.UseEncodedPath()
 
-	// The API: package api finds its operations by exact path and method,
-	// after sessions, faults and auth; the router knows them for 404, 405
-	// and Allow.
+	// Package api serves the API before the router sees it; the router
+	// knows its routes for 404, 405 and Allow.
 	for _, rt := range api.Routes() {
 		r.Handle(rt.Path, unreachable(rt.Path)).Methods(rt.Methods...)
 	}
 
-	// The admin API's resources (package admin), behind the admin token
-	// and read-only mode, health's token excepted.
 	for _, rt := range s.admin.Routes() {
 		r.Handle(rt.Path, rt.Handler).Methods(rt.Methods...)
 	}
@@ -51,7 +47,8 @@ func (s *Server) routes() *mux.Router {
 	r.Handle(AdminPrefix+"/admin/openapi.yaml", guard(s.handleOpenAPI(wire.ContentTypeYAML, asIs(adminOpenAPIYAML), nil))).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/admin/openapi.json", guard(s.handleOpenAPI(wire.ContentTypeJSON, adminOpenAPIJSON, nil))).Methods(http.MethodGet, http.MethodHead)
 	// The records' photos and videos: no token, they hold no data.
-	r.PathPrefix(MediaPrefix).HandlerFunc(s.handleMedia).Methods(http.MethodGet, http.MethodHead)
+	serveMedia := func(w http.ResponseWriter, r *http.Request) { media.Serve(w, r, s.log) }
+	r.PathPrefix(MediaPrefix).HandlerFunc(serveMedia).Methods(http.MethodGet, http.MethodHead)
 
 	// One flat router: sub-routers would turn 405s into 404s.
 	r.NotFoundHandler = http.HandlerFunc(s.handleNotFound)
@@ -65,9 +62,8 @@ func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 		Message: "no such path: " + r.URL.Path})
 }
 
-// unreachable is the router's handler of an API operation, which package
-// api answers before the router sees it: reaching it is a bug, answered as a
-// logged 500 rather than a quiet 404.
+// unreachable is the router's handler of an API operation: reaching it is
+// a bug, answered as a logged 500 rather than a quiet 404.
 func unreachable(path string) http.Handler {
 	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		panic("the router reached the API operation " + r.Method + " " + path)
@@ -75,7 +71,9 @@ func unreachable(path string) http.Handler {
 }
 
 // allowTable lists, for each route path, the methods it accepts.
-type allowTable []struct {
+type allowTable []allowRoute
+
+type allowRoute struct {
 	re      *regexp.Regexp
 	methods []string
 }
@@ -86,10 +84,7 @@ func newAllowTable(root *mux.Router) allowTable {
 		re, err1 := route.GetPathRegexp()
 		methods, err2 := route.GetMethods()
 		if err1 == nil && err2 == nil {
-			t = append(t, struct {
-				re      *regexp.Regexp
-				methods []string
-			}{regexp.MustCompile(re), methods})
+			t = append(t, allowRoute{regexp.MustCompile(re), methods})
 		}
 		return nil
 	})

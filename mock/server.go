@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -30,122 +31,94 @@ import (
 type Options struct {
 	// Scenario is the name of the scenario to serve; "" means "default".
 	Scenario string
-	// Scenarios holds NAME.yaml scenario files; nil means the embedded
-	// (shipped) ones. Given, it replaces them, unless ShippedScenarios.
-	// For a folder, give the fs.FS of an os.Root (os.DirFS follows
-	// symlinks out of the folder). Only regular files are opened; others
-	// are skipped with a warning.
+	// Scenarios holds NAME.yaml scenario files; nil means the shipped
+	// ones, which it replaces unless ShippedScenarios. For a folder, give
+	// an os.Root's fs.FS: os.DirFS follows symlinks out of the folder.
+	// Files that are not regular are skipped with a warning.
 	Scenarios fs.FS
 	// ScenariosDir names the Scenarios folder in problems and logs, as
-	// its user knows it (the command line's --scenarios DIR); "" is
-	// "scenarios". The shipped files are named "(shipped) scenarios/NAME.yaml".
+	// its user knows it (--scenarios DIR); "" is "scenarios".
 	ScenariosDir string
-	// ShippedScenarios serves the shipped scenarios as well as those in
-	// Scenarios: a file there adds a scenario, or replaces the shipped
-	// one of its name (and a scenario that extends that name, shipped or
-	// not, extends the replacement).
+	// ShippedScenarios serves the shipped scenarios besides those in
+	// Scenarios, where a file replaces the shipped scenario of its name.
 	ShippedScenarios bool
 	// Fixtures holds the files scenarios refer to (settings/, reviews/,
-	// phrases/); nil means the embedded ones. Given, it replaces them,
-	// unless ShippedFixtures. As with Scenarios, prefer an os.Root's
-	// fs.FS for a folder.
+	// phrases/), as Scenarios holds scenarios.
 	Fixtures fs.FS
-	// FixturesDir names the Fixtures folder in problems, as ScenariosDir
-	// does; "" is "fixtures".
+	// FixturesDir names the Fixtures folder, as ScenariosDir does; "" is
+	// "fixtures".
 	FixturesDir string
-	// ShippedFixtures looks a fixture up in the shipped ones when
-	// Fixtures does not hold it.
+	// ShippedFixtures looks up in the shipped fixtures what Fixtures
+	// does not hold.
 	ShippedFixtures bool
 	// Seed, when not 0, replaces every scenario's seed for generated data.
 	Seed int64
 	// AdminToken, when set, is required by every /__mock/ route but health.
 	AdminToken string
 	// CORSOrigins lists the browser origins that may call the server
-	// besides local dev origins (http or https on localhost, a .localhost
-	// name or a loopback address, any port) and the server's own: exact
-	// origins or path.Match patterns (https://*.example.test). "*" in it
-	// allows any origin to call the API; the admin API (/__mock/) is never
-	// opened to "*" nor to "null". A request from a page whose origin may
-	// not call it is refused with 403, whatever its method; so is one
-	// without Origin that its browser says comes from another site
-	// (Sec-Fetch-Site), but a link followed to the API or the panel.
+	// besides local dev origins and its own: exact origins or path.Match
+	// patterns (https://*.example.test). "*" opens the API, never the
+	// admin API, to any origin. A page whose origin may not call the
+	// server is refused with 403, whatever its method.
 	CORSOrigins []string
-	// AllowedHosts guards against DNS rebinding: a request must name in
-	// its Host header localhost, a .localhost name, an IP address, a
-	// single-label name (a compose or Kubernetes service, such as
-	// replymock), or one of these (exact hosts or path.Match patterns
-	// such as *.example.test; "*" allows any); others answer 403, whatever
-	// address the request arrived on. A request that came over no
-	// connection (a test's httptest.NewRecorder) is not checked.
+	// AllowedHosts guards against DNS rebinding: a Host header must name
+	// localhost, an IP address, a single-label name (a compose or
+	// Kubernetes service) or one of these (exact hosts or path.Match
+	// patterns; "*" allows any), or the request answers 403.
 	AllowedHosts []string
 	// JournalSize is how many requests each session's journal keeps; 0
 	// means DefaultJournalSize, a negative value keeps none.
 	JournalSize int
-	// JournalBytes bounds what all journals keep together: each entry's
-	// method, path, query, headers, bodies and a fixed overhead; beyond
-	// it, the oldest entries of any session go. 0 means
-	// DefaultJournalBytes.
-	JournalBytes int64
-	// JournalEntries bounds the entries all journals keep together; beyond
-	// it, the oldest entry of any session goes. 0 means
-	// DefaultJournalEntries.
+	// JournalBytes and JournalEntries bound what all journals keep
+	// together; past either, the oldest entries of any session go. 0
+	// means DefaultJournalBytes and DefaultJournalEntries.
+	JournalBytes   int64
 	JournalEntries int
 	// Redact names headers and query parameters the journal shows
-	// redacted (and patterns match so), besides those whose names say
-	// they carry credentials (Authorization, X-Api-Key, access_token,
-	// ...: see journal.Redactor); in any case, '-', '_' and '.' aside.
+	// redacted, besides those that carry credentials (Authorization,
+	// X-Api-Key, access_token, ...: see journal.Redactor).
 	Redact []string
-	// MaxSessions bounds the sessions kept; a new session over it evicts
-	// the least recently used one (never the default session). 0 means
+	// MaxSessions bounds the sessions kept; past it, the least recently
+	// used one goes (never the default session). 0 means
 	// DefaultMaxSessions.
 	MaxSessions int
 	// SessionTTL is how long an unused session lives; 0 means
 	// DefaultSessionTTL. The default session never expires.
 	SessionTTL time.Duration
-	// MaxShopBytes bounds the memory all living shops' sessions keep
-	// together; past it, the least recently used shop session goes back to
-	// its scenario's start. 0 means DefaultMaxShopBytes.
+	// MaxShopBytes bounds what all living shops keep together; past it,
+	// the least recently used one goes back to its start. 0 means
+	// DefaultMaxShopBytes.
 	MaxShopBytes int64
-	// MaxSeedBytes bounds the memory all sessions' seeded reviews (PUT
-	// /__mock/data) keep together; past it, seeding more is refused with
-	// 409 too_many_reviews. 0 means DefaultMaxSeedBytes.
+	// MaxSeedBytes bounds what all seeded reviews keep together; past
+	// it, seeding answers 409 too_many_reviews. 0 means
+	// DefaultMaxSeedBytes.
 	MaxSeedBytes int64
 	// ReadOnly makes a demo nobody can change: the settings PATCH and
-	// every admin write answer 403. Reads are served, and a living shop
-	// goes on: its clock runs, reviews arrive and get their replies as
-	// its settings say.
+	// every admin write answer 403. A living shop goes on.
 	ReadOnly bool
-	// NewSessionsPerMinute bounds the sessions one client (a remote
-	// address; an IPv6 one by its /64) may start a minute on a public
-	// listener (APIHandler), as a burst or spread out: past it, a request
-	// with a new X-Mock-Session answers 429 rate_limited with
-	// Retry-After. 0 means DefaultNewSessionsPerMinute; a negative value
-	// bounds none.
+	// NewSessionsPerMinute bounds the sessions one client (an address;
+	// an IPv6 one by its /64) may start a minute on a public listener
+	// (APIHandler); past it, 429. 0 means DefaultNewSessionsPerMinute, a
+	// negative value bounds none.
 	NewSessionsPerMinute int
 	// PublicScenarios are the scenarios X-Mock-Scenario may name on a
-	// public listener (APIHandler); others answer 403 forbidden. Empty
-	// means those whose data is built already (the active one, and
-	// those picked or used through the admin API or the full handler):
-	// a visitor cannot make the server build one (big-shop's is 325 MB).
-	// "*" in it opens every scenario.
+	// public listener; others answer 403. Empty means those whose data
+	// is built already, so that a visitor cannot make the server build
+	// one (big-shop's is 325 MB). "*" opens every scenario.
 	PublicScenarios []string
-	// Strict answers an API request with warnings (unknown parameters,
-	// the upstream's names, ...: see X-Mock-Warning) with a 400
-	// invalid_parameter naming the first, instead of letting it through.
-	// A scenario's strict key and the overrides win over it.
+	// Strict answers an API request with warnings (X-Mock-Warning) with
+	// a 400 invalid_parameter. A scenario's strict key and the overrides
+	// win over it.
 	Strict bool
-	// Proxy, when set, is the base URL of the real service: API requests
-	// replymock has no operation for go there (with the caller's headers
-	// but the X-Mock- ones), unless the scenario names its own (scenario
-	// key proxy). Off by default.
+	// Proxy, when set, is the base URL of the real service, where API
+	// requests replymock has no operation for go (a scenario's proxy key
+	// wins).
 	Proxy string
 	// ProxyTimeout bounds the wait for the upstream's answer; 0 means
 	// DefaultProxyTimeout.
 	ProxyTimeout time.Duration
-	// PublicURL is the base of the media URLs in review records (photos,
-	// video previews and playlists, served under MediaPrefix): where
-	// clients reach this server, such as http://localhost:18080 behind a
-	// port mapping. Empty means DefaultPublicURL; see ParsePublicURL.
+	// PublicURL is the base of the media URLs in review records: where
+	// clients reach this server. Empty means DefaultPublicURL.
 	PublicURL string
 	// Version is reported by /__mock/health.
 	Version string
@@ -154,25 +127,18 @@ type Options struct {
 	// Now tells the time; nil means time.Now.
 	Now func() time.Time
 	// DataAnchor, when set, is the present that generated data ending
-	// now (generate.end: now) is anchored to at the start, instead of
-	// Now's: a server restarted from a state folder (StateDir.Anchor)
-	// serves the data it served before, and its sessions' living shops
-	// come back as they were.
+	// now is anchored to, instead of Now's: a server restarted from a
+	// state folder (StateDir.Anchor) serves the data it served before.
 	DataAnchor time.Time
-	// Store is where the sessions and the server's own state are kept:
-	// "" or "memory" (this process only), or a Redis URL,
-	// redis://[user:password@]host:port/db or rediss://... (TLS): every
-	// server started with the same store and scenarios is one fleet
-	// that shares one state, whichever replica answers (see Store in
-	// store.go). New waits until the store answers, saying so in the
-	// log; its password is never shown.
+	// Store is where the state is kept: "" or "memory" (this process
+	// only), or a Redis URL, redis://[user:password@]host:port/db or
+	// rediss://: every server started with the same store and scenarios
+	// shares one state. New waits until the store answers.
 	Store string
-	// MaxStoreBytes bounds what the sessions' state keeps together in a
-	// shared store (Store a Redis URL): past it, the least recently used
-	// sessions go from the fleet (never the default session); a write
-	// that would make one session, with the default session, keep more
-	// alone is refused with 413 payload_too_large, changing nothing.
-	// 0 means DefaultMaxStoreBytes.
+	// MaxStoreBytes bounds what the sessions keep together in a shared
+	// store; past it, the least recently used sessions go, and a write
+	// that would make one session keep more alone answers 413. 0 means
+	// DefaultMaxStoreBytes.
 	MaxStoreBytes int64
 }
 
@@ -193,26 +159,22 @@ const (
 )
 
 // Server is the fake service. It is an http.Handler and owns no listener:
-// wrap it in an http.Server or httptest.NewServer. Two Servers share no state.
-//
-// What the API and the admin API share (the scenarios, the sessions, the
-// run-time faults, the overrides, the journals and the budgets) is
-// package shared's, with the order its locks are taken in.
+// wrap it in an http.Server or httptest.NewServer. Two Servers share no
+// state. What the API and the admin API share is package shared's.
 type Server struct {
 	// Set by New and never changed.
 	log    *slog.Logger
-	now    func() time.Time
-	router *mux.Router  // admin routes, and the API's 404s and 405s
-	api    *api.API     // the API (mock/internal/api)
-	admin  *admin.Admin // the admin API (mock/internal/admin)
+	router *mux.Router // admin routes, and the API's 404s and 405s
+	api    *api.API
+	admin  *admin.Admin
 	allow  allowTable
-	guard  *access.Guard // the origins and Host names the server answers
-	anchor time.Time     // the present data that ends now was anchored to at the start
-	reqSeq atomic.Int64  // numbers the request ids the server makes
+	guard  *access.Guard
+	anchor time.Time    // the present data that ends now was anchored to at the start
+	reqSeq atomic.Int64 // numbers the request ids the server makes
 
-	st    *shared.State    // the scenarios, sessions, faults, overrides, journals and budgets
-	snaps *snapshot.Keeper // the sessions' snapshots, taken and restored, and their turns
-	fleet *fleet.Store     // the state shared through Redis (Options.Store); nil in memory
+	st    *shared.State
+	snaps *snapshot.Keeper
+	fleet *fleet.Store // nil in memory
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -229,7 +191,6 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		log:   opts.Logger,
-		now:   opts.Now,
 		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 	}
 	started := opts.Now()
@@ -286,34 +247,15 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// checked is opts with its defaults, and its public URL checked and
-// normalized.
+// checked is opts with its zero fields filled (the one place defaults
+// live) and its URLs checked.
 func (opts Options) checked() (Options, error) {
-	opts = opts.withDefaults()
-	pub, err := ParsePublicURL(opts.PublicURL)
-	if err != nil {
-		return opts, fmt.Errorf("public URL: %w", err)
-	}
-	opts.PublicURL = pub
-	if opts.Proxy != "" {
-		if _, err := ParseProxyURL(opts.Proxy); err != nil {
-			return opts, fmt.Errorf("proxy: %w", err)
-		}
-	}
-	return opts, nil
-}
-
-// withDefaults fills the zero fields of opts; it is the one place defaults live.
-func (opts Options) withDefaults() Options {
-	if opts.Scenario == "" {
-		opts.Scenario = "default"
-	}
-	if opts.JournalSize == 0 {
-		opts.JournalSize = DefaultJournalSize
-	}
-	if opts.JournalBytes == 0 {
-		opts.JournalBytes = DefaultJournalBytes
-	}
+	opts.Scenario = cmp.Or(opts.Scenario, "default")
+	opts.JournalSize = cmp.Or(opts.JournalSize, DefaultJournalSize)
+	opts.JournalBytes = cmp.Or(opts.JournalBytes, DefaultJournalBytes)
+	opts.NewSessionsPerMinute = cmp.Or(opts.NewSessionsPerMinute, DefaultNewSessionsPerMinute)
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
+	opts.PublicURL = cmp.Or(opts.PublicURL, DefaultPublicURL)
 	if opts.JournalEntries <= 0 {
 		opts.JournalEntries = DefaultJournalEntries
 	}
@@ -329,29 +271,29 @@ func (opts Options) withDefaults() Options {
 	if opts.MaxSeedBytes <= 0 {
 		opts.MaxSeedBytes = DefaultMaxSeedBytes
 	}
-	if opts.NewSessionsPerMinute == 0 {
-		opts.NewSessionsPerMinute = DefaultNewSessionsPerMinute
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if opts.ProxyTimeout <= 0 {
+		opts.ProxyTimeout = DefaultProxyTimeout
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.PublicURL == "" {
-		opts.PublicURL = DefaultPublicURL
+	pub, err := ParsePublicURL(opts.PublicURL)
+	if err != nil {
+		return opts, fmt.Errorf("public URL: %w", err)
 	}
-	if opts.ProxyTimeout <= 0 {
-		opts.ProxyTimeout = DefaultProxyTimeout
+	opts.PublicURL = pub
+	if opts.Proxy != "" {
+		if _, err := ParseProxyURL(opts.Proxy); err != nil {
+			return opts, fmt.Errorf("proxy: %w", err)
+		}
 	}
-	return opts
+	return opts, nil
 }
 
-// APIHandler serves the API, /__mock/health and the media files but not
-// the rest of the admin API, for a public listener when the admin API has
-// a listener of its own (replymock --admin-addr). Its clients are
-// visitors: each may start Options.NewSessionsPerMinute sessions a
-// minute, and name in X-Mock-Scenario only Options.PublicScenarios.
+// APIHandler serves the API, /__mock/health and the media files, for a
+// public listener when the admin API has its own (--admin-addr). Its
+// clients are visitors, bound by Options.NewSessionsPerMinute and
+// Options.PublicScenarios.
 func (s *Server) APIHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") && r.URL.Path != AdminPrefix+"/health" && !media.IsPath(r.URL.Path) {
@@ -362,11 +304,9 @@ func (s *Server) APIHandler() http.Handler {
 	})
 }
 
-// AdminHandler serves the admin API, its page and documents, health and
-// the media files: everything under /__mock and nothing else, for the
-// admin API's own listener (replymock --admin-addr). The API is the
-// public listener's (APIHandler): here it answers 404 saying so, and the
-// root leads to the page.
+// AdminHandler serves everything under /__mock and nothing else, for the
+// admin API's own listener (--admin-addr). The API answers 404 here,
+// saying where it is, and the root leads to the page.
 func (s *Server) AdminHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -409,8 +349,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, public bool) {
 	s.serveHere(w, r, x, isAPI)
 }
 
-// serveHere serves a request from this process's state: an API request
-// through api.Serve, any other through the router.
+// serveHere serves a request from this process's state.
 func (s *Server) serveHere(w http.ResponseWriter, r *http.Request, x *api.Exchange, isAPI bool) {
 	if isAPI {
 		s.api.Serve(w, r, x)
@@ -431,7 +370,6 @@ func (s *Server) serveHere(w http.ResponseWriter, r *http.Request, x *api.Exchan
 // server makes one. It is in every answer and journal entry.
 const HeaderRequestID = "X-Request-Id"
 
-// requestID returns the request's X-Request-Id, or a new one.
 func (s *Server) requestID(r *http.Request) string {
 	if id := r.Header.Get(HeaderRequestID); validID(id) {
 		return id

@@ -23,14 +23,6 @@ const (
 // validID reports whether s may name a session or a request.
 func validID(s string) bool { return sessionpkg.ValidID(s) }
 
-// session is one caller's state on top of the scenarios' data.
-type session = sessionpkg.Session
-
-// resolve picks the session and scenario of an API request.
-func (s *Server) resolve(sid, name string) (*session, *Scenario, error) {
-	return s.st.Resolve(sid, name)
-}
-
 // Reset returns session sid, or every session with AllSessions, to the
 // start: settings, fault counters, rate limits, run-time faults, living
 // shops and the journal. Scenario choices and seeded reviews stay. With

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 )
 
@@ -31,6 +32,8 @@ type (
 	ScenarioSnapshot = snapshot.ScenarioState
 	// SeededSnapshot is what a session seeded in a scenario.
 	SeededSnapshot = snapshot.Seeded
+	// ShopSnapshot is a session's living shop in a snapshot.
+	ShopSnapshot = shop.Snapshot
 	// RestoreResult is the answer of POST /__mock/snapshot.
 	RestoreResult = snapshot.Result
 )

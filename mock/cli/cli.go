@@ -32,10 +32,8 @@ import (
 )
 
 // Main runs the command line with os.Args and the environment, and
-// exits with its code when it fails: 2 for a usage error, the probe's
-// own for rules it could not check (see probe.Main), 1 for any other.
-// --help of every command prints that command's help on stdout and
-// exits 0. version is the one the build stamped into main, if any.
+// exits with exitCode's code when it fails. version is the one the build
+// stamped into main, if any.
 func Main(version string) {
 	stampedVersion = version
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -50,9 +48,8 @@ func Main(version string) {
 	}
 }
 
-// stampedVersion is main's version, which the build stamps with
-// -ldflags "-X main.version=..." and Main sets; without it,
-// versionString reads the build info.
+// stampedVersion is main's version (-ldflags "-X main.version=..."),
+// which Main sets.
 var stampedVersion = ""
 
 // versionString is the stamped version, else the module version or VCS
@@ -91,8 +88,6 @@ func exitCode(err error) int {
 	var pu *probe.UsageError
 	var coded interface{ ExitCode() int }
 	switch {
-	case err == nil:
-		return 0
 	case errors.As(err, &ue) || errors.As(err, &pu):
 		return 2
 	case errors.As(err, &coded):
@@ -101,8 +96,7 @@ func exitCode(err error) int {
 	return 1
 }
 
-// helpIsNoError is err, or nil when it is help that was asked for and
-// printed: --help succeeds.
+// helpIsNoError is err, but nil for flag.ErrHelp: --help succeeds.
 func helpIsNoError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -114,11 +108,8 @@ type usageError struct{ error }
 
 // run is the whole program; Main only maps its error to an exit code.
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	// The logs go to stderr through a buffer, so that a request's log line
-	// costs no write of its own. Deferred calls run while a panic unwinds
-	// too: on a panic in run's goroutine, the lines before it are written
-	// before the panic's message; what other crashes can lose is said at
-	// logWriter.
+	// Deferred, Close runs while a panic in run's goroutine unwinds too:
+	// the lines before it are written before the panic's message.
 	logs := newLogWriter(stderr, logFlushInterval, logBufferSize)
 	defer logs.Close()
 	cmd := "serve"
@@ -168,23 +159,17 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 
 // dispatch runs the command cmd, with its arguments args.
 func dispatch(ctx context.Context, cmd string, args []string, cfg config, opts mock.Options, stdout io.Writer) error {
+	if len(args) > 0 && cmd != "validate" {
+		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd, args)}
+	}
 	switch cmd {
 	case "serve":
-		if len(args) > 0 {
-			return usageError{fmt.Errorf("serve takes no arguments, got %q", args)}
-		}
 		return serve(ctx, cfg, opts)
 	case "validate":
 		return validate(opts, args, stdout)
 	case "healthcheck":
-		if len(args) > 0 {
-			return usageError{fmt.Errorf("healthcheck takes no arguments, got %q", args)}
-		}
 		return healthcheck(ctx, cfg.addr, stdout)
 	case "version":
-		if len(args) > 0 {
-			return usageError{fmt.Errorf("version takes no arguments, got %q", args)}
-		}
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil
 	default:

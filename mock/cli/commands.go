@@ -101,10 +101,8 @@ func usageFunc(fsys *flag.FlagSet, c command) func() {
 			fmt.Fprintf(w, "usage: %s\n\n", c.usage)
 		}
 		fmt.Fprintf(w, "%s\n", c.about)
-		n := 0
-		fsys.VisitAll(func(*flag.Flag) { n++ })
-		if n == 0 {
-			return
+		if c.flags != nil && len(c.flags) == 0 {
+			return // takes none
 		}
 		fmt.Fprintf(w, "\nflags (each also REPLYMOCK_<NAME>):\n")
 		fsys.PrintDefaults()

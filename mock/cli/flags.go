@@ -110,8 +110,8 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	return fsys
 }
 
-// check refuses flags that make no sense together or alone, and
-// normalizes the rest; it returns the log level.
+// check refuses flags that make no sense, normalizes the rest, and
+// returns the log level.
 func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) (level slog.Level, err error) {
 	// An admin token is compared byte for byte: one copied with a trailing
 	// newline would lock the admin API for good, and one given empty would
@@ -190,8 +190,8 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	return level, nil
 }
 
-// checkStore checks --store: memory, or a Redis URL (never quoted: it
-// may hold a password), and not beside --state-dir.
+// checkStore checks --store: memory, or a Redis URL, not beside
+// --state-dir.
 func (cfg *config) checkStore() error {
 	cfg.store = strings.TrimSpace(cfg.store)
 	if cfg.store == "" { // as from --store "$UNSET": not memory without a word
@@ -222,8 +222,8 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore)}
 }
 
-// openFolders gives opts the --scenarios and --fixtures folders;
-// closeAll closes them.
+// openFolders gives opts the --scenarios and --fixtures folders, read
+// through os.Root: neither ".." nor a symlink leads out of them.
 func openFolders(cfg *config, opts *mock.Options) (closeAll func(), err error) {
 	var roots []*os.Root
 	closeAll = func() {
@@ -231,8 +231,6 @@ func openFolders(cfg *config, opts *mock.Options) (closeAll func(), err error) {
 			r.Close()
 		}
 	}
-	// The folders are read through os.Root: neither ".." nor a symlink
-	// leads out of them.
 	for _, d := range []struct {
 		flag, dir string
 		fs        *fs.FS
@@ -250,11 +248,11 @@ func openFolders(cfg *config, opts *mock.Options) (closeAll func(), err error) {
 	return closeAll, nil
 }
 
-// applyEnv sets every flag that has a REPLYMOCK_<NAME> variable; flags on
-// the command line are parsed afterwards and win. A variable set empty
-// (as compose files leave one whose value is missing) counts as unset,
-// except REPLYMOCK_ADMIN_TOKEN: an empty token would leave the admin API
-// open while its operator believes it locked, so it is refused.
+// applyEnv sets every flag that has a REPLYMOCK_<NAME> variable, before
+// the command line is parsed. A variable set empty (as compose files
+// leave one whose value is missing) counts as unset, but an empty
+// REPLYMOCK_ADMIN_TOKEN is refused: it would leave the admin API open
+// while its operator believes it locked.
 func applyEnv(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	var err error
 	fsys.VisitAll(func(f *flag.Flag) {
@@ -273,8 +271,8 @@ func applyEnv(fsys *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	return err
 }
 
-// envName is the environment variable of a flag: REPLYMOCK_ADMIN_TOKEN
-// for admin-token.
+// envName is a flag's environment variable: REPLYMOCK_ADMIN_TOKEN for
+// admin-token.
 func envName(flagName string) string {
 	return "REPLYMOCK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -41,8 +42,15 @@ func startServe(t *testing.T, cfg config, opts mock.Options, withAdmin bool) (st
 	if withAdmin {
 		cfg.adminAddr = free()
 	}
+	// What run gives serve: checked flags and a logger.
 	if cfg.timeouts == (timeouts{}) {
 		cfg.timeouts = defaultTimeouts
+	}
+	if cfg.maxConns == 0 {
+		cfg.maxConns = defaultMaxConns
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

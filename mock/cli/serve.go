@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,12 +24,6 @@ import (
 // serve runs the HTTP server until ctx ends, then drains it.
 func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	start := time.Now()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.maxConns < 1 {
-		cfg.maxConns = defaultMaxConns
-	}
 	opts.Logger.Info("replymock starting", "scenario", opts.Scenario, "version", opts.Version)
 	if cfg.stdinClose {
 		var stop context.CancelFunc
@@ -36,16 +31,14 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 		defer stop()
 		go exitOnClose(os.Stdin, stop, opts.Logger)
 	}
-	// With --admin-addr, the admin API (and its page) has a listener of its
-	// own, serving nothing else; the main one serves the API, health, media.
 	lns, closeAll, err := listen(cfg)
 	if err != nil {
 		return err
 	}
+	defer closeAll() // the servers close them first, but for a failed start
 	if opts.PublicURL == "" {
 		pub, err := derivePublicURL(cfg.addr, lns[0].Addr())
 		if err != nil {
-			closeAll()
 			return usageError{err}
 		}
 		opts.PublicURL = pub
@@ -53,12 +46,9 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	var state *mock.StateDir
 	if cfg.stateDir != "" {
 		if state, err = mock.OpenStateDir(cfg.stateDir, opts.Logger); err != nil {
-			closeAll()
 			return usageError{err}
 		}
 		state.SetMaxBytes(int64(cfg.maxState))
-		// Restarted soon, the server serves the data it served: its
-		// sessions' living shops come back as they were.
 		now := time.Now
 		if opts.Now != nil {
 			now = opts.Now
@@ -67,7 +57,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	}
 	srv, err := build(ctx, cfg, opts)
 	if err != nil || srv == nil {
-		closeAll()
 		return err
 	}
 	if state != nil {
@@ -78,7 +67,6 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	sc := srv.Scenario()
 	reviews, err := sc.Len()
 	if err != nil {
-		closeAll()
 		return err
 	}
 	handlers := []http.Handler{srv}
@@ -102,10 +90,9 @@ func serve(ctx context.Context, cfg config, opts mock.Options) error {
 	return drain(servers, cfg, opts.Logger)
 }
 
-// exitOnClose reads in (standard input) to its end, then calls stop:
-// with --exit-on-stdin-close, a closed pipe is a SIGTERM. The end comes
-// when the process holding the pipe's other end closes it or exits,
-// however it exits, so a test runner killed leaves no server behind.
+// exitOnClose reads in (standard input) to its end, then calls stop. The
+// end comes when the process holding the pipe's other end exits, however
+// it exits, so a test runner killed leaves no server behind.
 func exitOnClose(in io.Reader, stop func(), log *slog.Logger) {
 	var attrs []any
 	if _, err := io.Copy(io.Discard, in); err != nil {
@@ -115,9 +102,9 @@ func exitOnClose(in io.Reader, stop func(), log *slog.Logger) {
 	stop()
 }
 
-// listen opens the listeners of --addr and --admin-addr; closeAll
-// closes them. Both listen before the data is built: the media URLs in it
-// name the port the main one got (--addr 127.0.0.1:0 picks one).
+// listen opens the listeners of --addr and --admin-addr. Both listen
+// before the data is built: its media URLs name the port the main one got
+// (--addr 127.0.0.1:0 picks one).
 func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
 	addrs := []string{cfg.addr}
 	if cfg.adminAddr != "" {
@@ -140,18 +127,10 @@ func listen(cfg config) (lns []net.Listener, closeAll func(), err error) {
 }
 
 // keepState saves the server's state into its folder every
-// --state-interval; the function it returns, deferred, stops the loop and
-// saves a last time.
+// --state-interval; the function it returns stops the loop and saves a
+// last time.
 func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.Server, log *slog.Logger) (stop func()) {
 	saved := make(chan struct{})
-	last := func() {
-		<-saved // the loop's last save is done before the final one
-		if err := state.Save(srv); err != nil {
-			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
-		} else {
-			log.Info("state saved", "dir", cfg.stateDir)
-		}
-	}
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	go func() {
 		defer close(saved)
@@ -170,7 +149,12 @@ func keepState(ctx context.Context, cfg config, state *mock.StateDir, srv *mock.
 	}()
 	return func() {
 		stopLoop()
-		last()
+		<-saved // the loop's last save is done before the final one
+		if err := state.Save(srv); err != nil {
+			log.Error("state: the last save failed", "dir", cfg.stateDir, "err", err)
+		} else {
+			log.Info("state saved", "dir", cfg.stateDir)
+		}
 	}
 }
 
@@ -182,40 +166,52 @@ func setMemoryLimit(cfg config, srv *mock.Server) string {
 	}
 	// Go lets the heap grow to twice what is live before collecting: with
 	// full budgets, the process would take twice their sum. A soft limit
-	// of the data built, the budgets and some room makes the collector
-	// work harder near it instead.
-	limit := memoryLimit(srv.MemoryBudget())
+	// of what is live now (the data built), the budgets and some room
+	// makes the collector work harder near it instead.
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := int64(ms.HeapAlloc) + srv.MemoryBudget() + memoryHeadroom
 	debug.SetMemoryLimit(limit)
 	return strconv.FormatInt(limit>>20, 10) + "MiB"
 }
 
 // startServing serves each listener with its handler, after logging where
-// and what; errc receives the first listener's failure.
-// served are the log attributes that say what is served.
+// and what (served: log attributes); errc receives the first failure.
 func startServing(cfg config, opts mock.Options, lns []net.Listener, handlers []http.Handler, served ...any) ([]*http.Server, chan error) {
 	var servers []*http.Server
 	errc := make(chan error, len(lns))
+	admin := "open"
+	if cfg.adminToken != "" {
+		admin = "locked by token"
+	}
+	pages := []string{"loopback", "own page"}
+	adminOrigins := slices.DeleteFunc(slices.Clone(opts.CORSOrigins), func(o string) bool { return o == "*" || o == "null" })
 	for i, ln := range lns {
-		hs := newHTTPServer(handlers[i], cfg.timeouts, opts.Logger)
+		hs := &http.Server{
+			Handler:           handlers[i],
+			ReadHeaderTimeout: cfg.timeouts.readHeader,
+			ReadTimeout:       cfg.timeouts.read,
+			WriteTimeout:      cfg.timeouts.write,
+			IdleTimeout:       cfg.timeouts.idle,
+			MaxHeaderBytes:    maxHeaderBytes, // over it, net/http answers 431
+			ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		}
 		ln = limitConns(ln, hs, cfg.maxConns)
 		servers = append(servers, hs)
 		what := "api and admin"
 		if len(lns) == 2 {
 			what = [2]string{"api", "admin"}[i]
 		}
-		admin := "open"
-		if cfg.adminToken != "" {
-			admin = "locked by token"
-		}
 		attrs := []any{"addr", ln.Addr().String(), "reach", reach(ln.Addr()), "serves", what, "admin", admin,
-			"api_origins", joinOr(append([]string{"loopback", "own page"}, opts.CORSOrigins...), ""), "admin_origins", joinOr(adminOrigins(opts), ""),
-			"hosts", joinOr(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ""), "max_conns", cfg.maxConns}
+			"api_origins", strings.Join(slices.Concat(pages, opts.CORSOrigins), ","), "admin_origins", strings.Join(slices.Concat(pages, adminOrigins), ","),
+			"hosts", strings.Join(append([]string{"loopback", "IPs", "single-label"}, opts.AllowedHosts...), ","), "max_conns", cfg.maxConns}
 		if what == "api" { // a public listener: what its clients may start
 			perMinute := "any"
 			if cfg.newSessions > 0 {
 				perMinute = strconv.Itoa(cfg.newSessions)
 			}
-			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", joinOr(opts.PublicScenarios, "those built"))
+			attrs = append(attrs, "new_sessions_per_minute", perMinute, "public_scenarios", cmp.Or(strings.Join(opts.PublicScenarios, ","), "those built"))
 		}
 		attrs = append(append(attrs, served...), "read_only", cfg.readOnly, "strict", cfg.strict,
 			"proxy", cmp.Or(cfg.proxy, "none"), "state_dir", cmp.Or(cfg.stateDir, "none"), "store", mock.ShownStoreURL(cfg.store), "version", opts.Version)
@@ -247,9 +243,7 @@ func drain(servers []*http.Server, cfg config, log *slog.Logger) error {
 }
 
 // derivePublicURL is the public URL when --public-url is not given: the
-// host of addr (localhost when it is empty or a wildcard, which clients
-// on this machine reach as localhost) and the port bound (the one the
-// system picked for port 0).
+// host of addr (localhost for a wildcard) and the port bound.
 func derivePublicURL(addr string, bound net.Addr) (string, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -269,10 +263,9 @@ func derivePublicURL(addr string, bound net.Addr) (string, error) {
 	return pub, nil
 }
 
-// build makes the server, or gives up when ctx ends first: a big scenario
-// takes seconds to build, and a SIGTERM meanwhile must not wait for it.
-// Giving up returns no server and no error; the build goes on in the
-// background until the process exits.
+// build makes the server, or gives up when ctx ends first (no server, no
+// error): a big scenario takes seconds to build, and a SIGTERM meanwhile
+// must not wait for it.
 func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, error) {
 	type built struct {
 		srv *mock.Server
@@ -300,31 +293,12 @@ func build(ctx context.Context, cfg config, opts mock.Options) (*mock.Server, er
 	}
 }
 
-// adminOrigins says which browser pages may call the admin API.
-func adminOrigins(opts mock.Options) []string {
-	list := []string{"loopback", "own page"}
-	for _, o := range opts.CORSOrigins {
-		if o != "*" && o != "null" {
-			list = append(list, o)
-		}
-	}
-	return list
-}
-
 // reach says who can connect to a listener's address.
 func reach(addr net.Addr) string {
 	if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().Unmap().IsLoopback() {
 		return "this machine only"
 	}
 	return "every machine that can route to it"
-}
-
-// joinOr is the list joined by commas, or alt when it is empty.
-func joinOr(list []string, alt string) string {
-	if len(list) == 0 {
-		return alt
-	}
-	return strings.Join(list, ",")
 }
 
 // timeouts are the HTTP server's limits on slow clients.
@@ -342,20 +316,7 @@ var defaultTimeouts = timeouts{
 	drain:      mock.MaxLatency + 10*time.Second,
 }
 
-// MaxHeaderBytes bounds a request's header; over it, net/http answers 431.
 const maxHeaderBytes = 64 << 10
-
-func newHTTPServer(h http.Handler, t timeouts, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: t.readHeader,
-		ReadTimeout:       t.read,
-		WriteTimeout:      t.write,
-		IdleTimeout:       t.idle,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-}
 
 // memoryHeadroom is room, beyond the data and the budgets, for what
 // requests in flight and connections hold.
@@ -370,13 +331,3 @@ const (
 	defaultMaxShopBytes = 128 << 20
 	defaultMaxSeedBytes = 64 << 20
 )
-
-// memoryLimit is the soft memory limit for a server whose stores may
-// keep budget bytes: what is live now (the scenarios' data, built), the
-// budget and headroom.
-func memoryLimit(budget int64) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc) + budget + memoryHeadroom
-}

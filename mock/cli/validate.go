@@ -9,11 +9,9 @@ import (
 	"github.com/replymock/replymock/mock"
 )
 
-// validate checks the named files, or with none every scenario (and the
-// fixtures they use) the server would serve. A snapshot (GET
-// /__mock/snapshot) is checked as restoring it into this server would
-// be; what would not come back as it was is noted. Every problem of every file
-// is reported, one a line, each once.
+// validate checks the named files, or with none every scenario the
+// server would serve. A snapshot is checked as restoring it here would
+// be. Every problem is reported, one a line, each once.
 func validate(opts mock.Options, files []string, stdout io.Writer) error {
 	var errs []error
 	checked := 0
@@ -56,13 +54,10 @@ func validate(opts mock.Options, files []string, stdout io.Writer) error {
 	if problems := mock.Problems(errors.Join(errs...)); len(problems) > 0 {
 		return errors.Join(problems...)
 	}
-	fmt.Fprintf(stdout, "ok: %d %s valid\n", checked, plural(checked, "file", "files"))
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+	noun := "files"
+	if checked == 1 {
+		noun = "file"
 	}
-	return many
+	fmt.Fprintf(stdout, "ok: %d %s valid\n", checked, noun)
+	return nil
 }

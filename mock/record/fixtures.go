@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/replymock/replymock/mock"
@@ -37,42 +37,30 @@ var knownFields = func() map[string]bool {
 
 // fixtureReview is a review as a reviews fixture writes it.
 type fixtureReview struct {
-	FeedbackID       string         `yaml:"feedback_id"`
-	NmID             int64          `yaml:"nm_id"`
-	ImtID            int64          `yaml:"imt_id"`
-	Text             string         `yaml:"text,omitempty"`
-	Pros             string         `yaml:"pros,omitempty"`
-	Cons             string         `yaml:"cons,omitempty"`
-	ProductValuation int            `yaml:"product_valuation"`
-	ValuationTags    []string       `yaml:"valuation_tags,omitempty"`
-	CreatedDate      string         `yaml:"created_date"`
-	AnswerText       string         `yaml:"answer_text,omitempty"`
-	AnswerState      string         `yaml:"answer_state"`
-	ProductName      string         `yaml:"product_name"`
-	SupplierArticle  string         `yaml:"supplier_article"`
-	BrandName        string         `yaml:"brand_name"`
-	Photos           []fixturePhoto `yaml:"photos,omitempty"`
-	Video            *fixtureVideo  `yaml:"video,omitempty"`
-	UserName         string         `yaml:"user_name,omitempty"`
-	WasViewed        int            `yaml:"was_viewed"`
-	State            string         `yaml:"state"`
-	CreatedAt        string         `yaml:"created_at"`
-}
-
-type fixturePhoto struct {
-	FullSize string `yaml:"fullSize" json:"fullSize"`
-	MiniSize string `yaml:"miniSize" json:"miniSize"`
-}
-
-type fixtureVideo struct {
-	PreviewImage string `yaml:"previewImage" json:"previewImage"`
-	Link         string `yaml:"link" json:"link"`
-	DurationSec  int    `yaml:"durationSec" json:"durationSec"`
+	FeedbackID       string       `yaml:"feedback_id"`
+	NmID             int64        `yaml:"nm_id"`
+	ImtID            int64        `yaml:"imt_id"`
+	Text             string       `yaml:"text,omitempty"`
+	Pros             string       `yaml:"pros,omitempty"`
+	Cons             string       `yaml:"cons,omitempty"`
+	ProductValuation int          `yaml:"product_valuation"`
+	ValuationTags    []string     `yaml:"valuation_tags,omitempty"`
+	CreatedDate      string       `yaml:"created_date"`
+	AnswerText       string       `yaml:"answer_text,omitempty"`
+	AnswerState      string       `yaml:"answer_state"`
+	ProductName      string       `yaml:"product_name"`
+	SupplierArticle  string       `yaml:"supplier_article"`
+	BrandName        string       `yaml:"brand_name"`
+	Photos           []mock.Photo `yaml:"photos,omitempty"`
+	Video            *mock.Video  `yaml:"video,omitempty"`
+	UserName         string       `yaml:"user_name,omitempty"`
+	WasViewed        int          `yaml:"was_viewed"`
+	State            string       `yaml:"state"`
+	CreatedAt        string       `yaml:"created_at"`
 }
 
 // write turns the recorded state into the scenario's files, within the
-// budget out. It holds the records twice, as they came and decoded,
-// until recorded/NAME.json is written.
+// budget out.
 func write(cfg Config, base string, st *recordState, res *Result, out *budget) error {
 	recs, err := decodeRecords(st.records, res.UnknownFields)
 	if err != nil {
@@ -98,8 +86,8 @@ func write(cfg Config, base string, st *recordState, res *Result, out *budget) e
 
 	var settings map[string]any
 	json.Unmarshal(st.Settings, &settings)
-	// The records as they came first: then they are no longer held while
-	// the fixtures are written.
+	// The records are held twice, as they came and decoded, until
+	// recorded/NAME.json is written: it goes first.
 	kept := filepath.Join("recorded", cfg.Name+".json")
 	err = writeStreamed(filepath.Join(cfg.Out, kept), kept,
 		keptRecords{from: res.From, settings: settings, order: order, raws: st.records, reviews: reviews}.writeTo, out)
@@ -134,8 +122,8 @@ func decodeRecords(records []json.RawMessage, unknown map[string]int) ([]apiReco
 
 // keptRecords is recorded/NAME.json: the records as they came, oldest
 // first and anonymised, with the settings and where they came from. It
-// is written as json.MarshalIndent would, a record at a time, so that
-// the records are never all decoded at once.
+// is written as json.MarshalIndent would, but a record at a time, so
+// that the records are never all decoded at once.
 type keptRecords struct {
 	from     string
 	settings map[string]any
@@ -186,12 +174,8 @@ func oldestFirst(recs []apiRecord) []int {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ra, rb := &recs[order[a]], &recs[order[b]]
-		if ra.CreatedDate != rb.CreatedDate {
-			return ra.CreatedDate < rb.CreatedDate
-		}
-		return ra.ID < rb.ID
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(strings.Compare(recs[a].CreatedDate, recs[b].CreatedDate), cmp.Compare(recs[a].ID, recs[b].ID))
 	})
 	return order
 }
@@ -218,7 +202,7 @@ func fixtureOf(r apiRecord, from *url.URL, unreadable map[string]int) fixtureRev
 		}
 	}
 	if v := bytes.TrimSpace(r.Video); len(v) > 0 && string(v) != "null" {
-		fr.Video = new(fixtureVideo)
+		fr.Video = new(mock.Video)
 		if json.Unmarshal(v, fr.Video) != nil {
 			fr.Video = nil
 			unreadable["video"]++
@@ -270,8 +254,8 @@ func writeFiles(dir string, files map[string]yamlDoc, res *Result, out *budget) 
 	return nil
 }
 
-// writeStreamed writes the file at p with write, whole or not at all.
-// name is the file's name in errors.
+// writeStreamed writes the file at p with write, whole or not at all;
+// name names it in errors.
 func writeStreamed(p, name string, write func(io.Writer) error, out *budget) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -324,7 +308,6 @@ type yamlDoc struct {
 	v       any
 }
 
-// encode writes the document to w.
 func (d yamlDoc) encode(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for l := range strings.SplitSeq(d.comment, "\n") {

@@ -23,20 +23,16 @@ type Config struct {
 	From string
 	// Token, when set, is sent as "Authorization: Bearer TOKEN".
 	Token string
-	// Out is the folder the scenario is written in: Out/scenarios,
-	// Out/fixtures/reviews, Out/fixtures/settings, Out/recorded.
+	// Out is the folder the scenario is written in.
 	Out string
 	// Name names the scenario and its files; "" means "recorded".
 	Name string
-	// Seed drives the fake names and remapped products: the same input
-	// and seed give the same output. 0 means 1.
+	// Seed drives the fake names and remapped products; 0 means 1.
 	Seed int64
 	// Raw keeps names and texts as recorded. Otherwise user names become
-	// fake ones, and phones, e-mails, URLs and long numbers are cut out
-	// of texts, pros, cons and answers.
+	// fake ones, and phones, e-mails, URLs and long numbers are cut out.
 	Raw bool
-	// AnonymizeProducts remaps nm_id, imt_id, supplier_article, brand
-	// and product names, consistently.
+	// AnonymizeProducts remaps the product ids and names, consistently.
 	AnonymizeProducts bool
 	// Rate, MaxRequests, Timeout and Client are as for the probe;
 	// MaxRequests 0 means DefaultMaxRequests.
@@ -46,9 +42,8 @@ type Config struct {
 	Client      *http.Client
 	// Progress, when set, is called after each page.
 	Progress func(Progress)
-	// MaxAnswerBytes bounds one answer, MaxReadBytes all answers
-	// (an unfinished run's included), and MaxWriteBytes all that the
-	// recording writes. Past one, the recording stops and says which.
+	// MaxAnswerBytes bounds one answer, MaxReadBytes all answers (an
+	// unfinished run's included), and MaxWriteBytes all that is written.
 	// 0 means the default of each.
 	MaxAnswerBytes int64
 	MaxReadBytes   int64
@@ -80,22 +75,19 @@ type Progress struct {
 
 // Result says what a recording wrote.
 type Result struct {
-	Name     string `json:"name"`
-	From     string `json:"from"`
-	Reviews  int    `json:"reviews"`
-	Resumed  int    `json:"resumed_from"` // reviews an earlier, interrupted run had recorded
-	Requests int    `json:"requests"`
-	// Files are the files written, relative to Out.
-	Files []string `json:"files"`
+	Name     string   `json:"name"`
+	From     string   `json:"from"`
+	Reviews  int      `json:"reviews"`
+	Resumed  int      `json:"resumed_from"` // reviews an earlier, interrupted run had recorded
+	Requests int      `json:"requests"`
+	Files    []string `json:"files"` // relative to Out
 	// UnknownFields counts the records (or settings elements) with each
-	// field this version does not know. They are kept in
-	// recorded/NAME.json, not in the fixtures.
+	// field this version does not know, kept in recorded/NAME.json only.
 	UnknownFields map[string]int `json:"unknown_fields"`
 	// Anonymized says what was replaced or cut, and how often.
 	Anonymized map[string]int `json:"anonymized"`
 	// Unreadable counts the fields left out of the fixtures because they
-	// were not as the API writes them, such as photos that are not a
-	// JSON list.
+	// were not as the API writes them.
 	Unreadable map[string]int `json:"unreadable"`
 	// Problems keep the written scenario from serving; the recording
 	// then fails.
@@ -143,12 +135,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	out := &budget{max: cfg.MaxWriteBytes}
+	limits := upstream.Limits{Answer: cfg.MaxAnswerBytes, Total: cfg.MaxReadBytes, AnswerFlag: "max-answer-mib", TotalFlag: "max-read-mib"}
 	if st != nil {
 		res.Resumed = len(st.records)
 		out.used = before // on disk already, and read before
-		c.SetLimits(upstream.Limits{Answer: cfg.MaxAnswerBytes, Total: cfg.MaxReadBytes, Before: before, AnswerFlag: "max-answer-mib", TotalFlag: "max-read-mib"})
-	} else {
-		c.SetLimits(upstream.Limits{Answer: cfg.MaxAnswerBytes, Total: cfg.MaxReadBytes, AnswerFlag: "max-answer-mib", TotalFlag: "max-read-mib"})
+		limits.Before = before
+	}
+	c.SetLimits(limits)
+	if st == nil {
 		if st, err = startState(ctx, c, statePath, base, out); err != nil {
 			return nil, err
 		}
@@ -186,7 +180,7 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 	for st.total == 0 || st.offset < st.total {
 		// New reviews may arrive meanwhile, pushing the older ones a
 		// place on: a page may repeat a review, which is kept once.
-		page, n, err := fetchPage(ctx, c, st)
+		page, err := fetchPage(ctx, c, st)
 		if err != nil {
 			return err
 		}
@@ -197,47 +191,47 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 		if progress != nil {
 			progress(Progress{Reviews: len(st.records), Total: st.total, Requests: c.Sent()})
 		}
-		if n < pageSize {
+		if len(page.Records) < pageSize {
 			break
 		}
 	}
 	return nil
 }
 
-// fetchPage reads the page at st's offset, and how many records it held.
-func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, int, error) {
+// fetchPage reads the page at st's offset.
+func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
 	ex, err := c.Do(ctx, http.MethodGet, path, nil) // not Get: its cache would keep every page
 	if err != nil {
-		return page, 0, recordError(err)
+		return page, recordError(err)
 	}
 	data, err := upstream.Data(ex)
 	if err != nil {
-		return page, 0, recordError(err)
+		return page, recordError(err)
 	}
 	obj, _ := data.(map[string]any)
 	list, ok := obj["feedbacks"].([]any)
 	if !ok {
-		return page, 0, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
+		return page, fmt.Errorf("record: GET %s: data has no feedbacks list", path)
 	}
 	if len(list) > pageSize {
-		return page, 0, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
+		return page, fmt.Errorf("record: GET %s: the page holds %d records, more than the %d asked for: not this API's paging", path, len(list), pageSize)
 	}
 	if t, ok := upstream.AsInt(obj["total"]); ok {
 		page.Total = int(t)
 	}
 	for i, v := range list {
 		if _, ok := v.(map[string]any); !ok {
-			return page, 0, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
+			return page, fmt.Errorf("record: GET %s: feedbacks[%d] is %s, not a record", path, i, upstream.Kind(v))
 		}
 		page.Records = append(page.Records, mustJSON(v))
 	}
-	return page, len(list), nil
+	return page, nil
 }
 
-// checkServes checks that what was written serves, and lists each
-// problem in res.
+// checkServes checks that what was written serves, listing each problem
+// in res.
 func checkServes(cfg Config, res *Result) error {
 	results, err := mock.ValidateScenarios(mock.Options{Scenarios: os.DirFS(filepath.Join(cfg.Out, "scenarios")),
 		Fixtures: os.DirFS(filepath.Join(cfg.Out, "fixtures")), ShippedFixtures: true, Scenario: cfg.Name})

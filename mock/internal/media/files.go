@@ -19,8 +19,7 @@ import (
 // embedded holds the files every media path is answered from: photoN.jpg
 // (450×600) with its miniature photoN-mini.jpg (90×120), previewN.jpg
 // (640×360, with a play button), and segment.ts, 10 seconds of a grey
-// H.264 picture (256×144, 10 frames a second) in MPEG-TS. They were drawn
-// once, by the code that drew them per request before (in git history).
+// H.264 picture (256×144, 10 frames a second) in MPEG-TS.
 //
 //go:embed files
 var embedded embed.FS

@@ -19,7 +19,12 @@
 // one path.
 package media
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
 
 // Prefix is the path the media files are served under, below the admin
 // routes (/__mock) but open to any client.
@@ -99,33 +104,14 @@ func parsePath(rest string) (item, bool) {
 	return item{}, false
 }
 
-// number reads a plain decimal from lo to hi without leading zeros.
+// number reads a plain decimal from lo to hi, without a sign or leading
+// zeros.
 func number(s string, lo, hi int) (int, bool) {
-	if s == "" || len(s) > 4 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, n >= lo && n <= hi
+	n, err := strconv.Atoi(s)
+	return n, err == nil && strconv.Itoa(n) == s && n >= lo && n <= hi
 }
 
-func validKey(k string) bool {
-	if k == "" || len(k) > maxKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+var validKey = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z0-9_-]{1,%d}$`, maxKey)).MatchString
 
 // segmentCount is how many segments a video of secs seconds has.
 func segmentCount(secs int) int { return (secs + segmentSecs - 1) / segmentSecs }

@@ -7,16 +7,17 @@ import (
 )
 
 // Photo is one item of a record's photos: the upstream's photoLinks item.
+// Its YAML keys, for the fixtures a recording writes, are its JSON's.
 type Photo struct {
-	FullSize string `json:"fullSize"`
-	MiniSize string `json:"miniSize"`
+	FullSize string `json:"fullSize" yaml:"fullSize"`
+	MiniSize string `json:"miniSize" yaml:"miniSize"`
 }
 
 // Video is a record's video: the upstream's video object.
 type Video struct {
-	PreviewImage string `json:"previewImage"`
-	Link         string `json:"link"`
-	DurationSec  int    `json:"durationSec"`
+	PreviewImage string `json:"previewImage" yaml:"previewImage"`
+	Link         string `json:"link" yaml:"link"`
+	DurationSec  int    `json:"durationSec" yaml:"durationSec"`
 }
 
 // PhotosJSON is the JSON text of a list of photos, as a record's photos

@@ -37,7 +37,7 @@ func ParsePublicURL(raw string) (string, error) {
 		return "", bad("it names no host")
 	case u.User != nil:
 		return "", bad("it has a user name or password")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
+	case strings.ContainsAny(raw, "?#"):
 		return "", bad("it has a query or a fragment")
 	case u.Port() == "" && strings.HasSuffix(u.Host, ":"):
 		return "", bad("the port is empty")
