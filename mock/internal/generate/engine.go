@@ -71,10 +71,10 @@ type Engine struct {
 }
 
 // NewShopEngine is a living shop's reply engine. Each reply draws from a
-// sequence seeded by seed, stream and the review alone, so a review's
-// reply is the same whenever, and on whichever replica, the shop writes it.
-func NewShopEngine(bank *Bank, seed int64, stream string) *Engine {
-	src := SeededPCG(seed, stream)
+// sequence seeded by seed and the review alone, so a review's reply is
+// the same whenever, and on whichever replica, the shop writes it.
+func NewShopEngine(bank *Bank, seed int64) *Engine {
+	src := SeededPCG(seed, "shop")
 	state, _ := src.MarshalBinary()
 	own := new(rand.PCG)
 	return &Engine{bank: bank, rng: rand.New(own), perReview: own, key: [2]uint64{src.Uint64(), src.Uint64()}, state: state}

@@ -39,8 +39,8 @@ type Shop struct {
 	processed time.Time          // the engine has run up to here
 	st        *reviews.Stack
 	changedAt [5]time.Time       // when each rating's settings last changed
-	arrivals  *generate.Arrivals // writes arrivals; made with the first one
-	engine    *generate.Engine   // writes replies
+	arrivals  *generate.Arrivals // made with the first arrival
+	engine    *generate.Engine
 	arrived   int
 
 	acct *account // set by Budget.Add; nil for a shop that lasts one request
@@ -50,7 +50,7 @@ type Shop struct {
 // session's seeded data on it. Its replies draw from the scenario's seed
 // and each review alone, so every session sees the same shop.
 func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
-	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
+	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed)}
 	// A frozen clock starts at the newest review, so data and clock
 	// agree whatever day the tests run. A real clock shows now, and the
 	// shop goes on from where its data ends, at most MaxGap before now:
@@ -84,7 +84,7 @@ func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	return sh
 }
 
-// newestOf is when base's newest review was written, or or if it has none.
+// newestOf is when base's newest review was written; or if it has none.
 func newestOf(base *reviews.Stack, or time.Time) time.Time {
 	if pos, ok := base.Newest(); ok {
 		return time.Unix(base.Meta(pos).Created, 0).UTC()
@@ -195,7 +195,7 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 	return sh.origin.Add(time.Duration(float64(i+1) / sh.spec.ArrivalsPerHour * float64(time.Hour))).Truncate(time.Second)
 }
 
-// arrival writes a new review at the time at, by the scenario's generator spec g.
+// arrival writes a new review at the time at, by the generator spec g.
 func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
 		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
@@ -205,16 +205,15 @@ func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback
 			sh.arrivals.Next(sh.arrivalTime(i))
 		}
 	}
-	return sh.arrivals.Next(at) // it waits for the engine, unviewed
+	return sh.arrivals.Next(at)
 }
 
 // Fork is a copy of the shop that goes on apart from it: a session's own
 // shop, made from the one pristine sessions share when the session first
 // changes it. The fork is in no budget until Budget.Add.
-func (sh *Shop) Fork() (*Shop, error) {
+func (sh *Shop) Fork() *Shop {
 	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
-		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
-		engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
+		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived, engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed)}
 }
 
 // due is what the engine does now to a review of the shop (see generate.Due).
@@ -231,8 +230,8 @@ const (
 	genBytes   = 8 << 10 // the arrivals' writer: gofakeit's source and the catalogue
 )
 
-// Size estimates the memory the shop holds of its own. The scenario's
-// data, which every session shares, is not counted.
+// Size estimates the memory the shop holds of its own, without the
+// scenario's data, which every session shares.
 func (sh *Shop) Size() int64 {
 	n := stateBytes + sh.st.Bytes()
 	if sh.arrivals != nil {

@@ -49,7 +49,7 @@ func (in *Snapshot) Check(path string) error {
 }
 
 // Snapshot takes the shop as it stands on base, the data it started on.
-func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) {
+func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) *Snapshot {
 	out := &Snapshot{Clock: cmp.Or(sh.spec.Clock, "real"), Now: sh.Now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
 		Replies: base64.StdEncoding.EncodeToString(sh.engine.State())}
 	if !sh.Frozen() {
@@ -72,7 +72,7 @@ func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) 
 			out.Changed = append(out.Changed, capped(js))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // capped is b with no room to grow, so an append to it copies.
