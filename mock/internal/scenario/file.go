@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -35,10 +36,6 @@ type File struct {
 	Strict       *bool             `yaml:"strict"`
 	Proxy        *proxy.Spec       `yaml:"proxy"`
 }
-
-// keys are the top-level keys; with extends, each one given
-// replaces the parent's value whole.
-var keys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict", "proxy"}
 
 // DataSpec says where a scenario's reviews come from.
 type DataSpec struct {
@@ -131,32 +128,19 @@ func (sf *File) applyDefaults(now time.Time) {
 	}
 }
 
-func copyKey(dst, src *File, key string) {
-	switch key {
-	case "description":
-		// A description of its own: the parent's translations no longer fit.
-		dst.Description, dst.Descriptions = src.Description, src.Descriptions
-	case "descriptions":
-		dst.Descriptions = src.Descriptions
-	case "seed":
-		dst.Seed = src.Seed
-	case "tones":
-		dst.Tones = src.Tones
-	case "settings":
-		dst.Settings = src.Settings
-	case "auth":
-		dst.Auth = src.Auth
-	case "rate_limit":
-		dst.RateLimit = src.RateLimit
-	case "faults":
-		dst.Faults = src.Faults
-	case "shop":
-		dst.Shop = src.Shop
-	case "data":
-		dst.Data = src.Data
-	case "strict":
-		dst.Strict = src.Strict
-	case "proxy":
-		dst.Proxy = src.Proxy
+// merged is parent with the top-level keys yf gives replaced, each whole,
+// by child's values.
+func merged(parent, child File, yf *yamlfile.File) File {
+	out := parent
+	dst, src := reflect.ValueOf(&out).Elem(), reflect.ValueOf(child)
+	for i, f := range reflect.VisibleFields(dst.Type()) {
+		if yf.Has(f.Tag.Get("yaml")) {
+			dst.Field(i).Set(src.Field(i))
+		}
 	}
+	if yf.Has("description") {
+		// A description of its own: the parent's translations no longer fit.
+		out.Descriptions = child.Descriptions
+	}
+	return out
 }

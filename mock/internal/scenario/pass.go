@@ -7,7 +7,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/yamlfile"
@@ -21,26 +20,27 @@ type folderState struct {
 	skipped map[string]error  // the files left unread, and why
 }
 
-// swapPolled records the folder as just read and returns the previous
-// reading (nil before the first).
-func (l *Loader) swapPolled(st *folderState) *folderState {
+// poll reads every scenario file of p and records the reading. It warns
+// of each file left unread that the previous reading did not report the
+// same way, and returns the bytes read and the previous reading's (nil
+// before the first).
+func (l *Loader) poll(p *pass) (read, prev map[string][]byte) {
+	read = p.readAll()
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	prev := l.polled
-	l.polled = st
-	return prev
-}
-
-// warnSkipped logs each file left unread that prev (a previous reading
-// of the folder, or nil) did not already report the same way.
-func (l *Loader) warnSkipped(skipped map[string]error, prev *folderState) {
-	for _, n := range slices.Sorted(maps.Keys(skipped)) {
-		err := skipped[n]
-		if prev != nil && prev.skipped[n] != nil && prev.skipped[n].Error() == err.Error() {
+	last := l.polled
+	l.polled = &folderState{files: read, skipped: p.skipped}
+	l.mu.Unlock()
+	for _, n := range slices.Sorted(maps.Keys(p.skipped)) {
+		err := p.skipped[n]
+		if last != nil && last.skipped[n] != nil && last.skipped[n].Error() == err.Error() {
 			continue
 		}
 		l.log.Warn("scenario file skipped", "err", err)
 	}
+	if last != nil {
+		prev = last.files
+	}
+	return read, prev
 }
 
 // pass is one reading of the scenario layers: each file is read once and
@@ -72,9 +72,8 @@ func (l *Loader) newPass() (*pass, error) {
 	return p, nil
 }
 
-// read returns the bytes of scenario name's file, reading it the first
-// time. A name the listing did not find is not looked for: the file
-// would not have been checked before opening.
+// read returns the bytes of scenario name's file, reading it once. A
+// name the listing did not find is not looked for: it was not checked.
 func (p *pass) read(name string) ([]byte, error) {
 	f, ok := p.files[name]
 	if !ok {
@@ -101,9 +100,8 @@ func (p *pass) display(name string) string {
 	return name + ".yaml"
 }
 
-// readAll reads every scenario file in the layers, giving for each its
-// bytes, or the text of its read error (a file that cannot be read is a
-// version of the file too, to notice when it changes).
+// readAll reads every scenario file, giving for each its bytes, or the
+// text of its read error: a version of the file too, to notice changes.
 func (p *pass) readAll() map[string][]byte {
 	out := make(map[string][]byte, len(p.names))
 	for _, n := range p.names {
@@ -124,19 +122,18 @@ func (l *Loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	l.warnSkipped(p.skipped, nil)
+	l.poll(p)
 	scs := make(map[string]*Scenario, len(p.names))
 	sources := make(map[string][]byte, len(p.names))
 	var errs []error
 	for _, n := range p.names {
-		sc, err := p.load(n)
+		sc, err := p.load(n, nil)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		scs[n], sources[n] = sc, p.files[n].data
 	}
-	l.swapPolled(&folderState{files: p.readAll(), skipped: p.skipped})
 	return scs, sources, errors.Join(errs...)
 }
 
@@ -179,7 +176,7 @@ func (l *Loader) listScenarios() ([]string, map[string]int, map[string]error, er
 	return slices.Sorted(maps.Keys(from)), from, skipped, nil
 }
 
-// scenarioFiles lists the scenarios in a layer's folder, sorted, and the
+// scenarioFiles lists the scenarios in a layer's folder, and the
 // NAME.yaml entries that are not regular files, with why (see
 // checkFile). Those are never opened.
 func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
@@ -195,8 +192,6 @@ func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
 		if !ok {
 			continue
 		}
-		// A regular entry needs no further look; the rest (symbolic links
-		// among them) are checked without being opened.
 		if !e.Type().IsRegular() {
 			if err := checkFile(fsys, e.Name()); err != nil {
 				skipped[name] = &yamlfile.Problem{File: ly.display(e.Name()), Message: "skipped: " + err.Error()}
@@ -205,7 +200,6 @@ func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
 		}
 		names = append(names, name)
 	}
-	sort.Strings(names)
 	return names, skipped, nil
 }
 
@@ -235,14 +229,9 @@ func (e *notFoundError) Error() string {
 	return fmt.Sprintf("scenario %q not found in %s; have: %s", e.name, e.where, strings.Join(e.have, ", "))
 }
 
-// load reads and validates the scenario NAME and what it extends.
-func (p *pass) load(name string) (*Scenario, error) {
-	return p.loadChain(name, nil)
-}
-
-// loadChain loads name; chain lists the scenarios that extend it, to
-// catch a loop.
-func (p *pass) loadChain(name string, chain []string) (*Scenario, error) {
+// load reads and validates the scenario name and what it extends; chain
+// lists the scenarios that extend it, to catch a loop.
+func (p *pass) load(name string, chain []string) (*Scenario, error) {
 	if !scenarioNameRE.MatchString(name) {
 		return nil, fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
 	}

@@ -139,15 +139,9 @@ func (r *Registry) Reload(settled bool) error {
 	if err != nil {
 		return err
 	}
-	read := p.readAll()
-	prev := r.l.swapPolled(&folderState{files: read, skipped: p.skipped})
-	r.l.warnSkipped(p.skipped, prev)
+	read, polled := r.l.poll(p)
 	listed := p.names
 	inFolder := func(n string) bool { return slices.Contains(listed, n) || p.skipped[n] != nil }
-	var polled map[string][]byte
-	if prev != nil {
-		polled = prev.files
-	}
 	use, changed := r.changed(p, read, polled, settled)
 	if !changed {
 		return nil
@@ -156,7 +150,7 @@ func (r *Registry) Reload(settled bool) error {
 	next := make(map[string]*Scenario)
 	sources := make(map[string][]byte)
 	for _, n := range p.names {
-		sc, err := p.load(n) // from the bytes read above
+		sc, err := p.load(n, nil) // from the bytes read above
 		if err != nil {
 			errs = append(errs, err)
 			r.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", yamlfile.Cap(err, MaxLoggedProblems))

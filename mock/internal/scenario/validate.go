@@ -33,7 +33,7 @@ func ValidateAll(cfg Config) ([]Result, error) {
 	}
 	results := make([]Result, 0, len(p.names)+len(p.skipped))
 	for _, n := range p.names {
-		_, err := p.load(n)
+		_, err := p.load(n, nil)
 		results = append(results, Result{Name: n, File: p.display(n), Err: err})
 	}
 	for n, err := range p.skipped {
