@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -135,7 +136,9 @@ func (l *Loader) readFixtures(sc *Scenario, yf *yamlfile.File) []reviews.Feedbac
 		if !follow(fmt.Sprintf("data.fixtures[%d]", i)) {
 			continue
 		}
-		recs, err := l.loadReviews(fx)
+		recs, err := loadFixture(l, "reviews", fx, func(display string, data []byte) ([]reviews.Feedback, error) {
+			return fixture.DecodeReviews(display, data, l.media)
+		})
 		if err != nil {
 			problem(fmt.Sprintf("data.fixtures[%d]", i), err)
 		}

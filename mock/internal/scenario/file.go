@@ -22,8 +22,8 @@ import (
 type File struct {
 	Extends     string `yaml:"extends"`
 	Description string `yaml:"description"`
-	// Descriptions are the description in other languages, by locale
-	// (en, ru), for the control panel; description is the fallback.
+	// Descriptions are the description by locale (en, ru), for the
+	// control panel; description is the fallback.
 	Descriptions map[string]string `yaml:"descriptions"`
 	Seed         int64             `yaml:"seed"`
 	Tones        []string          `yaml:"tones"`
@@ -90,7 +90,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 		if sf.Data.Generate != nil {
 			size = sf.Data.Generate.Count
 		}
-		// Without its parent, a file's data may come from the parent.
+		// Without its parent, the file's data may be the parent's.
 		dataUnknown := yf.Keep != nil && !yf.Has("data")
 		sf.Shop.validate(yf, sf.Data.Generate != nil || dataUnknown, size)
 	}
@@ -116,15 +116,14 @@ func (sf *File) validate(yf *yamlfile.File) {
 	}
 }
 
-// applyDefaults fills what the file leaves out, and writes a generated
-// data's end anchored to now as the timestamp it is at now (unless now
-// is zero: then it stays as written).
+// applyDefaults fills what the file leaves out, and an end anchored to
+// now as the timestamp it is at now, unless now is zero.
 func (sf *File) applyDefaults(now time.Time) {
 	if sf.Data.Locale == "" {
 		sf.Data.Locale = "ru"
 	}
 	if sf.Data.Generate != nil {
-		sf.Data.Generate = sf.Data.Generate.WithDefaults(now) // the file's own: a parent's is shared
+		sf.Data.Generate = sf.Data.Generate.WithDefaults(now)
 	}
 }
 

@@ -16,8 +16,8 @@ var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // folderState is the scenarios folder as one reading of it found it.
 type folderState struct {
-	files   map[string][]byte // each scenario's bytes, or the text of its read error
-	skipped map[string]error  // the files left unread, and why
+	files   map[string][]byte            // each scenario's bytes, or the text of its read error
+	skipped map[string]*yamlfile.Problem // the files left unread, and why
 }
 
 // poll reads every scenario file of p and records the reading. It warns
@@ -31,11 +31,9 @@ func (l *Loader) poll(p *pass) (read, prev map[string][]byte) {
 	l.polled = &folderState{files: read, skipped: p.skipped}
 	l.mu.Unlock()
 	for _, n := range slices.Sorted(maps.Keys(p.skipped)) {
-		err := p.skipped[n]
-		if last != nil && last.skipped[n] != nil && last.skipped[n].Error() == err.Error() {
-			continue
+		if last == nil || last.skipped[n] == nil || *last.skipped[n] != *p.skipped[n] {
+			l.log.Warn("scenario file skipped", "err", p.skipped[n])
 		}
-		l.log.Warn("scenario file skipped", "err", err)
 	}
 	if last != nil {
 		prev = last.files
@@ -48,9 +46,9 @@ func (l *Loader) poll(p *pass) (read, prev map[string][]byte) {
 // only the files its listing found regular.
 type pass struct {
 	l       *Loader
-	names   []string         // the scenarios in the layers, sorted
-	from    map[string]int   // the layer each name is read from
-	skipped map[string]error // NAME.yaml entries that are not regular files, and why
+	names   []string                     // the scenarios in the layers, sorted
+	from    map[string]int               // the layer each name is read from
+	skipped map[string]*yamlfile.Problem // NAME.yaml entries that are not regular files, and why
 	files   map[string]fileRead
 	built   map[string]*Scenario // the ones built without problems
 }
@@ -141,13 +139,13 @@ func (l *Loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
 // layer each is read from, and the NAME.yaml entries that are not
 // regular files, with why. A name in an earlier layer, regular or not,
 // hides the later layers' files of that name.
-func (l *Loader) listScenarios() ([]string, map[string]int, map[string]error, error) {
+func (l *Loader) listScenarios() ([]string, map[string]int, map[string]*yamlfile.Problem, error) {
 	from := make(map[string]int)
-	skipped := make(map[string]error)
+	skipped := make(map[string]*yamlfile.Problem)
 	for i := range l.scenarios {
 		ly := &l.scenarios[i]
 		var names []string
-		var sk map[string]error
+		var sk map[string]*yamlfile.Problem
 		if ly.given != nil {
 			for file := range ly.given {
 				names = append(names, strings.TrimSuffix(file, ".yaml"))
@@ -179,14 +177,14 @@ func (l *Loader) listScenarios() ([]string, map[string]int, map[string]error, er
 // scenarioFiles lists the scenarios in a layer's folder, and the
 // NAME.yaml entries that are not regular files, with why (see
 // checkFile). Those are never opened.
-func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
+func scenarioFiles(ly *layer) ([]string, map[string]*yamlfile.Problem, error) {
 	fsys := ly.fsys
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ly.dir, err)
 	}
 	var names []string
-	skipped := make(map[string]error)
+	skipped := make(map[string]*yamlfile.Problem)
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".yaml")
 		if !ok {

@@ -108,8 +108,7 @@ func hashOf(vs ...any) string {
 }
 
 // HistoryDelay is the reply engine's delay in sc's history: its living
-// shop's, so that the history reads as the shop would have written it,
-// or generate.HistoryDelay.
+// shop's, so that the history reads as the shop would have written it.
 func (sc *Scenario) HistoryDelay() time.Duration {
 	if sc.shop != nil {
 		return sc.shop.ReplyDelay.D()
@@ -146,13 +145,11 @@ func (sc *Scenario) Len() (int, error) {
 // Store is the scenario's reviews, built on first use.
 func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.store() }
 
-// Built reports whether the scenario's data was built (or its build
-// failed): using the scenario costs no build.
+// Built reports whether the scenario's data was built, or failed to.
 func (sc *Scenario) Built() bool { return sc.data.done.Load() }
 
 // DataEnd is where sc's generated data ends when anchored to the
-// present (generate.end: now), else "": data written with a fixed end
-// is the same whenever it loads.
+// present (generate.end: now), else "".
 func (sc *Scenario) DataEnd() string {
 	if g := sc.file.Data.Generate; g != nil && g.Anchored() {
 		return g.End
@@ -164,7 +161,7 @@ func (sc *Scenario) DataEnd() string {
 // data (an extends without its own data or seed) share one.
 type dataSource struct {
 	store func() (*reviews.Store, error) // builds on the first call
-	done  atomic.Bool                    // the build ran
+	done  atomic.Bool
 }
 
 // dataCache shares built data between scenarios and across reloads, keyed
