@@ -53,12 +53,9 @@ func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed)}
 	// A frozen clock starts at the newest review, so data and clock
 	// agree whatever day the tests run. A real clock shows now, and the
-	// shop goes on from where its data ends, at most MaxGap before now:
-	// the stretch between fills with arrivals and replies.
-	//
-	// A real clock's shop starts when its scenario loaded, not when it is
-	// first read, so every session and every replica of a fleet shows
-	// the same clock and arrivals.
+	// shop goes on from where its data ends, at most MaxGap before now.
+	// It starts when its scenario loaded, so every session and every
+	// replica of a fleet shows the same clock and arrivals.
 	newest := newestOf(base, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if l := sc.Loaded(); !l.IsZero() && l.Before(now) {
 		now = l
@@ -119,8 +116,8 @@ func (sh *Shop) Advance(d time.Duration) {
 	}
 }
 
-// SettingsChanged notes that the settings of rating (1 to 5) changed
-// at the shop's time at: replies due by the old ones are not written.
+// SettingsChanged notes that the settings of rating (1 to 5) changed at
+// the shop's time at: replies due by the old ones are not written.
 func (sh *Shop) SettingsChanged(rating int, at time.Time) { sh.changedAt[rating-1] = at }
 
 // Bring brings the shop up to its clock at the server's time real. A real
@@ -138,7 +135,7 @@ func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
 // little it moved since the last run.
 func (sh *Shop) Run(real time.Time, set settings.Settings) error { return sh.run(sh.Now(real), set) }
 
-// run brings the shop up to now: arrivals, then replies by the settings.
+// run brings the shop up to now: arrivals, then replies.
 func (sh *Shop) run(now time.Time, set settings.Settings) error {
 	if !now.After(sh.processed) {
 		return nil
@@ -152,8 +149,7 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 		}
 	}
 	// Each reply draws from its review's own random sequence, so neither
-	// the order nor the number of runs changes the replies. Only a review
-	// the engine changes is decoded.
+	// the order nor the number of runs changes the replies.
 	var changes []reviews.Change
 	for i := range sh.st.OldestFirst() {
 		mode := sh.due(sh.st.Meta(i), now, &set)
@@ -209,14 +205,14 @@ func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback
 }
 
 // Fork is a copy of the shop that goes on apart from it: a session's own
-// shop, made from the one pristine sessions share when the session first
-// changes it. The fork is in no budget until Budget.Add.
+// shop, made from the one pristine sessions share. It is in no budget
+// until Budget.Add.
 func (sh *Shop) Fork() *Shop {
 	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
 		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived, engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed)}
 }
 
-// due is what the engine does now to a review of the shop (see generate.Due).
+// due is what the engine does now to a review (see generate.Due).
 func (sh *Shop) due(m reviews.Meta, now time.Time, set *settings.Settings) string {
 	if m.Rating < 1 || m.Rating > 5 {
 		return ""
