@@ -89,9 +89,6 @@ func (e *Engine) forReview(f *reviews.Feedback) {
 	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
 
-// Bank is the phrase bank the engine writes from.
-func (e *Engine) Bank() *Bank { return e.bank }
-
 // State is a shop engine's seed, as its snapshot keeps it.
 func (e *Engine) State() []byte { return e.state }
 

@@ -141,7 +141,7 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 		return nil
 	}
 	var arrivals []reviews.Feedback
-	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
+	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.sc.Bank() != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, scenario.MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
@@ -194,7 +194,7 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 // arrival writes a new review at the time at, by the generator spec g.
 func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
-		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
+		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.sc.Bank(), sh.sc.Media())
 		// A fork or a restored shop has arrivals this writer did not
 		// write: it writes them again and lets them go.
 		for i := range sh.arrived {

@@ -103,7 +103,7 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	sh.origin, sh.processed = in.Origin, in.Processed
 	sh.changedAt = in.SettingsChanged
 	// With the next arrival, the writer goes on where it stood (see arrival).
-	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
+	if g := sc.Generate(); g != nil && sh.sc.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
 		sh.arrived = len(arrivals)
 	} else if len(arrivals) > 0 {
 		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
