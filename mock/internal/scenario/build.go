@@ -47,7 +47,10 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	// that changes nothing else keeps the version serving, and its data.
 	written := sf
 	written.applyDefaults(time.Time{})
-	loaded := p.l.anchorAt()
+	loaded := p.l.anchor
+	if loaded.IsZero() {
+		loaded = p.l.now()
+	}
 	sf.applyDefaults(loaded)
 	sc := &Scenario{loaded: loaded, Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settings.Rules{Tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,

@@ -89,14 +89,6 @@ func unbased(fixtures []reviews.Feedback, base string) []reviews.Feedback {
 	return out
 }
 
-// anchorAt is the present data that ends now is anchored to.
-func (l *Loader) anchorAt() time.Time {
-	if !l.anchor.IsZero() {
-		return l.anchor
-	}
-	return l.now()
-}
-
 // layer is one folder of scenario or fixture files, or the scenario files
 // given to ValidateFiles. A user's folder hides the shipped files of the
 // same names.

@@ -122,8 +122,8 @@ func (r *Registry) Pick(name string, setActive bool) (*Scenario, error) {
 	return sc, nil
 }
 
-// MaxLoggedProblems is how many of a scenario's problems a reload logs,
-// then how many more there are; replymock validate lists them all.
+// MaxLoggedProblems is how many of a scenario's problems a reload logs;
+// the rest are counted.
 const MaxLoggedProblems = 10
 
 // Reload reads the scenarios folder again and swaps in every file that

@@ -58,9 +58,6 @@ func (sc *Scenario) Rules() settings.Rules { return sc.rules }
 // Settings are the settings every session starts from.
 func (sc *Scenario) Settings() settings.Settings { return sc.settings }
 
-// History are the settings the generated history was answered by.
-func (sc *Scenario) History() settings.Settings { return sc.history }
-
 // Auth is who may call the API in the scenario.
 func (sc *Scenario) Auth() access.Auth { return sc.auth }
 
