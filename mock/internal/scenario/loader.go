@@ -64,7 +64,8 @@ func NewLoader(cfg Config) *Loader {
 	l := &Loader{
 		scenarios: layers(cfg.Scenarios, cfg.ScenariosDir, cfg.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(cfg.Fixtures, cfg.FixturesDir, cfg.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cfg.Logger}
+		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cfg.Logger,
+		cache: dataCache{m: make(map[string]*dataSource)}, decoded: make(map[string]memoized)}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -148,9 +149,6 @@ func (l *Loader) memo(kind, name string, data []byte, decode func() (any, error)
 		return m.v, m.err
 	}
 	v, err := decode()
-	if l.decoded == nil {
-		l.decoded = make(map[string]memoized)
-	}
 	l.decoded[key] = memoized{v, err}
 	return v, err
 }

@@ -171,9 +171,6 @@ type dataCache struct {
 func (c *dataCache) source(key string, build func() (*reviews.Store, error)) *dataSource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]*dataSource)
-	}
 	if d, ok := c.m[key]; ok {
 		return d
 	}
