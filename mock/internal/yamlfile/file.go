@@ -55,6 +55,12 @@ func Decode(name string, data []byte, v any) *File {
 		return f
 	}
 	f.root = doc.Content[0]
+	if f.root.Kind == yaml.MappingNode {
+		f.top = make(map[string]bool, len(f.root.Content)/2)
+		for i := 0; i+1 < len(f.root.Content); i += 2 {
+			f.top[f.root.Content[i].Value] = true
+		}
+	}
 	if f.tooLarge() {
 		return f
 	}
@@ -120,18 +126,7 @@ func outerFields(field string) []string {
 }
 
 // Has reports whether the document's top-level mapping has key.
-func (f *File) Has(key string) bool {
-	if f.root == nil || f.root.Kind != yaml.MappingNode {
-		return false
-	}
-	if f.top == nil {
-		f.top = make(map[string]bool, len(f.root.Content)/2)
-		for i := 0; i+1 < len(f.root.Content); i += 2 {
-			f.top[f.root.Content[i].Value] = true
-		}
-	}
-	return f.top[key]
-}
+func (f *File) Has(key string) bool { return f.top[key] }
 
 // Problemf records a problem with the field at path, unless the field
 // is related to one that did not decode, or Keep drops it.
