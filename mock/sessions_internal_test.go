@@ -71,7 +71,7 @@ func newRefShopOn(t *testing.T, sc *Scenario, now time.Time, fbs []Feedback) *re
 	}
 	n := len(fbs)
 	sh := &refShop{spec: *sc.Shop(), fbs: fbs, st: st, settings: sc.Settings(),
-		words: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
+		words: generate.NewShopEngine(sc.Bank(), sc.Seed)}
 	newest := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if n > 0 {
 		newest, err = time.Parse(reviews.TimestampLayout, fbs[n-1].CreatedDate)

@@ -30,8 +30,7 @@ func Catalogue(products int, seed int64, bank *Bank) ([]Product, []float64) {
 
 // products makes the shop's catalogue with popularity weights: a few
 // products collect most reviews, as in a real shop. As upstream, the
-// variants (colours) of one card share its imt_id, name and brand, each
-// with an nm_id of its own.
+// variants (colours) of one card share its imt_id, name and brand.
 func (g *generator) products() ([]Product, []float64) {
 	n := g.spec.Products
 	ps := make([]Product, 0, n)
@@ -101,8 +100,8 @@ var articleStyles = []func(code string, stem int, colour string, nm int64) strin
 	func(string, int, string, int64) string { return "" }, // upstream, an article may be missing
 }
 
-// translit writes a colour name in Latin letters (for articles), cut to
-// n letters when n > 0.
+// translit writes a colour name in Latin letters, cut to n letters when
+// n > 0.
 func translit(s string, n int) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
@@ -125,7 +124,7 @@ var cyrLatin = map[rune]string{'а': "a", 'б': "b", 'в': "v", 'г': "g", 'д':
 	'ч': "ch", 'ш': "sh", 'щ': "sch", 'ы': "y", 'э': "e", 'ю': "yu", 'я': "ya"}
 
 // Arrivals writes the new reviews of a living shop, from the scenario's
-// catalogue and a source of randomness of their own.
+// catalogue and a source of their own.
 type Arrivals struct {
 	gen      *generator
 	products []Product
@@ -139,8 +138,7 @@ func NewArrivals(spec GenerateSpec, seed int64, bank *Bank, urls media.URLs) *Ar
 	return &Arrivals{gen: gen, products: products, weights: weights}
 }
 
-// Next writes the next new review, created at at. It is unviewed and
-// waits for the reply engine.
+// Next writes the next new review, created at at, unviewed.
 func (a *Arrivals) Next(at time.Time) reviews.Feedback {
 	g := a.gen
 	p := a.products[g.pick(a.weights)]

@@ -11,22 +11,16 @@ import (
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
-// Answer states of the reply engine, besides the spec's "sent"/"done":
-// a semi_auto reply waits as a draft.
+// A semi_auto reply waits as a draft.
 const (
 	AnswerStateDraft = reviews.AnswerStateDraft
 	StateDraft       = "draft"
 )
 
 // Due is what the reply engine does at now to a review: "" for nothing,
-// else the reply mode of s, its rating's settings (auto answers,
-// semi_auto writes a draft). A review is due delay after it arrived or
-// after its settings changed, whichever is later.
-//
-// The engine leaves alone a review that is answered, of a disabled
-// rating, older than reply_from_date, or rating-only while empty reviews
-// are skipped. A draft waits while the mode is semi_auto; switched to
-// auto, the engine sends it.
+// else the reply mode of s, its rating's settings. A review is due delay
+// after it arrived or its settings changed, whichever is later. A draft
+// waits while the mode is semi_auto; switched to auto, it is sent.
 func Due(m reviews.Meta, now time.Time, s *settings.FeedbackSettings, changed time.Time, delay time.Duration) string {
 	if m.Answered {
 		return ""
@@ -65,23 +59,23 @@ type Engine struct {
 	perReview *rand.PCG
 	key       [2]uint64
 	state     []byte // a shop engine's seed, which its snapshot keeps
-	// clean caches whether a phrase is free of a rating's excluded words:
-	// most replies reuse a few phrases.
+	// clean caches whether a phrase is free of excluded words: most
+	// replies reuse a few phrases.
 	clean map[[2]string]bool
 }
 
 // NewShopEngine is a living shop's reply engine. Each reply draws from a
-// sequence seeded by seed, stream and the review alone, so a review's
-// reply is the same whenever, and on whichever replica, the shop writes it.
-func NewShopEngine(bank *Bank, seed int64, stream string) *Engine {
-	src := SeededPCG(seed, stream)
+// sequence seeded by seed and the review alone, so a review's reply is
+// the same whenever, and on whichever replica, the shop writes it.
+func NewShopEngine(bank *Bank, seed int64) *Engine {
+	src := SeededPCG(seed, "shop")
 	state, _ := src.MarshalBinary()
 	own := new(rand.PCG)
 	return &Engine{bank: bank, rng: rand.New(own), perReview: own, key: [2]uint64{src.Uint64(), src.Uint64()}, state: state}
 }
 
-// forReview seeds a shop engine's source for the review f: by its
-// feedback_id, which it has from the start, or else by its id.
+// forReview seeds a shop engine's source for f: by its feedback_id,
+// which it has from the start, or else by its id.
 func (e *Engine) forReview(f *reviews.Feedback) {
 	if e.perReview == nil {
 		return
@@ -95,18 +89,14 @@ func (e *Engine) forReview(f *reviews.Feedback) {
 	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
 
-// Bank is the phrase bank the engine writes from.
-func (e *Engine) Bank() *Bank { return e.bank }
-
-// State is a shop engine's seed, as its snapshot keeps it. It never
-// moves: each reply draws from its review's own sequence.
+// State is a shop engine's seed, as its snapshot keeps it.
 func (e *Engine) State() []byte { return e.state }
 
 // CheckState reports whether state can be an engine's State.
 func CheckState(state []byte) error { return new(rand.PCG).UnmarshalBinary(state) }
 
-// free reports whether phrase holds none of the excluded words, written
-// as excludedRaw (the setting) and split as excluded.
+// free reports whether phrase holds none of excluded, the setting
+// excludedRaw split.
 func (e *Engine) free(phrase, excludedRaw string, excluded []string) bool {
 	if len(excluded) == 0 {
 		return true
@@ -127,8 +117,7 @@ func (e *Engine) free(phrase, excludedRaw string, excluded []string) bool {
 // phrases times the excluded-word settings a session goes through.
 const maxCleanCache = 512
 
-// Reply does to f what Due said (mode): writes a draft, or answers it
-// by the settings.
+// Reply does to f what Due said (mode): writes a draft, or answers it.
 func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) {
 	if mode == "semi_auto" {
 		f.AnswerState, f.State = AnswerStateDraft, StateDraft
@@ -146,7 +135,6 @@ func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) 
 func (e *Engine) Compose(f *reviews.Feedback, s settings.FeedbackSettings, empty bool) string {
 	bank := e.bank
 	excluded := SplitWords(s.ExcludedWords)
-	// pick prefers an entry free of excluded words.
 	pick := func(list []string) string {
 		if len(list) == 0 {
 			return ""
@@ -182,7 +170,7 @@ func (e *Engine) Compose(f *reviews.Feedback, s settings.FeedbackSettings, empty
 	var parts []string
 	for _, p := range []string{greeting, pick(bodies)} {
 		if !ContainsWord(p, excluded) { // with the name in it: not cached
-			parts = append(parts, p) // a phrase with an excluded word is left out, not cut
+			parts = append(parts, p)
 		}
 	}
 	text := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")

@@ -151,12 +151,12 @@ func TestShopEngineRepliesAreTheReviews(t *testing.T) {
 		}
 		return out
 	}
-	e := NewShopEngine(bank, 7, "shop")
+	e := NewShopEngine(bank, 7)
 	before := e.State()
 	inOrder := reply(e, reviewsOf(), []int{0, 1, 2, 3, 4, 5, 6, 7})
-	backwards := reply(NewShopEngine(bank, 7, "shop"), reviewsOf(), []int{7, 6, 5, 4, 3, 2, 1, 0})
+	backwards := reply(NewShopEngine(bank, 7), reviewsOf(), []int{7, 6, 5, 4, 3, 2, 1, 0})
 	// One at a time, between others' replies, some written twice.
-	again := NewShopEngine(bank, 7, "shop")
+	again := NewShopEngine(bank, 7)
 	reply(again, reviewsOf(), []int{3, 3, 1})
 	apart := reply(again, reviewsOf(), []int{5, 0, 2, 7, 1, 4, 6, 3})
 	for id, text := range inOrder {
@@ -171,7 +171,7 @@ func TestShopEngineRepliesAreTheReviews(t *testing.T) {
 	if len(distinct) < 2 {
 		t.Errorf("every review got the same reply body: %v", inOrder)
 	}
-	other := reply(NewShopEngine(bank, 8, "shop"), reviewsOf(), []int{0, 1, 2, 3, 4, 5, 6, 7})
+	other := reply(NewShopEngine(bank, 8), reviewsOf(), []int{0, 1, 2, 3, 4, 5, 6, 7})
 	same := 0
 	for id, text := range inOrder {
 		if other[id] == text {

@@ -18,8 +18,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
-// generator writes reviews from a phrase bank. It draws from one seeded
-// source, so one seed gives the same bytes on every machine and run.
+// generator writes reviews from a phrase bank, drawing from one seeded
+// source.
 type generator struct {
 	f     *gofakeit.Faker
 	spec  GenerateSpec
@@ -41,14 +41,12 @@ func (g *generator) reseeded(seed int64) *generator {
 const generateChunk = 1 << 15
 
 // HistoryDelay is how long after a review arrived the reply engine
-// answered it in a scenario's history. A living shop's reply_delay
-// replaces it.
+// answered it in a history without a living shop.
 const HistoryDelay = 3 * time.Hour
 
-// Generate makes spec.Count reviews. The products come from the seed,
-// and each chunk of reviews from a seed of its own (ChunkSeed). Unless
-// spec.Replies is "none", the reply engine then answers them oldest
-// first, by st and delay, as it would have while they arrived.
+// Generate makes spec.Count reviews, each chunk from a seed of its own.
+// Unless spec.Replies is "none", the reply engine then answers them
+// oldest first, by st and delay, as it would have while they arrived.
 func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, urls media.URLs, delay time.Duration) ([]reviews.Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
@@ -64,8 +62,7 @@ func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, u
 		wg.Go(func() { cg.fill(part, products, weights) })
 	}
 	wg.Wait()
-	// No long text twice. Repeats are written again in order, from a
-	// source of their own.
+	// No long text twice.
 	g.reseeded(ChunkSeed(seed, -2)).distinct(fbs)
 	if spec.Replies != RepliesNone && len(fbs) > 0 {
 		// The history ends at the newest review, where a living shop's
@@ -89,8 +86,7 @@ const (
 	draftsSent      = 0.9
 )
 
-// replyHistory runs the reply engine over fbs, oldest first, up to now,
-// as if the settings st had held all along.
+// replyHistory runs the reply engine over fbs, oldest first, up to now.
 func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now time.Time, delay time.Duration) error {
 	order := make([]int, len(fbs))
 	for i := range order {
@@ -121,8 +117,7 @@ func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now t
 	return nil
 }
 
-// SeededPCG is a random source of a seed and a stream name: the same
-// seed and name give the same sequence.
+// SeededPCG is a random source of a seed and a stream name.
 func SeededPCG(seed int64, stream string) *rand.PCG {
 	h := fnv.New64a()
 	io.WriteString(h, stream)
@@ -145,7 +140,6 @@ func (g *generator) fill(fbs []reviews.Feedback, products []Product, weights []f
 	created := make([]time.Time, len(fbs))
 	for i := range fbs {
 		if i > 0 && g.chance(*g.spec.SameSecond) {
-			// Another review in the same second as an earlier one.
 			created[i] = created[g.f.Rand.Intn(i)]
 		} else {
 			created[i] = g.end.Add(-time.Duration(g.f.Rand.Int63n(span+1)) * time.Second)
@@ -157,10 +151,9 @@ func (g *generator) fill(fbs []reviews.Feedback, products []Product, weights []f
 
 func (g *generator) chance(p float64) bool { return g.f.Rand.Float64() < p }
 
-// pick draws an index with the given weights.
 func (g *generator) pick(weights []float64) int { return Pick(g.f.Rand, weights) }
 
-// Pick draws an index with the given weights from r.
+// Pick draws an index of weights from r, by weight.
 func Pick(r *mrand.Rand, weights []float64) int {
 	sum := 0.0
 	for _, w := range weights {

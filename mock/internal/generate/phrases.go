@@ -18,25 +18,21 @@ var Locales = []string{"ru", "en"}
 // Bank is a phrase bank fixture (kind: phrases): everything the
 // generator writes, in one locale.
 type Bank struct {
-	Kind      string   `yaml:"kind"`
-	Locale    string   `yaml:"locale"`
-	Anonymous string   `yaml:"anonymous"`
-	Names     []string `yaml:"names"`
-	Brands    []string `yaml:"brands"`
-	Colors    []string `yaml:"colors"`
-	// Variants name the versions (colours) of one product card.
-	Variants []string       `yaml:"variants"`
-	Products []ProductEntry `yaml:"products"`
-	Reviews  struct {
+	Kind      string         `yaml:"kind"`
+	Locale    string         `yaml:"locale"`
+	Anonymous string         `yaml:"anonymous"`
+	Names     []string       `yaml:"names"`
+	Brands    []string       `yaml:"brands"`
+	Colors    []string       `yaml:"colors"`
+	Variants  []string       `yaml:"variants"` // the versions (colours) of one product card
+	Products  []ProductEntry `yaml:"products"`
+	Reviews   struct {
 		Positive SentimentBank `yaml:"positive"`
 		Neutral  SentimentBank `yaml:"neutral"`
 		Negative SentimentBank `yaml:"negative"`
 	} `yaml:"reviews"`
-	// Nothing is what a buyer writes for no pros or no cons ("нет").
-	Nothing []string `yaml:"nothing"`
-	// Tags are the buyer tags every product may get; a product's own
-	// tags add to them.
-	Tags    []string `yaml:"tags"`
+	Nothing []string `yaml:"nothing"` // what a buyer writes for no pros or no cons ("нет")
+	Tags    []string `yaml:"tags"`    // the buyer tags of every product, besides its own
 	Answers struct {
 		Greetings          []string `yaml:"greetings"`
 		GreetingsAnonymous []string `yaml:"greetings_anonymous"`
@@ -119,7 +115,7 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 const maxTag = 40
 
 // TagProblems lists the tags at path that are not short lowercase
-// phrases, or that repeat an earlier one.
+// phrases, or repeat an earlier one.
 func TagProblems(path string, tags []string) []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	for i, t := range tags {

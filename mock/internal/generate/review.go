@@ -12,8 +12,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
-// review writes one review of p with the given rating, unanswered: the
-// reply engine answers it, in the history or in a living shop.
+// review writes one review of p with the given rating, unanswered.
 func (g *generator) review(p Product, rating int, created time.Time) reviews.Feedback {
 	f := g.f
 	sb := g.sentiment(rating)
@@ -29,8 +28,7 @@ func (g *generator) review(p Product, rating int, created time.Time) reviews.Fee
 		text = g.text(sb)
 		pros, cons = g.prosCons(rating)
 	}
-	// Buyer tags are praise: upstream, only 4- and 5-star reviews were
-	// seen with them.
+	// Upstream, only 4- and 5-star reviews were seen with buyer tags.
 	tags := []string{}
 	if rating >= 4 && g.chance(tagShare) {
 		tags = g.some(p.Tags, 1, 3)
@@ -94,8 +92,7 @@ func (g *generator) text(sb SentimentBank) string {
 	return t
 }
 
-// paragraphs writes the sentences ss, shuffled, as least paragraphs or
-// one more, a line break or an empty line apart.
+// paragraphs writes ss, shuffled, as least paragraphs or one more.
 func (g *generator) paragraphs(ss []string, least int) string {
 	g.shuffled(ss)
 	n := min(least+g.f.Rand.Intn(2), len(ss))
@@ -111,7 +108,6 @@ func (g *generator) paragraphs(ss []string, least int) string {
 	return strings.Join(paras, sep)
 }
 
-// shuffled puts list in a random order, in place.
 func (g *generator) shuffled(list []string) []string {
 	g.f.ShuffleAnySlice(list)
 	return list
@@ -201,7 +197,7 @@ func (g *generator) prosCons(rating int) (pros, cons string) {
 // tagShare is the share of 4- and 5-star reviews with buyer tags.
 const tagShare = 0.4
 
-// sentiment picks the review phrases for a rating.
+// sentiment is the review phrases of a rating.
 func (g *generator) sentiment(rating int) SentimentBank {
 	r := &g.bank.Reviews
 	switch {
@@ -214,12 +210,10 @@ func (g *generator) sentiment(rating int) SentimentBank {
 	}
 }
 
-// some picks between min and max distinct entries of list, in list order.
-func (g *generator) some(list []string, min, max int) []string {
-	n := g.f.Number(min, max)
-	if n > len(list) {
-		n = len(list)
-	}
+// some picks between least and most distinct entries of list, in list
+// order.
+func (g *generator) some(list []string, least, most int) []string {
+	n := min(g.f.Number(least, most), len(list))
 	var picked [16]int // n is at most a few; rejection is cheaper than a permutation
 	k := 0
 	for k < n && k < len(picked) {
@@ -241,8 +235,8 @@ func (g *generator) some(list []string, min, max int) []string {
 // idAlphabet is the upstream's: letters, digits, "_" and "-".
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
-// FeedbackID makes a review id as the marketplace writes them, 20
-// characters of idAlphabet (G7Y9Y1kBAtKOitoBT_lV).
+// FeedbackID makes a review id as the marketplace writes them
+// (G7Y9Y1kBAtKOitoBT_lV).
 func FeedbackID(r *rand.Rand) string {
 	var b [20]byte
 	for i := range b {
@@ -255,7 +249,6 @@ func FeedbackID(r *rand.Rand) string {
 // the buyer's own words: a reader who meets one twice sees a machine.
 const LongText = 60
 
-// longTexts are the long texts written so far.
 type longTexts map[string]bool
 
 func (seen longTexts) fresh(s string) bool { return utf8.RuneCountInString(s) < LongText || !seen[s] }
@@ -271,22 +264,19 @@ func (seen longTexts) keep(s string) {
 const redraws = 8
 
 // distinct rewrites, in order, each long text, pros or cons that an
-// earlier review already has. It uses g's draws alone, so the result is
-// the same on any number of cores. A text is drawn again a few times,
-// then grows by a sentence until it is new; pros and cons are drawn
-// again a few times, then become the mood's shortest entry.
+// earlier review already has, from g's draws alone, so the result is the
+// same on any number of cores. A text grows by a sentence until it is
+// new once redraws fail; pros and cons become the mood's shortest entry.
 func (g *generator) distinct(fbs []reviews.Feedback) {
 	seen := longTexts{}
 	for i := range fbs {
 		f := &fbs[i]
 		sb := g.sentiment(f.ProductValuation)
-		if f.Text != "" && !seen.fresh(f.Text) {
-			for n := 0; n < redraws && !seen.fresh(f.Text); n++ {
-				f.Text = g.text(sb)
-			}
-			for !seen.fresh(f.Text) {
-				f.Text += " " + g.f.RandomString(sb.Sentences)
-			}
+		for n := 0; n < redraws && !seen.fresh(f.Text); n++ {
+			f.Text = g.text(sb)
+		}
+		for !seen.fresh(f.Text) {
+			f.Text += " " + g.f.RandomString(sb.Sentences)
 		}
 		seen.keep(f.Text)
 		f.Pros = g.distinctHalf(seen, f.Pros, sb.Pros, func() string {
@@ -300,24 +290,22 @@ func (g *generator) distinct(fbs []reviews.Feedback) {
 	}
 }
 
-// distinctHalf is s, the pros or the cons of a review, or a new one in
-// its place when s is a repeat: drawn again, else the shortest of list.
+// distinctHalf is s, the pros or the cons of a review, or when s is a
+// repeat another: drawn again, else the shortest of list.
 func (g *generator) distinctHalf(seen longTexts, s string, list []string, draw func() string) string {
-	if s != "" && !seen.fresh(s) {
-		for n := 0; n < redraws && !seen.fresh(s); n++ {
-			if d := draw(); d != "" {
-				s = d
-			}
+	for n := 0; n < redraws && !seen.fresh(s); n++ {
+		if d := draw(); d != "" {
+			s = d
 		}
-		if !seen.fresh(s) {
-			s = shortest(list)
-		}
+	}
+	if !seen.fresh(s) {
+		s = shortest(list)
 	}
 	seen.keep(s)
 	return s
 }
 
-// shortest is the shortest entry of list, the first of those as short.
+// shortest is the first shortest entry of list.
 func shortest(list []string) string {
 	best := ""
 	for _, s := range list {

@@ -10,14 +10,12 @@ import (
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
-// GenerateSpec is the generator's parameters, as a scenario file writes
-// them (data.generate). A nil pointer is absent: a default applies.
+// GenerateSpec is the generator's parameters (data.generate). A nil
+// pointer is absent: a default applies.
 type GenerateSpec struct {
-	Count    int `yaml:"count" json:"count"`
-	Products int `yaml:"products" json:"products"`
-	// Replies is who answered the history: "settings" (the default) for
-	// the reply engine by the scenario's settings, "none" for nobody yet.
-	Replies string `yaml:"replies" json:"replies"`
+	Count    int    `yaml:"count" json:"count"`
+	Products int    `yaml:"products" json:"products"`
+	Replies  string `yaml:"replies" json:"replies"` // RepliesSettings or RepliesNone
 	// HistorySettings is a settings fixture that answered the history in
 	// place of the scenario's own (a demo paused now, busy before).
 	HistorySettings string `yaml:"history_settings" json:"history_settings"`
@@ -30,7 +28,7 @@ type GenerateSpec struct {
 	Videos        *float64  `yaml:"videos" json:"videos"`
 	SameSecond    *float64  `yaml:"same_second" json:"same_second"`
 	End           string    `yaml:"end" json:"end"`
-	anchored      bool      // End was now or now-DURATION, made a timestamp by WithDefaults
+	anchored      bool      // End was now or now-DURATION
 	Days          int       `yaml:"days" json:"days"`
 }
 
@@ -40,8 +38,7 @@ const (
 	MaxProducts         = 100_000
 )
 
-// Validate checks the spec decoded from yf, at the field path p
-// (data.generate).
+// Validate checks the spec decoded from yf at the field path p.
 func (g *GenerateSpec) Validate(yf *yamlfile.File, p string) {
 	if g.Count < 0 || g.Count > MaxGeneratedReviews {
 		yf.Problemf(p+".count", "must be from 0 to %d, got %d", MaxGeneratedReviews, g.Count)
@@ -92,13 +89,14 @@ func (g *GenerateSpec) Validate(yf *yamlfile.File, p string) {
 	}
 }
 
-// Who answered a scenario's generated history (generate.replies).
+// Who answered a generated history: the reply engine by the settings
+// (the default), or nobody yet.
 const (
 	RepliesSettings = "settings"
 	RepliesNone     = "none"
 )
 
-// Defaults of the generator, applied in one place after validation.
+// Defaults of the generator.
 const (
 	DefaultProducts   = 40
 	defaultRatingOnly = 0.15
@@ -134,9 +132,9 @@ func (g *GenerateSpec) endAt(now time.Time) (time.Time, error) {
 // Anchored reports whether End was written now or now-DURATION.
 func (g *GenerateSpec) Anchored() bool { return g.anchored }
 
-// WithDefaults is a copy of the spec with the defaults filled in. An End
-// of now or now-DURATION becomes a timestamp, unless now is zero. The
-// spec itself is not changed: a parent scenario's is shared.
+// WithDefaults is a copy of the spec with the defaults filled in, and an
+// End of now or now-DURATION a timestamp unless now is zero. The spec is
+// not changed: a parent scenario's is shared.
 func (g GenerateSpec) WithDefaults(now time.Time) *GenerateSpec {
 	if strings.HasPrefix(g.End, "now") && !now.IsZero() {
 		if end, err := g.endAt(now); err == nil {
@@ -154,7 +152,7 @@ func (g GenerateSpec) WithDefaults(now time.Time) *GenerateSpec {
 			g.Replies = RepliesNone
 		}
 	}
-	g.Answered = nil // said by Replies now
+	g.Answered = nil
 	orDefault(&g.RatingOnly, defaultRatingOnly)
 	orDefault(&g.Photos, defaultPhotos)
 	orDefault(&g.Videos, defaultVideos)

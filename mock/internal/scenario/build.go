@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
-// build decodes, validates and assembles one scenario file's bytes;
-// display names the file in messages. It goes as far as it can, past
-// fields that did not decode and a broken parent, to report every
-// problem at once.
+// build decodes, validates and assembles one scenario file, named
+// display in messages. It goes on past fields that did not decode and a
+// broken parent, to report every problem at once.
 func (p *pass) build(name, display string, data []byte, chain []string) (*Scenario, error) {
 	var sf File
 	yf := yamlfile.Decode(display, data, &sf)
@@ -25,26 +25,17 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 		return nil, yf.Err()
 	}
 	var parentErr error
-	orphan := yf.HasProblem("extends") // an extends that did not decode
+	orphan := yf.HasProblem("extends")
 	if sf.Extends != "" && !orphan {
 		parent, err := p.parent(yf, sf.Extends, append(chain, name))
 		if parent != nil {
-			// Each top-level key the file gives replaces the parent's value whole.
-			child := sf
-			sf = parent.file
-			sf.Extends = child.Extends
-			for _, key := range keys {
-				if yf.Has(key) {
-					copyKey(&sf, &child, key)
-				}
-			}
+			sf = merged(parent.file, sf, yf)
 		} else {
 			orphan, parentErr = true, err
 		}
 	}
 	if orphan {
-		// Without the parent, what the file leaves to it is unknown: only
-		// the keys the file gives are checked.
+		// Without the parent, only the keys the file gives are checked.
 		yf.Keep = func(field string) bool {
 			key, _, _ := strings.Cut(field, ".")
 			key, _, _ = strings.Cut(key, "[")
@@ -56,7 +47,10 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	// that changes nothing else keeps the version serving, and its data.
 	written := sf
 	written.applyDefaults(time.Time{})
-	loaded := p.l.anchorAt()
+	loaded := p.l.anchor
+	if loaded.IsZero() {
+		loaded = p.l.now()
+	}
 	sf.applyDefaults(loaded)
 	sc := &Scenario{loaded: loaded, Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
 		file: sf, rules: settings.Rules{Tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
@@ -73,18 +67,19 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	if err := yf.Err(); err != nil || parentErr != nil {
 		return nil, errors.Join(err, parentErr)
 	}
-	key := dataKey(sf.Data, sc.Seed, sc.history, sc.HistoryDelay(), fixtures)
+	key := hashOf(sf.Data, sc.Seed, sc.history, sc.HistoryDelay(), fixtures)
 	sc.data = p.l.cache.source(key, sc.dataBuilder(display, fixtures))
 	// The fingerprint leaves out where the server is reached (the media
 	// URLs' base): a snapshot names the same version on a server
 	// restarted on another port or behind another address.
-	sc.fingerprint = fingerprint(written, sc.Seed, dataKey(written.Data, sc.Seed, sc.history, sc.HistoryDelay(), unbased(fixtures, p.l.media.Base)))
+	writtenKey := hashOf(written.Data, sc.Seed, sc.history, sc.HistoryDelay(), unbased(fixtures, p.l.media.Base))
+	sc.fingerprint = hashOf(written, sc.Seed, writtenKey)
 	return sc, nil
 }
 
-// parent loads the scenario that NAME extends. A problem finding it is
-// placed at the extends line; a parent with problems is named there
-// too, and its problems returned.
+// parent loads the scenario name that yf extends. A problem finding it
+// is placed at the extends line; a parent with problems is named there,
+// and its problems returned.
 func (p *pass) parent(yf *yamlfile.File, name string, chain []string) (*Scenario, error) {
 	switch {
 	case !scenarioNameRE.MatchString(name):
@@ -94,7 +89,7 @@ func (p *pass) parent(yf *yamlfile.File, name string, chain []string) (*Scenario
 		yf.Problemf("extends", "extends loop: %s -> %s", strings.Join(chain, " -> "), name)
 		return nil, nil
 	}
-	parent, err := p.loadChain(name, chain)
+	parent, err := p.load(name, chain)
 	var nf *notFoundError
 	switch {
 	case errors.As(err, &nf):
@@ -107,10 +102,9 @@ func (p *pass) parent(yf *yamlfile.File, name string, chain []string) (*Scenario
 	return parent, nil
 }
 
-// readFixtures loads the settings, review fixtures and phrase bank sc's
-// file names into sc, and returns the fixtures' reviews. A missing
-// fixture is placed at its reference; a broken one is reported in its
-// own file. Problems go to yf.
+// readFixtures loads the settings and phrase bank sc's file names into
+// sc, and returns its fixtures' reviews. A missing fixture is placed at
+// its reference in yf; a broken one is reported in its own file.
 func (l *Loader) readFixtures(sc *Scenario, yf *yamlfile.File) []reviews.Feedback {
 	follow := func(field string) bool {
 		return !yf.HasProblem(field) && (yf.Keep == nil || yf.Keep(field))
@@ -145,7 +139,9 @@ func (l *Loader) readFixtures(sc *Scenario, yf *yamlfile.File) []reviews.Feedbac
 		if !follow(fmt.Sprintf("data.fixtures[%d]", i)) {
 			continue
 		}
-		recs, err := l.loadReviews(fx)
+		recs, err := loadFixture(l, "reviews", fx, func(display string, data []byte) ([]reviews.Feedback, error) {
+			return fixture.DecodeReviews(display, data, l.media)
+		})
 		if err != nil {
 			problem(fmt.Sprintf("data.fixtures[%d]", i), err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -21,8 +22,8 @@ import (
 type File struct {
 	Extends     string `yaml:"extends"`
 	Description string `yaml:"description"`
-	// Descriptions are the description in other languages, by locale
-	// (en, ru), for the control panel; description is the fallback.
+	// Descriptions are the description by locale (en, ru), for the
+	// control panel; description is the fallback.
 	Descriptions map[string]string `yaml:"descriptions"`
 	Seed         int64             `yaml:"seed"`
 	Tones        []string          `yaml:"tones"`
@@ -35,10 +36,6 @@ type File struct {
 	Strict       *bool             `yaml:"strict"`
 	Proxy        *proxy.Spec       `yaml:"proxy"`
 }
-
-// keys are the top-level keys; with extends, each one given
-// replaces the parent's value whole.
-var keys = []string{"description", "descriptions", "seed", "tones", "settings", "auth", "rate_limit", "faults", "shop", "data", "strict", "proxy"}
 
 // DataSpec says where a scenario's reviews come from.
 type DataSpec struct {
@@ -93,7 +90,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 		if sf.Data.Generate != nil {
 			size = sf.Data.Generate.Count
 		}
-		// Without its parent, a file's data may come from the parent.
+		// Without its parent, the file's data may be the parent's.
 		dataUnknown := yf.Keep != nil && !yf.Has("data")
 		sf.Shop.validate(yf, sf.Data.Generate != nil || dataUnknown, size)
 	}
@@ -119,44 +116,30 @@ func (sf *File) validate(yf *yamlfile.File) {
 	}
 }
 
-// applyDefaults fills what the file leaves out, and writes a generated
-// data's end anchored to now as the timestamp it is at now (unless now
-// is zero: then it stays as written).
+// applyDefaults fills what the file leaves out, and an end anchored to
+// now as the timestamp it is at now, unless now is zero.
 func (sf *File) applyDefaults(now time.Time) {
 	if sf.Data.Locale == "" {
 		sf.Data.Locale = "ru"
 	}
 	if sf.Data.Generate != nil {
-		sf.Data.Generate = sf.Data.Generate.WithDefaults(now) // the file's own: a parent's is shared
+		sf.Data.Generate = sf.Data.Generate.WithDefaults(now)
 	}
 }
 
-func copyKey(dst, src *File, key string) {
-	switch key {
-	case "description":
-		// A description of its own: the parent's translations no longer fit.
-		dst.Description, dst.Descriptions = src.Description, src.Descriptions
-	case "descriptions":
-		dst.Descriptions = src.Descriptions
-	case "seed":
-		dst.Seed = src.Seed
-	case "tones":
-		dst.Tones = src.Tones
-	case "settings":
-		dst.Settings = src.Settings
-	case "auth":
-		dst.Auth = src.Auth
-	case "rate_limit":
-		dst.RateLimit = src.RateLimit
-	case "faults":
-		dst.Faults = src.Faults
-	case "shop":
-		dst.Shop = src.Shop
-	case "data":
-		dst.Data = src.Data
-	case "strict":
-		dst.Strict = src.Strict
-	case "proxy":
-		dst.Proxy = src.Proxy
+// merged is parent with the top-level keys yf gives replaced, each whole,
+// by child's values.
+func merged(parent, child File, yf *yamlfile.File) File {
+	out := parent
+	dst, src := reflect.ValueOf(&out).Elem(), reflect.ValueOf(child)
+	for i, f := range reflect.VisibleFields(dst.Type()) {
+		if yf.Has(f.Tag.Get("yaml")) {
+			dst.Field(i).Set(src.Field(i))
+		}
 	}
+	if yf.Has("description") {
+		// A description of its own: the parent's translations no longer fit.
+		out.Descriptions = child.Descriptions
+	}
+	return out
 }

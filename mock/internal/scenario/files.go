@@ -12,15 +12,15 @@ import (
 	"strings"
 )
 
-// notRegularError is a file the Loader does not open, and why.
+// notRegularError is why the Loader does not open a file.
 type notRegularError struct{ why string }
 
 func (e *notRegularError) Error() string { return e.why }
 
-// checkFile returns nil if name in fsys is a regular file, or a symbolic
-// link that fsys follows to one, and otherwise why it must not be read.
-// It opens nothing: opening a named pipe waits for a writer, which would
-// hang start-up or a reload, and a device can be endless.
+// checkFile returns nil if name in fsys is a regular file, symbolic
+// links followed, and otherwise why it must not be read. It opens
+// nothing: opening a named pipe waits for a writer, which would hang
+// start-up or a reload, and a device can be endless.
 func checkFile(fsys fs.FS, name string) error {
 	mode, err := fileMode(fsys, name)
 	if err != nil {
@@ -32,9 +32,9 @@ func checkFile(fsys fs.FS, name string) error {
 	return nil
 }
 
-// fileMode is the type of what name is, symbolic links followed, found
-// without opening it. A file system without Stat is read through its
-// folders' listings, where a symbolic link cannot be followed.
+// fileMode is the type of name, symbolic links followed, found without
+// opening it. A file system without Stat is read through its folders'
+// listings, where a symbolic link cannot be followed.
 func fileMode(fsys fs.FS, name string) (fs.FileMode, error) {
 	if _, ok := fsys.(fs.StatFS); ok {
 		fi, err := fs.Stat(fsys, name)
@@ -68,8 +68,8 @@ func fileMode(fsys fs.FS, name string) (fs.FileMode, error) {
 	return mode, nil
 }
 
-// notRegular says what a file of type mode is, when it is not a regular
-// file: "a named pipe, not a regular file"; "" for a regular file.
+// notRegular says why a file of type mode is not read: "a named pipe,
+// not a regular file"; "" for a regular file.
 func notRegular(mode fs.FileMode) string {
 	switch {
 	case mode.IsRegular():
@@ -98,8 +98,8 @@ func kindOf(mode fs.FileMode) string {
 	return "a special file"
 }
 
-// readChecked reads a file that checkFile accepted. The open file is
-// checked again, in case it was replaced in between.
+// readChecked reads a file checkFile accepted, checking it again once
+// open, in case it was replaced in between.
 func readChecked(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -120,8 +120,8 @@ func readChecked(fsys fs.FS, name string) ([]byte, error) {
 // few times its size in memory, so a bigger one is refused unread.
 const MaxFileBytes = 32 << 20
 
-// readBounded reads a file of the given size (as its Stat said) of at
-// most MaxFileBytes, and refuses one that grew past it meanwhile.
+// readBounded reads a file of size bytes (as its Stat said), refusing
+// one over MaxFileBytes, or that grew past it meanwhile.
 func readBounded(r io.Reader, size int64) ([]byte, error) {
 	tooBig := fmt.Errorf("larger than %d MiB, the most a scenario or fixture file may be", MaxFileBytes>>20)
 	if size > MaxFileBytes {
@@ -134,8 +134,7 @@ func readBounded(r io.Reader, size int64) ([]byte, error) {
 	return data, err
 }
 
-// ReadFile reads the scenario or fixture file at path, as the server
-// would: a regular file of at most MaxFileBytes.
+// ReadFile reads the scenario or fixture file at path as the server does.
 func ReadFile(path string) ([]byte, error) {
 	data, err := readChecked(os.DirFS(filepath.Dir(path)), filepath.Base(path))
 	var pe *fs.PathError

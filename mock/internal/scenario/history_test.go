@@ -51,7 +51,7 @@ func TestShippedDataRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range historyProblems(gen, sc.History(), end, sc.HistoryDelay(), g.Replies == generate.RepliesNone) {
+			for _, p := range historyProblems(gen, sc.history, end, sc.HistoryDelay(), g.Replies == generate.RepliesNone) {
 				t.Errorf("%s: %s", name, p)
 			}
 			for _, p := range varietyProblems(gen, sc.Bank(), g.Products) {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/replymock/replymock/fixtures"
-	"github.com/replymock/replymock/mock/internal/fixture"
 	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -26,14 +25,14 @@ import (
 // sharing a fixture or data, and a reload of unchanged files, repeat no
 // work.
 type Loader struct {
-	scenarios []layer          // NAME.yaml files; the first layer with a name is read
-	fixtures  []layer          // the files scenarios name; likewise
+	scenarios []layer // the first layer with a name is read
+	fixtures  []layer
 	seed      int64            // overrides every scenario's seed when not 0
 	now       func() time.Time // anchors data that ends now
 	// anchor, when set, anchors data that ends now instead (Load, at a
 	// server's start: every scenario at the same present).
 	anchor time.Time
-	media  media.URLs // the server's public URL, the base of the records' media
+	media  media.URLs
 	log    *slog.Logger
 	cache  dataCache
 
@@ -51,17 +50,13 @@ type Config struct {
 	Scenarios        fs.FS
 	ScenariosDir     string
 	ShippedScenarios bool
-	// Fixtures is likewise for the fixture files scenarios name.
-	Fixtures        fs.FS
-	FixturesDir     string
-	ShippedFixtures bool
-	// Seed overrides every scenario's seed when not 0.
-	Seed int64
-	// Now anchors data that ends now; nil for time.Now.
-	Now func() time.Time
-	// PublicURL is the base of the records' media URLs.
-	PublicURL string
-	Logger    *slog.Logger
+	Fixtures         fs.FS // likewise, for the fixture files scenarios name
+	FixturesDir      string
+	ShippedFixtures  bool
+	Seed             int64
+	Now              func() time.Time // nil for time.Now
+	PublicURL        string           // the base of the records' media URLs
+	Logger           *slog.Logger
 }
 
 // NewLoader is a loader of cfg's folders.
@@ -69,7 +64,8 @@ func NewLoader(cfg Config) *Loader {
 	l := &Loader{
 		scenarios: layers(cfg.Scenarios, cfg.ScenariosDir, cfg.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(cfg.Fixtures, cfg.FixturesDir, cfg.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cfg.Logger}
+		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cfg.Logger,
+		cache: dataCache{m: make(map[string]*dataSource)}, decoded: make(map[string]memoized)}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -94,28 +90,18 @@ func unbased(fixtures []reviews.Feedback, base string) []reviews.Feedback {
 	return out
 }
 
-// anchorAt is the present data that ends now is anchored to.
-func (l *Loader) anchorAt() time.Time {
-	if !l.anchor.IsZero() {
-		return l.anchor
-	}
-	return l.now()
-}
-
 // layer is one folder of scenario or fixture files, or the scenario files
-// given one by one to ValidateFiles. Of a Loader's layers, the first that
-// holds a name is the one it is read from: a user's folder hides the
-// shipped files of the same names.
+// given to ValidateFiles. A user's folder hides the shipped files of the
+// same names.
 type layer struct {
 	fsys  fs.FS
-	dir   string                // how messages name the folder: the path the user gave, "scenarios", "(shipped) scenarios"
+	dir   string                // how messages name the folder: "scenarios", "(shipped) scenarios"
 	where string                // how a "not found" message names it
 	given map[string]SourceFile // instead of fsys: files by NAME.yaml
 }
 
-// layers are the layers of a kind of file (scenarios, fixtures): the
-// user's folder, if any, then, without one or with shipped, the
-// embedded files.
+// layers are the layers of a kind of file: the user's folder, if any,
+// then, without one or with shipped, the embedded files.
 func layers(user fs.FS, dir string, shipped bool, embedded fs.FS, kind string) []layer {
 	var out []layer
 	if user != nil {
@@ -131,8 +117,7 @@ func layers(user fs.FS, dir string, shipped bool, embedded fs.FS, kind string) [
 	return out
 }
 
-// display names file (a path inside the layer) in messages: its path as
-// the user would find it.
+// display names file, a path inside the layer, as the user finds it.
 func (ly *layer) display(file string) string {
 	if ly.given != nil {
 		return ly.given[file].Path
@@ -140,8 +125,7 @@ func (ly *layer) display(file string) string {
 	return filepath.Join(ly.dir, filepath.FromSlash(file))
 }
 
-// whereAll names layers in a "not found" message: "my-scenarios or the
-// shipped scenarios".
+// whereAll names layers in a "not found" message.
 func whereAll(layers []layer) string {
 	names := make([]string, len(layers))
 	for i, ly := range layers {
@@ -155,7 +139,7 @@ type memoized struct {
 	err error
 }
 
-// memo runs decode once per kind, name and content (see loadFixture).
+// memo runs decode once per kind, name and content.
 func (l *Loader) memo(kind, name string, data []byte, decode func() (any, error)) (any, error) {
 	sum := sha256.Sum256(data)
 	key := kind + "\x00" + name + "\x00" + string(sum[:])
@@ -165,18 +149,8 @@ func (l *Loader) memo(kind, name string, data []byte, decode func() (any, error)
 		return m.v, m.err
 	}
 	v, err := decode()
-	if l.decoded == nil {
-		l.decoded = make(map[string]memoized)
-	}
 	l.decoded[key] = memoized{v, err}
 	return v, err
-}
-
-// loadReviews reads a reviews fixture.
-func (l *Loader) loadReviews(name string) ([]reviews.Feedback, error) {
-	return loadFixture(l, "reviews", name, func(display string, data []byte) ([]reviews.Feedback, error) {
-		return fixture.DecodeReviews(display, data, l.media)
-	})
 }
 
 // loadFixture reads the fixture name and decodes it once per content:
@@ -188,7 +162,7 @@ func loadFixture[T any](l *Loader, kind, name string, decode func(display string
 		ly := &l.fixtures[i]
 		err := checkFile(ly.fsys, name)
 		if errors.Is(err, fs.ErrNotExist) {
-			continue // not in this layer: the next one may have it
+			continue
 		}
 		display := ly.display(name)
 		var data []byte

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/yamlfile"
@@ -17,30 +16,29 @@ var scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // folderState is the scenarios folder as one reading of it found it.
 type folderState struct {
-	files   map[string][]byte // each scenario's bytes, or the text of its read error
-	skipped map[string]error  // the files left unread, and why
+	files   map[string][]byte            // each scenario's bytes, or the text of its read error
+	skipped map[string]*yamlfile.Problem // the files left unread, and why
 }
 
-// swapPolled records the folder as just read and returns the previous
-// reading (nil before the first).
-func (l *Loader) swapPolled(st *folderState) *folderState {
+// poll reads every scenario file of p and records the reading. It warns
+// of each file left unread that the previous reading did not report the
+// same way, and returns the bytes read and the previous reading's (nil
+// before the first).
+func (l *Loader) poll(p *pass) (read, prev map[string][]byte) {
+	read = p.readAll()
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	prev := l.polled
-	l.polled = st
-	return prev
-}
-
-// warnSkipped logs each file left unread that prev (a previous reading
-// of the folder, or nil) did not already report the same way.
-func (l *Loader) warnSkipped(skipped map[string]error, prev *folderState) {
-	for _, n := range slices.Sorted(maps.Keys(skipped)) {
-		err := skipped[n]
-		if prev != nil && prev.skipped[n] != nil && prev.skipped[n].Error() == err.Error() {
-			continue
+	last := l.polled
+	l.polled = &folderState{files: read, skipped: p.skipped}
+	l.mu.Unlock()
+	for _, n := range slices.Sorted(maps.Keys(p.skipped)) {
+		if last == nil || last.skipped[n] == nil || *last.skipped[n] != *p.skipped[n] {
+			l.log.Warn("scenario file skipped", "err", p.skipped[n])
 		}
-		l.log.Warn("scenario file skipped", "err", err)
 	}
+	if last != nil {
+		prev = last.files
+	}
+	return read, prev
 }
 
 // pass is one reading of the scenario layers: each file is read once and
@@ -48,9 +46,9 @@ func (l *Loader) warnSkipped(skipped map[string]error, prev *folderState) {
 // only the files its listing found regular.
 type pass struct {
 	l       *Loader
-	names   []string         // the scenarios in the layers, sorted
-	from    map[string]int   // the layer each name is read from
-	skipped map[string]error // NAME.yaml entries that are not regular files, and why
+	names   []string                     // the scenarios in the layers, sorted
+	from    map[string]int               // the layer each name is read from
+	skipped map[string]*yamlfile.Problem // NAME.yaml entries that are not regular files, and why
 	files   map[string]fileRead
 	built   map[string]*Scenario // the ones built without problems
 }
@@ -72,9 +70,8 @@ func (l *Loader) newPass() (*pass, error) {
 	return p, nil
 }
 
-// read returns the bytes of scenario name's file, reading it the first
-// time. A name the listing did not find is not looked for: the file
-// would not have been checked before opening.
+// read returns the bytes of scenario name's file, reading it once. A
+// name the listing did not find is not looked for: it was not checked.
 func (p *pass) read(name string) ([]byte, error) {
 	f, ok := p.files[name]
 	if !ok {
@@ -101,9 +98,8 @@ func (p *pass) display(name string) string {
 	return name + ".yaml"
 }
 
-// readAll reads every scenario file in the layers, giving for each its
-// bytes, or the text of its read error (a file that cannot be read is a
-// version of the file too, to notice when it changes).
+// readAll reads every scenario file, giving for each its bytes, or the
+// text of its read error: a version of the file too, to notice changes.
 func (p *pass) readAll() map[string][]byte {
 	out := make(map[string][]byte, len(p.names))
 	for _, n := range p.names {
@@ -124,19 +120,18 @@ func (l *Loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	l.warnSkipped(p.skipped, nil)
+	l.poll(p)
 	scs := make(map[string]*Scenario, len(p.names))
 	sources := make(map[string][]byte, len(p.names))
 	var errs []error
 	for _, n := range p.names {
-		sc, err := p.load(n)
+		sc, err := p.load(n, nil)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		scs[n], sources[n] = sc, p.files[n].data
 	}
-	l.swapPolled(&folderState{files: p.readAll(), skipped: p.skipped})
 	return scs, sources, errors.Join(errs...)
 }
 
@@ -144,13 +139,13 @@ func (l *Loader) loadAll() (map[string]*Scenario, map[string][]byte, error) {
 // layer each is read from, and the NAME.yaml entries that are not
 // regular files, with why. A name in an earlier layer, regular or not,
 // hides the later layers' files of that name.
-func (l *Loader) listScenarios() ([]string, map[string]int, map[string]error, error) {
+func (l *Loader) listScenarios() ([]string, map[string]int, map[string]*yamlfile.Problem, error) {
 	from := make(map[string]int)
-	skipped := make(map[string]error)
+	skipped := make(map[string]*yamlfile.Problem)
 	for i := range l.scenarios {
 		ly := &l.scenarios[i]
 		var names []string
-		var sk map[string]error
+		var sk map[string]*yamlfile.Problem
 		if ly.given != nil {
 			for file := range ly.given {
 				names = append(names, strings.TrimSuffix(file, ".yaml"))
@@ -179,24 +174,22 @@ func (l *Loader) listScenarios() ([]string, map[string]int, map[string]error, er
 	return slices.Sorted(maps.Keys(from)), from, skipped, nil
 }
 
-// scenarioFiles lists the scenarios in a layer's folder, sorted, and the
+// scenarioFiles lists the scenarios in a layer's folder, and the
 // NAME.yaml entries that are not regular files, with why (see
 // checkFile). Those are never opened.
-func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
+func scenarioFiles(ly *layer) ([]string, map[string]*yamlfile.Problem, error) {
 	fsys := ly.fsys
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ly.dir, err)
 	}
 	var names []string
-	skipped := make(map[string]error)
+	skipped := make(map[string]*yamlfile.Problem)
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".yaml")
 		if !ok {
 			continue
 		}
-		// A regular entry needs no further look; the rest (symbolic links
-		// among them) are checked without being opened.
 		if !e.Type().IsRegular() {
 			if err := checkFile(fsys, e.Name()); err != nil {
 				skipped[name] = &yamlfile.Problem{File: ly.display(e.Name()), Message: "skipped: " + err.Error()}
@@ -205,7 +198,6 @@ func scenarioFiles(ly *layer) ([]string, map[string]error, error) {
 		}
 		names = append(names, name)
 	}
-	sort.Strings(names)
 	return names, skipped, nil
 }
 
@@ -235,14 +227,9 @@ func (e *notFoundError) Error() string {
 	return fmt.Sprintf("scenario %q not found in %s; have: %s", e.name, e.where, strings.Join(e.have, ", "))
 }
 
-// load reads and validates the scenario NAME and what it extends.
-func (p *pass) load(name string) (*Scenario, error) {
-	return p.loadChain(name, nil)
-}
-
-// loadChain loads name; chain lists the scenarios that extend it, to
-// catch a loop.
-func (p *pass) loadChain(name string, chain []string) (*Scenario, error) {
+// load reads and validates the scenario name and what it extends; chain
+// lists the scenarios that extend it, to catch a loop.
+func (p *pass) load(name string, chain []string) (*Scenario, error) {
 	if !scenarioNameRE.MatchString(name) {
 		return nil, fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
 	}

@@ -27,17 +27,15 @@ type Registry struct {
 	scenarios map[string]*Scenario
 	sources   map[string][]byte // the bytes each serving scenario was built from
 	seen      map[string][]byte // the bytes at the last reload, to notice changes
-	active    string            // the scenario of sessions that picked none
-	onSwap    func()            // told after a reload swapped scenarios in (OnSwap)
+	active    string
+	onSwap    func()
 }
 
 // Info describes one scenario for the admin API.
 type Info struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// Descriptions is the description by language (en, ru), when the
-	// scenario gives them.
-	Descriptions map[string]string `json:"descriptions,omitempty"`
+	Name         string            `json:"name"`
+	Description  string            `json:"description"`
+	Descriptions map[string]string `json:"descriptions,omitempty"` // by language (en, ru)
 	Extends      string            `json:"extends,omitempty"`
 	Active       bool              `json:"active"`
 }
@@ -56,7 +54,7 @@ func Load(l *Loader, anchor time.Time, active string) (*Registry, error) {
 	if !ok {
 		return nil, l.notFound(active)
 	}
-	if _, err := sc.Store(); err != nil { // build the served data now, not on the first request
+	if _, err := sc.Store(); err != nil {
 		return nil, err
 	}
 	return &Registry{l: l, log: l.log, scenarios: scs, sources: sources, active: active}, nil
@@ -124,9 +122,8 @@ func (r *Registry) Pick(name string, setActive bool) (*Scenario, error) {
 	return sc, nil
 }
 
-// MaxLoggedProblems is how many of a scenario's problems a reload logs:
-// the first, then how many more there are (replymock validate lists up
-// to yamlfile.MaxProblems of each file).
+// MaxLoggedProblems is how many of a scenario's problems a reload logs;
+// the rest are counted.
 const MaxLoggedProblems = 10
 
 // Reload reads the scenarios folder again and swaps in every file that
@@ -139,15 +136,9 @@ func (r *Registry) Reload(settled bool) error {
 	if err != nil {
 		return err
 	}
-	read := p.readAll()
-	prev := r.l.swapPolled(&folderState{files: read, skipped: p.skipped})
-	r.l.warnSkipped(p.skipped, prev)
+	read, polled := r.l.poll(p)
 	listed := p.names
 	inFolder := func(n string) bool { return slices.Contains(listed, n) || p.skipped[n] != nil }
-	var polled map[string][]byte
-	if prev != nil {
-		polled = prev.files
-	}
 	use, changed := r.changed(p, read, polled, settled)
 	if !changed {
 		return nil
@@ -156,7 +147,7 @@ func (r *Registry) Reload(settled bool) error {
 	next := make(map[string]*Scenario)
 	sources := make(map[string][]byte)
 	for _, n := range p.names {
-		sc, err := p.load(n) // from the bytes read above
+		sc, err := p.load(n, nil)
 		if err != nil {
 			errs = append(errs, err)
 			r.log.Error("scenario reload failed; the previous version keeps serving", "scenario", n, "err", yamlfile.Cap(err, MaxLoggedProblems))
@@ -170,8 +161,7 @@ func (r *Registry) Reload(settled bool) error {
 
 // changed picks the bytes a reload builds from, readies p to build
 // them, and reports whether they differ from the last reload's. With
-// settled, a file that changed since the last poll stays at the version
-// serving now.
+// settled, a file that changed since the last poll stays as it serves.
 func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool) (map[string][]byte, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -179,7 +169,7 @@ func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool
 	if last == nil {
 		last = r.sources
 	}
-	use := read // what this reload builds from
+	use := read
 	if settled {
 		use = make(map[string][]byte, len(read))
 		var ready []string
@@ -208,8 +198,8 @@ func (r *Registry) changed(p *pass, read, polled map[string][]byte, settled bool
 }
 
 // swap serves next, built from sources. A scenario that did not build
-// keeps its version serving; inFolder says whether the folder still has
-// it. An unchanged one keeps the same version, so its counters go on.
+// keeps its version serving while inFolder has it; an unchanged one
+// keeps the same version, so its counters go on.
 func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, inFolder func(string) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -224,11 +214,11 @@ func (r *Registry) swap(next map[string]*Scenario, sources map[string][]byte, in
 			r.log.Info("scenario reloaded", "scenario", n)
 		}
 		if old, ok := r.scenarios[n]; ok && old.fingerprint == sc.fingerprint {
-			next[n] = old // unchanged: keep the same version, so counters go on
+			next[n] = old
 		}
 	}
 	r.scenarios, r.sources = next, sources
-	r.l.cache.retain(next) // old versions' data can go
+	r.l.cache.retain(next)
 	if r.onSwap != nil {
 		r.onSwap()
 	}
@@ -242,10 +232,7 @@ func (r *Registry) OnSwap(fn func()) {
 	r.mu.Unlock()
 }
 
-// Watch looks at the scenarios folder every interval until ctx ends, and
-// swaps in each changed file once it has stayed the same for one
-// interval (Reload, settled). Problems are logged, and the previous
-// versions keep serving.
+// Watch reloads settled (see Reload) every interval until ctx ends.
 func (r *Registry) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -254,7 +241,7 @@ func (r *Registry) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.Reload(true) // problems are logged by Reload
+			r.Reload(true) // logs its problems
 		}
 	}
 }

@@ -22,29 +22,25 @@ import (
 // Scenario is a loaded, validated scenario: its rules, the initial
 // settings every session starts from, and its data, built on first use.
 type Scenario struct {
-	Name        string
-	Description string
-	// Descriptions is Description by language (en, ru), when the file
-	// gives them.
-	Descriptions map[string]string
+	Name         string
+	Description  string
+	Descriptions map[string]string // Description by language (en, ru)
 	Extends      string
 	Seed         int64
 	Locale       string
 
-	file      File // with the parent's values merged in and defaults applied
-	rules     settings.Rules
-	settings  settings.Settings
-	history   settings.Settings // what the generated history was answered by: settings, or generate.history_settings
-	auth      access.Auth
-	rateLimit *access.RateLimit
-	strict    *bool // warnings answer 400 (true) or not (false); nil: as Options.Strict says
-	faults    []fault.Fault
-	shop      *ShopSpec      // nil: the data never changes
-	bank      *generate.Bank // for new reviews and replies of a living shop
-	media     media.URLs     // the base of generated media URLs: the server's public URL
-	data      *dataSource
-	// fingerprint changes whenever anything above does; a reload keeps a
-	// scenario whose fingerprint is unchanged, and with it sessions' counters.
+	file        File // with the parent's values merged in and defaults applied
+	rules       settings.Rules
+	settings    settings.Settings
+	history     settings.Settings // settings, or generate.history_settings
+	auth        access.Auth
+	rateLimit   *access.RateLimit
+	strict      *bool
+	faults      []fault.Fault
+	shop        *ShopSpec
+	bank        *generate.Bank
+	media       media.URLs
+	data        *dataSource
 	fingerprint string
 	// loaded is when the scenario was loaded: its data that ends now
 	// ends then, and a living shop on a real clock starts then. It is
@@ -56,18 +52,11 @@ type Scenario struct {
 // a server's start (one for a fleet), or a reload's present.
 func (sc *Scenario) Loaded() time.Time { return sc.loaded }
 
-// What a loaded scenario is made of, for the server's packages. Values
-// come from the scenario's file, its parent's merged in, with defaults.
-
 // Rules are the checks its settings follow (its tones).
 func (sc *Scenario) Rules() settings.Rules { return sc.rules }
 
 // Settings are the settings every session starts from.
 func (sc *Scenario) Settings() settings.Settings { return sc.settings }
-
-// History are the settings the generated history was answered by: the
-// scenario's, or generate.history_settings.
-func (sc *Scenario) History() settings.Settings { return sc.history }
 
 // Auth is who may call the API in the scenario.
 func (sc *Scenario) Auth() access.Auth { return sc.auth }
@@ -75,27 +64,25 @@ func (sc *Scenario) Auth() access.Auth { return sc.auth }
 // RateLimit is the scenario's rate limit; nil for none.
 func (sc *Scenario) RateLimit() *access.RateLimit { return sc.rateLimit }
 
-// Strict says whether warnings answer 400 (true) or not (false); nil: as
-// the server's option says.
+// Strict says whether warnings answer 400; nil: as the server's option says.
 func (sc *Scenario) Strict() *bool { return sc.strict }
 
-// Faults are the scenario's own faults, prepared. The slice is the
-// scenario's own: a fault's counters are keyed by its address in it, so
-// it is read, never changed.
+// Faults are the scenario's own faults, prepared. A fault's counters
+// are keyed by its address in the slice, so it is read, never changed.
 func (sc *Scenario) Faults() []fault.Fault { return sc.faults }
 
 // Shop makes the scenario's shop live; nil: its data never changes.
 func (sc *Scenario) Shop() *ShopSpec { return sc.shop }
 
-// Generate is the generator's spec of the scenario's data, defaults
-// applied; nil for data of fixtures alone.
+// Generate is the generator's spec, defaults applied; nil for data of
+// fixtures alone.
 func (sc *Scenario) Generate() *generate.GenerateSpec { return sc.file.Data.Generate }
 
 // Proxy is the scenario's pass-through to the real service; nil for none.
 func (sc *Scenario) Proxy() *proxy.Spec { return sc.file.Proxy }
 
-// Bank is the phrase bank a living shop writes new reviews and replies
-// from; nil for a scenario without generated data or a shop.
+// Bank is the phrase bank a living shop writes from; nil without
+// generated data or a shop.
 func (sc *Scenario) Bank() *generate.Bank { return sc.bank }
 
 // Media are where the scenario's media URLs point: the server's public URL.
@@ -106,32 +93,19 @@ func (sc *Scenario) Media() media.URLs { return sc.media }
 // names the version it was taken on.
 func (sc *Scenario) Fingerprint() string { return sc.fingerprint }
 
-// fingerprint hashes what a scenario is made of.
-func fingerprint(sf File, seed int64, dataKey string) string {
+// hashOf hashes the JSON of vs: a scenario's fingerprint, or the key of
+// its data, by everything that goes into it.
+func hashOf(vs ...any) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	enc.Encode(sf)
-	enc.Encode(seed)
-	enc.Encode(dataKey)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// dataKey names a scenario's data by everything that goes into it, so
-// identical data is built once.
-func dataKey(d DataSpec, seed int64, st settings.Settings, delay time.Duration, fixtures []reviews.Feedback) string {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	enc.Encode(d)
-	enc.Encode(seed)
-	enc.Encode(st)
-	enc.Encode(delay)
-	enc.Encode(fixtures)
+	for _, v := range vs {
+		enc.Encode(v)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // HistoryDelay is the reply engine's delay in sc's history: its living
-// shop's, so that the history reads as the shop would have written it,
-// or generate.HistoryDelay.
+// shop's, so that the history reads as the shop would have written it.
 func (sc *Scenario) HistoryDelay() time.Duration {
 	if sc.shop != nil {
 		return sc.shop.ReplyDelay.D()
@@ -156,7 +130,7 @@ func (sc *Scenario) dataBuilder(display string, fixtures []reviews.Feedback) fun
 	}
 }
 
-// Len is the number of reviews in the scenario's data, building it if needed.
+// Len is the number of reviews in the scenario's data.
 func (sc *Scenario) Len() (int, error) {
 	st, err := sc.Store()
 	if err != nil {
@@ -168,13 +142,11 @@ func (sc *Scenario) Len() (int, error) {
 // Store is the scenario's reviews, built on first use.
 func (sc *Scenario) Store() (*reviews.Store, error) { return sc.data.store() }
 
-// Built reports whether the scenario's data was built (or its build
-// failed): using the scenario costs no build.
+// Built reports whether the scenario's data was built, or failed to.
 func (sc *Scenario) Built() bool { return sc.data.done.Load() }
 
 // DataEnd is where sc's generated data ends when anchored to the
-// present (generate.end: now), else "": data written with a fixed end
-// is the same whenever it loads.
+// present (generate.end: now), else "".
 func (sc *Scenario) DataEnd() string {
 	if g := sc.file.Data.Generate; g != nil && g.Anchored() {
 		return g.End
@@ -186,22 +158,19 @@ func (sc *Scenario) DataEnd() string {
 // data (an extends without its own data or seed) share one.
 type dataSource struct {
 	store func() (*reviews.Store, error) // builds on the first call
-	done  atomic.Bool                    // the build ran
+	done  atomic.Bool
 }
 
 // dataCache shares built data between scenarios and across reloads, keyed
 // by everything the data depends on.
 type dataCache struct {
-	mu sync.Mutex // guards m
+	mu sync.Mutex
 	m  map[string]*dataSource
 }
 
 func (c *dataCache) source(key string, build func() (*reviews.Store, error)) *dataSource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]*dataSource)
-	}
 	if d, ok := c.m[key]; ok {
 		return d
 	}

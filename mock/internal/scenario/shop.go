@@ -14,8 +14,8 @@ type ShopSpec struct {
 	// ArrivalsPerHour is how many new reviews arrive in an hour of the
 	// session's clock, evenly spaced; 0 means none.
 	ArrivalsPerHour float64 `yaml:"arrivals_per_hour" json:"arrivals_per_hour"`
-	// ReplyDelay is how long after a review can be answered (it arrived,
-	// or its rating's settings changed) the engine answers it.
+	// ReplyDelay is how long after a review arrived, or its rating's
+	// settings changed, the engine answers it.
 	ReplyDelay wire.Duration `yaml:"reply_delay" json:"reply_delay"`
 	// Clock is "real" (the default: follows time, and POST /__mock/clock
 	// moves it ahead) or "frozen" (stands still until advanced).
@@ -27,9 +27,8 @@ type ShopSpec struct {
 // of a session's shop when its clock moves, stays quick.
 const MaxShopReviews = 20_000
 
-// validate checks the shop as decoded from yf: hasGenerator tells
-// whether the scenario has a generator to write new reviews, dataSize
-// how many reviews its data has.
+// validate checks the shop decoded from yf, in a scenario with or
+// without a generator, and of dataSize reviews.
 func (sp *ShopSpec) validate(yf *yamlfile.File, hasGenerator bool, dataSize int) {
 	if !(sp.ArrivalsPerHour >= 0 && sp.ArrivalsPerHour <= 3600) {
 		yf.Problemf("shop.arrivals_per_hour", "must be from 0 to 3600, got %v", sp.ArrivalsPerHour)

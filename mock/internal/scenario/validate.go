@@ -16,16 +16,13 @@ import (
 // Result is the outcome of loading one scenario.
 type Result struct {
 	Name string
-	// File names the scenario's file as problems do: the user's path, or
-	// "(shipped) scenarios/NAME.yaml".
-	File string
+	File string // as problems name it: the user's path, or "(shipped) scenarios/NAME.yaml"
 	Err  error
 }
 
 // ValidateAll loads every scenario cfg's folders hold, with its fixtures
 // and generated data, and reports each one's problems. A NAME.yaml that
-// is not a regular file (a named pipe, a folder, a symbolic link leading
-// out of the folder) is reported too: serving skips it with a warning.
+// is not a regular file is reported too: serving skips it.
 func ValidateAll(cfg Config) ([]Result, error) {
 	p, err := NewLoader(cfg).newPass()
 	if err != nil {
@@ -33,40 +30,33 @@ func ValidateAll(cfg Config) ([]Result, error) {
 	}
 	results := make([]Result, 0, len(p.names)+len(p.skipped))
 	for _, n := range p.names {
-		_, err := p.load(n)
+		_, err := p.load(n, nil)
 		results = append(results, Result{Name: n, File: p.display(n), Err: err})
 	}
-	for n, err := range p.skipped {
-		file := ""
-		if pr, ok := err.(*yamlfile.Problem); ok {
-			file = pr.File
-		}
-		results = append(results, Result{Name: n, File: file, Err: err})
+	for n, pr := range p.skipped {
+		results = append(results, Result{Name: n, File: pr.File, Err: pr})
 	}
 	slices.SortFunc(results, func(a, b Result) int { return strings.Compare(a.Name, b.Name) })
 	return results, nil
 }
 
-// SourceFile is a file given to ValidateFiles: its path, as problems
-// name it, and its bytes.
+// SourceFile is a file given to ValidateFiles.
 type SourceFile struct {
 	Path string
 	Data []byte
 }
 
 // ValidateFiles checks scenario and fixture files and returns their
-// problems, joined (a scenario's may repeat in each scenario extending
-// it). A file's top-level kind tells what it is: reviews, settings or
-// phrases for a fixture; none (or "scenario") for a scenario. A
-// scenario's extends is resolved as the server resolves it, among the
-// scenario files given (each named by its file name without .yaml), then
-// cfg's folders; its fixtures are read from cfg's.
+// problems, joined. A file's top-level kind tells what it is: reviews,
+// settings or phrases for a fixture; none (or "scenario") for a scenario.
+// A scenario's extends is resolved among the files given, then cfg's
+// folders; its fixtures are read from cfg's.
 func ValidateFiles(cfg Config, files []SourceFile) error {
 	l := NewLoader(cfg)
 	given := layer{dir: "the files given", where: "the files given", given: make(map[string]SourceFile)}
 	kinds := make([]string, len(files))
 	for i, f := range files {
-		kinds[i] = yamlfile.Top(f.Data, "kind") // syntax errors are reported by the full decode
+		kinds[i] = yamlfile.Top(f.Data, "kind")
 		name := scenarioName(f.Path)
 		if _, dup := given.given[name+".yaml"]; (kinds[i] == "" || kinds[i] == "scenario") && scenarioNameRE.MatchString(name) && !dup {
 			given.given[name+".yaml"] = f
@@ -101,8 +91,7 @@ func ValidateFiles(cfg Config, files []SourceFile) error {
 	return errors.Join(errs...)
 }
 
-// scenarioName is the name a scenario file is served by: its file name
-// without .yaml.
+// scenarioName is the name a scenario file is served by.
 func scenarioName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".yaml")
 }

@@ -430,9 +430,9 @@ func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop
 		return ss.ownShopLocked(st, now)
 	}
 	var fork *shop.Shop
-	err := ss.shared.common.read(sc, now, func(sh *shop.Shop) (err error) {
-		fork, err = sh.Fork()
-		return err
+	err := ss.shared.common.read(sc, now, func(sh *shop.Shop) error {
+		fork = sh.Fork()
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -126,9 +126,9 @@ func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time, withShared b
 	if err != nil {
 		return ts, err
 	}
-	err = ss.readShopLocked(sc, now, func(sh *shop.Shop) (err error) {
-		ts.Shop, err = sh.Snapshot(base, now)
-		return err
+	err = ss.readShopLocked(sc, now, func(sh *shop.Shop) error {
+		ts.Shop = sh.Snapshot(base, now)
+		return nil
 	})
 	return ts, err
 }

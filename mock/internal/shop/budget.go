@@ -9,14 +9,11 @@ import (
 	"github.com/replymock/replymock/mock/internal/budget"
 )
 
-// Owner is the session a kept shop belongs to: its lock guards the
-// shop, and the budget tries it to evict the shop while serving
-// another's.
+// Owner is the session a kept shop belongs to: its lock guards the shop,
+// and the budget tries it to evict the shop while serving another's.
 type Owner interface {
 	ID() string
-	// Lasting reports whether the owner's shops go last: the default
-	// session's.
-	Lasting() bool
+	Lasting() bool // the owner's shops are evicted last: the default session's
 	TryLock() bool
 	Unlock()
 }
@@ -30,25 +27,23 @@ type Owner interface {
 // To evict a shop, its owner's lock is only tried (TryLock): a busy
 // owner is passed over until the next time.
 type Budget struct {
-	bytes *budget.Budget // the sizes of the shops in lru, against the maximum
-	log   *slog.Logger
-	mu    sync.Mutex // guards lru, each listed account, and makes each change of bytes whole
-	lru   list.List  // *Shop, the most recently used first
-
-	evictions atomic.Int64 // shops evicted so far, for the metrics
+	bytes     *budget.Budget // the sizes of the shops in lru
+	log       *slog.Logger
+	mu        sync.Mutex // guards lru, each listed account, and makes each change of bytes whole
+	lru       list.List  // *Shop, the most recently used first
+	evictions atomic.Int64
 }
 
 // account is what the budget knows of a kept shop.
 type account struct {
 	b       *Budget
-	owner   Owner  // whose lock guards the shop
-	evicted func() // called, under the owner's lock, when the budget evicts the shop
+	owner   Owner
+	evicted func() // called under the owner's lock
 	bytes   int64  // Size() when last accounted; guarded by b.mu
 	elem    *list.Element
 }
 
-// NewBudget is a budget of max bytes (its gauge replymock_shop_bytes)
-// that logs its evictions to log.
+// NewBudget is a budget of max bytes that logs its evictions to log.
 func NewBudget(max int64, log *slog.Logger) *Budget {
 	return &Budget{log: log, bytes: budget.New("replymock_shop_bytes",
 		"What all living shops keep together, as counted against --max-shop-memory.", max)}
@@ -60,9 +55,8 @@ func (b *Budget) Bytes() *budget.Budget { return b.bytes }
 // Evictions is how many shops the budget has evicted.
 func (b *Budget) Evictions() int64 { return b.evictions.Load() }
 
-// Add accounts sh, owner's new shop. evicted is called, under owner's
-// lock, if the budget evicts it. The caller holds owner's lock. A nil
-// budget keeps nothing.
+// Add accounts sh, owner's new shop; evicted is called if the budget
+// evicts it. The caller holds owner's lock. A nil budget keeps nothing.
 func (b *Budget) Add(sh *Shop, owner Owner, evicted func()) {
 	if b == nil {
 		return
@@ -102,7 +96,7 @@ func (sh *Shop) Release() {
 	sh.whileKept(func(a *account) { a.b.dropLocked(a) })
 }
 
-// whileKept calls fn with sh's account under the budget's lock, if a
+// whileKept calls fn with sh's account under the budget's lock, if the
 // budget still keeps sh.
 func (sh *Shop) whileKept(fn func(a *account)) {
 	a := sh.acct
@@ -158,8 +152,8 @@ func (b *Budget) evictLocked(sh *Shop) {
 		"session", a.owner.ID(), "scenario", sh.sc.Name, "shop_bytes", a.bytes, "shops_bytes", b.bytes.Used(), "max_shop_bytes", b.bytes.Max())
 }
 
-// Audit adds up the sizes of the shops the budget keeps, and returns it
-// with what its accounting holds. The two differ only by a mistake.
+// Audit returns the sum of the kept shops' sizes and what the
+// accounting holds. The two differ only by a mistake.
 func (b *Budget) Audit() (sizes, used int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -39,8 +39,8 @@ type Shop struct {
 	processed time.Time          // the engine has run up to here
 	st        *reviews.Stack
 	changedAt [5]time.Time       // when each rating's settings last changed
-	arrivals  *generate.Arrivals // writes arrivals; made with the first one
-	engine    *generate.Engine   // writes replies
+	arrivals  *generate.Arrivals // made with the first arrival
+	engine    *generate.Engine
 	arrived   int
 
 	acct *account // set by Budget.Add; nil for a shop that lasts one request
@@ -50,15 +50,12 @@ type Shop struct {
 // session's seeded data on it. Its replies draw from the scenario's seed
 // and each review alone, so every session sees the same shop.
 func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
-	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed, "shop")}
+	sh := &Shop{spec: *sc.Shop(), sc: sc, st: base, engine: generate.NewShopEngine(sc.Bank(), sc.Seed)}
 	// A frozen clock starts at the newest review, so data and clock
 	// agree whatever day the tests run. A real clock shows now, and the
-	// shop goes on from where its data ends, at most MaxGap before now:
-	// the stretch between fills with arrivals and replies.
-	//
-	// A real clock's shop starts when its scenario loaded, not when it is
-	// first read, so every session and every replica of a fleet shows
-	// the same clock and arrivals.
+	// shop goes on from where its data ends, at most MaxGap before now.
+	// It starts when its scenario loaded, so every session and every
+	// replica of a fleet shows the same clock and arrivals.
 	newest := newestOf(base, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if l := sc.Loaded(); !l.IsZero() && l.Before(now) {
 		now = l
@@ -84,7 +81,7 @@ func New(sc *scenario.Scenario, base *reviews.Stack, now time.Time) *Shop {
 	return sh
 }
 
-// newestOf is when base's newest review was written, or or if it has none.
+// newestOf is when base's newest review was written; or if it has none.
 func newestOf(base *reviews.Stack, or time.Time) time.Time {
 	if pos, ok := base.Newest(); ok {
 		return time.Unix(base.Meta(pos).Created, 0).UTC()
@@ -119,8 +116,8 @@ func (sh *Shop) Advance(d time.Duration) {
 	}
 }
 
-// SettingsChanged notes that the settings of rating (1 to 5) changed
-// at the shop's time at: replies due by the old ones are not written.
+// SettingsChanged notes that the settings of rating (1 to 5) changed at
+// the shop's time at: replies due by the old ones are not written.
 func (sh *Shop) SettingsChanged(rating int, at time.Time) { sh.changedAt[rating-1] = at }
 
 // Bring brings the shop up to its clock at the server's time real. A real
@@ -138,13 +135,13 @@ func (sh *Shop) Bring(real time.Time, set settings.Settings) error {
 // little it moved since the last run.
 func (sh *Shop) Run(real time.Time, set settings.Settings) error { return sh.run(sh.Now(real), set) }
 
-// run brings the shop up to now: arrivals, then replies by the settings.
+// run brings the shop up to now: arrivals, then replies.
 func (sh *Shop) run(now time.Time, set settings.Settings) error {
 	if !now.After(sh.processed) {
 		return nil
 	}
 	var arrivals []reviews.Feedback
-	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.engine.Bank() != nil {
+	if g := sh.sc.Generate(); sh.spec.ArrivalsPerHour > 0 && g != nil && sh.sc.Bank() != nil {
 		due := int(math.Floor(now.Sub(sh.origin).Hours()*sh.spec.ArrivalsPerHour + 1e-9))
 		due = min(due, scenario.MaxShopReviews) // a session's arrivals are bounded too
 		for ; sh.arrived < due; sh.arrived++ {
@@ -152,8 +149,7 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 		}
 	}
 	// Each reply draws from its review's own random sequence, so neither
-	// the order nor the number of runs changes the replies. Only a review
-	// the engine changes is decoded.
+	// the order nor the number of runs changes the replies.
 	var changes []reviews.Change
 	for i := range sh.st.OldestFirst() {
 		mode := sh.due(sh.st.Meta(i), now, &set)
@@ -195,29 +191,28 @@ func (sh *Shop) arrivalTime(i int) time.Time {
 	return sh.origin.Add(time.Duration(float64(i+1) / sh.spec.ArrivalsPerHour * float64(time.Hour))).Truncate(time.Second)
 }
 
-// arrival writes a new review at the time at, by the scenario's generator spec g.
+// arrival writes a new review at the time at, by the generator spec g.
 func (sh *Shop) arrival(g *generate.GenerateSpec, at time.Time) reviews.Feedback {
 	if sh.arrivals == nil {
-		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.engine.Bank(), sh.sc.Media())
+		sh.arrivals = generate.NewArrivals(*g, sh.sc.Seed, sh.sc.Bank(), sh.sc.Media())
 		// A fork or a restored shop has arrivals this writer did not
 		// write: it writes them again and lets them go.
 		for i := range sh.arrived {
 			sh.arrivals.Next(sh.arrivalTime(i))
 		}
 	}
-	return sh.arrivals.Next(at) // it waits for the engine, unviewed
+	return sh.arrivals.Next(at)
 }
 
 // Fork is a copy of the shop that goes on apart from it: a session's own
-// shop, made from the one pristine sessions share when the session first
-// changes it. The fork is in no budget until Budget.Add.
-func (sh *Shop) Fork() (*Shop, error) {
+// shop, made from the one pristine sessions share. It is in no budget
+// until Budget.Add.
+func (sh *Shop) Fork() *Shop {
 	return &Shop{spec: sh.spec, sc: sh.sc, origin: sh.origin, frozen: sh.frozen, advanced: sh.advanced, processed: sh.processed,
-		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived,
-		engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed, "shop")}, nil
+		st: sh.st, changedAt: sh.changedAt, arrived: sh.arrived, engine: generate.NewShopEngine(sh.sc.Bank(), sh.sc.Seed)}
 }
 
-// due is what the engine does now to a review of the shop (see generate.Due).
+// due is what the engine does now to a review (see generate.Due).
 func (sh *Shop) due(m reviews.Meta, now time.Time, set *settings.Settings) string {
 	if m.Rating < 1 || m.Rating > 5 {
 		return ""
@@ -231,8 +226,8 @@ const (
 	genBytes   = 8 << 10 // the arrivals' writer: gofakeit's source and the catalogue
 )
 
-// Size estimates the memory the shop holds of its own. The scenario's
-// data, which every session shares, is not counted.
+// Size estimates the memory the shop holds of its own, without the
+// scenario's data, which every session shares.
 func (sh *Shop) Size() int64 {
 	n := stateBytes + sh.st.Bytes()
 	if sh.arrivals != nil {

@@ -19,22 +19,19 @@ import (
 const MaxLead = 10 * 8784 * time.Hour
 
 // Snapshot is a session's living shop, its part of a session's snapshot.
+// Changed are the reviews of the shop's data that the engine answered or
+// drafted; Arrivals are the new reviews, oldest first. Both are written
+// as the list shows them.
 type Snapshot struct {
-	Clock string    `json:"clock"` // real or frozen
-	Now   time.Time `json:"now"`   // the shop's clock when taken
-	// Lead is how far a real clock runs ahead of the server's (POST
-	// /__mock/clock).
-	Lead            wire.Duration `json:"lead,omitempty"`
-	Origin          time.Time     `json:"origin"`           // where arrivals count from
-	Processed       time.Time     `json:"processed"`        // the engine has run up to here
-	SettingsChanged [5]time.Time  `json:"settings_changed"` // when each rating's settings last changed
-	// Replies is the reply engine's seed (generate.Engine.State).
-	Replies string `json:"replies"`
-	// Changed are the reviews of the shop's data that the engine
-	// answered or drafted; Arrivals are the new reviews, oldest first.
-	// Both are written as the list shows them.
-	Changed  []json.RawMessage `json:"changed,omitempty"`
-	Arrivals []json.RawMessage `json:"arrivals,omitempty"`
+	Clock           string            `json:"clock"`            // real or frozen
+	Now             time.Time         `json:"now"`              // the shop's clock when taken
+	Lead            wire.Duration     `json:"lead,omitempty"`   // how far a real clock runs ahead of the server's
+	Origin          time.Time         `json:"origin"`           // where arrivals count from
+	Processed       time.Time         `json:"processed"`        // the engine has run up to here
+	SettingsChanged [5]time.Time      `json:"settings_changed"` // when each rating's settings last changed
+	Replies         string            `json:"replies"`          // the reply engine's seed (generate.Engine.State)
+	Changed         []json.RawMessage `json:"changed,omitempty"`
+	Arrivals        []json.RawMessage `json:"arrivals,omitempty"`
 }
 
 // Check bounds what a snapshot may hold before anything is decoded.
@@ -49,7 +46,7 @@ func (in *Snapshot) Check(path string) error {
 }
 
 // Snapshot takes the shop as it stands on base, the data it started on.
-func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) {
+func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) *Snapshot {
 	out := &Snapshot{Clock: cmp.Or(sh.spec.Clock, "real"), Now: sh.Now(now).UTC(), Origin: sh.origin.UTC(), Processed: sh.processed.UTC(),
 		Replies: base64.StdEncoding.EncodeToString(sh.engine.State())}
 	if !sh.Frozen() {
@@ -72,7 +69,7 @@ func (sh *Shop) Snapshot(base *reviews.Stack, now time.Time) (*Snapshot, error) 
 			out.Changed = append(out.Changed, capped(js))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // capped is b with no room to grow, so an append to it copies.
@@ -106,7 +103,7 @@ func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path stri
 	sh.origin, sh.processed = in.Origin, in.Processed
 	sh.changedAt = in.SettingsChanged
 	// With the next arrival, the writer goes on where it stood (see arrival).
-	if g := sc.Generate(); g != nil && sh.engine.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
+	if g := sc.Generate(); g != nil && sh.sc.Bank() != nil && sh.spec.ArrivalsPerHour > 0 {
 		sh.arrived = len(arrivals)
 	} else if len(arrivals) > 0 {
 		return nil, wire.InvalidBody(path+".arrivals", "the scenario's shop has no arrivals")
@@ -147,8 +144,8 @@ func (in *Snapshot) checkTimes(path string) error {
 	return nil
 }
 
-// arrivalsOn decodes a shop snapshot's arrivals. Neither they nor the
-// origin may be older than the newest review of base.
+// arrivalsOn decodes a snapshot's arrivals. Neither they nor the origin
+// may be older than the newest review of base.
 func (in *Snapshot) arrivalsOn(base *reviews.Stack, path string, decode Decode) ([]reviews.Feedback, error) {
 	arrivals, err := decode(in.Arrivals, path+".arrivals")
 	if err != nil {

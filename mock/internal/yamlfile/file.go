@@ -15,21 +15,16 @@ import (
 // found after decoding can still be placed at a line and column. Its
 // cost grows with its size plus its problems, never their product.
 type File struct {
-	name     string
-	src      []byte     // the file's bytes, to quote no more of a value than its line
-	lines    []string   // src split into lines, once a line was asked for
-	root     *yaml.Node // the document's top value; nil for an empty file
-	top      map[string]bool
-	problems []error
-	own      fieldSet // the fields this file's problems are about
-	// broken is a file that is not YAML (or is empty): nothing further
-	// can be checked in it.
-	broken bool
-	// undecoded are the fields that could not be decoded. What checks
-	// find about them later would only repeat that, so it is dropped.
-	undecoded fieldSet
-	// Keep, when set, says which fields' problems to report.
-	Keep func(field string) bool
+	name      string
+	src       []byte     // to quote no more of a value than its line
+	lines     []string   // src split into lines, once a line was asked for
+	root      *yaml.Node // nil for an empty file
+	top       map[string]bool
+	problems  []error
+	own       fieldSet                // the fields this file's problems are about
+	broken    bool                    // not YAML, or empty: nothing further can be checked
+	undecoded fieldSet                // problems found later about these would repeat their decoding's
+	Keep      func(field string) bool // when set, the fields whose problems are reported
 }
 
 // MaxKeys is the most keys a mapping of a scenario or fixture file may
@@ -41,13 +36,12 @@ const MaxKeys = 1000
 // in file order; a last line (More) says how many more there are.
 const MaxProblems = 100
 
-// Checkable reports whether the decoded value may be checked further:
-// the file is YAML, though some fields may not have decoded.
+// Checkable reports whether the decoded value may be checked further,
+// though some fields may not have decoded.
 func (f *File) Checkable() bool { return f.root != nil && !f.broken }
 
-// Decode decodes data into v strictly: unknown keys, duplicate keys
-// and values of the wrong type are problems, each placed in the file.
-// The returned file collects further problems through Problemf.
+// Decode decodes data into v strictly: unknown keys, duplicate keys and
+// values of the wrong type are problems, each placed in the file.
 func Decode(name string, data []byte, v any) *File {
 	f := &File{name: name, src: data}
 	var doc yaml.Node
@@ -61,6 +55,12 @@ func Decode(name string, data []byte, v any) *File {
 		return f
 	}
 	f.root = doc.Content[0]
+	if f.root.Kind == yaml.MappingNode {
+		f.top = make(map[string]bool, len(f.root.Content)/2)
+		for i := 0; i+1 < len(f.root.Content); i += 2 {
+			f.top[f.root.Content[i].Value] = true
+		}
+	}
 	if f.tooLarge() {
 		return f
 	}
@@ -82,7 +82,6 @@ func Decode(name string, data []byte, v any) *File {
 // part of it or a field holding it.
 func (f *File) HasProblem(field string) bool { return f.own.related(field) }
 
-// add records p, a problem of this file.
 func (f *File) add(p *Problem) {
 	f.problems = append(f.problems, p)
 	f.own.add(p.Field)
@@ -92,11 +91,10 @@ func (f *File) add(p *Problem) {
 // a field related to a given one: the same, or one holding the other
 // ("faults[0]" holds "faults[0].latency.min").
 type fieldSet struct {
-	fields map[string]bool // the fields
+	fields map[string]bool
 	outer  map[string]bool // every field that holds one of them
 }
 
-// add puts field in the set.
 func (s *fieldSet) add(field string) {
 	if s.fields == nil {
 		s.fields, s.outer = make(map[string]bool), make(map[string]bool)
@@ -128,22 +126,10 @@ func outerFields(field string) []string {
 }
 
 // Has reports whether the document's top-level mapping has key.
-func (f *File) Has(key string) bool {
-	if f.root == nil || f.root.Kind != yaml.MappingNode {
-		return false
-	}
-	if f.top == nil {
-		f.top = make(map[string]bool, len(f.root.Content)/2)
-		for i := 0; i+1 < len(f.root.Content); i += 2 {
-			f.top[f.root.Content[i].Value] = true
-		}
-	}
-	return f.top[key]
-}
+func (f *File) Has(key string) bool { return f.top[key] }
 
 // Problemf records a problem with the field at path, unless the field
-// is related to one that did not decode (its value was left out: the
-// problem would only repeat that one), or Keep drops it.
+// is related to one that did not decode, or Keep drops it.
 func (f *File) Problemf(path, format string, args ...any) {
 	if f.undecoded.related(path) {
 		return
@@ -217,7 +203,7 @@ func splitPath(path string) []pathSeg {
 }
 
 // Add records err, a problem found in another file (a fixture the
-// scenario uses): it is reported after this file's own.
+// scenario uses), reported after this file's own.
 func (f *File) Add(err error) {
 	f.problems = append(f.problems, err)
 	if p, ok := err.(*Problem); ok && p.File == f.name {
@@ -228,8 +214,6 @@ func (f *File) Add(err error) {
 // Err returns the problems found, joined, or nil: this file's first
 // MaxProblems in file order, a More for the rest, then other files'.
 func (f *File) Err() error {
-	// This file's problems in file order; problems of other files (the
-	// fixtures a scenario uses) after them.
 	var own, other []error
 	for _, e := range f.problems {
 		if p, ok := e.(*Problem); ok && p.File == f.name {
@@ -281,9 +265,8 @@ func (f *File) tooLarge() bool {
 }
 
 // Top returns the scalar value of key in the top-level mapping of a
-// document (its first); "" when it has none, or is not YAML. It reads
-// the node tree only, in the time of the file's size, whatever its
-// mappings' sizes.
+// document; "" when it has none, or is not YAML. It reads the node tree
+// only, in the time of the file's size, whatever its mappings' sizes.
 func Top(data []byte, key string) string {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {

@@ -38,12 +38,9 @@ func (f *File) addSyntax(err error) {
 	f.add(&Problem{File: f.name, Line: line, Col: col, Message: "YAML syntax: " + msg})
 }
 
-// A decoding message of yaml.v3 names a line. Placing it means finding
-// its node and that node's field path. All messages of one decode are
-// placed in one walk of the tree, not one walk a problem.
-
-// msgKind is what a decoding message says, which tells which node it is
-// about.
+// msgKind is what a decoding message of yaml.v3 says, which tells which
+// node on its line it is about. All messages of one decode are placed in
+// one walk of the tree, not one walk a problem.
 type msgKind uint8
 
 const (
@@ -55,9 +52,8 @@ const (
 	msgLost                    // no line: placed nowhere
 )
 
-// pending is one decoding message being placed: what it is about, and
-// the first node found that it names (for msgAt, the first key and the
-// first value at its place).
+// pending is one decoding message being placed, with the first node
+// found that it names (for msgAt, the first key and value at its place).
 type pending struct {
 	kind      msgKind
 	line, col int
@@ -141,7 +137,7 @@ func (f *File) addTypeErrors(msgs []string) {
 	}
 }
 
-// addMessage records the problem a placed message m says.
+// addMessage records the problem m says.
 func (f *File) addMessage(m *pending) {
 	if m.kind == msgLost {
 		f.add(&Problem{File: f.name, Message: wire.Clip(m.text)})
@@ -149,7 +145,7 @@ func (f *File) addMessage(m *pending) {
 	}
 	if m.kind == msgAt {
 		p := &Problem{File: f.name, Line: m.line, Col: m.col, Message: wire.Clip(m.text)}
-		n, path := m.node, m.nodePath // the key there, else the value
+		n, path := m.node, m.nodePath
 		if n == nil {
 			n, path = m.val, m.vPath
 		}
@@ -177,7 +173,6 @@ func (f *File) addMessage(m *pending) {
 			p.Message = fmt.Sprintf("must be %s, got %s", describeGoType(m.arg2), DescribeTag(m.key))
 		}
 	default:
-		// A custom unmarshaler's message: placed at the line's value.
 		if n != nil {
 			p.Message = f.requote(p.Message, n)
 		} else {
@@ -210,8 +205,7 @@ func describeGoType(t string) string {
 	return t
 }
 
-// DescribeTag names a YAML tag in a problem: "a list", "a mapping",
-// "str".
+// DescribeTag names a YAML tag in a problem: "a list", "a mapping", "str".
 func DescribeTag(tag string) string {
 	switch tag {
 	case "!!seq":
@@ -241,8 +235,6 @@ func (f *File) walk(visit func(n *yaml.Node, isKey bool, path string)) {
 			for i, c := range n.Content {
 				rec(c, fmt.Sprintf("%s[%d]", path, i))
 			}
-		case yaml.AliasNode:
-			// Aliases point back into the tree: follow none, or walks loop.
 		}
 	}
 	if f.root != nil {

@@ -34,9 +34,9 @@ func (p *Problem) Error() string {
 	return b.String()
 }
 
-// NodeProblem is a decoding problem at node n, for a custom unmarshaler
-// to return: a yaml.TypeError whose message names n's line and column,
-// so that decoding goes on and Decode places it at n.
+// NodeProblem is a problem at node n for a custom unmarshaler to
+// return: a yaml.TypeError, so that decoding goes on and Decode places
+// it at n.
 func NodeProblem(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d, column %d: "+format, append([]any{n.Line, n.Column}, args...)...)}}
 }
@@ -49,28 +49,23 @@ type More struct {
 }
 
 func (m *More) Error() string {
-	s := fmt.Sprintf("and %d more %s, not listed", m.Count, plural(m.Count, "problem", "problems"))
+	s := fmt.Sprintf("and %d more problems, not listed", m.Count)
+	if m.Count == 1 {
+		s = "and 1 more problem, not listed"
+	}
 	if m.File != "" {
 		s = m.File + ": " + s
 	}
 	return s
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// Cap returns err's problems (an error joined of them, as Err and
-// errors.Join make): the first n of them, and a More for the others,
-// counting the ones a More already stood for. A More names a file when
-// all it stands for are that file's.
+// Cap returns the first n of err's joined problems and a More for the
+// others, counting those a More already stood for. The More names a file
+// when all it stands for are that file's.
 func Cap(err error, n int) error {
 	var kept []error
 	more := &More{}
-	files := make(map[string]bool) // the files of the problems left out
+	files := make(map[string]bool) // of the problems left out
 	var walk func(error)
 	walk = func(err error) {
 		switch e := err.(type) {

@@ -11,8 +11,8 @@ import (
 
 // quotable is the part of scalar n's value a problem may quote: no more
 // than the line it starts on holds, clipped. A scalar may go on over
-// further lines (a file of KEY=secret lines pasted in is one), and those
-// should not reach a message.
+// further lines (a file of KEY=secret lines pasted in), and those should
+// not reach a message.
 func (f *File) quotable(n *yaml.Node) string {
 	v, line := n.Value, f.line(n.Line)
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
@@ -64,7 +64,7 @@ func closesOnLine(line string) bool {
 }
 
 // requote replaces, in a message about scalar n, its value quoted whole
-// with the part of it that may be quoted.
+// with the part that may be quoted.
 func (f *File) requote(msg string, n *yaml.Node) string {
 	if n.Kind != yaml.ScalarNode || n.Value == "" {
 		return msg
@@ -75,8 +75,7 @@ func (f *File) requote(msg string, n *yaml.Node) string {
 	return msg
 }
 
-// line is the text of line n (from 1) of the file, without its line
-// break; "" past the end. The file is split into lines once.
+// line is the text of line n (from 1) of the file; "" past the end.
 func (f *File) line(n int) string {
 	if f.lines == nil {
 		f.lines = strings.Split(string(f.src), "\n")
