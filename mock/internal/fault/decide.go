@@ -2,11 +2,10 @@ package fault
 
 import "math/rand/v2"
 
-// Counter is the state of one fault within one session: what Decide
-// needs to know of the requests before.
+// Counter is what Decide knows of one session's requests before.
 type Counter struct {
-	Matched int // matching requests seen
-	Hit     int // requests the fault applied to
+	Matched int
+	Hit     int
 }
 
 // Decide advances the counter for a matching request and reports whether
@@ -17,14 +16,18 @@ type Counter struct {
 // sees the same sequence for the same requests.
 func (f *Fault) Decide(c *Counter, seed int64) (bool, *rand.Rand) {
 	c.Matched++
-	if c.Matched <= f.After || f.Times > 0 && c.Hit >= f.Times {
-		return false, nil
-	}
-	if p := f.Probability; p != nil && *p < 1 && f.uniform(seed, c.Matched) >= *p {
+	if f.Times > 0 && c.Hit >= f.Times || !f.draws(seed, c.Matched) {
 		return false, nil
 	}
 	c.Hit++
 	return true, f.latencyRand(seed, c.Matched)
+}
+
+// draws reports whether the fault's n-th matching request is past After
+// and wins the probability draw.
+func (f *Fault) draws(seed int64, n int) bool {
+	p := f.Probability
+	return n > f.After && (p == nil || *p >= 1 || f.uniform(seed, n) < *p)
 }
 
 // latencyRand is the random source of the latency of the fault's n-th
@@ -37,10 +40,10 @@ func (f *Fault) latencyRand(seed int64, n int) *rand.Rand {
 	return rand.New(rand.NewPCG(d, mix64(d^laneLatency)))
 }
 
-// Tally counts, for one session, a limited fault's matching requests
-// and hits across the processes that share the session (a fleet's
-// Redis), each count one atomic step, so that a fault limited to N
-// answers fails exactly N requests whichever process serves them.
+// Tally counts a session's matching requests and hits of a limited
+// fault across the processes that share it (a fleet's Redis), so that a
+// fault limited to N answers fails exactly N requests whichever process
+// serves them.
 type Tally interface {
 	// Count adds one to what ("matched" or "hit") of f and returns the
 	// new count, never below base+1 (the session's own count, restored
@@ -52,20 +55,15 @@ type Tally interface {
 // same fault in every process.
 func (f *Fault) Stream() uint64 { return f.key }
 
-// decideTallied is Decide with the counts of req's Tally: the n-th
-// matching request across the processes draws as the n-th would in
-// one, and a hit past Times is refused by the shared count of hits. A
-// Tally out of reach leaves the decision to the session's Counter.
+// decideTallied is Decide with the counts of req's Tally. A Tally out of
+// reach leaves the decision to the session's Counter.
 func (f *Fault) decideTallied(c *Counter, req Request) (bool, *rand.Rand) {
 	n, err := req.Tally.Count(f, "matched", c.Matched)
 	if err != nil {
 		return f.Decide(c, req.Seed)
 	}
 	c.Matched = n
-	if n <= f.After {
-		return false, nil
-	}
-	if p := f.Probability; p != nil && *p < 1 && f.uniform(req.Seed, n) >= *p {
+	if !f.draws(req.Seed, n) {
 		return false, nil
 	}
 	if f.Times > 0 {
@@ -89,8 +87,8 @@ const (
 	laneLatency     = 2
 )
 
-// uniform is the probability draw of the fault's n-th matching request:
-// a number in [0, 1).
+// uniform is the probability draw of the fault's n-th matching request,
+// in [0, 1).
 func (f *Fault) uniform(seed int64, n int) float64 {
 	return float64(f.draw(seed, n, laneProbability)>>11) / (1 << 53)
 }

@@ -13,7 +13,6 @@ import (
 // errorKind answers with an error status in place of the API.
 var errorKind = Kind{
 	Name:   "error",
-	Metric: "error",
 	in:     func(f *Fault) bool { return f.Error != nil },
 	check:  func(f *Fault, p *problems) { f.Error.check(p) },
 	label:  func(f *Fault) string { return fmt.Sprintf("error %d", f.Error.Status) },

@@ -95,11 +95,11 @@ func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end fun
 // Metrics yields the metric label of each kind the request met.
 func (o *Outcome) Metrics() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		if o.Delay() > 0 && !yield(latencyKind.Metric) {
+		if o.Delay() > 0 && !yield(latencyKind.Name) {
 			return
 		}
 		if o.Acting != nil {
-			yield(o.Acting.Action().Metric)
+			yield(o.Acting.Action().Name)
 		}
 	}
 }
