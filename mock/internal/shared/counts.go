@@ -8,31 +8,27 @@ import (
 )
 
 // Counts counts what the replicas of a fleet must count as one: the
-// faults limited to some answers (after, times) and the rate limit's
-// windows. Each count is one atomic step in the shared store.
+// limited faults and the rate limit's windows.
 type Counts interface {
-	// Tally counts session sid's limited faults.
 	Tally(sid string) fault.Tally
 	// Admit counts a request of session sid in scenario's rate limit rl
 	// and reports whether it lets it through; when not, retryIn is how
 	// long until the window ends. An error leaves it to the session.
 	Admit(sid, scenario string, rl *access.RateLimit) (retryIn time.Duration, ok bool, err error)
 	// Forget starts session sid's counts again (every session's for
-	// session.All): a reset.
+	// session.All).
 	Forget(sid string)
 }
 
 // SetCounts makes c what the limited faults and the rate limits count
-// in (a fleet's store); without it, each session counts in itself. Set
-// it once, before serving.
+// in; without it, each session counts in itself. Set it once, before
+// serving.
 func (st *State) SetCounts(c Counts) { st.counts = c }
 
 // SetPinned makes pinned what tells the sessions that requests are
-// served from (a fleet's replica pins them): they are not evicted while
-// they are. Call it before serving.
+// served from: they are not evicted. Call it before serving.
 func (st *State) SetPinned(pinned func(id string) bool) { st.pinned.Store(&pinned) }
 
-// isPinned is session.Config.Pinned: what SetPinned gave, if anything.
 func (st *State) isPinned(id string) bool {
 	if f := st.pinned.Load(); f != nil {
 		return (*f)(id)
@@ -40,8 +36,7 @@ func (st *State) isPinned(id string) bool {
 	return false
 }
 
-// Tally is what session sid's limited faults count in; nil for the
-// session's own counters.
+// Tally is what session sid's limited faults count in; nil for none.
 func (st *State) Tally(sid string) fault.Tally {
 	if st.counts == nil {
 		return nil
@@ -50,8 +45,8 @@ func (st *State) Tally(sid string) fault.Tally {
 }
 
 // Admit counts a request of session sid in scenario at now against the
-// rate limit rl, in the fleet's counts if any, else in w, the session's
-// window; see access.Window.Admit.
+// rate limit rl, in the fleet's counts if any, else in the session's
+// window w.
 func (st *State) Admit(sid, scenario string, w *access.Window, rl *access.RateLimit, now time.Time) (time.Duration, bool) {
 	if st.counts != nil {
 		if retryIn, ok, err := st.counts.Admit(sid, scenario, rl); err == nil {
