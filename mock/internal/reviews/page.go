@@ -10,8 +10,6 @@ func (st *Store) AppendPage(b []byte, res Result, q Query) []byte {
 // PageSize is the length of the page's records' JSON.
 func (st *Store) PageSize(res Result) int { return pageLen(res, st.JSON) }
 
-// appendPage writes the JSON of the list response's data object, each
-// record's JSON as json gives it.
 func appendPage(b []byte, res Result, q Query, json func(int) []byte) []byte {
 	b = append(b, `{"feedbacks":[`...)
 	for n, i := range res.Page {
