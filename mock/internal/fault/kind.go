@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -65,14 +64,6 @@ func kindNames() (waits, acts []string) {
 		}
 	}
 	return waits, acts
-}
-
-// joinWords writes words as a list ending with conj: "a, b and c".
-func joinWords(words []string, conj string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
 
 // problems gathers a fault's problems, with fields relative to it.

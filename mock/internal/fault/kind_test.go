@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -204,5 +205,5 @@ func TestKindsAreListedAlike(t *testing.T) {
 // error, drop and truncate (latency may come with one of them)".
 func needs() string {
 	waits, acts := kindNames()
-	return fmt.Sprintf("%s, or one of %s (%s may come with one of them)", joinWords(waits, "or"), joinWords(acts, "and"), joinWords(waits, "or"))
+	return fmt.Sprintf("%s, or one of %s (%s may come with one of them)", wire.JoinWords(waits, "or"), wire.JoinWords(acts, "and"), wire.JoinWords(waits, "or"))
 }

@@ -55,10 +55,7 @@ func choices(lo, hi int) string {
 	for n := lo; n <= hi; n++ {
 		s = append(s, strconv.Itoa(n))
 	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return wire.JoinWords(s, "or")
 }
 
 func (f *field) checkText(s, path string, rules Rules) error {

@@ -85,13 +85,10 @@ func (p *Params) shown() string {
 	if len(all) == 0 {
 		all = append(slices.Clip(p.Names), p.Prefixes...)
 	}
-	switch len(all) {
-	case 0:
+	if len(all) == 0 {
 		return "no parameters"
-	case 1:
-		return all[0]
 	}
-	return strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
+	return JoinWords(all, "and")
 }
 
 // Get returns the value of the parameter name, whether it was given,

@@ -1,6 +1,9 @@
 package wire
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // CheckChars refuses text that is not UTF-8 and control characters other
 // than tab, line feed and carriage return: they would end up in the
@@ -18,4 +21,12 @@ func CheckChars(s, path string) error {
 		i += n
 	}
 	return nil
+}
+
+// JoinWords writes words as a list ending with conj: "a, b and c".
+func JoinWords(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
