@@ -35,13 +35,11 @@ type Kind struct {
 // kinds is the kind table, in the order a fault's label names them.
 var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind}
 
-// Kinds returns the kind table, in its order.
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
 // Acts reports whether the kind acts on the answer; else it waits.
 func (k *Kind) Acts() bool { return k.answer != nil || k.wrap != nil }
 
-// Replaces reports whether the kind answers in place of the API.
 func (k *Kind) Replaces() bool { return k.answer != nil }
 
 // Action is the kind of f that acts on the answer; nil if f only waits.
@@ -54,7 +52,6 @@ func (f *Fault) Action() *Kind {
 	return nil
 }
 
-// kindNames lists the kinds that wait and those that act, by name.
 func kindNames() (waits, acts []string) {
 	for _, k := range kinds {
 		if k.Acts() {

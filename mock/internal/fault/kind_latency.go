@@ -32,7 +32,6 @@ type Latency struct {
 // timeout always outlasts it.
 const MaxLatency = 60 * time.Second
 
-// check adds the problems of a fault's latency.
 func (l *Latency) check(p *problems) {
 	forms := 0
 	if l.Fixed > 0 {
