@@ -135,12 +135,6 @@ func (s *Stack) Find(q Query) Result {
 	return res
 }
 
-func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
-	return appendPage(b, res, q, s.JSON)
-}
-
-func (s *Stack) PageSize(res Result) int { return pageLen(res, s.JSON) }
-
 // Change is review Pos of a Stack as it is now: its answer or its draft
 // changed, and nothing else.
 type Change struct {

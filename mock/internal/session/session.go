@@ -318,30 +318,16 @@ func (ss *Session) ForgetFaults(gone []*fault.Fault) {
 	}
 }
 
-// List is what the list and /__mock/data read: a scenario's Store, or a
-// Stack on it.
-type List interface {
-	Find(q reviews.Query) reviews.Result
-	JSON(i int) []byte
-	PageSize(res reviews.Result) int
-	AppendPage(b []byte, res reviews.Result, q reviews.Query) []byte
-}
-
 // Reviews is the list the session reads in sc, brought up to its clock.
-func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
+func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (*reviews.Stack, error) {
 	if sc.Shop() == nil {
 		// Outside ss.mu: a big scenario's first build holds no session's lock.
-		base, err := sc.Store()
-		if err != nil {
+		if _, err := sc.Store(); err != nil {
 			return nil, err
 		}
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		v, err := ss.seedViewLocked(sc, base)
-		if v == nil || err != nil {
-			return base, err
-		}
-		return v, nil
+		return ss.baseLocked(sc)
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -350,10 +336,7 @@ func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 		list = sh.Reviews()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return list, nil
+	return list, err
 }
 
 // Shop runs fn on the session's living shop in sc, brought up to its
