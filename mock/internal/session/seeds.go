@@ -103,15 +103,12 @@ func (ss *Session) SeedBytes() int64 { return ss.seeds.bytes() }
 // place of prev, and restarts its living shop there. It returns false if
 // the session has gone or seeded something else meanwhile. room checks
 // the bounds and reserves next's bytes; its error refuses the seed.
-func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
-	kept, err := ss.keepSeed(name, prev, next, room)
-	if kept {
-		ss.changed()
-	}
-	return kept, err
-}
-
-func (ss *Session) keepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
+func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (kept bool, err error) {
+	defer func() {
+		if kept {
+			ss.changed()
+		}
+	}()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	b := ss.seeds

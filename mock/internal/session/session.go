@@ -189,15 +189,12 @@ func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
 // PatchSettings replaces the session's settings in sc with what apply
 // returns, in one step. In a living shop, the reviews of a rating whose
 // settings changed can be answered from now.
-func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
-	set, err := ss.patchSettings(sc, now, apply)
-	if err == nil {
-		ss.changed()
-	}
-	return set, err
-}
-
-func (ss *Session) patchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
+func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (_ settings.Settings, err error) {
+	defer func() {
+		if err == nil {
+			ss.changed()
+		}
+	}()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.stateLocked(sc)
