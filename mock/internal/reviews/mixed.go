@@ -99,17 +99,11 @@ func findMixed(q Query, own, base *layer, page []int) Result {
 // list's order backwards): how a living shop's engine goes through them.
 func (s *Stack) OldestFirst() iter.Seq[int] {
 	return func(yield func(int) bool) {
-		upper := len(s.layers) - s.bottom()
-		// The bottom first: one store, or two merged by the list's order.
-		if !s.mixed {
-			l := &s.layers[upper]
-			for p := l.st.Len() - 1; p >= 0; p-- {
-				if !yield(l.start + p) {
-					return
-				}
-			}
-		} else {
-			own, base := &s.layers[upper], &s.layers[upper+1]
+		top := len(s.layers) - 1
+		if s.mixed {
+			// The bottom's two stores first, merged by the list's order.
+			top -= 2
+			own, base := &s.layers[top+1], &s.layers[top+2]
 			po, pb := own.st.Len()-1, base.st.Len()-1
 			for po >= 0 || pb >= 0 {
 				var pos int
@@ -125,7 +119,7 @@ func (s *Stack) OldestFirst() iter.Seq[int] {
 				}
 			}
 		}
-		for i := upper - 1; i >= 0; i-- {
+		for i := top; i >= 0; i-- {
 			l := &s.layers[i]
 			for p := l.st.Len() - 1; p >= 0; p-- {
 				if !yield(l.start + p) {

@@ -163,14 +163,12 @@ func (s *Shape) Check(body []byte) error {
 			}
 			continue
 		}
-		var node *pathNode
+		node := s.root
 		switch {
-		case depth == 0:
-			node = s.root
-		case k == '{':
+		case depth > 0 && k == '{':
 			node = top.node.child(name)
-		default:
-			node = top.node.element()
+		case depth > 0:
+			node = top.node.child(elements)
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil
@@ -186,20 +184,15 @@ func (s *Shape) Check(body []byte) error {
 	}
 }
 
+// elements is the key of an array's elements.
+var elements = []byte("[]")
+
 // child is the node of n's member key; nil where the shape names none.
 func (n *pathNode) child(key []byte) *pathNode {
 	if n == nil {
 		return nil
 	}
 	return n.children[string(key)] // a lookup by []byte: no allocation
-}
-
-// element is the node of n's elements; nil where the shape names none.
-func (n *pathNode) element() *pathNode {
-	if n == nil {
-		return nil
-	}
-	return n.children["[]"]
 }
 
 // tooMany counts the rest of the array on top, past its bound, and says
