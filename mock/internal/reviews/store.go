@@ -36,16 +36,16 @@ type jsonLoc struct {
 }
 
 // jsonBlock is the size of the blocks records' JSON is packed into: big
-// enough for any review (the API bounds texts), small enough that the
-// space a block leaves unused is negligible.
+// enough for any review, small enough that the space a block leaves
+// unused is negligible.
 const jsonBlock = 4 << 20
 
 // smallStore is the number of records below which a store is built by
 // one encoder: goroutines would cost more than they save.
 const smallStore = 2048
 
-// postKey names a posting list: the records with one nm_id (0 any), one
-// rating (0 any) and one answered state (-1 any).
+// postKey names a posting list: nm_id (0 any), rating (0 any) and
+// answered (-1 any).
 type postKey struct {
 	nmID     int64
 	rating   int8
