@@ -237,7 +237,7 @@ func listBody(t *testing.T, st *reviews.Store, rawQuery string) []byte {
 	if q.CountsOnly {
 		b = reviews.AppendCounts(b, res)
 	} else {
-		b = st.AppendPage(b, res, q)
+		b = reviews.NewStack(st).AppendPage(b, res, q)
 	}
 	return append(b, '}')
 }

@@ -58,7 +58,7 @@ const (
 func faultMetricKinds() []string {
 	var out []string
 	for _, k := range fault.Kinds() {
-		out = append(out, k.Metric)
+		out = append(out, k.Name)
 	}
 	return append(out, metricUnauthorized, metricRateLimited)
 }

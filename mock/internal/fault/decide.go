@@ -2,11 +2,10 @@ package fault
 
 import "math/rand/v2"
 
-// Counter is the state of one fault within one session: what Decide
-// needs to know of the requests before.
+// Counter is what Decide knows of one session's requests before.
 type Counter struct {
-	Matched int // matching requests seen
-	Hit     int // requests the fault applied to
+	Matched int
+	Hit     int
 }
 
 // Decide advances the counter for a matching request and reports whether
@@ -17,14 +16,18 @@ type Counter struct {
 // sees the same sequence for the same requests.
 func (f *Fault) Decide(c *Counter, seed int64) (bool, *rand.Rand) {
 	c.Matched++
-	if c.Matched <= f.After || f.Times > 0 && c.Hit >= f.Times {
-		return false, nil
-	}
-	if p := f.Probability; p != nil && *p < 1 && f.uniform(seed, c.Matched) >= *p {
+	if f.Times > 0 && c.Hit >= f.Times || !f.draws(seed, c.Matched) {
 		return false, nil
 	}
 	c.Hit++
 	return true, f.latencyRand(seed, c.Matched)
+}
+
+// draws reports whether the fault's n-th matching request is past After
+// and wins the probability draw.
+func (f *Fault) draws(seed int64, n int) bool {
+	p := f.Probability
+	return n > f.After && (p == nil || *p >= 1 || f.uniform(seed, n) < *p)
 }
 
 // latencyRand is the random source of the latency of the fault's n-th
@@ -62,10 +65,7 @@ func (f *Fault) decideShared(c *Counter, req Request) (bool, *rand.Rand) {
 		return f.Decide(c, req.Seed)
 	}
 	c.Matched = n
-	if n <= f.After {
-		return false, nil
-	}
-	if p := f.Probability; p != nil && *p < 1 && f.uniform(req.Seed, n) >= *p {
+	if !f.draws(req.Seed, n) {
 		return false, nil
 	}
 	if f.Times > 0 {
@@ -89,8 +89,8 @@ const (
 	laneLatency     = 2
 )
 
-// uniform is the probability draw of the fault's n-th matching request:
-// a number in [0, 1).
+// uniform is the probability draw of the fault's n-th matching request,
+// in [0, 1).
 func (f *Fault) uniform(seed int64, n int) float64 {
 	return float64(f.draw(seed, n, laneProbability)>>11) / (1 << 53)
 }

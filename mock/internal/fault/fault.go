@@ -12,9 +12,7 @@ import (
 // Fault is a failure injected into the requests that match it. Faults
 // come from a scenario file or from the admin API, in this one shape.
 type Fault struct {
-	// ID names a run-time fault (assigned when it is added).
-	ID string `json:"id,omitempty" yaml:"-"`
-	// Name is an optional label shown in the journal.
+	ID   string `json:"id,omitempty" yaml:"-"` // a run-time fault's, given when it is added
 	Name string `json:"name,omitempty" yaml:"name"`
 	// Method matches the request method; "" or "*" matches any.
 	Method string `json:"method,omitempty" yaml:"method"`
@@ -28,28 +26,20 @@ type Fault struct {
 	// Times limits how many requests the fault hits; 0 means no limit.
 	Times int `json:"times,omitempty" yaml:"times"`
 
-	// The fields below say what the fault does, one per kind. Keep
-	// their order: Prepare hashes the JSON.
-
-	// Latency delays the answer.
-	Latency *Latency `json:"latency,omitempty" yaml:"latency"`
-	// Error answers with a status instead of the real answer.
-	Error *ErrorAnswer `json:"error,omitempty" yaml:"error"`
-	// Drop closes the connection without an answer.
-	Drop bool `json:"drop,omitempty" yaml:"drop"`
-	// Truncate sends the real answer's headers and half its body, then
-	// closes the connection.
-	Truncate bool `json:"truncate,omitempty" yaml:"truncate"`
+	// The fields below say what the fault does, one per kind (see each
+	// kind's file). Keep their order: Prepare hashes the JSON.
+	Latency  *Latency     `json:"latency,omitempty" yaml:"latency"`
+	Error    *ErrorAnswer `json:"error,omitempty" yaml:"error"`
+	Drop     bool         `json:"drop,omitempty" yaml:"drop"`
+	Truncate bool         `json:"truncate,omitempty" yaml:"truncate"`
 	// Seed varies the fault's random stream: two faults alike but for
 	// their seed draw independently.
 	Seed int64 `json:"seed,omitempty" yaml:"seed"`
 
-	seq int    // order of run-time faults; set by the Registry
-	key uint64 // names the fault's random stream; set by Prepare
+	seq int    // order of run-time faults
+	key uint64 // names the fault's random stream (Prepare)
 }
 
-// Matches reports whether the fault applies to a request; apiPath is the
-// path after /api/v1.
 func (f *Fault) Matches(method, apiPath string) bool {
 	if f.Method != "" && f.Method != "*" && !strings.EqualFold(f.Method, method) {
 		return false
@@ -57,9 +47,8 @@ func (f *Fault) Matches(method, apiPath string) bool {
 	return MatchPath(f.Path, apiPath)
 }
 
-// MatchPath reports whether apiPath (the path after /api/v1) matches a
-// fault's Path glob. "/x/**" matches /x and everything under it; other
-// globs are path.Match's.
+// MatchPath reports whether apiPath matches a fault's Path glob. "/x/**"
+// matches /x and everything under it; other globs are path.Match's.
 func MatchPath(glob, apiPath string) bool {
 	switch {
 	case glob == "" || glob == "*" || glob == "/**":
@@ -110,7 +99,6 @@ func (f *Fault) Size() int64 {
 	return n
 }
 
-// Decode reads and checks a run-time fault from a JSON body.
 func Decode(body []byte) (*Fault, error) {
 	var f Fault
 	if err := wire.DecodeStrict(body, &f); err != nil {
@@ -128,7 +116,6 @@ var Shape = &wire.Shape{What: "a fault", Items: 2 * MaxHeaders, Array: 100, Memb
 // MaxHeaders bounds the headers of a fault's error answer (400 above it).
 const MaxHeaders = 1000
 
-// check is Validate's first problem as a 400, or nil.
 func (f *Fault) check() error {
 	if probs := f.Validate(); len(probs) > 0 {
 		return wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -12,22 +11,19 @@ import (
 
 // Kind is one thing a fault can do to a request, asked for by the Fault
 // field of the same name. A kind either waits before the answer or acts
-// on it, and a fault acts in at most one way. Each kind lives in its own
-// file, kind_NAME.go.
+// on it, and a fault acts in at most one way.
 //
 // TestKindsAreListedAlike lists the places a new kind must be named
 // (the control panel, the OpenAPI document, the READMEs).
 type Kind struct {
-	// Name is the Fault field that asks for the kind, in YAML and JSON.
+	// Name is the Fault field that asks for the kind, and the kind's
+	// label in replymock_injected_faults_total.
 	Name string
-	// Metric is the kind's value of the kind label of
-	// replymock_injected_faults_total.
-	Metric string
 
-	in    func(f *Fault) bool         // reports whether f asks for the kind
-	check func(f *Fault, p *problems) // adds the problems of f's field
-	label func(f *Fault) string       // the journal's word for the kind
-	size  func(f *Fault) int64        // the memory of the kind's field; nil for none
+	in    func(f *Fault) bool
+	check func(f *Fault, p *problems)
+	label func(f *Fault) string // the journal's word for the kind
+	size  func(f *Fault) int64  // nil for none
 	// A kind sets one of these. delay waits before the answer. answer
 	// writes an answer in place of the API's. wrap returns the writer
 	// the API's answer goes to, and a func that sends it on, changed.
@@ -39,13 +35,11 @@ type Kind struct {
 // kinds is the kind table, in the order a fault's label names them.
 var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind}
 
-// Kinds returns the kind table, in its order.
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
 // Acts reports whether the kind acts on the answer; else it waits.
 func (k *Kind) Acts() bool { return k.answer != nil || k.wrap != nil }
 
-// Replaces reports whether the kind answers in place of the API.
 func (k *Kind) Replaces() bool { return k.answer != nil }
 
 // Action is the kind of f that acts on the answer; nil if f only waits.
@@ -58,14 +52,6 @@ func (f *Fault) Action() *Kind {
 	return nil
 }
 
-// Needs says in words what a fault must ask for: "latency, or one of
-// error, drop and truncate (latency may come with one of them)".
-func Needs() string {
-	waits, acts := kindNames()
-	return fmt.Sprintf("%s, or one of %s (%s may come with one of them)", joinWords(waits, "or"), joinWords(acts, "and"), joinWords(waits, "or"))
-}
-
-// kindNames lists the kinds that wait and those that act, by name.
 func kindNames() (waits, acts []string) {
 	for _, k := range kinds {
 		if k.Acts() {
@@ -77,16 +63,7 @@ func kindNames() (waits, acts []string) {
 	return waits, acts
 }
 
-// joinWords writes words as a list ending with conj: "a, b and c".
-func joinWords(words []string, conj string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
-}
-
-// problems gathers a fault's problems, with field paths relative to the
-// fault.
+// problems gathers a fault's problems, with fields relative to it.
 type problems []wire.FieldProblem
 
 func (p *problems) add(field, format string, args ...any) {

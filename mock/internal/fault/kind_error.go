@@ -13,7 +13,6 @@ import (
 // errorKind answers with an error status in place of the API.
 var errorKind = Kind{
 	Name:   "error",
-	Metric: "error",
 	in:     func(f *Fault) bool { return f.Error != nil },
 	check:  func(f *Fault, p *problems) { f.Error.check(p) },
 	label:  func(f *Fault) string { return fmt.Sprintf("error %d", f.Error.Status) },
@@ -29,7 +28,6 @@ type ErrorAnswer struct {
 	Headers map[string]string `json:"headers,omitempty" yaml:"headers"`
 }
 
-// check adds the problems of a fault's error answer.
 func (e *ErrorAnswer) check(p *problems) {
 	if e.Status < 400 || e.Status > 599 {
 		p.add("error.status", "must be an error status from 400 to 599, got %d", e.Status)
@@ -44,7 +42,6 @@ func (e *ErrorAnswer) check(p *problems) {
 	}
 }
 
-// size is what the answer's body and headers keep.
 func (e *ErrorAnswer) size() int64 {
 	var n int64
 	if e.Body != nil {

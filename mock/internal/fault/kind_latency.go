@@ -11,12 +11,11 @@ import (
 // latencyKind waits before the answer. The delays of all the faults a
 // request meets add up, to at most MaxLatency.
 var latencyKind = Kind{
-	Name:   "latency",
-	Metric: "latency",
-	in:     func(f *Fault) bool { return f.Latency != nil },
-	check:  func(f *Fault, p *problems) { f.Latency.check(p) },
-	label:  func(*Fault) string { return "latency" },
-	delay:  func(f *Fault, rng *rand.Rand) time.Duration { return f.Latency.Sample(rng) },
+	Name:  "latency",
+	in:    func(f *Fault) bool { return f.Latency != nil },
+	check: func(f *Fault, p *problems) { f.Latency.check(p) },
+	label: func(*Fault) string { return "latency" },
+	delay: func(f *Fault, rng *rand.Rand) time.Duration { return f.Latency.Sample(rng) },
 }
 
 // Latency is a delay: Fixed; a uniform range Min..Max; or log-normal,
@@ -33,7 +32,6 @@ type Latency struct {
 // timeout always outlasts it.
 const MaxLatency = 60 * time.Second
 
-// check adds the problems of a fault's latency.
 func (l *Latency) check(p *problems) {
 	forms := 0
 	if l.Fixed > 0 {

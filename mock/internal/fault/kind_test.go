@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -79,21 +81,16 @@ func TestKindTable(t *testing.T) {
 		}
 	}
 	sameSet(t, "Fault's fields beyond those that pick requests", kindFields, kindNamesOf())
-	var metrics []string
 	for _, k := range Kinds() {
-		if k.Name == "" || k.Metric == "" || k.in == nil || k.label == nil {
-			t.Errorf("kind %q: a name, a metric value, in and label are needed", k.Name)
+		if k.Name == "" || k.in == nil || k.label == nil {
+			t.Errorf("kind %q: a name, in and label are needed", k.Name)
 		}
 		if n := btoi(k.delay != nil) + btoi(k.answer != nil) + btoi(k.wrap != nil); n != 1 {
 			t.Errorf("kind %q: give it one of delay (it waits), answer (in place of the API's) and wrap (it changes the API's answer); it has %d", k.Name, n)
 		}
-		metrics = append(metrics, k.Metric)
 	}
 	if names := kindNamesOf(); len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
 		t.Errorf("kind names used twice: %v", names)
-	}
-	if len(slices.Compact(slices.Sorted(slices.Values(metrics)))) != len(metrics) {
-		t.Errorf("metric values used twice: %v", metrics)
 	}
 }
 
@@ -127,7 +124,7 @@ func TestKindsAreListedAlike(t *testing.T) {
 		}
 	}
 	sameSet(t, "mock/admin-openapi.yaml's Fault schema", props, kinds)
-	if want := "Needs " + Needs() + "."; schema.Description != want {
+	if want := "Needs " + needs() + "."; schema.Description != want {
 		t.Errorf("mock/admin-openapi.yaml's Fault schema says %q, want %q", schema.Description, want)
 	}
 
@@ -181,13 +178,13 @@ func TestKindsAreListedAlike(t *testing.T) {
 	} else {
 		var metrics []string
 		for _, k := range Kinds() {
-			metrics = append(metrics, k.Metric)
+			metrics = append(metrics, k.Name)
 		}
 		if got, want := strings.Join(strings.Fields(m[1]), " "), strings.Join(metrics, ", ")+", unauthorized, rate_limited"; got != want {
 			t.Errorf("%s lists replymock_injected_faults_total's kinds as %q, want %q", flagsDoc, got, want)
 		}
 	}
-	if want := "A fault needs " + Needs() + "."; !strings.Contains(strings.Join(strings.Fields(readme), " "), want) {
+	if want := "A fault needs " + needs() + "."; !strings.Contains(strings.Join(strings.Fields(readme), " "), want) {
 		t.Errorf("%s does not say %q", scenariosDoc, want)
 	}
 	_, faults, ok := strings.Cut(readme, "\n## Faults\n")
@@ -202,4 +199,11 @@ func TestKindsAreListedAlike(t *testing.T) {
 		}
 	}
 	sameSet(t, scenariosDoc+"'s Faults table", rows, kinds)
+}
+
+// needs says in words what a fault must ask for: "latency, or one of
+// error, drop and truncate (latency may come with one of them)".
+func needs() string {
+	waits, acts := kindNames()
+	return fmt.Sprintf("%s, or one of %s (%s may come with one of them)", wire.JoinWords(waits, "or"), wire.JoinWords(acts, "and"), wire.JoinWords(waits, "or"))
 }

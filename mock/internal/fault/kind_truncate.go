@@ -9,10 +9,9 @@ import (
 // truncateKind sends the real answer with half its body, then closes the
 // connection. It cuts any answer, a 401 or 429 too.
 var truncateKind = Kind{
-	Name:   "truncate",
-	Metric: "truncate",
-	in:     func(f *Fault) bool { return f.Truncate },
-	label:  func(*Fault) string { return "truncate" },
+	Name:  "truncate",
+	in:    func(f *Fault) bool { return f.Truncate },
+	label: func(*Fault) string { return "truncate" },
 	wrap: func(w http.ResponseWriter, _ *Fault) (http.ResponseWriter, func()) {
 		buf := &bufferWriter{header: make(http.Header)}
 		return buf, func() { writeTruncated(w, buf) }

@@ -17,16 +17,14 @@ type Request struct {
 
 // Outcome is what the faults an API request meets do to it.
 type Outcome struct {
-	// Acting is the fault that acts on the answer; nil for none.
-	Acting *Fault
-	// Labels say in the journal what each fault did, in order.
-	Labels []string
+	Acting *Fault   // nil for none
+	Labels []string // for the journal, in order
 	// Limited is set when the request counted for a fault with After or
 	// Times. A saved state must keep that count before the answer, or
 	// the fault fires again after a restart.
 	Limited bool
 
-	delay time.Duration // the sum of the delays met
+	delay time.Duration
 }
 
 // Meet decides whether f hits the request and adds what it does; counter
@@ -63,10 +61,8 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	o.Labels = append(o.Labels, f.Label())
 }
 
-// Delay is how long the request waits before its answer.
 func (o *Outcome) Delay() time.Duration { return min(o.delay, MaxLatency) }
 
-// Replaces reports whether a fault answers in place of the API.
 func (o *Outcome) Replaces() bool { return o.Acting != nil && o.Acting.Action().Replaces() }
 
 // Answer writes the acting fault's answer if it replaces the API's, and
@@ -92,14 +88,13 @@ func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end fun
 	return k.wrap(w, o.Acting)
 }
 
-// Metrics yields the metric label of each kind the request met.
 func (o *Outcome) Metrics() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		if o.Delay() > 0 && !yield(latencyKind.Metric) {
+		if o.Delay() > 0 && !yield(latencyKind.Name) {
 			return
 		}
 		if o.Acting != nil {
-			yield(o.Acting.Action().Metric)
+			yield(o.Acting.Action().Name)
 		}
 	}
 }

@@ -17,9 +17,8 @@ import (
 const AllSessions = "*"
 
 // Bounds of the run-time faults of all sessions together: how many, and
-// how much memory (Size). Past them, an addition is a 409
-// too_many_faults. The byte bound stops a thousand error bodies of a
-// megabyte each.
+// how much memory (Size). The byte bound stops a thousand error bodies
+// of a megabyte each.
 const (
 	MaxRuntime      = 1000
 	MaxRuntimeBytes = 16 << 20
@@ -30,29 +29,25 @@ const (
 // so a request reads the faults it met without a lock.
 type Registry struct {
 	max   int
-	bytes *budget.Budget // the faults' Size, against MaxRuntimeBytes
+	bytes *budget.Budget
 
 	// adding makes additions take turns, so the room one has counted is
 	// still there when it goes in.
 	adding sync.Mutex
 
-	mu     sync.Mutex          // guards the fields below; no other lock is taken while held
-	shared []*Fault            // for every session
-	own    map[string][]*Fault // each session's, by session id
-	seq    int                 // the number of the last id given
+	mu     sync.Mutex // guards the fields below; no other lock is taken while held
+	shared []*Fault   // for every session
+	own    map[string][]*Fault
+	seq    int // the number of the last id given
 }
 
-// NewRegistry returns an empty registry of at most max faults and
-// maxBytes.
 func NewRegistry(max int, maxBytes int64) *Registry {
 	return &Registry{max: max, own: make(map[string][]*Fault),
 		bytes: budget.New("replymock_runtime_fault_bytes", "What the run-time faults keep together (their names, paths, error bodies and headers), within their byte bound (MaxRuntimeFaultBytes).", maxBytes)}
 }
 
-// Budget is the faults' byte budget.
 func (r *Registry) Budget() *budget.Budget { return r.bytes }
 
-// sizeOf is the Size of faults together.
 func sizeOf(faults []*Fault) int64 {
 	var n int64
 	for _, f := range faults {
@@ -77,8 +72,8 @@ func (r *Registry) Shared() []*Fault {
 	return r.shared
 }
 
-// List copies the faults that apply to session sid, in the order added.
-// With AllSessions, it lists them all.
+// List copies the faults that apply to session sid (AllSessions: all),
+// in the order added.
 func (r *Registry) List(sid string) []Fault {
 	r.mu.Lock()
 	var out []Fault
@@ -99,8 +94,7 @@ func (r *Registry) List(sid string) []Fault {
 
 // Add checks f and adds it for owner (a session, or AllSessions) with a
 // new id; it returns f as kept. before, if not nil, runs once there is
-// room and before f goes in. Past the bounds, Add returns a 409
-// too_many_faults and adds nothing.
+// room and before f goes in.
 func (r *Registry) Add(owner string, f Fault, before func()) (Fault, error) {
 	f, _, err := r.put(owner, f, false, before)
 	return f, err
@@ -150,8 +144,8 @@ func (r *Registry) put(owner string, f Fault, replace bool, before func()) (Faul
 	return f, removed, nil
 }
 
-// room refuses n new faults of size bytes when they would pass the
-// bounds, not counting the faults going. r.adding must be held.
+// room refuses n new faults of size bytes past the bounds, not counting
+// the faults going. r.adding must be held.
 func (r *Registry) room(n int, size int64, going func(f *Fault, owner string) bool) error {
 	r.mu.Lock()
 	have, used := 0, r.bytes.Used()
@@ -229,7 +223,7 @@ func (r *Registry) Drop(owner string) {
 // Restore puts a session's faults from its snapshot in place of owner's.
 // A fault keeps its id unless another fault has it. before, if not nil,
 // runs once there is room; its error stops Restore. The faults are kept
-// as given, since the caller holds their counters by address.
+// as given: the caller holds their counters by address.
 func (r *Registry) Restore(owner string, faults []*Fault, before func() error) error {
 	r.adding.Lock()
 	defer r.adding.Unlock()
@@ -278,8 +272,7 @@ func (r *Registry) takenLocked(owner, id string) bool {
 }
 
 // ReadBack checks the faults for every session read from a saved state
-// and returns them prepared for SetShared. path is where they are in
-// the document; a problem is a 400 naming the field.
+// at path and returns them prepared for SetShared.
 func (r *Registry) ReadBack(path string, in []Fault) ([]*Fault, error) {
 	if len(in) > r.max {
 		return nil, wire.InvalidBody(path, "at most %d, got %d", r.max, len(in))
@@ -306,8 +299,6 @@ func (r *Registry) ReadBack(path string, in []Fault) ([]*Fault, error) {
 	return out, nil
 }
 
-// SetShared puts faults from ReadBack in place of those for every
-// session.
 func (r *Registry) SetShared(faults []*Fault) {
 	r.adding.Lock()
 	defer r.adding.Unlock()

@@ -29,10 +29,10 @@ func (f *Fault) Validate() []wire.FieldProblem {
 	}
 	waits, acts := kindNames()
 	if acting > 1 {
-		p.add("", "give at most one of %s", joinWords(acts, "and"))
+		p.add("", "give at most one of %s", wire.JoinWords(acts, "and"))
 	}
 	if asked == 0 {
-		p.add("", "does nothing: give %s", joinWords(append(waits, acts...), "or"))
+		p.add("", "does nothing: give %s", wire.JoinWords(append(waits, acts...), "or"))
 	}
 	return p
 }

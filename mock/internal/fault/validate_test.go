@@ -22,15 +22,12 @@ func TestValidate(t *testing.T) {
 			waits = append(waits, k.Name)
 		}
 	}
-	if a, b := joinWords([]string{"a", "b", "c"}, "and"), joinWords([]string{"a"}, "or"); a != "a, b and c" || b != "a" {
-		t.Errorf("joinWords: %q, %q", a, b)
-	}
 	tests := []struct {
 		f    Fault
 		want string
 	}{
-		{Fault{}, `: does nothing: give ` + joinWords(append(waits, acts...), "or")},
-		{Fault{Error: &ErrorAnswer{Status: 503}, Drop: true, Truncate: true}, `: give at most one of ` + joinWords(acts, "and")},
+		{Fault{}, `: does nothing: give ` + wire.JoinWords(append(waits, acts...), "or")},
+		{Fault{Error: &ErrorAnswer{Status: 503}, Drop: true, Truncate: true}, `: give at most one of ` + wire.JoinWords(acts, "and")},
 		{Fault{Latency: &Latency{}, Error: &ErrorAnswer{Status: 200}}, `latency: give fixed, min and max, or median and p99; error.status: must be an error status from 400 to 599, got 200`},
 		{Fault{Method: "G T", Path: "/api/v1/x", Latency: &Latency{Fixed: ms, Min: ms, Max: ms}},
 			`method: must be an HTTP method such as GET, or * for any; got "G T"; path: is relative to /api/v1: did you mean "/x"? got "/api/v1/x"; latency: give only one of fixed, min/max, median/p99`},

@@ -74,15 +74,13 @@ func build(fbs []Feedback, order []int32, created []int64, next int64) *Store {
 	return st
 }
 
-// encodeAll encodes the records into st's blocks, on every core (each
-// encoder filling blocks of its own) while the caller indexes; finish
-// waits for the encoders and numbers their blocks.
+// encodeAll encodes the records into st's blocks, the costly part of a
+// big build, on every core (each encoder filling blocks of its own)
+// while the caller indexes; finish waits for the encoders and numbers
+// their blocks. A small store (a living shop's arrivals) takes one
+// encoder and only the bytes it needs.
 func encodeAll(st *Store, fbs []Feedback, order []int32) (finish func()) {
 	n := len(fbs)
-	// Encoding is the costly part of a big build: it runs on every core,
-	// each encoder filling blocks of its own, beside the indexing. A small
-	// store (a living shop's arrivals) takes one encoder and only the
-	// bytes it needs.
 	var wg sync.WaitGroup
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8, max(n/smallStore, 1))
 	perWorker := make([][][]byte, workers)
@@ -116,7 +114,6 @@ func encodeAll(st *Store, fbs []Feedback, order []int32) (finish func()) {
 	}
 	return func() {
 		wg.Wait()
-		// Number the blocks across encoders.
 		base := make([]int32, workers)
 		for w, blocks := range perWorker {
 			base[w] = int32(len(st.blocks))

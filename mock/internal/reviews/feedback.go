@@ -1,6 +1,7 @@
 package reviews
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -131,36 +132,14 @@ func appendEscapedASCII(b []byte, c byte) []byte {
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
 
-// appendJSONStringSlow handles strings with invalid UTF-8.
+// appendJSONStringSlow writes a string with invalid UTF-8, which is
+// rare, by encoding/json itself.
 func appendJSONStringSlow(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = appendEscapedASCII(b, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			}
-			start = i + size
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string cannot fail
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // AppendJSONList appends a []string as encoding/json would, without HTML

@@ -8,15 +8,13 @@ import (
 	"strings"
 )
 
-// Find runs q over the records.
 func (st *Store) Find(q Query) Result { return st.find(q, nil, nil, 0) }
 
-// find runs q over the records as ed changes them (nil: as they are). The
-// page is appended to page, each position plus shift.
+// find runs q over the records as ed changes them, appending the page
+// to page, each position plus shift.
 func (st *Store) find(q Query, ed *edits, page []int, shift int) Result {
 	recs := st.records
-	// Sorted descending: days run from newest to oldest. Without a bound,
-	// the window is every record.
+	// Sorted descending: days run from newest to oldest.
 	lo, hi := 0, len(recs)
 	if q.DayTo != math.MaxInt32 {
 		lo = sort.Search(len(recs), func(i int) bool { return recs[i].day <= q.DayTo })
@@ -160,8 +158,8 @@ func (st *Store) window(key postKey, lo, hi int) span {
 	return span{list: list[from:to:to]}
 }
 
-// findSearch runs a query with search: the matching records are marked in
-// a bitset, which is then intersected with the other filters.
+// findSearch runs a query with search: the matching records are marked
+// in a bitset, then intersected with the other filters'.
 func (st *Store) findSearch(q Query, lo, hi int, ed *edits, page []int, shift int) Result {
 	bp := st.searchBits(Fold(q.Search))
 	defer st.pool.Put(bp)

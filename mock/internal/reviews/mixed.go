@@ -8,11 +8,10 @@ import (
 	"sort"
 )
 
-// NewMixedStack is base with own's reviews among its own: a session's
-// reviews added to a scenario's, at any dates. base is shared and never
-// changed, and is not copied: a query runs on both stores and merges
-// their matches, at a cost that grows with own's size, not base's. own's
-// ids must come after base's.
+// NewMixedStack is base with own's reviews among its own, at any dates.
+// base is not copied: a query runs on both stores and merges their
+// matches, at a cost that grows with own's size, not base's. own's ids
+// must come after base's.
 func NewMixedStack(base, own *Store) (*Stack, error) {
 	if own.Len() == 0 {
 		return NewStack(base), nil
@@ -32,7 +31,6 @@ func (st *Store) minID() int64 {
 	return lo
 }
 
-// Next is the id after the highest in the store.
 func (st *Store) Next() int64 { return st.next }
 
 // newer reports whether record p of st comes before record o of other
@@ -46,9 +44,8 @@ func (st *Store) newer(p int, other *Store, o int) bool {
 }
 
 // findMixed runs q over two layers whose reviews interleave: own (small)
-// and base. Every match of own is found; base's are found from the
-// first that can be on the page, as many as can be, and the two are
-// merged by the list's order. The page is appended to page.
+// and base. Every match of own is found, base's only from the first that
+// can be on the page, and the two are merged by the list's order.
 func findMixed(q Query, own, base *layer, page []int) Result {
 	qo := q
 	qo.Offset, qo.Limit = 0, int64(own.st.Len())
@@ -102,17 +99,11 @@ func findMixed(q Query, own, base *layer, page []int) Result {
 // list's order backwards): how a living shop's engine goes through them.
 func (s *Stack) OldestFirst() iter.Seq[int] {
 	return func(yield func(int) bool) {
-		upper := len(s.layers) - s.bottom()
-		// The bottom first: one store, or two merged by the list's order.
-		if !s.mixed {
-			l := &s.layers[upper]
-			for p := l.st.Len() - 1; p >= 0; p-- {
-				if !yield(l.start + p) {
-					return
-				}
-			}
-		} else {
-			own, base := &s.layers[upper], &s.layers[upper+1]
+		top := len(s.layers) - 1
+		if s.mixed {
+			// The bottom's two stores first, merged by the list's order.
+			top -= 2
+			own, base := &s.layers[top+1], &s.layers[top+2]
 			po, pb := own.st.Len()-1, base.st.Len()-1
 			for po >= 0 || pb >= 0 {
 				var pos int
@@ -128,7 +119,7 @@ func (s *Stack) OldestFirst() iter.Seq[int] {
 				}
 			}
 		}
-		for i := upper - 1; i >= 0; i-- {
+		for i := top; i >= 0; i-- {
 			l := &s.layers[i]
 			for p := l.st.Len() - 1; p >= 0; p-- {
 				if !yield(l.start + p) {

@@ -3,22 +3,13 @@ package reviews
 import "strconv"
 
 // AppendPage writes the JSON of the list response's data object.
-func (st *Store) AppendPage(b []byte, res Result, q Query) []byte {
-	return appendPage(b, res, q, st.JSON)
-}
-
-// PageSize is the length of the page's records' JSON.
-func (st *Store) PageSize(res Result) int { return pageLen(res, st.JSON) }
-
-// appendPage writes the JSON of the list response's data object, each
-// record's JSON as json gives it.
-func appendPage(b []byte, res Result, q Query, json func(int) []byte) []byte {
+func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
 	b = append(b, `{"feedbacks":[`...)
 	for n, i := range res.Page {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, json(i)...)
+		b = append(b, s.JSON(i)...)
 	}
 	b = append(b, `],"total":`...)
 	b = strconv.AppendInt(b, int64(res.Total), 10)
@@ -29,11 +20,11 @@ func appendPage(b []byte, res Result, q Query, json func(int) []byte) []byte {
 	return append(b, '}')
 }
 
-// pageLen is the length of the page's records' JSON, with a comma each.
-func pageLen(res Result, json func(int) []byte) int {
+// PageSize is the length of the page's records' JSON, with a comma each.
+func (s *Stack) PageSize(res Result) int {
 	n := 0
 	for _, i := range res.Page {
-		n += len(json(i)) + 1
+		n += len(s.JSON(i)) + 1
 	}
 	return n
 }

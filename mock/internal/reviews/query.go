@@ -48,8 +48,7 @@ func DayNumber(t time.Time) int32 {
 	return int32(d)
 }
 
-// ParseDate parses a real calendar date written YYYY-MM-DD (time.Parse
-// takes only two-digit months and days and checks the day of the month).
+// ParseDate parses a real calendar date written YYYY-MM-DD.
 func ParseDate(s string) (time.Time, bool) {
 	t, err := time.Parse(time.DateOnly, s)
 	return t, err == nil

@@ -16,17 +16,14 @@ import (
 // changes: With makes the next one, so a request may read one while the
 // session moves on.
 //
-// New reviews come as a layer on top, and a layer at least as big as
-// the one below is merged with it, so a stack has few layers.
-// NewMixedStack puts a session's seeded reviews among the scenario's,
-// merged query by query and never copied.
+// A layer at least as big as the one below is merged with it, so a
+// stack has few layers.
 type Stack struct {
 	layers []layer // the newest first; the last is the scenario's
 	n      int
 	bytes  int64 // the memory held beyond the bottom's stores
 	// mixed: the last two layers are the bottom together, their reviews
-	// interleaved in time: a session's own reviews (the one before the
-	// last) among the scenario's (see NewMixedStack).
+	// interleaved in time (NewMixedStack).
 	mixed bool
 }
 
@@ -41,8 +38,8 @@ func (s *Stack) bottom() int {
 
 type layer struct {
 	st    *Store
-	ed    *edits // nil: none
-	start int    // the position of the layer's first record in the stack
+	ed    *edits
+	start int // the position of the layer's first record in the stack
 }
 
 // edits are a session's changes to the records of one Store: new JSON
@@ -53,7 +50,7 @@ type edits struct {
 	// like posting lists: by product (0 any) and rating (0 any).
 	flips map[postKey][]int32
 	bits  []uint64 // every flip as a bitset
-	bytes int64    // an estimate of the memory held
+	bytes int64
 }
 
 type edit struct {
@@ -61,17 +58,14 @@ type edit struct {
 	answered, draft bool
 }
 
-// NewStack is base with nothing on it.
 func NewStack(base *Store) *Stack {
 	return &Stack{layers: []layer{{st: base}}, n: base.Len()}
 }
 
-// Len is the number of reviews.
 func (s *Stack) Len() int { return s.n }
 
 // Bytes estimates the memory the stack holds beyond the scenario's store
-// it stands on: its layers' records, JSON and indexes (Store.Bytes), and
-// its edits' JSON with a map entry each.
+// it stands on.
 func (s *Stack) Bytes() int64 { return s.bytes }
 
 // locate finds position i: its layer and its position there.
@@ -81,7 +75,6 @@ func (s *Stack) locate(i int) (*layer, int) {
 	return l, i - l.start
 }
 
-// JSON is review i's encoded JSON.
 func (s *Stack) JSON(i int) []byte {
 	l, p := s.locate(i)
 	return l.json(p)
@@ -141,14 +134,6 @@ func (s *Stack) Find(q Query) Result {
 	}
 	return res
 }
-
-// AppendPage writes the JSON of the list response's data object.
-func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
-	return appendPage(b, res, q, s.JSON)
-}
-
-// PageSize is the length of the page's records' JSON.
-func (s *Stack) PageSize(res Result) int { return pageLen(res, s.JSON) }
 
 // Change is review Pos of a Stack as it is now: its answer or its draft
 // changed, and nothing else.
@@ -252,7 +237,7 @@ func (ed *edits) flipped(pos int) bool {
 	return ed != nil && ed.bits != nil && ed.bits[pos/64]&(1<<(pos%64)) != 0
 }
 
-// flipsIn is the flips of key's product and rating within the records [lo, hi).
+// flipsIn is the flips of key within the records [lo, hi).
 func (ed *edits) flipsIn(key postKey, lo, hi int) []int32 {
 	if ed == nil {
 		return nil

@@ -12,11 +12,10 @@ import (
 	"unsafe"
 )
 
-// record is a Feedback prepared for queries: the fields filters read and
-// its search values. It holds no pointers, so a million of them cost the
-// GC nothing; its JSON, encoded once, is located by jsonLoc.
+// record is a Feedback prepared for queries. It holds no pointers, so a
+// million of them cost the GC nothing.
 type record struct {
-	created  int64 // created_date as Unix seconds (the timestamp is zone-less; read as UTC)
+	created  int64 // created_date as Unix seconds, read as UTC
 	id       int64
 	nmID     int64
 	day      int32  // created_date's date as days since 1970-01-01
@@ -26,27 +25,27 @@ type record struct {
 	product  uint32
 	rating   int8
 	answered bool
-	draft    bool // answer_state is AnswerStateDraft
-	empty    bool // no text, pros or cons: a rating-only review
+	draft    bool
+	empty    bool
 }
 
-// jsonLoc is where a record's JSON is: blocks[block][off:end].
+// jsonLoc locates a record's JSON: blocks[block][off:end].
 type jsonLoc struct {
 	block    int32
 	off, end uint32
 }
 
 // jsonBlock is the size of the blocks records' JSON is packed into: big
-// enough for any review (the API bounds texts), small enough that the
-// space a block leaves unused is negligible.
+// enough for any review, small enough that the space a block leaves
+// unused is negligible.
 const jsonBlock = 4 << 20
 
 // smallStore is the number of records below which a store is built by
 // one encoder: goroutines would cost more than they save.
 const smallStore = 2048
 
-// postKey names a posting list: the records with one nm_id (0 any), one
-// rating (0 any) and one answered state (-1 any).
+// postKey names a posting list: nm_id (0 any), rating (0 any) and
+// answered (-1 any).
 type postKey struct {
 	nmID     int64
 	rating   int8
@@ -58,9 +57,8 @@ type postKey struct {
 type combos [6][3][]int32
 
 // searchField is one searched field's distinct values, case-folded, and
-// for each value the records (indices, ascending) that have it. Generated
-// reviews repeat their sentences, so there are far fewer values than
-// records, and a search tests each value once.
+// for each the records that have it. Generated reviews repeat their
+// sentences, so a search tests far fewer values than records.
 type searchField struct {
 	values   []string
 	postings [][]int32
@@ -75,23 +73,22 @@ type searchField struct {
 // matches in a bitset and intersects it with the other filters' bitsets.
 type Store struct {
 	records  []record
-	locs     []jsonLoc         // parallel to records
-	blocks   [][]byte          // the records' JSON, back to back
+	locs     []jsonLoc // parallel to records
+	blocks   [][]byte
 	all      combos            // every product; [0][0] stays empty (every record)
 	products map[int64]*combos // per nm_id
 	bits     [6][3][]uint64    // the sets of all as bitsets
 	fields   [4]searchField    // text, pros, cons, product (supplier_article and nm_id)
 	pool     sync.Pool         // *[]uint64 bitsets for search
 	next     int64             // the id after the newest record's
-	bytes    int64             // an estimate of the memory the store holds (Bytes)
+	bytes    int64
 }
 
 // New numbers the reviews 1..n from the oldest (fixtures before
 // generated ones within a second) and prepares them for queries.
 func New(fbs []Feedback) (*Store, error) { return NewFrom(1, fbs) }
 
-// NewFrom is New numbering the reviews from first: a living shop's newer
-// reviews, stacked on a store whose ids end before first.
+// NewFrom is New numbering the reviews from first.
 func NewFrom(first int64, fbs []Feedback) (*Store, error) {
 	order, created, err := oldestFirst(fbs, func(a, b int32) int { return cmp.Compare(a, b) })
 	if err != nil {
@@ -148,24 +145,22 @@ func oldestFirst(fbs []Feedback, tie func(a, b int32) int) (order []int32, creat
 	return order, created, nil
 }
 
-// JSON is a record's encoded JSON.
 func (st *Store) JSON(i int) []byte {
 	l := st.locs[i]
 	return st.blocks[l.block][l.off:l.end]
 }
 
-// Len is the number of reviews.
 func (st *Store) Len() int { return len(st.records) }
 
 // Meta is what a living shop's reply engine reads of a review to decide
 // whether to answer it, without decoding its JSON.
 type Meta struct {
-	Created  int64 // created_date as Unix seconds (read as UTC)
-	Day      int32 // created_date's date, a DayNumber
+	Created  int64 // created_date as Unix seconds, read as UTC
+	Day      int32 // a DayNumber
 	Rating   int8
 	Answered bool // answer_text is not empty
 	Draft    bool // answer_state is AnswerStateDraft
-	Empty    bool // no text, pros or cons: a rating-only review
+	Empty    bool // no text, pros or cons
 }
 
 // AnswerStateDraft is the answer_state of a reply written and waiting for
@@ -197,15 +192,12 @@ func metaOf(f *Feedback, created int64) Meta {
 	}
 }
 
-// Meta is record i's Meta.
 func (st *Store) Meta(i int) Meta {
 	r := &st.records[i]
 	return Meta{Created: r.created, Day: r.day, Rating: r.rating, Answered: r.answered, Draft: r.draft, Empty: r.empty}
 }
 
-// Bytes estimates the memory the store holds: records, JSON, posting
-// lists, bitsets and search tables, with slice and string headers and a
-// rough 48 bytes a map entry.
+// Bytes estimates the memory the store holds.
 func (st *Store) Bytes() int64 { return st.bytes }
 
 func (st *Store) estimate() int64 {

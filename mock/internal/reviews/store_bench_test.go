@@ -58,7 +58,7 @@ func BenchmarkFind(b *testing.B) {
 // BenchmarkPage measures assembling a page's JSON from encoded records.
 func BenchmarkPage(b *testing.B) {
 	for _, n := range []int{1_000, 1_000_000} {
-		st := syntheticStore(b, n)
+		st := NewStack(syntheticStore(b, n))
 		for _, limit := range []int64{20, 100} {
 			q := All()
 			q.Limit = limit
@@ -161,7 +161,7 @@ func BenchmarkStack(b *testing.B) {
 			res := whole.Find(q)
 			var buf []byte
 			for b.Loop() {
-				buf = whole.AppendPage(buf[:0], res, q)
+				buf = NewStack(whole).AppendPage(buf[:0], res, q)
 			}
 		})
 		b.Logf("n=%d: a day's stack holds %d bytes beyond the base; the flat store %d", n, stack.Bytes(), whole.Bytes())

@@ -37,45 +37,38 @@ func NewSeedOn(sc *scenario.Scenario, base *reviews.Store, replace bool, own *re
 	return sd, err
 }
 
-// Len is how many reviews the session's list shows with the seed, on
-// the data its view was made on (NewSeedOn).
+// Len is how many reviews the session's list shows with the seed.
 func (sd *Seed) Len() int { return sd.view.Len() }
 
-// Replace reports whether the seed replaces the scenario's data.
 func (sd *Seed) Replace() bool { return sd.replace }
 
-// Reviews are the seeded reviews, with their ids.
 func (sd *Seed) Reviews() *reviews.Store { return sd.own }
 
-// Bytes is what the seed keeps, as the seeds' budget counts it.
 func (sd *Seed) Bytes() int64 { return sd.bytes }
 
 // seedBox holds what a session seeded, by scenario name. A reset hands
-// the box to the session that replaces the reset one. A request still
-// running on the reset session then sees the same seeded reviews as the
-// next requests, and the reviews are counted once. Its mu is taken
-// under a session's mu, never the other way round.
+// the box to the session that replaces the reset one, so a request still
+// running on the reset session sees the same seeded reviews as the next
+// requests, and the reviews are counted once.
 type seedBox struct {
 	mu sync.Mutex
 	m  map[string]*Seed
 }
 
-// any reports whether the box holds seeded reviews, in any scenario.
 func (b *seedBox) any() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.m) > 0
 }
 
-// has reports whether the box holds what was seeded in the scenario name.
 func (b *seedBox) has(name string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.m[name] != nil
 }
 
-// countLocked counts the reviews in the box, in every scenario but
-// except. The caller holds b.mu.
+// countLocked counts the reviews in every scenario but except. The
+// caller holds b.mu.
 func (b *seedBox) countLocked(except string) int {
 	n := 0
 	for name, sd := range b.m {
@@ -86,7 +79,6 @@ func (b *seedBox) countLocked(except string) int {
 	return n
 }
 
-// bytes is what the box keeps.
 func (b *seedBox) bytes() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -105,25 +97,18 @@ func (ss *Session) Seeded(name string) (sd *Seed, others int) {
 	return ss.seeds.m[name], ss.seeds.countLocked(name)
 }
 
-// SeedBytes is what the session's seeds keep.
 func (ss *Session) SeedBytes() int64 { return ss.seeds.bytes() }
 
 // KeepSeed makes next what the session seeded in the scenario name, in
-// place of prev, and restarts its living shop there on it. It returns
-// false if the session has gone or seeded something else meanwhile.
-//
-// room checks the bounds, given the session's reviews seeded in other
-// scenarios, and reserves next's bytes beyond prev's. Its error refuses
-// the seed.
-func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
-	kept, err := ss.keepSeed(name, prev, next, room)
-	if kept {
-		ss.changed()
-	}
-	return kept, err
-}
-
-func (ss *Session) keepSeed(name string, prev, next *Seed, room func(others int) error) (bool, error) {
+// place of prev, and restarts its living shop there. It returns false if
+// the session has gone or seeded something else meanwhile. room checks
+// the bounds and reserves next's bytes; its error refuses the seed.
+func (ss *Session) KeepSeed(name string, prev, next *Seed, room func(others int) error) (kept bool, err error) {
+	defer func() {
+		if kept {
+			ss.changed()
+		}
+	}()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	b := ss.seeds
@@ -146,7 +131,7 @@ func (ss *Session) keepSeed(name string, prev, next *Seed, room func(others int)
 }
 
 // DropSeeds forgets every seeded review of the session, and starts its
-// living shops again on the scenarios' data; it returns how many.
+// living shops again; it returns how many.
 func (ss *Session) DropSeeds() int {
 	ss.mu.Lock()
 	had := ss.seeds.any()
@@ -158,7 +143,6 @@ func (ss *Session) DropSeeds() int {
 	return n
 }
 
-// dropSeedsLocked is DropSeeds; the caller holds ss.mu.
 func (ss *Session) dropSeedsLocked() int {
 	ss.seeds.mu.Lock()
 	seeds := ss.seeds.m
@@ -175,10 +159,10 @@ func (ss *Session) dropSeedsLocked() int {
 	return n
 }
 
-// seedViewLocked is the session's seeded data in sc, or nil if it
-// seeded none there. A new version of the scenario (hot reload) gets a
-// new view: added reviews keep their ids unless the new data reaches
-// them, and then they move up past it. ss.mu must be held.
+// seedViewLocked is the session's seeded data in sc, or nil. A new
+// version of the scenario gets a new view: added reviews keep their ids
+// unless the new data reaches them, then move up past it. ss.mu must be
+// held.
 func (ss *Session) seedViewLocked(sc *scenario.Scenario, base *reviews.Store) (*reviews.Stack, error) {
 	ss.seeds.mu.Lock()
 	defer ss.seeds.mu.Unlock()
@@ -241,7 +225,6 @@ func (ss *Session) Base(sc *scenario.Scenario) (*reviews.Stack, error) {
 	return ss.baseLocked(sc)
 }
 
-// baseLocked is Base; the caller holds ss.mu.
 func (ss *Session) baseLocked(sc *scenario.Scenario) (*reviews.Stack, error) {
 	base, err := sc.Store()
 	if err != nil {

@@ -36,7 +36,6 @@ const Default = "default"
 // All, given as a session, means every session.
 const All = journal.AllSessions
 
-// idRE is what a session id and a client's request id may be.
 var idRE = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 
 // ValidID reports whether s may name a session (or a request).
@@ -57,11 +56,11 @@ type Session struct {
 	states    map[string]*state
 	dropped   bool                            // reset or evicted: no longer in the store
 	counters  map[*fault.Fault]*fault.Counter // of every fault the session's requests met
-	overrides access.Overrides                // the session's own, over those for every session
-	seeds     *seedBox                        // reviews seeded by PUT /__mock/data; shared with the session a reset made
-	keeps     bool                            // a kept session: its shops and seeds are counted in the budgets
-	stored    bool                            // in the store: its overrides are counted in their budget
-	counted   bool                            // a fault's counter was met by the request under way (Meet)
+	overrides access.Overrides
+	seeds     *seedBox // shared with the session a reset made
+	keeps     bool     // a kept session: its shops and seeds are counted in the budgets
+	stored    bool     // in the store: its overrides are counted in their budget
+	counted   bool     // the request under way met a fault's counter (Meet)
 }
 
 // shared is what the sessions of a store use together.
@@ -69,9 +68,9 @@ type shared struct {
 	shops     *shop.Budget
 	common    sharedShops // the shops pristine sessions read
 	seeds     *budget.Budget
-	overrides *budget.Budget // the sessions' own overrides, each within access.MaxSessionOverrideBytes
+	overrides *budget.Budget
 	faults    *fault.Registry
-	changed   func(id string) // told of every change of a session's part; nil for none
+	changed   func(id string) // nil for none
 }
 
 // state is what a session changes while it uses one scenario.
@@ -80,23 +79,21 @@ type state struct {
 	settings settings.Settings
 	window   access.Window
 	shop     *shop.Shop // the session's own living shop, for a scenario with one
-	// own is set once the session changed its shop on this version
-	// (a rating's settings, its clock, a restored shop): from then on it
-	// never reads the shared shop. When its own shop is dropped, it is
-	// pristine again if its ratings' settings are the scenario's.
+	// own is set once the session changed its shop on this version: from
+	// then on it never reads the shared shop. When its own shop is
+	// dropped, it is pristine again if its ratings' settings are the
+	// scenario's.
 	own bool
 	// read is set once the session, while pristine, read the shared
-	// shop. Its snapshot shows that shop as the session's own.
+	// shop: its snapshot shows that shop as its own.
 	read bool
 }
 
-// sameShop reports whether settings a and b make the same living shop:
-// the same settings of every rating.
+// sameShop reports whether settings a and b make the same living shop.
 func sameShop(a, b *settings.Settings) bool { return reflect.DeepEqual(a.Feedback, b.Feedback) }
 
-// dropShopLocked drops st's own shop, if it has one, from the shops'
-// budget and from st: the session's next request starts it again. The
-// caller holds the session's lock.
+// dropShopLocked drops st's own shop, if it has one: the session's next
+// request starts it again. The caller holds the session's lock.
 func (st *state) dropShopLocked() {
 	if st.shop != nil {
 		st.shop.Release()
@@ -105,19 +102,17 @@ func (st *state) dropShopLocked() {
 }
 
 // forgetShopLocked is dropShopLocked for a shop the budget let go of
-// already: the session is pristine again unless its settings of the
-// ratings are not the scenario's. The caller holds the session's lock.
+// already. The caller holds the session's lock.
 func (st *state) forgetShopLocked() {
 	st.shop = nil
 	set := st.sc.Settings()
 	st.own = !sameShop(&st.settings, &set)
 }
 
-// ID is the session's id.
 func (ss *Session) ID() string { return ss.id }
 
 // Dropped reports whether the session was reset or evicted from the
-// store. A request still holding it may read its emptied state.
+// store.
 func (ss *Session) Dropped() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -127,15 +122,14 @@ func (ss *Session) Dropped() bool {
 // Key names the session's journal.
 func (ss *Session) Key() journal.Key { return ss.key }
 
-// Lasting reports whether the session's shops are evicted last, which
-// holds only for the default session. With ID, TryLock and Unlock, it
-// makes a Session the shop.Owner of its living shops.
+// Lasting reports whether the session's shops are evicted last. With
+// ID, TryLock and Unlock, it makes a Session the shop.Owner of its
+// living shops.
 func (ss *Session) Lasting() bool { return ss.id == Default }
 
-// TryLock tries the session's lock, for the shops' budget.
+// TryLock and Unlock take the session's lock for the shops' budget.
 func (ss *Session) TryLock() bool { return ss.mu.TryLock() }
 
-// Unlock lets go of the session's lock, taken by TryLock.
 func (ss *Session) Unlock() { ss.mu.Unlock() }
 
 // stateLocked returns the session's state for sc; the caller holds
@@ -164,8 +158,7 @@ func (ss *Session) stateLocked(sc *scenario.Scenario) *state {
 }
 
 // pristineLocked reports whether the session reads the shared shop in
-// st's scenario: it has changed nothing of its shop there and seeded no
-// reviews there. ss.mu must be held.
+// st's scenario. ss.mu must be held.
 func (ss *Session) pristineLocked(st *state) bool {
 	if st.own || st.shop != nil || ss.shared.common.off {
 		return false
@@ -180,7 +173,6 @@ func (ss *Session) Pick() string {
 	return ss.pick
 }
 
-// SetPick makes name the session's scenario; "" follows the server's.
 func (ss *Session) SetPick(name string) {
 	ss.mu.Lock()
 	ss.pick = name
@@ -188,7 +180,6 @@ func (ss *Session) SetPick(name string) {
 	ss.changed()
 }
 
-// Settings returns the session's settings in sc.
 func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -196,17 +187,14 @@ func (ss *Session) Settings(sc *scenario.Scenario) settings.Settings {
 }
 
 // PatchSettings replaces the session's settings in sc with what apply
-// returns, in one step. On error nothing changes. In a living shop, the
-// reviews of a rating whose settings changed can be answered from now.
-func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
-	set, err := ss.patchSettings(sc, now, apply)
-	if err == nil {
-		ss.changed()
-	}
-	return set, err
-}
-
-func (ss *Session) patchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (settings.Settings, error) {
+// returns, in one step. In a living shop, the reviews of a rating whose
+// settings changed can be answered from now.
+func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply func(settings.Settings) (settings.Settings, error)) (_ settings.Settings, err error) {
+	defer func() {
+		if err == nil {
+			ss.changed()
+		}
+	}()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.stateLocked(sc)
@@ -236,15 +224,12 @@ func (ss *Session) patchSettings(sc *scenario.Scenario, now time.Time, apply fun
 	return next, nil
 }
 
-// Overrides are the session's own.
 func (ss *Session) Overrides() access.Overrides {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.overrides
 }
 
-// SetOverrides replaces the session's own overrides; a session in the
-// store counts them in the overrides' budget.
 func (ss *Session) SetOverrides(o access.Overrides) {
 	defer ss.changed()
 	ss.mu.Lock()
@@ -256,34 +241,18 @@ func (ss *Session) SetOverrides(o access.Overrides) {
 }
 
 // Turn is a request's turn with the session in a scenario, under its
-// lock: the overrides that apply, and the rate limit's window.
+// lock.
 type Turn struct {
 	Overrides access.Overrides // the session's over those for every session
 	Window    *access.Window
 }
 
 // Meet decides which faults hit a request of the session in sc, and
-// counts them. The scenario's faults come first, then the run-time
-// faults for every session, then the session's own, each in the order
-// added. Every fault keeps one counter per session.
-//
-// decide then gets the request's Turn, still under the session's lock.
-// A session that has gone meets none of its own faults: its id belongs
-// to another session now.
+// counts them: the scenario's faults first, then the run-time faults
+// for every session, then the session's own. decide then gets the
+// request's Turn, still under the session's lock.
 func (ss *Session) Meet(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	ss.mu.Lock()
-	o := ss.meetLocked(sc, all, req, decide)
-	counted := ss.counted
-	ss.counted = false
-	ss.mu.Unlock()
-	if counted {
-		ss.changed()
-	}
-	return o
-}
-
-// meetLocked is Meet; the caller holds ss.mu.
-func (ss *Session) meetLocked(sc *scenario.Scenario, all access.Overrides, req fault.Request, decide func(fault.Outcome, Turn) fault.Outcome) fault.Outcome {
 	st := ss.stateLocked(sc)
 	var o fault.Outcome
 	for i := range st.sc.Faults() {
@@ -296,12 +265,19 @@ func (ss *Session) meetLocked(sc *scenario.Scenario, all access.Overrides, req f
 	for _, f := range own {
 		o.Meet(f, req, ss.counterLocked)
 	}
-	return decide(o, Turn{Overrides: ss.overrides.Over(all), Window: &st.window})
+	o = decide(o, Turn{Overrides: ss.overrides.Over(all), Window: &st.window})
+	counted := ss.counted
+	ss.counted = false
+	ss.mu.Unlock()
+	if counted {
+		ss.changed()
+	}
+	return o
 }
 
-// faultsLocked returns the run-time faults that apply to the session:
-// those for every session and its own, none of which a session that has
-// gone keeps. The caller holds ss.mu.
+// faultsLocked returns the run-time faults that apply to the session.
+// A session that has gone meets none of its own: its id belongs to
+// another session now. The caller holds ss.mu.
 func (ss *Session) faultsLocked() (shared, own []*fault.Fault) {
 	shared, own = ss.shared.faults.For(ss.id)
 	if ss.dropped {
@@ -339,32 +315,16 @@ func (ss *Session) ForgetFaults(gone []*fault.Fault) {
 	}
 }
 
-// List is what the list and /__mock/data read: a scenario's Store, or a
-// Stack on it (the session's seeded reviews, its living shop).
-type List interface {
-	Find(q reviews.Query) reviews.Result
-	JSON(i int) []byte
-	PageSize(res reviews.Result) int
-	AppendPage(b []byte, res reviews.Result, q reviews.Query) []byte
-}
-
-// Reviews is the list the session reads in sc: the scenario's reviews,
-// the session's seeded ones, or its living shop on either, brought up
-// to its clock.
-func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
+// Reviews is the list the session reads in sc, brought up to its clock.
+func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (*reviews.Stack, error) {
 	if sc.Shop() == nil {
 		// Outside ss.mu: a big scenario's first build holds no session's lock.
-		base, err := sc.Store()
-		if err != nil {
+		if _, err := sc.Store(); err != nil {
 			return nil, err
 		}
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		v, err := ss.seedViewLocked(sc, base)
-		if v == nil || err != nil {
-			return base, err
-		}
-		return v, nil
+		return ss.baseLocked(sc)
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -373,19 +333,13 @@ func (ss *Session) Reviews(sc *scenario.Scenario, now time.Time) (List, error) {
 		list = sh.Reviews()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return list, nil
+	return list, err
 }
 
 // Shop runs fn on the session's living shop in sc, brought up to its
-// clock, with the session's settings there. It holds the session's lock
-// while fn runs; sc must have a shop.
-//
-// With change set, fn may change the shop (move its clock): a pristine
-// session first forks its own shop from the shared one, and the session
-// is marked changed. Without it, fn must only read.
+// clock, with the session's settings there, under the session's lock.
+// With change set, fn may change the shop (a pristine session first
+// forks its own); without it, fn must only read. sc must have a shop.
 func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, change bool, fn func(*shop.Shop, settings.Settings) error) error {
 	if change {
 		defer ss.changed() // its clock may have moved
@@ -403,10 +357,9 @@ func (ss *Session) Shop(sc *scenario.Scenario, now time.Time, change bool, fn fu
 	return fn(sh, set)
 }
 
-// readShopLocked runs fn on the living shop the session reads in sc,
-// brought up to its clock. That is the shared shop, under its lock,
-// while the session is pristine there, else the session's own. fn must
-// only read. ss.mu must be held; sc must have a shop.
+// readShopLocked runs fn on the living shop the session reads in sc:
+// the shared shop, under its lock, while the session is pristine there,
+// else its own. fn must only read. ss.mu must be held.
 func (ss *Session) readShopLocked(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop) error) error {
 	st := ss.stateLocked(sc)
 	if ss.pristineLocked(st) {
@@ -420,10 +373,9 @@ func (ss *Session) readShopLocked(sc *scenario.Scenario, now time.Time, fn func(
 	return fn(sh)
 }
 
-// changeShopLocked returns the session's own shop in sc, brought up to
-// its clock, for a change. A pristine session's is first forked from
-// the shared shop as it stands. ss.mu must be held, and the caller marks
-// the session changed; sc must have a shop.
+// changeShopLocked returns the session's own shop in sc for a change,
+// forked from the shared one if the session is pristine. ss.mu must be
+// held, and the caller marks the session changed.
 func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop.Shop, error) {
 	st := ss.stateLocked(sc)
 	if !ss.pristineLocked(st) {
@@ -443,8 +395,8 @@ func (ss *Session) changeShopLocked(sc *scenario.Scenario, now time.Time) (*shop
 }
 
 // ownShopLocked returns the session's own living shop in st's scenario,
-// brought up to its clock. A shop that the budget evicted, or that was
-// dropped, starts again here on the session's data. ss.mu must be held.
+// brought up to its clock; one evicted or dropped starts again here.
+// ss.mu must be held.
 func (ss *Session) ownShopLocked(st *state, now time.Time) (*shop.Shop, error) {
 	sh := st.shop
 	if sh == nil {
@@ -463,9 +415,8 @@ func (ss *Session) ownShopLocked(st *state, now time.Time) (*shop.Shop, error) {
 	return sh, sh.Bring(now, st.settings)
 }
 
-// keepShopLocked makes sh the state's own shop. A kept session counts
-// it in the shops' budget; a dropped session keeps nothing there.
-// ss.mu must be held.
+// keepShopLocked makes sh the state's own shop, counted in the shops'
+// budget for a kept session. ss.mu must be held.
 func (ss *Session) keepShopLocked(st *state, sh *shop.Shop) {
 	st.shop = sh
 	if ss.keeps && !ss.dropped {
@@ -478,24 +429,22 @@ func (ss *Session) keepShopLocked(st *state, sh *shop.Shop) {
 }
 
 // restartShopLocked drops the session's own living shop in the
-// scenario name: it starts again on the data as it is now. The caller
-// holds ss.mu.
+// scenario name. The caller holds ss.mu.
 func (ss *Session) restartShopLocked(name string) {
 	if st := ss.states[name]; st != nil && st.sc != nil {
 		st.dropShopLocked()
 	}
 }
 
-// chargeOverridesLocked counts n bytes more (or fewer) of the session's
-// overrides in their budget. The caller holds ss.mu.
+// chargeOverridesLocked counts n bytes more of the session's overrides.
+// The caller holds ss.mu.
 func (ss *Session) chargeOverridesLocked(n int) {
 	if b := ss.shared.overrides; b != nil && n != 0 {
 		b.Charge(int64(n))
 	}
 }
 
-// changed tells the store's listener (Config.Changed) that a part of
-// the session changed; it takes none of the session's locks.
+// changed tells Config.Changed; it takes none of the session's locks.
 func (ss *Session) changed() {
 	if f := ss.shared.changed; f != nil {
 		f(ss.id)

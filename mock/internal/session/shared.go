@@ -11,29 +11,24 @@ import (
 	"github.com/replymock/replymock/mock/internal/shop"
 )
 
-// A living shop's arrivals are drawn from the scenario's seed and its
-// replies from the settings and the clock alone, so every session of a
-// scenario that has changed nothing of its shop (its settings of the
-// ratings, seeded reviews, the clock, a shop restored) has the same
-// shop. Such a pristine session reads the one its store shares for the
-// scenario's version, which every such session, the default one among
-// them, reads: a visitor costs its session, not a shop, however long
-// the shop has lived. Its first change forks a shop of its own from the
-// shared one as it stands (Shop.Fork), before the change applies.
+// A living shop follows from the scenario, the settings and the clock
+// alone, so every session that has changed nothing of its shop has the
+// same shop. Such a pristine session reads the one its store shares for
+// the scenario's version: a visitor costs its session, not a shop. Its
+// first change forks a shop of its own (Shop.Fork).
 
 // sharedShops are the shops pristine sessions read, one per scenario.
 type sharedShops struct {
 	budget *shop.Budget
-	off    bool       // every session has a shop of its own (Config.OwnShops)
-	mu     sync.Mutex // guards m
+	off    bool // Config.OwnShops
+	mu     sync.Mutex
 	m      map[string]*sharedShop
 }
 
-// sharedShop is the shop pristine sessions read in one scenario. It is
-// its shop's Owner in the shops' budget: its shop is counted there once,
-// and goes last, like the default session's.
+// sharedShop is the shop pristine sessions read in one scenario, and
+// its Owner in the shops' budget: counted once, it goes last.
 type sharedShop struct {
-	mu sync.Mutex         // guards sc and sh
+	mu sync.Mutex
 	sc *scenario.Scenario // the version sh stands on
 	sh *shop.Shop         // nil until read, or once evicted
 }
@@ -47,7 +42,6 @@ func (c *sharedShop) Lasting() bool { return true }
 func (c *sharedShop) TryLock() bool { return c.mu.TryLock() }
 func (c *sharedShop) Unlock()       { c.mu.Unlock() }
 
-// of is the shared shop of sc's scenario.
 func (s *sharedShops) of(sc *scenario.Scenario) *sharedShop {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -63,9 +57,8 @@ func (s *sharedShops) of(sc *scenario.Scenario) *sharedShop {
 }
 
 // read runs fn, under the shared shop's lock, on the shop pristine
-// sessions read in sc, brought up to its clock at now: started on the
-// scenario's data the first time, and again for a new version of the
-// scenario or once the budget evicted it.
+// sessions read in sc, brought up to its clock at now. It starts again
+// for a new version of the scenario or once the budget evicted it.
 func (s *sharedShops) read(sc *scenario.Scenario, now time.Time, fn func(*shop.Shop) error) error {
 	c := s.of(sc)
 	c.mu.Lock()

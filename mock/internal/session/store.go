@@ -18,8 +18,7 @@ import (
 // other change of the store comes in between.
 type Tx interface {
 	// Open returns session id, making it if it is not kept (or has
-	// expired), and marks it used. Making one first drops the sessions
-	// idle past the TTL, then, at the limit, the least recently used.
+	// expired), and marks it used.
 	Open(id string) *Session
 	// Find returns session id if it is kept and has not expired.
 	Find(id string) (*Session, bool)
@@ -27,16 +26,14 @@ type Tx interface {
 	List(id string) []*Session
 	// Drop forgets session id, its journal and its run-time faults.
 	Drop(id string)
-	// Put keeps ss, made by New and filled while no one else had it, in
-	// place of any session of its id.
+	// Put keeps ss, made by New and filled while no one else had it.
 	Put(ss *Session)
 }
 
-// Store keeps the sessions. Every part of a session is read and changed
-// through its Session; the sessions themselves through the Store.
+// Store keeps the sessions.
 type Store interface {
 	Tx
-	// Update runs fn with the store held; fn's error is Update's.
+	// Update runs fn with the store held.
 	Update(fn func(Tx) error) error
 	// Look returns session id as a request that only reads sees it: the
 	// kept one, or a fresh one that is not kept and keeps nothing.
@@ -44,9 +41,7 @@ type Store interface {
 	// New is a fresh session of id, not kept: filled, it goes in by Put.
 	New(id string) *Session
 	// Reset returns session id (every session for All) to its start:
-	// settings, fault counters, rate limits, run-time faults, living
-	// shops and journal go; its pick and seeded reviews stay. For All,
-	// the shops pristine sessions share start again too.
+	// all but its pick and seeded reviews go.
 	Reset(id string)
 	// Used lists the sessions kept, sorted, and which of them were used
 	// at or after since.
@@ -63,29 +58,21 @@ type Config struct {
 	// OwnShops gives every session a living shop of its own, where a
 	// pristine one would read the shop its scenario's pristine sessions
 	// share: the reference that shared shop is tested against.
-	OwnShops bool
-	Seeds    *budget.Budget // the seeded reviews' memory
-	// Overrides is the memory of the sessions' own overrides; nil counts
-	// none.
-	Overrides *budget.Budget
+	OwnShops  bool
+	Seeds     *budget.Budget // the seeded reviews' memory
+	Overrides *budget.Budget // the sessions' own overrides' memory; nil counts none
 	// Changed, when set, is told the id of every session that was put,
-	// dropped or reset, or whose state changed: its pick, settings,
-	// seeds, overrides, fault counters, or its own shop (started,
-	// forked, its clock moved). A store that outlives the process
-	// writes these sessions again. A pristine session that reads the
-	// shared shop changes nothing of its own.
+	// dropped or reset, or whose state changed, so that a store that
+	// outlives the process writes it again.
 	Changed func(id string)
 	// Evicted, when set, is told the id of a session dropped to make
-	// room (idle past the TTL, or the least recently used at the
-	// limit), before Changed is. A store shared by several processes
-	// keeps such a session for the others; a reset or a restore
-	// removes it.
+	// room, before Changed is: a store shared by several processes keeps
+	// it for the others.
 	Evicted func(id string)
 	// Pinned, when set, reports whether requests are being served from
-	// session id (a fleet's replica pins them). A pinned session is
-	// never evicted, so a request never reads a copy emptied under it.
-	// The store then holds more than Max by at most the requests in
-	// flight, which the server's connection limit bounds.
+	// session id. A pinned session is never evicted, so a request never
+	// reads a copy emptied under it; the store then passes Max by at most
+	// the requests in flight, which the connection limit bounds.
 	Pinned   func(id string) bool
 	Faults   *fault.Registry
 	Journals *journal.Journals
@@ -104,12 +91,10 @@ func NewMemory(cfg Config) *Memory {
 	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, common: sharedShops{budget: cfg.Shops, off: cfg.OwnShops}, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
 }
 
-// New is a fresh session of id, not kept.
 func (m *Memory) New(id string) *Session {
 	return &Session{id: id, shared: m.shared, seeds: &seedBox{}, keeps: true}
 }
 
-// Look returns the kept session id, or a fresh one that keeps nothing.
 func (m *Memory) Look(id string) *Session {
 	if ss, ok := m.Find(id); ok {
 		return ss
@@ -117,42 +102,37 @@ func (m *Memory) Look(id string) *Session {
 	return &Session{id: id, shared: m.shared, seeds: &seedBox{}}
 }
 
-// Update runs fn with the store held.
 func (m *Memory) Update(fn func(Tx) error) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return fn(memTx{m})
 }
 
-// Open is Tx.Open, on its own.
+// Open, Find, List, Drop and Put are Tx's, each a change on its own.
 func (m *Memory) Open(id string) *Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.openLocked(id)
 }
 
-// Find is Tx.Find, on its own.
 func (m *Memory) Find(id string) (*Session, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.findLocked(id)
 }
 
-// List is Tx.List, on its own.
 func (m *Memory) List(id string) []*Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.listLocked(id)
 }
 
-// Drop is Tx.Drop, on its own.
 func (m *Memory) Drop(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.dropLocked(id)
 }
 
-// Put is Tx.Put, on its own.
 func (m *Memory) Put(ss *Session) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -168,8 +148,8 @@ func (t memTx) List(id string) []*Session       { return t.m.listLocked(id) }
 func (t memTx) Drop(id string)                  { t.m.dropLocked(id) }
 func (t memTx) Put(ss *Session)                 { t.m.putLocked(ss) }
 
-// expired reports whether ss has been unused for longer than the TTL;
-// the default session never expires. The caller holds m.mu.
+// expired reports whether ss has been unused for longer than the TTL.
+// The caller holds m.mu.
 func (m *Memory) expired(ss *Session, now time.Time) bool {
 	return ss.id != Default && now.Sub(ss.lastUsed) > m.cfg.TTL
 }
@@ -229,9 +209,8 @@ func (m *Memory) putLocked(ss *Session) {
 	}
 }
 
-// evictForLocked makes room for one more session: it drops the sessions
-// idle for longer than the TTL, then, at the limit, the least recently
-// used until there is room (none that is pinned). The caller holds m.mu.
+// evictForLocked makes room for one more session: it drops the expired
+// sessions, then the least recently used. The caller holds m.mu.
 func (m *Memory) evictForLocked(now time.Time) {
 	pinned := func(id string) bool { return id == Default || m.cfg.Pinned != nil && m.cfg.Pinned(id) }
 	for oid, o := range m.m {
@@ -254,8 +233,7 @@ func (m *Memory) evictForLocked(now time.Time) {
 	}
 }
 
-// evictLocked drops session id to make room, telling Config.Evicted
-// first; the caller holds m.mu.
+// evictLocked drops session id to make room; the caller holds m.mu.
 func (m *Memory) evictLocked(id string) {
 	if m.cfg.Evicted != nil {
 		m.cfg.Evicted(id)
@@ -263,8 +241,7 @@ func (m *Memory) evictLocked(id string) {
 	m.dropLocked(id)
 }
 
-// dropLocked forgets a session and what its journal kept; the caller
-// holds m.mu.
+// dropLocked forgets a session; the caller holds m.mu.
 func (m *Memory) dropLocked(id string) {
 	ss, ok := m.m[id]
 	if !ok {
@@ -292,21 +269,20 @@ func (m *Memory) clearLocked(ss *Session) {
 		ss.stored = false
 	}
 	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}
-	m.cfg.Faults.Drop(ss.id) // its run-time faults go with it
+	m.cfg.Faults.Drop(ss.id)
 	// A request still running on it keeps no shop and no journal entry,
 	// and meets none of its faults.
 	ss.dropped = true
-	ss.changed() // a store that outlives the process removes it too
+	ss.changed()
 }
 
-// Reset returns session id, or every session for All, to its start.
 func (m *Memory) Reset(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	reset := func(id string) {
 		ss, ok := m.m[id]
 		if !ok {
-			return // nothing to reset: a new session starts from the start
+			return
 		}
 		// In one critical section: a seeding that got this session
 		// before finds it dropped and tries again on the fresh one,
@@ -330,10 +306,9 @@ func (m *Memory) Reset(id string) {
 	for id := range m.m {
 		reset(id)
 	}
-	m.shared.common.reset() // the shops pristine sessions share start again too
+	m.shared.common.reset()
 }
 
-// Used lists the sessions kept, and which were used at or after since.
 func (m *Memory) Used(since time.Time) ([]string, map[string]bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

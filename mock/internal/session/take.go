@@ -44,14 +44,12 @@ type TakenScenario struct {
 }
 
 // Take takes the session at now, its living shops first brought up to
-// their clocks as a list request would. current are the scenarios served
-// now, by name; the state of one that is gone is left out.
+// their clocks. current are the scenarios served now, by name.
 //
 // withShared is set for a snapshot given out: the shared shop a
 // pristine session read is taken as its own. The state folder leaves it
 // out: restored, the session reads the shared shop again, which has gone
-// on as it would have, since its arrivals and replies follow from the
-// scenario and the clock alone.
+// on as it would have.
 func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, withShared bool) (Taken, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -72,7 +70,7 @@ func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, wi
 	for _, name := range ss.namesLocked() {
 		sc := current[name]
 		if sc == nil {
-			continue // the scenario is gone: nothing of it can come back
+			continue
 		}
 		ts, err := ss.takeLocked(sc, now, withShared)
 		if err != nil {
@@ -83,8 +81,8 @@ func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, wi
 	return t, nil
 }
 
-// namesLocked are the scenarios the session has a state or seeds in,
-// sorted; the caller holds ss.mu.
+// namesLocked are the scenarios the session has a state or seeds in;
+// the caller holds ss.mu.
 func (ss *Session) namesLocked() []string {
 	ss.seeds.mu.Lock()
 	names := make([]string, 0, len(ss.states)+len(ss.seeds.m))
@@ -136,14 +134,12 @@ func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time, withShared b
 // The setters below fill a session made by New before Put keeps it:
 // no one else has it yet.
 
-// SetCounter sets the session's counter of f.
 func (ss *Session) SetCounter(f *fault.Fault, c fault.Counter) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	*ss.counterLocked(f) = c
 }
 
-// PutSeed makes sd what the session seeded in the scenario name.
 func (ss *Session) PutSeed(name string, sd *Seed) {
 	ss.seeds.mu.Lock()
 	defer ss.seeds.mu.Unlock()
@@ -153,9 +149,8 @@ func (ss *Session) PutSeed(name string, sd *Seed) {
 	ss.seeds.m[name] = sd
 }
 
-// PutSettings makes set the session's settings in sc. Its fault counters
-// and shop there start afresh; it reads the shared shop while its
-// ratings' settings are the scenario's.
+// PutSettings makes set the session's settings in sc; its shop there
+// starts afresh.
 func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -164,8 +159,7 @@ func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	st.dropShopLocked()
 }
 
-// PutShop makes sh the session's own living shop in its scenario; Put
-// keeps it within the shops' budget.
+// PutShop makes sh the session's own living shop in its scenario.
 func (ss *Session) PutShop(sh *shop.Shop) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

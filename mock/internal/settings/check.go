@@ -13,38 +13,32 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// decode reads f's value from a PATCH element and checks it on its own.
-// The value is of f's Go type (see field.of).
+// decode reads f's value, of its Go type (see field.of), from a PATCH
+// element and checks it on its own.
 func (f *field) decode(raw json.RawMessage, path string, rules Rules) (any, error) {
-	switch f.kind {
-	case kindInt, kindBool:
+	var v any
+	switch k := wire.JSONKind(raw); {
+	case f.kind == kindInt || f.kind == kindBool:
 		n, err := wire.DecodeInt(raw, path)
 		if err != nil {
 			return nil, err
 		}
-		if lo, hi := f.bounds(); n < int64(lo) || n > int64(hi) {
-			return nil, wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), n)
-		}
-		return int(n), nil
-	case kindDate:
-		k := wire.JSONKind(raw)
-		if k == "null" {
-			return (*string)(nil), nil
-		}
-		if k != "string" {
-			return nil, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
-		}
+		v = int(n)
+	case f.kind == kindDate && k == "null":
+		return (*string)(nil), nil
+	case f.kind == kindDate && k != "string":
+		return nil, wire.InvalidBody(path, "must be null or a date YYYY-MM-DD, got %s", k)
+	default:
 		s, err := wire.DecodeString(raw, path)
 		if err != nil {
 			return nil, err
 		}
-		return &s, checkDate(&s, path)
+		v = s
+		if f.kind == kindDate {
+			v = &s
+		}
 	}
-	s, err := wire.DecodeString(raw, path)
-	if err != nil {
-		return nil, err
-	}
-	return s, f.checkText(s, path, rules)
+	return v, f.check(v, path, rules)
 }
 
 // bounds is the range of an integer field.
@@ -61,13 +55,9 @@ func choices(lo, hi int) string {
 	for n := lo; n <= hi; n++ {
 		s = append(s, strconv.Itoa(n))
 	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return wire.JoinWords(s, "or")
 }
 
-// checkText checks the value s of a string field (kindEnum, kindText).
 func (f *field) checkText(s, path string, rules Rules) error {
 	if err := wire.CheckChars(s, path); err != nil {
 		return err
@@ -100,8 +90,6 @@ func checkLength(s string, max int, path string) error {
 	return nil
 }
 
-// checkDate checks a date field: null, or a real calendar date written
-// YYYY-MM-DD.
 func checkDate(d *string, path string) error {
 	if d == nil {
 		return nil
@@ -112,8 +100,7 @@ func checkDate(d *string, path string) error {
 	return nil
 }
 
-// check checks a value of f in a complete Settings value (not the key,
-// which Validate checks by position).
+// check checks a value of f on its own.
 func (f *field) check(v any, path string, rules Rules) error {
 	switch f.kind {
 	case kindDate:

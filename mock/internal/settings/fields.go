@@ -43,9 +43,7 @@ type field struct {
 const unifiedName = "use_unified_settings"
 
 // fields is the table of settings fields, in the order the API writes
-// them and the Go types list them. Decoding, checks and applying a PATCH
-// read it; the tests compare it with the Go types, the OpenAPI documents
-// and the control panel.
+// them and the Go types list them.
 var fields = []field{
 	{name: "rating", kind: kindInt, min: 1, max: 5, key: true, in: inFeedback, panel: "col-for"},
 	{name: "reply_mode", kind: kindEnum, values: []string{"disabled", "auto", "semi_auto"}, in: inBoth, panel: "col-mode"},
@@ -59,7 +57,6 @@ var fields = []field{
 	{name: "ai_instructions", kind: kindText, max: MaxLongText, in: inBoth, shared: true},
 }
 
-// lookup finds the field name of the elements in, or nil.
 func lookup(name string, in elements) *field {
 	for i := range fields {
 		if f := &fields[i]; f.name == name && f.in&in != 0 {
@@ -69,7 +66,6 @@ func lookup(name string, in elements) *field {
 	return nil
 }
 
-// fieldNames lists the names of the fields of the elements in, in order.
 func fieldNames(in elements) []string {
 	var names []string
 	for _, f := range fields {
@@ -80,7 +76,6 @@ func fieldNames(in elements) []string {
 	return names
 }
 
-// sharedNames lists the fields unified settings share, in order.
 func sharedNames() []string {
 	var names []string
 	for _, f := range fields {
@@ -102,16 +97,12 @@ func (f *field) of(el any) reflect.Value {
 	return reflect.ValueOf(el).Elem().Field(slices.Index(fieldNames(in), f.name))
 }
 
-// get reads f of el (see of).
 func (f *field) get(el any) any { return f.of(el).Interface() }
 
-// set writes v to f of el (see of).
 func (f *field) set(el any, v any) { f.of(el).Set(reflect.ValueOf(v)) }
 
-// FeedbackFields names the fields of a per-rating element, in the order
-// the API writes them.
+// FeedbackFields and QuestionFields name the fields of a per-rating
+// element and of the question element, in the order the API writes them.
 func FeedbackFields() []string { return fieldNames(inFeedback) }
 
-// QuestionFields names the fields of the question element, in the order
-// the API writes them.
 func QuestionFields() []string { return fieldNames(inQuestion) }

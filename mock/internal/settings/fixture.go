@@ -11,8 +11,7 @@ type settingsFile struct {
 	Question QuestionSettings   `yaml:"question"`
 }
 
-// DecodeFixture decodes a settings fixture (kind: settings) named
-// display in problems, checked by rules (a scenario's tones).
+// DecodeFixture decodes a settings fixture named display in problems.
 func DecodeFixture(display string, data []byte, rules Rules) (Settings, error) {
 	var sf settingsFile
 	yf := yamlfile.Decode(display, data, &sf)

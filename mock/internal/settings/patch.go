@@ -19,10 +19,10 @@ type Patch struct {
 // element is one decoded element of a PATCH's feedback array, or the
 // question object (rating 0).
 type element struct {
-	path   string // "feedback[2]" or "question"
+	path   string
 	rating int
-	values map[string]any // of the fields' Go types
-	order  []*field       // the fields set, in document order
+	values map[string]any
+	order  []*field // the fields set, in document order
 }
 
 // PatchShape bounds a PATCH body before it is decoded: a feedback
@@ -30,8 +30,7 @@ type element struct {
 var PatchShape = &wire.Shape{What: "a settings PATCH", Items: 1000, Array: 100, Members: 100,
 	Arrays: []wire.Bound{{Path: "feedback", Max: 5, Msg: "at most %d elements, one for each rating, got %d"}}}
 
-// DecodePatch decodes and checks a PATCH body, field by field. An error
-// is an invalid_body *wire.APIError naming the value's JSON path.
+// DecodePatch decodes and checks a PATCH body, field by field.
 func DecodePatch(body []byte, rules Rules) (*Patch, error) {
 	switch {
 	case len(strings.TrimSpace(string(body))) == 0:
@@ -96,8 +95,7 @@ func decodeElement(raw []byte, path string, in elements, rules Rules) (*element,
 }
 
 // check finds conflicts between the elements of one PATCH: a rating named
-// twice, and different use_unified_settings values. Apply checks shared
-// fields, which conflict only while unified settings are on.
+// twice, and different use_unified_settings values.
 func (p *Patch) check() error {
 	byRating := make(map[int]string)
 	var flagSetter *element
@@ -211,7 +209,6 @@ func (p *Patch) spreadShared(s *Settings, src int) {
 	}
 }
 
-// copyShared writes field f of element src to all five elements.
 func copyShared(s *Settings, src int, f *field) {
 	v := f.get(&s.Feedback[src])
 	for i := range s.Feedback {

@@ -14,15 +14,12 @@ import (
 )
 
 // Keeper keeps what changed somewhere that outlives the process (the
-// state folder): the sessions named (each as it is now, or its file
-// removed if it is gone) and, with server, the server's own state. It
-// returns once all of it is kept.
+// state folder): the sessions named, as they are now, and, with server,
+// the server's own state.
 type Keeper func(ctx context.Context, sessions []string, server bool) error
 
 // Unkept is a Keeper's error when it kept only part of what it was
-// given: the server's state (Server) or the sessions (by id) whose files
-// could not be written. The rest is kept. A write fails only if what it
-// changed was not kept.
+// given, so that a write fails only if what it changed was not kept.
 type Unkept struct {
 	Server   error
 	Sessions map[string]error
@@ -42,12 +39,7 @@ func (u *Unkept) Unwrap() []error {
 	return errs
 }
 
-// changes tracks what changed since it was last kept, for a Keeper: the
-// sessions changed, and whether the server's own state changed (its
-// pick, and the faults and overrides for every session). The session
-// store marks a session on every change; the state marks it for its
-// run-time faults.
-//
+// changes tracks what changed since it was last kept, for a Keeper.
 // Each mark counts one version, and sync waits until the versions
 // marked before it are kept. One keeping runs at a time and takes every
 // change marked before it starts, so writes that come together are kept
@@ -59,13 +51,13 @@ type changes struct {
 	server   bool
 	marked   uint64              // versions marked
 	kept     uint64              // versions kept
-	running  chan struct{}       // closed when the keeping under way ends; nil when none runs
-	evicted  map[string]struct{} // sessions dropped to make room since their last keeping
-	failed   map[string]error    // what the last keeping of a session (session.All: the server's state) did not keep
+	running  chan struct{}       // closed when the keeping under way ends
+	evicted  map[string]struct{} // since their last keeping
+	failed   map[string]error    // by session; session.All: the server's state
 }
 
-// evict notes that session id was dropped to make room (its mark
-// follows): a keeper shared with other processes leaves it be.
+// evict notes that session id was dropped to make room: a keeper shared
+// with other processes leaves it be.
 func (c *changes) evict(id string) {
 	c.mu.Lock()
 	if c.keep != nil {
@@ -78,9 +70,8 @@ func (c *changes) evict(id string) {
 }
 
 // Evicted reports whether session id, now gone from the store, was
-// dropped to make room (idle past the TTL, or the least recently used
-// at the limit) rather than by a reset or a restore. It then forgets the
-// eviction, so a Keeper asks once each time the session goes.
+// dropped to make room rather than by a reset or a restore, once each
+// time the session goes.
 func (st *State) Evicted(id string) bool {
 	st.changes.mu.Lock()
 	defer st.changes.mu.Unlock()
@@ -89,7 +80,6 @@ func (st *State) Evicted(id string) bool {
 	return ok
 }
 
-// session marks session id changed.
 func (c *changes) session(id string) {
 	c.mu.Lock()
 	if c.keep != nil {
@@ -102,7 +92,6 @@ func (c *changes) session(id string) {
 	c.mu.Unlock()
 }
 
-// serverChanged marks the server's own state changed.
 func (c *changes) serverChanged() {
 	c.mu.Lock()
 	if c.keep != nil {
@@ -112,11 +101,10 @@ func (c *changes) serverChanged() {
 	c.mu.Unlock()
 }
 
-// sync returns once every change marked before the call is kept. It
-// keeps them itself unless a keeping under way takes them. It returns
-// ctx's error, or the Keeper's when the Keeper did not keep sid's
-// changes (for session.All, any change). A change that a failed keeping
-// did not keep stays marked for the next one.
+// sync returns once every change marked before the call is kept,
+// keeping them itself unless a keeping under way takes them. It returns
+// ctx's error, or the Keeper's when it did not keep sid's changes (for
+// session.All, any change).
 func (c *changes) sync(ctx context.Context, sid string) error {
 	c.mu.Lock()
 	want := c.marked
@@ -156,8 +144,7 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 }
 
 // remark marks ids, and with server the server's state, changed again
-// after a keeping did not keep them. The next Sync, the last save's
-// included, tries them again. c.mu must be held.
+// after a keeping did not keep them. c.mu must be held.
 func (c *changes) remark(ids []string, server bool) {
 	c.marked++
 	if c.sessions == nil {
@@ -170,8 +157,7 @@ func (c *changes) remark(ids []string, server bool) {
 }
 
 // noteFailed notes what a keeping of ids (and server) did not keep, and
-// marks it again for the next keeping. unkept is nil when all was kept.
-// c.mu must be held.
+// marks it again. c.mu must be held.
 func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	for _, id := range ids {
 		delete(c.failed, id)
@@ -195,8 +181,8 @@ func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	}
 }
 
-// failedFor is why sid's changes (for session.All, any) are not kept,
-// or nil when they are. c.mu must be held.
+// failedFor is why sid's changes (for session.All, any) are not kept.
+// c.mu must be held.
 func (c *changes) failedFor(sid string) error {
 	if sid != session.All {
 		if err := c.failed[sid]; err != nil {
@@ -226,22 +212,20 @@ func runKeeper(keep Keeper, ctx context.Context, ids []string, server bool) (err
 	return keep(ctx, ids, server)
 }
 
-// SetKeeper makes keep what every change is kept through (the state
-// folder); from now on, Sync returns once the changes marked before it
-// are kept. Set it once, before serving.
+// SetKeeper makes keep what every change is kept through. Set it once,
+// before serving.
 func (st *State) SetKeeper(keep Keeper) {
 	st.changes.mu.Lock()
 	st.changes.keep = keep
 	st.changes.mu.Unlock()
 }
 
-// Sync returns once every change made before it was called is kept by
-// the Keeper (at once without one): a write calls it before its answer
-// is sent, so that an answered write outlives the process.
+// Sync returns once every change made before it was called is kept, at
+// once without a Keeper.
 func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx, session.All) }
 
 // MarkChanged marks sessions ids, and with server the server's own
-// state, as changed: the next keeping writes them as they are now.
+// state, as changed.
 func (st *State) MarkChanged(server bool, ids ...string) {
 	if server {
 		st.changes.serverChanged()
@@ -251,12 +235,10 @@ func (st *State) MarkChanged(server bool, ids ...string) {
 	}
 }
 
-// SyncWrite is Sync for a write about to be answered with success. sid
-// names the session written; none, or session.All, stands for the
-// server's state or any session. It returns nil once the change is kept.
-// Otherwise it returns the error to answer instead, a 500
-// internal_error: the change is made but would not outlive a restart.
-// Another session's file that could not be written is not sid's error.
+// SyncWrite is Sync for a write about to be answered with success, so
+// that an answered write outlives the process. sid names the session
+// written; none, or session.All, any. Otherwise it returns the error to
+// answer instead: the change is made but would not outlive a restart.
 func (st *State) SyncWrite(ctx context.Context, sid ...string) error {
 	scope := session.All
 	if len(sid) == 1 && sid[0] != "" {

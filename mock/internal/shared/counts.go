@@ -8,8 +8,7 @@ import (
 )
 
 // Counts counts what the replicas of a fleet must count as one: the
-// faults limited to some answers (after, times) and the rate limit's
-// windows. Each count is one atomic step in the shared store.
+// limited faults and the rate limit's windows.
 type Counts interface {
 	// FaultCounter counts session sid's limited faults.
 	FaultCounter(sid string) fault.SharedCounter
@@ -18,21 +17,19 @@ type Counts interface {
 	// is how long until the window ends. An error leaves it to the session.
 	CountRequest(sid, scenario string, rl *access.RateLimit) (retryIn time.Duration, ok bool, err error)
 	// Forget starts session sid's counts again (every session's for
-	// session.All): a reset.
+	// session.All).
 	Forget(sid string)
 }
 
 // SetCounts makes c what the limited faults and the rate limits count
-// in (a fleet's store); without it, each session counts in itself. Set
-// it once, before serving.
+// in; without it, each session counts in itself. Set it once, before
+// serving.
 func (st *State) SetCounts(c Counts) { st.counts = c }
 
 // SetPinned makes pinned what tells the sessions that requests are
-// served from (a fleet's replica pins them): they are not evicted while
-// they are. Call it before serving.
+// served from: they are not evicted. Call it before serving.
 func (st *State) SetPinned(pinned func(id string) bool) { st.pinned.Store(&pinned) }
 
-// isPinned is session.Config.Pinned: what SetPinned gave, if anything.
 func (st *State) isPinned(id string) bool {
 	if f := st.pinned.Load(); f != nil {
 		return (*f)(id)

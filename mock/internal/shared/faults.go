@@ -6,9 +6,8 @@ import (
 )
 
 // PutFault adds f for session sid (session.All: for every session) and
-// returns f with its id and how many faults it replaced. With replace
-// set, sid's faults with f's name are taken out first. Adding a
-// session's fault makes the session, once the registry has room for it.
+// returns f with its id and how many faults it replaced (with replace,
+// those of f's name). It makes the session once the registry has room.
 func (st *State) PutFault(sid string, f fault.Fault, replace bool) (fault.Fault, int, error) {
 	var removed []*fault.Fault
 	err := st.sessions.Update(func(tx session.Tx) error {
@@ -34,13 +33,11 @@ func (st *State) PutFault(sid string, f fault.Fault, replace bool) (fault.Fault,
 	return f, len(removed), nil
 }
 
-// Faults lists the run-time faults that apply to session sid: every
-// session's first, then its own; with session.All, every run-time fault.
+// Faults lists the run-time faults that apply to session sid.
 func (st *State) Faults(sid string) []fault.Fault { return st.faults.List(sid) }
 
 // RemoveFaults removes the run-time fault with id, or with id "" every
-// run-time fault of session sid (session.All: of every session and
-// global), and reports how many went.
+// run-time fault of session sid, and reports how many went.
 func (st *State) RemoveFaults(sid, id string) int {
 	removed := st.faults.Remove(sid, id)
 	forgetCounters(st.sessions.List(session.All), removed)
@@ -50,9 +47,8 @@ func (st *State) RemoveFaults(sid, id string) int {
 	return len(removed)
 }
 
-// faultsChanged marks whose run-time faults changed: session sid's, or
-// the server's for session.All; one removed by id may have been any
-// session's.
+// faultsChanged marks whose run-time faults changed; one removed by id
+// may have been any session's.
 func (st *State) faultsChanged(sid, id string) {
 	if sid != session.All && id == "" {
 		st.changes.session(sid)
@@ -61,7 +57,6 @@ func (st *State) faultsChanged(sid, id string) {
 	st.markAll()
 }
 
-// forgetCounters drops the sessions' counters of faults that are gone.
 func forgetCounters(sessions []*session.Session, gone []*fault.Fault) {
 	if len(gone) == 0 {
 		return

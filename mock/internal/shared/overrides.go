@@ -6,8 +6,7 @@ import (
 )
 
 // SetOverridesFor replaces the overrides of session sid, or with
-// session.All those for every session; the zero value clears them. A
-// session's own keep at most access.MaxSessionOverrideBytes.
+// session.All those for every session; the zero value clears them.
 func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -28,23 +27,21 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 	})
 }
 
-// SharedOverrides returns the overrides for every session.
 func (st *State) SharedOverrides() access.Overrides {
 	st.overridesMu.Lock()
 	defer st.overridesMu.Unlock()
 	return st.overrides
 }
 
-// OverridesFor returns the overrides session sid set itself (none for a
-// session that does not exist), or with session.All those for every
-// session.
+// OverridesFor returns the overrides session sid set itself, or with
+// session.All those for every session.
 func (st *State) OverridesFor(sid string) access.Overrides {
 	if sid == session.All {
 		return st.SharedOverrides()
 	}
 	ss, ok := st.sessions.Find(sid)
 	if !ok {
-		return access.Overrides{} // its next request starts it again, without them
+		return access.Overrides{}
 	}
 	return ss.Overrides()
 }

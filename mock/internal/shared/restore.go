@@ -7,13 +7,11 @@ import (
 )
 
 // Install puts fresh, a session filled from a snapshot, in place of
-// session sid, with its run-time faults and seedBytes of seeded reviews.
-// The old session goes in the same step as the new one comes, and the
-// bounds are checked with the old one gone. If refused, nothing changes.
+// session sid, with its run-time faults and seedBytes of seeded reviews,
+// in one step. The bounds are checked with the old one gone. If refused,
+// nothing changes.
 func (st *State) Install(sid string, fresh *session.Session, faults []*fault.Fault, seedBytes int64) error {
 	return st.sessions.Update(func(tx session.Tx) error {
-		// The faults go in place of the session's own, with the bounds
-		// checked first; then the seeds' bound, and the old session goes.
 		err := st.faults.Restore(sid, faults, func() error {
 			var oldSeeds int64
 			for _, old := range tx.List(sid) {
@@ -27,7 +25,7 @@ func (st *State) Install(sid string, fresh *session.Session, faults []*fault.Fau
 			return nil
 		})
 		if err == nil {
-			tx.Put(fresh) // with its living shops, in the shops' budget
+			tx.Put(fresh)
 		}
 		return err
 	})

@@ -16,22 +16,21 @@ import (
 
 // SeedResult is the answer of PUT /__mock/data and Server.SeedReviews.
 type SeedResult struct {
-	Session  string `json:"session"`
-	Scenario string `json:"scenario"`
-	Mode     string `json:"mode"`     // the request's
-	Added    int    `json:"added"`    // reviews added by the request
-	Seeded   int    `json:"seeded"`   // reviews the session has seeded in the scenario now
-	Total    int    `json:"total"`    // reviews the session's list holds now (before a living shop's arrivals)
-	FirstID  int64  `json:"first_id"` // the ids of the added reviews: FirstID to LastID; 0 for none
-	LastID   int64  `json:"last_id"`
-	// Reviews are the added reviews as the list shows them, in the order given.
-	Reviews []reviews.Feedback `json:"-"`
+	Session  string             `json:"session"`
+	Scenario string             `json:"scenario"`
+	Mode     string             `json:"mode"`
+	Added    int                `json:"added"`
+	Seeded   int                `json:"seeded"`   // in the scenario now
+	Total    int                `json:"total"`    // the session's list now (before a living shop's arrivals)
+	FirstID  int64              `json:"first_id"` // the ids of the added reviews: FirstID to LastID; 0 for none
+	LastID   int64              `json:"last_id"`
+	Reviews  []reviews.Feedback `json:"-"` // the added reviews, in the order given
 }
 
 // SeedInfo says what a session seeded in a scenario (GET /__mock/data).
 type SeedInfo struct {
-	Mode  string `json:"mode"`  // replace: the scenario's data is not shown; append: added to it
-	Count int    `json:"count"` // the seeded reviews
+	Mode  string `json:"mode"`
+	Count int    `json:"count"`
 }
 
 // SeedInfoOf is what ss seeded in sc, nil for nothing.
@@ -47,9 +46,8 @@ func SeedInfoOf(ss *session.Session, sc *scenario.Scenario) *SeedInfo {
 	return &SeedInfo{Mode: mode, Count: sd.Reviews().Len()}
 }
 
-// SeedReviews seeds recs for session sid (session.Default for "") in
-// scenario scName ("": the session's) by mode, as Server.SeedReviews
-// says; a refused request changes nothing.
+// SeedReviews seeds recs for session sid in scenario scName by mode, as
+// Server.SeedReviews says.
 func (st *State) SeedReviews(sid, scName, mode string, recs []fixture.SeedReview) (SeedResult, error) {
 	if sid == "" {
 		sid = session.Default
@@ -123,8 +121,8 @@ func (st *State) SeedReviews(sid, scName, mode string, recs []fixture.SeedReview
 // ErrSeedAllSessions refuses seeding every session at once.
 var ErrSeedAllSessions = wire.InvalidParameter("session", "seeded reviews belong to one session: name it (session=* is allowed only to DELETE every session's)")
 
-// seedRoom checks next against the bounds: the session's count (with
-// others, its reviews seeded in other scenarios) and all sessions' bytes.
+// seedRoom checks next against the bounds; others are the session's
+// reviews seeded in other scenarios.
 func (st *State) seedRoom(others int, next *session.Seed, delta int64) error {
 	if err := CheckSeedCount(others+next.Reviews().Len(), "reviews", "this would make"); err != nil {
 		return err
@@ -141,14 +139,11 @@ func (st *State) errSeedMemory(delta int64) error {
 			st.seeds.Used()+delta, st.seeds.Max())}
 }
 
-// ClearSeeded forgets the reviews session (every session for
-// session.All) seeded, in every scenario, as DELETE /__mock/data does;
-// living shops start again on the scenarios' data. It returns how many
-// reviews went.
+// ClearSeeded forgets the reviews session sid seeded, as DELETE
+// /__mock/data does, and returns how many went.
 func (st *State) ClearSeeded(sid string) int {
 	// The store is held so that a reset cannot replace a session between
-	// finding it and clearing it. The replacing session's living shop
-	// would otherwise stay on the reviews.
+	// finding it and clearing it.
 	n := 0
 	st.sessions.Update(func(tx session.Tx) error {
 		for _, ss := range tx.List(sid) {
@@ -262,8 +257,7 @@ func checkSeedIDs(sc *scenario.Scenario, base *reviews.Store, replace bool, kept
 }
 
 // seedFiller fills what the session sid's seeded reviews in sc leave
-// out (fixture.Filler); base is sc's data, anchor the created_date of
-// the request's first review.
+// out; anchor is the created_date of the request's first review.
 func (st *State) seedFiller(sid string, sc *scenario.Scenario, base *reviews.Store, anchor time.Time) *fixture.Filler {
 	products := generate.DefaultProducts
 	if g := sc.Generate(); g != nil {

@@ -6,12 +6,10 @@
 // steps: a request's session and scenario, a scenario picked, faults put
 // and removed, overrides set, reviews seeded, a reset. It owns no HTTP.
 //
-// Locks: the session store's may be held while a session's is taken,
-// never the other way round (package session); the registry's lock and
-// the overrides' are never held while taking another. The journals'
-// locks come last: any of these may be held while calling into journals,
-// which call nothing back. So does the fault registry's lock; its
-// additions run with the store held.
+// Locks: the session store's before a session's (package session); the
+// overrides' lock is never held while taking another. The fault
+// registry's and the journals' come last and call nothing back; the
+// registry's additions run with the store held.
 package shared
 
 import (
@@ -44,9 +42,7 @@ type Config struct {
 	JournalSize    int
 	JournalBytes   int64
 	JournalEntries int
-	// Visitors bounds what a public listener's clients start
-	// (ResolveVisitor).
-	Visitors Visitors
+	Visitors       Visitors // what a public listener's clients may start
 }
 
 // State is the server's shared state.
@@ -55,22 +51,22 @@ type State struct {
 	now      func() time.Time
 	registry *scenario.Registry
 	sessions session.Store
-	shops    *shop.Budget   // the living shops' memory, within MaxShopBytes
-	seeds    *budget.Budget // what all sessions' seeded reviews keep, within MaxSeedBytes
-	// what the sessions' own overrides keep: each within
-	// access.MaxSessionOverrideBytes, so all within MaxSessions of them
+	shops    *shop.Budget
+	seeds    *budget.Budget
+	// each session's within access.MaxSessionOverrideBytes, so all within
+	// MaxSessions of them
 	overrideBytes *budget.Budget
-	budgets       budget.Set // every bounded store's byte budget
+	budgets       budget.Set
 	faults        *fault.Registry
 	journals      *journal.Journals
 
-	overridesMu sync.Mutex // guards overrides
-	overrides   access.Overrides
+	overridesMu sync.Mutex
+	overrides   access.Overrides // for every session
 
-	counts   Counts                               // what a fleet counts as one (counts.go); nil in one process
-	pinned   atomic.Pointer[func(id string) bool] // the sessions requests are served from (SetPinned); nil for none
-	changes  changes                              // what changed since it was kept (changes.go)
-	visitors visitors                             // each public client's new sessions (visitors.go)
+	counts   Counts // nil in one process
+	pinned   atomic.Pointer[func(id string) bool]
+	changes  changes
+	visitors visitors
 }
 
 // New is the state of a server that has served nothing yet.
@@ -100,7 +96,6 @@ func New(cfg Config) *State {
 	return st
 }
 
-// markAll marks the server's state and every session kept as changed.
 func (st *State) markAll() {
 	st.changes.serverChanged()
 	for _, ss := range st.sessions.List(session.All) {
@@ -108,22 +103,16 @@ func (st *State) markAll() {
 	}
 }
 
-// Sessions is the session store.
 func (st *State) Sessions() session.Store { return st.sessions }
 
-// Registry is the scenarios served.
 func (st *State) Registry() *scenario.Registry { return st.registry }
 
-// Journals are the sessions' journals.
 func (st *State) Journals() *journal.Journals { return st.journals }
 
-// Budgets are every bounded store's byte budget.
 func (st *State) Budgets() *budget.Set { return &st.budgets }
 
-// Shops is the living shops' budget.
 func (st *State) Shops() *shop.Budget { return st.shops }
 
-// FaultRegistry is the run-time faults.
 func (st *State) FaultRegistry() *fault.Registry { return st.faults }
 
 // Resolve picks the session and scenario of an API request, creating the
@@ -138,16 +127,13 @@ func (st *State) Resolve(sid, name string) (*session.Session, *scenario.Scenario
 }
 
 // Peek is Resolve for a request that only reads: a session that does not
-// exist (or has expired) is not created, and the answer is about a fresh
-// one, which is what the session would start as.
+// exist is not created, and the answer is about a fresh one.
 func (st *State) Peek(sid, name string) (*session.Session, *scenario.Scenario, error) {
 	ss := st.sessions.Look(sid)
 	sc, err := st.ScenarioOf(ss, name)
 	return ss, sc, err
 }
 
-// Headers that name a request's session and scenario, read by the API
-// and the admin API alike.
 const (
 	HeaderSession  = "X-Mock-Session"
 	HeaderScenario = "X-Mock-Scenario"
@@ -166,9 +152,8 @@ func (st *State) ScenarioOf(ss *session.Session, name string) (*scenario.Scenari
 	return sc, nil
 }
 
-// Reset returns session sid (every session for session.All) to the start;
-// with session.All, the run-time faults for every session and the
-// overrides go too. See Server.Reset.
+// Reset returns session sid (every session for session.All) to the
+// start, as Server.Reset says.
 func (st *State) Reset(sid string) {
 	if sid == session.All {
 		// The faults for every session go first: a request meanwhile
@@ -180,7 +165,7 @@ func (st *State) Reset(sid string) {
 		st.changes.serverChanged()
 	}
 	st.sessions.Reset(sid)
-	st.journals.Forget(sid) // the fleet's journal: in memory, the reset session's went with it
+	st.journals.Forget(sid) // the fleet's journal
 	if st.counts != nil {
 		st.counts.Forget(sid)
 	}
@@ -204,15 +189,15 @@ func (st *State) SetScenario(sid, name string) error {
 	if err != nil {
 		return err
 	}
-	// Picks are written with the store held, so that a Reset, which keeps
-	// a session's pick, cannot drop the session in between.
+	// With the store held, so that a Reset, which keeps a session's pick,
+	// cannot drop the session in between.
 	st.sessions.Update(func(tx session.Tx) error {
 		if sid != session.All {
 			tx.Open(sid).SetPick(name)
 			return nil
 		}
 		for _, ss := range tx.List(session.All) {
-			ss.SetPick("") // every session follows the server again
+			ss.SetPick("")
 		}
 		st.changes.serverChanged()
 		return nil
@@ -222,5 +207,4 @@ func (st *State) SetScenario(sid, name string) error {
 	return err
 }
 
-// Seeds is the seeded reviews' budget.
 func (st *State) Seeds() *budget.Budget { return st.seeds }

@@ -40,21 +40,19 @@ const MaxVisitorClients = 4096
 // visitors counts each client's new sessions on a public listener.
 type visitors struct {
 	Visitors
-	mu      sync.Mutex               // guards clients and seen
+	mu      sync.Mutex
 	clients map[string]*list.Element // of seen
 	seen    list.List                // *allowance, the most recently seen first
 }
 
-// allowance is a client's new sessions: a whole minute's at most, one
-// more every minute/NewSessions.
+// allowance is a client's new sessions.
 type allowance struct {
 	client string
 	limit  *rate.Limiter
 }
 
-// clientOf is the client a request's remote address (host:port) names
-// (access.Client: an IPv4 address, an IPv6 /64); "" for one that does
-// not parse, which all such requests share.
+// clientOf is the client a request's remote address names; "" for one
+// that does not parse, which all such requests share.
 func clientOf(remote string) string {
 	c, ok := access.Client(remote)
 	if !ok {
@@ -125,10 +123,8 @@ func (st *State) mayName(name string) error {
 }
 
 // ResolveVisitor is Resolve for a request that came on a public
-// listener from the remote address remote (host:port). A scenario the
-// visitor may not name is refused with 403. A new session counts
-// against its client's new sessions; past the limit it is refused with
-// 429 and not made. The default session is never new.
+// listener from the remote address remote: a scenario the visitor may
+// not name is refused, and so is a new session past its client's limit.
 func (st *State) ResolveVisitor(sid, name, remote string) (*session.Session, *scenario.Scenario, error) {
 	if name != "" {
 		if err := st.mayName(name); err != nil {

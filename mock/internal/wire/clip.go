@@ -5,10 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// MaxQuoted is how much of a value from a file or a request a problem
-// quotes, in characters: enough to recognise it. Problems go to logs and
-// terminals, and a file that is not what it should be (one holding
-// secrets, linked in by mistake) must not end up there.
+// MaxQuoted is how much of a value a problem quotes, in characters:
+// enough to recognise it. Problems go to logs and terminals, where a
+// file linked in by mistake (one holding secrets) must not end up.
 const MaxQuoted = 120
 
 // Clip shortens a value to quote: its first line, at most MaxQuoted

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Error codes of the contract's error envelope.
@@ -26,41 +27,33 @@ const (
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeRateLimited          = "rate_limited"
-	// CodeTooManyFaults refuses a run-time fault past MaxRuntimeFaults or
-	// MaxRuntimeFaultBytes (409 Conflict: removing some makes room).
-	CodeTooManyFaults = "too_many_faults"
-	// CodeTooManyReviews refuses seeded reviews past MaxSeedReviews for a
-	// session, or past Options.MaxSeedBytes for all sessions (409
-	// Conflict: clearing some makes room).
+	// CodeTooManyFaults and CodeTooManyReviews are a 409 Conflict:
+	// removing some makes room.
+	CodeTooManyFaults  = "too_many_faults"
 	CodeTooManyReviews = "too_many_reviews"
 	// CodeVerificationFailed answers GET /__mock/verify when the journal
-	// does not hold what was asked (409 Conflict), with what it holds in
-	// error.details.
+	// does not hold what was asked (409 Conflict).
 	CodeVerificationFailed = "verification_failed"
 	CodeInternal           = "internal_error"
 	CodeBadGateway         = "bad_gateway"
 	CodeServiceUnavailable = "service_unavailable"
 	CodeGatewayTimeout     = "gateway_timeout"
-	// CodeStoreUnavailable refuses a write while the shared store
-	// (--store redis://...) is out of reach (503): nothing changed.
+	// CodeStoreUnavailable refuses a write while the shared store is out
+	// of reach (503): nothing changed.
 	CodeStoreUnavailable = "store_unavailable"
 )
 
 // APIError mirrors the error object of the API's envelope:
 // {"success":false,"data":null,"error":{"code":...,"message":...,"field":...}}.
 type APIError struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
-	// Details, when set, says more in a shape of the route's own (a
-	// failed verification's counts and near misses).
-	Details any `json:"details,omitempty"`
-	// RetryAfter, when set, is sent as Retry-After in whole seconds.
-	RetryAfter time.Duration `json:"-"`
+	Status     int           `json:"-"`
+	Code       string        `json:"code"`
+	Message    string        `json:"message"`
+	Field      string        `json:"field,omitempty"`
+	Details    any           `json:"details,omitempty"` // in a shape of the route's own
+	RetryAfter time.Duration `json:"-"`                 // sent as Retry-After when set
 }
 
-// Error says the status, code, field and message in one line.
 func (e *APIError) Error() string {
 	if e.Field != "" {
 		return fmt.Sprintf("%d %s: %s: %s", e.Status, e.Code, e.Field, e.Message)
@@ -79,9 +72,8 @@ func InvalidBody(field, format string, args ...any) *APIError {
 }
 
 // At is err with path before the field an *APIError names ("" for the
-// value at path itself, "[2]" or "a.b" below it); other errors as they
-// are; a field that starts with "." is a member of the value at path.
-// A decoder names a value's path only when it refuses it.
+// value at path itself, "[2]", ".a" or "a.b" below it); other errors as
+// they are.
 func At(err error, path string) error {
 	ae, ok := err.(*APIError)
 	if !ok {
@@ -101,16 +93,13 @@ func At(err error, path string) error {
 
 // StatusError returns the envelope error for status with a generic
 // message: the contract's code where it names one, else the status text
-// in snake case ("418" gives "im_a_teapot").
+// in snake case ("418" gives "i_m_a_teapot").
 func StatusError(status int) *APIError {
 	code, ok := statusCodes[status]
 	if !ok {
-		code = strings.ReplaceAll(strings.ToLower(strings.Trim(strings.Map(func(r rune) rune {
-			if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return ' '
-		}, http.StatusText(status)), " ")), " ", "_")
+		code = strings.ToLower(strings.Join(strings.FieldsFunc(http.StatusText(status), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), "_"))
 	}
 	if code == "" {
 		code = fmt.Sprintf("status_%d", status)
@@ -133,7 +122,7 @@ var statusCodes = map[int]string{
 	http.StatusGatewayTimeout:        CodeGatewayTimeout,
 }
 
-// StatusMessage is the generic message of a status: its text in lower case.
+// StatusMessage is the generic message of a status.
 func StatusMessage(status int) string {
 	if t := http.StatusText(status); t != "" {
 		return strings.ToLower(t)
@@ -168,14 +157,12 @@ func SetRetryAfter(h http.Header, d time.Duration) {
 	}
 }
 
-// ErrorEnvelope is the body of every error answer.
 type ErrorEnvelope struct {
 	Success bool      `json:"success"`
 	Data    any       `json:"data"`
 	Error   *APIError `json:"error"`
 }
 
-// Envelope is the body of every successful answer.
 type Envelope struct {
 	Success bool `json:"success"`
 	Data    any  `json:"data"`

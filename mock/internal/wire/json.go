@@ -54,7 +54,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // WriteBody writes an already encoded JSON body.
 func WriteBody(w http.ResponseWriter, status int, body []byte) {
 	// Both values in one allocation, each capped so that an Add to one
-	// cannot write into the other; the keys are canonical already.
+	// cannot write into the other.
 	vs := []string{ContentTypeJSON, strconv.Itoa(len(body))}
 	h := w.Header()
 	h["Content-Type"], h["Content-Length"] = vs[0:1:1], vs[1:2:2]
@@ -102,9 +102,9 @@ func jsonWant(t reflect.Type) string {
 }
 
 // EachMember calls fn for every member of the JSON object raw, in document
-// order. It rejects anything but an object, duplicate keys and trailing
-// data; path names raw in error messages ("" is the body itself). Each
-// value is the part of raw that holds it, not a copy.
+// order, each value the part of raw that holds it. It rejects anything
+// but an object, duplicate keys and trailing data; path names raw in
+// error messages.
 func EachMember(raw []byte, path string, fn func(key string, value json.RawMessage) error) error {
 	if !json.Valid(raw) {
 		var v any
@@ -141,8 +141,7 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 	return nil
 }
 
-// inPlace is a jsontext decoder of a body in memory, read where it is:
-// jsontext takes a bytes.Buffer's bytes without copying them.
+// inPlace is a jsontext decoder of a body in memory, read where it is.
 type inPlace struct {
 	buf bytes.Buffer
 	dec jsontext.Decoder
@@ -151,9 +150,8 @@ type inPlace struct {
 // readers are decoders kept for the next body: a body's objects are many.
 var readers = sync.Pool{New: func() any { return new(inPlace) }}
 
-// reader is a decoder of raw, read in place, any JSON taken (duplicate
-// names, bytes that are not UTF-8: the callers say what is wrong); done
-// gives it back.
+// reader is a decoder of raw, read in place, any JSON taken (the callers
+// say what is wrong); done gives it back.
 func reader(raw []byte) (dec *jsontext.Decoder, done func()) {
 	r := readers.Get().(*inPlace)
 	r.buf = *bytes.NewBuffer(raw)
@@ -180,8 +178,7 @@ func readIn(dec *jsontext.Decoder, raw []byte) (json.RawMessage, error) {
 	return v, nil
 }
 
-// stringOf is the string a valid JSON string literal stands for, as
-// encoding/json decodes it.
+// stringOf is the string a valid JSON string literal stands for.
 func stringOf(lit []byte) string {
 	if plainString(lit) {
 		return string(lit[1 : len(lit)-1])
@@ -206,8 +203,7 @@ func plainString(lit []byte) bool {
 	return utf8.Valid(s)
 }
 
-// EachElement calls fn for every element of the JSON array raw, each
-// the part of raw that holds it.
+// EachElement is EachMember for the elements of an array.
 func EachElement(raw []byte, path string, fn func(i int, value json.RawMessage) error) error {
 	if JSONKind(raw) != "array" {
 		return InvalidBody(path, "must be an array, got %s", JSONKind(raw))
@@ -263,9 +259,8 @@ func JSONKind(raw []byte) string {
 	}
 }
 
-// DecodeString decodes a JSON string; null and other types are errors,
-// and so is text that encoding/json would silently change (see
-// StringProblem).
+// DecodeString decodes a JSON string; null, other types and text that
+// encoding/json would silently change are errors.
 func DecodeString(raw []byte, path string) (string, error) {
 	if k := JSONKind(raw); k != "string" {
 		return "", InvalidBody(path, "must be a string, got %s", k)
@@ -284,10 +279,8 @@ func DecodeString(raw []byte, path string) (string, error) {
 }
 
 // StringProblem says what is wrong in a JSON string literal that
-// encoding/json would decode by replacing it with U+FFFD without a word:
-// bytes that are not UTF-8, and half a surrogate pair (a \ud800 escape
-// not followed by a \udc00-\udfff one, or one of those alone). Positions
-// count characters from 1. "" means the text is sound.
+// encoding/json would replace with U+FFFD without a word: bytes that are
+// not UTF-8, and half a surrogate pair. "" means the text is sound.
 func StringProblem(lit []byte) string {
 	if len(lit) < 2 {
 		return ""
@@ -357,10 +350,8 @@ func JSONProblem(err error) string {
 }
 
 // Stream writes JSON through a buffer a piece at a time, each value
-// encoded as WriteJSON would (no HTML escaping). After the first error,
-// everything is a no-op; flush returns it. Its buffers are reused from
-// one value to the next; that is no matter to the response recorder,
-// which reads what admin handlers write only for its status.
+// encoded as WriteJSON would. After the first error, everything is a
+// no-op; Flush returns it.
 type Stream struct {
 	w        *bufio.Writer
 	buf      bytes.Buffer
@@ -369,7 +360,6 @@ type Stream struct {
 	encoding bool // err came from encoding a value, not from writing
 }
 
-// NewStream writes to w through a 32 KiB buffer.
 func NewStream(w io.Writer) *Stream {
 	js := &Stream{w: bufio.NewWriterSize(w, 32<<10)}
 	js.enc = json.NewEncoder(&js.buf)
@@ -397,7 +387,6 @@ func (js *Stream) Value(v any) {
 	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
 }
 
-// Flush writes what is buffered and returns the first error.
 func (js *Stream) Flush() error {
 	if js.err == nil {
 		js.err = js.w.Flush()
@@ -405,7 +394,6 @@ func (js *Stream) Flush() error {
 	return js.err
 }
 
-// StreamArray writes items as a JSON array.
 func StreamArray[T any](js *Stream, items []T) {
 	js.Raw("[")
 	for i := range items {
@@ -417,7 +405,6 @@ func StreamArray[T any](js *Stream, items []T) {
 	js.Raw("]")
 }
 
-// Err is the first error met, if any: after it, writing is a no-op.
 func (js *Stream) Err() error { return js.err }
 
 // EncodingFailed reports whether the first error came from encoding a

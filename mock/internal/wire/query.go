@@ -13,10 +13,9 @@ import (
 // with the rest. Every route reads its query through ReadQuery, so a
 // mistake is worded alike on every route.
 type Params struct {
-	// Names are the parameters the route takes.
 	Names []string
 	// Prefixes are families of parameters the route takes ("query." for
-	// query.NAME); a name with one and a non-empty rest is known.
+	// query.NAME).
 	Prefixes []string
 	// Shown, when set, is how the refusal of an unknown parameter lists
 	// what the route takes ("query.NAME" for the prefix "query.");
@@ -28,8 +27,7 @@ type Params struct {
 }
 
 // Query holds a request's known query parameters, decoded, in order. A
-// repeated parameter is an error only when it is read. A route has few
-// parameters, so a scan finds one.
+// repeated parameter is an error only when it is read.
 type Query struct {
 	pairs []param
 }
@@ -37,9 +35,7 @@ type Query struct {
 type param struct{ name, value string }
 
 // ReadQuery decodes rawQuery's parameters that p knows. Only "&"
-// separates parameters. A known parameter with malformed
-// percent-encoding is refused; so are, unless p.IgnoreUnknown, a
-// parameter without a name and an unknown one.
+// separates parameters.
 func ReadQuery(rawQuery string, p *Params) (Query, error) {
 	var q Query
 	if rawQuery != "" {
@@ -89,13 +85,10 @@ func (p *Params) shown() string {
 	if len(all) == 0 {
 		all = append(slices.Clip(p.Names), p.Prefixes...)
 	}
-	switch len(all) {
-	case 0:
+	if len(all) == 0 {
 		return "no parameters"
-	case 1:
-		return all[0]
 	}
-	return strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
+	return JoinWords(all, "and")
 }
 
 // Get returns the value of the parameter name, whether it was given,
@@ -144,7 +137,7 @@ func (q Query) Int(name string, lo, hi int64, want string) (int64, bool, error) 
 }
 
 // ParseDigits parses a non-empty string of ASCII digits that fits in
-// int64. Unlike strconv.ParseInt, it refuses a sign.
+// int64: no sign.
 func ParseDigits(s string) (int64, error) {
 	n, err := strconv.ParseUint(s, 10, 63)
 	return int64(n), err

@@ -21,20 +21,17 @@ import (
 // decoders refuse a body nested more than 10,000 deep, and such a body
 // costs at most twice its size.
 //
-// A body past a bound is refused unread by the decoder (Check); one that
-// is not JSON is left to the decoder, which says why in its own words.
-// jsontext reads the body in place: the check allocates little.
+// A body that is not JSON is left to the decoder, which says why in its
+// own words.
 type Shape struct {
-	// What the body is, for messages: "a snapshot", "a seed body".
-	What string
+	What string // for messages: "a snapshot", "a seed body"
 	// Items bounds the elements of arrays and the members of objects in
 	// all, the insides of Raw paths aside.
 	Items int
 	// Array bounds the elements of an array that Arrays does not name,
 	// Members the members of any object.
 	Array, Members int
-	// Arrays bound the arrays at their paths.
-	Arrays []Bound
+	Arrays         []Bound
 	// Raw are the paths whose values the decoder keeps as bytes: the
 	// values there count as items, what is inside them does not (their
 	// depth, arrays and objects are still bounded).
@@ -54,16 +51,14 @@ type Bound struct {
 	Msg  string
 }
 
-// pathNode is a step of the shape's paths: its children by key ("[]" for
-// an array's elements), the bound of an array there, and whether the
-// value there is kept raw.
+// pathNode is a step of the shape's paths; "[]" keys an array's
+// elements.
 type pathNode struct {
 	children map[string]*pathNode
 	bound    *Bound
 	raw      bool
 }
 
-// compile builds the shape's path tree, once.
 func (s *Shape) compile() {
 	s.once.Do(func() {
 		s.root = &pathNode{}
@@ -111,13 +106,12 @@ func pathSteps(path string) []string {
 type frame struct {
 	node  *pathNode
 	bound int    // the most elements or members
-	named *Bound // the bound of Arrays it is under, if any
+	named *Bound // of Arrays, if any
 	raw   bool   // inside a raw value: its items are not counted
 }
 
 // Check reads body, a JSON document, against the shape: nil when it is
-// within every bound (or is not JSON: the decoder refuses it), else the
-// refusal, an *APIError naming where.
+// within every bound (or is not JSON), else the refusal.
 func (s *Shape) Check(body []byte) error {
 	if s == nil {
 		return nil
@@ -169,14 +163,12 @@ func (s *Shape) Check(body []byte) error {
 			}
 			continue
 		}
-		var node *pathNode
+		node := s.root
 		switch {
-		case depth == 0:
-			node = s.root
-		case k == '{':
+		case depth > 0 && k == '{':
 			node = top.node.child(name)
-		default:
-			node = top.node.element()
+		case depth > 0:
+			node = top.node.child(elements)
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil
@@ -192,20 +184,15 @@ func (s *Shape) Check(body []byte) error {
 	}
 }
 
+// elements is the key of an array's elements.
+var elements = []byte("[]")
+
 // child is the node of n's member key; nil where the shape names none.
 func (n *pathNode) child(key []byte) *pathNode {
 	if n == nil {
 		return nil
 	}
 	return n.children[string(key)] // a lookup by []byte: no allocation
-}
-
-// element is the node of n's elements; nil where the shape names none.
-func (n *pathNode) element() *pathNode {
-	if n == nil {
-		return nil
-	}
-	return n.children["[]"]
 }
 
 // tooMany counts the rest of the array on top, past its bound, and says

@@ -12,8 +12,7 @@ import (
 
 // DecodeStrict decodes a JSON body into v, a pointer to a zero value.
 // Unknown fields, duplicate names, text that is not UTF-8, trailing data
-// and wrong types are invalid_body errors naming the field. Names match
-// exactly, as the API documents them.
+// and wrong types are errors naming the field. Names match exactly.
 func DecodeStrict(body []byte, v any) error {
 	err := jsonv2.Unmarshal(body, v, jsonv2.RejectUnknownMembers(true))
 	if err == nil {
@@ -44,7 +43,6 @@ func DecodeStrict(body []byte, v any) error {
 	return InvalidBody(fieldPath(serr.JSONPointer), "%s", problem(err))
 }
 
-// problem is err's message without the library's prefix.
 func problem(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "jsontext: ")
 	return strings.TrimPrefix(msg, "json: ")

@@ -1,12 +1,14 @@
 package wire
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // CheckChars refuses text that is not UTF-8 and control characters other
-// than tab, line feed and carriage return (which multi-line signatures
-// and instructions need): NUL, escape sequences and the like (C0, DEL and
-// C1) would end up in the replies written from such text, and in the
-// logs and terminals that show them. The error is an invalid_body at path.
+// than tab, line feed and carriage return: they would end up in the
+// replies written from such text, and in the logs and terminals that
+// show them.
 func CheckChars(s, path string) error {
 	for i, char := 0, 1; i < len(s); char++ {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -19,4 +21,12 @@ func CheckChars(s, path string) error {
 		i += n
 	}
 	return nil
+}
+
+// JoinWords writes words as a list ending with conj: "a, b and c".
+func JoinWords(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }

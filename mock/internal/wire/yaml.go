@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// yamlTypes are the Content-Types of a YAML body.
 var yamlTypes = []string{"application/yaml", "application/x-yaml", "text/yaml"}
 
 // Body says how a route reads a document body: its limits, each said in
@@ -36,10 +36,9 @@ type Body struct {
 	Shape     *Shape
 }
 
-// What reading and checking a body costs at most (ReadDocument, then its
-// decoding, before anything is built of it), as a multiple of its bytes
-// for JSON; for YAML, what yaml.v3 builds for each value as YAMLNodes
-// counts them (some 270 bytes at most) and its bytes YAMLCost times.
+// What reading, checking and decoding a body costs at most, as a
+// multiple of its bytes for JSON; for YAML, its bytes YAMLCost times and
+// what yaml.v3 builds for each value YAMLNodes counts (some 270 bytes).
 // Tests hold the server's bodies to them at their limits.
 const (
 	JSONCost      = 5
@@ -47,10 +46,10 @@ const (
 	YAMLValueCost = 280
 )
 
-// Cost is the most that reading and checking r's body may cost: by its
-// Content-Length, or its limit when it has none.
+// Cost is the most that reading and checking r's body may cost.
 func (b *Body) Cost(r *http.Request) int64 {
-	limit, isYAML := b.Limit, isYAMLType(r.Header.Get("Content-Type"))
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	limit, isYAML := b.Limit, slices.Contains(yamlTypes, mt)
 	if isYAML {
 		limit = b.YAMLLimit
 	}
@@ -64,19 +63,13 @@ func (b *Body) Cost(r *http.Request) int64 {
 	return JSONCost * n
 }
 
-// isYAMLType reports whether a Content-Type is YAML's.
-func isYAMLType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
-}
-
 // ReadDocument reads a request body of JSON or YAML, by its Content-Type,
-// within b's limits, as JSON (YAMLToJSON) checked against b's shape, so
-// that one decoder checks both and decoding costs about the body's size.
+// within b's limits, as JSON checked against b's shape, so that one
+// decoder checks both.
 func ReadDocument(r *http.Request, b *Body) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	isYAML := err == nil && (mt == yamlTypes[0] || mt == yamlTypes[1] || mt == yamlTypes[2])
+	isYAML := err == nil && slices.Contains(yamlTypes, mt)
 	if err != nil || mt != "application/json" && !isYAML {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
@@ -105,10 +98,9 @@ func ReadDocument(r *http.Request, b *Body) ([]byte, error) {
 }
 
 // readBody reads r's body, of at most limit bytes (bound says what the
-// limit stands for, in its 413): refused unread when its length says it
-// is over, so that a client that sent Expect: 100-continue is not asked
-// for a body that would be thrown away; read into one buffer of its
-// length when it has one.
+// limit stands for). It is refused unread when its length says it is
+// over, so that a client that sent Expect: 100-continue is not asked for
+// a body that would be thrown away.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, bound string) ([]byte, error) {
 	msg := fmt.Sprintf("request body is larger than %d bytes", limit)
 	if bound != "" {
@@ -137,9 +129,8 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, bound string)
 }
 
 // YAMLToJSON turns a YAML document into the JSON document it stands for,
-// keys in order, so that one decoder checks both. Keys must be plain
-// names; anchors, aliases and merge keys are refused. An empty document
-// gives nothing, which the JSON decoder refuses in its own words.
+// keys in order. Keys must be plain names; anchors, aliases and merge
+// keys are refused.
 func YAMLToJSON(data []byte) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -148,9 +139,8 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil // empty: the JSON decoder says so
 	}
-	// The JSON is about as long as the YAML: one buffer of that size saves
-	// the copies of growing one. Duplicate keys pass: the JSON decoder
-	// refuses them, naming the key.
+	// The JSON is about as long as the YAML. Duplicate keys pass: the JSON
+	// decoder refuses them, naming the key.
 	buf := bytes.NewBuffer(make([]byte, 0, len(data)))
 	enc := jsontext.NewEncoder(buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), jsontext.EscapeForJS(true))
 	if err := writeYAML(enc, doc.Content[0], ""); err != nil {
@@ -203,9 +193,8 @@ func tooBig(n *yaml.Node) bool {
 	return errors.Is(err, strconv.ErrRange)
 }
 
-// yamlScalar is the JSON value of a scalar's tag: null, a boolean, an
-// integer or a number. Strings, timestamps, infinities and the rest are
-// strings.
+// yamlScalar is the JSON value of a scalar by its tag; timestamps,
+// infinities and the rest are strings.
 func yamlScalar(n *yaml.Node) jsontext.Token {
 	switch n.ShortTag() {
 	case "!!null":
@@ -302,7 +291,6 @@ func emptyAfter(data []byte, i int) int {
 	return 1
 }
 
-// bom is the byte order mark in UTF-8.
 var bom = []byte("\ufeff")
 
 // utf8Text is data as UTF-8: a UTF-16 document, which yaml.v3 reads by
@@ -330,7 +318,6 @@ func lineBreak(data []byte) int {
 	return 0
 }
 
-// isBlankOrBreak reports whether data starts with a blank or a line break.
 func isBlankOrBreak(data []byte) bool {
 	return data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r' || lineBreak(data) > 0
 }
@@ -342,8 +329,7 @@ const firstChunk = 64 << 10
 
 // readAnnounced reads a body of n bytes announced: the first firstChunk
 // into a small buffer, then, once they have come, the rest into one of
-// n (so a body costs its size and firstChunk more). A body shorter or
-// longer than n is an error.
+// n. A body shorter or longer than n is an error.
 func readAnnounced(rd io.Reader, n int64) ([]byte, error) {
 	body := make([]byte, min(n, firstChunk))
 	if _, err := io.ReadFull(rd, body); err != nil {
@@ -357,7 +343,6 @@ func readAnnounced(rd io.Reader, n int64) ([]byte, error) {
 		}
 		body = whole
 	}
-	// The length is all: what more there is, the server refuses.
 	if k, err := rd.Read(make([]byte, 1)); k > 0 || err == nil {
 		return nil, errors.New("body longer than its Content-Length")
 	} else if err != io.EOF {
