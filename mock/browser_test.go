@@ -960,3 +960,65 @@ func TestBrowserShowsMedia(t *testing.T) {
 		t.Errorf("the page: %q, want the photo 450x600 and the video ended at 12 s", got)
 	}
 }
+
+// At 1280 px the break-and-heal controls read as one piece each: the
+// rate limit's window keeps its unit on its line, the bearer token is
+// not broken inside, and the action buttons do not touch.
+func TestPanelLayoutAt1280(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	for _, lang := range []string{"en", "ru"} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+			t.Fatal(err)
+		}
+		evalIn[bool](t, ctx, `(localStorage.setItem("replymock-lang", "`+lang+`"), true)`)
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(ts.URL+"/__mock/"),
+			chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := evalIn[map[string]any](t, ctx, `(() => {
+			const box = (el) => el.getBoundingClientRect();
+			// The lines the words "Bearer demo-token" take, wherever they are.
+			const code = [...document.querySelectorAll("label code")].find((c) => c.textContent.includes("Bearer demo-token"));
+			const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), range = document.createRange();
+			let started = false;
+			for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+				const at = n.data.indexOf("Bearer");
+				if (!started && at >= 0) { range.setStart(n, at); started = true; }
+				if (started && n.data.includes("token")) { range.setEnd(n, n.data.indexOf("token") + 5); break; }
+			}
+			const tokenLines = new Set([...range.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size;
+			const win = box(document.getElementById("rate-window")), unit = box(document.querySelector('[data-i18n="seconds-short"]'));
+			const buttons = ["heal", "clear-log", "reset"].map((id) => [id, box(document.getElementById(id))]);
+			const touching = [];
+			for (let i = 0; i < buttons.length; i++) for (let j = i + 1; j < buttons.length; j++) {
+				const [a, ra] = buttons[i], [b, rb] = buttons[j];
+				const gap = Math.max(rb.left - ra.right, ra.left - rb.right, rb.top - ra.bottom, ra.top - rb.bottom);
+				if (gap < 4) touching.push(a + "/" + b + " " + gap.toFixed(1) + " px apart");
+			}
+			const per = box(document.querySelector('[data-i18n="requests-per"]'));
+			return {unitOnWindowLine: unit.top < win.bottom && unit.bottom > win.top && unit.left >= win.right &&
+					per.top < win.bottom && per.bottom > win.top && per.right <= win.left,
+				tokenLines, touching: touching.join("; "),
+				scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+		})()`)
+		what := "at 1280 px in " + lang
+		if got["unitOnWindowLine"] != true {
+			t.Errorf("%s: \"requests per [10] s\" is not on one line", what)
+		}
+		if got["tokenLines"] != float64(1) {
+			t.Errorf("%s: \"Bearer demo-token\" takes %v lines, want 1", what, got["tokenLines"])
+		}
+		if got["touching"] != "" {
+			t.Errorf("%s: buttons touch: %v", what, got["touching"])
+		}
+		if got["scroll"].(float64) > 0 {
+			t.Errorf("%s: the page scrolls sideways by %v px", what, got["scroll"])
+		}
+		screenshot(t, ctx, "panel-1280px-"+lang)
+	}
+}
