@@ -1022,3 +1022,52 @@ func TestPanelLayoutAt1280(t *testing.T) {
 		screenshot(t, ctx, "panel-1280px-"+lang)
 	}
 }
+
+// At 400 px a failed request's row says why it failed without a
+// sideways scroll: the fault of a failure scenario, and the error code
+// of a request the scenario's auth refused, show within the viewport.
+func TestPanelShowsWhyARequestFailedAt400(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	for _, sc := range []string{"down", "unauthorized"} {
+		send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"`+sc+`"}`, 200)
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?limit=1&from=" + sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(400, 844),
+		chromedp.Navigate(ts.URL+"/__mock/"),
+		chromedp.WaitReady(chromedp.CSS(`#log-body tr:nth-child(2)`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := evalIn[[]map[string]any](t, ctx, `[...document.querySelectorAll("#log-body tr")].map((tr) => {
+		const why = tr.querySelector(".why"), vw = document.documentElement.clientWidth, r = why ? why.getBoundingClientRect() : null;
+		const wrap = tr.closest(".table-wrap").getBoundingClientRect();
+		return {path: tr.cells[2].firstChild.textContent, status: tr.cells[0].firstChild.textContent, why: why ? why.textContent : "",
+			shown: !!r && r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= Math.min(vw, wrap.right) && why.scrollWidth <= why.clientWidth + 1,
+			scroll: document.documentElement.scrollWidth - vw};
+	})`)
+	want := map[string]struct{ status, why string }{
+		"/api/v1/feedbacks?limit=1&from=down":         {"503", "down: error 503"},
+		"/api/v1/feedbacks?limit=1&from=unauthorized": {"401", "unauthorized"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("log rows %v, want %d", rows, len(want))
+	}
+	for _, row := range rows {
+		w, ok := want[row["path"].(string)]
+		if !ok || row["status"] != w.status || !strings.HasPrefix(row["why"].(string), w.why) || row["shown"] != true {
+			t.Errorf("at 400 px, row %v: want status %s and %q shown whole within the viewport", row, w.status, w.why)
+		}
+		if row["scroll"].(float64) > 0 {
+			t.Errorf("at 400 px the page scrolls sideways by %v px", row["scroll"])
+		}
+	}
+	screenshot(t, ctx, "panel-400px-why-failed")
+}

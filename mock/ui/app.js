@@ -373,6 +373,19 @@ async function pollLog() {
   if (data.requests.length > 0) renderLog();
 }
 
+// failReason says why a request failed: the fault that acted on it (a
+// fault's name and what it did), else the error code of the answer; for
+// a request served as asked, only a fault (latency) that acted on it.
+function failReason(e) {
+  if (e.fault) return e.fault;
+  if (e.status !== 0 && e.status < 400) return "";
+  try {
+    const env = JSON.parse(e.response);
+    if (env && env.error && env.error.code) return env.error.code + (env.error.field ? " (" + env.error.field + ")" : "");
+  } catch { /* not JSON, or cut for the journal */ }
+  return "";
+}
+
 function renderLog() {
   const rows = logRows.map((e) => {
     const tr = document.createElement("tr");
@@ -380,11 +393,22 @@ function renderLog() {
     tr.dataset.seq = e.seq;
     // Status and path first: on a phone, they are what fits.
     const cells = [e.status === 0 ? t("no-answer") : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
-      formatTime(new Date(e.time)), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
+      formatTime(new Date(e.time)), e.duration_ms.toFixed(1), e.session, e.scenario, failReason(e)];
     cells.forEach((c, i) => {
       const td = document.createElement("td");
       td.textContent = c;
-      if (i === 2) td.className = "path";
+      if (i === 2) {
+        td.className = "path";
+        // On a phone the last column is out of sight: why the request
+        // failed shows under its path.
+        const why = failReason(e);
+        if (why) {
+          const span = document.createElement("span");
+          span.className = "why";
+          span.textContent = why;
+          td.append(span);
+        }
+      }
       if (i === 3) td.title = e.time;
       if (i === 0) td.className = "status s" + String(e.status).charAt(0);
       if (i === 0 && e.warnings && e.warnings.length > 0) {
