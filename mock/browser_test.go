@@ -1071,3 +1071,88 @@ func TestPanelShowsWhyARequestFailedAt400(t *testing.T) {
 	}
 	screenshot(t, ctx, "panel-400px-why-failed")
 }
+
+// Heal brings the API back to serving: after a switch to a failure
+// scenario, it removes the run-time faults and switches back to the
+// scenario the page saw serving (default, or en-shop that the server
+// started with), saying what it did; a server started on a failure
+// scenario heals to default.
+func TestPanelHealSwitchesBackToServing(t *testing.T) {
+	ctx := newBrowser(t)
+	status := func(base string) int {
+		t.Helper()
+		resp, err := http.Get(base + "/api/v1/feedbacks?limit=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		started, breakWith, healed, says string
+	}{
+		{"default", "down", "default", "Healed: removed 1 fault; switched from down to default for every session."},
+		{"en-shop", "unauthorized", "en-shop", "Healed: removed 1 fault; switched from unauthorized to en-shop for every session."},
+		{"rate-limited", "", "default", "Healed: removed 1 fault; switched from rate-limited to default for every session."},
+	} {
+		ts := httptest.NewServer(newServer(t, mock.Options{Scenario: tc.started}))
+		err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/"), chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="down"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "none") || strings.Contains(s, "scenario "+tc.started) }); err != nil {
+			t.Fatal(err)
+		}
+		// Each control says what it acts on.
+		scopes := evalIn[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("section")].map((s) =>
+			[s.getAttribute("aria-labelledby"), [...s.querySelectorAll(".scope")].map((p) => p.textContent).join(" ")]))`)
+		for section, want := range map[string]string{"scenario-title": "every session", "faults-title": "every session",
+			"data-title": "default session", "log-title": "every session", "settings-title": "default session"} {
+			if !strings.Contains(scopes[section], want) {
+				t.Errorf("section %s says %q of its scope, want %q", section, scopes[section], want)
+			}
+		}
+		if tc.breakWith != "" {
+			err = chromedp.Do(ctx,
+				chromedp.SetValue(chromedp.CSS("#scenario-select"), tc.breakWith),
+				chromedp.Click(chromedp.CSS("#scenario-switch")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := waitText(ctx, "#active-scenario", func(s string) bool { return s == tc.breakWith }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"path":"/feedbacks/count","error":{"status":500}}`, 201)
+		broken := tc.breakWith
+		if broken == "" {
+			broken = tc.started
+			for range 5 { // use up rate-limited's 5 requests
+				status(ts.URL)
+			}
+		}
+		if s := status(ts.URL); s < 400 {
+			t.Fatalf("%s answers %d before Heal, want a failure", broken, s)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
+			t.Fatal(err)
+		}
+		if text, err := waitText(ctx, "#heal-status", func(s string) bool { return s != "" }); err != nil || text != tc.says {
+			t.Errorf("started on %s, broken with %s, Heal says %q (%v), want %q", tc.started, broken, text, err, tc.says)
+		}
+		if _, err := waitText(ctx, "#active-scenario", func(s string) bool { return s == tc.healed }); err != nil {
+			t.Error(err)
+		}
+		for i := range 6 {
+			if s := status(ts.URL); s != 200 {
+				t.Errorf("started on %s, broken with %s, healed: GET /api/v1/feedbacks #%d answers %d, want 200", tc.started, broken, i+1, s)
+				break
+			}
+		}
+		if _, err := waitText(ctx, "#log-body", func(s string) bool { return strings.HasPrefix(s, "200") }); err != nil {
+			t.Error(err)
+		}
+		screenshot(t, ctx, "panel-healed-from-"+broken)
+		ts.Close()
+	}
+}

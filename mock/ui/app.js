@@ -252,13 +252,48 @@ async function applyOverrides() {
   await loadFaults();
 }
 
-// heal removes every run-time fault and switch; settings, data and the
-// journal stay as they are.
+// serves reports whether a scenario, as GET /__mock/faults tells it,
+// answers requests as asked by itself: no faults of its own, no bearer
+// auth, no rate limit.
+function serves(f) {
+  return f.scenario_faults.length === 0 && f.scenario_auth !== "bearer" && !f.scenario_rate_limit;
+}
+
+// The last scenario this browser saw serving: what Heal switches back to.
+const SERVING_KEY = "replymock-serving-scenario";
+
+// heal brings the API back to serving: it removes every run-time fault
+// and switch, for every session, and switches from a scenario that fails
+// requests (down, flaky, unauthorized…) to the scenario this browser last
+// saw serving, else default. Settings, data and the journal stay as they
+// are. It says what it did.
 async function heal() {
   for (const id of ["latency", "error-rate", "error-status", "rate-requests", "rate-window"]) applied(id);
-  await admin("DELETE", "faults");
+  const [before, over] = await Promise.all([admin("GET", "faults"), admin("GET", "overrides")]);
+  const removed = (await admin("DELETE", "faults")).removed;
+  const off = [];
+  if (over.auth) off.push(t("sw-auth"));
+  if (over.rate_limit) off.push(t("sw-rate"));
+  if (over.strict !== null && over.strict !== undefined) off.push(t("sw-strict"));
   await admin("PUT", "overrides", { auth: null, rate_limit: null, strict: null });
+  let switched = null;
+  if (!serves(before)) {
+    const kept = localStorage.getItem(SERVING_KEY);
+    const to = kept && kept !== before.scenario && scenarios.some((s) => s.name === kept) ? kept : "default";
+    if (to !== before.scenario) {
+      await admin("PUT", "scenario", { name: to });
+      switched = { from: before.scenario, to };
+    }
+  }
   await refreshAll();
+  const did = [];
+  if (removed > 0) did.push(t(removed === 1 ? "healed-one-fault" : "healed-faults", { n: removed }));
+  if (off.length > 0) did.push(t("healed-switches", { what: off.join(", ") }));
+  if (switched) did.push(t("healed-scenario", switched));
+  let text = did.length > 0 ? t("healed", { what: did.join("; ") }) : t("healed-nothing");
+  const after = await admin("GET", "faults");
+  if (!serves(after)) text += " " + t("still-fails", { name: after.scenario });
+  $("heal-status").textContent = text;
 }
 
 // The fault kinds, in the order of the server's kind table
@@ -291,6 +326,7 @@ async function loadFaults() {
   const items = [];
   const ofScenario = t("of-scenario", { name: data.scenario }) + " · ";
   scenarioAuthOff = !!(over.auth && over.auth.type === "none");
+  if (serves(data)) localStorage.setItem(SERVING_KEY, data.scenario);
   if (data.scenario_auth === "bearer") {
     // The scenario's own auth: every API request without its token is a 401.
     const li = document.createElement("li");
