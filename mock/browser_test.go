@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -1155,4 +1156,117 @@ func TestPanelHealSwitchesBackToServing(t *testing.T) {
 		screenshot(t, ctx, "panel-healed-from-"+broken)
 		ts.Close()
 	}
+}
+
+// latinLeft lists the English words the page shows, beyond names: words
+// in visible text (and the options of its selects, but the scenario ids,
+// error codes and language names) that hold no digit, _, :, =, * or /
+// (codes, durations, paths), and are not in names. The API's warnings
+// are its own text, as in X-Mock-Warning, and are left out.
+const latinLeft = `((names) => {
+	const skip = "pre, code, #lang, #scenario-select, #error-status, .sr-only, title, #detail-warnings";
+	const texts = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		const el = n.parentElement;
+		if (!el || el.closest(skip) || el.closest("select") || !el.checkVisibility() || el.getClientRects().length === 0) continue;
+		texts.push(n.data);
+	}
+	document.querySelectorAll("select").forEach((s) => { if (!s.closest(skip) && s.checkVisibility()) s.querySelectorAll("option").forEach((o) => texts.push(o.textContent)); });
+	const left = new Set();
+	for (const text of texts) {
+		for (const w of text.split(/[\s,;()«»"“”—–…]+/)) {
+			const whole = w.replace(/^[.:!?'\x60]+|[.:!?'\x60]+$/g, "");
+			// A Russian word joined to a name ("bearer-токен") is the name's.
+			for (const word of /[а-яё]/i.test(whole) ? whole.split("-") : [whole]) {
+				if (!/[A-Za-z]/.test(word) || /[0-9_:=*\/]/.test(word) || names.includes(word)) continue;
+				left.add(word);
+			}
+		}
+	}
+	return [...left].sort();
+})`
+
+// The Russian panel speaks Russian: no English word is left in what it
+// shows, beyond names (scenario and fault names, HTTP methods, paths,
+// headers, codes and the API's values), with faults, switches, a shop,
+// a failed request with warnings opened, Heal's account and a scenario
+// with a latency of its own on screen.
+func TestPanelRussianHasNoEnglishLeft(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{Scenario: "demo-frozen"}))
+	defer ts.Close()
+	send(t, http.MethodPut, ts.URL+"/__mock/faults", `{"name":"panel:latency","latency":{"fixed":"300ms"}}`, 200)
+	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"method":"GET","path":"/feedbacks","after":1,"times":2,"probability":0.5,"error":{"status":503}}`, 201)
+	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"name":"gone","path":"/feedbacks/count","drop":true}`, 201)
+	for _, q := range []string{"limit=1", "isAnswered=0&take=1", "limit=2", "limit=3"} {
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	send(t, http.MethodPut, ts.URL+"/__mock/overrides", `{"auth":{"type":"bearer","tokens":["demo-token"]},"rate_limit":{"requests":5,"window":"10s"},"strict":true}`, 200)
+	if resp, err := http.Get(ts.URL + "/api/v1/feedbacks?limit=4"); err == nil {
+		resp.Body.Close()
+	}
+	names := []string{"replymock", "devel", "API", "JSON", "HTTP", "UTC", "GET", "PATCH", "PUT", "POST", "DELETE",
+		"Authorization", "Bearer", "bearer", "demo-token", "X-Mock-Session", "X-Mock-Warning", "CI", "session", "read-only", "admin-token", "gone",
+		"auto", "semi_auto", "manual", "friendly", "formal", "empathetic", "neutral", "skip", "template", "generate"}
+	check := func(what string) {
+		t.Helper()
+		ids := evalIn[[]string](t, ctx, `[...document.querySelectorAll("#scenario-select option")].map((o) => o.value)`)
+		js, _ := json.Marshal(append(ids, names...))
+		if left := evalIn[[]string](t, ctx, latinLeft+`(`+string(js)+`)`); len(left) > 0 {
+			t.Errorf("the Russian panel, %s, shows English words: %q", what, left)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	evalIn[bool](t, ctx, `(localStorage.setItem("replymock-lang", "ru"), true)`)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/__mock/"),
+		chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#log-body tr:nth-child(5)`)),
+		chromedp.WaitVisible(chromedp.CSS(`#shop`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "строгий режим") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#log-body tr .warn-mark`)), chromedp.WaitVisible(chromedp.CSS("#detail-warnings-box"))); err != nil {
+		t.Fatal(err)
+	}
+	check("with faults, switches, a shop and a request opened")
+	screenshot(t, ctx, "panel-ru-faults")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "#heal-status", func(s string) bool { return s != "" }); err != nil || !strings.HasPrefix(text, "Починено: ") {
+		t.Errorf("Heal's account in Russian: %q (%v)", text, err)
+	}
+	check("after Heal")
+	send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"slow"}`, 200)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "сценарий slow") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#scenario-description", func(s string) bool { return s != "" }); err != nil {
+		t.Fatal(err)
+	}
+	check("on the slow scenario")
+	send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"default"}`, 200)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#scenario-description", func(s string) bool { return strings.HasPrefix(s, "Магазин с годом") }); err != nil {
+		t.Fatal(err)
+	}
+	check("on the default scenario")
+	screenshot(t, ctx, "panel-ru-default")
 }

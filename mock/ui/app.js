@@ -303,7 +303,7 @@ const FAULT_KINDS = Object.keys(MESSAGES.en).filter((k) => k.startsWith("kind-")
 
 // What the list says after a kind's word, for the kinds that say more.
 const KIND_DETAILS = {
-  latency: (l) => l.fixed || (l.min ? l.min + "–" + l.max : "median " + l.median + ", p99 " + l.p99),
+  latency: (l) => l.fixed || (l.min ? l.min + "–" + l.max : t("median") + " " + l.median + ", p99 " + l.p99),
   error: (e) => e.status,
 };
 
@@ -382,13 +382,35 @@ async function loadFaults() {
   const errors = data.faults.find((f) => f.name === PANEL.error);
   if (shows("latency")) {
     $("latency").value = latency ? parseInt(latency.latency.fixed, 10) || 0 : 0;
-    $("latency-value").textContent = $("latency").value + " ms";
+    showLatency();
   }
   if (shows("error-rate")) {
     $("error-rate").value = errors ? Math.round((errors.probability === undefined ? 1 : errors.probability) * 100) : 0;
     $("error-rate-value").textContent = $("error-rate").value + "%";
   }
   if (errors && shows("error-status")) $("error-status").value = String(errors.error.status);
+}
+
+// showLatency writes the latency control's value, in milliseconds.
+function showLatency() {
+  $("latency-value").textContent = t("n-ms", { n: $("latency").value });
+}
+
+// faultLabel is a journal entry's fault ("down: error 503, rate limit")
+// in the page's language: the faults' names stay, the words of their
+// kinds, of the rate limit and of a client gone are translated.
+function faultLabel(text) {
+  const goneSuffix = " (client gone)";
+  const gone = text.endsWith(goneSuffix);
+  if (gone) text = text.slice(0, -goneSuffix.length);
+  const labels = text.split(", ").map((label) => {
+    if (label === "rate limit") return t("j-rate-limit");
+    const cut = label.lastIndexOf(": ");
+    const name = cut >= 0 ? label.slice(0, cut + 2) : "";
+    const words = (cut >= 0 ? label.slice(cut + 2) : label).split(" ");
+    return name + words.map((w) => (FAULT_KINDS.includes(w) ? t("kind-" + w) : w)).join(" ");
+  });
+  return labels.join(", ") + (gone ? " " + t("j-client-gone") : "");
 }
 
 function textItem(text) {
@@ -413,7 +435,7 @@ async function pollLog() {
 // fault's name and what it did), else the error code of the answer; for
 // a request served as asked, only a fault (latency) that acted on it.
 function failReason(e) {
-  if (e.fault) return e.fault;
+  if (e.fault) return faultLabel(e.fault);
   if (e.status !== 0 && e.status < 400) return "";
   try {
     const env = JSON.parse(e.response);
@@ -656,15 +678,17 @@ async function refreshAll() {
 
 document.addEventListener("DOMContentLoaded", () => {
   translatePage();
+  showLatency();
   $("lang").value = lang();
   $("lang").addEventListener("change", () => {
     setLang($("lang").value);
+    showLatency();
     renderLog();
     run(refreshAll);
   });
   $("scenario-select").addEventListener("change", describeScenario);
   $("scenario-switch").addEventListener("click", () => run(switchScenario));
-  $("latency").addEventListener("input", () => { editing.add("latency"); $("latency-value").textContent = $("latency").value + " ms"; });
+  $("latency").addEventListener("input", () => { editing.add("latency"); showLatency(); });
   $("latency-apply").addEventListener("click", () => run(applyLatency));
   $("error-rate").addEventListener("input", () => { editing.add("error-rate"); $("error-rate-value").textContent = $("error-rate").value + "%"; });
   $("error-status").addEventListener("change", () => editing.add("error-status"));
