@@ -183,6 +183,7 @@ function describeScenario() {
 }
 
 async function switchScenario() {
+  $("heal-status").textContent = ""; // Heal's account no longer holds
   await admin("PUT", "scenario", { name: $("scenario-select").value });
   await refreshAll();
 }
@@ -714,6 +715,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("reset").addEventListener("click", () => run(async () => {
     if (!confirm(t("reset-confirm"))) return;
     await admin("POST", "reset");
+    $("heal-status").textContent = "";
     logRows.length = 0;
     renderLog();
     await refreshAll();
