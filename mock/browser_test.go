@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -959,4 +960,313 @@ func TestBrowserShowsMedia(t *testing.T) {
 	if got != "450x600 ended at 12 s" {
 		t.Errorf("the page: %q, want the photo 450x600 and the video ended at 12 s", got)
 	}
+}
+
+// At 1280 px the break-and-heal controls read as one piece each: the
+// rate limit's window keeps its unit on its line, the bearer token is
+// not broken inside, and the action buttons do not touch.
+func TestPanelLayoutAt1280(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	for _, lang := range []string{"en", "ru"} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+			t.Fatal(err)
+		}
+		evalIn[bool](t, ctx, `(localStorage.setItem("replymock-lang", "`+lang+`"), true)`)
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(ts.URL+"/__mock/"),
+			chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := evalIn[map[string]any](t, ctx, `(() => {
+			const box = (el) => el.getBoundingClientRect();
+			// The lines the words "Bearer demo-token" take, wherever they are.
+			const code = [...document.querySelectorAll("label code")].find((c) => c.textContent.includes("Bearer demo-token"));
+			const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), range = document.createRange();
+			let started = false;
+			for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+				const at = n.data.indexOf("Bearer");
+				if (!started && at >= 0) { range.setStart(n, at); started = true; }
+				if (started && n.data.includes("token")) { range.setEnd(n, n.data.indexOf("token") + 5); break; }
+			}
+			const tokenLines = new Set([...range.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size;
+			const win = box(document.getElementById("rate-window")), unit = box(document.querySelector('[data-i18n="seconds-short"]'));
+			const buttons = ["heal", "clear-log", "reset"].map((id) => [id, box(document.getElementById(id))]);
+			const touching = [];
+			for (let i = 0; i < buttons.length; i++) for (let j = i + 1; j < buttons.length; j++) {
+				const [a, ra] = buttons[i], [b, rb] = buttons[j];
+				const gap = Math.max(rb.left - ra.right, ra.left - rb.right, rb.top - ra.bottom, ra.top - rb.bottom);
+				if (gap < 4) touching.push(a + "/" + b + " " + gap.toFixed(1) + " px apart");
+			}
+			const per = box(document.querySelector('[data-i18n="requests-per"]'));
+			return {unitOnWindowLine: unit.top < win.bottom && unit.bottom > win.top && unit.left >= win.right &&
+					per.top < win.bottom && per.bottom > win.top && per.right <= win.left,
+				tokenLines, touching: touching.join("; "),
+				scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+		})()`)
+		what := "at 1280 px in " + lang
+		if got["unitOnWindowLine"] != true {
+			t.Errorf("%s: \"requests per [10] s\" is not on one line", what)
+		}
+		if got["tokenLines"] != float64(1) {
+			t.Errorf("%s: \"Bearer demo-token\" takes %v lines, want 1", what, got["tokenLines"])
+		}
+		if got["touching"] != "" {
+			t.Errorf("%s: buttons touch: %v", what, got["touching"])
+		}
+		if got["scroll"].(float64) > 0 {
+			t.Errorf("%s: the page scrolls sideways by %v px", what, got["scroll"])
+		}
+		screenshot(t, ctx, "panel-1280px-"+lang)
+	}
+}
+
+// At 400 px a failed request's row says why it failed without a
+// sideways scroll: the fault of a failure scenario, and the error code
+// of a request the scenario's auth refused, show within the viewport.
+func TestPanelShowsWhyARequestFailedAt400(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{}))
+	defer ts.Close()
+	for _, sc := range []string{"down", "unauthorized"} {
+		send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"`+sc+`"}`, 200)
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?limit=1&from=" + sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(400, 844),
+		chromedp.Navigate(ts.URL+"/__mock/"),
+		chromedp.WaitReady(chromedp.CSS(`#log-body tr:nth-child(2)`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := evalIn[[]map[string]any](t, ctx, `[...document.querySelectorAll("#log-body tr")].map((tr) => {
+		const why = tr.querySelector(".why"), vw = document.documentElement.clientWidth, r = why ? why.getBoundingClientRect() : null;
+		const wrap = tr.closest(".table-wrap").getBoundingClientRect();
+		return {path: tr.cells[2].firstChild.textContent, status: tr.cells[0].firstChild.textContent, why: why ? why.textContent : "",
+			shown: !!r && r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= Math.min(vw, wrap.right) && why.scrollWidth <= why.clientWidth + 1,
+			scroll: document.documentElement.scrollWidth - vw};
+	})`)
+	want := map[string]struct{ status, why string }{
+		"/api/v1/feedbacks?limit=1&from=down":         {"503", "down: error 503"},
+		"/api/v1/feedbacks?limit=1&from=unauthorized": {"401", "unauthorized"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("log rows %v, want %d", rows, len(want))
+	}
+	for _, row := range rows {
+		w, ok := want[row["path"].(string)]
+		if !ok || row["status"] != w.status || !strings.HasPrefix(row["why"].(string), w.why) || row["shown"] != true {
+			t.Errorf("at 400 px, row %v: want status %s and %q shown whole within the viewport", row, w.status, w.why)
+		}
+		if row["scroll"].(float64) > 0 {
+			t.Errorf("at 400 px the page scrolls sideways by %v px", row["scroll"])
+		}
+	}
+	screenshot(t, ctx, "panel-400px-why-failed")
+}
+
+// Heal brings the API back to serving: after a switch to a failure
+// scenario, it removes the run-time faults and switches back to the
+// scenario the page saw serving (default, or en-shop that the server
+// started with), saying what it did; a server started on a failure
+// scenario heals to default.
+func TestPanelHealSwitchesBackToServing(t *testing.T) {
+	ctx := newBrowser(t)
+	status := func(base string) int {
+		t.Helper()
+		resp, err := http.Get(base + "/api/v1/feedbacks?limit=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		started, breakWith, healed, says string
+	}{
+		{"default", "down", "default", "Healed: removed 1 fault; switched from down to default for every session."},
+		{"en-shop", "unauthorized", "en-shop", "Healed: removed 1 fault; switched from unauthorized to en-shop for every session."},
+		{"rate-limited", "", "default", "Healed: removed 1 fault; switched from rate-limited to default for every session."},
+	} {
+		ts := httptest.NewServer(newServer(t, mock.Options{Scenario: tc.started}))
+		err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/"), chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="down"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "none") || strings.Contains(s, "scenario "+tc.started) }); err != nil {
+			t.Fatal(err)
+		}
+		// Each control says what it acts on.
+		scopes := evalIn[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("section")].map((s) =>
+			[s.getAttribute("aria-labelledby"), [...s.querySelectorAll(".scope")].map((p) => p.textContent).join(" ")]))`)
+		for section, want := range map[string]string{"scenario-title": "every session", "faults-title": "every session",
+			"data-title": "default session", "log-title": "every session", "settings-title": "default session"} {
+			if !strings.Contains(scopes[section], want) {
+				t.Errorf("section %s says %q of its scope, want %q", section, scopes[section], want)
+			}
+		}
+		if tc.breakWith != "" {
+			err = chromedp.Do(ctx,
+				chromedp.SetValue(chromedp.CSS("#scenario-select"), tc.breakWith),
+				chromedp.Click(chromedp.CSS("#scenario-switch")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := waitText(ctx, "#active-scenario", func(s string) bool { return s == tc.breakWith }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"path":"/feedbacks/count","error":{"status":500}}`, 201)
+		broken := tc.breakWith
+		if broken == "" {
+			broken = tc.started
+			for range 5 { // use up rate-limited's 5 requests
+				status(ts.URL)
+			}
+		}
+		if s := status(ts.URL); s < 400 {
+			t.Fatalf("%s answers %d before Heal, want a failure", broken, s)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
+			t.Fatal(err)
+		}
+		if text, err := waitText(ctx, "#heal-status", func(s string) bool { return s != "" }); err != nil || text != tc.says {
+			t.Errorf("started on %s, broken with %s, Heal says %q (%v), want %q", tc.started, broken, text, err, tc.says)
+		}
+		if _, err := waitText(ctx, "#active-scenario", func(s string) bool { return s == tc.healed }); err != nil {
+			t.Error(err)
+		}
+		for i := range 6 {
+			if s := status(ts.URL); s != 200 {
+				t.Errorf("started on %s, broken with %s, healed: GET /api/v1/feedbacks #%d answers %d, want 200", tc.started, broken, i+1, s)
+				break
+			}
+		}
+		if _, err := waitText(ctx, "#log-body", func(s string) bool { return strings.HasPrefix(s, "200") }); err != nil {
+			t.Error(err)
+		}
+		screenshot(t, ctx, "panel-healed-from-"+broken)
+		ts.Close()
+	}
+}
+
+// latinLeft lists the English words the page shows, beyond names: words
+// in visible text (and the options of its selects, but the scenario ids,
+// error codes and language names) that hold no digit, _, :, =, * or /
+// (codes, durations, paths), and are not in names. The API's warnings
+// are its own text, as in X-Mock-Warning, and are left out.
+const latinLeft = `((names) => {
+	const skip = "pre, code, #lang, #scenario-select, #error-status, .sr-only, title, #detail-warnings";
+	const texts = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		const el = n.parentElement;
+		if (!el || el.closest(skip) || el.closest("select") || !el.checkVisibility() || el.getClientRects().length === 0) continue;
+		texts.push(n.data);
+	}
+	document.querySelectorAll("select").forEach((s) => { if (!s.closest(skip) && s.checkVisibility()) s.querySelectorAll("option").forEach((o) => texts.push(o.textContent)); });
+	const left = new Set();
+	for (const text of texts) {
+		for (const w of text.split(/[\s,;()«»"“”—–…]+/)) {
+			const whole = w.replace(/^[.:!?'\x60]+|[.:!?'\x60]+$/g, "");
+			// A Russian word joined to a name ("bearer-токен") is the name's.
+			for (const word of /[а-яё]/i.test(whole) ? whole.split("-") : [whole]) {
+				if (!/[A-Za-z]/.test(word) || /[0-9_:=*\/]/.test(word) || names.includes(word)) continue;
+				left.add(word);
+			}
+		}
+	}
+	return [...left].sort();
+})`
+
+// The Russian panel speaks Russian: no English word is left in what it
+// shows, beyond names (scenario and fault names, HTTP methods, paths,
+// headers, codes and the API's values), with faults, switches, a shop,
+// a failed request with warnings opened, Heal's account and a scenario
+// with a latency of its own on screen.
+func TestPanelRussianHasNoEnglishLeft(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := httptest.NewServer(newServer(t, mock.Options{Scenario: "demo-frozen"}))
+	defer ts.Close()
+	send(t, http.MethodPut, ts.URL+"/__mock/faults", `{"name":"panel:latency","latency":{"fixed":"300ms"}}`, 200)
+	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"method":"GET","path":"/feedbacks","after":1,"times":2,"probability":0.5,"error":{"status":503}}`, 201)
+	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"name":"gone","path":"/feedbacks/count","drop":true}`, 201)
+	for _, q := range []string{"limit=1", "isAnswered=0&take=1", "limit=2", "limit=3"} {
+		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	send(t, http.MethodPut, ts.URL+"/__mock/overrides", `{"auth":{"type":"bearer","tokens":["demo-token"]},"rate_limit":{"requests":5,"window":"10s"},"strict":true}`, 200)
+	if resp, err := http.Get(ts.URL + "/api/v1/feedbacks?limit=4"); err == nil {
+		resp.Body.Close()
+	}
+	names := []string{"replymock", "devel", "API", "JSON", "HTTP", "UTC", "GET", "PATCH", "PUT", "POST", "DELETE",
+		"Authorization", "Bearer", "bearer", "demo-token", "X-Mock-Session", "X-Mock-Warning", "CI", "session", "read-only", "admin-token", "gone",
+		"auto", "semi_auto", "manual", "friendly", "formal", "empathetic", "neutral", "skip", "template", "generate"}
+	check := func(what string) {
+		t.Helper()
+		ids := evalIn[[]string](t, ctx, `[...document.querySelectorAll("#scenario-select option")].map((o) => o.value)`)
+		js, _ := json.Marshal(append(ids, names...))
+		if left := evalIn[[]string](t, ctx, latinLeft+`(`+string(js)+`)`); len(left) > 0 {
+			t.Errorf("the Russian panel, %s, shows English words: %q", what, left)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
+		t.Fatal(err)
+	}
+	evalIn[bool](t, ctx, `(localStorage.setItem("replymock-lang", "ru"), true)`)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/__mock/"),
+		chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="default"]`)),
+		chromedp.WaitReady(chromedp.CSS(`#log-body tr:nth-child(5)`)),
+		chromedp.WaitVisible(chromedp.CSS(`#shop`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "строгий режим") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#log-body tr .warn-mark`)), chromedp.WaitVisible(chromedp.CSS("#detail-warnings-box"))); err != nil {
+		t.Fatal(err)
+	}
+	check("with faults, switches, a shop and a request opened")
+	screenshot(t, ctx, "panel-ru-faults")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#heal"))); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := waitText(ctx, "#heal-status", func(s string) bool { return s != "" }); err != nil || !strings.HasPrefix(text, "Починено: ") {
+		t.Errorf("Heal's account in Russian: %q (%v)", text, err)
+	}
+	check("after Heal")
+	send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"slow"}`, 200)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "сценарий slow") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#scenario-description", func(s string) bool { return s != "" }); err != nil {
+		t.Fatal(err)
+	}
+	check("on the slow scenario")
+	send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"default"}`, 200)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#scenario-description", func(s string) bool { return strings.HasPrefix(s, "Магазин с годом") }); err != nil {
+		t.Fatal(err)
+	}
+	check("on the default scenario")
+	screenshot(t, ctx, "panel-ru-default")
 }

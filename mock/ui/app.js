@@ -183,6 +183,7 @@ function describeScenario() {
 }
 
 async function switchScenario() {
+  $("heal-status").textContent = ""; // Heal's account no longer holds
   await admin("PUT", "scenario", { name: $("scenario-select").value });
   await refreshAll();
 }
@@ -252,13 +253,48 @@ async function applyOverrides() {
   await loadFaults();
 }
 
-// heal removes every run-time fault and switch; settings, data and the
-// journal stay as they are.
+// serves reports whether a scenario, as GET /__mock/faults tells it,
+// answers requests as asked by itself: no faults of its own, no bearer
+// auth, no rate limit.
+function serves(f) {
+  return f.scenario_faults.length === 0 && f.scenario_auth !== "bearer" && !f.scenario_rate_limit;
+}
+
+// The last scenario this browser saw serving: what Heal switches back to.
+const SERVING_KEY = "replymock-serving-scenario";
+
+// heal brings the API back to serving: it removes every run-time fault
+// and switch, for every session, and switches from a scenario that fails
+// requests (down, flaky, unauthorized…) to the scenario this browser last
+// saw serving, else default. Settings, data and the journal stay as they
+// are. It says what it did.
 async function heal() {
   for (const id of ["latency", "error-rate", "error-status", "rate-requests", "rate-window"]) applied(id);
-  await admin("DELETE", "faults");
+  const [before, over] = await Promise.all([admin("GET", "faults"), admin("GET", "overrides")]);
+  const removed = (await admin("DELETE", "faults")).removed;
+  const off = [];
+  if (over.auth) off.push(t("sw-auth"));
+  if (over.rate_limit) off.push(t("sw-rate"));
+  if (over.strict !== null && over.strict !== undefined) off.push(t("sw-strict"));
   await admin("PUT", "overrides", { auth: null, rate_limit: null, strict: null });
+  let switched = null;
+  if (!serves(before)) {
+    const kept = localStorage.getItem(SERVING_KEY);
+    const to = kept && kept !== before.scenario && scenarios.some((s) => s.name === kept) ? kept : "default";
+    if (to !== before.scenario) {
+      await admin("PUT", "scenario", { name: to });
+      switched = { from: before.scenario, to };
+    }
+  }
   await refreshAll();
+  const did = [];
+  if (removed > 0) did.push(t(removed === 1 ? "healed-one-fault" : "healed-faults", { n: removed }));
+  if (off.length > 0) did.push(t("healed-switches", { what: off.join(", ") }));
+  if (switched) did.push(t("healed-scenario", switched));
+  let text = did.length > 0 ? t("healed", { what: did.join("; ") }) : t("healed-nothing");
+  const after = await admin("GET", "faults");
+  if (!serves(after)) text += " " + t("still-fails", { name: after.scenario });
+  $("heal-status").textContent = text;
 }
 
 // The fault kinds, in the order of the server's kind table
@@ -268,7 +304,7 @@ const FAULT_KINDS = Object.keys(MESSAGES.en).filter((k) => k.startsWith("kind-")
 
 // What the list says after a kind's word, for the kinds that say more.
 const KIND_DETAILS = {
-  latency: (l) => l.fixed || (l.min ? l.min + "–" + l.max : "median " + l.median + ", p99 " + l.p99),
+  latency: (l) => l.fixed || (l.min ? l.min + "–" + l.max : t("median") + " " + l.median + ", p99 " + l.p99),
   error: (e) => e.status,
 };
 
@@ -291,6 +327,7 @@ async function loadFaults() {
   const items = [];
   const ofScenario = t("of-scenario", { name: data.scenario }) + " · ";
   scenarioAuthOff = !!(over.auth && over.auth.type === "none");
+  if (serves(data)) localStorage.setItem(SERVING_KEY, data.scenario);
   if (data.scenario_auth === "bearer") {
     // The scenario's own auth: every API request without its token is a 401.
     const li = document.createElement("li");
@@ -346,13 +383,35 @@ async function loadFaults() {
   const errors = data.faults.find((f) => f.name === PANEL.error);
   if (shows("latency")) {
     $("latency").value = latency ? parseInt(latency.latency.fixed, 10) || 0 : 0;
-    $("latency-value").textContent = $("latency").value + " ms";
+    showLatency();
   }
   if (shows("error-rate")) {
     $("error-rate").value = errors ? Math.round((errors.probability === undefined ? 1 : errors.probability) * 100) : 0;
     $("error-rate-value").textContent = $("error-rate").value + "%";
   }
   if (errors && shows("error-status")) $("error-status").value = String(errors.error.status);
+}
+
+// showLatency writes the latency control's value, in milliseconds.
+function showLatency() {
+  $("latency-value").textContent = t("n-ms", { n: $("latency").value });
+}
+
+// faultLabel is a journal entry's fault ("down: error 503, rate limit")
+// in the page's language: the faults' names stay, the words of their
+// kinds, of the rate limit and of a client gone are translated.
+function faultLabel(text) {
+  const goneSuffix = " (client gone)";
+  const gone = text.endsWith(goneSuffix);
+  if (gone) text = text.slice(0, -goneSuffix.length);
+  const labels = text.split(", ").map((label) => {
+    if (label === "rate limit") return t("j-rate-limit");
+    const cut = label.lastIndexOf(": ");
+    const name = cut >= 0 ? label.slice(0, cut + 2) : "";
+    const words = (cut >= 0 ? label.slice(cut + 2) : label).split(" ");
+    return name + words.map((w) => (FAULT_KINDS.includes(w) ? t("kind-" + w) : w)).join(" ");
+  });
+  return labels.join(", ") + (gone ? " " + t("j-client-gone") : "");
 }
 
 function textItem(text) {
@@ -373,6 +432,19 @@ async function pollLog() {
   if (data.requests.length > 0) renderLog();
 }
 
+// failReason says why a request failed: the fault that acted on it (a
+// fault's name and what it did), else the error code of the answer; for
+// a request served as asked, only a fault (latency) that acted on it.
+function failReason(e) {
+  if (e.fault) return faultLabel(e.fault);
+  if (e.status !== 0 && e.status < 400) return "";
+  try {
+    const env = JSON.parse(e.response);
+    if (env && env.error && env.error.code) return env.error.code + (env.error.field ? " (" + env.error.field + ")" : "");
+  } catch { /* not JSON, or cut for the journal */ }
+  return "";
+}
+
 function renderLog() {
   const rows = logRows.map((e) => {
     const tr = document.createElement("tr");
@@ -380,11 +452,22 @@ function renderLog() {
     tr.dataset.seq = e.seq;
     // Status and path first: on a phone, they are what fits.
     const cells = [e.status === 0 ? t("no-answer") : String(e.status), e.method, e.path + (e.query ? "?" + e.query : ""),
-      formatTime(new Date(e.time)), e.duration_ms.toFixed(1), e.session, e.scenario, e.fault || ""];
+      formatTime(new Date(e.time)), e.duration_ms.toFixed(1), e.session, e.scenario, failReason(e)];
     cells.forEach((c, i) => {
       const td = document.createElement("td");
       td.textContent = c;
-      if (i === 2) td.className = "path";
+      if (i === 2) {
+        td.className = "path";
+        // On a phone the last column is out of sight: why the request
+        // failed shows under its path.
+        const why = failReason(e);
+        if (why) {
+          const span = document.createElement("span");
+          span.className = "why";
+          span.textContent = why;
+          td.append(span);
+        }
+      }
       if (i === 3) td.title = e.time;
       if (i === 0) td.className = "status s" + String(e.status).charAt(0);
       if (i === 0 && e.warnings && e.warnings.length > 0) {
@@ -596,15 +679,17 @@ async function refreshAll() {
 
 document.addEventListener("DOMContentLoaded", () => {
   translatePage();
+  showLatency();
   $("lang").value = lang();
   $("lang").addEventListener("change", () => {
     setLang($("lang").value);
+    showLatency();
     renderLog();
     run(refreshAll);
   });
   $("scenario-select").addEventListener("change", describeScenario);
   $("scenario-switch").addEventListener("click", () => run(switchScenario));
-  $("latency").addEventListener("input", () => { editing.add("latency"); $("latency-value").textContent = $("latency").value + " ms"; });
+  $("latency").addEventListener("input", () => { editing.add("latency"); showLatency(); });
   $("latency-apply").addEventListener("click", () => run(applyLatency));
   $("error-rate").addEventListener("input", () => { editing.add("error-rate"); $("error-rate-value").textContent = $("error-rate").value + "%"; });
   $("error-status").addEventListener("change", () => editing.add("error-status"));
@@ -630,6 +715,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("reset").addEventListener("click", () => run(async () => {
     if (!confirm(t("reset-confirm"))) return;
     await admin("POST", "reset");
+    $("heal-status").textContent = "";
     logRows.length = 0;
     renderLog();
     await refreshAll();
