@@ -690,7 +690,7 @@ export interface components {
             drop?: boolean;
             /** @description Send the headers and half the body, then close. */
             truncate?: boolean;
-        } | {
+        } & (({
             latency: components["schemas"]["Latency"];
         } | {
             error: components["schemas"]["FaultError"];
@@ -700,7 +700,7 @@ export interface components {
         } | {
             /** @enum {unknown} */
             truncate: true;
-        };
+        }) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
             name: string;
