@@ -609,7 +609,7 @@ export interface components {
             };
         };
         ScenarioSwitch: {
-            /** @description A scenario's name. */
+            /** @description A scenario's name (GET /__mock/scenarios lists them). */
             name: string;
         };
         ScenarioSwitchedEnvelope: {
@@ -653,6 +653,7 @@ export interface components {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
             body?: string;
+            /** @description Each name an HTTP token; each value without control characters but tab. */
             headers?: {
                 [key: string]: string;
             };
@@ -822,7 +823,7 @@ export interface components {
         Auth: {
             /** @enum {string} */
             type: "none" | "bearer";
-            /** @description For bearer. */
+            /** @description For bearer, and required with it: the tokens clients may send. */
             tokens?: string[];
         } | null;
         RateLimit: {
