@@ -348,8 +348,8 @@ export interface paths {
                 scenario?: components["parameters"]["Scenario"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
                 /** @description The scenario, when `scenario` is not in the query. */
                 "X-Mock-Scenario"?: components["parameters"]["ScenarioHeader"];
             };
@@ -528,7 +528,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "payload_too_large" | "unsupported_media_type" | "too_many_faults" | "too_many_reviews" | "verification_failed" | "internal_error" | "service_unavailable" | "store_unavailable";
+        ErrorCode: "invalid_parameter" | "invalid_body" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "too_many_faults" | "too_many_reviews" | "verification_failed" | "internal_error" | "service_unavailable" | "store_unavailable";
         Error: {
             code: components["schemas"]["ErrorCode"];
             message: string;
@@ -609,7 +609,7 @@ export interface components {
             };
         };
         ScenarioSwitch: {
-            /** @description A scenario's name. */
+            /** @description A scenario's name (GET /__mock/scenarios lists them). */
             name: string;
         };
         ScenarioSwitchedEnvelope: {
@@ -640,11 +640,20 @@ export interface components {
             max?: components["schemas"]["Duration"];
             median?: components["schemas"]["Duration"];
             p99?: components["schemas"]["Duration"];
-        };
+        } & ({
+            fixed: components["schemas"]["Duration"];
+        } | {
+            min?: components["schemas"]["Duration"];
+            max: components["schemas"]["Duration"];
+        } | {
+            median: components["schemas"]["Duration"];
+            p99: components["schemas"]["Duration"];
+        });
         FaultError: {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
             body?: string;
+            /** @description Each name an HTTP token; each value without control characters but tab. */
             headers?: {
                 [key: string]: string;
             };
@@ -661,9 +670,15 @@ export interface components {
             path?: string;
             /** @description Default 1. */
             probability?: number;
-            /** @description Let the first N matching requests through. */
+            /**
+             * Format: int64
+             * @description Let the first N matching requests through.
+             */
             after?: number;
-            /** @description Hit at most N requests; 0: no limit. */
+            /**
+             * Format: int64
+             * @description Hit at most N requests; 0: no limit.
+             */
             times?: number;
             /**
              * Format: int64
@@ -676,6 +691,20 @@ export interface components {
             drop?: boolean;
             /** @description Send the headers and half the body, then close. */
             truncate?: boolean;
+        } & (({
+            latency: components["schemas"]["Latency"];
+        } | {
+            error: components["schemas"]["FaultError"];
+        } | {
+            /** @enum {unknown} */
+            drop: true;
+        } | {
+            /** @enum {unknown} */
+            truncate: true;
+        }) & unknown);
+        /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
+        NamedFault: components["schemas"]["Fault"] & {
+            name: string;
         };
         FaultEnvelope: {
             /** @enum {boolean} */
@@ -794,7 +823,7 @@ export interface components {
         Auth: {
             /** @enum {string} */
             type: "none" | "bearer";
-            /** @description For bearer. */
+            /** @description For bearer, and required with it: the tokens clients may send. */
             tokens?: string[];
         } | null;
         RateLimit: {
@@ -854,7 +883,7 @@ export interface components {
             pros?: string;
             cons?: string;
             product_valuation: number;
-            valuation_tags?: string[];
+            valuation_tags?: components["schemas"]["ValuationTag"][];
             created_date?: components["schemas"]["Timestamp"];
             answer_text?: string;
             /** @enum {string} */
@@ -1021,7 +1050,9 @@ export interface components {
             rating: number;
             reply_mode: components["schemas"]["ReplyMode"];
             signature: string;
+            /** @example friendly */
             tone: string;
+            /** @description Separated by commas or line breaks. */
             excluded_words: string;
             required_words: string;
             empty_review_mode: components["schemas"]["EmptyReviewMode"];
@@ -1042,6 +1073,7 @@ export interface components {
             ai_instructions: string;
         };
         Settings: {
+            /** @description Exactly five elements, ordered by rating 1 to 5. */
             feedback: components["schemas"]["FeedbackSettings"][];
             question: components["schemas"]["QuestionSettings"];
         };
@@ -1058,31 +1090,56 @@ export interface components {
             pros: string;
             cons: string;
             product_valuation: number;
-            /** @description JSON text of a list of tags. */
+            /**
+             * @description JSON text of a `ValuationTags` list: the buyer's tags, short lowercase praise such as "цена" or "по размеру", only on 4- and 5-star reviews; "[]" when none.
+             * @example ["цена","по размеру"]
+             */
             valuation_tags: string;
             created_date: components["schemas"]["Timestamp"];
+            /** @description Empty when unanswered. */
             answer_text: string;
-            /** @enum {string} */
+            /**
+             * @description "sent" when answered; "draft" for a semi_auto rating's draft waiting for a person; "" otherwise
+             * @enum {string}
+             */
             answer_state: "" | "sent" | "draft";
             product_name: string;
             supplier_article: string;
             brand_name: string;
-            /** @description JSON text of a list of photos. */
+            /**
+             * @description JSON text of a `PhotoList`: each photo's full-size and miniature URLs; "[]" when none. The mock serves them itself, under `/__mock/media/`.
+             * @example [{"fullSize":"http://127.0.0.1:8080/__mock/media/photos/wjxpUDr09yYvNnS4QqfH/1/fs.jpg","miniSize":"http://127.0.0.1:8080/__mock/media/photos/wjxpUDr09yYvNnS4QqfH/1/ms.jpg"}]
+             */
             photos: string;
             video: components["schemas"]["Video"];
             user_name: string;
             /** @enum {integer} */
             was_viewed: 0 | 1;
-            /** @enum {string} */
+            /**
+             * @description "done" when answered; "draft" for a semi_auto rating's draft; "new" otherwise
+             * @enum {string}
+             */
             state: "new" | "done" | "draft";
             created_at: components["schemas"]["Timestamp"];
         };
+        /** @description One photo of a review, as the marketplace's photoLinks items. The mock's are JPEG images, 450×600 and 90×120. An answer gives absolute URLs; a seed may give a path the mock serves instead (`/__mock/media/photos/KEY/N/fs.jpg`). */
         Photo: {
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             fullSize: string;
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             miniSize: string;
         };
+        /** @description What a review's `photos` text holds. */
+        PhotoList: components["schemas"]["Photo"][];
+        /** @description What a review's `valuation_tags` text holds; each tag lowercase, listed once. */
+        ValuationTags: components["schemas"]["ValuationTag"][];
+        /** @description A buyer's tag, lowercase, without spaces at the ends. */
+        ValuationTag: string;
+        /** @description A review's video, or null. `link` is an HLS playlist (.m3u8); the mock's play a grey picture for durationSec seconds, after the 640×360 JPEG previewImage. An answer gives absolute URLs; a seed may give paths the mock serves instead. */
         Video: {
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             previewImage: string;
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             link: string;
             durationSec: number;
         } | null;
@@ -1221,8 +1278,10 @@ export interface components {
         OneSessionOrAll: string;
         /** @description One session id; `*` is refused (400). */
         OneSession: string;
-        /** @description The session, when `session` is not in the query. */
+        /** @description The session, when `session` is not in the query; `*`: every session. */
         SessionHeader: string;
+        /** @description The session, when `session` is not in the query; `*` is refused (400). */
+        OneSessionHeader: string;
         /** @description A scenario other than the session's (GET /__mock/scenarios lists them). */
         Scenario: string;
         /** @description The scenario, when `scenario` is not in the query. */
@@ -1242,7 +1301,7 @@ export interface components {
         /** @description Only entries after this `seq` (for polling). */
         JournalSince: number;
         /**
-         * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s).
+         * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s, which the pattern checks only for whole seconds).
          * @example 5s
          */
         JournalWait: string;
@@ -1436,7 +1495,7 @@ export interface operations {
                 session?: components["parameters"]["OneSessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1466,7 +1525,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1507,7 +1566,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1537,7 +1596,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1567,7 +1626,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1575,7 +1634,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Fault"];
+                "application/json": components["schemas"]["NamedFault"];
             };
         };
         responses: {
@@ -1612,7 +1671,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1657,7 +1716,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1687,7 +1746,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path: {
@@ -1743,7 +1802,7 @@ export interface operations {
                 /** @description Only entries after this `seq` (for polling). */
                 since?: components["parameters"]["JournalSince"];
                 /**
-                 * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s).
+                 * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s, which the pattern checks only for whole seconds).
                  * @example 5s
                  */
                 wait?: components["parameters"]["JournalWait"];
@@ -1751,7 +1810,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1782,7 +1841,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1823,7 +1882,7 @@ export interface operations {
                 /** @description Only entries after this `seq` (for polling). */
                 since?: components["parameters"]["JournalSince"];
                 /**
-                 * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s).
+                 * @description Hold the answer until enough entries match, at most this long (a duration such as 5s or 500ms, or whole seconds; up to 30s, which the pattern checks only for whole seconds).
                  * @example 5s
                  */
                 wait?: components["parameters"]["JournalWait"];
@@ -1835,7 +1894,7 @@ export interface operations {
                 max?: number;
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1888,7 +1947,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1918,7 +1977,7 @@ export interface operations {
                 session?: components["parameters"]["SessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -1969,8 +2028,8 @@ export interface operations {
                 session?: components["parameters"]["OneSession"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
             };
             path?: never;
             cookie?: never;
@@ -2001,8 +2060,8 @@ export interface operations {
                 scenario?: components["parameters"]["Scenario"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
                 /** @description The scenario, when `scenario` is not in the query. */
                 "X-Mock-Scenario"?: components["parameters"]["ScenarioHeader"];
             };
@@ -2035,8 +2094,8 @@ export interface operations {
                 scenario?: components["parameters"]["Scenario"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
                 /** @description The scenario, when `scenario` is not in the query. */
                 "X-Mock-Scenario"?: components["parameters"]["ScenarioHeader"];
             };
@@ -2133,7 +2192,7 @@ export interface operations {
                 session?: components["parameters"]["OneSessionOrAll"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
+                /** @description The session, when `session` is not in the query; `*`: every session. */
                 "X-Mock-Session"?: components["parameters"]["SessionHeader"];
             };
             path?: never;
@@ -2165,8 +2224,8 @@ export interface operations {
                 scenario?: components["parameters"]["Scenario"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
                 /** @description The scenario, when `scenario` is not in the query. */
                 "X-Mock-Scenario"?: components["parameters"]["ScenarioHeader"];
             };
@@ -2199,8 +2258,8 @@ export interface operations {
                 scenario?: components["parameters"]["Scenario"];
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
                 /** @description The scenario, when `scenario` is not in the query. */
                 "X-Mock-Scenario"?: components["parameters"]["ScenarioHeader"];
             };
@@ -2244,21 +2303,21 @@ export interface operations {
                 format?: "json" | "yaml";
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The snapshot. */
+            /** @description The snapshot: YAML (a body to parse, or to save and send back as it is) unless `format=json` or `Accept` names application/json first, then JSON. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": components["schemas"]["Snapshot"];
+                    "application/yaml": string;
                     "application/json": components["schemas"]["Snapshot"];
                 };
             };
@@ -2275,8 +2334,8 @@ export interface operations {
                 session?: string;
             };
             header?: {
-                /** @description The session, when `session` is not in the query. */
-                "X-Mock-Session"?: components["parameters"]["SessionHeader"];
+                /** @description The session, when `session` is not in the query; `*` is refused (400). */
+                "X-Mock-Session"?: components["parameters"]["OneSessionHeader"];
             };
             path?: never;
             cookie?: never;

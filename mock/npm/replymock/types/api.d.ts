@@ -198,6 +198,7 @@ export interface components {
                 ai_instructions?: string;
             };
         };
+        /** @description A review as GET /api/v1/feedbacks lists it. */
         Feedback: {
             /** Format: int64 */
             id: number;
@@ -242,22 +243,24 @@ export interface components {
             state: "new" | "done" | "draft";
             created_at: components["schemas"]["Timestamp"];
         };
-        /** @description One photo of a review, as the marketplace's photoLinks items. The mock's are JPEG images, 450×600 and 90×120. */
+        /** @description One photo of a review, as the marketplace's photoLinks items. The mock's are JPEG images, 450×600 and 90×120. An answer gives absolute URLs; a seed may give a path the mock serves instead (`/__mock/media/photos/KEY/N/fs.jpg`). */
         Photo: {
-            /** Format: uri */
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             fullSize: string;
-            /** Format: uri */
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             miniSize: string;
         };
         /** @description What a review's `photos` text holds. */
         PhotoList: components["schemas"]["Photo"][];
-        /** @description What a review's `valuation_tags` text holds. */
-        ValuationTags: string[];
-        /** @description A review's video, or null. `link` is an HLS playlist (.m3u8); the mock's play a grey picture for durationSec seconds, after the 640×360 JPEG previewImage. */
+        /** @description What a review's `valuation_tags` text holds; each tag lowercase, listed once. */
+        ValuationTags: components["schemas"]["ValuationTag"][];
+        /** @description A buyer's tag, lowercase, without spaces at the ends. */
+        ValuationTag: string;
+        /** @description A review's video, or null. `link` is an HLS playlist (.m3u8); the mock's play a grey picture for durationSec seconds, after the 640×360 JPEG previewImage. An answer gives absolute URLs; a seed may give paths the mock serves instead. */
         Video: {
-            /** Format: uri */
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             previewImage: string;
-            /** Format: uri */
+            /** @description An http(s) URL; in a seed, or a path under /__mock/media/. */
             link: string;
             durationSec: number;
         } | null;
