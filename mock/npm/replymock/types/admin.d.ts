@@ -581,6 +581,11 @@ export interface components {
                 state: "ok" | "unreachable";
                 /** @description Why the store is unreachable. */
                 error?: string;
+                /**
+                 * Format: date-time
+                 * @description When this replica found, within the last minute, that Redis had lost its data (its epoch mark was gone): it went back to its start state, and answers carry an `X-Mock-Warning`.
+                 */
+                lost_at?: string;
             };
         };
         HealthEnvelope: {
