@@ -54,7 +54,16 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--fixtures", "/no/such/folder"}, nil, 2, "--fixtures"},
 		{[]string{"--scenarios-only"}, nil, 2, "--scenarios-only needs --scenarios DIR"},
 		{nil, map[string]string{"REPLYMOCK_SCENARIOS_ONLY": "true"}, 2, "--scenarios-only needs --scenarios DIR"},
-		{nil, map[string]string{"REPLYMOCK_SCENARIO": "nope", "REPLYMOCK_ADDR": "127.0.0.1:0"}, 1, `scenario "nope" not found`},
+		{nil, map[string]string{"REPLYMOCK_SCENARIO": "nope", "REPLYMOCK_ADDR": "127.0.0.1:0"}, 2, `scenario "nope" not found`},
+		{[]string{"--scenario", "flakey", "--addr", "127.0.0.1:0"}, nil, 2, `not found in the shipped scenarios: did you mean flaky?`},
+		{[]string{"--scenario", "Flaky", "--addr", "127.0.0.1:0"}, nil, 2, `use lower-case letters, digits, '-' and '_': did you mean flaky?`},
+		{[]string{"--addr", "8080"}, nil, 2, "--addr 8080 has no host: did you mean --addr 127.0.0.1:8080 (this machine) or --addr :8080 (every interface)?"},
+		{[]string{"--addr", ":99999"}, nil, 2, "the port must be a number from 0 to 65535"},
+		{[]string{"--addr", "localhost"}, nil, 2, `--addr "localhost" is not HOST:PORT`},
+		{[]string{"--admin-addr", "9090"}, nil, 2, "did you mean --admin-addr 127.0.0.1:9090"},
+		{[]string{"--port", "8080"}, nil, 2, "did you mean --addr :PORT"},
+		{[]string{"--scenerio", "flaky"}, nil, 2, "did you mean --scenario?"},
+		{[]string{"--min-body-rate", "1KiB"}, nil, 2, "it was removed"},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer

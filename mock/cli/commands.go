@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // command is one of the binary's commands that the server's flags
@@ -123,7 +125,28 @@ func parseFlags(fsys *flag.FlagSet, args []string, stdout io.Writer) error {
 		_, werr := stdout.Write(help.Bytes())
 		return errors.Join(flag.ErrHelp, werr)
 	}
-	return usageError{fmt.Errorf("%v (%s --help lists the flags)", err, fsys.Name())}
+	return usageError{fmt.Errorf("%v%s (%s --help lists the flags)", err, flagHint(fsys, err), fsys.Name())}
+}
+
+// flagHint is a "did you mean" for a flag fsys does not define, or "".
+func flagHint(fsys *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	if name == "min-body-rate" {
+		return ": it was removed; the server's read timeouts bound a slow body"
+	}
+	if name == "port" && fsys.Lookup("addr") != nil {
+		return ": did you mean --addr :PORT (every interface) or --addr 127.0.0.1:PORT?"
+	}
+	var names []string
+	fsys.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := wire.Nearest(name, names); near != "" {
+		return ": did you mean --" + near + "?"
+	}
+	return ""
 }
 
 // helpArgs are the arguments the help command (replymock help

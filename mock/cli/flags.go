@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -123,6 +124,14 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	for _, name := range []string{"cors-origins", "allowed-hosts"} {
 		if flagGiven(fsys, name) && len(splitList(fsys.Lookup(name).Value.String())) == 0 {
 			return level, usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
+		}
+	}
+	for _, f := range []struct{ name, addr string }{{"addr", cfg.addr}, {"admin-addr", cfg.adminAddr}} {
+		if f.addr == "" && f.name == "admin-addr" {
+			continue
+		}
+		if err := checkAddr(f.name, f.addr); err != nil {
+			return level, err
 		}
 	}
 	if cfg.maxConns < 1 {
@@ -345,4 +354,25 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkAddr refuses a listen address that is not HOST:PORT with a port
+// from 0 to 65535, and says what was likely meant.
+func checkAddr(flagName, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	switch {
+	case err != nil && isDigits(addr):
+		return usageError{fmt.Errorf("--%s %s has no host: did you mean --%s 127.0.0.1:%s (this machine) or --%s :%s (every interface)?", flagName, addr, flagName, addr, flagName, addr)}
+	case err != nil:
+		return usageError{fmt.Errorf("--%s %q is not HOST:PORT (%v): e.g. 127.0.0.1:8080, or :8080 for every interface", flagName, addr, err)}
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usageError{fmt.Errorf("--%s %q: the port must be a number from 0 to 65535 (0: any free port)", flagName, addr)}
+	}
+	return nil
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

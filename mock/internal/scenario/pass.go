@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
@@ -203,18 +204,30 @@ func scenarioFiles(ly *layer) ([]string, map[string]*yamlfile.Problem, error) {
 
 // notFound is the error for a scenario name without a file.
 func (l *Loader) notFound(name string) error {
-	if !scenarioNameRE.MatchString(name) {
-		return fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
-	}
 	names, _, skipped, err := l.listScenarios()
+	if !scenarioNameRE.MatchString(name) {
+		err := fmt.Errorf("scenario name %q: use lower-case letters, digits, '-' and '_'", name)
+		if near := wire.Nearest(name, names); near != "" {
+			err = fmt.Errorf("%w: did you mean %s?", err, near)
+		}
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
 	if err := skipped[name]; err != nil {
 		return err
 	}
-	return &notFoundError{name: name, where: whereAll(l.scenarios), have: names}
+	return usageError{&notFoundError{name: name, where: whereAll(l.scenarios), have: names}}
 }
+
+// usageError is a scenario name the server was started with that names
+// none: the command line's exit code 2, as for a bad flag.
+type usageError struct{ error }
+
+func (usageError) ExitCode() int { return 2 }
+
+func (e usageError) Unwrap() error { return e.error }
 
 // notFoundError is a scenario name with no file.
 type notFoundError struct {
@@ -224,6 +237,9 @@ type notFoundError struct {
 }
 
 func (e *notFoundError) Error() string {
+	if near := wire.Nearest(e.name, e.have); near != "" {
+		return fmt.Sprintf("scenario %q not found in %s: did you mean %s? (have: %s)", e.name, e.where, near, strings.Join(e.have, ", "))
+	}
 	return fmt.Sprintf("scenario %q not found in %s; have: %s", e.name, e.where, strings.Join(e.have, ", "))
 }
 

@@ -69,7 +69,7 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, shape *Shape) ([]byte,
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
-			Message: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
+			Message: fmt.Sprintf("Content-Type must be application/json, got %q%s", ct, formHint(mt))}
 	}
 	body, err := readBody(w, r, MaxBodyBytes, "")
 	if err != nil {
@@ -410,3 +410,11 @@ func (js *Stream) Err() error { return js.err }
 // EncodingFailed reports whether the first error came from encoding a
 // value (a programming error) rather than from writing (a client gone).
 func (js *Stream) EncodingFailed() bool { return js.encoding }
+
+// formHint is what to say of a body sent as a form: curl -d sends one.
+func formHint(mediaType string) string {
+	if mediaType == "application/x-www-form-urlencoded" {
+		return " (curl -d sends a form: add -H 'Content-Type: application/json')"
+	}
+	return ""
+}

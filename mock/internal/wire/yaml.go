@@ -72,7 +72,7 @@ func ReadDocument(r *http.Request, b *Body) ([]byte, error) {
 	isYAML := err == nil && slices.Contains(yamlTypes, mt)
 	if err != nil || mt != "application/json" && !isYAML {
 		return nil, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
-			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q", ct)}
+			Message: fmt.Sprintf("Content-Type must be application/json, or for YAML application/yaml, application/x-yaml or text/yaml; got %q%s", ct, formHint(mt))}
 	}
 	limit, bound := b.Limit, b.Bound
 	if isYAML {
