@@ -100,8 +100,9 @@ func TestAdminFaults(t *testing.T) {
 		{"p99 below median", `{"latency":{"median":"1s","p99":"10ms"}}`, "latency.p99"},
 		{"bad path", `{"path":"feedbacks","drop":true}`, "path"},
 		{"bad glob", `{"path":"/[","drop":true}`, "path"},
-		{"path with the API's base", `{"path":"/api/v1/feedbacks","drop":true}`, "path"},
-		{"path that is the API's base", `{"path":"/api/v1","drop":true}`, "path"},
+		{"path of no operation", `{"path":"/feedback","drop":true}`, "path"},
+		{"method of no operation", `{"method":"GTE","drop":true}`, "method"},
+		{"method the path does not take", `{"method":"PATCH","path":"/api/v1/feedbacks","drop":true}`, "method"},
 		{"bad method", `{"method":"GE T","drop":true}`, "method"},
 		{"unknown field", `{"status":503}`, "status"},
 		{"negative times", `{"times":-1,"drop":true}`, "times"},
@@ -111,11 +112,11 @@ func TestAdminFaults(t *testing.T) {
 	} {
 		checkError(t, "POST faults "+tc.name, admin(t, h, "POST", "/__mock/faults", tc.body), 400, mock.CodeInvalidBody, tc.field)
 	}
-	// A path given with the API's base, as the journal and verify write
-	// it, is refused with the path the fault means.
-	if r := admin(t, h, "POST", "/__mock/faults", `{"path":"/api/v1/feedbacks","drop":true}`); !strings.Contains(string(r.body), `did you mean \"/feedbacks\"?`) {
-		t.Errorf("a fault path with /api/v1: %s; want a hint naming /feedbacks", r.body)
+	// A fault that can never fire names the nearest operation.
+	if r := admin(t, h, "POST", "/__mock/faults", `{"path":"/feedback","drop":true}`); !strings.Contains(string(r.body), `did you mean /feedbacks?`) {
+		t.Errorf("a fault path of no operation: %s; want a hint naming /feedbacks", r.body)
 	}
+
 	decodeOK(t, "GET faults", admin(t, h, "GET", "/__mock/faults", ""), &list)
 	if len(list.Faults) != 0 {
 		t.Errorf("rejected faults were added: %+v", list.Faults)
@@ -598,4 +599,22 @@ type faultList struct {
 	ScenarioFaults []mock.Fault    `json:"scenario_faults"`
 	ScenarioAuth   string          `json:"scenario_auth"`
 	ScenarioRate   *mock.RateLimit `json:"scenario_rate_limit"`
+}
+
+// A fault's path given with the API's base, as the journal and verify
+// write it, means the same as without.
+func TestFaultPathWithTheAPIBase(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	if r := admin(t, h, "POST", "/__mock/faults?session=base", `{"path":"/api/v1/feedbacks","error":{"status":503}}`); r.status != 201 || !strings.Contains(string(r.body), `"path":"/feedbacks"`) {
+		t.Fatalf("a fault path with /api/v1: %d %s", r.status, r.body)
+	}
+	if r := get(t, h, "/api/v1/feedbacks?limit=1", mock.HeaderSession, "base"); r.status != 503 {
+		t.Errorf("a fault on /api/v1/feedbacks did not fire: %d", r.status)
+	}
+	// The journal's patterns take both forms too.
+	for _, path := range []string{"/api/v1/feedbacks", "/feedbacks", "/feed*", "/api/v1/feed*"} {
+		if r := admin(t, h, "GET", "/__mock/verify?session=base&path="+path+"&count=1", ""); r.status != 200 {
+			t.Errorf("verify path=%s: %d %s", path, r.status, r.body)
+		}
+	}
 }

@@ -238,7 +238,7 @@ func New(opts Options) (*Server, error) {
 			Help: "Living shops evicted to keep within --max-shop-memory."},
 			func() float64 { return float64(shops.Evictions()) }))
 	s.admin = admin.New(admin.Config{Log: opts.Logger, Now: opts.Now, State: s.st, Token: opts.AdminToken, ReadOnly: opts.ReadOnly,
-		Version: opts.Version, Started: started, Metrics: s.api.Registry(), Snapshots: s.snaps, Store: s.storeHealth})
+		Version: opts.Version, Started: started, Metrics: s.api.Registry(), Snapshots: s.snaps, Store: s.storeHealth, Proxied: opts.Proxy != ""})
 	s.router = s.routes()
 	if s.fleet != nil {
 		s.fleet.Attach(context.Background(), s.snaps, s.anchor)

@@ -34,6 +34,7 @@ type Config struct {
 	Metrics   *prometheus.Registry // served at /__mock/metrics
 	Snapshots *snapshot.Keeper     // takes and restores sessions' snapshots
 	Store     func() StoreHealth   // for health; nil reports the memory store
+	Proxied   bool                 // paths not faked go to a real service (Options.Proxy)
 }
 
 // Admin serves the admin API's resources.

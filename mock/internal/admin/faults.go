@@ -72,6 +72,9 @@ func (a *Admin) handleFaultsPut(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if probs := f.CanFire(); len(probs) > 0 && !a.mayProxy() {
+		return 0, nil, wire.InvalidBody(probs[0].Field, "%s", probs[0].Msg)
+	}
 	replace := r.Method == http.MethodPut
 	put, _, err := a.State.PutFault(sid, *f, replace)
 	if err != nil {
@@ -99,4 +102,19 @@ func (a *Admin) handleFaultsDelete(r *http.Request) (int, any, error) {
 		return 0, nil, &wire.APIError{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: msg}
 	}
 	return http.StatusOK, map[string]int{"removed": n}, nil
+}
+
+// mayProxy reports whether a request may go to a real service: the
+// server's --proxy, or a scenario's proxy. A fault may then be for a
+// path replymock does not fake.
+func (a *Admin) mayProxy() bool {
+	if a.Proxied {
+		return true
+	}
+	for _, sc := range a.State.Registry().All() {
+		if sc.Proxy() != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/replymock/replymock/mock/internal/fault"
 )
 
 // operation is one API operation: its path below Prefix, its methods,
@@ -23,6 +25,15 @@ var operations = []operation{
 	{"/settings/ai", []string{http.MethodGet, http.MethodHead}, nil, (*API).handleSettingsGet},
 	{"/settings/ai", []string{http.MethodPatch}, nil, (*API).handleSettingsPatch},
 	{"/feedbacks", []string{http.MethodGet, http.MethodHead}, feedbackParams.Names, (*API).handleFeedbacksList},
+}
+
+// The fault package refuses a fault that can match none of them.
+func init() {
+	var ops []fault.Operation
+	for _, op := range operations {
+		ops = append(ops, fault.Operation{Path: op.path, Methods: op.methods})
+	}
+	fault.SetOperations(ops)
 }
 
 // Route is an operation as the router knows it.

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"cmp"
 	"encoding/json"
 	"hash/fnv"
 	"path"
@@ -16,8 +17,9 @@ type Fault struct {
 	Name string `json:"name,omitempty" yaml:"name"`
 	// Method matches the request method; "" or "*" matches any.
 	Method string `json:"method,omitempty" yaml:"method"`
-	// Path matches the path after /api/v1 with path.Match globs
-	// ("/feedbacks", "/settings/*"); "", "*" or "/**" match every path.
+	// Path matches the request's path with path.Match globs, written
+	// after /api/v1 or with it ("/feedbacks" or "/api/v1/feedbacks",
+	// "/settings/*"); "", "*" or "/**" match every path.
 	Path string `json:"path,omitempty" yaml:"path"`
 	// Probability that a matching request is hit, from 0 to 1; nil means 1.
 	Probability *float64 `json:"probability,omitempty" yaml:"probability"`
@@ -47,6 +49,18 @@ func (f *Fault) Matches(method, apiPath string) bool {
 	return MatchPath(f.Path, apiPath)
 }
 
+// apiPath is a fault's path glob after /api/v1, whichever form it was
+// written in, so that both match alike and draw alike.
+func apiPath(glob string) string {
+	if rest, ok := strings.CutPrefix(glob, APIPrefix); ok && (rest == "" || rest[0] == '/') {
+		return cmp.Or(rest, "/**")
+	}
+	return glob
+}
+
+// APIPrefix is the API's path prefix, which a fault's path may leave out.
+const APIPrefix = "/api/v1"
+
 // MatchPath reports whether apiPath matches a fault's Path glob. "/x/**"
 // matches /x and everything under it; other globs are path.Match's.
 func MatchPath(glob, apiPath string) bool {
@@ -66,6 +80,7 @@ func MatchPath(glob, apiPath string) bool {
 // reordering faults changes no other fault's draws, and raising a
 // probability only adds hits. Call it once, before requests meet f.
 func (f *Fault) Prepare() {
+	f.Path = apiPath(f.Path)
 	g := *f
 	g.ID, g.Probability, g.seq, g.key = "", nil, 0, 0
 	js, _ := json.Marshal(g) // of plain fields: it cannot fail

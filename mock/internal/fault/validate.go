@@ -1,9 +1,9 @@
 package fault
 
 import (
-	"cmp"
 	"math"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -44,11 +44,8 @@ func (f *Fault) checkPick(p *problems) {
 	}
 	if f.Path != "" {
 		if !strings.HasPrefix(f.Path, "/") && f.Path != "*" {
-			p.add("path", "must start with / (it is relative to /api/v1), got %q", f.Path)
-		} else if rest, ok := strings.CutPrefix(f.Path, "/api/v1"); ok && (rest == "" || rest[0] == '/') {
-			// It would match only /api/v1/api/v1/...: a mistake, not a wish.
-			p.add("path", "is relative to /api/v1: did you mean %q? got %q", cmp.Or(rest, "/**"), f.Path)
-		} else if _, err := path.Match(f.Path, "/"); err != nil {
+			p.add("path", "must start with /, got %q", f.Path)
+		} else if _, err := path.Match(apiPath(f.Path), "/"); err != nil {
 			p.add("path", "bad glob %q: %v", f.Path, err)
 		}
 	}
@@ -63,5 +60,68 @@ func (f *Fault) checkPick(p *problems) {
 	}
 	if f.Seed < 0 {
 		p.add("seed", "must be from 0 to %d, got %d", int64(math.MaxInt64), f.Seed)
+	}
+}
+
+// Operation is one of the API's operations: its path after /api/v1 and
+// its methods. The API's table sets them (SetOperations), so that a
+// fault that can match none is refused.
+type Operation struct {
+	Path    string
+	Methods []string
+}
+
+var operations []Operation
+
+// SetOperations tells the package the API's operations. Call it once,
+// at start; without it, any method and path is taken.
+func SetOperations(ops []Operation) { operations = ops }
+
+// CanFire lists the problems of a valid fault that can match no
+// operation of the API, each naming the nearest. A server that passes
+// other paths to a real service (a proxy) does not ask.
+func (f *Fault) CanFire() []wire.FieldProblem {
+	var p problems
+	if len(operations) > 0 && len(f.Validate()) == 0 {
+		checkOperation(f.Method, apiPath(f.Path), f.Method == "" || f.Method == "*", &p)
+	}
+	return p
+}
+
+// checkOperation refuses a method and path glob that match no
+// operation, naming the nearest one.
+func checkOperation(method, glob string, anyMethod bool, p *problems) {
+	var paths, methods []string // methods: of the paths glob matches
+	for _, op := range operations {
+		paths = append(paths, op.Path)
+		if !MatchPath(glob, op.Path) {
+			continue
+		}
+		if anyMethod || slices.ContainsFunc(op.Methods, func(m string) bool { return strings.EqualFold(m, method) }) {
+			return // it can fire
+		}
+		for _, m := range op.Methods {
+			if !slices.Contains(methods, m) {
+				methods = append(methods, m)
+			}
+		}
+	}
+	switch {
+	case len(methods) == 0:
+		msg := "matches no operation of the API (" + strings.Join(slices.Compact(slices.Sorted(slices.Values(paths))), ", ") + ")"
+		if near := wire.Nearest(glob, paths); near != "" {
+			msg += ": did you mean " + near + "?"
+		}
+		p.add("path", "%s; got %q", msg, glob)
+	default:
+		of := ""
+		if !MatchPath(glob, "/no/such/path") {
+			of = " of path " + glob
+		}
+		msg := "no operation" + of + " takes " + method + " (they take " + strings.Join(methods, ", ") + ")"
+		if near := wire.Nearest(method, methods); near != "" {
+			msg += ": did you mean " + near + "?"
+		}
+		p.add("method", "%s", msg)
 	}
 }

@@ -54,9 +54,9 @@ func compile(f Filter, rd *Redactor) (*Pattern, error) {
 	}
 	if f.Path != "" {
 		if !strings.HasPrefix(f.Path, "/") && f.Path != "*" {
-			return nil, wire.InvalidParameter("path", "must be a path from the root such as /api/v1/feedbacks, or a prefix of one ending in *, got %q", f.Path)
+			return nil, wire.InvalidParameter("path", "must be a path such as /api/v1/feedbacks (or /feedbacks, as a fault writes it), or a prefix of one ending in *, got %q", f.Path)
 		}
-		p.parts = append(p.parts, part{kind: partPath, field: "path", want: f.Path})
+		p.parts = append(p.parts, part{kind: partPath, field: "path", want: fullPath(f.Path)})
 	}
 	p.cheap = len(p.parts)
 	more, err := moreParts(f, rd)
@@ -233,4 +233,14 @@ func differs(parts []part, r *Record, most int, sc *scan) int {
 		}
 	}
 	return n
+}
+
+// fullPath is a pattern's path from the root: one written after /api/v1,
+// as a fault's path is (/feedbacks), gets it, so both forms match alike.
+func fullPath(p string) string {
+	head := strings.TrimSuffix(p, "*")
+	if p == "*" || strings.HasPrefix("/api/v1/", head) || strings.HasPrefix(head, "/api/") || strings.HasPrefix(head, "/__mock") {
+		return p // from the root already, or a prefix of the API's
+	}
+	return "/api/v1" + p
 }

@@ -98,7 +98,11 @@ func (sf *File) validate(yf *yamlfile.File) {
 		yf.Problemf("faults", "at most %d faults, got %d", MaxFaults, len(sf.Faults))
 	}
 	for i := range sf.Faults {
-		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), sf.Faults[i].Validate()) {
+		probs := sf.Faults[i].Validate()
+		if sf.Proxy == nil { // else the fault may be for a path the proxy serves
+			probs = append(probs, sf.Faults[i].CanFire()...)
+		}
+		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), probs) {
 			yf.Problemf(p.Field, "%s", p.Msg)
 		}
 	}

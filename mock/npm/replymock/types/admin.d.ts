@@ -671,7 +671,7 @@ export interface components {
             name?: string;
             /** @description An HTTP method; omitted or `*`: any. */
             method?: string;
-            /** @description A path.Match glob of the path after /api/v1 (`/feedbacks`, `/settings/*`); `/x/**` is /x and everything under it. */
+            /** @description A path.Match glob of the API path, written after /api/v1 or with it (`/feedbacks` or `/api/v1/feedbacks`, `/settings/*`); `/x/**` is /x and everything under it. Answers show it after /api/v1. A method and path that match no operation are refused (400), unless a proxy may serve other paths. */
             path?: string;
             /** @description Default 1. */
             probability?: number;
@@ -1299,7 +1299,7 @@ export interface components {
          */
         JournalMethod: string;
         /**
-         * @description The request's path (with /api/v1), exact or a prefix ending in `*`.
+         * @description The request's path, with /api/v1 or without as a fault writes it (`/api/v1/feedbacks` or `/feedbacks`), exact or a prefix ending in `*`.
          * @example /api/v1/settings/ai
          */
         JournalPath: string;
@@ -1800,7 +1800,7 @@ export interface operations {
                  */
                 method?: components["parameters"]["JournalMethod"];
                 /**
-                 * @description The request's path (with /api/v1), exact or a prefix ending in `*`.
+                 * @description The request's path, with /api/v1 or without as a fault writes it (`/api/v1/feedbacks` or `/feedbacks`), exact or a prefix ending in `*`.
                  * @example /api/v1/settings/ai
                  */
                 path?: components["parameters"]["JournalPath"];
@@ -1880,7 +1880,7 @@ export interface operations {
                  */
                 method?: components["parameters"]["JournalMethod"];
                 /**
-                 * @description The request's path (with /api/v1), exact or a prefix ending in `*`.
+                 * @description The request's path, with /api/v1 or without as a fault writes it (`/api/v1/feedbacks` or `/feedbacks`), exact or a prefix ending in `*`.
                  * @example /api/v1/settings/ai
                  */
                 path?: components["parameters"]["JournalPath"];
