@@ -564,3 +564,18 @@ func TestFleetStoreLostItsData(t *testing.T) {
 		t.Errorf("after the switch on replica 1: %s", r.body)
 	}
 }
+
+// TestFleetHealthHidesRedisWithoutToken: with an admin token, health
+// (open to all) shows where Redis is only to a request with the token.
+func TestFleetHealthHidesRedisWithoutToken(t *testing.T) {
+	_, ss := fleet(t, 1, mock.Options{AdminToken: "t0ken"})
+	var h mock.Health
+	decodeOK(t, "health", do(t, ss[0], http.MethodGet, "/__mock/health", ""), &h)
+	if h.Store.Kind != "redis" || h.Store.URL != "" {
+		t.Errorf("health without the token: %+v; want no URL", h.Store)
+	}
+	decodeOK(t, "health", do(t, ss[0], http.MethodGet, "/__mock/health", "", "X-Mock-Admin-Token", "t0ken"), &h)
+	if !strings.HasPrefix(h.Store.URL, "redis://127.0.0.1:") {
+		t.Errorf("health with the token: %+v; want the URL", h.Store)
+	}
+}

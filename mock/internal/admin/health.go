@@ -3,6 +3,8 @@ package admin
 import (
 	"net/http"
 	"time"
+
+	"github.com/replymock/replymock/mock/internal/access"
 )
 
 // Health is the data of GET /__mock/health.
@@ -31,7 +33,7 @@ type StoreHealth struct {
 }
 
 // handleHealth serves GET /__mock/health; it needs no admin token.
-func (a *Admin) handleHealth(*http.Request) (int, any, error) {
+func (a *Admin) handleHealth(r *http.Request) (int, any, error) {
 	sc := a.State.Registry().Default()
 	n, err := sc.Len()
 	if err != nil {
@@ -40,6 +42,9 @@ func (a *Admin) handleHealth(*http.Request) (int, any, error) {
 	store := StoreHealth{Kind: "memory", State: "ok"}
 	if a.Store != nil {
 		store = a.Store()
+	}
+	if a.Token != "" && !access.AdminTokenOK(r, a.Token) {
+		store.URL = "" // where Redis is, only to those with the token
 	}
 	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
 		UptimeSeconds: a.Now().Sub(a.Started).Round(time.Second).Seconds(), Version: a.Version,

@@ -68,6 +68,7 @@ func TestCredentialNames(t *testing.T) {
 		"api_key", "apikey", "apiKey", "token", "access_token", "refresh_token", "id_token", "client_secret",
 		"password", "passwd", "pwd", "key", "sig", "X-Amz-Signature", "X-Amz-Security-Token", "AWSAccessKeyId",
 		"auth", "oauth_token", "private_key", "session_token", "jwt",
+		"pass", "code", "refresh", "sessionid", "X-Session-Id", "X-Upstream-Bearer", "passphrase",
 	}
 	for _, name := range secrets {
 		if !(*Redactor)(nil).Secret(name) {

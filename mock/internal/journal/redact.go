@@ -24,12 +24,12 @@ const Redacted = "[redacted]"
 // A name is a credential's when, in lower case and without '-', '_' and
 // '.', it holds one of credentialWords, or is one of credentialNames, or
 // was given to the Redactor.
-var credentialWords = []string{"auth", "token", "secret", "passw", "pwd", "apikey", "accesskey",
-	"subscriptionkey", "privatekey", "credential", "cookie", "signature", "jwt"}
+var credentialWords = []string{"auth", "token", "secret", "pass", "pwd", "apikey", "accesskey",
+	"subscriptionkey", "privatekey", "credential", "cookie", "signature", "jwt", "bearer", "sessionid", "refresh"}
 
-// credentialNames are names that are credentials whole: Google's key=
-// and an Azure shared access signature's sig=.
-var credentialNames = []string{"key", "sig"}
+// credentialNames are names that are credentials whole: Google's key=,
+// an Azure shared access signature's sig=, an OAuth code=.
+var credentialNames = []string{"key", "sig", "code"}
 
 // normalName is name in lower case, without '-', '_' and '.'.
 func normalName(name string) string {
