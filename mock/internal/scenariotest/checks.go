@@ -204,7 +204,7 @@ func connectionDrops(t *testing.T, tg Target) {
 			t.Errorf("through the balancer: %d %s, want its 502 envelope (%s)", resp.StatusCode, body, mock.CodeBadGateway)
 		}
 	}
-	entries := awaitJournal(t, tg, "default", func(e []mock.JournalEntry) bool { return len(e) > 0 })
+	entries := awaitJournal(t, tg, "", func(e []mock.JournalEntry) bool { return len(e) > 0 })
 	if len(entries) != 1 || entries[0].Status != 0 || !strings.Contains(entries[0].Fault, "drop") {
 		t.Errorf("journal %+v: want the one request, dropped (status 0)", entries)
 	}

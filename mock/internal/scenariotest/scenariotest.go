@@ -129,7 +129,11 @@ func journal(t testing.TB, tg Target, session string) []mock.JournalEntry {
 		Count    int                 `json:"count"`
 		Requests []mock.JournalEntry `json:"requests"`
 	}
-	DecodeOK(t, "the journal", get(t, tg, "/__mock/requests?path=/api/v1/feedbacks", mock.HeaderSession, session), &d)
+	var header []string
+	if session != "" { // "": the target's own session, or every session
+		header = []string{mock.HeaderSession, session}
+	}
+	DecodeOK(t, "the journal", get(t, tg, "/__mock/requests?path=/api/v1/feedbacks", header...), &d)
 	return d.Requests
 }
 
