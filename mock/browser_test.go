@@ -1124,7 +1124,7 @@ func TestPanelHealSwitchesBackToServing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"path":"/feedbacks/count","error":{"status":500}}`, 201)
+		send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"method":"PATCH","path":"/settings/ai","error":{"status":500}}`, 201)
 		broken := tc.breakWith
 		if broken == "" {
 			broken = tc.started
@@ -1198,7 +1198,7 @@ func TestPanelRussianHasNoEnglishLeft(t *testing.T) {
 	defer ts.Close()
 	send(t, http.MethodPut, ts.URL+"/__mock/faults", `{"name":"panel:latency","latency":{"fixed":"300ms"}}`, 200)
 	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"method":"GET","path":"/feedbacks","after":1,"times":2,"probability":0.5,"error":{"status":503}}`, 201)
-	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"name":"gone","path":"/feedbacks/count","drop":true}`, 201)
+	send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"name":"gone","method":"PATCH","path":"/settings/ai","drop":true}`, 201)
 	for _, q := range []string{"limit=1", "isAnswered=0&take=1", "limit=2", "limit=3"} {
 		resp, err := http.Get(ts.URL + "/api/v1/feedbacks?" + q)
 		if err != nil {
