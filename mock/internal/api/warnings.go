@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // HeaderWarning carries an API request's warnings in its answer, one
@@ -189,7 +191,7 @@ func (c *clientWarnings) param(k, v string) {
 			if len(np) > 5 {
 				limit = 2
 			}
-			if d := editDistance(norm, np); d <= limit && d < bestDist {
+			if d := wire.EditDistance(norm, np); d <= limit && d < bestDist {
 				best, bestDist = p, d
 			}
 		}
@@ -330,31 +332,4 @@ func normalizeName(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// editDistance counts the single-byte insertions, deletions,
-// substitutions and swaps of neighbours that turn a into b (optimal
-// string alignment). Callers cut both short.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

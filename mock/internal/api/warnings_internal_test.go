@@ -58,18 +58,6 @@ func TestEmptySearchWarned(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"limit", "limit", 0}, {"limt", "limit", 1}, {"serach", "search", 1}, {"datefrom", "datefrom", 0},
-		{"answer", "answered", 2}, {"", "abc", 3}, {"abc", "", 3}, {"ca", "abc", 3}, {"page", "rating", 5}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-}
-
 // A warning's field and text stay bounded and printable whatever the name.
 func TestWarningClips(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/feedbacks?"+strings.Repeat("%FF", 4000)+"=1", nil)

@@ -15,7 +15,7 @@ func Nearest(name string, names []string) string {
 		if n == name {
 			return ""
 		}
-		d := distance(strings.ToLower(name), strings.ToLower(n))
+		d := EditDistance(strings.ToLower(name), strings.ToLower(n))
 		if d < bestD {
 			best, bestD = n, d
 		}
@@ -23,16 +23,17 @@ func Nearest(name string, names []string) string {
 	return best
 }
 
-// distance is the edit distance of a and b, in bytes: insertions,
-// deletions, substitutions and swaps of two neighbours (dwon, down).
-func distance(a, b string) int {
-	var before []int // the row two back
+// EditDistance counts the single-byte insertions, deletions,
+// substitutions and swaps of neighbours that turn a into b (optimal
+// string alignment). Callers cut both short.
+func EditDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -41,10 +42,10 @@ func distance(a, b string) int {
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], before[j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
-		before, prev = prev, cur
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

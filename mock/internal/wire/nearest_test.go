@@ -42,3 +42,15 @@ func TestFormBodySaysHowToSendJSON(t *testing.T) {
 		t.Errorf("a form body to a document route: %v", err)
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"limit", "limit", 0}, {"limt", "limit", 1}, {"serach", "search", 1}, {"datefrom", "datefrom", 0},
+		{"answer", "answered", 2}, {"", "abc", 3}, {"abc", "", 3}, {"ca", "abc", 3}, {"page", "rating", 5}} {
+		if got := EditDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+}
