@@ -19,14 +19,7 @@ import (
 func TestEmptySessionIsRefused(t *testing.T) {
 	s := newTestServer(t, "default")
 	send := func(method, target, body string, h http.Header) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(method, target, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		for k, v := range h {
-			r.Header[k] = v
-		}
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r)
-		return w
+		return serve(s, method, target, body, h)
 	}
 	// Two sessions with something to lose.
 	for _, sid := range []string{"alice", "bob"} {
@@ -103,10 +96,7 @@ func TestEmptySessionIsRefused(t *testing.T) {
 func TestFaultIsFoundOnlyInItsSession(t *testing.T) {
 	s := newTestServer(t, "default")
 	do := func(method, target, body string) (int, string) {
-		r := httptest.NewRequest(method, target, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r)
+		w := serve(s, method, target, body, nil)
 		return w.Code, w.Body.String()
 	}
 	add := func(sid string) string {
@@ -152,10 +142,7 @@ func TestFaultIsFoundOnlyInItsSession(t *testing.T) {
 func TestSeedStaysInTheDocument(t *testing.T) {
 	s := newTestServer(t, "default")
 	do := func(method, target, body string) (int, string) {
-		r := httptest.NewRequest(method, target, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r)
+		w := serve(s, method, target, body, nil)
 		return w.Code, w.Body.String()
 	}
 	for _, tc := range []struct {
@@ -175,10 +162,7 @@ func TestSeedStaysInTheDocument(t *testing.T) {
 			t.Errorf("seed {%s}: %d %s; want 400 at reviews[0].%s saying %s", tc.review, code, body, tc.field, tc.says)
 		}
 	}
-	r := httptest.NewRequest(http.MethodGet, api.Prefix+"/feedbacks?counts_only=1", nil)
-	r.Header.Set(shared.HeaderSession, "seed")
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
+	w := serve(s, http.MethodGet, api.Prefix+"/feedbacks?counts_only=1", "", http.Header{shared.HeaderSession: {"seed"}})
 	if !strings.Contains(w.Body.String(), `"total":1009`) {
 		t.Errorf("after the refused seeds, the session's counts: %d %s; want the scenario's 1009", w.Code, w.Body)
 	}
@@ -187,4 +171,16 @@ func TestSeedStaysInTheDocument(t *testing.T) {
 			t.Errorf("seed {%s}: %d %s", ok, code, body)
 		}
 	}
+}
+
+// serve sends s a request with a JSON body and the headers h.
+func serve(s *testServer, method, target, body string, h http.Header) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	for k, v := range h {
+		r.Header[k] = v
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
 }
