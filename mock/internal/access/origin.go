@@ -172,8 +172,8 @@ func RefuseHost(r *http.Request) *wire.APIError {
 // a GET has effects too. Without Origin, Sec-Fetch-Site tells a page of
 // another site, and only a link followed to the API or the panel passes.
 // Browsers send no Sec-Fetch-* to a plain http:// name that is not this
-// machine (a container's service name, a LAN address); then Referer
-// tells, or, when a page sends none either, see pageMayHaveSent.
+// machine (a container's service name, a LAN address). Then the Referer
+// tells. Without one, pageMayHaveSent decides.
 // A refusal is returned for the caller to write.
 func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods func() []string) (answered bool, refusal *wire.APIError) {
 	origin := r.Header.Get("Origin")
@@ -195,10 +195,7 @@ func (g *Guard) CORS(w http.ResponseWriter, r *http.Request, kind Kind, methods 
 	h := w.Header()
 	h.Add("Vary", "Origin")
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	allowed := g.OriginAllowed(origin, r.Host)
-	if kind == Admin || kind == Panel {
-		allowed = g.AdminOriginAllowed(origin, r.Host)
-	}
+	allowed := g.mayCall(origin, r.Host, kind)
 	switch {
 	case !allowed && kind == Media:
 		return false, nil // the file without CORS headers: an <img> shows it, a script may not read it
@@ -239,10 +236,10 @@ func foreignSite(r *http.Request) bool {
 
 // mayCall reports whether a page at origin may call kind at host.
 func (g *Guard) mayCall(origin, host string, kind Kind) bool {
-	if kind == API {
-		return g.OriginAllowed(origin, host)
+	if kind == Admin || kind == Panel {
+		return g.AdminOriginAllowed(origin, host)
 	}
-	return g.AdminOriginAllowed(origin, host)
+	return g.OriginAllowed(origin, host)
 }
 
 // refererOrigin is the origin of r's Referer, "null" when it has none.
