@@ -77,12 +77,12 @@ var operations []Operation
 // at start; without it, any method and path is taken.
 func SetOperations(ops []Operation) { operations = ops }
 
-// CanFire lists the problems of a valid fault that can match no
+// CanFire lists the problems of a fault Validate took that can match no
 // operation of the API, each naming the nearest. A server that passes
 // other paths to a real service (a proxy) does not ask.
 func (f *Fault) CanFire() []wire.FieldProblem {
 	var p problems
-	if len(operations) > 0 && len(f.Validate()) == 0 {
+	if len(operations) > 0 {
 		checkOperation(f.Method, apiPath(f.Path), f.Method == "" || f.Method == "*", &p)
 	}
 	return p

@@ -99,7 +99,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 	}
 	for i := range sf.Faults {
 		probs := sf.Faults[i].Validate()
-		if sf.Proxy == nil { // else the fault may be for a path the proxy serves
+		if len(probs) == 0 && sf.Proxy == nil { // with a proxy, the fault may be for a path it serves
 			probs = append(probs, sf.Faults[i].CanFire()...)
 		}
 		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), probs) {
