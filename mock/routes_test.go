@@ -1,6 +1,7 @@
 package mock_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -33,14 +34,26 @@ func TestRoutingErrors(t *testing.T) {
 		{"PATCH", "/api/v1/feedbacks", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
 		{"POST", "/__mock/health", 405, mock.CodeMethodNotAllowed, "GET, HEAD"},
 	}
+	// A bad steering header does not hide what is wrong with the route:
+	// the route is checked first, as without the header.
+	badHeaders := [][]string{nil, {"X-Mock-Scenario", "No Such"}, {"X-Mock-Session", ""}, {"X-Mock-Seed", "0"}}
 	for _, tc := range tests {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
-			r := do(t, h, tc.method, tc.target, "")
-			checkError(t, tc.method+" "+tc.target, r, tc.status, tc.code, "")
-			if got := r.header.Get("Allow"); got != tc.allow {
-				t.Errorf("Allow = %q, want %q", got, tc.allow)
+			for _, header := range badHeaders {
+				r := do(t, h, tc.method, tc.target, "", header...)
+				checkError(t, fmt.Sprint(tc.method, " ", tc.target, " ", header), r, tc.status, tc.code, "")
+				if got := r.header.Get("Allow"); got != tc.allow {
+					t.Errorf("%v: Allow = %q, want %q", header, got, tc.allow)
+				}
 			}
 		})
+	}
+	// The same headers on a route that exists are the 400 they were.
+	for _, header := range badHeaders[1:] {
+		r := do(t, h, "GET", "/api/v1/feedbacks", "", header...)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("GET /api/v1/feedbacks with %v: status %d, want 400", header, r.status)
+		}
 	}
 }
 

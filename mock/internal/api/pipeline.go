@@ -89,7 +89,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		seed, err = requestSeed(r.Header)
 	}
 	if err != nil {
-		a.writeError(rec, r, err) // before the session is made: a bad request changes nothing
+		a.refuse(rec, r, err) // before the session is made: a bad request changes nothing
 		return
 	}
 	entry.Session = sid
@@ -100,7 +100,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		ss, sc, err = a.State.Resolve(sid, r.Header.Get(HeaderScenario))
 	}
 	if err != nil {
-		a.writeError(rec, r, err)
+		a.refuse(rec, r, err)
 		return
 	}
 	entry.Scenario = sc.Name
@@ -137,6 +137,17 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if end != nil {
 		end()
 	}
+}
+
+// refuse answers a request whose steering headers are bad. A method or
+// path that no operation takes is wrong first: it gets the router's 404
+// or 405 with Allow, as without the headers.
+func (a *API) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if find(r.URL.EscapedPath(), r.Method) == nil {
+		a.Fallback.ServeHTTP(w, r)
+		return
+	}
+	a.writeError(w, r, err)
 }
 
 // journal records a request's entry in ss's journal, if it has a
