@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,13 +218,23 @@ func TestAdminDataSettingsOverrides(t *testing.T) {
 	checkError(t, "settings of all", admin(t, h, "GET", "/__mock/settings?session=*", ""), 400, mock.CodeInvalidParameter, "session")
 
 	// Overrides switch auth and a rate limit on for every session, until reset.
-	decodeOK(t, "PUT overrides", admin(t, h, "PUT", "/__mock/overrides", `{"auth":{"type":"bearer","tokens":["demo-token"]},"rate_limit":{"requests":1,"window":"1h"}}`), new(mock.Overrides))
+	var o mock.Overrides
+	decodeOK(t, "PUT overrides", admin(t, h, "PUT", "/__mock/overrides", `{"auth":{"type":"bearer","tokens":["demo-token","t2"]},"rate_limit":{"requests":1,"window":"1h"}}`), &o)
+	// The tokens set never come back: each is hidden, in both answers.
+	hidden := []string{"[redacted]"}
+	if o.Auth == nil || !slices.Equal(o.Auth.Tokens, hidden) {
+		t.Errorf("PUT overrides answers auth %+v, want them redacted", o.Auth)
+	}
+	decodeOK(t, "GET overrides", admin(t, h, "GET", "/__mock/overrides", ""), &o)
+	if o.Auth == nil || o.Auth.Type != "bearer" || !slices.Equal(o.Auth.Tokens, hidden) {
+		t.Errorf("GET overrides shows auth %+v, want them redacted", o.Auth)
+	}
 	checkError(t, "no token", get(t, h, "/api/v1/feedbacks"), 401, mock.CodeUnauthorized, "")
 	if r := get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-token"); r.status != 200 {
 		t.Errorf("with the token: %d", r.status)
 	}
 	checkError(t, "second request", get(t, h, "/api/v1/feedbacks", "Authorization", "Bearer demo-token"), 429, mock.CodeRateLimited, "")
-	for _, bad := range []string{`{"auth":{"type":"basic"}}`, `{"auth":{"type":"bearer"}}`, `{"rate_limit":{"requests":0,"window":"1s"}}`, `{"x":1}`} {
+	for _, bad := range []string{`{"auth":{"type":"bearer","tokens":["[redacted]"]}}`, `{"auth":{"type":"basic"}}`, `{"auth":{"type":"bearer"}}`, `{"rate_limit":{"requests":0,"window":"1s"}}`, `{"x":1}`} {
 		if r := admin(t, h, "PUT", "/__mock/overrides", bad); r.status != 400 {
 			t.Errorf("PUT overrides %s: %d", bad, r.status)
 		}

@@ -149,6 +149,17 @@ func (o Overrides) Size() int {
 	return n
 }
 
+// Shown is o as an answer shows it: the tokens a client set are
+// secrets, so the list is one wire.Redacted.
+func (o Overrides) Shown() Overrides {
+	if o.Auth != nil && len(o.Auth.Tokens) > 0 {
+		auth := *o.Auth
+		auth.Tokens = []string{wire.Redacted}
+		o.Auth = &auth
+	}
+	return o
+}
+
 // Over lays o over base: each field o sets wins.
 func (o Overrides) Over(base Overrides) Overrides {
 	if o.Auth == nil {

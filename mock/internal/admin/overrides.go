@@ -2,6 +2,7 @@ package admin
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/replymock/replymock/mock/internal/access"
 	"github.com/replymock/replymock/mock/internal/session"
@@ -14,7 +15,7 @@ func (a *Admin) handleOverridesGet(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, a.State.OverridesFor(sid), nil
+	return http.StatusOK, a.State.OverridesFor(sid).Shown(), nil
 }
 
 // overridesBody is the shape of PUT /__mock/overrides.
@@ -36,8 +37,11 @@ func (a *Admin) handleOverridesPut(r *http.Request) (int, any, error) {
 	if err := decodeBody(r, overridesBody, &o); err != nil {
 		return 0, nil, err
 	}
+	if o.Auth != nil && slices.Contains(o.Auth.Tokens, wire.Redacted) {
+		return 0, nil, wire.InvalidBody("auth.tokens", "%s is how an answer shows the tokens: send the tokens themselves", wire.Redacted)
+	}
 	if err := a.State.SetOverridesFor(sid, o); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, o, nil
+	return http.StatusOK, o.Shown(), nil
 }

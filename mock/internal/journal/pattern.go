@@ -88,8 +88,8 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 			return nil, wire.InvalidParameter(field, "must name a query parameter: query.NAME=VALUE")
 		}
 		p := part{kind: partQuery, field: field, name: name, want: want, secret: rd.Secret(name)}
-		if p.secret && want != Redacted {
-			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give %s, as journaled, to match it by name", name, Redacted)
+		if p.secret && want != wire.Redacted {
+			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give %s, as journaled, to match it by name", name, wire.Redacted)
 		}
 		more = append(more, p)
 	}
@@ -106,7 +106,7 @@ func moreParts(f Filter, rd *Redactor) ([]part, error) {
 		seen[canon] = name
 		p := part{kind: partHeader, field: field, name: canon, want: want, secret: rd.Secret(canon)}
 		if p.secret && !redactedForm(want) {
-			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give its scheme alone (Bearer) or as journaled (Bearer %s)", canon, Redacted)
+			return nil, wire.InvalidParameter(field, "%s is journaled redacted, so it cannot be matched by value: give its scheme alone (Bearer) or as journaled (Bearer %s)", canon, wire.Redacted)
 		}
 		more = append(more, p)
 	}
@@ -143,7 +143,7 @@ func (p *part) check(r *Record, sc *scan) (bool, *string) {
 			return false, nil
 		}
 		if p.secret {
-			vals = slices.Repeat([]string{Redacted}, len(vals))
+			vals = slices.Repeat([]string{wire.Redacted}, len(vals))
 		}
 		got := strings.Join(vals, ", ")
 		return slices.Contains(vals, p.want), &got

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // A redacted header keeps its first word only when it is a known
@@ -74,7 +76,7 @@ func TestCredentialNames(t *testing.T) {
 		if !(*Redactor)(nil).Secret(name) {
 			t.Errorf("%s is not taken for a credential", name)
 		}
-		if got := (*Redactor)(nil).headers(http.Header{name: {"s3cret"}})[name]; got != Redacted {
+		if got := (*Redactor)(nil).headers(http.Header{name: {"s3cret"}})[name]; got != wire.Redacted {
 			t.Errorf("header %s: s3cret is journaled as %q", name, got)
 		}
 		if got := (*Redactor)(nil).query(name + "=s3cret&limit=5"); got != name+"=[redacted]&limit=5" {

@@ -12,9 +12,6 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// Redacted stands for a secret wherever one is shown as having been.
-const Redacted = "[redacted]"
-
 // A rule on names, not a list, tells which headers and query parameters
 // carry credentials: services name their keys freely (X-Acme-Token,
 // access_token), and a list would miss the next one. The rule may redact
@@ -116,7 +113,7 @@ func (rd *Redactor) query(raw string) string {
 	return queryParam.ReplaceAllStringFunc(raw, func(param string) string {
 		k, _, _ := strings.Cut(param, "=")
 		if rd.Secret(unescape(k)) {
-			return k + "=" + Redacted
+			return k + "=" + wire.Redacted
 		}
 		return param
 	})
@@ -151,9 +148,9 @@ func redactValues(vs []string) []string {
 	for i, v := range vs {
 		scheme, _, found := strings.Cut(strings.TrimSpace(v), " ")
 		if found && authSchemes[strings.ToLower(scheme)] {
-			out[i] = scheme + " " + Redacted
+			out[i] = scheme + " " + wire.Redacted
 		} else {
-			out[i] = Redacted
+			out[i] = wire.Redacted
 		}
 	}
 	return out
@@ -164,5 +161,5 @@ func redactValues(vs []string) []string {
 // the stand-in alone. Anything else would be a guess at the secret.
 func redactedForm(want string) bool {
 	scheme, rest, found := strings.Cut(want, " ")
-	return want == Redacted || authSchemes[strings.ToLower(scheme)] && (!found || rest == Redacted)
+	return want == wire.Redacted || authSchemes[strings.ToLower(scheme)] && (!found || rest == wire.Redacted)
 }

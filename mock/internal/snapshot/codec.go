@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/wire"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -71,7 +70,7 @@ func blockStyle(n *yaml.Node) {
 func (snap *Snapshot) RedactTokens() {
 	if o := snap.Overrides; o != nil && o.Auth != nil && len(o.Auth.Tokens) > 0 {
 		c, a := *o, *o.Auth
-		a.Tokens = []string{journal.Redacted}
+		a.Tokens = []string{wire.Redacted}
 		c.Auth = &a
 		snap.Overrides = &c
 	}

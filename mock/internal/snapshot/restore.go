@@ -99,7 +99,7 @@ func (rs *restoring) session(snap *Snapshot) {
 	}
 	if snap.Overrides != nil {
 		o := *snap.Overrides
-		if a := o.Auth; a != nil && slices.Contains(a.Tokens, journal.Redacted) {
+		if a := o.Auth; a != nil && slices.Contains(a.Tokens, wire.Redacted) {
 			o.Auth = nil
 			rs.drop("overrides.auth: its tokens were redacted when the snapshot was taken: the session's auth is the scenario's (PUT /__mock/overrides to set one)")
 		}

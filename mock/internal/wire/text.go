@@ -30,3 +30,6 @@ func JoinWords(words []string, conj string) string {
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
+
+// Redacted stands for a secret wherever one is shown as having been.
+const Redacted = "[redacted]"

@@ -283,7 +283,8 @@ export interface paths {
          * Replace the scenario's auth, rate limit and strict mode
          * @description For every session, until POST /__mock/reset of all; with
          *     `?session=ID`, that session's own, which win field by field and go
-         *     with the session (at most 64 KiB of tokens a session).
+         *     with the session (at most 64 KiB of tokens a session). The
+         *     answers show the tokens as one `[redacted]`, which a PUT refuses.
          */
         put: operations["setOverrides"];
         post?: never;
@@ -1960,7 +1961,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The overrides; a field is null when it does not override. */
+            /** @description The overrides; a field is null when it does not override. Tokens are shown as one "[redacted]". */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2009,7 +2010,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The overrides as set. */
+            /** @description The overrides as set, the tokens redacted. */
             200: {
                 headers: {
                     [name: string]: unknown;
