@@ -113,7 +113,22 @@ func TestJournalTrimsOversizedRequests(t *testing.T) {
 	if p.Status != 404 || p.Path != path[:mock.MaxJournalHead] || len(p.Cut) != 1 || p.Cut[0] != fmt.Sprintf("path: kept %d of %d bytes", mock.MaxJournalHead, len(path)) {
 		t.Errorf("long path: status %d, %d bytes kept, cut %q", p.Status, len(p.Path), p.Cut)
 	}
-	if r := h.Requests(mock.JournalFilter{Path: "/api/v1/feedbacks"}); len(r) != 1 || r[0].Cut == nil {
+	// A body and an answer past MaxJournalBody are named too.
+	body := `{"feedback":[{"rating":2,"tone":"warm"}]` + strings.Repeat(" ", mock.MaxJournalBody) + "}"
+	do(t, h, "PATCH", "/api/v1/settings/ai", body, "X-Mock-Session", "trim", "Content-Type", "application/json")
+	get(t, h, "/api/v1/feedbacks?limit=100", "X-Mock-Session", "trim")
+	e = h.Requests(mock.JournalFilter{Session: "trim"})
+	if len(e) != 4 {
+		t.Fatalf("%d entries, want 4", len(e))
+	}
+	wantPatch := fmt.Sprintf("body: kept %d of %d bytes read", mock.MaxJournalBody, len(body))
+	if pe := e[2]; pe.Status != 200 || !slices.Contains(pe.Cut, wantPatch) {
+		t.Errorf("PATCH with a %d-byte body: status %d, cut %q; want %q", len(body), pe.Status, pe.Cut, wantPatch)
+	}
+	if le := e[3]; len(le.Cut) != 1 || !strings.HasPrefix(le.Cut[0], fmt.Sprintf("response: kept %d of ", mock.MaxJournalBody)) {
+		t.Errorf("a list of 100: cut %q; want the response's", le.Cut)
+	}
+	if r := h.Requests(mock.JournalFilter{Path: "/api/v1/feedbacks"}); len(r) != 2 || r[0].Cut == nil {
 		t.Errorf("the trimmed entry is not found by its path: %d entries", len(r))
 	}
 }
@@ -460,6 +475,8 @@ func TestJournalKeepsPagesNotPooledBuffers(t *testing.T) {
 			t.Errorf("entry %d (%s?%s): the journal kept %d bytes that differ from the %d sent", e.Seq, e.Path, e.Query, len(e.Response), len(body))
 		case e.Truncated != (len(body) > mock.MaxJournalBody):
 			t.Errorf("entry %d: truncated %v for a %d-byte answer", e.Seq, e.Truncated, len(body))
+		case e.Truncated && !slices.Equal(e.Cut, []string{fmt.Sprintf("response: kept %d of %d bytes", mock.MaxJournalBody, len(body))}):
+			t.Errorf("entry %d: cut %q for a %d-byte answer", e.Seq, e.Cut, len(body))
 		}
 	}
 }

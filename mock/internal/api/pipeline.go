@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -159,6 +160,12 @@ func (a *API) journal(x *Exchange, ss *session.Session, entry *journal.Record, t
 	rec, body := &x.rec, &x.body
 	entry.DurationMS = float64(took.Microseconds()) / 1000
 	entry.Body, entry.Truncated = body.buf.String(), body.cut || rec.cut
+	if body.cut {
+		entry.Cut = append(entry.Cut, fmt.Sprintf("body: kept %d of %d bytes read", body.buf.Len(), body.read))
+	}
+	if rec.cut {
+		entry.Cut = append(entry.Cut, fmt.Sprintf("response: kept %d of %d bytes", rec.kept, rec.sent))
+	}
 	entry.Resp, entry.More, entry.Lent = rec.first, rec.more, rec.firstLent
 	a.State.Journals().Record(ss.Key(), *entry)
 }

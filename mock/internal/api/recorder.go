@@ -22,6 +22,7 @@ type recorder struct {
 	first  []byte // most answers are written at once
 	more   [][]byte
 	kept   int
+	sent   int // the body's bytes, kept or not
 	cut    bool
 
 	hold  bool
@@ -51,6 +52,7 @@ func (w *recorder) Write(b []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	keep := b
+	w.sent += len(b)
 	if room := journal.MaxBody - w.kept; len(b) > room {
 		w.cut = true
 		keep = nil
@@ -92,7 +94,7 @@ func (w *recorder) FlushError() error {
 // (a handler that panicked halfway).
 func (w *recorder) discard() {
 	if w.hold {
-		w.status, w.first, w.more, w.kept, w.cut, w.held, w.flush = 0, nil, nil, 0, false, nil, false
+		w.status, w.first, w.more, w.kept, w.sent, w.cut, w.held, w.flush = 0, nil, nil, 0, 0, false, nil, false
 		w.firstLent = false
 		w.putLent()
 	}
@@ -138,13 +140,15 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // capture reads a request body through, keeping its start.
 type capture struct {
-	r   io.ReadCloser
-	buf bytes.Buffer
-	cut bool
+	r    io.ReadCloser
+	buf  bytes.Buffer
+	read int // the bytes read, kept or not
+	cut  bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	c.read += n
 	b := p[:n]
 	if room := journal.MaxBody - c.buf.Len(); len(b) > room {
 		b, c.cut = b[:max(room, 0)], true

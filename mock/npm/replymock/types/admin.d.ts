@@ -770,8 +770,10 @@ export interface components {
              */
             truncated?: true;
             /**
+             * @description What was cut for the journal (path, query, headers, body, response), with the bytes kept.
              * @example [
-             *       "query: kept 16384 of 40012 bytes"
+             *       "query: kept 16384 of 40012 bytes",
+             *       "response: kept 32768 of 90211 bytes"
              *     ]
              */
             cut?: string[];
