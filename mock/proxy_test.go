@@ -1,6 +1,8 @@
 package mock_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -334,5 +336,50 @@ func TestProxyRefusesPathsLeavingTheAPI(t *testing.T) {
 		if r := get(t, h, p); r.status != http.StatusNoContent {
 			t.Errorf("%s: %d %s", p, r.status, r.body)
 		}
+	}
+}
+
+// The upstream's body goes to the client as the upstream sent it: the
+// mock asks for no compression the client did not ask for, and inflates
+// nothing, so a small gzip answer cannot reach the client gigabytes long.
+func TestProxyPassesCompressionThrough(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(make([]byte, 4<<20)) // 4 MiB of zeros, some 4 KB zipped
+	zw.Close()
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(zipped.Bytes())
+			return
+		}
+		io.WriteString(w, "plain")
+	})
+	srv := httptest.NewServer(newServer(t, mock.Options{Proxy: up.URL}))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}} // sends Accept-Encoding only when told
+	for _, accept := range []string{"", "gzip"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/zip", nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, wantEncoding := "plain", ""
+		if accept != "" {
+			want, wantEncoding = zipped.String(), "gzip"
+		}
+		if string(body) != want || resp.Header.Get("Content-Encoding") != wantEncoding {
+			t.Errorf("Accept-Encoding %q: %d bytes, Content-Encoding %q; want %d bytes, %q",
+				accept, len(body), resp.Header.Get("Content-Encoding"), len(want), wantEncoding)
+		}
+	}
+	seen, _ := up.requests()
+	if len(seen) != 2 || seen[0].Header.Get("Accept-Encoding") != "" || seen[1].Header.Get("Accept-Encoding") != "gzip" {
+		t.Errorf("the upstream saw Accept-Encoding %q, %q; want the client's", seen[0].Header.Get("Accept-Encoding"), seen[1].Header.Get("Accept-Encoding"))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -118,6 +119,9 @@ func newProxy(base string, timeout time.Duration, token string, log *slog.Logger
 		TLSHandshakeTimeout:   10 * time.Second,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       30 * time.Second,
+		// The body goes as the upstream sent it: decompressed here, a
+		// small gzip answer could reach the client gigabytes long.
+		DisableCompression: true,
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -202,6 +206,8 @@ func CheckPath(r *http.Request, prefix string) *wire.APIError {
 		bad = "it holds an encoded slash"
 	case strings.Contains(lp, "%2e") || strings.Contains(lp, "%2f") || strings.Contains(lp, "%5c"):
 		bad = "it holds a dot, slash or backslash encoded twice"
+	case !utf8.ValidString(p):
+		bad = "it holds bytes that are not UTF-8, which some servers read as a dot or slash (%c0%ae)"
 	default:
 		for seg := range strings.SplitSeq(p, "/") {
 			if seg, _, _ = strings.Cut(seg, ";"); seg == "." || seg == ".." {

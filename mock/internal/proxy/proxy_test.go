@@ -58,7 +58,8 @@ func TestPoolSpec(t *testing.T) {
 // A path that is plainly under /api/v1, however it is read, goes
 // upstream; one that an upstream could read as leading out of it is
 // refused: dot segments (also before a ;parameter), backslashes, slashes
-// sent encoded, dots, slashes and backslashes encoded twice.
+// sent encoded, dots, slashes and backslashes encoded twice, bytes that
+// are not UTF-8 (an overlong dot).
 func TestCheckPath(t *testing.T) {
 	refused := []string{
 		"/api/v1/../../admin",
@@ -78,6 +79,9 @@ func TestCheckPath(t *testing.T) {
 		"/api/v1/%255cadmin",
 		"/api/v10/questions",
 		"/admin",
+		"/api/v1/%c0%ae%c0%ae/admin",
+		"/api/v1/%e0%80%ae",
+		"/api/v1/%ff",
 	}
 	for _, raw := range refused {
 		u, err := url.Parse(raw)
