@@ -193,8 +193,9 @@ func TestFleetStoreBudget(t *testing.T) {
 
 // TestFleetStoreFull: a write Redis refuses (full: past its maxmemory,
 // with no eviction) answers 503 store_unavailable saying what Redis
-// said, and changes nothing on any replica; once Redis has room, the
-// same write goes through, with no restart.
+// said, and changes nothing on any replica; reads go on and health says
+// full. Once Redis has room, the same write goes through, with no
+// restart.
 func TestFleetStoreFull(t *testing.T) {
 	rs, ss := fleet(t, 2, mock.Options{})
 	a, b := ss[0], ss[1]
@@ -214,7 +215,22 @@ func TestFleetStoreFull(t *testing.T) {
 	if !strings.Contains(string(r.body), "refused the write") || !strings.Contains(string(r.body), "OOM") || r.header.Get("Retry-After") == "" {
 		t.Fatalf("a PATCH Redis refuses: %s %v", r.body, r.header)
 	}
+	// Reads go on, with no word of a store out of reach, and health says
+	// the store is full.
+	if r := raw(b, http.MethodGet, "/api/v1/feedbacks?limit=1", "", mock.HeaderSession, "full"); r.status != http.StatusOK || len(r.header.Values(mock.HeaderWarning)) > 0 {
+		t.Errorf("a read while Redis is full: %d, warnings %q", r.status, r.header.Values(mock.HeaderWarning))
+	}
+	var h mock.Health
+	decodeOK(t, "health while full", do(t, b, http.MethodGet, "/__mock/health", ""), &h)
+	if h.Store.State != "full" || !strings.Contains(h.Store.Error, "maxmemory") {
+		t.Errorf("health while Redis is full: %+v", h.Store)
+	}
 	maxmemory("0")
+	var h2 mock.Health
+	decodeOK(t, "health with room", do(t, b, http.MethodGet, "/__mock/health", ""), &h2)
+	if h2.Store.State != "ok" || h2.Store.Error != "" {
+		t.Errorf("health once Redis has room: %+v", h2.Store)
+	}
 	if got := sameOn(t, "after the refusal", "/api/v1/settings/ai", "full", a, b); string(got.body) != string(before.body) {
 		t.Fatalf("a refused write changed the session: %s", got.body)
 	}

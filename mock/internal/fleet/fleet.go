@@ -270,11 +270,11 @@ func (s *Store) Attach(ctx context.Context, k *snapshot.Keeper, anchor time.Time
 type Health struct {
 	Kind  string `json:"kind"`          // memory or redis
 	URL   string `json:"url,omitempty"` // without its password
-	State string `json:"state"`         // ok, or unreachable
+	State string `json:"state"`         // ok, unreachable, or full
 	// LostAt is when this replica found that Redis had lost its data
 	// (RFC 3339), within the last minute.
 	LostAt string `json:"lost_at,omitempty"`
-	Error  string `json:"error,omitempty"` // why, when unreachable
+	Error  string `json:"error,omitempty"` // why, when not ok
 }
 
 // Health says whether the last exchange with Redis went through, or,
@@ -291,11 +291,43 @@ func (s *Store) Health() Health {
 	if !s.up.Load() {
 		h.State = "unreachable"
 		h.Error, _ = s.lastErr.Load().(string)
+	} else if full := s.fullness(); full != "" {
+		h.State, h.Error = "full", full
 	}
 	if at, ok := s.lostLately(); ok {
 		h.LostAt = at.UTC().Format(time.RFC3339)
 	}
 	return h
+}
+
+// fullness says, when Redis is at its maxmemory, how full it is: it
+// then refuses writes (or, with an eviction policy, drops keys). It is
+// "" when Redis has room or does not say.
+func (s *Store) fullness() string {
+	var info string
+	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
+		info, err = s.client.Do(ctx, s.client.B().Info().Section("memory").Build()).ToString()
+		return err
+	})
+	if err != nil {
+		return ""
+	}
+	used, limit := infoInt(info, "used_memory"), infoInt(info, "maxmemory")
+	if limit == 0 || used < limit {
+		return ""
+	}
+	return fmt.Sprintf("Redis uses %d bytes, at its maxmemory of %d: writes are refused until it has room", used, limit)
+}
+
+// infoInt reads the number a line "name:N" of Redis's INFO gives, or 0.
+func infoInt(info, name string) int64 {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // downTimeout bounds an exchange with Redis while it is known to be out

@@ -572,15 +572,15 @@ export interface components {
             read_only: boolean;
             /** @description The server has an `--admin-token`: every admin route but health needs it. */
             token_required: boolean;
-            /** @description Where the sessions and the server's state are kept (`--store`), and whether it answers. While a Redis store is `unreachable`, reads answer from the state this replica last knew (with an `X-Mock-Warning`), writes answer 503 `store_unavailable`. */
+            /** @description Where the sessions and the server's state are kept (`--store`), and whether it answers. While a Redis store is `unreachable`, reads answer from the state this replica last knew (with an `X-Mock-Warning`), writes answer 503 `store_unavailable`; while it is `full` (at its maxmemory), reads are served and writes answer 503 `store_unavailable`. */
             store: {
                 /** @enum {string} */
                 kind: "memory" | "redis";
                 /** @description The Redis URL, its password shown as xxxxx. */
                 url?: string;
                 /** @enum {string} */
-                state: "ok" | "unreachable";
-                /** @description Why the store is unreachable. */
+                state: "ok" | "unreachable" | "full";
+                /** @description Why the store is unreachable or full. */
                 error?: string;
                 /**
                  * Format: date-time
