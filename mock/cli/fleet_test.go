@@ -239,3 +239,73 @@ func TestStoreWaitsForRedis(t *testing.T) {
 		t.Fatalf("the log does not name the store: %s", logs.String())
 	}
 }
+
+// TestStalledWriterIsFenced: a replica stalled (SIGSTOP: a long GC
+// pause, a frozen VM) while it holds a session's lock loses the lock
+// when its TTL runs out; another replica then writes the session and
+// answers. When the stalled one resumes, its write is refused, not laid
+// over the other's. Over several rounds, nothing answered is lost.
+func TestStalledWriterIsFenced(t *testing.T) {
+	// Each round waits out the stalled replica's lock (lockTTL, 5 s).
+	const rounds = 3
+	rs := redistest.Start(t)
+	cmd, logs := startChild(t, "--store", rs.URL())
+	a := servingAddr(t, logs)
+	b, _, _ := fleetReplica(t, rs.URL())
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT) }) // so that it can be killed
+	for round := range rounds {
+		sid := fmt.Sprintf("stall%d", round)
+		// a's PATCH: headers and half the body, so a holds the lock and
+		// waits for the rest.
+		body := fmt.Sprintf(`{"feedback":[{"rating":3,"signature":"a-%d"}]}`, round)
+		pr, pw := io.Pipe()
+		req, _ := http.NewRequest(http.MethodPatch, a+"/api/v1/settings/ai", pr)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Mock-Session", sid)
+		req.ContentLength = int64(len(body))
+		answerA := make(chan int, 1)
+		go func() {
+			resp, err := stateClient.Do(req)
+			if err != nil {
+				answerA <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			answerA <- resp.StatusCode
+		}()
+		io.WriteString(pw, body[:10])
+		time.Sleep(300 * time.Millisecond) // a has the request, and the lock
+		if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		go func() { io.WriteString(pw, body[10:]); pw.Close() }()
+		// b waits for the lock until a's runs out, then writes.
+		st, resp, err := fleetCall(http.MethodPatch, b+"/api/v1/settings/ai",
+			fmt.Sprintf(`{"feedback":[{"rating":4,"signature":"b-%d"}]}`, round), "X-Mock-Session", sid)
+		if err != nil || st != http.StatusOK {
+			t.Fatalf("round %d: b's PATCH while a is stalled: %d %v %s", round, st, err, resp)
+		}
+		if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		var stA int
+		select {
+		case stA = <-answerA:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: a never answered after it resumed", round)
+		}
+		if stA != http.StatusServiceUnavailable {
+			t.Errorf("round %d: a's PATCH, whose lock ran out while it was stalled, answered %d; want 503", round, stA)
+		}
+		for _, base := range []string{a, b} {
+			_, got, err := fleetCall(http.MethodGet, base+"/api/v1/settings/ai", "", "X-Mock-Session", sid)
+			if err != nil || !strings.Contains(got, fmt.Sprintf(`"signature":"b-%d"`, round)) {
+				t.Fatalf("round %d: %s lost b's answered write: %v %.300s", round, base, err, got)
+			}
+			if strings.Contains(got, fmt.Sprintf(`"signature":"a-%d"`, round)) != (stA == http.StatusOK) {
+				t.Fatalf("round %d: a answered %d, and %s shows: %.300s", round, stA, base, got)
+			}
+		}
+	}
+}
