@@ -278,7 +278,7 @@ func TestSeedErrors(t *testing.T) {
 		{"every session", "/__mock/data?session=*", "", "session"},
 		{"bad session", "/__mock/data?session=a%20b", "", "session"},
 		{"unknown scenario", "/__mock/data?session=e", "nope", mock.HeaderScenario},
-		{"unknown scenario parameter", "/__mock/data?session=e&scenario=nope", "", mock.HeaderScenario},
+		{"unknown scenario parameter", "/__mock/data?session=e&scenario=nope", "", "scenario"},
 	} {
 		hdr := []string{"Content-Type", js}
 		if tc.scenario != "" {

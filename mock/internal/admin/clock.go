@@ -36,17 +36,20 @@ func (a *Admin) handleClock(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	name := requestScenario(r)
+	name, field := requestScenario(r)
 	find := a.State.Peek // reading the clock creates no session
 	if r.Method == http.MethodPost {
 		find = a.State.Resolve
 	}
 	ss, sc, err := find(sid, name)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, namedBy(err, field)
 	}
 	if sc.Shop() == nil {
-		return 0, nil, wire.InvalidParameter("session", "scenario %q has no living shop (its file has no shop:)", sc.Name)
+		if name == "" {
+			field = sessionField(r)
+		}
+		return 0, nil, wire.InvalidParameter(field, "scenario %q has no living shop (its file has no shop:)", sc.Name)
 	}
 	now := a.Now()
 	clock := Clock{Session: sid, Scenario: sc.Name}

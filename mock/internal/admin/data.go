@@ -50,9 +50,10 @@ func (a *Admin) handleData(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ss, sc, err := a.State.Peek(sid, requestScenario(r))
+	name, field := requestScenario(r)
+	ss, sc, err := a.State.Peek(sid, name)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, namedBy(err, field)
 	}
 	st, err := ss.Reviews(sc, a.Now()) // a living shop's, as the list shows it
 	if err != nil {
@@ -107,9 +108,10 @@ func (a *Admin) handleDataPut(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	res, err := a.State.SeedReviews(sid, requestScenario(r), mode, recs)
+	name, field := requestScenario(r)
+	res, err := a.State.SeedReviews(sid, name, mode, recs)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, namedBy(err, field)
 	}
 	return http.StatusOK, res, nil
 }

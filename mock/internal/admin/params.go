@@ -1,7 +1,9 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shared"
@@ -31,10 +33,15 @@ func scope(r *http.Request, def string) (string, error) {
 type scopeKey struct{}
 
 // SessionParam is the session q names (session=), else the
-// X-Mock-Session header, else def. An empty one is refused, and a
-// scenario= given twice too.
+// X-Mock-Session header, else def. An empty one is refused, and an empty
+// scenario or one given twice too.
 func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
-	if _, _, err := q.Get("scenario"); err != nil {
+	if name, given, err := q.Get("scenario"); err != nil {
+		return "", err
+	} else if given && name == "" {
+		return "", wire.InvalidParameter("scenario", "is empty: name a scenario, or leave it out for the session's")
+	}
+	if _, err := shared.ScenarioHeader(r.Header); err != nil {
 		return "", err
 	}
 	sid, given, err := q.Get("session")
@@ -50,7 +57,18 @@ func SessionParam(q wire.Query, r *http.Request, def string) (string, error) {
 	case sid == session.All || session.ValidID(sid): // not "": an unset variable must not mean every session
 		return sid, nil
 	}
-	return "", wire.InvalidParameter("session", "must be * or "+session.MsgBadID)
+	return "", wire.InvalidParameter(sessionField(r), "must be * or %s", strings.TrimPrefix(session.MsgBadID, "must be "))
+}
+
+// sessionField is the parameter that names r's session, for its errors:
+// session=, else X-Mock-Session.
+func sessionField(r *http.Request) string {
+	if q, _ := wire.ReadQuery(r.URL.RawQuery, adminParams); len(r.Header.Values(shared.HeaderSession)) > 0 {
+		if _, given, _ := q.Get("session"); !given {
+			return shared.HeaderSession
+		}
+	}
+	return "session"
 }
 
 // oneSession is scope for one session, by default the default one.
@@ -59,23 +77,34 @@ func oneSession(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return sid, notAll(sid)
+	return sid, notAll(r, sid)
 }
 
 // notAll refuses "*" where one session is meant.
-func notAll(sid string) error {
+func notAll(r *http.Request, sid string) error {
 	if sid == session.All {
-		return wire.InvalidParameter("session", "must name one session, not *")
+		return wire.InvalidParameter(sessionField(r), "must name one session, not *")
 	}
 	return nil
 }
 
-// requestScenario is the scenario an admin request names, else "" for
-// the session's.
-func requestScenario(r *http.Request) string {
+// requestScenario is the scenario an admin request names (scenario=,
+// else X-Mock-Scenario), "" for the session's, and the parameter that
+// named it, for errors.
+func requestScenario(r *http.Request) (name, field string) {
 	q, _ := wire.ReadQuery(r.URL.RawQuery, adminParams) // scope has refused a bad one
-	if name, _, _ := q.Get("scenario"); name != "" {
-		return name
+	if name, given, _ := q.Get("scenario"); given {
+		return name, "scenario"
 	}
-	return r.Header.Get(shared.HeaderScenario)
+	return r.Header.Get(shared.HeaderScenario), shared.HeaderScenario
+}
+
+// namedBy says err, about the scenario a request named, of field, the
+// parameter that named it.
+func namedBy(err error, field string) error {
+	var ae *wire.APIError
+	if errors.As(err, &ae) && ae.Field == shared.HeaderScenario {
+		ae.Field = field
+	}
+	return err
 }

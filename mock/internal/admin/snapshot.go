@@ -58,7 +58,7 @@ func snapshotQuery(r *http.Request) (asYAML bool, sid string, err error) {
 		sid, err = SessionParam(q, r, session.Default)
 	}
 	if err == nil {
-		err = notAll(sid)
+		err = notAll(r, sid)
 	}
 	if err != nil {
 		return false, "", err
@@ -95,7 +95,7 @@ func (a *Admin) handleSnapshotPost(r *http.Request) (int, any, error) {
 	}
 	sid, err := SessionParam(q, r, "")
 	if err == nil {
-		err = notAll(sid)
+		err = notAll(r, sid)
 	}
 	if err != nil {
 		return 0, nil, err

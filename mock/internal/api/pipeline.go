@@ -89,6 +89,10 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if err == nil {
 		seed, err = requestSeed(r.Header)
 	}
+	var scenarioName string
+	if err == nil {
+		scenarioName, err = shared.ScenarioHeader(r.Header)
+	}
 	if err != nil {
 		a.refuse(rec, r, err) // before the session is made: a bad request changes nothing
 		return
@@ -96,9 +100,9 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	entry.Session = sid
 	var sc *scenario.Scenario
 	if x.Public { // within what its clients may start
-		ss, sc, err = a.State.ResolveVisitor(sid, r.Header.Get(HeaderScenario), r.RemoteAddr)
+		ss, sc, err = a.State.ResolveVisitor(sid, scenarioName, r.RemoteAddr)
 	} else {
-		ss, sc, err = a.State.Resolve(sid, r.Header.Get(HeaderScenario))
+		ss, sc, err = a.State.Resolve(sid, scenarioName)
 	}
 	if err != nil {
 		a.refuse(rec, r, err)

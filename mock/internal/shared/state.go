@@ -15,6 +15,7 @@ package shared
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,6 +139,17 @@ const (
 	HeaderSession  = "X-Mock-Session"
 	HeaderScenario = "X-Mock-Scenario"
 )
+
+// ScenarioHeader is the scenario a request's X-Mock-Scenario names, ""
+// without one. An empty one is refused: an unset variable in a client
+// must not quietly mean the session's scenario.
+func ScenarioHeader(h http.Header) (string, error) {
+	names := h.Values(HeaderScenario)
+	if len(names) > 0 && names[0] == "" {
+		return "", wire.InvalidParameter(HeaderScenario, "is empty: name a scenario, or leave the header out for the session's")
+	}
+	return h.Get(HeaderScenario), nil
+}
 
 // ScenarioOf is the scenario a request of ss uses: name if given, else
 // the session's pick, else the server's.
