@@ -194,3 +194,73 @@ func TestAdminReadsCreateNoSession(t *testing.T) {
 			view.Session, view.Settings.Feedback[0].Tone, want)
 	}
 }
+
+// A session evicted (past MaxSessions, or idle past SessionTTL) and used
+// again says so, once: its first API answer after carries a warning
+// naming when and why, which its journal keeps. To make room, sessions
+// that only read go before those that wrote.
+func TestEvictedSessionSaysSo(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{MaxSessions: 3, SessionTTL: time.Hour, Now: clock.now})
+	write := func(sid string) {
+		t.Helper()
+		if r := do(t, h, "PATCH", "/api/v1/settings/ai", `{"feedback":[{"rating":1,"tone":"warm"}]}`, "Content-Type", "application/json", "X-Mock-Session", sid); r.status != 200 {
+			t.Fatalf("PATCH %s: %d", sid, r.status)
+		}
+		clock.add(time.Second)
+	}
+	read := func(sid string) []string {
+		t.Helper()
+		r := get(t, h, "/api/v1/settings/ai", "X-Mock-Session", sid)
+		clock.add(time.Second)
+		return r.header.Values(mock.HeaderWarning)
+	}
+	write("ci") // the oldest, but it wrote
+	read("r1")  // read only
+	read("r2")
+	write("w1") // evicts r1, not ci
+	if w := read("ci"); len(w) != 0 {
+		t.Fatalf("ci, kept, warns %q", w)
+	}
+	write("w2") // evicts r2
+	write("w3") // all wrote: evicts the least recently used, w1
+	w := read("w1")
+	if len(w) != 1 || !strings.Contains(w[0], "session w1 was evicted at 2026-11-20T12:00:") ||
+		!strings.Contains(w[0], "the least recently used, past --max-sessions 3") {
+		t.Fatalf("w1's first request after its eviction warns %q", w)
+	}
+	if tone := getSettingsAs(t, h, "w1").Feedback[0].Tone; tone == "warm" {
+		t.Errorf("w1 kept its settings through its eviction")
+	}
+	if w := read("w1"); len(w) != 0 {
+		t.Errorf("w1's second request warns again: %q", w)
+	}
+	entries := h.Requests(mock.JournalFilter{Session: "w1"})
+	if len(entries) == 0 || len(entries[0].Warnings) != 1 || !strings.Contains(entries[0].Warnings[0], "was evicted") {
+		t.Errorf("w1's journal does not keep the warning: %+v", entries)
+	}
+	// Verifying a request the eviction took says why it is missing; one
+	// that is there does not.
+	v, err := h.Verify(mock.JournalFilter{Session: "w1", Method: "PATCH"}, mock.AtLeast(1))
+	if err != nil || v.OK || !strings.Contains(v.Evicted, "session w1 was evicted at") {
+		t.Errorf("verify of w1's PATCH, gone with its eviction: %+v %v", v, err)
+	}
+	r := admin(t, h, "GET", "/__mock/verify?session=w1&method=PATCH", "")
+	if r.status != 409 || !strings.Contains(string(r.body), "session w1 was evicted at") {
+		t.Errorf("GET /__mock/verify of w1's PATCH: %d %s", r.status, r.body)
+	}
+	if v, err := h.Verify(mock.JournalFilter{Session: "w1", Method: "GET"}, mock.AtLeast(1)); err != nil || !v.OK || v.Evicted != "" {
+		t.Errorf("verify of w1's GETs: %+v %v", v, err)
+	}
+	// r1, evicted for room long ago, says so too.
+	if w := read("r1"); len(w) != 1 || !strings.Contains(w[0], "session r1 was evicted") {
+		t.Errorf("r1 warns %q", w)
+	}
+
+	// Idle past the TTL.
+	write("idle")
+	clock.add(2 * time.Hour)
+	if w := read("idle"); len(w) != 1 || !strings.Contains(w[0], "unused for longer than --session-ttl, 1h0m0s") {
+		t.Errorf("a session idle for 2 h warns %q", w)
+	}
+}

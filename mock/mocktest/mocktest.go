@@ -234,6 +234,9 @@ func failure(p Pattern, v mock.Verification) string {
 			fmt.Fprintf(&b, "\n  seq %d %s %s (session %s): %s", nm.Seq, nm.Method, nm.Path, nm.Session, nm.DiffersString())
 		}
 	}
+	if v.Evicted != "" {
+		b.WriteString("\n" + v.Evicted)
+	}
 	return b.String()
 }
 

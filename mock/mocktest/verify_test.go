@@ -142,3 +142,19 @@ func TestWaitFor(t *testing.T) {
 		t.Errorf("WaitFor with an invalid pattern: Fatalf calls %q, want one naming the path", rec.fatals)
 	}
 }
+
+// A verification that fails because its session was evicted says so.
+func TestVerifyNamesAnEviction(t *testing.T) {
+	srv := mocktest.New(t, mocktest.WithOptions(mock.Options{MaxSessions: 2}))
+	wantStatus(t, srv, "GET", "/feedbacks?limit=1", http.StatusOK, mock.HeaderSession, "gone")
+	wantStatus(t, srv, "GET", "/feedbacks?limit=1", http.StatusOK, mock.HeaderSession, "a")
+	wantStatus(t, srv, "GET", "/feedbacks?limit=1", http.StatusOK, mock.HeaderSession, "b") // evicts gone
+	wantStatus(t, srv, "GET", "/settings/ai", http.StatusOK, mock.HeaderSession, "gone")
+	rec := &recordingTB{}
+	if srv.Verify(rec, mocktest.Pattern{Session: "gone", Path: "/api/v1/feedbacks"}) {
+		t.Fatal("the request the eviction took was found")
+	}
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "\nsession gone was evicted at ") {
+		t.Errorf("the failure does not name the eviction: %q", rec.errors)
+	}
+}

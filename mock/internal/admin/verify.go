@@ -81,6 +81,9 @@ func verificationMessage(v journal.Verification) string {
 		nm := v.NearMisses[0]
 		fmt.Fprintf(&b, "; nearest: seq %d %s %s: %s", nm.Seq, nm.Method, nm.Path, nm.DiffersString())
 	}
+	if v.Evicted != "" {
+		b.WriteString("; " + v.Evicted)
+	}
 	return b.String()
 }
 

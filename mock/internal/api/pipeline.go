@@ -109,6 +109,11 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		return
 	}
 	entry.Scenario = sc.Name
+	if e, ok := ss.TakeEviction(); ok { // not a client's mistake: strict mode does not refuse it
+		text := e.Warning(sid)
+		rec.Header().Add(HeaderWarning, warningValue(text))
+		entry.Warnings = append(entry.Warnings, text)
+	}
 	if seed == 0 {
 		seed = sc.Seed
 	}

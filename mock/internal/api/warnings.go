@@ -257,12 +257,14 @@ func (c *clientWarnings) texts() []string {
 
 // setHeader puts the warnings in the answer's X-Mock-Warning header.
 func (c *clientWarnings) setHeader(h http.Header) {
-	texts := c.texts()
-	vs := make([]string, len(texts))
-	for i, t := range texts {
-		vs[i] = `299 replymock "` + quotedText.Replace(t) + `"`
+	for _, t := range c.texts() {
+		h.Add(HeaderWarning, warningValue(t)) // after any the server set
 	}
-	h[HeaderWarning] = append(h[HeaderWarning], vs...) // after any the server set
+}
+
+// warningValue is a warning's text as an X-Mock-Warning value.
+func warningValue(text string) string {
+	return `299 replymock "` + quotedText.Replace(text) + `"`
 }
 
 // quotedText escapes a warning's text for its quoted string (RFC 9110).

@@ -64,7 +64,15 @@ type Verification struct {
 	// NearMisses, when fewer entries matched than wanted, are the
 	// entries closest to the pattern: fewest differing parts, then newest.
 	NearMisses []NearMiss `json:"near_misses,omitzero"`
+	// Evicted, when fewer entries matched than wanted, is the warning of
+	// the newest request that found its session evicted: the requests
+	// before it went with the session.
+	Evicted string `json:"evicted,omitempty"`
 }
+
+// EvictedWords are in the warning of a session's first request after the
+// store evicted it, and in no other.
+const EvictedWords = " was evicted at "
 
 // NearMiss is an entry that does not match a pattern, with the parts
 // that differ.
@@ -138,6 +146,11 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 		if len(near) == NearMisses {
 			most = near[len(near)-1].n // a newer entry as near goes before it
 		}
+		for _, w := range r.Warnings {
+			if strings.Contains(w, EvictedWords) {
+				v.Evicted = w
+			}
+		}
 		n := differs(p.parts, r, most, sc)
 		if sc.over() {
 			return Verification{}, ErrScanTooLarge
@@ -159,7 +172,9 @@ func (j *Journals) Verify(p *Pattern, want Times) (Verification, error) {
 		v.Seqs = slices.Clone(v.Seqs[len(v.Seqs)-MaxVerifySeqs:])
 	}
 	v.OK = v.Matched >= want.Min && (want.Max < 0 || v.Matched <= want.Max)
-	if v.Matched < want.Min {
+	if v.Matched >= want.Min {
+		v.Evicted = ""
+	} else {
 		v.NearMisses = make([]NearMiss, 0, len(near))
 		for _, x := range near {
 			v.NearMisses = append(v.NearMisses, p.nearMiss(x.r))

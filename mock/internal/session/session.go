@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/access"
@@ -57,10 +58,13 @@ type Session struct {
 	dropped   bool                            // reset or evicted: no longer in the store
 	counters  map[*fault.Fault]*fault.Counter // of every fault the session's requests met
 	overrides access.Overrides
-	seeds     *seedBox // shared with the session a reset made
-	keeps     bool     // a kept session: its shops and seeds are counted in the budgets
-	stored    bool     // in the store: its overrides are counted in their budget
-	counted   bool     // the request under way met a fault's counter (Meet)
+	seeds     *seedBox  // shared with the session a reset made
+	keeps     bool      // a kept session: its shops and seeds are counted in the budgets
+	stored    bool      // in the store: its overrides are counted in their budget
+	counted   bool      // the request under way met a fault's counter (Meet)
+	eviction  *Eviction // of the session this one replaces, until an API request takes it
+
+	wrote atomic.Bool // something changed it: it is evicted after those that only read
 }
 
 // shared is what the sessions of a store use together.
@@ -117,6 +121,19 @@ func (ss *Session) Dropped() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.dropped
+}
+
+// TakeEviction returns, once, when and why the session this one
+// replaces was evicted.
+func (ss *Session) TakeEviction() (Eviction, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	e := ss.eviction
+	ss.eviction = nil
+	if e == nil {
+		return Eviction{}, false
+	}
+	return *e, true
 }
 
 // Key names the session's journal.
@@ -446,6 +463,7 @@ func (ss *Session) chargeOverridesLocked(n int) {
 
 // changed tells Config.Changed; it takes none of the session's locks.
 func (ss *Session) changed() {
+	ss.wrote.Store(true)
 	if f := ss.shared.changed; f != nil {
 		f(ss.id)
 	}

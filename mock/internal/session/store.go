@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -82,8 +83,9 @@ type Config struct {
 type Memory struct {
 	cfg    Config
 	shared *shared
-	mu     sync.Mutex // guards sessions and each session's lastUsed
+	mu     sync.Mutex // guards the fields below and each session's lastUsed
 	m      map[string]*Session
+	gone   evictions // the sessions evicted, for their next request
 }
 
 // NewMemory is an empty Memory store.
@@ -166,7 +168,7 @@ func (m *Memory) openLocked(id string) *Session {
 	now := m.cfg.Now()
 	ss, ok := m.m[id]
 	if ok && m.expired(ss, now) {
-		m.evictLocked(id) // expired: it starts again
+		m.evictLocked(id, now, m.ttlWhy()) // expired: it starts again
 		ok = false
 	}
 	if !ok {
@@ -174,6 +176,9 @@ func (m *Memory) openLocked(id string) *Session {
 		ss = m.New(id)
 		ss.key = m.cfg.Journals.Open(id)
 		ss.stored = true // nobody else has it yet: no overrides to count
+		if e, ok := m.gone.take(id); ok {
+			ss.eviction = &e
+		}
 		m.m[id] = ss
 	}
 	ss.lastUsed = now
@@ -192,6 +197,7 @@ func (m *Memory) listLocked(id string) []*Session {
 
 func (m *Memory) putLocked(ss *Session) {
 	m.dropLocked(ss.id)
+	m.gone.take(ss.id) // restored: it has what it had
 	now := m.cfg.Now()
 	m.evictForLocked(now)
 	ss.lastUsed = now
@@ -210,18 +216,22 @@ func (m *Memory) putLocked(ss *Session) {
 }
 
 // evictForLocked makes room for one more session: it drops the expired
-// sessions, then the least recently used. The caller holds m.mu.
+// sessions, then the least recently used, those that only read before
+// those that wrote. The caller holds m.mu.
 func (m *Memory) evictForLocked(now time.Time) {
 	pinned := func(id string) bool { return id == Default || m.cfg.Pinned != nil && m.cfg.Pinned(id) }
 	for oid, o := range m.m {
 		if !pinned(oid) && m.expired(o, now) {
-			m.evictLocked(oid)
+			m.evictLocked(oid, now, m.ttlWhy())
 		}
 	}
 	for len(m.m) >= m.cfg.Max {
 		var lru *Session
 		for oid, o := range m.m {
-			if !pinned(oid) && (lru == nil || o.lastUsed.Before(lru.lastUsed)) {
+			if pinned(oid) {
+				continue
+			}
+			if lru == nil || evictsBefore(o, lru) {
 				lru = o
 			}
 		}
@@ -229,16 +239,33 @@ func (m *Memory) evictForLocked(now time.Time) {
 			return
 		}
 		m.cfg.Log.Info("session evicted: too many sessions", "session", lru.id, "max", m.cfg.Max)
-		m.evictLocked(lru.id)
+		m.evictLocked(lru.id, now, fmt.Sprintf("the least recently used, past --max-sessions %d", m.cfg.Max))
 	}
 }
 
-// evictLocked drops session id to make room; the caller holds m.mu.
-func (m *Memory) evictLocked(id string) {
+// evictsBefore reports whether a goes before b to make room: a session
+// that only read goes before one that wrote, then the least recently
+// used. The caller holds m.mu.
+func evictsBefore(a, b *Session) bool {
+	if aw, bw := a.wrote.Load(), b.wrote.Load(); aw != bw {
+		return !aw
+	}
+	return a.lastUsed.Before(b.lastUsed)
+}
+
+// ttlWhy is why an expired session was evicted.
+func (m *Memory) ttlWhy() string {
+	return fmt.Sprintf("unused for longer than --session-ttl, %s", m.cfg.TTL)
+}
+
+// evictLocked drops session id to make room, and remembers why for its
+// next request; the caller holds m.mu.
+func (m *Memory) evictLocked(id string, now time.Time, why string) {
 	if m.cfg.Evicted != nil {
 		m.cfg.Evicted(id)
 	}
 	m.dropLocked(id)
+	m.gone.add(id, now, why)
 }
 
 // dropLocked forgets a session; the caller holds m.mu.

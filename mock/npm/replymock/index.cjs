@@ -387,6 +387,7 @@ function failure(pattern, v) {
       s += `\n  seq ${nm.seq} ${nm.method} ${nm.path} (session ${nm.session}): ${differs.join("; ")}`;
     }
   }
+  if (v.evicted) s += `\n${v.evicted}`;
   return s;
 }
 

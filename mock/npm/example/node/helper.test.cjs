@@ -96,6 +96,24 @@ test("verify counts, and a failure names the nearest misses", async () => {
   assert.match(many.message, /: 1, want exactly 0\nmatching seqs: \d+$/);
 });
 
+test("a verification that fails because the session was evicted says so", async () => {
+  const small = await startReplymock({ args: ["--max-sessions", "2"] });
+  try {
+    const s = small.session("evicted");
+    assert.equal((await s.fetch("/feedbacks?limit=1")).status, 200);
+    await small.session("other-1").fetch("/feedbacks?limit=1"); // evicts s
+    await small.session("other-2").fetch("/feedbacks?limit=1");
+    const res = await s.fetch("/settings/ai");
+    assert.ok(res.headers.get("x-mock-warning").includes(`session ${s.id} was evicted at `), res.headers.get("x-mock-warning"));
+    const err = await s.verify({ path: "/api/v1/feedbacks" }).catch((e) => e);
+    assert.ok(err instanceof VerificationError, String(err));
+    assert.ok(err.message.includes(`\nsession ${s.id} was evicted at `), err.message);
+    assert.ok(err.message.includes("(the least recently used, past --max-sessions 2)"), err.message);
+  } finally {
+    await small.stop();
+  }
+});
+
 test("waitFor returns a request that comes later; none in time names the nearest misses", async () => {
   const s = mock.session("wait");
   const waiting = s.waitFor({ method: "GET", query: { limit: 7 } }, { timeout: 5000 });

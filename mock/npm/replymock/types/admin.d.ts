@@ -807,6 +807,8 @@ export interface components {
             incomplete: boolean;
             /** @description When fewer matched than wanted, the entries closest to the pattern. */
             near_misses?: components["schemas"]["NearMiss"][];
+            /** @description When fewer matched than wanted, the warning of the newest request that found its session evicted (its requests before went with it). */
+            evicted?: string;
         };
         NearMiss: {
             /** Format: int64 */
