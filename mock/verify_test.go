@@ -544,3 +544,39 @@ func FuzzJournalPattern(f *testing.F) {
 		}
 	})
 }
+
+// A verification that fails for a pattern no operation of the API takes
+// says so, naming the nearest; one that matches, or a pattern an
+// operation takes, says nothing of it.
+func TestVerifyNamesAnUnreachablePattern(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	get(t, h, "/api/v1/feedbacks?limit=1")
+	for _, tc := range []struct {
+		method, path, want string
+	}{
+		{"GET", "/api/v1/feedback", "did you mean /feedbacks?"},
+		{"GET", "/feedback", "did you mean /feedbacks?"},
+		{"DELETE", "/api/v1/feedbacks", "no operation of path /feedbacks takes DELETE (they take GET, HEAD)"},
+		{"DELETE", "", "no operation takes DELETE"},
+		{"", "/api/v2/*", "the journal keeps the API's requests only, under /api/v1"},
+		{"", "/__mock/health", "the journal keeps the API's requests only"},
+		{"PATCH", "/api/v1/settings/ai", ""},
+		{"", "/api/v1/settings*", ""},
+		{"HEAD", "/feedbacks", ""},
+	} {
+		v, err := h.Verify(mock.JournalFilter{Method: tc.method, Path: tc.path}, mock.AtLeast(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" && v.Unreachable != "" || !strings.Contains(v.Unreachable, tc.want) {
+			t.Errorf("%s %s: unreachable %q, want %q", tc.method, tc.path, v.Unreachable, tc.want)
+		}
+	}
+	if v, _ := h.Verify(mock.JournalFilter{Path: "/api/v1/nope"}, mock.AtMost(0)); v.Unreachable != "" {
+		t.Errorf("a verification that holds notes %q", v.Unreachable)
+	}
+	r := admin(t, h, "GET", "/__mock/verify?path=/api/v1/feedback", "")
+	if r.status != 409 || !strings.Contains(string(r.body), "did you mean /feedbacks?") {
+		t.Errorf("GET /__mock/verify?path=/api/v1/feedback: %d %s", r.status, r.body)
+	}
+}

@@ -237,6 +237,9 @@ func failure(p Pattern, v mock.Verification) string {
 	if v.Evicted != "" {
 		b.WriteString("\n" + v.Evicted)
 	}
+	if v.Unreachable != "" {
+		b.WriteString("\n" + v.Unreachable)
+	}
 	return b.String()
 }
 

@@ -15,6 +15,7 @@ import (
 // asked.
 type journalQuery struct {
 	p      *journal.Pattern
+	f      journal.Filter // what p was compiled from
 	wait   time.Duration
 	params map[string]string // the route's own parameters (limit, count, ...)
 }
@@ -53,6 +54,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	if q.p, err = a.State.Journals().Compile(*f); err != nil {
 		return nil, err
 	}
+	q.f = *f
 	return q, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
@@ -27,7 +28,7 @@ func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
 	if err := a.waitFor(r, q, want.Min); err != nil {
 		return 0, nil, err
 	}
-	v, err := a.State.Journals().Verify(q.p, want)
+	v, err := a.verify(q.p, q.f, want)
 	if err != nil {
 		return 0, nil, err // past journal.MaxScanBytes
 	}
@@ -84,6 +85,9 @@ func verificationMessage(v journal.Verification) string {
 	if v.Evicted != "" {
 		b.WriteString("; " + v.Evicted)
 	}
+	if v.Unreachable != "" {
+		b.WriteString("; " + v.Unreachable)
+	}
 	return b.String()
 }
 
@@ -94,7 +98,35 @@ func (a *Admin) Verify(f journal.Filter, want journal.Times) (journal.Verificati
 	if err != nil {
 		return journal.Verification{}, err
 	}
-	return a.State.Journals().Verify(p, want)
+	return a.verify(p, f, want)
+}
+
+// verify is Verify of p, compiled from f, saying when fewer match than
+// wanted whether any operation of the API takes f's method and path.
+func (a *Admin) verify(p *journal.Pattern, f journal.Filter, want journal.Times) (journal.Verification, error) {
+	v, err := a.State.Journals().Verify(p, want)
+	if err == nil && v.Matched < want.Min {
+		v.Unreachable = unreachable(f.Method, f.Path)
+	}
+	return v, err
+}
+
+// unreachable says why no operation of the API takes a request of
+// method ("" any) to path (a pattern's: exact, or a prefix ending in
+// *), or "" when one does. The journal keeps such requests too,
+// answered 404 or 405, so this is a note, not a refusal.
+func unreachable(method, path string) string {
+	prefix := strings.HasSuffix(path, "*") || path == ""
+	apiPath := strings.TrimSuffix(path, "*")
+	if rest, ok := strings.CutPrefix(apiPath, fault.APIPrefix); ok {
+		apiPath = rest
+	} else if strings.HasPrefix(apiPath, "/api/") || strings.HasPrefix(apiPath, Prefix) {
+		return "the journal keeps the API's requests only, under " + fault.APIPrefix
+	}
+	if why := fault.NoOperation(method, apiPath, prefix); why != "" {
+		return "no operation of the API takes this pattern's method and path: " + why
+	}
+	return ""
 }
 
 // WaitRequests waits until a journal entry matches f, then returns the

@@ -83,18 +83,35 @@ func SetOperations(ops []Operation) { operations = ops }
 func (f *Fault) CanFire() []wire.FieldProblem {
 	var p problems
 	if len(operations) > 0 {
-		checkOperation(f.Method, apiPath(f.Path), f.Method == "" || f.Method == "*", &p)
+		glob := apiPath(f.Path)
+		checkOperation(f.Method, glob, func(op string) bool { return MatchPath(glob, op) }, f.Method == "" || f.Method == "*", &p)
 	}
 	return p
 }
 
+// NoOperation says why no operation of the API takes a request of
+// method ("" for any) to path (after /api/v1), or to any path that
+// starts with it when prefix is set; "" when one does.
+func NoOperation(method, path string, prefix bool) string {
+	var p problems
+	if len(operations) > 0 {
+		takes := func(op string) bool { return op == path || prefix && strings.HasPrefix(op, path) }
+		checkOperation(method, path, takes, method == "", &p)
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return p[0].Msg
+}
+
 // checkOperation refuses a method and path glob that match no
-// operation, naming the nearest one.
-func checkOperation(method, glob string, anyMethod bool, p *problems) {
+// operation, naming the nearest one. matches says which operation paths
+// the glob takes.
+func checkOperation(method, glob string, matches func(opPath string) bool, anyMethod bool, p *problems) {
 	var paths, methods []string // methods: of the paths glob matches
 	for _, op := range operations {
 		paths = append(paths, op.Path)
-		if !MatchPath(glob, op.Path) {
+		if !matches(op.Path) {
 			continue
 		}
 		if anyMethod || slices.ContainsFunc(op.Methods, func(m string) bool { return strings.EqualFold(m, method) }) {
@@ -115,7 +132,7 @@ func checkOperation(method, glob string, anyMethod bool, p *problems) {
 		p.add("path", "%s; got %q", msg, glob)
 	default:
 		of := ""
-		if !MatchPath(glob, "/no/such/path") {
+		if !matches("/no/such/path") {
 			of = " of path " + glob
 		}
 		msg := "no operation" + of + " takes " + method + " (they take " + strings.Join(methods, ", ") + ")"

@@ -68,6 +68,10 @@ type Verification struct {
 	// the newest request that found its session evicted: the requests
 	// before it went with the session.
 	Evicted string `json:"evicted,omitempty"`
+	// Unreachable, when fewer entries matched than wanted, says why no
+	// operation of the API takes the pattern's method and path: a typo,
+	// most likely.
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
 // EvictedWords are in the warning of a session's first request after the

@@ -388,6 +388,7 @@ function failure(pattern, v) {
     }
   }
   if (v.evicted) s += `\n${v.evicted}`;
+  if (v.unreachable) s += `\n${v.unreachable}`;
   return s;
 }
 

@@ -809,6 +809,8 @@ export interface components {
             near_misses?: components["schemas"]["NearMiss"][];
             /** @description When fewer matched than wanted, the warning of the newest request that found its session evicted (its requests before went with it). */
             evicted?: string;
+            /** @description When fewer matched than wanted, why no operation of the API takes the pattern's method and path (a typo, most likely; the journal keeps such requests too). */
+            unreachable?: string;
         };
         NearMiss: {
             /** Format: int64 */
