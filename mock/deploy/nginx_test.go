@@ -100,7 +100,6 @@ func renderNginx(t *testing.T, dir, variant string, port int, replicas []string)
 		return strings.ReplaceAll(s, old, new)
 	}
 	main := read("nginx.conf")
-	main = replace("nginx.conf", main, " /tmp/", " "+dir+"/")
 	main = replace("nginx.conf", main, "include round-robin.conf;", "include "+variant+".conf;")
 	write("nginx.conf", main)
 	write("replymock-proxy.conf", read("replymock-proxy.conf"))
