@@ -12,6 +12,10 @@ type (
 	Latency = fault.Latency
 	// FaultError is a fault's error answer.
 	FaultError = fault.ErrorAnswer
+	// PageDrift is how much a page_drift fault moves a list at each hit.
+	PageDrift = fault.PageDrift
+	// StaleRead is how long a stale_read fault's reads lag a write.
+	StaleRead = fault.StaleRead
 )
 
 // Bounds of faults.

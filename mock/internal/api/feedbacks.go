@@ -126,11 +126,15 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	st, err := c.ss.Reviews(c.sc, a.Now())
+	now := a.Now()
+	st, err := c.ss.Reviews(c.sc, now)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
+	live := liveRead{c: c, now: now, list: st}
+	c.play(&live)
+	st = live.list
 	res := st.Find(q)
 	bp := pageBuffers.Get().(*[]byte)
 	b := (*bp)[:0]

@@ -87,6 +87,11 @@ type state struct {
 	// read is set once the session, while pristine, read the shared
 	// shop: its snapshot shows that shop as its own.
 	read bool
+	// before is the settings before the last write, at wrote; stale is
+	// how many reads answered them since (StaleSettings).
+	before *settings.Settings
+	wrote  time.Time
+	stale  int
 }
 
 // sameShop reports whether settings a and b make the same living shop.
@@ -220,8 +225,29 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 			}
 		}
 	}
-	st.settings = next
+	before := st.settings
+	st.settings, st.before, st.wrote, st.stale = next, &before, now, 0
 	return next, nil
+}
+
+// StaleSettings is the session's settings in sc before their last
+// write, for a read that lags it (the stale_read fault): while the write
+// is younger than within at now, or for the first reads reads after it.
+// ok is false when the read is not behind.
+func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within time.Duration, reads int) (_ settings.Settings, ok bool) {
+	ss.mu.Lock()
+	st := ss.stateLocked(sc)
+	ok = st.before != nil && (now.Sub(st.wrote) < within || st.stale < reads)
+	set := st.settings
+	if ok {
+		set = *st.before
+		st.stale++
+	}
+	ss.mu.Unlock()
+	if ok {
+		ss.changed()
+	}
+	return set, ok
 }
 
 func (ss *Session) Overrides() access.Overrides {

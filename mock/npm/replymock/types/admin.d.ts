@@ -655,6 +655,22 @@ export interface components {
             median: components["schemas"]["Duration"];
             p99: components["schemas"]["Duration"];
         });
+        /** @description A list that moves while a client pages: at each hit, `arrive` new reviews of the scenario's kind come on top and the `answer` newest unanswered get answered, before the request is served; every later read of the session's list shows them (at most 500 each). */
+        PageDrift: {
+            arrive?: number;
+            answer?: number;
+        } | {
+            arrive: unknown;
+        } | {
+            answer: unknown;
+        };
+        /** @description A read behind a write: a settings read it hits answers the settings before the session's last write, while that write is younger than `for` or for the first `reads` reads after it. */
+        StaleRead: {
+            for?: components["schemas"]["Duration"];
+            reads?: number;
+        } | unknown | {
+            reads: unknown;
+        };
         FaultError: {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
@@ -664,7 +680,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Needs latency, or one of error, drop and truncate (latency may come with one of them). */
+        /** @description Needs latency, page_drift or stale_read, or one of error, drop and truncate (latency, page_drift or stale_read may come with one of them). */
         Fault: {
             /** @description Given by the server. */
             readonly id?: string;
@@ -697,6 +713,8 @@ export interface components {
             drop?: boolean;
             /** @description Send the headers and half the body, then close. */
             truncate?: boolean;
+            page_drift?: components["schemas"]["PageDrift"];
+            stale_read?: components["schemas"]["StaleRead"];
         } & (({
             latency: components["schemas"]["Latency"];
         } | {
@@ -707,7 +725,7 @@ export interface components {
         } | {
             /** @enum {unknown} */
             truncate: true;
-        }) & unknown);
+        } | unknown | unknown) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
             name: string;

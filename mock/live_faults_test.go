@@ -1,0 +1,237 @@
+package mock_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replymock/replymock/mock"
+)
+
+// walkList pages through GET /feedbacks with offset, limit 20, as a
+// client does, and returns the ids it saw in order, with repeats. It
+// stops at a short page or after the total it read first.
+func walkList(t *testing.T, h http.Handler, session, query string) []int64 {
+	t.Helper()
+	var ids []int64
+	for offset := 0; offset < 5000; offset += 20 {
+		d := listOf(t, h, session, fmt.Sprintf("%soffset=%d&limit=20", query, offset))
+		for _, f := range d.Feedbacks {
+			ids = append(ids, f.ID)
+		}
+		if len(d.Feedbacks) < 20 {
+			break
+		}
+	}
+	return ids
+}
+
+// dedupWalk is the client that survives a moving list: it pages with
+// offset and keeps each id once, then walks again until two walks in a
+// row bring nothing new, so a review pushed past its offset is found too.
+func dedupWalk(t *testing.T, h http.Handler, session, query string) []int64 {
+	t.Helper()
+	seen := make(map[int64]bool)
+	var ids []int64
+	quiet := 0
+	for range 10 {
+		fresh := 0
+		for _, id := range walkList(t, h, session, query) {
+			if !seen[id] {
+				seen[id], fresh = true, fresh+1
+				ids = append(ids, id)
+			}
+		}
+		if quiet = quiet + 1; fresh > 0 {
+			quiet = 0
+		}
+		if quiet == 2 {
+			return ids
+		}
+	}
+	t.Fatal("the list never stood still")
+	return nil
+}
+
+// listOf reads one page of session's list.
+func listOf(t testing.TB, h http.Handler, session, query string) listData {
+	t.Helper()
+	var d listData
+	decodeOK(t, "list "+query, get(t, h, "/api/v1/feedbacks?"+query, "X-Mock-Session", session), &d)
+	return d
+}
+
+func repeats(ids []int64) int {
+	seen := make(map[int64]bool)
+	n := 0
+	for _, id := range ids {
+		if seen[id] {
+			n++
+		}
+		seen[id] = true
+	}
+	return n
+}
+
+// Under page_drift a naive offset walk sees reviews twice; a walk that
+// keeps ids once and walks again until nothing is new sees every review
+// of the list exactly once. The same seed gives the same walk.
+func TestPageDriftNaiveAndCarefulWalkers(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	put := func(session string) {
+		decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session="+session,
+			`{"name":"drift","method":"GET","path":"/feedbacks","page_drift":{"arrive":3,"answer":1},"probability":0.5,"times":6,"seed":7}`), new(mock.Fault))
+	}
+	put("naive")
+	put("naive2")
+	put("careful")
+	naive := walkList(t, h, "naive", "answered=0&")
+	if repeats(naive) == 0 {
+		t.Fatalf("a naive walk of %d reviews under page_drift saw no review twice", len(naive))
+	}
+	if again := walkList(t, h, "naive2", "answered=0&"); !slices.Equal(again, naive) {
+		t.Errorf("the same fault and seed gave another walk: %d reviews, then %d", len(naive), len(again))
+	}
+
+	careful := dedupWalk(t, h, "careful", "answered=0&")
+	if repeats(careful) != 0 {
+		t.Errorf("the careful walk kept %d repeats", repeats(careful))
+	}
+	// What it holds is the list as it stands now, every review once.
+	now := walkList(t, h, "careful", "answered=0&")
+	for _, id := range now {
+		if !slices.Contains(careful, id) {
+			t.Errorf("review %d is in the list but the careful walk missed it", id)
+		}
+	}
+	if repeats(now) != 0 {
+		t.Errorf("a walk of a list that stopped moving saw repeats")
+	}
+
+	// The journal says which reviews arrived.
+	var j struct {
+		Count    int                 `json:"count"`
+		Requests []mock.JournalEntry `json:"requests"`
+	}
+	decodeOK(t, "requests", admin(t, h, "GET", "/__mock/requests?session=naive", ""), &j)
+	found := false
+	for _, e := range j.Requests {
+		found = found || strings.Contains(e.Fault, "page_drift:") && strings.Contains(e.Fault, "arrived so far (ids ")
+	}
+	if !found {
+		t.Error("no journal entry says which reviews arrived")
+	}
+}
+
+// The reviews page_drift brings are real records of the scenario's
+// kind, on top of the list, newer than the rest; the reviews it answers
+// leave answered=0.
+func TestPageDriftBringsRealReviews(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	before := listOf(t, h, "a", "limit=5&answered=0")
+	total := counts(t, h, "X-Mock-Session", "a")
+	decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session=a",
+		`{"method":"GET","path":"/feedbacks","page_drift":{"arrive":2,"answer":1},"times":1}`), new(mock.Fault))
+	after := listOf(t, h, "a", "limit=5&answered=0")
+	top := after.Feedbacks[:2]
+	for _, f := range top {
+		if f.Text == "" && f.Pros == "" && f.Cons == "" && f.ProductValuation == 0 || f.CreatedDate <= before.Feedbacks[0].CreatedDate {
+			t.Errorf("arrival %+v: want a generated review newer than the list's newest (%s)", f, before.Feedbacks[0].CreatedDate)
+		}
+	}
+	if after.Feedbacks[2].ID == before.Feedbacks[0].ID {
+		t.Error("the newest unanswered review was not answered")
+	}
+	c := counts(t, h, "X-Mock-Session", "a")
+	if c.Total != total.Total+2 || c.Unanswered != total.Unanswered+1 {
+		t.Errorf("counts %+v after 2 arrivals and 1 answer on %+v", c, total)
+	}
+	// It hit once: the list stays as it moved.
+	if again := listOf(t, h, "a", "limit=5&answered=0"); again.Feedbacks[0].ID != after.Feedbacks[0].ID {
+		t.Error("the arrivals went away")
+	}
+}
+
+// Under stale_read, the UI that saves and then shows what it reads back
+// shows the old value; the UI that trusts the PATCH's answer, or reads
+// until it sees its write, shows the new one.
+func TestStaleReadSaveThenReload(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults",
+		`{"method":"GET","path":"/settings/ai","stale_read":{"reads":2}}`), new(mock.Fault))
+	signature := func(r response) string {
+		var set mock.Settings
+		decodeOK(t, "settings", r, &set)
+		return set.Feedback[0].Signature
+	}
+	old := signature(get(t, h, "/api/v1/settings/ai"))
+	saved := signature(patch(t, h, `{"feedback":[{"rating":1,"signature":"Новая подпись"}]}`))
+	if saved != "Новая подпись" {
+		t.Fatalf("PATCH answered %q", saved)
+	}
+	// The naive UI reloads once and shows what it got.
+	if shown := signature(get(t, h, "/api/v1/settings/ai")); shown != old {
+		t.Errorf("the first read after the write showed %q, want the old %q", shown, old)
+	}
+	// The careful UI trusts the PATCH's answer, or polls until it sees it.
+	reads := 1
+	for ; signature(get(t, h, "/api/v1/settings/ai")) != saved; reads++ {
+		if reads > 5 {
+			t.Fatal("the write never showed")
+		}
+	}
+	if reads != 2 {
+		t.Errorf("the write showed at read %d, want 3 (2 stale)", reads+1)
+	}
+}
+
+// stale_read's time form: reads within For of the write are stale.
+func TestStaleReadFor(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	h := newServer(t, mock.Options{Now: clock.now})
+	decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults",
+		`{"method":"GET","path":"/settings/ai","stale_read":{"for":"2s"}}`), new(mock.Fault))
+	patch(t, h, `{"feedback":[{"rating":1,"signature":"A"}]}`)
+	var set mock.Settings
+	for _, tc := range []struct {
+		wait time.Duration
+		want bool // stale
+	}{{0, true}, {time.Second, true}, {time.Second, false}} {
+		clock.add(tc.wait)
+		decodeOK(t, "settings", get(t, h, "/api/v1/settings/ai"), &set)
+		if stale := set.Feedback[0].Signature != "A"; stale != tc.want {
+			t.Errorf("after %v more: stale %v, want %v", tc.wait, stale, tc.want)
+		}
+	}
+}
+
+// Every new rule of the live kinds is refused with its field, and
+// nothing is added.
+func TestLiveFaultRefusals(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	for _, tc := range []struct{ body, field string }{
+		{`{"page_drift":{}}`, "page_drift"},
+		{`{"page_drift":{"arrive":-1}}`, "page_drift.arrive"},
+		{`{"page_drift":{"arrive":101}}`, "page_drift.arrive"},
+		{`{"page_drift":{"arrive":1,"answer":101}}`, "page_drift.answer"},
+		{`{"page_drift":{"answer":-2}}`, "page_drift.answer"},
+		{`{"page_drift":{"arrive":"3"}}`, "page_drift.arrive"},
+		{`{"stale_read":{}}`, "stale_read"},
+		{`{"stale_read":{"reads":-1}}`, "stale_read.reads"},
+		{`{"stale_read":{"reads":1001}}`, "stale_read.reads"},
+		{`{"stale_read":{"for":"11m"}}`, "stale_read.for"},
+		{`{"stale_read":{"for":"-1s"}}`, "stale_read.for"},
+		{`{"stale_read":{"for":"soon"}}`, "stale_read.for"},
+	} {
+		r := admin(t, h, "POST", "/__mock/faults", tc.body)
+		checkError(t, tc.body, r, http.StatusBadRequest, "invalid_body", tc.field)
+	}
+	var l faultList
+	decodeOK(t, "faults", admin(t, h, "GET", "/__mock/faults", ""), &l)
+	if len(l.Faults) != 0 {
+		t.Errorf("refused faults were added: %+v", l.Faults)
+	}
+}
