@@ -235,3 +235,69 @@ func TestLiveFaultRefusals(t *testing.T) {
 		t.Errorf("refused faults were added: %+v", l.Faults)
 	}
 }
+
+// In a fleet the live faults act as in one process, whichever replica
+// serves: a list walked across two replicas moves exactly as in one
+// process, and a read on one replica lags a write on the other.
+func TestLiveFaultsInAFleet(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	const drift = `{"method":"GET","path":"/feedbacks","page_drift":{"arrive":3,"answer":1},"probability":0.5,"times":6,"seed":7}`
+	one := newServer(t, mock.Options{Now: clock.now})
+	decodeOK(t, "POST fault", admin(t, one, "POST", "/__mock/faults?session=w", drift), new(mock.Fault))
+	want := walkList(t, one, "w", "answered=0&")
+
+	_, ss := fleet(t, 2, mock.Options{Now: clock.now})
+	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=w", drift); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	var got []int64
+	for page := 0; ; page++ {
+		r := raw(ss[page%2], http.MethodGet, fmt.Sprintf("/api/v1/feedbacks?answered=0&offset=%d&limit=20", page*20), "", mock.HeaderSession, "w")
+		var d listData
+		decodeOK(t, "page", r, &d)
+		for _, f := range d.Feedbacks {
+			got = append(got, f.ID)
+		}
+		if len(d.Feedbacks) < 20 {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a walk across two replicas saw %v\none process saw %v", got, want)
+	}
+
+	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=s", `{"method":"GET","path":"/settings/ai","stale_read":{"for":"2s"}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	if r := raw(ss[0], http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"B"}]}`, mock.HeaderSession, "s"); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	if r := raw(ss[1], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "s"); strings.Contains(string(r.body), `"signature":"B"`) {
+		t.Error("a read on the other replica within 2s of the write showed it")
+	}
+	clock.add(2 * time.Second)
+	if r := raw(ss[1], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "s"); !strings.Contains(string(r.body), `"signature":"B"`) {
+		t.Errorf("a read 2s after the write does not show it: %s", r.body)
+	}
+}
+
+// A session's last write, which stale reads lag, is in its snapshot and
+// comes back with it.
+func TestStaleReadSurvivesASnapshot(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults", `{"method":"GET","path":"/settings/ai","stale_read":{"reads":1}}`), new(mock.Fault))
+	patch(t, h, `{"feedback":[{"rating":1,"signature":"C"}]}`)
+	snap := takeSnapshot(t, h, "default", "application/json")
+	if !strings.Contains(string(snap), `"last_write":{"before":`) {
+		t.Fatalf("the snapshot has no last_write: %.300s", snap)
+	}
+	other := newServer(t, mock.Options{})
+	decodeOK(t, "POST fault", admin(t, other, "POST", "/__mock/faults", `{"method":"GET","path":"/settings/ai","stale_read":{"reads":1}}`), new(mock.Fault))
+	restore(t, other, "default", "application/json", snap)
+	if r := get(t, other, "/api/v1/settings/ai"); strings.Contains(string(r.body), `"signature":"C"`) {
+		t.Error("the restored session's first read after the write showed it")
+	}
+	if r := get(t, other, "/api/v1/settings/ai"); !strings.Contains(string(r.body), `"signature":"C"`) {
+		t.Error("the restored session's second read does not show the write")
+	}
+}

@@ -87,11 +87,16 @@ type state struct {
 	// read is set once the session, while pristine, read the shared
 	// shop: its snapshot shows that shop as its own.
 	read bool
-	// before is the settings before the last write, at wrote; stale is
-	// how many reads answered them since (StaleSettings).
-	before *settings.Settings
-	wrote  time.Time
-	stale  int
+	last *Write // the last settings write, which stale reads lag
+}
+
+// Write is a session's last settings write in a scenario: the settings
+// before it, when it was made, and how many stale reads answered them
+// since (StaleSettings).
+type Write struct {
+	Before settings.Settings `json:"before"`
+	At     time.Time         `json:"at"`
+	Stale  int               `json:"stale_reads,omitempty"`
 }
 
 // sameShop reports whether settings a and b make the same living shop.
@@ -225,8 +230,8 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 			}
 		}
 	}
-	before := st.settings
-	st.settings, st.before, st.wrote, st.stale = next, &before, now, 0
+	st.last = &Write{Before: st.settings, At: now}
+	st.settings = next
 	return next, nil
 }
 
@@ -237,11 +242,12 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within time.Duration, reads int) (_ settings.Settings, ok bool) {
 	ss.mu.Lock()
 	st := ss.stateLocked(sc)
-	ok = st.before != nil && (now.Sub(st.wrote) < within || st.stale < reads)
+	w := st.last
+	ok = w != nil && (now.Sub(w.At) < within || w.Stale < reads)
 	set := st.settings
 	if ok {
-		set = *st.before
-		st.stale++
+		set = w.Before
+		st.last = &Write{Before: w.Before, At: w.At, Stale: w.Stale + 1} // a Take may hold the old one
 	}
 	ss.mu.Unlock()
 	if ok {

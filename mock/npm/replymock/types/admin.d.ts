@@ -1004,6 +1004,14 @@ export interface components {
             /** @description Where the generated data ends, when anchored to the present (`generate.end: now`). */
             data_end?: string;
             settings?: components["schemas"]["Settings"];
+            /** @description The session's last settings write here, which a stale_read fault's reads lag. */
+            last_write?: {
+                before: components["schemas"]["Settings"];
+                /** Format: date-time */
+                at: string;
+                /** @description How many reads answered the settings before it. */
+                stale_reads?: number;
+            };
             /** @description Counters of the scenario's own faults, by their place in its list. */
             fault_counters?: {
                 index: number;
