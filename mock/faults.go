@@ -16,6 +16,8 @@ type (
 	PageDrift = fault.PageDrift
 	// StaleRead is how long a stale_read fault's reads lag a write.
 	StaleRead = fault.StaleRead
+	// CountsLag is how far a counts_lag fault's counts lag the list.
+	CountsLag = fault.CountsLag
 )
 
 // Bounds of faults.

@@ -208,6 +208,41 @@ func TestStaleReadFor(t *testing.T) {
 	}
 }
 
+// Under counts_lag a badge that shows counts_only beside the list
+// disagrees with it; a badge that shows the list's own total agrees.
+// With page_drift bringing reviews, the lag is the reviews that arrived.
+func TestCountsLagBadgeBesideAList(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	for _, f := range []string{
+		`{"method":"GET","path":"/feedbacks","page_drift":{"arrive":3},"times":1}`,
+		`{"method":"GET","path":"/feedbacks","counts_lag":{"changes":3}}`,
+	} {
+		decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session=b", f), new(mock.Fault))
+	}
+	shown := listOf(t, h, "b", "answered=0&limit=20")
+	var badge countsData
+	decodeOK(t, "counts", get(t, h, "/api/v1/feedbacks?answered=0&counts_only=1", "X-Mock-Session", "b"), &badge)
+	if badge.Unanswered != shown.Total-3 {
+		t.Errorf("the naive badge says %d unanswered beside a list of %d: want it 3 behind", badge.Unanswered, shown.Total)
+	}
+	// The careful UI badges the list's own total.
+	if again := listOf(t, h, "b", "answered=0&limit=20"); again.Total != shown.Total {
+		t.Errorf("the list's total moved from %d to %d", shown.Total, again.Total)
+	}
+	// Counted in time: with page_drift's arrivals a minute apart after
+	// the newest review, a lag of 150s leaves out the newest three.
+	for _, f := range []string{
+		`{"method":"GET","path":"/feedbacks","page_drift":{"arrive":5},"times":1}`,
+		`{"method":"GET","path":"/feedbacks","counts_lag":{"for":"150s"}}`,
+	} {
+		decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session=c", f), new(mock.Fault))
+	}
+	all := listOf(t, h, "c", "limit=5")
+	if c := counts(t, h, "X-Mock-Session", "c"); c.Total != all.Total-3 {
+		t.Errorf("counts say %d beside a list of %d under a 150s lag, want 3 fewer", c.Total, all.Total)
+	}
+}
+
 // Every new rule of the live kinds is refused with its field, and
 // nothing is added.
 func TestLiveFaultRefusals(t *testing.T) {
@@ -225,6 +260,11 @@ func TestLiveFaultRefusals(t *testing.T) {
 		{`{"stale_read":{"for":"11m"}}`, "stale_read.for"},
 		{`{"stale_read":{"for":"-1s"}}`, "stale_read.for"},
 		{`{"stale_read":{"for":"soon"}}`, "stale_read.for"},
+		{`{"counts_lag":{}}`, "counts_lag"},
+		{`{"counts_lag":{"changes":-1}}`, "counts_lag.changes"},
+		{`{"counts_lag":{"changes":501}}`, "counts_lag.changes"},
+		{`{"counts_lag":{"for":"25h"}}`, "counts_lag.for"},
+		{`{"counts_lag":{"for":"-1m"}}`, "counts_lag.for"},
 	} {
 		r := admin(t, h, "POST", "/__mock/faults", tc.body)
 		checkError(t, tc.body, r, http.StatusBadRequest, "invalid_body", tc.field)

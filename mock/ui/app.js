@@ -49,7 +49,7 @@ function clearError(of) {
 
 // The controls that change the server: with --read-only they cannot act,
 // so they are off, each saying why (and the note under the header).
-const WRITES = ["scenario-switch", "latency", "latency-apply", "error-rate", "error-status", "error-apply", "drop", "page-drift", "stale-read",
+const WRITES = ["scenario-switch", "latency", "latency-apply", "error-rate", "error-status", "error-apply", "drop", "page-drift", "stale-read", "counts-lag",
   "rate-limit", "rate-requests", "rate-window", "auth", "strict", "heal", "clear-log", "reset",
   "shop-advance", "shop-advance-apply", "snapshot-restore"];
 let readOnly = false;
@@ -205,13 +205,14 @@ function applied(...ids) {
 }
 
 // The page's own faults carry these names; applying one replaces it.
-const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop", page_drift: "panel:page_drift", stale_read: "panel:stale_read" };
+const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop", page_drift: "panel:page_drift", stale_read: "panel:stale_read", counts_lag: "panel:counts_lag" };
 
 // LIVE are the panel's switches of the faults that play a live service:
 // each checkbox's id and the fault it puts in place.
 const LIVE = {
   page_drift: ["page-drift", { method: "GET", path: "/feedbacks", page_drift: { arrive: 3, answer: 1 } }],
   stale_read: ["stale-read", { method: "GET", path: "/settings/ai", stale_read: { reads: 2 } }],
+  counts_lag: ["counts-lag", { method: "GET", path: "/feedbacks", counts_lag: { changes: 3 } }],
 };
 
 async function replaceFault(name, fault) {

@@ -132,10 +132,10 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	live := liveRead{c: c, now: now, list: st}
+	live := liveRead{c: c, now: now, list: st, q: q}
 	c.play(&live)
 	st = live.list
-	res := st.Find(q)
+	res := live.counts(st.Find(q))
 	bp := pageBuffers.Get().(*[]byte)
 	b := (*bp)[:0]
 	if cap(b) == 0 { // a new buffer: the page's size at once

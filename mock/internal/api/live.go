@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/settings"
@@ -17,7 +18,11 @@ type liveRead struct {
 	c    call
 	now  time.Time
 	list *reviews.Stack     // nil for a read of the settings
+	q    reviews.Query      // the list's query
 	set  *settings.Settings // nil for a read of the list
+	// lagN and lagFor say how far a counts_only answer lags (Lag).
+	lagN   int
+	lagFor time.Duration
 }
 
 // Arrive puts n reviews written by the scenario's generator on top of
@@ -78,4 +83,42 @@ func (v *liveRead) Stale(within time.Duration, reads int) bool {
 		*v.set = set
 	}
 	return ok
+}
+
+// Lag makes a counts_only read count the list as it was before its
+// newest reviews arrived (see counts).
+func (v *liveRead) Lag(n int, within time.Duration) bool {
+	if v.list == nil || !v.q.CountsOnly {
+		return false
+	}
+	v.lagN, v.lagFor = n, within
+	return true
+}
+
+// counts is res, the counts of v.q, as a lagging read answers them:
+// without the lagN newest reviews it counts and those written within
+// lagFor of the newest, at most fault.MaxDrift.
+func (v *liveRead) counts(res reviews.Result) reviews.Result {
+	if v.lagN == 0 && v.lagFor == 0 {
+		return res
+	}
+	q := v.q
+	q.CountsOnly, q.Offset, q.Limit = false, 0, fault.MaxDrift
+	var newest int64
+	for i, pos := range v.list.Find(q).Page {
+		m := v.list.Meta(pos)
+		if i == 0 {
+			newest = m.Created
+		}
+		if i >= v.lagN && time.Duration(newest-m.Created)*time.Second >= v.lagFor {
+			break
+		}
+		if m.Answered {
+			res.Answered--
+		} else {
+			res.Unanswered--
+		}
+		res.Total--
+	}
+	return res
 }

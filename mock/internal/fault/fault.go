@@ -36,6 +36,7 @@ type Fault struct {
 	Truncate  bool         `json:"truncate,omitempty" yaml:"truncate"`
 	PageDrift *PageDrift   `json:"page_drift,omitempty" yaml:"page_drift"`
 	StaleRead *StaleRead   `json:"stale_read,omitempty" yaml:"stale_read"`
+	CountsLag *CountsLag   `json:"counts_lag,omitempty" yaml:"counts_lag"`
 	// Seed varies the fault's random stream: two faults alike but for
 	// their seed draw independently.
 	Seed int64 `json:"seed,omitempty" yaml:"seed"`

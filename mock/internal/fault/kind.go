@@ -37,7 +37,7 @@ type Kind struct {
 }
 
 // kinds is the kind table, in the order a fault's label names them.
-var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind, &pageDriftKind, &staleReadKind}
+var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind, &pageDriftKind, &staleReadKind, &countsLagKind}
 
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
@@ -68,6 +68,10 @@ type Live interface {
 	// last write, if that write is younger than within or this is one
 	// of the first reads after it; it reports whether it did.
 	Stale(within time.Duration, reads int) bool
+	// Lag makes this read, if it asks for counts only, count the list
+	// without its n newest reviews and those written within within of
+	// its newest; it reports whether it did.
+	Lag(n int, within time.Duration) bool
 }
 
 // liveKind is the kind of f that plays a live service; nil for none.

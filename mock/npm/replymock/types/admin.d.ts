@@ -671,6 +671,13 @@ export interface components {
         } | unknown | {
             reads: unknown;
         };
+        /** @description Counts behind the list: a counts_only read it hits answers the counts without the list's `changes` newest reviews it counts, or those written within `for` of its newest (at most 500), as if they had not arrived yet. */
+        CountsLag: {
+            changes?: number;
+            for?: components["schemas"]["Duration"];
+        } | {
+            changes: unknown;
+        } | unknown;
         FaultError: {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
@@ -680,7 +687,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Needs latency, page_drift or stale_read, or one of error, drop and truncate (latency, page_drift or stale_read may come with one of them). */
+        /** @description Needs latency, page_drift, stale_read or counts_lag, or one of error, drop and truncate (latency, page_drift, stale_read or counts_lag may come with one of them). */
         Fault: {
             /** @description Given by the server. */
             readonly id?: string;
@@ -715,6 +722,7 @@ export interface components {
             truncate?: boolean;
             page_drift?: components["schemas"]["PageDrift"];
             stale_read?: components["schemas"]["StaleRead"];
+            counts_lag?: components["schemas"]["CountsLag"];
         } & (({
             latency: components["schemas"]["Latency"];
         } | {
@@ -725,7 +733,7 @@ export interface components {
         } | {
             /** @enum {unknown} */
             truncate: true;
-        } | unknown | unknown) & unknown);
+        } | unknown | unknown | unknown) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
             name: string;
