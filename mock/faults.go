@@ -24,6 +24,9 @@ type (
 const (
 	// MaxLatency bounds every injected delay.
 	MaxLatency = fault.MaxLatency
+	// MaxDrift bounds the reviews a page_drift fault brings to a
+	// session's list, and those it answers.
+	MaxDrift = fault.MaxDrift
 	// MaxRuntimeFaults bounds how many run-time faults are kept at once.
 	MaxRuntimeFaults = fault.MaxRuntime
 	// MaxRuntimeFaultBytes bounds the memory the run-time faults keep.

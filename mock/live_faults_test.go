@@ -341,3 +341,20 @@ func TestStaleReadSurvivesASnapshot(t *testing.T) {
 		t.Error("the restored session's second read does not show the write")
 	}
 }
+
+// page_drift stops at MaxDrift reviews, however often it hits: a
+// session's list never grows past it.
+func TestPageDriftIsBounded(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	base := counts(t, h, "X-Mock-Session", "big")
+	decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session=big",
+		`{"method":"GET","path":"/feedbacks","page_drift":{"arrive":100,"answer":100}}`), new(mock.Fault))
+	var c countsData
+	for range 8 {
+		c = counts(t, h, "X-Mock-Session", "big")
+	}
+	// The answers go to the reviews that were there: all 31 unanswered.
+	if c.Total != base.Total+mock.MaxDrift || c.Answered != base.Answered+base.Unanswered {
+		t.Errorf("after 800 arrivals and answers asked: %+v on %+v, want %d more reviews and every old one answered", c, base, mock.MaxDrift)
+	}
+}
