@@ -12,12 +12,21 @@ type (
 	Latency = fault.Latency
 	// FaultError is a fault's error answer.
 	FaultError = fault.ErrorAnswer
+	// PageDrift is how much a page_drift fault moves a list at each hit.
+	PageDrift = fault.PageDrift
+	// StaleRead is how long a stale_read fault's reads lag a write.
+	StaleRead = fault.StaleRead
+	// CountsLag is how far a counts_lag fault's counts lag the list.
+	CountsLag = fault.CountsLag
 )
 
 // Bounds of faults.
 const (
 	// MaxLatency bounds every injected delay.
 	MaxLatency = fault.MaxLatency
+	// MaxDrift bounds the reviews a page_drift fault brings to a
+	// session's list, and those it answers.
+	MaxDrift = fault.MaxDrift
 	// MaxRuntimeFaults bounds how many run-time faults are kept at once.
 	MaxRuntimeFaults = fault.MaxRuntime
 	// MaxRuntimeFaultBytes bounds the memory the run-time faults keep.

@@ -49,7 +49,7 @@ function clearError(of) {
 
 // The controls that change the server: with --read-only they cannot act,
 // so they are off, each saying why (and the note under the header).
-const WRITES = ["scenario-switch", "latency", "latency-apply", "error-rate", "error-status", "error-apply", "drop",
+const WRITES = ["scenario-switch", "latency", "latency-apply", "error-rate", "error-status", "error-apply", "drop", "page-drift", "stale-read", "counts-lag",
   "rate-limit", "rate-requests", "rate-window", "auth", "strict", "heal", "clear-log", "reset",
   "shop-advance", "shop-advance-apply", "snapshot-restore"];
 let readOnly = false;
@@ -205,7 +205,15 @@ function applied(...ids) {
 }
 
 // The page's own faults carry these names; applying one replaces it.
-const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop" };
+const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop", page_drift: "panel:page_drift", stale_read: "panel:stale_read", counts_lag: "panel:counts_lag" };
+
+// LIVE are the panel's switches of the faults that play a live service:
+// each checkbox's id and the fault it puts in place.
+const LIVE = {
+  page_drift: ["page-drift", { method: "GET", path: "/feedbacks", page_drift: { arrive: 3, answer: 1 } }],
+  stale_read: ["stale-read", { method: "GET", path: "/settings/ai", stale_read: { reads: 2 } }],
+  counts_lag: ["counts-lag", { method: "GET", path: "/feedbacks", counts_lag: { changes: 3 } }],
+};
 
 async function replaceFault(name, fault) {
   // One call puts the switch in place of the old one: no request sees
@@ -235,6 +243,11 @@ async function applyErrors() {
 
 async function applyDrop() {
   await replaceFault(PANEL.drop, $("drop").checked ? { drop: true } : null);
+}
+
+async function applyLive(kind) {
+  const [id, fault] = LIVE[kind];
+  await replaceFault(PANEL[kind], $(id).checked ? fault : null);
 }
 
 // scenarioAuthOff: the page let API requests past the scenario's own
@@ -379,6 +392,7 @@ async function loadFaults() {
     $("rate-window").value = parseInt(over.rate_limit.window, 10) || $("rate-window").value;
   }
   $("drop").checked = data.faults.some((f) => f.name === PANEL.drop);
+  for (const [kind, [id]] of Object.entries(LIVE)) $(id).checked = data.faults.some((f) => f.name === PANEL[kind]);
   const latency = data.faults.find((f) => f.name === PANEL.latency);
   const errors = data.faults.find((f) => f.name === PANEL.error);
   if (shows("latency")) {
@@ -695,6 +709,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("error-status").addEventListener("change", () => editing.add("error-status"));
   $("error-apply").addEventListener("click", () => run(applyErrors));
   $("drop").addEventListener("change", () => run(applyDrop));
+  for (const kind of Object.keys(LIVE)) $(LIVE[kind][0]).addEventListener("change", () => run(() => applyLive(kind)));
   $("auth").addEventListener("change", () => run(applyOverrides));
   $("strict").addEventListener("change", () => run(applyOverrides));
   $("rate-limit").addEventListener("change", () => run(applyOverrides));

@@ -126,12 +126,16 @@ func (a *API) handleFeedbacksList(w http.ResponseWriter, r *http.Request, c call
 		a.writeError(w, r, err)
 		return
 	}
-	st, err := c.ss.Reviews(c.sc, a.Now())
+	now := a.Now()
+	st, err := c.ss.Reviews(c.sc, now)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	res := st.Find(q)
+	live := liveRead{c: c, now: now, list: st, q: q}
+	c.play(&live)
+	st = live.list
+	res := live.counts(st.Find(q))
 	bp := pageBuffers.Get().(*[]byte)
 	b := (*bp)[:0]
 	if cap(b) == 0 { // a new buffer: the page's size at once

@@ -20,10 +20,24 @@ import (
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
-// call is the session and scenario an operation runs in.
+// call is the session and scenario an operation runs in, with the
+// faults it met and its journal entry.
 type call struct {
-	ss *session.Session
-	sc *scenario.Scenario
+	ss    *session.Session
+	sc    *scenario.Scenario
+	o     *fault.Outcome
+	entry *journal.Record
+}
+
+// play lets the faults that play a live service change what the read
+// shows through l, and notes in the journal what they did.
+func (c call) play(l fault.Live) {
+	if c.o == nil {
+		return
+	}
+	for _, note := range c.o.Play(l) {
+		c.entry.Fault = strings.TrimPrefix(c.entry.Fault+"; "+note, "; ")
+	}
 }
 
 // plan is what happens to one API request, decided on arrival.
@@ -140,7 +154,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		return
 	}
 	out, end := p.Through(rec) // a fault may change the answer: cut it short
-	a.answer(out, r, body, p, warns, goesUp, call{ss, sc}, &entry)
+	a.answer(out, r, body, p, warns, goesUp, call{ss, sc, &p.Outcome, &entry}, &entry)
 	if !goesUp {
 		a.keep(rec, r, ss.ID()) // before end: a fault that cuts the answer short ends the handler
 	}

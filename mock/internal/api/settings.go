@@ -9,7 +9,9 @@ import (
 
 // handleSettingsGet serves GET /api/v1/settings/ai.
 func (a *API) handleSettingsGet(w http.ResponseWriter, r *http.Request, c call) {
-	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: c.ss.Settings(c.sc)})
+	set := c.ss.Settings(c.sc)
+	c.play(&liveRead{c: c, now: a.Now(), set: &set})
+	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: set})
 }
 
 // handleSettingsPatch serves PATCH /api/v1/settings/ai: a partial update,

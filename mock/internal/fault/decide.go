@@ -30,6 +30,26 @@ func (f *Fault) draws(seed int64, n int) bool {
 	return n > f.After && (p == nil || *p >= 1 || f.uniform(seed, n) < *p)
 }
 
+// hitsUpTo is how many of the fault's first n matching requests in a
+// session it hit, at most MaxDrift: the draws of each are the same in
+// every process, so the answer is too.
+func (f *Fault) hitsUpTo(seed int64, n int) int {
+	limit := MaxDrift
+	if f.Times > 0 {
+		limit = min(limit, f.Times)
+	}
+	if p := f.Probability; p == nil || *p >= 1 {
+		return min(max(n-f.After, 0), limit)
+	}
+	hits := 0
+	for k := f.After + 1; k <= n && hits < limit; k++ {
+		if f.draws(seed, k) {
+			hits++
+		}
+	}
+	return hits
+}
+
 // latencyRand is the random source of the latency of the fault's n-th
 // matching request; nil for a fixed one.
 func (f *Fault) latencyRand(seed int64, n int) *rand.Rand {

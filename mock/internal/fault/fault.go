@@ -30,10 +30,13 @@ type Fault struct {
 
 	// The fields below say what the fault does, one per kind (see each
 	// kind's file). Keep their order: Prepare hashes the JSON.
-	Latency  *Latency     `json:"latency,omitempty" yaml:"latency"`
-	Error    *ErrorAnswer `json:"error,omitempty" yaml:"error"`
-	Drop     bool         `json:"drop,omitempty" yaml:"drop"`
-	Truncate bool         `json:"truncate,omitempty" yaml:"truncate"`
+	Latency   *Latency     `json:"latency,omitempty" yaml:"latency"`
+	Error     *ErrorAnswer `json:"error,omitempty" yaml:"error"`
+	Drop      bool         `json:"drop,omitempty" yaml:"drop"`
+	Truncate  bool         `json:"truncate,omitempty" yaml:"truncate"`
+	PageDrift *PageDrift   `json:"page_drift,omitempty" yaml:"page_drift"`
+	StaleRead *StaleRead   `json:"stale_read,omitempty" yaml:"stale_read"`
+	CountsLag *CountsLag   `json:"counts_lag,omitempty" yaml:"counts_lag"`
 	// Seed varies the fault's random stream: two faults alike but for
 	// their seed draw independently.
 	Seed int64 `json:"seed,omitempty" yaml:"seed"`

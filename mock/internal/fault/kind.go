@@ -27,13 +27,17 @@ type Kind struct {
 	// A kind sets one of these. delay waits before the answer. answer
 	// writes an answer in place of the API's. wrap returns the writer
 	// the API's answer goes to, and a func that sends it on, changed.
+	// live changes what a read of the session shows, as a live service
+	// would, given how often f hit the session so far and whether it hit
+	// this request; it returns the journal's words for what it did.
 	delay  func(f *Fault, rng *rand.Rand) time.Duration
 	answer func(w http.ResponseWriter, f *Fault)
 	wrap   func(w http.ResponseWriter, f *Fault) (http.ResponseWriter, func())
+	live   func(f *Fault, hits int, now bool, l Live) string
 }
 
 // kinds is the kind table, in the order a fault's label names them.
-var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind}
+var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind, &pageDriftKind, &staleReadKind, &countsLagKind}
 
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
@@ -46,6 +50,34 @@ func (k *Kind) Replaces() bool { return k.answer != nil }
 func (f *Fault) Action() *Kind {
 	for _, k := range kinds {
 		if k.Acts() && k.in(f) {
+			return k
+		}
+	}
+	return nil
+}
+
+// Live is what the kinds that play a live, eventually consistent service
+// change in a read. The API gives one to each request; its methods are
+// the service's own doings, so each kind stays small.
+type Live interface {
+	// Arrive shows n new reviews of the scenario's kind on top of the
+	// list this request reads, and the m newest unanswered answered. It
+	// returns the new reviews' ids; none for a read of no list.
+	Arrive(n, m int) []int64
+	// Stale makes this read answer the session's settings before their
+	// last write, if that write is younger than within or this is one
+	// of the first reads after it; it reports whether it did.
+	Stale(within time.Duration, reads int) bool
+	// Lag makes this read, if it asks for counts only, count the list
+	// without its n newest reviews and those written within within of
+	// its newest; it reports whether it did.
+	Lag(n int, within time.Duration) bool
+}
+
+// liveKind is the kind of f that plays a live service; nil for none.
+func (f *Fault) liveKind() *Kind {
+	for _, k := range kinds {
+		if k.live != nil && k.in(f) {
 			return k
 		}
 	}

@@ -85,8 +85,8 @@ func TestKindTable(t *testing.T) {
 		if k.Name == "" || k.in == nil || k.label == nil {
 			t.Errorf("kind %q: a name, in and label are needed", k.Name)
 		}
-		if n := btoi(k.delay != nil) + btoi(k.answer != nil) + btoi(k.wrap != nil); n != 1 {
-			t.Errorf("kind %q: give it one of delay (it waits), answer (in place of the API's) and wrap (it changes the API's answer); it has %d", k.Name, n)
+		if n := btoi(k.delay != nil) + btoi(k.answer != nil) + btoi(k.wrap != nil) + btoi(k.live != nil); n != 1 {
+			t.Errorf("kind %q: give it one of delay (it waits), answer (in place of the API's), wrap (it changes the API's answer) and live (it changes what a read shows, as a live service would); it has %d", k.Name, n)
 		}
 	}
 	if names := kindNamesOf(); len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {

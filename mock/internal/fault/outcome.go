@@ -20,11 +20,22 @@ type Outcome struct {
 	Acting *Fault   // nil for none
 	Labels []string // for the journal, in order
 	// Limited is set when the request counted for a fault with After or
-	// Times. A saved state must keep that count before the answer, or
-	// the fault fires again after a restart.
+	// Times, or one that plays a live service. A saved state must keep
+	// that count before the answer, or the fault fires again after a
+	// restart.
 	Limited bool
 
-	delay time.Duration
+	delay  time.Duration
+	lives  []liveHit
+	played []string // the names of the live kinds that changed the answer
+}
+
+// liveHit is a fault playing a live service that the request matched:
+// how often it hit the session so far, and whether it hit this request.
+type liveHit struct {
+	f    *Fault
+	hits int
+	now  bool
 }
 
 // Meet decides whether f hits the request and adds what it does; counter
@@ -38,14 +49,21 @@ func (o *Outcome) Meet(f *Fault, req Request, counter func(*Fault) *Counter) {
 	if !f.Matches(req.Method, req.Path) {
 		return
 	}
-	limited := f.After > 0 || f.Times > 0
+	live := f.liveKind()
+	// A live kind's effect follows its count of hits, so it is counted
+	// as a limited fault's is: kept, and across a fleet.
+	limited := f.After > 0 || f.Times > 0 || live != nil
 	o.Limited = o.Limited || limited
 	var hit bool
 	var rng *rand.Rand
+	c := counter(f)
 	if limited && req.Shared != nil {
-		hit, rng = f.decideShared(counter(f), req)
+		hit, rng = f.decideShared(c, req)
 	} else {
-		hit, rng = f.Decide(counter(f), req.Seed)
+		hit, rng = f.Decide(c, req.Seed)
+	}
+	if live != nil {
+		o.lives = append(o.lives, liveHit{f, f.hitsUpTo(req.Seed, c.Matched), hit})
 	}
 	if !hit {
 		return
@@ -88,10 +106,30 @@ func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end fun
 	return k.wrap(w, o.Acting)
 }
 
+// Play lets the faults the request met that play a live service change
+// what the read shows, through l, and returns the journal's words for
+// what they did.
+func (o *Outcome) Play(l Live) []string {
+	var notes []string
+	for _, h := range o.lives {
+		k := h.f.liveKind()
+		if note := k.live(h.f, h.hits, h.now, l); note != "" {
+			notes = append(notes, note)
+			o.played = append(o.played, k.Name)
+		}
+	}
+	return notes
+}
+
 func (o *Outcome) Metrics() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		if o.Delay() > 0 && !yield(latencyKind.Name) {
 			return
+		}
+		for _, name := range o.played {
+			if !yield(name) {
+				return
+			}
 		}
 		if o.Acting != nil {
 			yield(o.Acting.Action().Name)

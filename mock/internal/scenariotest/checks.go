@@ -36,6 +36,7 @@ var checks = map[string]func(t *testing.T, tg Target){
 	"demo":                demo,
 	"demo-frozen":         demoFrozen,
 	"strict-tones":        strictTones,
+	"live-shop-races":     liveShopRaces,
 }
 
 // total wants the scenario's data to hold n reviews.
@@ -288,4 +289,43 @@ func demoFrozen(t *testing.T, tg Target) {
 func strictTones(t *testing.T, tg Target) {
 	CheckError(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"sarcastic"}]}`), 400, mock.CodeInvalidBody, "feedback[0].tone")
 	DecodeOK(t, "tone", patch(t, tg, `{"feedback":[{"rating":1,"tone":"neutral"}]}`), new(mock.Settings))
+}
+
+// liveShopRaces: an offset walk of the list sees reviews twice, the read
+// right after a save shows the settings before it, and the counts beside
+// the list disagree with it at times.
+func liveShopRaces(t *testing.T, tg Target) {
+	const session = "races-1"
+	seen, repeats := make(map[int64]bool), 0
+	for offset := 0; offset < 200; offset += 20 {
+		var d listData
+		DecodeOK(t, "page", get(t, tg, fmt.Sprintf("/api/v1/feedbacks?offset=%d&limit=20", offset), mock.HeaderSession, session), &d)
+		for _, f := range d.Feedbacks {
+			if seen[f.ID] {
+				repeats++
+			}
+			seen[f.ID] = true
+		}
+	}
+	if repeats == 0 {
+		t.Error("an offset walk of 10 pages saw no review twice")
+	}
+	var set mock.Settings
+	DecodeOK(t, "save", patch(t, tg, `{"feedback":[{"rating":3,"signature":"Сохранено"}]}`), &set)
+	DecodeOK(t, "reload", get(t, tg, "/api/v1/settings/ai"), &set)
+	if set.Feedback[2].Signature == "Сохранено" {
+		t.Error("the read right after the save showed it")
+	}
+	lagged := 0
+	for range 6 {
+		c := counts(t, tg, mock.HeaderSession, session)
+		var d listData
+		DecodeOK(t, "list", get(t, tg, "/api/v1/feedbacks?limit=1", mock.HeaderSession, session), &d)
+		if c.Total != d.Total {
+			lagged++
+		}
+	}
+	if lagged == 0 {
+		t.Error("the counts never lagged the list in 6 reads")
+	}
 }

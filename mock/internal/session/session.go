@@ -91,6 +91,16 @@ type state struct {
 	// read is set once the session, while pristine, read the shared
 	// shop: its snapshot shows that shop as its own.
 	read bool
+	last *Write // the last settings write, which stale reads lag
+}
+
+// Write is a session's last settings write in a scenario: the settings
+// before it, when it was made, and how many stale reads answered them
+// since (StaleSettings).
+type Write struct {
+	Before settings.Settings `json:"before"`
+	At     time.Time         `json:"at"`
+	Stale  int               `json:"stale_reads,omitempty"`
 }
 
 // sameShop reports whether settings a and b make the same living shop.
@@ -237,8 +247,30 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 			}
 		}
 	}
+	st.last = &Write{Before: st.settings, At: now}
 	st.settings = next
 	return next, nil
+}
+
+// StaleSettings is the session's settings in sc before their last
+// write, for a read that lags it (the stale_read fault): while the write
+// is younger than within at now, or for the first reads reads after it.
+// ok is false when the read is not behind.
+func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within time.Duration, reads int) (_ settings.Settings, ok bool) {
+	ss.mu.Lock()
+	st := ss.stateLocked(sc)
+	w := st.last
+	ok = w != nil && (now.Sub(w.At) < within || w.Stale < reads)
+	set := st.settings
+	if ok {
+		set = w.Before
+		st.last = &Write{Before: w.Before, At: w.At, Stale: w.Stale + 1} // a Take may hold the old one
+	}
+	ss.mu.Unlock()
+	if ok {
+		ss.changed()
+	}
+	return set, ok
 }
 
 func (ss *Session) Overrides() access.Overrides {

@@ -39,6 +39,7 @@ type TakenScenario struct {
 	Scenario *scenario.Scenario
 	Seed     *Seed              // what it seeded there, nil for nothing
 	Settings *settings.Settings // nil: never used there
+	Write    *Write             // the last settings write, nil for none
 	Counters []Count            // the scenario's faults met, on the version served now
 	Shop     *shop.Snapshot     // its living shop, on the version served now
 }
@@ -108,7 +109,7 @@ func (ss *Session) takeLocked(sc *scenario.Scenario, now time.Time, withShared b
 		return ts, nil
 	}
 	set := st.settings
-	ts.Settings = &set
+	ts.Settings, ts.Write = &set, st.last
 	if st.sc != sc {
 		return ts, nil
 	}
@@ -157,6 +158,13 @@ func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	st := ss.stateLocked(sc)
 	st.settings = set
 	st.dropShopLocked()
+}
+
+// PutWrite makes w the session's last settings write in sc.
+func (ss *Session) PutWrite(sc *scenario.Scenario, w *Write) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.stateLocked(sc).last = w
 }
 
 // PutShop makes sh the session's own living shop in its scenario.

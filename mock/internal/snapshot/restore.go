@@ -151,6 +151,16 @@ func (rs *restoring) scenario(path string, rec *ScenarioState) error {
 		set = sc.Settings()
 	}
 	fresh.PutSettings(sc, set)
+	if w := rec.LastWrite; w != nil {
+		switch probs := w.Before.Validate(sc.Rules()); {
+		case w.Stale < 0:
+			return wire.InvalidBody(path+".last_write.stale_reads", "must be >= 0, got %d", w.Stale)
+		case len(probs) > 0 && same:
+			return wire.At(probs[0], path+".last_write.before")
+		case len(probs) == 0:
+			fresh.PutWrite(sc, w)
+		}
+	}
 	if !same {
 		return nil
 	}

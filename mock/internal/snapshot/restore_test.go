@@ -44,6 +44,12 @@ func TestRestoreRefusesBadDocuments(t *testing.T) {
 		{"settings against the rules", edit(func(m map[string]any) {
 			sc0(m)["settings"].(map[string]any)["feedback"].([]any)[0].(map[string]any)["reply_mode"] = "sometimes"
 		}), false, "scenarios[0].settings.feedback[0].reply_mode"},
+		{"stale reads below 0", edit(func(m map[string]any) {
+			sc0(m)["last_write"].(map[string]any)["stale_reads"] = -1
+		}), false, "scenarios[0].last_write.stale_reads"},
+		{"settings before a write against the rules", edit(func(m map[string]any) {
+			sc0(m)["last_write"].(map[string]any)["before"].(map[string]any)["feedback"].([]any)[0].(map[string]any)["reply_mode"] = "sometimes"
+		}), false, "scenarios[0].last_write.before.feedback[0].reply_mode"},
 		{"a fault that is not one", edit(func(m map[string]any) {
 			m["faults"] = []any{map[string]any{"error": map[string]any{"status": 99}, "matched": 0, "hit": 0}}
 		}), false, "faults[0].error.status"},

@@ -123,6 +123,7 @@ type ScenarioState struct {
 	Fingerprint   string               `json:"fingerprint"`
 	DataEnd       string               `json:"data_end,omitempty"`
 	Settings      *settings.Settings   `json:"settings,omitempty"`
+	LastWrite     *session.Write       `json:"last_write,omitempty"` // which stale reads lag
 	FaultCounters []ScenarioFaultCount `json:"fault_counters,omitempty"`
 	Seeded        *Seeded              `json:"seeded,omitempty"`
 	Shop          *shop.Snapshot       `json:"shop,omitempty"`

@@ -68,7 +68,7 @@ func (k *Keeper) mediaBase() string { return k.st.Registry().Loader().Media().Ba
 
 func scenarioState(ts session.TakenScenario) (ScenarioState, error) {
 	sc := ts.Scenario
-	rec := ScenarioState{Name: sc.Name, Fingerprint: sc.Fingerprint(), DataEnd: sc.DataEnd(), Settings: ts.Settings, Shop: ts.Shop}
+	rec := ScenarioState{Name: sc.Name, Fingerprint: sc.Fingerprint(), DataEnd: sc.DataEnd(), Settings: ts.Settings, LastWrite: ts.Write, Shop: ts.Shop}
 	if sd := ts.Seed; sd != nil {
 		fbs, err := sd.Reviews().Feedbacks()
 		if err != nil {

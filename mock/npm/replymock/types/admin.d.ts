@@ -655,6 +655,29 @@ export interface components {
             median: components["schemas"]["Duration"];
             p99: components["schemas"]["Duration"];
         });
+        /** @description A list that moves while a client pages: at each hit, `arrive` new reviews of the scenario's kind come on top and the `answer` newest unanswered get answered, before the request is served; every later read of the session's list shows them (at most 500 each). */
+        PageDrift: {
+            arrive?: number;
+            answer?: number;
+        } | {
+            arrive: unknown;
+        } | {
+            answer: unknown;
+        };
+        /** @description A read behind a write: a settings read it hits answers the settings before the session's last write, while that write is younger than `for` or for the first `reads` reads after it. */
+        StaleRead: {
+            for?: components["schemas"]["Duration"];
+            reads?: number;
+        } | unknown | {
+            reads: unknown;
+        };
+        /** @description Counts behind the list: a counts_only read it hits answers the counts without the list's `changes` newest reviews it counts, or those written within `for` of its newest (at most 500), as if they had not arrived yet. */
+        CountsLag: {
+            changes?: number;
+            for?: components["schemas"]["Duration"];
+        } | {
+            changes: unknown;
+        } | unknown;
         FaultError: {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
@@ -664,7 +687,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Needs latency, or one of error, drop and truncate (latency may come with one of them). */
+        /** @description Needs latency, page_drift, stale_read or counts_lag, or one of error, drop and truncate (latency, page_drift, stale_read or counts_lag may come with one of them). */
         Fault: {
             /** @description Given by the server. */
             readonly id?: string;
@@ -697,6 +720,9 @@ export interface components {
             drop?: boolean;
             /** @description Send the headers and half the body, then close. */
             truncate?: boolean;
+            page_drift?: components["schemas"]["PageDrift"];
+            stale_read?: components["schemas"]["StaleRead"];
+            counts_lag?: components["schemas"]["CountsLag"];
         } & (({
             latency: components["schemas"]["Latency"];
         } | {
@@ -707,7 +733,7 @@ export interface components {
         } | {
             /** @enum {unknown} */
             truncate: true;
-        }) & unknown);
+        } | unknown | unknown | unknown) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
             name: string;
@@ -990,6 +1016,14 @@ export interface components {
             /** @description Where the generated data ends, when anchored to the present (`generate.end: now`). */
             data_end?: string;
             settings?: components["schemas"]["Settings"];
+            /** @description The session's last settings write here, which a stale_read fault's reads lag. */
+            last_write?: {
+                before: components["schemas"]["Settings"];
+                /** Format: date-time */
+                at: string;
+                /** @description How many reads answered the settings before it. */
+                stale_reads?: number;
+            };
             /** @description Counters of the scenario's own faults, by their place in its list. */
             fault_counters?: {
                 index: number;
