@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/replymock/replymock/mock/internal/redistest"
 )
@@ -253,6 +256,11 @@ func TestStalledWriterIsFenced(t *testing.T) {
 	a := servingAddr(t, logs)
 	b, _, _ := fleetReplica(t, rs.URL())
 	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT) }) // so that it can be killed
+	redis, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{rs.Addr()}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer redis.Close()
 	for round := range rounds {
 		sid := fmt.Sprintf("stall%d", round)
 		// a's PATCH: headers and half the body, so a holds the lock and
@@ -275,7 +283,7 @@ func TestStalledWriterIsFenced(t *testing.T) {
 			answerA <- resp.StatusCode
 		}()
 		io.WriteString(pw, body[:10])
-		time.Sleep(300 * time.Millisecond) // a has the request, and the lock
+		waitForLock(t, redis, sid) // a has the request, and the lock
 		if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
@@ -308,4 +316,16 @@ func TestStalledWriterIsFenced(t *testing.T) {
 			}
 		}
 	}
+}
+
+// waitForLock waits until a replica holds session sid's lock in Redis.
+func waitForLock(t *testing.T, redis rueidis.Client, sid string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		n, err := redis.Do(context.Background(), redis.B().Exists().Key("replymock:lock:"+sid).Build()).AsInt64()
+		if err == nil && n == 1 {
+			return
+		}
+	}
+	t.Fatalf("no replica took session %s's lock", sid)
 }
