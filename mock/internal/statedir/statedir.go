@@ -207,7 +207,9 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	for name := range logs { // a log no head names: an old one, or one a compaction cut short
 		os.Remove(filepath.Join(dir, name))
 	}
-	d.fitLocked(0, "")
+	if !d.fitLocked(0) { // answered writes all: none goes, new ones are refused
+		d.log.Warn("state: the folder holds more than --max-state-disk; writes that would grow it are refused", "bytes", d.used, "max_bytes", d.max)
+	}
 	d.log.Info("state restored", "dir", d.dir, "sessions", n, "bytes", d.used, "max_bytes", d.max)
 	return n
 }
