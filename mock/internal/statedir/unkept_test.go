@@ -103,3 +103,31 @@ func TestRefusalSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A folder the server cannot write in is refused by Open, naming it,
+// rather than failing the first write: a read-only folder (not as root,
+// who writes anyway) and, as root too, a folder in the way of the file
+// Open writes to find out.
+func TestOpenRefusesAFolderItCannotWriteIn(t *testing.T) {
+	inTheWay := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(inTheWay, sessionsDir, probeFile, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(readOnly, 0o700) })
+	for name, dir := range map[string]string{"in the way": inTheWay, "read-only": readOnly} {
+		if name == "read-only" && os.Geteuid() == 0 {
+			t.Log("read-only: not tried as root, who writes in a folder of mode 0500; the case in the way covers root")
+			continue
+		}
+		if _, err := Open(dir, nil); err == nil || !strings.Contains(err.Error(), "cannot write in it") || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: Open: %v, want an error naming the folder", name, err)
+		}
+	}
+	if _, err := Open(t.TempDir(), nil); err != nil {
+		t.Errorf("a writable folder: %v", err)
+	}
+}
