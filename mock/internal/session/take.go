@@ -155,7 +155,7 @@ func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.stateLocked(sc)
-	st.settings = set
+	st.settings, st.bytes = set, settingsSize(set) // counted once Put keeps the session
 	st.dropShopLocked()
 }
 
