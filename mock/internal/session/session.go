@@ -265,7 +265,7 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 // MaxSettingsBytes is what the settings a session patched keep, on
 // average over the sessions kept, at most: the settings' budget is
 // MaxSessions of it. A PATCH's body is smaller.
-const MaxSettingsBytes = 64 << 10
+const MaxSettingsBytes = 32 << 10
 
 // settingsSize is what settings count in their budget: their JSON.
 func settingsSize(set settings.Settings) int {

@@ -535,7 +535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `payload_too_large`: the body is over 1 MiB; or all sessions' patched settings would pass their budget (64 KiB a session on average); or, on a fleet (`--store redis://...`), the session's state would keep more in the shared store than `--max-store-memory` allows. Nothing changed. */
+            /** @description `payload_too_large`: the body is over 1 MiB; or all sessions' patched settings would pass their budget (32 KiB a session on average); or, on a fleet (`--store redis://...`), the session's state would keep more in the shared store than `--max-store-memory` allows. Nothing changed. */
             413: {
                 headers: {
                     "X-Mock-Warning": components["headers"]["MockWarning"];
