@@ -36,7 +36,7 @@ const DefaultMaxStateBytes = statedir.DefaultMaxBytes
 
 // SetMaxBytes makes max (0: DefaultMaxStateBytes) what the folder's
 // sessions hold together at most. Past it, the files set aside go first,
-// then the least recently written sessions'. Call it before Restore.
+// then a write is refused (503 store_unavailable). Call it before Restore.
 func (d *StateDir) SetMaxBytes(max int64) { d.dir.SetMax(max) }
 
 // Anchor is the present the saved server anchored its data to, if it is

@@ -103,7 +103,7 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	fsys.DurationVar(&cfg.stateEvery, "state-interval", 5*time.Second, "how often --state-dir keeps what reads changed (fault counters, living shops), besides at shutdown; writes are kept before they are answered (env REPLYMOCK_STATE_INTERVAL)")
 	fsys.BoolVar(&cfg.stdinClose, "exit-on-stdin-close", false, "shut down, as on SIGTERM, when standard input closes: a process that starts replymock with a pipe on it stops it by exiting, even when killed (the npm package's test helper does) (env REPLYMOCK_EXIT_ON_STDIN_CLOSE)")
 	cfg.maxState = mock.DefaultMaxStateBytes
-	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, a `size` such as 256MiB or 2GiB; past it the least recently written sessions' files go, and a session bigger alone is not written; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK)")
+	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, a `size` such as 256MiB or 2GiB; past it the files set aside go, then a write is refused with 503 store_unavailable and changes nothing; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
 	fsys = narrow(fsys, c)
 	fsys.SetOutput(out)

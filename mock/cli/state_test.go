@@ -317,24 +317,39 @@ func TestStateDirKeepsTheDemosPresent(t *testing.T) {
 	}
 }
 
-// --max-state-disk bounds what the folder's session files hold: 40
-// sessions written past it leave the folder within it, the least
-// recently written gone with a log line each, the most recent kept;
-// the default session's file and server.json stay.
+// --max-state-disk bounds what the folder's session files hold: of 40
+// sessions' PATCHes, those past it answer 503 store_unavailable with
+// Retry-After and change nothing, and every one answered 200 comes back
+// after a SIGKILL; the folder stays within the bound.
 func TestStateDirWithinItsBudget(t *testing.T) {
 	dir := t.TempDir()
 	const max = 48 << 10
-	stop, base, logs := stateServer(t, dir, "--max-state-disk", "48KiB")
-	defer stop(syscall.SIGTERM)
-	sign := func(sid string) {
-		t.Helper()
-		if st, b := call(t, "PATCH", base+"/api/v1/settings/ai", "application/json", `{"feedback":[{"rating":1,"signature":"Команда «Уют»"}]}`, "X-Mock-Session", sid); st != 200 {
-			t.Fatalf("PATCH: %d %s", st, b)
-		}
-	}
-	sign("default")
+	stop, base, _ := stateServer(t, dir, "--max-state-disk", "48KiB")
+	const signed = `"signature":"Команда «Уют»"`
+	var answered, refused []string
 	for i := range 40 {
-		sign(fmt.Sprintf("v%02d", i))
+		sid := fmt.Sprintf("v%02d", i)
+		req, _ := http.NewRequest("PATCH", base+"/api/v1/settings/ai", strings.NewReader(`{"feedback":[{"rating":1,"signature":"Команда «Уют»"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Mock-Session", sid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == 200:
+			answered = append(answered, sid)
+		case resp.StatusCode == 503 && strings.Contains(string(b), `"code":"store_unavailable"`) &&
+			strings.Contains(string(b), "--max-state-disk") && resp.Header.Get("Retry-After") != "":
+			refused = append(refused, sid)
+			if v := view(t, base, sid); strings.Contains(v, signed) {
+				t.Errorf("%s, refused, serves its change: %.200s", sid, v)
+			}
+		default:
+			t.Fatalf("PATCH %s: %d %s", sid, resp.StatusCode, b)
+		}
 		var used int64
 		filepath.WalkDir(filepath.Join(dir, "sessions"), func(_ string, e fs.DirEntry, _ error) error {
 			if fi, err := e.Info(); err == nil && !e.IsDir() {
@@ -346,13 +361,37 @@ func TestStateDirWithinItsBudget(t *testing.T) {
 			t.Fatalf("after %d sessions, sessions/ holds %d bytes, over --max-state-disk's %d", i+1, used, max)
 		}
 	}
-	for _, name := range []string{"server.json", "sessions/default.json", "sessions/v39.json"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Errorf("%s: %v", name, err)
+	if len(answered) == 0 || len(refused) == 0 {
+		t.Fatalf("%d answered, %d refused: want both, the bound reached", len(answered), len(refused))
+	}
+	t.Logf("%d PATCHes answered, %d refused past --max-state-disk", len(answered), len(refused))
+	stop(syscall.SIGKILL)
+	stop, base, _ = stateServer(t, dir, "--max-state-disk", "48KiB")
+	defer stop(syscall.SIGTERM)
+	for _, sid := range answered {
+		if v := view(t, base, sid); !strings.Contains(v, signed) {
+			t.Errorf("%s, answered 200, lost after SIGKILL: %.200s", sid, v)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "sessions", "v00.json")); !os.IsNotExist(err) {
-		t.Errorf("the least recently written session's file is kept: %v", err)
+}
+
+// A state folder the server cannot write in is a usage error at start
+// (exit status 2) naming it, not a 500 at the first write. As root, who
+// writes in a read-only folder, a folder in the way of the file the
+// server writes to find out stands for it.
+func TestStateDirNotWritableRefusedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	if os.Geteuid() == 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "sessions", ".write-test", "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
 	}
-	waitLog(t, logs, "to keep the folder within --max-state-disk") // a line says a file went (the log is flushed within its interval)
+	defer os.Chmod(dir, 0o700)
+	var stderr strings.Builder
+	err := run(t.Context(), []string{"--addr", "127.0.0.1:0", "--state-dir", dir}, env(nil), io.Discard, &stderr)
+	if code := exitCode(err); code != 2 || !strings.Contains(fmt.Sprint(err), "cannot write in it") || !strings.Contains(fmt.Sprint(err), dir) {
+		t.Errorf("exit %d: %v, want 2 and an error naming the folder", code, err)
+	}
 }

@@ -341,7 +341,10 @@ func (a *API) plan(ss *session.Session, sc *scenario.Scenario, r *http.Request, 
 	if p.Limited {
 		// The count of a fault that fires N times moved: kept before any
 		// answer (a dropped connection's too), it fires N times across a
-		// restart. A failure is logged; the answer goes on.
+		// restart. A state folder that cannot keep it rolls the session
+		// back to what it keeps, the count included, and the answer goes
+		// on: the fault fired, and fires again as it would after a
+		// restart, so memory never serves what a restart would not.
 		a.State.SyncWrite(r.Context(), ss.ID())
 	}
 	return p

@@ -14,6 +14,9 @@
 package session
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"reflect"
 	"regexp"
 	"sync"
@@ -28,6 +31,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/scenario"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Default is the session of requests without X-Mock-Session: it never
@@ -73,6 +77,7 @@ type shared struct {
 	common    sharedShops // the shops pristine sessions read
 	seeds     *budget.Budget
 	overrides *budget.Budget
+	settings  *budget.Budget
 	faults    *fault.Registry
 	changed   func(id string) // nil for none
 }
@@ -81,6 +86,7 @@ type shared struct {
 type state struct {
 	sc       *scenario.Scenario // the version the state belongs to
 	settings settings.Settings
+	bytes    int // the size of settings counted in the settings' budget: 0 for the scenario's own
 	window   access.Window
 	shop     *shop.Shop // the session's own living shop, for a scenario with one
 	// own is set once the session changed its shop on this version: from
@@ -229,6 +235,21 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 	if err != nil {
 		return st.settings, err
 	}
+	// Counted before anything changes; given back if the shop fails.
+	n, b := stateBytes(next, &Write{Before: st.settings}), ss.shared.settings
+	if !ss.stored {
+		b = nil // counted once the store keeps it
+	}
+	if b != nil && !b.Reserve(int64(n-st.bytes)) {
+		return st.settings, &wire.APIError{Status: http.StatusRequestEntityTooLarge, Code: wire.CodePayloadTooLarge,
+			Message: fmt.Sprintf("all sessions' settings would keep %d bytes, over the %d allowed (%d KiB a session): nothing changed; reset sessions done with theirs (POST /__mock/reset)",
+				b.Used()+int64(n-st.bytes), b.Max(), MaxSettingsBytes>>10)}
+	}
+	defer func() {
+		if err != nil && b != nil {
+			b.Release(int64(n - st.bytes))
+		}
+	}()
 	if sc.Shop() != nil && sameShop(&next, &st.settings) {
 		// The shop goes on as it was, up to now.
 		if err := ss.readShopLocked(sc, now, func(*shop.Shop) error { return nil }); err != nil {
@@ -248,7 +269,7 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 		}
 	}
 	st.last = &Write{Before: st.settings, At: now}
-	st.settings = next
+	st.settings, st.bytes = next, n
 	return next, nil
 }
 
@@ -271,6 +292,34 @@ func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within ti
 		ss.changed()
 	}
 	return set, ok
+}
+
+// MaxSettingsBytes is what the settings a session patched keep, on
+// average over the sessions kept, at most: the settings' budget is
+// MaxSessions of it. A PATCH's body is smaller.
+const MaxSettingsBytes = 32 << 10
+
+// settingsSize is what settings count in their budget: their JSON.
+func settingsSize(set settings.Settings) int {
+	b, _ := json.Marshal(set)
+	return len(b)
+}
+
+// stateBytes is what a state's settings count in their budget: the
+// settings, and those before their last write (for stale_read).
+func stateBytes(set settings.Settings, last *Write) int {
+	n := settingsSize(set)
+	if last != nil {
+		n += settingsSize(last.Before)
+	}
+	return n
+}
+
+// chargeSettings counts n bytes more of the sessions' settings.
+func (ss *Session) chargeSettings(n int64) {
+	if b := ss.shared.settings; b != nil && n != 0 {
+		b.Charge(n)
+	}
 }
 
 func (ss *Session) Overrides() access.Overrides {

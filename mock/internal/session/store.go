@@ -62,6 +62,7 @@ type Config struct {
 	OwnShops  bool
 	Seeds     *budget.Budget // the seeded reviews' memory
 	Overrides *budget.Budget // the sessions' own overrides' memory; nil counts none
+	Settings  *budget.Budget // the settings sessions patched or restored; nil counts none
 	// Changed, when set, is told the id of every session that was put,
 	// dropped or reset, or whose state changed, so that a store that
 	// outlives the process writes it again.
@@ -90,7 +91,7 @@ type Memory struct {
 
 // NewMemory is an empty Memory store.
 func NewMemory(cfg Config) *Memory {
-	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, common: sharedShops{budget: cfg.Shops, off: cfg.OwnShops}, seeds: cfg.Seeds, overrides: cfg.Overrides, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
+	return &Memory{cfg: cfg, shared: &shared{shops: cfg.Shops, common: sharedShops{budget: cfg.Shops, off: cfg.OwnShops}, seeds: cfg.Seeds, overrides: cfg.Overrides, settings: cfg.Settings, faults: cfg.Faults, changed: cfg.Changed}, m: make(map[string]*Session)}
 }
 
 func (m *Memory) New(id string) *Session {
@@ -209,6 +210,7 @@ func (m *Memory) putLocked(ss *Session) {
 	ss.stored = true
 	ss.chargeOverridesLocked(ss.overrides.Size())
 	for _, st := range ss.states {
+		ss.chargeSettings(int64(st.bytes))
 		if st.shop != nil {
 			ss.keepShopLocked(st, st.shop)
 		}
@@ -293,6 +295,9 @@ func (m *Memory) clearLocked(ss *Session) {
 	}
 	if ss.stored {
 		ss.chargeOverridesLocked(-ss.overrides.Size())
+		for _, st := range ss.states {
+			ss.chargeSettings(-int64(st.bytes))
+		}
 		ss.stored = false
 	}
 	ss.states, ss.counters, ss.overrides = nil, nil, access.Overrides{}

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +16,9 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/settings"
 	"github.com/replymock/replymock/mock/internal/shop"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // newStore is a Memory store of at most max sessions, at the time *clock,
@@ -32,7 +37,7 @@ func newStore(t *testing.T, max int, clock *time.Time) (*Memory, *scenario.Scena
 	}
 	m := NewMemory(Config{Max: max, TTL: time.Hour, Now: now, Log: log,
 		Shops: shop.NewBudget(1<<30, log), Seeds: budget.New("seeds", "", 1<<30), Overrides: budget.New("overrides", "", int64(max)*access.MaxSessionOverrideBytes),
-		Faults: fault.NewRegistry(10, 1<<20), Journals: journal.New(10, 1<<20, 100)})
+		Settings: budget.New("settings", "", int64(max)*MaxSettingsBytes), Faults: fault.NewRegistry(10, 1<<20), Journals: journal.New(10, 1<<20, 100)})
 	return m, sc
 }
 
@@ -176,5 +181,67 @@ func TestOverridesCountedWhileKept(t *testing.T) {
 	m.Reset(All)
 	if b.Used() != 0 {
 		t.Fatalf("after resetting all: %d bytes counted", b.Used())
+	}
+}
+
+// The settings sessions patched are counted in their budget while the
+// sessions are kept; a PATCH past it is a 413 payload_too_large that
+// changes nothing, and a reset or a restore in place gives the bytes
+// back.
+func TestSettingsCountedAndRefusedPastTheirBudget(t *testing.T) {
+	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	const max = 3
+	m, sc := newStore(t, max, &clock)
+	b := m.shared.settings
+	sign := func(ss *Session, n int) error {
+		_, err := ss.PatchSettings(sc, clock, func(set settings.Settings) (settings.Settings, error) {
+			set.Feedback[0].Signature = strings.Repeat("s", n)
+			return set, nil
+		})
+		return err
+	}
+	big := MaxSettingsBytes // with the rest of the settings, two fit in the budget of three sessions, not three
+	if err := sign(m.Open("a"), big); err != nil {
+		t.Fatal(err)
+	}
+	each := b.Used()
+	if each < int64(big) {
+		t.Fatalf("a PATCH of %d bytes counted %d", big, each)
+	}
+	if err := sign(m.Open("b"), big); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Open("c")
+	before := c.Settings(sc)
+	var apiErr *wire.APIError
+	if err := sign(c, big); !errors.As(err, &apiErr) || apiErr.Status != http.StatusRequestEntityTooLarge ||
+		apiErr.Code != wire.CodePayloadTooLarge || !strings.Contains(apiErr.Message, "nothing changed") {
+		t.Fatalf("past the budget: %v, want 413 payload_too_large", err)
+	}
+	if !reflect.DeepEqual(c.Settings(sc), before) || b.Used() != 2*each {
+		t.Errorf("a refused PATCH changed the settings or the count: %d bytes, want %d", b.Used(), 2*each)
+	}
+	if b.Used() > b.Max() {
+		t.Errorf("%d bytes counted, over the budget's %d", b.Used(), b.Max())
+	}
+	if err := sign(c, 10); err != nil { // a small one fits
+		t.Errorf("a small PATCH beside the big ones: %v", err)
+	}
+	m.Reset("a")
+	cBefore := c.Settings(sc)
+	if err := sign(c, big); err != nil {
+		t.Errorf("after a reset made room: %v", err)
+	}
+	// c counts its settings and those before its last write (stale_read's).
+	cBytes := int64(stateBytes(c.Settings(sc), &Write{Before: cBefore}))
+	fresh := m.New("b") // filled before Put, as a restore does
+	fresh.PutSettings(sc, sc.Settings())
+	m.Put(fresh)
+	if want := cBytes + int64(settingsSize(sc.Settings())); b.Used() != want {
+		t.Errorf("after b restored in place with the scenario's settings: %d bytes, want %d", b.Used(), want)
+	}
+	m.Reset(All)
+	if b.Used() != 0 {
+		t.Errorf("after resetting all: %d bytes counted", b.Used())
 	}
 }

@@ -156,7 +156,7 @@ func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st := ss.stateLocked(sc)
-	st.settings = set
+	st.settings, st.bytes = set, stateBytes(set, st.last) // counted once Put keeps the session
 	st.dropShopLocked()
 }
 
@@ -164,7 +164,8 @@ func (ss *Session) PutSettings(sc *scenario.Scenario, set settings.Settings) {
 func (ss *Session) PutWrite(sc *scenario.Scenario, w *Write) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.stateLocked(sc).last = w
+	st := ss.stateLocked(sc)
+	st.last, st.bytes = w, stateBytes(st.settings, w) // counted once Put keeps the session
 }
 
 // PutShop makes sh the session's own living shop in its scenario.

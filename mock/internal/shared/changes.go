@@ -54,6 +54,19 @@ type changes struct {
 	running  chan struct{}       // closed when the keeping under way ends
 	evicted  map[string]struct{} // since their last keeping
 	failed   map[string]error    // by session; session.All: the server's state
+	// undone holds, for a session whose change a keeping refused, the
+	// versions marked by then: a keeping that fails rolls its session
+	// back, so every write marked before fails too, even when a later
+	// keeping of the session succeeds. Cleared when no sync waits.
+	undone  map[string]failure
+	waiting int // syncs under way
+}
+
+// failure is a keeping's error for a session, and the versions marked
+// when it was noted.
+type failure struct {
+	err  error
+	upTo uint64
 }
 
 // evict notes that session id was dropped to make room: a keeper shared
@@ -108,12 +121,20 @@ func (c *changes) serverChanged() {
 func (c *changes) sync(ctx context.Context, sid string) error {
 	c.mu.Lock()
 	want := c.marked
+	c.waiting++
+	defer func() {
+		if c.waiting--; c.waiting == 0 {
+			c.undone = nil
+		}
+		c.mu.Unlock()
+	}()
 	for c.kept < want {
 		if running := c.running; running != nil {
 			c.mu.Unlock()
 			select {
 			case <-running:
 			case <-ctx.Done():
+				c.mu.Lock()
 				return ctx.Err()
 			}
 			c.mu.Lock()
@@ -132,15 +153,15 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 		var unkept *Unkept
 		if err != nil && !errors.As(err, &unkept) {
 			c.remark(ids, server)
-			c.mu.Unlock()
 			return err
 		}
 		c.noteFailed(ids, server, unkept)
 		c.kept = max(c.kept, upTo)
 	}
-	err := c.failedFor(sid)
-	c.mu.Unlock()
-	return err
+	if f, ok := c.undone[sid]; ok && want <= f.upTo && c.failed[sid] == nil {
+		return fmt.Errorf("session %q: %w", sid, f.err)
+	}
+	return c.failedFor(sid)
 }
 
 // remark marks ids, and with server the server's state, changed again
@@ -171,8 +192,12 @@ func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	if c.failed == nil {
 		c.failed = make(map[string]error)
 	}
+	if c.undone == nil {
+		c.undone = make(map[string]failure)
+	}
 	for id, err := range unkept.Sessions {
 		c.failed[id] = err
+		c.undone[id] = failure{err, c.marked}
 		c.remark([]string{id}, false)
 	}
 	if unkept.Server != nil {

@@ -228,3 +228,48 @@ func untilRunning(c *changes) {
 		runtime.Gosched()
 	}
 }
+
+// A keeping that refuses a session's change rolls the session back, so
+// a write marked before the refusal was noted fails too, though the
+// keeping that takes it succeeds (nothing left to keep); a write
+// marked after succeeds.
+func TestRefusedKeepingFailsWritesItUndid(t *testing.T) {
+	var c changes
+	started, release := make(chan struct{}), make(chan struct{})
+	refused := errors.New("the state folder is full")
+	calls := 0
+	c.keep = func(_ context.Context, ids []string, _ bool) error {
+		if calls++; calls == 1 {
+			close(started)
+			<-release
+			return &Unkept{Sessions: map[string]error{"s": refused}}
+		}
+		return nil
+	}
+	c.session("s")
+	first := make(chan error)
+	go func() { first <- c.sync(context.Background(), "s") }()
+	<-started
+	c.session("s") // a second write, made before the refusal rolled it back
+	second := make(chan error)
+	go func() { second <- c.sync(context.Background(), "s") }()
+	for waiting := 0; waiting < 2; runtime.Gosched() {
+		c.mu.Lock()
+		waiting = c.waiting
+		c.mu.Unlock()
+	}
+	close(release)
+	if err := <-first; !errors.Is(err, refused) {
+		t.Errorf("the refused write: %v", err)
+	}
+	if err := <-second; !errors.Is(err, refused) {
+		t.Errorf("a write rolled back with it: %v, want the refusal", err)
+	}
+	c.session("s")
+	if err := c.sync(context.Background(), "s"); err != nil || calls < 2 {
+		t.Errorf("a write after the refusal: %v (%d keepings)", err, calls)
+	}
+	if c.undone != nil {
+		t.Errorf("with no sync waiting, the refusals are still held: %v", c.undone)
+	}
+}

@@ -57,6 +57,7 @@ type State struct {
 	// each session's within access.MaxSessionOverrideBytes, so all within
 	// MaxSessions of them
 	overrideBytes *budget.Budget
+	settings      *budget.Budget // of MaxSessions sessions' patched settings, session.MaxSettingsBytes each
 	budgets       budget.Set
 	faults        *fault.Registry
 	journals      *journal.Journals
@@ -82,13 +83,15 @@ func New(cfg Config) *State {
 			"What all sessions' seeded reviews keep together, as counted against Options.MaxSeedBytes.", cfg.MaxSeedBytes),
 		overrideBytes: budget.New("replymock_override_bytes",
 			fmt.Sprintf("What the sessions' own overrides keep together (their tokens), each within %d KiB.", access.MaxSessionOverrideBytes>>10), int64(cfg.MaxSessions)*access.MaxSessionOverrideBytes),
+		settings: budget.New("replymock_settings_bytes",
+			fmt.Sprintf("What the settings sessions patched keep together (their JSON), %d KiB a session on average.", session.MaxSettingsBytes>>10), int64(cfg.MaxSessions)*session.MaxSettingsBytes),
 		journals: journal.New(cfg.JournalSize, cfg.JournalBytes, cfg.JournalEntries),
 		visitors: visitors{Visitors: cfg.Visitors},
 	}
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
-		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Faults: st.faults, Journals: st.journals,
+		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Settings: st.settings, Faults: st.faults, Journals: st.journals,
 		Changed: st.changes.session, Evicted: st.changes.evict, Pinned: st.isPinned})
-	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes)
+	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes, st.settings)
 	st.budgets.Add(st.faults.Budget())
 	// A snapshot leaves out a scenario not served at the time: after a
 	// reload, every session is kept again, with what it holds in a

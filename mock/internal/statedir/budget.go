@@ -1,13 +1,10 @@
 package statedir
 
 import (
-	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/replymock/replymock/mock/internal/session"
 )
 
 // DefaultMaxBytes is what a state folder's sessions/ and rejected/ hold
@@ -29,25 +26,18 @@ func (d *Dir) SetMax(max int64) {
 	d.mu.Unlock()
 }
 
-// fitLocked makes room for need more bytes in the folder, removing
-// files until they fit: those set aside, the oldest first, then those
-// of the least recently written sessions but keep and the default
-// session, each with a log line. When need would not fit with all those
-// gone, nothing goes. It reports whether need fits. The caller holds d.mu.
-func (d *Dir) fitLocked(need int64, keep string) bool {
+// fitLocked makes room for need more bytes in the folder by removing
+// the files set aside, the oldest first, each with a log line. Other
+// sessions' files stay: each holds writes answered with success. When
+// need would not fit with all those gone, nothing goes. It reports
+// whether need fits. The caller holds d.mu.
+func (d *Dir) fitLocked(need int64) bool {
 	if d.used+need <= d.max {
 		return true
 	}
 	stays := d.used
 	for _, a := range d.rejected {
 		stays -= a.size
-	}
-	names := make([]string, 0, len(d.written)) // the sessions whose files may go
-	for name, f := range d.written {
-		if name != keep && name != sessionFile(session.Default) {
-			names = append(names, name)
-			stays -= f.size
-		}
 	}
 	if stays+need > d.max {
 		return false
@@ -62,20 +52,7 @@ func (d *Dir) fitLocked(need int64, keep string) bool {
 		d.log.Warn("state: a file set aside removed, the oldest, to keep the folder within --max-state-disk",
 			"file", filepath.Join(rejectedDir, old.name), "bytes", old.size, "used_bytes", d.used, "max_bytes", d.max)
 	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(d.written[a].seq, d.written[b].seq) })
-	for _, name := range names {
-		if d.used+need <= d.max {
-			break
-		}
-		size := d.written[name].size
-		if err := d.removeSession(name); err != nil {
-			d.log.Warn("state: a session's file could not be removed", "file", filepath.Join(sessionsDir, name), "err", err)
-			continue
-		}
-		d.log.Warn("state: a session's file removed, the least recently written, to keep the folder within --max-state-disk: the session lives on in memory, but not across a restart unless it changes again",
-			"file", filepath.Join(sessionsDir, name), "bytes", size, "used_bytes", d.used, "max_bytes", d.max)
-	}
-	return d.used+need <= d.max
+	return true
 }
 
 // entry is a file of a folder, as filesByAge lists it.

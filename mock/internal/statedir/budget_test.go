@@ -3,6 +3,7 @@ package statedir
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // logBuffer is a log's lines, written by any goroutine.
@@ -67,10 +69,11 @@ func save(t *testing.T, d *Dir, k *snapshot.Keeper, c *clock) {
 }
 
 // Sessions written past the folder's budget: the files set aside go
-// first, then the least recently written sessions', never the default
-// session's for another's, each logged; what the folder holds never
-// passes the budget; a session too big for it alone is not written; a
-// folder over a budget lowered since is brought within it at start.
+// first, then a write that would pass it is refused with 503
+// store_unavailable and changes nothing (a new session is gone, a
+// changed one is as its file keeps it); no session's file goes for
+// another's, for each holds answered writes; a folder over a budget
+// lowered since keeps every file at start and refuses what grows it.
 func TestBudgetKeepsTheFolderWithin(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	k := server(t, c)
@@ -95,42 +98,48 @@ func TestBudgetKeepsTheFolderWithin(t *testing.T) {
 	d2.SetMax(max)
 	k = server(t, c)
 	d2.Restore(k)
-	for i := range 8 {
+	d2.Keep(k, c.now())
+	st := k.State()
+	for i := range 6 {
 		c.add(time.Second)
-		sign(t, k, fmt.Sprintf("s%d", i), "the same length")
-		save(t, d2, k, c)
+		sid := fmt.Sprintf("s%d", i)
+		sign(t, k, sid, "the same length")
+		err := st.SyncWrite(context.Background(), sid)
 		if used, _ := diskUse(t, dir); used > max {
-			t.Fatalf("after s%d, the folder holds %d bytes, over the %d allowed", i, used, max)
+			t.Fatalf("after %s, the folder holds %d bytes, over the %d allowed", sid, used, max)
+		}
+		var apiErr *wire.APIError
+		switch {
+		case i < 3 && err != nil:
+			t.Errorf("%s, within the budget once the file set aside goes: %v", sid, err)
+		case i >= 3 && (!errors.As(err, &apiErr) || apiErr.Status != 503 || apiErr.Code != wire.CodeStoreUnavailable ||
+			apiErr.RetryAfter == 0 || !strings.Contains(apiErr.Message, "--max-state-disk") || !strings.Contains(apiErr.Message, "nothing changed")):
+			t.Errorf("%s, past the budget: %v, want 503 store_unavailable naming --max-state-disk, with Retry-After", sid, err)
+		case i >= 3:
+			if _, ok := st.Sessions().Find(sid); ok {
+				t.Errorf("%s, refused, still lives in memory", sid)
+			}
 		}
 	}
 	_, names := diskUse(t, dir)
-	for _, want := range []string{"default.json", "s5.json", "s6.json", "s7.json"} {
+	for _, want := range []string{"default.json", "s0.json", "s1.json", "s2.json"} {
 		if !names[want] {
-			t.Errorf("%s is not kept; the folder holds %v", want, names)
+			t.Errorf("%s, an answered write, is not kept; the folder holds %v", want, names)
 		}
 	}
 	if len(names) != 4 {
-		t.Errorf("the folder holds %v, want the default session's and the three most recent", names)
+		t.Errorf("the folder holds %v, want the default session's and the three answered", names)
 	}
 	if _, err := os.Stat(filepath.Join(dir, rejectedDir, "old.json.x")); !os.IsNotExist(err) {
-		t.Errorf("the file set aside is still there, though sessions' went: %v", err)
-	}
-	if n := strings.Count(logs.String(), "a session's file removed"); n != 5 {
-		t.Errorf("%d sessions' files removal logged, want 5:\n%s", n, logs)
+		t.Errorf("the file set aside is still there, though the folder was full: %v", err)
 	}
 	if !strings.Contains(logs.String(), "a file set aside removed") {
 		t.Errorf("the removal of the file set aside is not logged:\n%s", logs)
 	}
-	// s0 changes again: it is written again, and the least recent goes.
-	sign(t, k, "s0", "back again")
-	save(t, d2, k, c)
-	if _, names := diskUse(t, dir); !names["s0.json"] || names["s5.json"] || !names["default.json"] {
-		t.Errorf("after s0 changed again, the folder holds %v", names)
-	}
 
-	// A session whose snapshot alone is bigger than the budget: seeded
-	// with 500 reviews, it is not written, and its old file goes.
-	ss, sc, err := k.State().Resolve("s7", "")
+	// s0 grows past the budget (500 reviews seeded): refused, and s0 is
+	// as its file keeps it, its seed gone.
+	ss, sc, err := st.Resolve("s0", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,24 +152,35 @@ func TestBudgetKeepsTheFolderWithin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := taken(t, k, "s0")
 	if kept, err := ss.KeepSeed(sc.Name, nil, session.NewSeed(false, own), func(int) error { return nil }); !kept || err != nil {
 		t.Fatalf("seeding: %v, %v", kept, err)
 	}
-	save(t, d2, k, c)
-	if used, names := diskUse(t, dir); names["s7.json"] || used > max || !names["default.json"] {
-		t.Errorf("a session over the whole budget: the folder holds %v, %d bytes of %d", names, used, max)
+	if err := st.SyncWrite(context.Background(), "s0"); err == nil {
+		t.Error("a seed past the budget answered with success")
 	}
-	if !strings.Contains(logs.String(), "a session is not kept") {
-		t.Errorf("a session not kept is not logged:\n%s", logs)
+	if after := taken(t, k, "s0"); after != before {
+		t.Errorf("s0 after a refused seed:\n%.300s\nwant as before:\n%.300s", after, before)
+	}
+	if used, names := diskUse(t, dir); !names["s0.json"] || used > max {
+		t.Errorf("after a refused seed, the folder holds %v, %d bytes of %d", names, used, max)
 	}
 
-	// Started again with a lower budget: the folder is brought within it,
-	// the least recently written first, and the default session stays.
+	// Started again with a lower budget: every file stays, with a
+	// warning, and a write that grows the folder is refused.
 	d3, _ := Open(dir, slog.New(slog.NewTextHandler(logs, nil)))
 	d3.SetMax(2*one + one/2)
-	d3.Restore(server(t, c))
-	if used, names := diskUse(t, dir); used > 2*one+one/2 || !names["default.json"] || !names["s0.json"] || len(names) != 2 {
-		t.Errorf("restored under a lower budget: the folder holds %v, %d bytes of %d\n%s", names, used, 2*one+one/2, logs)
+	k3 := server(t, c)
+	if n := d3.Restore(k3); n != 4 {
+		t.Errorf("restored %d sessions under a lower budget, want all 4", n)
+	}
+	if !strings.Contains(logs.String(), "holds more than --max-state-disk") {
+		t.Errorf("a folder over its budget at start is not logged:\n%s", logs)
+	}
+	d3.Keep(k3, c.now())
+	sign(t, k3, "s9", "new")
+	if err := k3.State().SyncWrite(context.Background(), "s9"); err == nil {
+		t.Error("a new session in a folder over its budget answered with success")
 	}
 }
 

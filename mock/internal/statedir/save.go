@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Keep makes the folder what k's state keeps every change in
@@ -57,7 +61,8 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 			err = d.saveSession(k, id, name)
 		}
 		if err != nil {
-			unkept.Sessions[id] = err
+			unkept.Sessions[id] = refusal(err)
+			d.rollback(k, id, name)
 		}
 	}
 	// The renames are in the folders for good only once the folders
@@ -76,6 +81,39 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 		return nil
 	}
 	return unkept // one session's file not written fails its writes only
+}
+
+// errFull is why a write is refused when the folder may hold no more.
+var errFull = errors.New("the state folder is full")
+
+// refusal is the answer to a write whose session the folder did not
+// keep: a 503 store_unavailable, as a fleet's full store answers, for
+// the session is as it was.
+func refusal(err error) error {
+	why := "the state folder could not keep the change (" + wire.Clip(err.Error()) + ")"
+	if errors.Is(err, errFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		why = "the state folder is full (" + wire.Clip(err.Error()) + ")"
+	}
+	return &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeStoreUnavailable, RetryAfter: time.Second,
+		Message: why + ": nothing changed; send it again once there is room"}
+}
+
+// rollback makes session id what its file keeps again, or drops it when
+// it has none, after a write the folder did not keep: what is served is
+// what a restart would serve, a fault's count included. The caller
+// holds d.mu.
+func (d *Dir) rollback(k *snapshot.Keeper, id, name string) {
+	if _, ok := d.written[name]; !ok {
+		k.State().Sessions().Drop(id)
+		return
+	}
+	snap, _, err := d.readSession(name)
+	if err == nil {
+		_, err = k.Restore(id, snap)
+	}
+	if err != nil {
+		d.log.Error("state: a session the folder did not keep could not be brought back as it kept it", "session", id, "err", err)
+	}
 }
 
 // Save keeps every change not yet kept (calling Keep first), writes the
@@ -161,10 +199,9 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 			w = d.planAnew(name, prev.log, parts, hashes)
 			continue
 		}
-		if !d.fitLocked(size-prev.size, name) {
-			d.log.Warn("state: a session is not kept: its snapshot alone is more than the folder may hold (--max-state-disk)",
-				"session", id, "bytes", size, "used_bytes", d.used-prev.size, "max_bytes", d.max)
-			return d.removeSession(name)
+		if !d.fitLocked(size - prev.size) {
+			return fmt.Errorf("%w: the session would take %d bytes, the folder holds %d of %d (--max-state-disk)",
+				errFull, size, d.used-prev.size, d.max)
 		}
 		if err := w.write(); err != nil {
 			if !w.appending {

@@ -74,6 +74,7 @@ const (
 	serverFile  = "server.json"
 	sessionsDir = "sessions"
 	rejectedDir = "rejected"
+	probeFile   = ".write-test" // written and removed by Open
 )
 
 // Open makes dir a state folder (creating it and its subfolders) and
@@ -86,6 +87,15 @@ func Open(dir string, log *slog.Logger) (*Dir, error) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("--state-dir: %w", err)
 		}
+	}
+	// A folder it cannot write in would fail every write: refused at
+	// start, as a bad flag is, rather than at the first write.
+	for _, d := range []string{dir, filepath.Join(dir, sessionsDir)} {
+		probe := filepath.Join(d, probeFile)
+		if err := writeFile(probe, nil, 0o600); err != nil {
+			return nil, fmt.Errorf("--state-dir %s: the server cannot write in it: %w", dir, err)
+		}
+		os.Remove(probe)
 	}
 	d := &Dir{dir: dir, log: log, max: DefaultMaxBytes, written: make(map[string]kept)}
 	rejected, _ := filesByAge(filepath.Join(dir, rejectedDir))
@@ -207,7 +217,9 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	for name := range logs { // a log no head names: an old one, or one a compaction cut short
 		os.Remove(filepath.Join(dir, name))
 	}
-	d.fitLocked(0, "")
+	if !d.fitLocked(0) { // answered writes all: none goes, new ones are refused
+		d.log.Warn("state: the folder holds more than --max-state-disk; writes that would grow it are refused", "bytes", d.used, "max_bytes", d.max)
+	}
 	d.log.Info("state restored", "dir", d.dir, "sessions", n, "bytes", d.used, "max_bytes", d.max)
 	return n
 }

@@ -340,7 +340,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `service_unavailable`: injected by a fault (with the headers the fault gives, such as Retry-After). `store_unavailable`: a write while the shared store (`--store redis://...`) is out of reach, or refused by it (full); nothing changed (with Retry-After). On a fleet, `service_unavailable` too when this replica cannot hold the session as the store has it, or lost the copy a write changed while it ran; nothing was served or changed (with Retry-After). */
+        /** @description `service_unavailable`: injected by a fault (with the headers the fault gives, such as Retry-After). `store_unavailable`: a write while the shared store (`--store redis://...`) is out of reach, or refused by it (full), or one the state folder (`--state-dir`) cannot keep (the disk full, past `--max-state-disk`); nothing changed (with Retry-After). On a fleet, `service_unavailable` too when this replica cannot hold the session as the store has it, or lost the copy a write changed while it ran; nothing was served or changed (with Retry-After). */
         ServiceUnavailable: {
             headers: {
                 "X-Mock-Warning": components["headers"]["MockWarning"];
@@ -535,7 +535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `payload_too_large`: the body is over 1 MiB; or, on a fleet (`--store redis://...`), the session's state would keep more in the shared store than `--max-store-memory` allows. Nothing changed. */
+            /** @description `payload_too_large`: the body is over 1 MiB; or all sessions' patched settings would pass their budget (32 KiB a session on average); or, on a fleet (`--store redis://...`), the session's state would keep more in the shared store than `--max-store-memory` allows. Nothing changed. */
             413: {
                 headers: {
                     "X-Mock-Warning": components["headers"]["MockWarning"];
