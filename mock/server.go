@@ -175,6 +175,7 @@ type Server struct {
 	st    *shared.State
 	snaps *snapshot.Keeper
 	fleet *fleet.Store // nil in memory
+	mcpState
 }
 
 // New loads and validates every scenario, builds the active one's data,

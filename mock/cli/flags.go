@@ -54,6 +54,7 @@ type config struct {
 	publicScen   string // --public-scenarios
 	timeouts     timeouts
 	showVersion  *bool            // --version
+	mcpURL       string           // replymock mcp --url
 	clock        func() time.Time // --now's clock; nil for the real one
 }
 
@@ -105,6 +106,9 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	cfg.maxState = mock.DefaultMaxStateBytes
 	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, a `size` such as 256MiB or 2GiB; past it the least recently written sessions' files go, and a session bigger alone is not written; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
+	if cmd == "mcp" {
+		fsys.StringVar(&cfg.mcpURL, "url", "", "a running server's base URL (http://127.0.0.1:8080) or its /__mock/mcp: bridge to it rather than serve a mock in-process (env REPLYMOCK_URL)")
+	}
 	fsys = narrow(fsys, c)
 	fsys.SetOutput(out)
 	fsys.Usage = usageFunc(fsys, c)
