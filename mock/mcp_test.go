@@ -79,6 +79,8 @@ func TestMCPAdvertisesVersionAndInstructions(t *testing.T) {
 // something to show, and checks what its structured result holds.
 func TestMCPToolsCall(t *testing.T) {
 	cs := connectMCP(t, newServer(t, mock.Options{}))
+	other := httptest.NewServer(newServer(t, mock.Options{}))
+	defer other.Close()
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,12 +114,13 @@ func TestMCPToolsCall(t *testing.T) {
 		{"switch_scenario", map[string]any{"name": "demo"}, `"demo"`},
 		{"move_clock", map[string]any{"advance": "2h"}, `"scenario":"demo"`},
 		{"reset_session", nil, `"reset":"mcp-`},
+		{"probe", map[string]any{"target": other.URL + "/api/v1", "rate": 1000}, `"status":"holds"`},
 	}
 	var called []string
 	for _, st := range steps {
 		res := callTool(t, cs, st.tool, st.args)
 		got := structured(t, res)
-		if res.IsError || !strings.Contains(got, st.want) || !strings.Contains(got, `"session":"mcp-`) {
+		if res.IsError || !strings.Contains(got, st.want) || st.tool != "probe" && !strings.Contains(got, `"session":"mcp-`) {
 			t.Errorf("%s: error %v, structured %.400s, text %.200s; want %s and the connection's session", st.tool, res.IsError, got, resultText(res), st.want)
 		}
 		if resultText(res) == "" {
@@ -150,6 +153,7 @@ func TestMCPToolErrors(t *testing.T) {
 		{"move_clock", map[string]any{"advance": "soon", "session": "s1"}, "(field advance)"},
 		{"remove_fault", map[string]any{"id": "f-404"}, "not_found"},
 		{"list_faults", map[string]any{"session": "bad id!"}, "(field X-Mock-Session)"},
+		{"probe", map[string]any{"target": "ftp://example.test"}, "target"},
 	}
 	for _, c := range cases {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args})

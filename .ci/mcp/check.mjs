@@ -30,6 +30,7 @@ const calls = [
   ["switch_scenario", { name: "demo" }, '"demo"'],
   ["move_clock", { advance: "2h" }, '"scenario":"demo"'],
   ["reset_session", {}, '"reset":"mcp-'],
+  ["probe", { target: "TARGET", rate: 1000 }, '"status":"holds"'],
 ];
 
 const errors = [
@@ -44,7 +45,8 @@ async function connect(transport) {
   return client;
 }
 
-async function exercise(client, how) {
+// exercise calls every tool; probe checks target, another replymock.
+async function exercise(client, how, target) {
   const info = client.getServerVersion();
   assert.equal(info.name, "replymock", how);
   assert.match(client.getInstructions() ?? "", /session/, how);
@@ -52,9 +54,9 @@ async function exercise(client, how) {
   assert.deepEqual(tools.map((t) => t.name).sort(), calls.map((c) => c[0]).sort(), `${how}: the tools`);
   for (const t of tools) assert.ok(t.outputSchema, `${how}: ${t.name} has an output schema`);
   for (const [name, args, want] of calls) {
-    const res = await client.callTool({ name, arguments: args });
+    const res = await client.callTool({ name, arguments: name === "probe" ? { ...args, target } : args });
     const got = JSON.stringify(res.structuredContent);
-    assert.ok(!res.isError && got.includes(want) && got.includes('"session":"mcp-'),
+    assert.ok(!res.isError && got.includes(want) && (name === "probe" || got.includes('"session":"mcp-')),
       `${how}: ${name} answered ${res.content?.[0]?.text?.slice(0, 300)}; want ${want}`);
   }
   for (const [name, args, want] of errors) {
@@ -99,14 +101,15 @@ async function refused(transport, want, what) {
 
 const children = [];
 try {
-  const stdio = await connect(new StdioClientTransport({ command: bin, args: ["mcp"], stderr: "ignore" }));
-  await exercise(stdio, "stdio");
-  await stdio.close();
-
   const guarded = await serve("--admin-token", "s3cret");
   children.push(guarded.child);
+  const target = `${guarded.base}/api/v1`;
+  const stdio = await connect(new StdioClientTransport({ command: bin, args: ["mcp"], stderr: "ignore" }));
+  await exercise(stdio, "stdio", target);
+  await stdio.close();
+
   const client = await connect(http(guarded.base, { Authorization: "Bearer s3cret" }));
-  await exercise(client, "streamable HTTP");
+  await exercise(client, "streamable HTTP", target);
   await client.close();
   await refused(http(guarded.base), "401", "no admin token");
   await refused(http(guarded.base, { Authorization: "Bearer s3cret", Origin: "https://evil.test" }), "403", "a foreign Origin");

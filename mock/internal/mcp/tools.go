@@ -236,6 +236,7 @@ var tools = []tool{
 			}
 			return request{method: http.MethodGet, path: admin + "/requests", query: f.query()}
 		}, nil),
+	probeTool,
 }
 
 func seed(mode string, r Reviews) request {
