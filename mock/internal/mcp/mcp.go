@@ -19,6 +19,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Config is what the MCP server serves with.
@@ -29,7 +30,13 @@ type Config struct {
 	Version   string
 	Log       *slog.Logger
 	Resources []Resource
+	// MaxConnections bounds the MCP connections open at once; past it, a
+	// new one over HTTP answers 503. 0 means DefaultMaxConnections.
+	MaxConnections int
 }
+
+// DefaultMaxConnections is Config.MaxConnections's default.
+const DefaultMaxConnections = 256
 
 // Resource is a document the server offers as an MCP resource.
 type Resource struct {
@@ -55,6 +62,12 @@ type Server struct {
 
 // New is the MCP server of cfg, with its tools, resources and prompts.
 func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
 	s := &Server{cfg: cfg, sessions: map[*sdk.ServerSession]string{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "replymock", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: Instructions, Capabilities: &sdk.ServerCapabilities{}})
@@ -78,10 +91,33 @@ func New(cfg Config) *Server {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // HTTPHandler serves streamable HTTP. Idle connections close after
-// SessionTimeout, so that the sessions kept stay bounded by use.
+// SessionTimeout, and at most MaxConnections are open, so what the
+// connections keep stays bounded.
 func (s *Server) HTTPHandler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{Logger: s.cfg.Log, SessionTimeout: SessionTimeout})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.connections() >= s.cfg.MaxConnections {
+			wire.WriteError(w, r, s.cfg.Log, &wire.APIError{Status: http.StatusServiceUnavailable, Code: wire.CodeServiceUnavailable,
+				RetryAfter: time.Minute, Message: "too many MCP connections are open; close one, or wait for idle ones to time out"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// connections counts the open MCP connections over HTTP, those with a
+// session id. A client's connecting may count for a moment twice, so a
+// connection at the very bound may be refused: the bound is a budget,
+// not a promise.
+func (s *Server) connections() int {
+	n := 0
+	for ss := range s.sdk.Sessions() {
+		if ss.ID() != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // SessionTimeout is how long an idle MCP connection over HTTP lives.
