@@ -144,7 +144,8 @@ func TestMCPToolErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"list_reviews", map[string]any{"rating": 9}, "invalid_parameter: must be an integer from 1 to 5, got \"9\" (field rating)"},
+		{"list_reviews", map[string]any{"rating": 9}, "rating"},
+		{"list_reviews", map[string]any{"date_from": "2026-02-30"}, "(field date_from)"},
 		{"add_fault", map[string]any{"kind": "error", "value": map[string]any{"status": 999}}, "(field error.status)"},
 		{"add_fault", map[string]any{"kind": "explode"}, "kind"},
 		{"patch_settings", map[string]any{"settings": map[string]any{"feedback": []any{map[string]any{"tone": "x"}}}}, "feedback[0].rating"},

@@ -34,7 +34,8 @@ const calls = [
 ];
 
 const errors = [
-  ["list_reviews", { rating: 9 }, "(field rating)"],
+  ["list_reviews", { rating: 9 }, "rating"],
+  ["list_reviews", { date_from: "2026-02-30" }, "(field date_from)"],
   ["add_fault", { kind: "error", value: { status: 999 } }, "(field error.status)"],
   ["switch_scenario", { name: "no-such" }, "no-such"],
 ];

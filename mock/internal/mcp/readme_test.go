@@ -47,9 +47,9 @@ func TestToolListIsTheTable(t *testing.T) {
 	}
 }
 
-// TestFaultKindsAreTheTable: add_fault's kind enum is the fault kind
-// table's.
-func TestFaultKindsAreTheTable(t *testing.T) {
+// TestSchemasFollowTheTables: add_fault's kind enum is the fault kind
+// table's, and list_reviews' rating range the API's.
+func TestSchemasFollowTheTables(t *testing.T) {
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := New(Config{}).SDK().Connect(ctx, st, nil)
@@ -70,20 +70,33 @@ func TestFaultKindsAreTheTable(t *testing.T) {
 	for _, k := range fault.Kinds() {
 		want = append(want, k.Name)
 	}
+	checked := 0
 	for _, tl := range res.Tools {
-		if tl.Name == "add_fault" {
-			b, _ := json.Marshal(tl.InputSchema)
-			var s struct {
-				Properties map[string]struct{ Enum []any }
+		b, _ := json.Marshal(tl.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				Enum             []any
+				Minimum, Maximum *float64
 			}
-			if err := json.Unmarshal(b, &s); err != nil {
-				t.Fatal(err)
-			}
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		switch tl.Name {
+		case "add_fault":
+			checked++
 			if got := s.Properties["kind"].Enum; !slices.Equal(got, want) {
 				t.Errorf("add_fault's kinds %v, the table's %v", got, want)
 			}
-			return
+		case "list_reviews":
+			checked++
+			r := s.Properties["rating"]
+			if r.Minimum == nil || r.Maximum == nil || *r.Minimum != 1 || *r.Maximum != 5 {
+				t.Errorf("list_reviews' rating range %v to %v, want 1 to 5", r.Minimum, r.Maximum)
+			}
 		}
 	}
-	t.Fatal("no add_fault tool")
+	if checked != 2 {
+		t.Fatalf("checked %d tools, want add_fault and list_reviews", checked)
+	}
 }

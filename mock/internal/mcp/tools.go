@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/fault"
 )
 
@@ -69,7 +71,7 @@ type ReviewFilter struct {
 	Limit    int    `json:"limit,omitempty" jsonschema:"reviews per page, 1 to 100 (default 20)"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"reviews to skip"`
 	Answered *int   `json:"answered,omitempty" jsonschema:"0: without reply, 1: with reply"`
-	Rating   int    `json:"rating,omitempty" jsonschema:"only this rating, 1 to 5"`
+	Rating   int    `json:"rating,omitempty" jsonschema:"only this rating"`
 	NmID     int64  `json:"nm_id,omitempty" jsonschema:"only this product"`
 	DateFrom string `json:"date_from,omitempty" jsonschema:"from this day, YYYY-MM-DD"`
 	DateTo   string `json:"date_to,omitempty" jsonschema:"to this day, YYYY-MM-DD"`
@@ -187,7 +189,7 @@ var tools = []tool{
 	def("list_reviews", "List the shop's reviews with the API's filters (GET /api/v1/feedbacks; the journal records it).", true,
 		func(f ReviewFilter) request {
 			return request{method: http.MethodGet, path: feedbacks, query: f.query()}
-		}, nil),
+		}, reviewBounds),
 	def("count_reviews", "Count the reviews by rating and answered, with the newest five (GET /__mock/data).", true, get(admin+"/data"), nil),
 	def("get_settings", "Show the auto-reply settings (GET /__mock/settings).", true, get(admin+"/settings"), nil),
 	def("patch_settings", "Change auto-reply settings (PATCH /api/v1/settings/ai).", false,
@@ -269,6 +271,20 @@ func addFault(f FaultSpec) request {
 		body["times"] = f.Times
 	}
 	return request{method: http.MethodPost, path: admin + "/faults", body: body}
+}
+
+// reviewBounds sets list_reviews' integer ranges from the API's table
+// of its query parameters.
+func reviewBounds(s *jsonschema.Schema) {
+	for name, p := range s.Properties {
+		if lo, hi, ok := api.ListParamBounds(name); ok {
+			min, max := float64(lo), float64(hi)
+			p.Minimum = &min
+			if hi < math.MaxInt32 {
+				p.Maximum = &max
+			}
+		}
+	}
 }
 
 // faultKinds sets add_fault's kind enum from the fault kind table.
