@@ -121,14 +121,14 @@ type Advance struct {
 // FaultSpec is a fault to add, as POST /__mock/faults takes it.
 type FaultSpec struct {
 	Scope
-	Kind        string         `json:"kind" jsonschema:"what the fault does"`
-	Value       map[string]any `json:"value,omitempty" jsonschema:"the kind's settings: latency {fixed|min|max}, error {status, code, message}; none for drop and truncate"`
-	Name        string         `json:"name,omitempty" jsonschema:"a name to remove it by"`
-	Method      string         `json:"method,omitempty" jsonschema:"only requests of this method"`
-	Path        string         `json:"path,omitempty" jsonschema:"only requests to this path (a pattern)"`
-	Probability *float64       `json:"probability,omitempty" jsonschema:"the chance it fires, 0 to 1"`
-	After       int            `json:"after,omitempty" jsonschema:"let this many requests pass first"`
-	Times       int            `json:"times,omitempty" jsonschema:"fire at most this many times"`
+	Kind        string   `json:"kind" jsonschema:"what the fault does"`
+	Value       any      `json:"value,omitempty" jsonschema:"the kind's settings, as POST /__mock/faults takes them under the kind's name (error: {status: 503}); none for a kind that takes true (drop)"`
+	Name        string   `json:"name,omitempty" jsonschema:"a name to remove it by"`
+	Method      string   `json:"method,omitempty" jsonschema:"only requests of this method"`
+	Path        string   `json:"path,omitempty" jsonschema:"only requests to this path (a pattern)"`
+	Probability *float64 `json:"probability,omitempty" jsonschema:"the chance it fires, 0 to 1"`
+	After       int      `json:"after,omitempty" jsonschema:"let this many requests pass first"`
+	Times       int      `json:"times,omitempty" jsonschema:"fire at most this many times"`
 }
 
 // FaultID names a fault to remove; none removes every one.
