@@ -31,7 +31,7 @@ func (s *Server) MCPServer() *sdk.Server { return s.mcpServer().SDK() }
 // mcpServer is made on first use, as the router is made by New.
 func (s *Server) mcpServer() *mcp.Server {
 	s.mcpOnce.Do(func() {
-		s.mcp = mcp.New(mcp.Config{Handler: http.HandlerFunc(s.ServeHTTP), Token: s.admin.Token, ReadOnly: s.admin.ReadOnly,
+		s.mcp = mcp.New(mcp.Config{Handler: http.HandlerFunc(s.ServeHTTP), Token: s.admin.Token, ReadOnly: s.admin.ReadOnly, Probe: s.prober,
 			Version: s.admin.Version, Log: s.log, Resources: []mcp.Resource{
 				{URI: "replymock://openapi.yaml", Name: "openapi.yaml", MIME: "application/yaml",
 					About: "the OpenAPI document of the API as replymock serves it", Text: openAPIYAML},
@@ -51,8 +51,14 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	s.mcpHTTP.ServeHTTP(w, r)
 }
 
+// Prober runs the contract's probe for the MCP server's probe tool:
+// against target, returning the report and its rule table. The command
+// line gives probe.Run; package mock may not import the probe.
+type Prober = mcp.Prober
+
 // mcpState is the Server's MCP part, made on first use.
 type mcpState struct {
+	prober  Prober
 	mcpOnce sync.Once
 	mcp     *mcp.Server
 	mcpHTTP http.Handler

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/probe"
 )
 
 // connectMCP connects the SDK's client to srv's MCP server in memory.
@@ -73,12 +74,21 @@ func TestMCPAdvertisesVersionAndInstructions(t *testing.T) {
 	if !strings.Contains(init.Instructions, "session") || !strings.Contains(init.Instructions, "auto-reply") {
 		t.Errorf("instructions %q say nothing of sessions or the service", init.Instructions)
 	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "probe" {
+			t.Error("the probe tool is offered without a Prober")
+		}
+	}
 }
 
 // TestMCPToolsCall calls every tool once, in an order that leaves each
 // something to show, and checks what its structured result holds.
 func TestMCPToolsCall(t *testing.T) {
-	cs := connectMCP(t, newServer(t, mock.Options{}))
+	cs := connectMCP(t, newServer(t, mock.Options{Prober: runProbe}))
 	other := httptest.NewServer(newServer(t, mock.Options{}))
 	defer other.Close()
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -138,7 +148,7 @@ func TestMCPToolsCall(t *testing.T) {
 // TestMCPToolErrors: bad input is a tool error with the envelope's
 // message and field, and changes nothing.
 func TestMCPToolErrors(t *testing.T) {
-	cs := connectMCP(t, newServer(t, mock.Options{}))
+	cs := connectMCP(t, newServer(t, mock.Options{Prober: runProbe}))
 	cases := []struct {
 		tool string
 		args map[string]any
@@ -213,6 +223,17 @@ func TestMCPResourcesAndPrompts(t *testing.T) {
 	if err != nil || len(prompts.Prompts) != 3 {
 		t.Errorf("prompts: %v, %d of them; want 3", err, len(prompts.Prompts))
 	}
+}
+
+// runProbe is the probe tool's Prober, as the command line gives it.
+func runProbe(ctx context.Context, target, token string, allowWrites bool, rate float64, maxRequests int) (any, string, error) {
+	rep, err := probe.Run(ctx, probe.Config{Target: target, Token: token, AllowWrites: allowWrites, Rate: rate, MaxRequests: maxRequests})
+	if err != nil {
+		return nil, "", err
+	}
+	var table strings.Builder
+	err = rep.WriteTable(&table)
+	return rep, table.String(), err
 }
 
 // headerTransport sends a header with every request.

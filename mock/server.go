@@ -120,6 +120,9 @@ type Options struct {
 	// PublicURL is the base of the media URLs in review records: where
 	// clients reach this server. Empty means DefaultPublicURL.
 	PublicURL string
+	// Prober, when set, gives the MCP server its probe tool (replymock
+	// mcp and serve set it to the probe's Run).
+	Prober Prober
 	// Version is reported by /__mock/health.
 	Version string
 	// Logger receives the server's logs; nil discards them.
@@ -191,8 +194,9 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	s := &Server{
-		log:   opts.Logger,
-		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		mcpState: mcpState{prober: opts.Prober},
+		log:      opts.Logger,
+		guard:    access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 	}
 	started := opts.Now()
 	if s.fleet, err = openStore(opts); err != nil {

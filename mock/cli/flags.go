@@ -232,7 +232,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), JournalBytes: defaultJournalBytes, MaxSeedBytes: defaultMaxSeedBytes, ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
-		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore)}
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore), Prober: runProbe}
 }
 
 // openFolders gives opts the --scenarios and --fixtures folders, read

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/probe"
 )
 
 // serveMCP is the mcp command: MCP on in and out, over an in-process
@@ -91,3 +92,17 @@ func (t tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// runProbe is the MCP server's probe tool: the probe's Run, its report
+// and rule table.
+func runProbe(ctx context.Context, target, token string, allowWrites bool, rate float64, maxRequests int) (any, string, error) {
+	rep, err := probe.Run(ctx, probe.Config{Target: target, Token: token, AllowWrites: allowWrites, Rate: rate, MaxRequests: maxRequests})
+	if err != nil {
+		return nil, "", err
+	}
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		return nil, "", err
+	}
+	return rep, table.String(), nil
+}

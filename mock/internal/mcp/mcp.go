@@ -30,6 +30,7 @@ type Config struct {
 	Version   string
 	Log       *slog.Logger
 	Resources []Resource
+	Probe     Prober // runs the probe tool; nil leaves it out
 	// MaxConnections bounds the MCP connections open at once; past it, a
 	// new one over HTTP answers 503. 0 means DefaultMaxConnections.
 	MaxConnections int
