@@ -6,8 +6,10 @@ require (
 	github.com/brianvoe/gofakeit/v6 v6.28.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
+	github.com/google/jsonschema-go v0.4.3
 	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/mux v1.8.1
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/rueidis v1.0.79
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0
@@ -16,7 +18,13 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/chromedp/cdproto v0.159.0 // indirect
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

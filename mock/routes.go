@@ -41,6 +41,7 @@ func (s *Server) routes() *mux.Router {
 	r.PathPrefix(AdminPrefix+"/ui/").Handler(ui).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix, http.RedirectHandler(AdminPrefix+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	guard := s.admin.Guard
+	r.Handle(MCPPath, s.admin.TokenGuard(http.HandlerFunc(s.handleMCP))).Methods(http.MethodGet, http.MethodPost, http.MethodDelete)
 	asIs := func(doc []byte) func() ([]byte, error) { return func() ([]byte, error) { return doc, nil } }
 	r.Handle(AdminPrefix+"/openapi.yaml", guard(s.handleOpenAPI(wire.ContentTypeYAML, asIs(openAPIYAML), openAPIAbsolute))).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(AdminPrefix+"/openapi.json", guard(s.handleOpenAPI(wire.ContentTypeJSON, openAPIJSON, openAPIAbsoluteJSON))).Methods(http.MethodGet, http.MethodHead)

@@ -120,6 +120,9 @@ type Options struct {
 	// PublicURL is the base of the media URLs in review records: where
 	// clients reach this server. Empty means DefaultPublicURL.
 	PublicURL string
+	// Prober, when set, gives the MCP server its probe tool (replymock
+	// mcp and serve set it to the probe's Run).
+	Prober Prober
 	// Version is reported by /__mock/health.
 	Version string
 	// Logger receives the server's logs; nil discards them.
@@ -175,6 +178,7 @@ type Server struct {
 	st    *shared.State
 	snaps *snapshot.Keeper
 	fleet *fleet.Store // nil in memory
+	mcpState
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -190,8 +194,9 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	s := &Server{
-		log:   opts.Logger,
-		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		mcpState: mcpState{prober: opts.Prober},
+		log:      opts.Logger,
+		guard:    access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 	}
 	started := opts.Now()
 	if s.fleet, err = openStore(opts); err != nil {

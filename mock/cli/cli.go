@@ -169,6 +169,8 @@ func dispatch(ctx context.Context, cmd string, args []string, cfg config, opts m
 		return validate(opts, args, stdout)
 	case "healthcheck":
 		return healthcheck(ctx, cfg.addr, stdout)
+	case "mcp":
+		return serveMCP(ctx, cfg, opts, os.Stdin, nopCloser{stdout})
 	case "version":
 		fmt.Fprintln(stdout, "replymock", versionString())
 		return nil

@@ -45,6 +45,13 @@ var commands = []command{
 			"Exit status 0 when it answers healthy, 1 when not, 2 for bad flags.",
 		flags: []string{"addr"},
 		help:  map[string]string{"addr": "the address the server listens on, its --addr; a host of 0.0.0.0, :: or none asks 127.0.0.1 (env REPLYMOCK_ADDR)"}},
+	{name: "mcp", usage: "replymock mcp [--scenario NAME] [--url URL] [flags]",
+		about: "Serves the Model Context Protocol on standard input and output, for a coding\n" +
+			"agent that starts a command: over an in-process mock, or with --url, a bridge\n" +
+			"to a running server's /__mock/mcp. Logs go to standard error. Exit status 0\n" +
+			"when the client closes, 1 on failure, 2 for bad flags.",
+		flags: []string{"scenario", "scenarios", "scenarios-only", "fixtures", "seed", "now", "read-only", "admin-token", "log-format", "log-level", "url"},
+		help:  map[string]string{"admin-token": "with --url, the running server's admin token; else the token the in-process mock asks for (env REPLYMOCK_ADMIN_TOKEN)"}},
 	{name: "version", usage: "replymock version",
 		about: "Prints the version.",
 		flags: []string{}},
@@ -66,6 +73,7 @@ const overview = `usage: replymock [serve] [flags]               serve the API (
        replymock validate [flags] [FILES...]   check scenario, fixture and snapshot files
        replymock probe --target URL [flags]    check a server against the contract's rules
        replymock record --from URL --out DIR   record a shop into a scenario that serves it
+       replymock mcp [--url URL] [flags]       serve MCP on stdio for a coding agent
        replymock healthcheck [--addr ADDR]     exit 0 if the server at ADDR is healthy
        replymock version                       print the version
        replymock help [COMMAND]                this help, or a command's
@@ -169,4 +177,4 @@ func helpArgs(args []string) ([]string, error) {
 }
 
 // commandList names every command, for the messages about an unknown one.
-const commandList = "commands: serve, validate, probe, record, healthcheck, version, help"
+const commandList = "commands: serve, validate, probe, record, mcp, healthcheck, version, help"

@@ -54,6 +54,7 @@ type config struct {
 	publicScen   string // --public-scenarios
 	timeouts     timeouts
 	showVersion  *bool            // --version
+	mcpURL       string           // replymock mcp --url
 	clock        func() time.Time // --now's clock; nil for the real one
 }
 
@@ -105,6 +106,9 @@ func (cfg *config) flagSet(cmd string, out io.Writer) *flag.FlagSet {
 	cfg.maxState = mock.DefaultMaxStateBytes
 	fsys.Var(&cfg.maxState, "max-state-disk", "what --state-dir's session files (and those set aside) hold together, a `size` such as 256MiB or 2GiB; past it the files set aside go, then a write is refused with 503 store_unavailable and changes nothing; the server's own state always fits (env REPLYMOCK_MAX_STATE_DISK)")
 	fsys.StringVar(&cfg.publicURL, "public-url", "", "base of the media URLs in review records, where clients reach this server, e.g. http://localhost:18080 behind a port mapping (default http://HOST:PORT of --addr, localhost when it listens on every interface) (env REPLYMOCK_PUBLIC_URL)")
+	if cmd == "mcp" {
+		fsys.StringVar(&cfg.mcpURL, "url", "", "a running server's base URL (http://127.0.0.1:8080) or its /__mock/mcp: bridge to it rather than serve a mock in-process (env REPLYMOCK_URL)")
+	}
 	fsys = narrow(fsys, c)
 	fsys.SetOutput(out)
 	fsys.Usage = usageFunc(fsys, c)
@@ -228,7 +232,7 @@ func (cfg *config) options(level slog.Level, logs io.Writer) mock.Options {
 	return mock.Options{Now: cfg.clock, Proxy: cfg.proxy, Scenario: cfg.scenario, ScenariosDir: cfg.scenarios, ShippedScenarios: !cfg.scenOnly, FixturesDir: cfg.fixtures, ShippedFixtures: true, Seed: cfg.seed, AdminToken: cfg.adminToken, JournalSize: journal,
 		CORSOrigins: splitList(cfg.corsOrigins), AllowedHosts: splitList(cfg.allowedHosts), MaxShopBytes: int64(cfg.maxShop), JournalBytes: defaultJournalBytes, MaxSeedBytes: defaultMaxSeedBytes, ReadOnly: cfg.readOnly, Strict: cfg.strict, MaxSessions: cfg.maxSessions, SessionTTL: cfg.sessionTTL,
 		NewSessionsPerMinute: newSessions, PublicScenarios: splitList(cfg.publicScen),
-		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore)}
+		PublicURL: cfg.publicURL, Version: versionString(), Logger: newLogger(cfg.logFormat, level, logs), Redact: cfg.redact, Store: cfg.store, MaxStoreBytes: int64(cfg.maxStore), Prober: runProbe}
 }
 
 // openFolders gives opts the --scenarios and --fixtures folders, read

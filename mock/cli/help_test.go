@@ -153,7 +153,7 @@ func TestBadFlagSaysWhereTheFlagsAre(t *testing.T) {
 		{[]string{"healthcheck", "--scenario", "x"}, "flag provided but not defined: -scenario (replymock healthcheck --help lists the flags)\n"},
 		{[]string{"probe", "--nope"}, "flag provided but not defined: -nope (replymock probe -h lists the flags)\n"},
 		{[]string{"record", "--nope"}, "flag provided but not defined: -nope (replymock record -h lists the flags)\n"},
-		{[]string{"help", "frobnicate"}, `help: unknown command "frobnicate"; commands: serve, validate, probe, record, healthcheck, version, help` + "\n"},
+		{[]string{"help", "frobnicate"}, `help: unknown command "frobnicate"; commands: serve, validate, probe, record, mcp, healthcheck, version, help` + "\n"},
 	} {
 		stdout, stderr, code := replymock(t, tc.args)
 		if code != 2 || stderr != tc.want || stdout != "" {

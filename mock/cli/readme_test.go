@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// The flags table of this folder's README names every flag of the
-// server, each with its environment variable, and no other.
+// The flags tables of this folder's README name every flag of the
+// server and of replymock mcp, each with its environment variable, and no other.
 func TestReadmeListsEveryFlag(t *testing.T) {
 	b, err := os.ReadFile("README.md")
 	if err != nil {
@@ -22,9 +22,11 @@ func TestReadmeListsEveryFlag(t *testing.T) {
 		rows[m[1]] = m[2]
 	}
 	want := map[string]string{}
-	(&config{}).flagSet("serve", io.Discard).VisitAll(func(f *flag.Flag) {
-		want[f.Name] = envName(f.Name)
-	})
+	for _, cmd := range []string{"serve", "mcp"} { // mcp has --url of its own
+		(&config{}).flagSet(cmd, io.Discard).VisitAll(func(f *flag.Flag) {
+			want[f.Name] = envName(f.Name)
+		})
+	}
 	if _, ok := rows["version"]; ok {
 		want["version"] = "" // the command line's alone
 	}

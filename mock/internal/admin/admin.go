@@ -65,18 +65,27 @@ func New(cfg Config) *Admin {
 	return &Admin{Config: cfg, bodies: semaphore.NewWeighted(MaxBodiesCost)}
 }
 
-// Guard guards an admin route: the admin token, when set, for every
-// route but health; in read-only mode, only GET and HEAD pass.
+// Guard guards an admin route: TokenGuard, and in read-only mode only
+// GET and HEAD pass.
 func (a *Admin) Guard(next http.Handler) http.Handler {
+	return a.TokenGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			a.writeError(w, r, wire.ErrReadOnly)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// TokenGuard asks for the admin token, when set, on every route but
+// health. The MCP endpoint has it alone: it posts even to read, and
+// offers no tool that writes in read-only mode.
+func (a *Admin) TokenGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.Token != "" && r.URL.Path != Prefix+"/health" && !access.AdminTokenOK(r, a.Token) {
 			access.SetChallenge(w.Header(), access.RealmAdmin)
 			a.writeError(w, r, &wire.APIError{Status: http.StatusUnauthorized, Code: wire.CodeUnauthorized,
 				Message: "the admin API needs the admin token (Authorization: Bearer <token> or X-Mock-Admin-Token)"})
-			return
-		}
-		if a.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			a.writeError(w, r, wire.ErrReadOnly)
 			return
 		}
 		next.ServeHTTP(w, r)

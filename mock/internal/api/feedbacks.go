@@ -42,6 +42,17 @@ var listParams = []listParam{
 	intParam("counts_only", 0, 1, "0 or 1", func(q reviews.Query, n int64) reviews.Query { q.CountsOnly = n == 1; return q }),
 }
 
+// ListParamBounds is the range of GET /feedbacks' integer query
+// parameter name, from the one table; ok is false for the others.
+func ListParamBounds(name string) (lo, hi int64, ok bool) {
+	for _, lp := range listParams {
+		if lp.name == name && lp.kind == "integer" {
+			return lp.lo, lp.hi, true
+		}
+	}
+	return 0, 0, false
+}
+
 // feedbackParams are the query parameters GET /feedbacks knows; others
 // are ignored.
 var feedbackParams = func() *wire.Params {

@@ -41,6 +41,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP session's stream of server messages */
+        get: operations["getMCPStream"];
+        put?: never;
+        /**
+         * The Model Context Protocol, over streamable HTTP
+         * @description JSON-RPC messages of the Model Context Protocol for a coding
+         *     agent: tools that look at, change, break and check the mock
+         *     through this admin API, its OpenAPI documents as resources, and
+         *     prompts. Guarded as the admin API is (the admin token, Host and
+         *     Origin); under --read-only it offers only the tools that read.
+         */
+        post: operations["postMCP"];
+        /** Ends an MCP session (header Mcp-Session-Id) */
+        delete: operations["deleteMCPSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/openapi.yaml": {
         parameters: {
             query?: never;
@@ -1423,6 +1449,81 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getMCPStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A server-sent event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    postMCP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC answer, as JSON or a server-sent event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or answer taken. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    deleteMCPSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
