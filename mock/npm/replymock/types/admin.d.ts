@@ -759,7 +759,13 @@ export interface components {
         } | {
             /** @enum {unknown} */
             truncate: true;
-        } | unknown | unknown | unknown) & unknown);
+        } | {
+            page_drift: components["schemas"]["PageDrift"];
+        } | {
+            stale_read: components["schemas"]["StaleRead"];
+        } | {
+            counts_lag: components["schemas"]["CountsLag"];
+        }) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
             name: string;
