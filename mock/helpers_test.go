@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/scenariotest"
 )
 
@@ -75,7 +76,7 @@ func do(t testing.TB, h http.Handler, method, target, body string, header ...str
 	// Without a query, a body on GET or a charset, a request is clean: it
 	// warns of nothing, in any test (warnings_test.go has the others), but
 	// that its session was evicted.
-	warned := slices.DeleteFunc(slices.Clone(rec.Header().Values(mock.HeaderWarning)), func(v string) bool { return strings.Contains(v, " was evicted at ") })
+	warned := slices.DeleteFunc(slices.Clone(rec.Header().Values(mock.HeaderWarning)), func(v string) bool { return strings.Contains(v, journal.EvictedWords) })
 	if strings.HasPrefix(req.URL.Path, mock.APIPrefix+"/") && req.URL.RawQuery == "" && (body == "" || method == http.MethodPatch) &&
 		!strings.Contains(strings.ToLower(req.Header.Get("Content-Type")), "charset") && len(warned) > 0 {
 		t.Errorf("%s %s: a clean request got warnings %q", method, target, warned)
