@@ -7,6 +7,8 @@ import (
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/reviews"
+	"github.com/replymock/replymock/mock/internal/scenario"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
@@ -15,7 +17,10 @@ import (
 // session changes: what a list shows follows the faults' counts alone,
 // the same on every replica of a fleet.
 type liveRead struct {
-	c    call
+	// ss and sc, not the call: a call points at the request's journal
+	// entry, which would then move to the heap on every request.
+	ss   *session.Session
+	sc   *scenario.Scenario
 	now  time.Time
 	list *reviews.Stack     // nil for a read of the settings
 	q    reviews.Query      // the list's query
@@ -30,7 +35,7 @@ type liveRead struct {
 // unanswered ones below them with the reply engine. A scenario that
 // writes no reviews (fixtures only) gets none.
 func (v *liveRead) Arrive(n, m int) []int64 {
-	sc := v.c.sc
+	sc := v.sc
 	g := sc.Generate()
 	if v.list == nil || g == nil || sc.Bank() == nil {
 		return nil
@@ -46,7 +51,7 @@ func (v *liveRead) Arrive(n, m int) []int64 {
 	}
 	var changes []reviews.Change
 	if m > 0 {
-		set := v.c.ss.Settings(sc)
+		set := v.ss.Settings(sc)
 		engine := generate.NewShopEngine(sc.Bank(), sc.Seed)
 		for i := 0; i < v.list.Len() && len(changes) < m; i++ {
 			if meta := v.list.Meta(i); meta.Answered || meta.Rating < 1 || meta.Rating > 5 {
@@ -78,7 +83,7 @@ func (v *liveRead) Stale(within time.Duration, reads int) bool {
 	if v.set == nil {
 		return false
 	}
-	set, ok := v.c.ss.StaleSettings(v.c.sc, v.now, within, reads)
+	set, ok := v.ss.StaleSettings(v.sc, v.now, within, reads)
 	if ok {
 		*v.set = set
 	}

@@ -57,6 +57,10 @@ type Exchange struct {
 	Public bool
 	rec    recorder
 	body   capture
+	// entry and plan are here, not on Serve's stack: the handlers' table
+	// takes pointers to them, which would move each to the heap.
+	entry journal.Record
+	plan  plan
 }
 
 // Watch passes w through for an admin request, keeping its Status.
@@ -76,7 +80,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	x.rec.ResponseWriter, x.body.r = w, r.Body
 	x.rec.hold = true
 	rec, body := &x.rec, &x.body
-	entry := journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.Now(),
+	entry := &x.entry
+	*entry = journal.Record{Entry: journal.Entry{RequestID: requestID, Time: a.Now(),
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}, Header: r.Header}
 	warns := detectWarnings(r)
 	if warns != nil {
@@ -89,12 +94,12 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		defer rec.release() // after the journal has the entry
 		took := time.Since(start)
 		entry.Status = rec.status
-		a.journal(x, ss, &entry, took)
+		a.journal(x, ss, entry, took)
 		if warns != nil {
 			a.metrics.warned(warns)
 		}
 		a.metrics.observe(apiRoute(r.URL.Path), rec.status, entry.Scenario, took, p)
-		a.logRequest(r, &entry, rec.status, start, took)
+		a.logRequest(r, entry, rec.status, start, took)
 	}()
 	defer Recover(a.Log, rec, r) // before the journal's deferred call, so it records the 500
 
@@ -131,8 +136,8 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if seed == 0 {
 		seed = sc.Seed
 	}
-	pl := a.plan(ss, sc, r, seed)
-	p = &pl
+	p = &x.plan
+	*p = a.plan(ss, sc, r, seed)
 	entry.Fault = strings.Join(p.Labels, ", ")
 
 	if d := p.Delay(); d > 0 {
@@ -154,7 +159,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		return
 	}
 	out, end := p.Through(rec) // a fault may change the answer: cut it short
-	a.answer(out, r, body, p, warns, goesUp, call{ss, sc, &p.Outcome, &entry}, &entry)
+	a.answer(out, r, body, p, warns, goesUp, call{ss, sc, &p.Outcome, entry}, entry)
 	if !goesUp {
 		a.keep(rec, r, ss.ID()) // before end: a fault that cuts the answer short ends the handler
 	}

@@ -25,9 +25,12 @@ type recorder struct {
 	sent   int // the body's bytes, kept or not
 	cut    bool
 
-	hold  bool
-	held  [][]byte // what was written while holding
-	flush bool     // asked for while holding
+	hold bool
+	held [][]byte // what was written while holding
+	// heldOne is held's first backing array: most answers are one
+	// slice, so holding them allocates nothing.
+	heldOne [1][]byte
+	flush   bool // asked for while holding
 	// lent is a pooled buffer the answer is written from, put back once
 	// sent; firstLent says first is part of it.
 	lent      *[]byte
@@ -75,6 +78,9 @@ func (w *recorder) Write(b []byte) (int, error) {
 	}
 	w.kept += len(keep)
 	if w.hold {
+		if w.held == nil {
+			w.held = w.heldOne[:0]
+		}
 		w.held = append(w.held, b)
 		return len(b), nil
 	}
@@ -109,7 +115,7 @@ func (w *recorder) putLent() {
 	if w.firstLent {
 		w.first, w.firstLent = nil, false
 	}
-	w.held = nil
+	w.held, w.heldOne[0] = nil, nil
 	putPageBuffer(w.lent)
 	w.lent = nil
 }
@@ -130,7 +136,7 @@ func (w *recorder) release() {
 			break
 		}
 	}
-	w.held = nil
+	w.held, w.heldOne[0] = nil, nil
 	if w.flush {
 		http.NewResponseController(w.ResponseWriter).Flush()
 	}

@@ -106,6 +106,10 @@ func (o *Outcome) Through(w http.ResponseWriter) (_ http.ResponseWriter, end fun
 	return k.wrap(w, o.Acting)
 }
 
+// Plays says whether a fault the request met plays a live service, so
+// a handler builds what Play needs only then.
+func (o *Outcome) Plays() bool { return o != nil && len(o.lives) > 0 }
+
 // Play lets the faults the request met that play a live service change
 // what the read shows, through l, and returns the journal's words for
 // what they did.

@@ -16,6 +16,7 @@ func build(fbs []Feedback, order []int32, created []int64, next int64) *Store {
 
 	st := &Store{records: make([]record, n), locs: make([]jsonLoc, n),
 		products: make(map[int64]*combos), next: next}
+	st.alone = &Stack{layers: []layer{{st: st}}, n: n}
 	defer encodeAll(st, fbs, order)()
 
 	var ids [4]map[string]uint32

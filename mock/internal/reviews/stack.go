@@ -58,8 +58,9 @@ type edit struct {
 	answered, draft bool
 }
 
+// NewStack is the stack of base alone, shared by every caller.
 func NewStack(base *Store) *Stack {
-	return &Stack{layers: []layer{{st: base}}, n: base.Len()}
+	return base.alone
 }
 
 func (s *Stack) Len() int { return s.n }

@@ -82,6 +82,9 @@ type Store struct {
 	pool     sync.Pool         // *[]uint64 bitsets for search
 	next     int64             // the id after the newest record's
 	bytes    int64
+	// alone is the stack of this store alone (NewStack), made once: a
+	// list read of a session with no changes then allocates nothing.
+	alone *Stack
 }
 
 // New numbers the reviews 1..n from the oldest (fixtures before
