@@ -159,6 +159,9 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 		c.kept = max(c.kept, upTo)
 	}
 	if f, ok := c.undone[sid]; ok && want <= f.upTo && c.failed[sid] == nil {
+		if sid == session.All {
+			return f.err
+		}
 		return fmt.Errorf("session %q: %w", sid, f.err)
 	}
 	return c.failedFor(sid)
@@ -200,8 +203,9 @@ func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 		c.undone[id] = failure{err, c.marked}
 		c.remark([]string{id}, false)
 	}
-	if unkept.Server != nil {
+	if unkept.Server != nil { // rolled back too: noted as a session's is
 		c.failed[session.All] = unkept.Server
+		c.undone[session.All] = failure{unkept.Server, c.marked}
 		c.remark(nil, true)
 	}
 }

@@ -50,7 +50,10 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 	defer d.mu.Unlock()
 	unkept := &shared.Unkept{Sessions: make(map[string]error)}
 	if server {
-		unkept.Server = d.saveServer(k, anchor)
+		if err := d.saveServer(k, anchor); err != nil {
+			unkept.Server = refusal(err)
+			d.rollbackServer(k)
+		}
 	}
 	for _, id := range ids {
 		name := sessionFile(id)
@@ -142,11 +145,27 @@ func (d *Dir) Save(ctx context.Context, k *snapshot.Keeper, anchor time.Time) er
 // saveServer writes server.json, unless it holds the server's state
 // already.
 func (d *Dir) saveServer(k *snapshot.Keeper, anchor time.Time) error {
-	server, err := json.MarshalIndent(TakeServer(k.State(), anchor), "", "  ")
-	if err != nil {
-		return err
+	st := TakeServer(k.State(), anchor)
+	server, err := json.MarshalIndent(st, "", "  ")
+	if err == nil {
+		err = writeIfChanged(filepath.Join(d.dir, serverFile), server)
 	}
-	return writeIfChanged(filepath.Join(d.dir, serverFile), server)
+	if err == nil {
+		d.server = st
+	}
+	return err
+}
+
+// rollbackServer makes the server's own state what server.json holds
+// again, after a change the folder did not keep: a restart would serve
+// that. With nothing kept yet, the state stays. The caller holds d.mu.
+func (d *Dir) rollbackServer(k *snapshot.Keeper) {
+	if d.server.Format == "" {
+		return
+	}
+	if err := RestoreServer(k.State(), d.server); err != nil {
+		d.log.Error("state: the server's state the folder did not keep could not be brought back as it kept it", "err", err)
+	}
 }
 
 // removeSession removes the file name from sessions/, and its log.

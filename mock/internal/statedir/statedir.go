@@ -53,6 +53,7 @@ type Dir struct {
 	once     sync.Once       // Keep, done by Save if not before
 	partial  []string        // the sessions Restore brought back in part, for Keep to write again
 	held     int64           // the bytes of lists held for their identity (hold)
+	server   ServerState     // what server.json holds, as last read or written
 }
 
 // kept is what a session's file in sessions/ holds.
@@ -180,6 +181,8 @@ func (d *Dir) Restore(k *snapshot.Keeper) int {
 	} else if st.Format != "" {
 		if err := RestoreServer(k.State(), st); err != nil {
 			d.setAside(serverFile, err)
+		} else {
+			d.server = st
 		}
 	}
 	dir := filepath.Join(d.dir, sessionsDir)

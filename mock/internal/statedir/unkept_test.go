@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
 
@@ -129,5 +131,66 @@ func TestOpenRefusesAFolderItCannotWriteIn(t *testing.T) {
 	}
 	if _, err := Open(t.TempDir(), nil); err != nil {
 		t.Errorf("a writable folder: %v", err)
+	}
+}
+
+// A server-wide change the folder cannot keep (server.json's path is a
+// folder with a file in it) is refused with a 503 and undone: the
+// scenario and the faults are what server.json holds, as a restart would
+// serve them. Once the way is clear, the same change is kept.
+func TestUnkeptServerChangeIsUndone(t *testing.T) {
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	k := server(t, c)
+	dir := t.TempDir()
+	d := openDir(t, dir)
+	d.Keep(k, c.now())
+	st := k.State()
+	if err := st.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, serverFile)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string) {
+		t.Helper()
+		var e *wire.APIError
+		err := st.SyncWrite(context.Background())
+		if !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable || e.Code != wire.CodeStoreUnavailable {
+			t.Errorf("%s, not kept: %v, want 503 store_unavailable", what, err)
+		}
+	}
+
+	if err := st.SetScenario(session.All, "en-shop"); err != nil {
+		t.Fatal(err)
+	}
+	refused("a scenario switch")
+	if got := st.Registry().Default().Name; got != "default" {
+		t.Errorf("after a refused switch the scenario is %q, want default", got)
+	}
+	if _, _, err := st.PutFault(session.All, fault.Fault{Error: &fault.ErrorAnswer{Status: 503}}, false); err != nil {
+		t.Fatal(err)
+	}
+	refused("a fault for every session")
+	if got := st.Faults(session.All); len(got) != 0 {
+		t.Errorf("after a refused fault, the server holds %v", got)
+	}
+
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetScenario(session.All, "en-shop"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncWrite(context.Background()); err != nil {
+		t.Errorf("with the way clear, the switch: %v", err)
+	}
+	again := server(t, c)
+	openDir(t, dir).Restore(again)
+	if got := again.State().Registry().Default().Name; got != "en-shop" {
+		t.Errorf("restarted on %q, want the switch kept, en-shop", got)
 	}
 }
