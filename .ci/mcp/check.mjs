@@ -20,7 +20,7 @@ const calls = [
   ["seed_reviews", { reviews: [{ product_valuation: 1 }] }, '"mode":"replace"'],
   ["append_reviews", { reviews: [{ product_valuation: 2 }] }, '"mode":"append"'],
   ["clear_reviews", {}, '"removed":'],
-  ["add_fault", { kind: "error", value: { status: 503 }, name: "flaky", times: 1 }, '"name":"flaky"'],
+  ["add_fault", { error: { status: 503 }, name: "flaky", times: 1 }, '"name":"flaky"'],
   ["list_faults", {}, '"name":"flaky"'],
   ["list_requests", { path: "/api/v1/feedbacks" }, '"/api/v1/feedbacks"'],
   ["verify", { path: "/api/v1/feedbacks", min: 1 }, '"matched":'],
@@ -36,7 +36,8 @@ const calls = [
 const errors = [
   ["list_reviews", { rating: 9 }, "rating"],
   ["list_reviews", { date_from: "2026-02-30" }, "(field date_from)"],
-  ["add_fault", { kind: "error", value: { status: 999 } }, "(field error.status)"],
+  ["add_fault", { error: { status: 999 } }, "(field error.status)"],
+  ["patch_settings", { settings: { feedback: [{ rating: 1, reply_mode: "sometimes" }] } }, "reply_mode"],
   ["switch_scenario", { name: "no-such" }, "no-such"],
 ];
 
@@ -121,7 +122,7 @@ try {
   const { tools } = await ro.listTools();
   for (const t of tools) assert.ok(t.annotations?.readOnlyHint, `read-only server offers ${t.name}`);
   assert.ok(!tools.some((t) => t.name === "add_fault"), "read-only server offers add_fault");
-  const res = await ro.callTool({ name: "add_fault", arguments: { kind: "drop" } }).catch((err) => ({ isError: true, err }));
+  const res = await ro.callTool({ name: "add_fault", arguments: { drop: true } }).catch((err) => ({ isError: true, err }));
   assert.ok(res.isError, "read-only server added a fault");
   await ro.close();
   console.log(`read-only: ${tools.length} tools, all reading; add_fault refused`);

@@ -50,7 +50,7 @@ func TestMCPCommandBridgesToAServer(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	cs, done := runMCP(t, config{mcpURL: hs.URL, adminToken: "s3cret"}, mock.Options{})
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "add_fault", Arguments: map[string]any{"kind": "drop", "name": "bridged"}})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "add_fault", Arguments: map[string]any{"drop": true, "name": "bridged"}})
 	if err != nil || res.IsError {
 		t.Fatalf("add_fault through the bridge: %v %+v", err, res)
 	}

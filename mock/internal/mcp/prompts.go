@@ -18,9 +18,9 @@ type prompt struct {
 var prompts = []prompt{
 	{name: "flaky_feedbacks", about: "Make the feedback list fail the way a flaky network does.",
 		text: func(map[string]string) string {
-			return "Make GET /api/v1/feedbacks fail the way a flaky network does: call add_fault with kind latency " +
-				`and value {"min":"200ms","max":"2s"} on path /api/v1/feedbacks; then add_fault with kind error, ` +
-				`value {"status":503}, probability 0.2; then add_fault with kind drop, probability 0.05. ` +
+			return "Make GET /api/v1/feedbacks fail the way a flaky network does: call add_fault with " +
+				`{"latency":{"min":"200ms","max":"2s"},"path":"/api/v1/feedbacks"}; then add_fault with ` +
+				`{"error":{"status":503},"probability":0.2}; then add_fault with {"drop":true,"probability":0.05}. ` +
 				"List them with list_faults, and remove them with remove_fault when done."
 		}},
 	{name: "seed_unanswered", about: "Seed a shop with N unanswered 1-star reviews.",
@@ -36,7 +36,7 @@ var prompts = []prompt{
 		}},
 	{name: "check_retries", about: "Check that my client retries.",
 		text: func(map[string]string) string {
-			return "Call add_fault with kind error, value {\"status\":503}, times 2, path /api/v1/feedbacks. " +
+			return `Call add_fault with {"error":{"status":503},"times":2,"path":"/api/v1/feedbacks"}. ` +
 				"Run the client against this server with the header X-Mock-Session set to the session the tool " +
 				"answered with. Then call verify with path /api/v1/feedbacks and min 3: the client retried if " +
 				"three requests came (two failed, one answered)."

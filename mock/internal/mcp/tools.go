@@ -1,16 +1,21 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"math"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/fault"
+	"github.com/replymock/replymock/mock/internal/settings"
+	"github.com/replymock/replymock/mock/internal/wire"
 )
 
 // Scope is the session a tool acts on; every tool's input has it.
@@ -46,7 +51,9 @@ type tool struct {
 func def[In interface{ scope() string }](name, about string, reads bool, build func(In) request, schema func(*jsonschema.Schema)) tool {
 	return tool{name: name, about: about, reads: reads, add: func(s *Server, t *sdk.Tool) {
 		if schema != nil {
-			in, err := jsonschema.For[In](nil)
+			in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+				reflect.TypeFor[wire.Duration](): {Type: "string", Pattern: wire.DurationPattern, Description: "a duration such as 250ms or 2s"},
+			}})
 			if err != nil {
 				panic(err)
 			}
@@ -76,6 +83,8 @@ type ReviewFilter struct {
 	DateFrom string `json:"date_from,omitempty" jsonschema:"from this day, YYYY-MM-DD"`
 	DateTo   string `json:"date_to,omitempty" jsonschema:"to this day, YYYY-MM-DD"`
 	Search   string `json:"search,omitempty" jsonschema:"words the review's text holds"`
+	// CountsOnly answers the counts of the filtered reviews, no page.
+	CountsOnly bool `json:"counts_only,omitempty" jsonschema:"answer only the counts: total, answered and unanswered"`
 }
 
 func (f ReviewFilter) query() url.Values {
@@ -92,6 +101,9 @@ func (f ReviewFilter) query() url.Values {
 	if f.Answered != nil {
 		q.Set("answered", strconv.Itoa(*f.Answered))
 	}
+	if f.CountsOnly {
+		q.Set("counts_only", "1")
+	}
 	for k, v := range map[string]string{"date_from": f.DateFrom, "date_to": f.DateTo, "search": f.Search} {
 		if v != "" {
 			q.Set(k, v)
@@ -100,7 +112,8 @@ func (f ReviewFilter) query() url.Values {
 	return q
 }
 
-// SettingsPatch is the body of PATCH /api/v1/settings/ai.
+// SettingsPatch is the body of PATCH /api/v1/settings/ai; its schema
+// comes from the settings' field table (settingsSchema).
 type SettingsPatch struct {
 	Scope
 	Settings map[string]any `json:"settings" jsonschema:"the fields to change, as PATCH /api/v1/settings/ai takes them"`
@@ -118,17 +131,11 @@ type Advance struct {
 	Advance string `json:"advance" jsonschema:"how far, a duration such as 2h or 30m"`
 }
 
-// FaultSpec is a fault to add, as POST /__mock/faults takes it.
+// FaultSpec is a fault to add, in the shape POST /__mock/faults and
+// scenario files take: one member per kind, typed by the kind's Go type.
 type FaultSpec struct {
 	Scope
-	Kind        string   `json:"kind" jsonschema:"what the fault does"`
-	Value       any      `json:"value,omitempty" jsonschema:"the kind's settings, as POST /__mock/faults takes them under the kind's name (error: {status: 503}); none for a kind that takes true (drop)"`
-	Name        string   `json:"name,omitempty" jsonschema:"a name to remove it by"`
-	Method      string   `json:"method,omitempty" jsonschema:"only requests of this method"`
-	Path        string   `json:"path,omitempty" jsonschema:"only requests to this path (a pattern)"`
-	Probability *float64 `json:"probability,omitempty" jsonschema:"the chance it fires, 0 to 1"`
-	After       int      `json:"after,omitempty" jsonschema:"let this many requests pass first"`
-	Times       int      `json:"times,omitempty" jsonschema:"fire at most this many times"`
+	fault.Fault
 }
 
 // FaultID names a fault to remove; none removes every one.
@@ -148,12 +155,24 @@ type ScenarioName struct {
 type JournalFilter struct {
 	Scope
 	Method string            `json:"method,omitempty" jsonschema:"only this method"`
-	Path   string            `json:"path,omitempty" jsonschema:"only this path"`
+	Path   string            `json:"path,omitempty" jsonschema:"only this path, with or without /api/v1; a prefix ending in *"`
 	Query  map[string]string `json:"query,omitempty" jsonschema:"query parameters the request had"`
+	Since  int64             `json:"since,omitempty" jsonschema:"only entries after this seq"`
 	Wait   string            `json:"wait,omitempty" jsonschema:"wait this long (such as 5s) for a matching request"`
-	Count  *int              `json:"count,omitempty" jsonschema:"verify: exactly this many"`
-	Min    *int              `json:"min,omitempty" jsonschema:"verify: at least this many"`
-	Max    *int              `json:"max,omitempty" jsonschema:"verify: at most this many"`
+}
+
+// RequestsFilter is JournalFilter with GET /__mock/requests' limit.
+type RequestsFilter struct {
+	JournalFilter
+	Limit int `json:"limit,omitempty" jsonschema:"the newest this many entries"`
+}
+
+// VerifyFilter is JournalFilter with GET /__mock/verify's counts.
+type VerifyFilter struct {
+	JournalFilter
+	Count *int `json:"count,omitempty" jsonschema:"exactly this many"`
+	Min   *int `json:"min,omitempty" jsonschema:"at least this many"`
+	Max   *int `json:"max,omitempty" jsonschema:"at most this many"`
 }
 
 func (f JournalFilter) query() url.Values {
@@ -166,6 +185,22 @@ func (f JournalFilter) query() url.Values {
 	for k, v := range f.Query {
 		q.Set("query."+k, v)
 	}
+	if f.Since != 0 {
+		q.Set("since", strconv.FormatInt(f.Since, 10))
+	}
+	return q
+}
+
+func (f RequestsFilter) query() url.Values {
+	q := f.JournalFilter.query()
+	if f.Limit != 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	return q
+}
+
+func (f VerifyFilter) query() url.Values {
+	q := f.JournalFilter.query()
 	for k, v := range map[string]*int{"count": f.Count, "min": f.Min, "max": f.Max} {
 		if v != nil {
 			q.Set(k, strconv.Itoa(*v))
@@ -195,7 +230,7 @@ var tools = []tool{
 	def("patch_settings", "Change auto-reply settings (PATCH /api/v1/settings/ai).", false,
 		func(p SettingsPatch) request {
 			return request{method: http.MethodPatch, path: "/api/v1/settings/ai", body: p.Settings}
-		}, nil),
+		}, settingsSchema),
 	def("seed_reviews", "Replace the session's reviews with these (PUT /__mock/data).", false,
 		func(r Reviews) request { return seed("replace", r) }, nil),
 	def("append_reviews", "Add these reviews to the session's (PUT /__mock/data, mode append).", false,
@@ -207,7 +242,7 @@ var tools = []tool{
 			return request{method: http.MethodPost, path: admin + "/clock", body: map[string]string{"advance": a.Advance}}
 		}, nil),
 	def("add_fault", "Make API requests fail: latency, an error, a dropped or a truncated answer (POST /__mock/faults).", false,
-		addFault, faultKinds),
+		addFault, faultSchema),
 	def("list_faults", "List the faults in force (GET /__mock/faults).", true, get(admin+"/faults"), nil),
 	def("remove_fault", "Remove a fault by id, or all of them (DELETE /__mock/faults).", false,
 		func(f FaultID) request {
@@ -224,15 +259,15 @@ var tools = []tool{
 	def("reset_session", "Put the session back to its scenario's start (POST /__mock/reset).", false,
 		func(Scope) request { return request{method: http.MethodPost, path: admin + "/reset"} }, nil),
 	def("list_requests", "List the API requests the session's journal kept (GET /__mock/requests).", true,
-		func(f JournalFilter) request {
+		func(f RequestsFilter) request {
 			return request{method: http.MethodGet, path: admin + "/requests", query: f.query()}
 		}, nil),
 	def("verify", "Check that matching requests came, with counts and the near misses when not (GET /__mock/verify).", true,
-		func(f JournalFilter) request {
+		func(f VerifyFilter) request {
 			return request{method: http.MethodGet, path: admin + "/verify", query: f.query()}
 		}, nil),
 	def("wait_request", "Wait for a matching request, 5s unless wait says otherwise (GET /__mock/requests?wait=).", true,
-		func(f JournalFilter) request {
+		func(f RequestsFilter) request {
 			if f.Wait == "" {
 				f.Wait = "5s"
 			}
@@ -250,27 +285,7 @@ func seed(mode string, r Reviews) request {
 }
 
 func addFault(f FaultSpec) request {
-	body := map[string]any{}
-	if f.Value != nil {
-		body[f.Kind] = f.Value
-	} else {
-		body[f.Kind] = true
-	}
-	for k, v := range map[string]string{"name": f.Name, "method": f.Method, "path": f.Path} {
-		if v != "" {
-			body[k] = v
-		}
-	}
-	if f.Probability != nil {
-		body["probability"] = *f.Probability
-	}
-	if f.After != 0 {
-		body["after"] = f.After
-	}
-	if f.Times != 0 {
-		body["times"] = f.Times
-	}
-	return request{method: http.MethodPost, path: admin + "/faults", body: body}
+	return request{method: http.MethodPost, path: admin + "/faults", body: f.Fault}
 }
 
 // reviewBounds sets list_reviews' integer ranges from the API's table
@@ -287,9 +302,57 @@ func reviewBounds(s *jsonschema.Schema) {
 	}
 }
 
-// faultKinds sets add_fault's kind enum from the fault kind table.
-func faultKinds(s *jsonschema.Schema) {
-	for _, k := range fault.Kinds() {
-		s.Properties["kind"].Enum = append(s.Properties["kind"].Enum, k.Name)
+// faultOptions describes the options every fault kind takes.
+var faultOptions = map[string]string{
+	"name":        "a name to find or remove it by",
+	"method":      "only requests of this method",
+	"path":        "only requests to this path, with or without /api/v1 (a glob: /settings/*)",
+	"probability": "the chance it fires, 0 to 1 (default 1)",
+	"after":       "let this many matching requests pass first",
+	"times":       "fire at most this many times (0: no limit)",
+	"seed":        "varies the random draws of probability and latency",
+}
+
+// faultSchema makes add_fault's input say that a fault does at least one
+// thing: one of the kinds of the fault kind table, each typed by its
+// member of fault.Fault. The server refuses more than one.
+func faultSchema(s *jsonschema.Schema) {
+	delete(s.Properties, "id") // given by the server
+	for name, about := range faultOptions {
+		s.Properties[name].Description = about
 	}
+	for _, k := range fault.Kinds() {
+		s.Properties[k.Name].Description = "the fault kind " + k.Name + " (scenarios/README.md, Faults)"
+		s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Required: []string{k.Name}})
+	}
+}
+
+// settingsSchema types patch_settings' settings by the settings' field
+// table: up to five feedback elements, one per rating, and question.
+func settingsSchema(s *jsonschema.Schema) {
+	feedback, err := schemaOf(settings.ElementSchema(false))
+	question, err2 := schemaOf(settings.ElementSchema(true))
+	if err = cmp.Or(err, err2); err != nil {
+		panic(err)
+	}
+	five := 5
+	s.Properties["settings"] = &jsonschema.Schema{
+		Type:        "object",
+		Description: "the fields to change, as PATCH /api/v1/settings/ai takes them",
+		Properties: map[string]*jsonschema.Schema{
+			"feedback": {Type: "array", Items: feedback, MaxItems: &five, Description: "per rating: each element names its rating and the fields to change"},
+			"question": question,
+		},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+// schemaOf reads a JSON Schema written as Go values.
+func schemaOf(v map[string]any) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	s := new(jsonschema.Schema)
+	return s, json.Unmarshal(b, s)
 }

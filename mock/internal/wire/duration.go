@@ -12,6 +12,10 @@ import (
 // "2s", "1m30s") in scenario files and admin requests.
 type Duration time.Duration
 
+// DurationPattern is the JSON Schema pattern of a Duration's string,
+// as the admin document gives it.
+const DurationPattern = `^\+?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 func (d Duration) String() string { return time.Duration(d).String() }
