@@ -243,6 +243,57 @@ func TestCountsLagBadgeBesideAList(t *testing.T) {
 	}
 }
 
+// Under reply_rejected, answers come back rejected: the client that
+// marked reviews done once they were answered, and never looked again,
+// misses reviews that need a reply; the client that reads answered=0
+// again finds them, marked rejected, their text kept. The same seed
+// rejects the same reviews; the counts follow the list.
+func TestReplyRejectedNaiveAndCarefulClients(t *testing.T) {
+	h := newServer(t, mock.Options{})
+	const rejected = `{"method":"GET","path":"/feedbacks","reply_rejected":{"reject":2},"probability":0.5,"times":4,"seed":11}`
+	run := func(session string) (missed []int64) {
+		before := counts(t, h, "X-Mock-Session", session)
+		// The naive client: what it saw answered is done for good.
+		done := map[int64]string{}
+		for _, f := range listOf(t, h, session, "answered=1&limit=100").Feedbacks {
+			done[f.ID] = f.AnswerText
+		}
+		decodeOK(t, "POST fault", admin(t, h, "POST", "/__mock/faults?session="+session, rejected), new(mock.Fault))
+		for range 20 {
+			listOf(t, h, session, "limit=1") // the list is read on, moderation goes on: 4 hits
+		}
+		// The careful client reads answered=0 again.
+		again := listOf(t, h, session, "answered=0&limit=100")
+		for _, f := range again.Feedbacks {
+			if f.AnswerState != "rejected" {
+				continue
+			}
+			text, wasDone := done[f.ID]
+			if !wasDone || f.AnswerText != text || f.State != "new" {
+				t.Errorf("review %d rejected: done before %v, text %q then %q, state %q", f.ID, wasDone, text, f.AnswerText, f.State)
+			}
+			missed = append(missed, f.ID)
+		}
+		after := counts(t, h, "X-Mock-Session", session)
+		if after.Answered != before.Answered-len(missed) || after.Unanswered != before.Unanswered+len(missed) || after.Total != before.Total {
+			t.Errorf("counts %+v after %d rejected, %+v before", after, len(missed), before)
+		}
+		for _, f := range listOf(t, h, session, "answered=1&limit=100").Feedbacks {
+			if slices.Contains(missed, f.ID) {
+				t.Errorf("review %d, rejected, is still in answered=1", f.ID)
+			}
+		}
+		return missed
+	}
+	first := run("r1")
+	if len(first) != 8 {
+		t.Fatalf("rejected %v: want 4 hits of 2", first)
+	}
+	if second := run("r2"); !slices.Equal(second, first) {
+		t.Errorf("the same seed rejected %v, then %v", first, second)
+	}
+}
+
 // Every new rule of the live kinds is refused with its field, and
 // nothing is added.
 func TestLiveFaultRefusals(t *testing.T) {
@@ -265,6 +316,10 @@ func TestLiveFaultRefusals(t *testing.T) {
 		{`{"counts_lag":{"changes":501}}`, "counts_lag.changes"},
 		{`{"counts_lag":{"for":"25h"}}`, "counts_lag.for"},
 		{`{"counts_lag":{"for":"-1m"}}`, "counts_lag.for"},
+		{`{"reply_rejected":{}}`, "reply_rejected.reject"},
+		{`{"reply_rejected":{"reject":0}}`, "reply_rejected.reject"},
+		{`{"reply_rejected":{"reject":101}}`, "reply_rejected.reject"},
+		{`{"reply_rejected":{"reject":"1"}}`, "reply_rejected.reject"},
 	} {
 		r := admin(t, h, "POST", "/__mock/faults", tc.body)
 		checkError(t, tc.body, r, http.StatusBadRequest, "invalid_body", tc.field)
@@ -277,33 +332,37 @@ func TestLiveFaultRefusals(t *testing.T) {
 }
 
 // In a fleet the live faults act as in one process, whichever replica
-// serves: a list walked across two replicas moves exactly as in one
-// process, and a read on one replica lags a write on the other.
+// serves: a list walked across two replicas moves (page_drift) and
+// loses answers (reply_rejected) exactly as in one process, and a read
+// on one replica lags a write on the other.
 func TestLiveFaultsInAFleet(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
-	const drift = `{"method":"GET","path":"/feedbacks","page_drift":{"arrive":3,"answer":1},"probability":0.5,"times":6,"seed":7}`
 	one := newServer(t, mock.Options{Now: clock.now})
-	decodeOK(t, "POST fault", admin(t, one, "POST", "/__mock/faults?session=w", drift), new(mock.Fault))
-	want := walkList(t, one, "w", "answered=0&")
-
 	_, ss := fleet(t, 2, mock.Options{Now: clock.now})
-	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=w", drift); r.status != 201 {
-		t.Fatalf("fault: %d %s", r.status, r.body)
-	}
-	var got []int64
-	for page := 0; ; page++ {
-		r := raw(ss[page%2], http.MethodGet, fmt.Sprintf("/api/v1/feedbacks?answered=0&offset=%d&limit=20", page*20), "", mock.HeaderSession, "w")
-		var d listData
-		decodeOK(t, "page", r, &d)
-		for _, f := range d.Feedbacks {
-			got = append(got, f.ID)
+	for sid, f := range map[string]string{
+		"w":  `{"method":"GET","path":"/feedbacks","page_drift":{"arrive":3,"answer":1},"probability":0.5,"times":6,"seed":7}`,
+		"rj": `{"method":"GET","path":"/feedbacks","reply_rejected":{"reject":3},"probability":0.5,"times":6,"seed":7}`,
+	} {
+		decodeOK(t, "POST fault", admin(t, one, "POST", "/__mock/faults?session="+sid, f), new(mock.Fault))
+		want := walkList(t, one, sid, "answered=0&")
+		if r := raw(ss[0], http.MethodPost, "/__mock/faults?session="+sid, f); r.status != 201 {
+			t.Fatalf("fault: %d %s", r.status, r.body)
 		}
-		if len(d.Feedbacks) < 20 {
-			break
+		var got []int64
+		for page := 0; ; page++ {
+			r := raw(ss[page%2], http.MethodGet, fmt.Sprintf("/api/v1/feedbacks?answered=0&offset=%d&limit=20", page*20), "", mock.HeaderSession, sid)
+			var d listData
+			decodeOK(t, "page", r, &d)
+			for _, f := range d.Feedbacks {
+				got = append(got, f.ID)
+			}
+			if len(d.Feedbacks) < 20 {
+				break
+			}
 		}
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("a walk across two replicas saw %v\none process saw %v", got, want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: a walk across two replicas saw %v\none process saw %v", sid, got, want)
+		}
 	}
 
 	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=s", `{"method":"GET","path":"/settings/ai","stale_read":{"for":"2s"}}`); r.status != 201 {

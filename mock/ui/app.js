@@ -205,7 +205,7 @@ function applied(...ids) {
 }
 
 // The page's own faults carry these names; applying one replaces it.
-const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop", page_drift: "panel:page_drift", stale_read: "panel:stale_read", counts_lag: "panel:counts_lag" };
+const PANEL = { latency: "panel:latency", error: "panel:error", drop: "panel:drop", page_drift: "panel:page_drift", stale_read: "panel:stale_read", counts_lag: "panel:counts_lag", reply_rejected: "panel:reply_rejected" };
 
 // LIVE are the panel's switches of the faults that play a live service:
 // each checkbox's id and the fault it puts in place.
@@ -213,6 +213,7 @@ const LIVE = {
   page_drift: ["page-drift", { method: "GET", path: "/feedbacks", page_drift: { arrive: 3, answer: 1 } }],
   stale_read: ["stale-read", { method: "GET", path: "/settings/ai", stale_read: { reads: 2 } }],
   counts_lag: ["counts-lag", { method: "GET", path: "/feedbacks", counts_lag: { changes: 3 } }],
+  reply_rejected: ["reply-rejected", { method: "GET", path: "/feedbacks", probability: 0.3, reply_rejected: { reject: 1 } }],
 };
 
 async function replaceFault(name, fault) {

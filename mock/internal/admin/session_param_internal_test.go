@@ -148,7 +148,7 @@ func TestSeedStaysInTheDocument(t *testing.T) {
 	for _, tc := range []struct {
 		review, field, says string
 	}{
-		{`"answer_state":"bogus"`, "answer_state", `must be one of ["" "sent" "draft"], got "bogus"`},
+		{`"answer_state":"bogus"`, "answer_state", `must be one of ["" "sent" "rejected" "draft"], got "bogus"`},
 		{`"state":"weird"`, "state", `must be one of ["new" "done" "draft"], got "weird"`},
 		{`"answer_text":"Спасибо!","state":"new"`, "answer_state", `an answered review`},
 		{`"answer_state":"sent"`, "answer_state", `a review without answer_text is not answered`},

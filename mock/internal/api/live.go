@@ -77,6 +77,34 @@ func (v *liveRead) Arrive(n, m int) []int64 {
 	return ids
 }
 
+// Reject takes the answer away from the n newest answered reviews of
+// the list: answer_state "rejected", state "new", the text kept.
+func (v *liveRead) Reject(n int) []int64 {
+	if v.list == nil {
+		return nil
+	}
+	var changes []reviews.Change
+	var ids []int64
+	for i := 0; i < v.list.Len() && len(changes) < n; i++ {
+		if !v.list.Meta(i).Answered {
+			continue
+		}
+		f := new(reviews.Feedback)
+		if json.Unmarshal(v.list.JSON(i), f) != nil {
+			continue
+		}
+		f.AnswerState, f.State = reviews.AnswerStateRejected, "new"
+		changes = append(changes, reviews.Change{Pos: i, F: f})
+		ids = append(ids, f.ID)
+	}
+	list, err := v.list.With(changes, nil)
+	if err != nil {
+		return nil
+	}
+	v.list = list
+	return ids
+}
+
 // Stale makes a read of the settings answer them as they were before
 // the session's last write, if the session says the read lags it.
 func (v *liveRead) Stale(within time.Duration, reads int) bool {

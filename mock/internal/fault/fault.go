@@ -30,13 +30,14 @@ type Fault struct {
 
 	// The fields below say what the fault does, one per kind (see each
 	// kind's file). Keep their order: Prepare hashes the JSON.
-	Latency   *Latency     `json:"latency,omitempty" yaml:"latency"`
-	Error     *ErrorAnswer `json:"error,omitempty" yaml:"error"`
-	Drop      bool         `json:"drop,omitempty" yaml:"drop"`
-	Truncate  bool         `json:"truncate,omitempty" yaml:"truncate"`
-	PageDrift *PageDrift   `json:"page_drift,omitempty" yaml:"page_drift"`
-	StaleRead *StaleRead   `json:"stale_read,omitempty" yaml:"stale_read"`
-	CountsLag *CountsLag   `json:"counts_lag,omitempty" yaml:"counts_lag"`
+	Latency       *Latency       `json:"latency,omitempty" yaml:"latency"`
+	Error         *ErrorAnswer   `json:"error,omitempty" yaml:"error"`
+	Drop          bool           `json:"drop,omitempty" yaml:"drop"`
+	Truncate      bool           `json:"truncate,omitempty" yaml:"truncate"`
+	PageDrift     *PageDrift     `json:"page_drift,omitempty" yaml:"page_drift"`
+	StaleRead     *StaleRead     `json:"stale_read,omitempty" yaml:"stale_read"`
+	CountsLag     *CountsLag     `json:"counts_lag,omitempty" yaml:"counts_lag"`
+	ReplyRejected *ReplyRejected `json:"reply_rejected,omitempty" yaml:"reply_rejected"`
 	// Seed varies the fault's random stream: two faults alike but for
 	// their seed draw independently.
 	Seed int64 `json:"seed,omitempty" yaml:"seed"`

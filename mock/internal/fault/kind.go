@@ -37,7 +37,7 @@ type Kind struct {
 }
 
 // kinds is the kind table, in the order a fault's label names them.
-var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind, &pageDriftKind, &staleReadKind, &countsLagKind}
+var kinds = []*Kind{&latencyKind, &errorKind, &dropKind, &truncateKind, &pageDriftKind, &staleReadKind, &countsLagKind, &replyRejectedKind}
 
 func Kinds() []*Kind { return append([]*Kind(nil), kinds...) }
 
@@ -72,6 +72,10 @@ type Live interface {
 	// without its n newest reviews and those written within within of
 	// its newest; it reports whether it did.
 	Lag(n int, within time.Duration) bool
+	// Reject takes the answer away from the n newest answered reviews of
+	// the list this request reads, as moderation would; it returns
+	// their ids.
+	Reject(n int) []int64
 }
 
 // liveKind is the kind of f that plays a live service; nil for none.

@@ -26,7 +26,14 @@ func (st *Store) find(q Query, ed *edits, page []int, shift int) Result {
 		return Result{Page: page}
 	}
 	if q.Search != "" {
-		return st.findSearch(q, lo, hi, ed, page, shift)
+		bp := st.searchBits(Fold(q.Search))
+		defer st.pool.Put(bp)
+		return st.findIn(q, lo, hi, ed, *bp, page, shift)
+	}
+	if len(ed.flipsIn(postKey{0, 0, 0}, lo, hi)) > 0 {
+		// Reviews answered no longer: the posting lists would need a
+		// union and a difference at once, which a bitset pass does.
+		return st.findIn(q, lo, hi, ed, nil, page, shift)
 	}
 	res := Result{Page: page}
 	all := st.window(postKey{q.NmID, q.Rating, -1}, lo, hi)
@@ -158,12 +165,10 @@ func (st *Store) window(key postKey, lo, hi int) span {
 	return span{list: list[from:to:to]}
 }
 
-// findSearch runs a query with search: the matching records are marked
-// in a bitset, then intersected with the other filters'.
-func (st *Store) findSearch(q Query, lo, hi int, ed *edits, page []int, shift int) Result {
-	bp := st.searchBits(Fold(q.Search))
-	defer st.pool.Put(bp)
-	match := *bp
+// findIn runs a query over the records marked in the bitset match (nil:
+// every record), intersected with the other filters' bitsets: a search,
+// or a stack with reviews answered no longer.
+func (st *Store) findIn(q Query, lo, hi int, ed *edits, match []uint64, page []int, shift int) Result {
 	res := Result{Page: page}
 	taken := int64(0)
 	take := func(pos int) {
@@ -178,10 +183,10 @@ func (st *Store) findSearch(q Query, lo, hi int, ed *edits, page []int, shift in
 		all := st.window(postKey{q.NmID, q.Rating, -1}, lo, hi)
 		for i := range all.len() {
 			pos := all.at(i)
-			if match[pos/64]&(1<<(pos%64)) == 0 {
+			if match != nil && match[pos/64]&(1<<(pos%64)) == 0 {
 				continue
 			}
-			ans := st.records[pos].answered || ed.flipped(pos)
+			ans := st.records[pos].answered != ed.flipped(pos)
 			if ans {
 				res.Answered++
 			} else {
@@ -203,7 +208,10 @@ func (st *Store) findSearch(q Query, lo, hi int, ed *edits, page []int, shift in
 		flips = ed.bits
 	}
 	for w := lo / 64; w <= (hi-1)/64; w++ {
-		word := match[w] & windowMask(w, lo, hi)
+		word := windowMask(w, lo, hi)
+		if match != nil {
+			word &= match[w]
+		}
 		if filter != nil {
 			word &= filter[w]
 		}
@@ -212,7 +220,7 @@ func (st *Store) findSearch(q Query, lo, hi int, ed *edits, page []int, shift in
 			ans = answered[w]
 		}
 		if flips != nil {
-			ans |= flips[w]
+			ans ^= flips[w]
 		}
 		nAns := bits.OnesCount64(word & ans)
 		res.Answered += nAns

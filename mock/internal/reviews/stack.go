@@ -43,11 +43,13 @@ type layer struct {
 }
 
 // edits are a session's changes to the records of one Store: new JSON
-// for some, some of them answered now. They never change once in a Stack.
+// for some, some of them answered now, or no longer. They never change
+// once in a Stack.
 type edits struct {
 	recs map[int32]edit // by position in the store
-	// flips are the records answered now but not in the store, ascending,
-	// like posting lists: by product (0 any) and rating (0 any).
+	// flips are the records whose answered differs from the store's,
+	// ascending, like posting lists: by product (0 any), rating (0 any)
+	// and whether they are answered now (1) or no longer (0).
 	flips map[postKey][]int32
 	bits  []uint64 // every flip as a bitset
 	bytes int64
@@ -145,11 +147,13 @@ type Change struct {
 
 // With is the stack with changes made and arrivals on top: reviews no
 // older than any in it, numbered after them. Neither s nor its stores
-// change. A change may not take an answer away.
+// change.
 func (s *Stack) With(changes []Change, arrivals []Feedback) (*Stack, error) {
 	next := &Stack{layers: slices.Clone(s.layers), mixed: s.mixed}
-	fresh := make(map[int]*edits)                 // by layer: the edits made for next
-	added := make(map[*edits]map[postKey][]int32) // their new flips
+	fresh := make(map[int]*edits) // by layer: the edits made for next
+	// The flips that start or end, by edits and list.
+	started := make(map[*edits]map[postKey][]int32)
+	ended := make(map[*edits]map[postKey]map[int32]bool)
 	var one []byte
 	for _, c := range changes {
 		k := sort.Search(len(s.layers)-1, func(k int) bool { return s.layers[k+1].start > c.Pos })
@@ -157,25 +161,33 @@ func (s *Stack) With(changes []Change, arrivals []Feedback) (*Stack, error) {
 		ed, ok := fresh[k]
 		if !ok {
 			ed = l.ed.clone()
-			fresh[k], l.ed, added[ed] = ed, ed, make(map[postKey][]int32)
+			fresh[k], l.ed = ed, ed
+			started[ed], ended[ed] = make(map[postKey][]int32), make(map[postKey]map[int32]bool)
 		}
 		p := c.Pos - l.start
 		one = AppendJSON(one[:0], c.F)
-		e := edit{json: bytes.Clone(one), answered: c.F.AnswerText != "", draft: c.F.AnswerState == AnswerStateDraft}
+		e := edit{json: bytes.Clone(one), answered: Answered(c.F), draft: c.F.AnswerState == AnswerStateDraft}
 		r := &l.st.records[p]
-		was := r.answered || ed.flipped(p)
-		switch {
-		case was && !e.answered:
-			return nil, fmt.Errorf("review %d: a change may not take its answer away", c.F.ID)
-		case e.answered && !was:
+		if was := r.answered != ed.flipped(p); was != e.answered {
 			if ed.bits == nil {
 				ed.bits = make([]uint64, (l.st.Len()+63)/64)
 			}
-			ed.bits[p/64] |= 1 << (p % 64)
+			ed.bits[p/64] ^= 1 << (p % 64)
+			a := int8(1) // the list of a flip: answered now (1) or no longer (0)
+			if r.answered {
+				a = 0
+			}
 			for _, nm := range [2]int64{0, r.nmID} {
 				for _, rt := range [2]int8{0, r.rating} {
-					k := postKey{nm, rt, 1}
-					added[ed][k] = append(added[ed][k], int32(p))
+					key := postKey{nm, rt, a}
+					if e.answered != r.answered {
+						started[ed][key] = append(started[ed][key], int32(p))
+						delete(ended[ed][key], int32(p)) // ended earlier in changes
+					} else if ended[ed][key] == nil {
+						ended[ed][key] = map[int32]bool{int32(p): true}
+					} else {
+						ended[ed][key][int32(p)] = true
+					}
 				}
 			}
 		}
@@ -185,12 +197,20 @@ func (s *Stack) With(changes []Change, arrivals []Feedback) (*Stack, error) {
 		ed.recs[int32(p)] = e
 		ed.bytes += int64(len(e.json)) + editOverhead
 	}
-	for ed, lists := range added {
-		for k, list := range lists {
+	for ed := range started {
+		touched := make(map[postKey]bool)
+		for key := range started[ed] {
+			touched[key] = true
+		}
+		for key := range ended[ed] {
+			touched[key] = true
+		}
+		for key := range touched {
 			// A new list, never the previous stack's.
-			merged := slices.Concat(ed.flips[k], list)
-			slices.Sort(merged)
-			ed.flips[k] = merged
+			list := slices.Concat(ed.flips[key], started[ed][key])
+			list = slices.DeleteFunc(list, func(p int32) bool { return ended[ed][key][p] })
+			slices.Sort(list)
+			ed.flips[key] = list
 		}
 	}
 	if len(arrivals) > 0 {
@@ -233,7 +253,8 @@ func (ed *edits) clone() *edits {
 	return &edits{recs: maps.Clone(ed.recs), flips: maps.Clone(ed.flips), bits: slices.Clone(ed.bits), bytes: ed.bytes}
 }
 
-// flipped reports whether record pos is answered now, though not in the store.
+// flipped reports whether record pos is answered now if not in the
+// store, or no longer if it is.
 func (ed *edits) flipped(pos int) bool {
 	return ed != nil && ed.bits != nil && ed.bits[pos/64]&(1<<(pos%64)) != 0
 }

@@ -161,7 +161,7 @@ type Meta struct {
 	Created  int64 // created_date as Unix seconds, read as UTC
 	Day      int32 // a DayNumber
 	Rating   int8
-	Answered bool // answer_text is not empty
+	Answered bool // Answered: answer_text given, not rejected
 	Draft    bool // answer_state is AnswerStateDraft
 	Empty    bool // no text, pros or cons
 }
@@ -170,13 +170,25 @@ type Meta struct {
 // approval (a living shop's semi_auto mode); it is not an answer.
 const AnswerStateDraft = "draft"
 
+// AnswerStateRejected is the answer_state of a reply moderation turned
+// down (the fault kind reply_rejected): its text stays, and the review
+// is unanswered again.
+const AnswerStateRejected = "rejected"
+
 // AnswerStates and States are the values answer_state and state take,
 // as the API's document lists them: "sent" and "done" when answered,
-// "draft" both for a draft, else "" and "new".
+// "draft" both for a draft, "rejected" and "new" for a rejected reply,
+// else "" and "new".
 var (
-	AnswerStates = []string{"", "sent", AnswerStateDraft}
+	AnswerStates = []string{"", "sent", AnswerStateRejected, AnswerStateDraft}
 	States       = []string{"new", "done", "draft"}
 )
+
+// Answered reports whether f is answered: it has an answer's text, and
+// moderation did not reject it.
+func Answered(f *Feedback) bool {
+	return f.AnswerText != "" && f.AnswerState != AnswerStateRejected
+}
 
 // MetaOf is f's Meta.
 func MetaOf(f *Feedback) (Meta, error) {
@@ -190,7 +202,7 @@ func MetaOf(f *Feedback) (Meta, error) {
 func metaOf(f *Feedback, created int64) Meta {
 	return Meta{
 		Created: created, Day: DayNumber(time.Unix(created, 0).UTC()), Rating: int8(f.ProductValuation),
-		Answered: f.AnswerText != "", Draft: f.AnswerState == AnswerStateDraft,
+		Answered: Answered(f), Draft: f.AnswerState == AnswerStateDraft,
 		Empty: f.Text == "" && f.Pros == "" && f.Cons == "",
 	}
 }

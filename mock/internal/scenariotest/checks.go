@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -327,5 +328,10 @@ func liveShopRaces(t *testing.T, tg Target) {
 	}
 	if lagged == 0 {
 		t.Error("the counts never lagged the list in 6 reads")
+	}
+	var d listData
+	DecodeOK(t, "unanswered", get(t, tg, "/api/v1/feedbacks?answered=0&limit=100", mock.HeaderSession, session), &d)
+	if !slices.ContainsFunc(d.Feedbacks, func(f mock.Feedback) bool { return f.AnswerState == "rejected" && f.AnswerText != "" }) {
+		t.Error("no rejected answer is back among the unanswered")
 	}
 }

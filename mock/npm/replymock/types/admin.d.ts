@@ -704,6 +704,10 @@ export interface components {
         } | {
             changes: unknown;
         } | unknown;
+        /** @description Answers moderation turns down: at each hit, the `reject` newest answered reviews of the list lose their answer (answer_state `rejected`, the text kept, at most 500 in all), so they are unanswered again. */
+        ReplyRejected: {
+            reject: number;
+        };
         FaultError: {
             status: number;
             /** @description The body as it is; without it, the contract's envelope for the status. */
@@ -713,7 +717,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Needs latency, page_drift, stale_read or counts_lag, or one of error, drop and truncate (latency, page_drift, stale_read or counts_lag may come with one of them). */
+        /** @description Needs latency, page_drift, stale_read, counts_lag or reply_rejected, or one of error, drop and truncate (latency, page_drift, stale_read, counts_lag or reply_rejected may come with one of them). */
         Fault: {
             /** @description Given by the server. */
             readonly id?: string;
@@ -749,6 +753,7 @@ export interface components {
             page_drift?: components["schemas"]["PageDrift"];
             stale_read?: components["schemas"]["StaleRead"];
             counts_lag?: components["schemas"]["CountsLag"];
+            reply_rejected?: components["schemas"]["ReplyRejected"];
         } & (({
             latency: components["schemas"]["Latency"];
         } | {
@@ -765,6 +770,8 @@ export interface components {
             stale_read: components["schemas"]["StaleRead"];
         } | {
             counts_lag: components["schemas"]["CountsLag"];
+        } | {
+            reply_rejected: components["schemas"]["ReplyRejected"];
         }) & unknown);
         /** @description A Fault with its `name`, which PUT /__mock/faults requires. */
         NamedFault: components["schemas"]["Fault"] & {
@@ -957,7 +964,7 @@ export interface components {
             created_date?: components["schemas"]["Timestamp"];
             answer_text?: string;
             /** @enum {string} */
-            answer_state?: "" | "sent" | "draft";
+            answer_state?: "" | "sent" | "rejected" | "draft";
             product_name?: string;
             supplier_article?: string;
             brand_name?: string;
@@ -1177,10 +1184,10 @@ export interface components {
             /** @description Empty when unanswered. */
             answer_text: string;
             /**
-             * @description "sent" when answered; "draft" for a semi_auto rating's draft waiting for a person; "" otherwise
+             * @description "sent" when answered; "rejected" for an answer moderation turned down (fault reply_rejected): its answer_text stays, and the review is unanswered; "draft" for a semi_auto rating's draft waiting for a person; "" otherwise
              * @enum {string}
              */
-            answer_state: "" | "sent" | "draft";
+            answer_state: "" | "sent" | "rejected" | "draft";
             product_name: string;
             supplier_article: string;
             brand_name: string;

@@ -220,10 +220,10 @@ export interface components {
             /** @description Empty when unanswered. */
             answer_text: string;
             /**
-             * @description "sent" when answered; "draft" for a semi_auto rating's draft waiting for a person; "" otherwise
+             * @description "sent" when answered; "rejected" for an answer moderation turned down (fault reply_rejected): its answer_text stays, and the review is unanswered; "draft" for a semi_auto rating's draft waiting for a person; "" otherwise
              * @enum {string}
              */
-            answer_state: "" | "sent" | "draft";
+            answer_state: "" | "sent" | "rejected" | "draft";
             product_name: string;
             supplier_article: string;
             brand_name: string;
