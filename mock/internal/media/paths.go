@@ -1,12 +1,9 @@
-// Package media owns the review records' media: the photos, video
-// previews, HLS playlists and segments the mock serves under Prefix, the
-// public URL they are reached at, the URLs a record carries (built for
-// generated reviews, checked for fixtures' and seeds'), and the Photo and
-// Video shapes with their JSON.
+// Package media serves the reviews' photos and videos under Prefix, and
+// builds and checks the media URLs a record carries.
 //
-// The files hold no data: a path picks one of a few embedded pictures by
-// a hash of its key, the same on every run and machine, and a video is
-// one embedded segment played again and again. Paths under Prefix:
+// A path picks one of a few embedded pictures by a hash of its key, the
+// same on every machine; a video is one embedded segment played again
+// and again. Paths under Prefix:
 //
 //	photos/KEY/N/fs.jpg          a review's photo N, 450×600
 //	photos/KEY/N/ms.jpg          its miniature, 90×120
@@ -15,8 +12,7 @@
 //	videos/KEY/Ds/I.ts           its segment I (10 seconds each, the last shorter)
 //
 // KEY is 1 to 64 letters, digits, '_' and '-'; N is 1 to 99, D 1 to
-// 3600, I from 0: plain decimals without leading zeros, so each file has
-// one path.
+// 3600, I from 0, without leading zeros, so each file has one path.
 package media
 
 import (
@@ -26,8 +22,8 @@ import (
 	"strings"
 )
 
-// Prefix is the path the media files are served under, below the admin
-// routes (/__mock) but open to any client.
+// Prefix is the path of the media files: below /__mock, but open to any
+// client.
 const Prefix = "/__mock/media/"
 
 // IsPath reports whether path is under Prefix.

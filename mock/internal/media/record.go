@@ -1,10 +1,6 @@
 package media
 
-import (
-	"strconv"
-
-	"github.com/replymock/replymock/mock/internal/reviews"
-)
+import "github.com/replymock/replymock/mock/internal/wire"
 
 // Photo is one item of a record's photos: the upstream's photoLinks item.
 // Its YAML keys, for the fixtures a recording writes, are its JSON's.
@@ -23,24 +19,21 @@ type Video struct {
 // PhotosJSON is the JSON text of a list of photos, as a record's photos
 // field holds it; none gives "[]".
 func PhotosJSON(photos []Photo) string {
-	b := []byte{'['}
-	for i, p := range photos {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = reviews.AppendJSONString(append(b, `{"fullSize":`...), p.FullSize)
-		b = reviews.AppendJSONString(append(b, `,"miniSize":`...), p.MiniSize)
-		b = append(b, '}')
+	if len(photos) == 0 {
+		return "[]"
 	}
-	return string(append(b, ']'))
+	return string(mustJSON(photos))
 }
 
-// VideoJSON is the compact JSON of a video object, as a record's video
-// field holds it.
-func VideoJSON(v Video) []byte {
-	b := reviews.AppendJSONString([]byte(`{"previewImage":`), v.PreviewImage)
-	b = reviews.AppendJSONString(append(b, `,"link":`...), v.Link)
-	b = append(b, `,"durationSec":`...)
-	b = strconv.AppendInt(b, int64(v.DurationSec), 10)
-	return append(b, '}')
+// VideoJSON is the JSON of a video object, as a record's video field
+// holds it.
+func VideoJSON(v Video) []byte { return mustJSON(v) }
+
+// mustJSON encodes a media value, which cannot fail.
+func mustJSON(v any) []byte {
+	b, err := wire.MarshalJSON(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
