@@ -29,8 +29,8 @@ func Catalogue(products int, seed int64, bank *Bank) ([]Product, []float64) {
 }
 
 // products makes the shop's catalogue with popularity weights: a few
-// products collect most reviews, as in a real shop. As upstream, the
-// variants (colours) of one card share its imt_id, name and brand.
+// products collect most reviews. As upstream, the variants (colours) of
+// one card share its imt_id, name and brand.
 func (g *generator) products() ([]Product, []float64) {
 	n := g.spec.Products
 	ps := make([]Product, 0, n)
@@ -42,7 +42,7 @@ func (g *generator) products() ([]Product, []float64) {
 	}
 	for card := 0; len(ps) < n; card++ {
 		e := g.bank.Products[card%len(g.bank.Products)]
-		size := min(g.pick(cardSizes)+1, n-len(ps), len(variants))
+		size := min(Pick(g.f.Rand, cardSizes)+1, n-len(ps), len(variants))
 		if card >= len(g.bank.Products) {
 			size = max(size, 2) // the bank ran out: the same kind of item, in other colours
 		}
@@ -100,8 +100,7 @@ var articleStyles = []func(code string, stem int, colour string, nm int64) strin
 	func(string, int, string, int64) string { return "" }, // upstream, an article may be missing
 }
 
-// translit writes a colour name in Latin letters, cut to n letters when
-// n > 0.
+// translit writes a colour name in Latin letters, cut to n if n > 0.
 func translit(s string, n int) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
@@ -123,8 +122,8 @@ var cyrLatin = map[rune]string{'а': "a", 'б': "b", 'в': "v", 'г': "g", 'д':
 	'к': "k", 'л': "l", 'м': "m", 'н': "n", 'о': "o", 'п': "p", 'р': "r", 'с': "s", 'т': "t", 'у': "u", 'ф': "f", 'х': "h", 'ц': "c",
 	'ч': "ch", 'ш': "sh", 'щ': "sch", 'ы': "y", 'э': "e", 'ю': "yu", 'я': "ya"}
 
-// Arrivals writes the new reviews of a living shop, from the scenario's
-// catalogue and a source of their own.
+// Arrivals writes a living shop's new reviews from the scenario's
+// catalogue.
 type Arrivals struct {
 	gen      *generator
 	products []Product
@@ -141,8 +140,8 @@ func NewArrivals(spec GenerateSpec, seed int64, bank *Bank, urls media.URLs) *Ar
 // Next writes the next new review, created at at, unviewed.
 func (a *Arrivals) Next(at time.Time) reviews.Feedback {
 	g := a.gen
-	p := a.products[g.pick(a.weights)]
-	fb := g.review(p, g.pick(g.spec.RatingWeights)+1, at)
+	p := a.products[Pick(g.f.Rand, a.weights)]
+	fb := g.review(p, Pick(g.f.Rand, g.spec.RatingWeights)+1, at)
 	fb.AnswerText, fb.AnswerState, fb.State, fb.WasViewed = "", "", "new", 0
 	fb.CreatedAt = fb.CreatedDate
 	return fb

@@ -1,8 +1,6 @@
 package generate
 
 import (
-	"hash/fnv"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -17,10 +15,10 @@ const (
 	StateDraft       = "draft"
 )
 
-// Due is what the reply engine does at now to a review: "" for nothing,
-// else the reply mode of s, its rating's settings. A review is due delay
-// after it arrived or its settings changed, whichever is later. A draft
-// waits while the mode is semi_auto; switched to auto, it is sent.
+// Due is the reply mode of s, a review's rating settings, if the engine
+// acts on the review at now; else "". A review is due delay after it
+// arrived or its settings changed, whichever is later. A draft waits
+// while the mode is semi_auto.
 func Due(m reviews.Meta, now time.Time, s *settings.FeedbackSettings, changed time.Time, delay time.Duration) string {
 	if m.Answered {
 		return ""
@@ -49,42 +47,40 @@ func dateOf(day int32) string {
 	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
 }
 
-// Engine writes the reply engine's replies: for a living shop as its
-// clock moves, and for a scenario's history as it is built.
+// Engine writes replies: a living shop's as its clock moves, and a
+// scenario's history as it is built.
 type Engine struct {
 	bank *Bank
 	rng  *rand.Rand
-	// perReview is a shop engine's source, which rng draws from. It is
-	// seeded again for each review, from key and the review's id.
+	// perReview is a shop engine's source for rng, seeded again for each
+	// review from key and the review's id.
 	perReview *rand.PCG
 	key       [2]uint64
 	state     []byte // a shop engine's seed, which its snapshot keeps
-	// clean caches whether a phrase is free of excluded words: most
-	// replies reuse a few phrases.
+	// clean caches whether a phrase is free of excluded words: replies
+	// reuse a few phrases.
 	clean map[[2]string]bool
 }
 
 // NewShopEngine is a living shop's reply engine. Each reply draws from a
-// sequence seeded by seed and the review alone, so a review's reply is
-// the same whenever, and on whichever replica, the shop writes it.
+// sequence seeded by seed and the review alone, so it is the same
+// whenever, and on whichever replica, the shop writes it.
 func NewShopEngine(bank *Bank, seed int64) *Engine {
-	src := SeededPCG(seed, "shop")
+	src := seededPCG(seed, "shop")
 	state, _ := src.MarshalBinary()
 	own := new(rand.PCG)
 	return &Engine{bank: bank, rng: rand.New(own), perReview: own, key: [2]uint64{src.Uint64(), src.Uint64()}, state: state}
 }
 
-// forReview seeds a shop engine's source for f: by its feedback_id,
-// which it has from the start, or else by its id.
+// forReview seeds a shop engine's source for f: by its feedback_id, or
+// else by its id.
 func (e *Engine) forReview(f *reviews.Feedback) {
 	if e.perReview == nil {
 		return
 	}
 	k := uint64(f.ID)
 	if f.FeedbackID != "" {
-		h := fnv.New64a()
-		io.WriteString(h, f.FeedbackID)
-		k = h.Sum64()
+		k = hashString(f.FeedbackID)
 	}
 	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
@@ -95,8 +91,7 @@ func (e *Engine) State() []byte { return e.state }
 // CheckState reports whether state can be an engine's State.
 func CheckState(state []byte) error { return new(rand.PCG).UnmarshalBinary(state) }
 
-// free reports whether phrase holds none of excluded, the setting
-// excludedRaw split.
+// free reports whether phrase holds none of excluded (excludedRaw split).
 func (e *Engine) free(phrase, excludedRaw string, excluded []string) bool {
 	if len(excluded) == 0 {
 		return true
@@ -113,7 +108,7 @@ func (e *Engine) free(phrase, excludedRaw string, excluded []string) bool {
 	return ok
 }
 
-// maxCleanCache bounds Engine.clean (some 50 KB): a bank's answer
+// maxCleanCache bounds Engine.clean to some 50 KB: a bank's answer
 // phrases times the excluded-word settings a session goes through.
 const maxCleanCache = 512
 
@@ -130,8 +125,8 @@ func (e *Engine) Reply(f *reviews.Feedback, mode string, st *settings.Settings) 
 }
 
 // Compose writes a reply: a greeting, a body for the rating, the
-// required words it lacks and the signature. A phrase with an excluded
-// word is left out, but required words and the signature always stand.
+// required words it lacks and the signature. Phrases with an excluded
+// word are left out; required words and the signature always stand.
 func (e *Engine) Compose(f *reviews.Feedback, s settings.FeedbackSettings, empty bool) string {
 	bank := e.bank
 	excluded := SplitWords(s.ExcludedWords)

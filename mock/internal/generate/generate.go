@@ -18,8 +18,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/settings"
 )
 
-// generator writes reviews from a phrase bank, drawing from one seeded
-// source.
+// generator writes reviews from a phrase bank and one seeded source.
 type generator struct {
 	f     *gofakeit.Faker
 	spec  GenerateSpec
@@ -28,25 +27,25 @@ type generator struct {
 	end   time.Time
 }
 
-// reseeded is a copy of g that draws from a source of its own, of seed.
+// reseeded is a copy of g with a source of its own, of seed.
 func (g *generator) reseeded(seed int64) *generator {
 	c := *g
 	c.f = gofakeit.NewUnlocked(seed)
 	return &c
 }
 
-// generateChunk is how many reviews one source of randomness writes.
-// Chunks are written in parallel, and their number depends only on the
-// count, so the data is the same on any number of cores.
+// generateChunk is how many reviews one random source writes. Chunks are
+// written in parallel; their number depends only on the count, so the
+// data is the same on any number of cores.
 const generateChunk = 1 << 15
 
-// HistoryDelay is how long after a review arrived the reply engine
-// answered it in a history without a living shop.
+// HistoryDelay is how long after a review arrived the engine answered it
+// in a history without a living shop.
 const HistoryDelay = 3 * time.Hour
 
-// Generate makes spec.Count reviews, each chunk from a seed of its own.
-// Unless spec.Replies is "none", the reply engine then answers them
-// oldest first, by st and delay, as it would have while they arrived.
+// Generate makes spec.Count reviews. Unless spec.Replies is "none", the
+// reply engine then answers them oldest first by st and delay, as it
+// would have while they arrived.
 func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, urls media.URLs, delay time.Duration) ([]reviews.Feedback, error) {
 	end, err := time.Parse(reviews.TimestampLayout, spec.End)
 	if err != nil {
@@ -65,22 +64,22 @@ func Generate(spec GenerateSpec, seed int64, bank *Bank, st settings.Settings, u
 	// No long text twice.
 	g.reseeded(ChunkSeed(seed, -2)).distinct(fbs)
 	if spec.Replies != RepliesNone && len(fbs) > 0 {
-		// The history ends at the newest review, where a living shop's
-		// frozen clock starts, so no review is answered before its delay.
+		// The history ends at the newest review, where a frozen shop
+		// clock starts.
 		newest := slices.MaxFunc(fbs, func(a, b reviews.Feedback) int { return strings.Compare(a.CreatedDate, b.CreatedDate) })
 		now, err := time.Parse(reviews.TimestampLayout, newest.CreatedDate)
 		if err != nil {
 			return nil, fmt.Errorf("generate: %w", err)
 		}
-		if err := replyHistory(fbs, &Engine{bank: bank, rng: rand.New(SeededPCG(seed, "history"))}, st, now, delay); err != nil {
+		if err := replyHistory(fbs, &Engine{bank: bank, rng: rand.New(seededPCG(seed, "history"))}, st, now, delay); err != nil {
 			return nil, err
 		}
 	}
 	return fbs, nil
 }
 
-// In a history, people have sent most drafts (draftsSent of them) once
-// they are DraftsSentAfter old. The rest still wait.
+// In a history, people have sent draftsSent of the drafts that are
+// DraftsSentAfter old. The rest still wait.
 const (
 	DraftsSentAfter = 48 * time.Hour
 	draftsSent      = 0.9
@@ -92,8 +91,8 @@ func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now t
 	for i := range order {
 		order[i] = i
 	}
-	// created_date sorts as text; ties go by feedback_id, so the order
-	// (and the engine's draws) never depends on the chunks.
+	// Ties go by feedback_id, so the engine's draws never depend on the
+	// chunks.
 	slices.SortFunc(order, func(a, b int) int {
 		return cmp.Or(strings.Compare(fbs[a].CreatedDate, fbs[b].CreatedDate), strings.Compare(fbs[a].FeedbackID, fbs[b].FeedbackID))
 	})
@@ -117,21 +116,32 @@ func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now t
 	return nil
 }
 
-// SeededPCG is a random source of a seed and a stream name.
-func SeededPCG(seed int64, stream string) *rand.PCG {
-	h := fnv.New64a()
-	io.WriteString(h, stream)
-	return rand.NewPCG(uint64(seed), h.Sum64())
+// seededPCG is a random source of a seed and a stream name.
+func seededPCG(seed int64, stream string) *rand.PCG {
+	return rand.NewPCG(uint64(seed), hashString(stream))
 }
 
-// ChunkSeed derives chunk c's seed from seed (splitmix64). It is never
-// 0, which gofakeit would take as "random".
+// hashString is the FNV-1a hash of s.
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	io.WriteString(h, s)
+	return h.Sum64()
+}
+
+// ChunkSeed derives chunk c's seed from seed. It is never 0, which
+// gofakeit would take as "random".
 func ChunkSeed(seed int64, c int) int64 {
-	z := uint64(seed) + uint64(c+1)*0x9E3779B97F4A7C15
+	x := uint64(seed) + uint64(c)*0x9E3779B97F4A7C15
+	return int64(SplitMix(&x) | 1)
+}
+
+// SplitMix advances the SplitMix64 state x and returns its next output.
+func SplitMix(x *uint64) uint64 {
+	*x += 0x9E3779B97F4A7C15
+	z := *x
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
-	z ^= z >> 31
-	return int64(z | 1)
+	return z ^ z>>31
 }
 
 // fill writes the reviews of one chunk.
@@ -144,14 +154,12 @@ func (g *generator) fill(fbs []reviews.Feedback, products []Product, weights []f
 		} else {
 			created[i] = g.end.Add(-time.Duration(g.f.Rand.Int63n(span+1)) * time.Second)
 		}
-		p := products[g.pick(weights)]
-		fbs[i] = g.review(p, g.pick(g.spec.RatingWeights)+1, created[i])
+		p := products[Pick(g.f.Rand, weights)]
+		fbs[i] = g.review(p, Pick(g.f.Rand, g.spec.RatingWeights)+1, created[i])
 	}
 }
 
 func (g *generator) chance(p float64) bool { return g.f.Rand.Float64() < p }
-
-func (g *generator) pick(weights []float64) int { return Pick(g.f.Rand, weights) }
 
 // Pick draws an index of weights from r, by weight.
 func Pick(r *mrand.Rand, weights []float64) int {

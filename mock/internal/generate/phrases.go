@@ -15,8 +15,8 @@ import (
 // Locales are the languages the generator writes reviews in.
 var Locales = []string{"ru", "en"}
 
-// Bank is a phrase bank fixture (kind: phrases): everything the
-// generator writes, in one locale.
+// Bank is a phrase bank fixture (kind: phrases): what the generator
+// writes, in one locale.
 type Bank struct {
 	Kind      string         `yaml:"kind"`
 	Locale    string         `yaml:"locale"`
@@ -115,7 +115,7 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 const maxTag = 40
 
 // TagProblems lists the tags at path that are not short lowercase
-// phrases, or repeat an earlier one.
+// phrases or repeat an earlier one.
 func TagProblems(path string, tags []string) []wire.FieldProblem {
 	var probs []wire.FieldProblem
 	for i, t := range tags {

@@ -92,7 +92,7 @@ func (g *generator) text(sb SentimentBank) string {
 	return t
 }
 
-// paragraphs writes ss, shuffled, as least paragraphs or one more.
+// paragraphs writes ss, shuffled, as least or least+1 paragraphs.
 func (g *generator) paragraphs(ss []string, least int) string {
 	g.shuffled(ss)
 	n := min(least+g.f.Rand.Intn(2), len(ss))
@@ -143,7 +143,7 @@ func lowerFirst(s string) string {
 }
 
 // prosCons writes a review's pros and cons for its rating. A happy
-// buyer's cons are often "нет" or nothing, and so are an unhappy one's pros.
+// buyer's cons are often "нет" or nothing; so are an unhappy one's pros.
 func (g *generator) prosCons(rating int) (pros, cons string) {
 	b := &g.bank.Reviews
 	list := func(from []string, least, most int) string {
@@ -210,8 +210,7 @@ func (g *generator) sentiment(rating int) SentimentBank {
 	}
 }
 
-// some picks between least and most distinct entries of list, in list
-// order.
+// some picks least to most distinct entries of list, in list order.
 func (g *generator) some(list []string, least, most int) []string {
 	n := min(g.f.Number(least, most), len(list))
 	var picked [16]int // n is at most a few; rejection is cheaper than a permutation
@@ -245,8 +244,8 @@ func FeedbackID(r *rand.Rand) string {
 	return string(b[:])
 }
 
-// LongText is the length, in characters, from which a text reads as
-// the buyer's own words: a reader who meets one twice sees a machine.
+// LongText is the length in characters from which a text reads as the
+// buyer's own words: a reader who meets one twice sees a machine.
 const LongText = 60
 
 type longTexts map[string]bool
@@ -259,14 +258,12 @@ func (seen longTexts) keep(s string) {
 	}
 }
 
-// redraws is how often distinct draws a repeated text again before it
-// makes it new another way.
+// redraws is how often distinct draws a repeated text again.
 const redraws = 8
 
-// distinct rewrites, in order, each long text, pros or cons that an
-// earlier review already has, from g's draws alone, so the result is the
-// same on any number of cores. A text grows by a sentence until it is
-// new once redraws fail; pros and cons become the mood's shortest entry.
+// distinct rewrites each long text, pros or cons that an earlier review
+// has, from g's draws alone. A text is drawn again, then grows by a
+// sentence until new; pros and cons fall back to the shortest entry.
 func (g *generator) distinct(fbs []reviews.Feedback) {
 	seen := longTexts{}
 	for i := range fbs {
@@ -290,8 +287,8 @@ func (g *generator) distinct(fbs []reviews.Feedback) {
 	}
 }
 
-// distinctHalf is s, the pros or the cons of a review, or when s is a
-// repeat another: drawn again, else the shortest of list.
+// distinctHalf is s, a review's pros or cons, or if s is a repeat one
+// drawn again, else the shortest of list.
 func (g *generator) distinctHalf(seen longTexts, s string, list []string, draw func() string) string {
 	for n := 0; n < redraws && !seen.fresh(s); n++ {
 		if d := draw(); d != "" {

@@ -11,16 +11,15 @@ import (
 )
 
 // GenerateSpec is the generator's parameters (data.generate). A nil
-// pointer is absent: a default applies.
+// pointer takes the default.
 type GenerateSpec struct {
 	Count    int    `yaml:"count" json:"count"`
 	Products int    `yaml:"products" json:"products"`
 	Replies  string `yaml:"replies" json:"replies"` // RepliesSettings or RepliesNone
-	// HistorySettings is a settings fixture that answered the history in
-	// place of the scenario's own (a demo paused now, busy before).
+	// HistorySettings is a settings fixture that answered the history
+	// instead of the scenario's (a demo paused now, busy before).
 	HistorySettings string `yaml:"history_settings" json:"history_settings"`
-	// Answered is the older form of Replies: 0 is "none", anything else
-	// "settings".
+	// Answered is the older form of Replies: 0 is "none", else "settings".
 	Answered      *float64  `yaml:"answered" json:"answered"`
 	RatingWeights []float64 `yaml:"rating_weights" json:"rating_weights"`
 	RatingOnly    *float64  `yaml:"rating_only" json:"rating_only"`
@@ -89,8 +88,7 @@ func (g *GenerateSpec) Validate(yf *yamlfile.File, p string) {
 	}
 }
 
-// Who answered a generated history: the reply engine by the settings
-// (the default), or nobody yet.
+// Who answered a generated history: the engine by the settings, or nobody.
 const (
 	RepliesSettings = "settings"
 	RepliesNone     = "none"
@@ -111,8 +109,8 @@ const (
 // defaultRatingWeights skew ratings like a real shop: mostly 5, some 1.
 var defaultRatingWeights = []float64{7, 3, 6, 14, 70}
 
-// endAt is when the generated reviews end: End as written, or for
-// now-DURATION that long before now, in whole seconds.
+// endAt is when the generated reviews end: End, or for now-DURATION that
+// long before now, in whole seconds.
 func (g *GenerateSpec) endAt(now time.Time) (time.Time, error) {
 	rest, relative := strings.CutPrefix(g.End, "now")
 	if !relative {
@@ -132,9 +130,9 @@ func (g *GenerateSpec) endAt(now time.Time) (time.Time, error) {
 // Anchored reports whether End was written now or now-DURATION.
 func (g *GenerateSpec) Anchored() bool { return g.anchored }
 
-// WithDefaults is a copy of the spec with the defaults filled in, and an
-// End of now or now-DURATION a timestamp unless now is zero. The spec is
-// not changed: a parent scenario's is shared.
+// WithDefaults is a copy of the spec with defaults filled in, and End
+// resolved against now unless now is zero. A parent scenario shares the
+// spec, so it is not changed.
 func (g GenerateSpec) WithDefaults(now time.Time) *GenerateSpec {
 	if strings.HasPrefix(g.End, "now") && !now.IsZero() {
 		if end, err := g.endAt(now); err == nil {

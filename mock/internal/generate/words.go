@@ -30,7 +30,7 @@ func ContainsWord(s string, words []string) bool {
 }
 
 // holdsWord reports whether fs, case-folded text, holds w as a whole
-// word or phrase, ignoring case.
+// word or phrase.
 func holdsWord(fs []rune, w string) bool {
 	fw := []rune(reviews.Fold(w))
 	if len(fw) == 0 {
