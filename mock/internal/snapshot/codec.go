@@ -30,7 +30,7 @@ func decode(data []byte, allowYAML bool) (*Snapshot, error) {
 	}
 	var snap Snapshot
 	if err := wire.DecodeStrict(data, &snap); err != nil {
-		return nil, namedUnknown(err)
+		return nil, err
 	}
 	return &snap, snap.check()
 }
@@ -101,19 +101,4 @@ func Validate(path string, data []byte, restore func(*Snapshot) (Result, error))
 		return nil, &yamlfile.Problem{File: path, Field: ae.Field, Message: ae.Message}
 	}
 	return notes, err
-}
-
-// namedUnknown names the field of an "unknown field" error.
-func namedUnknown(err error) error {
-	ae, ok := err.(*wire.APIError)
-	if !ok || ae.Field != "" {
-		return err
-	}
-	if name, ok := strings.CutPrefix(ae.Message, `json: unknown field "`); ok {
-		c := *ae
-		c.Field = strings.TrimSuffix(name, `"`)
-		c.Message = "unknown field"
-		return &c
-	}
-	return err
 }

@@ -211,7 +211,7 @@ func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]reviews.Fe
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		if err := wire.DecodeStrict(raw, &fbs[i]); err != nil {
-			return nil, wire.At(namedUnknown(err), p)
+			return nil, wire.At(err, p)
 		}
 		f := &fbs[i]
 		switch {
