@@ -1,6 +1,7 @@
 package mock_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -1076,8 +1077,9 @@ func TestPanelShowsWhyARequestFailedAt400(t *testing.T) {
 // Heal brings the API back to serving: after a switch to a failure
 // scenario, it removes the run-time faults and switches back to the
 // scenario the page saw serving (default, or en-shop that the server
-// started with), saying what it did; a server started on a failure
-// scenario heals to default.
+// started with), saying what it did; a page that never saw one serving
+// heals to the scenario the server started with (health); a server
+// started on a failure scenario heals to default.
 func TestPanelHealSwitchesBackToServing(t *testing.T) {
 	ctx := newBrowser(t)
 	status := func(base string) int {
@@ -1090,18 +1092,23 @@ func TestPanelHealSwitchesBackToServing(t *testing.T) {
 		return resp.StatusCode
 	}
 	for _, tc := range []struct {
-		started, breakWith, healed, says string
+		started, brokenBefore, breakWith, healed, says string
 	}{
-		{"default", "down", "default", "Healed: removed 1 fault; switched from down to default for every session."},
-		{"en-shop", "unauthorized", "en-shop", "Healed: removed 1 fault; switched from unauthorized to en-shop for every session."},
-		{"rate-limited", "", "default", "Healed: removed 1 fault; switched from rate-limited to default for every session."},
+		{"default", "", "down", "default", "Healed: removed 1 fault; switched from down to default for every session."},
+		{"en-shop", "", "unauthorized", "en-shop", "Healed: removed 1 fault; switched from unauthorized to en-shop for every session."},
+		{"en-shop", "down", "", "en-shop", "Healed: removed 1 fault; switched from down to en-shop for every session."},
+		{"rate-limited", "", "", "default", "Healed: removed 1 fault; switched from rate-limited to default for every session."},
 	} {
 		ts := httptest.NewServer(newServer(t, mock.Options{Scenario: tc.started}))
+		if tc.brokenBefore != "" { // before the page opens: it never sees the start scenario serve
+			send(t, http.MethodPut, ts.URL+"/__mock/scenario", `{"name":"`+tc.brokenBefore+`"}`, 200)
+		}
 		err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/"), chromedp.WaitReady(chromedp.CSS(`#scenario-select option[value="down"]`)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "none") || strings.Contains(s, "scenario "+tc.started) }); err != nil {
+		active := cmp.Or(tc.brokenBefore, tc.started)
+		if _, err := waitText(ctx, "#fault-list", func(s string) bool { return strings.Contains(s, "none") || strings.Contains(s, "scenario "+active) }); err != nil {
 			t.Fatal(err)
 		}
 		// Each control says what it acts on.
@@ -1125,9 +1132,8 @@ func TestPanelHealSwitchesBackToServing(t *testing.T) {
 			}
 		}
 		send(t, http.MethodPost, ts.URL+"/__mock/faults", `{"method":"PATCH","path":"/settings/ai","error":{"status":500}}`, 201)
-		broken := tc.breakWith
-		if broken == "" {
-			broken = tc.started
+		broken := cmp.Or(tc.breakWith, active)
+		if broken == "rate-limited" {
 			for range 5 { // use up rate-limited's 5 requests
 				status(ts.URL)
 			}

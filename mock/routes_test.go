@@ -72,11 +72,12 @@ func TestHeadAndHealth(t *testing.T) {
 		t.Errorf("HEAD /feedbacks?limit=500: status %d; want 400", r.status)
 	}
 	clock := &fakeClock{t: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
-	h2 := newServer(t, mock.Options{Version: "v1.2.3", Now: clock.now})
+	h2 := newServer(t, mock.Options{Version: "v1.2.3", Now: clock.now, Scenario: "en-shop"})
 	clock.add(90 * time.Second)
+	decodeOK(t, "switch", admin(t, h2, http.MethodPut, "/__mock/scenario", `{"name":"default"}`), new(any))
 	var health mock.Health
 	decodeOK(t, "GET /__mock/health", do(t, h2, http.MethodGet, "/__mock/health", ""), &health)
-	if health != (mock.Health{Status: "ok", Scenario: "default", Reviews: 1009, UptimeSeconds: 90, Version: "v1.2.3",
+	if health != (mock.Health{Status: "ok", Scenario: "default", StartScenario: "en-shop", Reviews: 1009, UptimeSeconds: 90, Version: "v1.2.3",
 		Store: mock.StoreHealth{Kind: "memory", State: "ok"}}) {
 		t.Errorf("health = %+v", health)
 	}

@@ -277,6 +277,9 @@ function serves(f) {
 // The last scenario this browser saw serving: what Heal switches back to.
 const SERVING_KEY = "replymock-serving-scenario";
 
+// The scenario the server started with (health): Heal's second choice.
+let startScenario = "";
+
 // heal brings the API back to serving: it removes every run-time fault
 // and switch, for every session, and switches from a scenario that fails
 // requests (down, flaky, unauthorized…) to the scenario this browser last
@@ -293,8 +296,10 @@ async function heal() {
   await admin("PUT", "overrides", { auth: null, rate_limit: null, strict: null });
   let switched = null;
   if (!serves(before)) {
-    const kept = localStorage.getItem(SERVING_KEY);
-    const to = kept && kept !== before.scenario && scenarios.some((s) => s.name === kept) ? kept : "default";
+    // The scenario this browser saw serving, else the one the server
+    // started with, else default.
+    const known = (name) => name && name !== before.scenario && scenarios.some((s) => s.name === name);
+    const to = [localStorage.getItem(SERVING_KEY), startScenario].find(known) || "default";
     if (to !== before.scenario) {
       await admin("PUT", "scenario", { name: to });
       switched = { from: before.scenario, to };
@@ -686,6 +691,7 @@ async function poll(name, fn) {
 async function refreshAll() {
   const health = await fetch("/__mock/health").then((r) => r.json());
   $("version").textContent = health.data.version || "devel";
+  startScenario = health.data.start_scenario;
   // The token control only where a token is needed (or one was refused).
   if (health.data.token_required) $("token-button").hidden = false;
   showReadOnly(!!health.data.read_only);

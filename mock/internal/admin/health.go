@@ -11,6 +11,7 @@ import (
 type Health struct {
 	Status        string      `json:"status"`
 	Scenario      string      `json:"scenario"`
+	StartScenario string      `json:"start_scenario"` // what the server started with: the panel's Heal may go back to it
 	Reviews       int         `json:"reviews"`
 	UptimeSeconds float64     `json:"uptime_seconds"`
 	Version       string      `json:"version"`
@@ -46,7 +47,7 @@ func (a *Admin) handleHealth(r *http.Request) (int, any, error) {
 	if a.Token != "" && !access.AdminTokenOK(r, a.Token) {
 		store.URL = "" // where Redis is, only to those with the token
 	}
-	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, Reviews: n,
+	return http.StatusOK, Health{Status: "ok", Scenario: sc.Name, StartScenario: a.State.Registry().Start(), Reviews: n,
 		UptimeSeconds: a.Now().Sub(a.Started).Round(time.Second).Seconds(), Version: a.Version,
 		ReadOnly: a.ReadOnly, TokenRequired: a.Token != "", Store: store}, nil
 }

@@ -20,8 +20,9 @@ import (
 // one, served to sessions that picked none. Scenarios are loaded at the
 // start and swapped in again when their files change.
 type Registry struct {
-	l   *Loader
-	log *slog.Logger
+	l     *Loader
+	log   *slog.Logger
+	start string // the scenario the server started with
 
 	mu        sync.Mutex // guards the fields below
 	scenarios map[string]*Scenario
@@ -57,8 +58,11 @@ func Load(l *Loader, anchor time.Time, active string) (*Registry, error) {
 	if _, err := sc.Store(); err != nil {
 		return nil, err
 	}
-	return &Registry{l: l, log: l.log, scenarios: scs, sources: sources, active: active}, nil
+	return &Registry{l: l, log: l.log, start: active, scenarios: scs, sources: sources, active: active}, nil
 }
+
+// Start is the name of the scenario the server started with.
+func (r *Registry) Start() string { return r.start }
 
 // Loader is the loader the registry reads with.
 func (r *Registry) Loader() *Loader { return r.l }

@@ -591,6 +591,8 @@ export interface components {
             status: "ok";
             /** @description The scenario of the default session. */
             scenario: string;
+            /** @description The scenario the server started with (`--scenario`). The control panel's Heal switches back to it from a failure scenario, unless the page saw another serving since. */
+            start_scenario: string;
             reviews: number;
             uptime_seconds: number;
             version: string;
@@ -1426,6 +1428,7 @@ export interface operations {
                      *       "data": {
                      *         "status": "ok",
                      *         "scenario": "default",
+                     *         "start_scenario": "default",
                      *         "reviews": 1009,
                      *         "uptime_seconds": 42,
                      *         "version": "v1.2.0",
