@@ -15,6 +15,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/journal"
 	"github.com/replymock/replymock/mock/internal/redistest"
 )
 
@@ -577,5 +578,29 @@ func TestFleetHealthHidesRedisWithoutToken(t *testing.T) {
 	decodeOK(t, "health", do(t, ss[0], http.MethodGet, "/__mock/health", "", "X-Mock-Admin-Token", "t0ken"), &h)
 	if !strings.HasPrefix(h.Store.URL, "redis://127.0.0.1:") {
 		t.Errorf("health with the token: %+v; want the URL", h.Store)
+	}
+}
+
+// TestFleetEvictedSessionSaysSo: a session Redis evicted past
+// MaxSessions says so on its next request, on a replica that never held
+// it, as one process does; the warning comes once.
+func TestFleetEvictedSessionSaysSo(t *testing.T) {
+	_, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
+	a, b := ss[0], ss[1]
+	for _, id := range []string{"m1", "m2", "m3", "m4", "m5"} {
+		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+id+`"}]}`, mock.HeaderSession, id); r.status != 200 {
+			t.Fatalf("PATCH %s: %d", id, r.status)
+		}
+	}
+	r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "m1")
+	w := strings.Join(r.header.Values(mock.HeaderWarning), " ")
+	if !strings.Contains(w, "m1"+journal.EvictedWords) || !strings.Contains(w, "past --max-sessions 3") || strings.Contains(string(r.body), `"signature":"m1"`) {
+		t.Fatalf("m1's first request after its eviction: %d, warning %q, %s", r.status, w, r.body)
+	}
+	if r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "m1"); len(r.header.Values(mock.HeaderWarning)) != 0 {
+		t.Errorf("m1's second request warns again: %v", r.header.Values(mock.HeaderWarning))
+	}
+	if r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "m5"); len(r.header.Values(mock.HeaderWarning)) != 0 {
+		t.Errorf("m5, never evicted, warns: %v", r.header.Values(mock.HeaderWarning))
 	}
 }

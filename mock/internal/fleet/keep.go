@@ -58,17 +58,22 @@ local function forget(o)
   end
 end
 -- An evicted session's version moves on, so replicas reload it and
--- find nothing.
-local function evict(o)
+-- find nothing; when and why it went is kept for its next request
+-- (evictedScript), the newest maxEvictions.
+local function evict(o, why)
   redis.call('ZREM', KEYS[3], o)
   redis.call('DEL', ARGV[6] .. 's:' .. o)
   redis.call('INCR', ARGV[6] .. 'v:' .. o)
   redis.call('PEXPIRE', ARGV[6] .. 'v:' .. o, ttl)
   forget(o)
+  redis.call('HSET', ARGV[6] .. 'evicted', o, now .. ' ' .. why)
+  redis.call('ZADD', ARGV[6] .. 'evictedq', now, o)
 end
 local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, now * 1000)
 redis.call('SET', KEYS[1], string.format('%d', v))
 forget(id)
+redis.call('HDEL', ARGV[6] .. 'evicted', id) -- written again: it starts anew
+redis.call('ZREM', ARGV[6] .. 'evictedq', id)
 if ARGV[1] == '' then
   redis.call('DEL', KEYS[2])
   redis.call('ZREM', KEYS[3], id)
@@ -87,7 +92,7 @@ if ARGV[7] ~= '1' then
   if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[2], ttl) end
 end
 for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
-  if o ~= id then evict(o) end
+  if o ~= id then evict(o, 'ttl') end
 end
 -- spare reports whether session o may be evicted.
 local function spare(o)
@@ -99,12 +104,43 @@ if over > 0 or not fits() then
   for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     if over <= 0 and fits() then break end
     if spare(o) then
-      evict(o)
+      if over > 0 then evict(o, 'sessions') else evict(o, 'memory') end
       over = over - 1
     end
   end
 end
+local extra = redis.call('ZCARD', ARGV[6] .. 'evictedq') - ` + maxEvictions + `
+if extra > 0 then
+  for _, o in ipairs(redis.call('ZRANGE', ARGV[6] .. 'evictedq', 0, extra - 1)) do
+    redis.call('HDEL', ARGV[6] .. 'evicted', o)
+  end
+  redis.call('ZREMRANGEBYRANK', ARGV[6] .. 'evictedq', 0, extra - 1)
+end
 return v
+`)
+
+// maxEvictions bounds the evictions Redis remembers for the sessions'
+// next requests, as session.MaxEvictions does in one process: some 60
+// bytes each.
+const maxEvictions = "10000"
+
+// evictedScript takes, once, when and why session ARGV[1] left Redis:
+// "ms why", evicted by sessionScript, or "ms ttl" for a session whose
+// keys expired before a write swept it out (its ids entry, older than
+// ARGV[2], remains). It returns false for a session that never left.
+var evictedScript = rueidis.NewLuaScript(`
+local e = redis.call('HGET', KEYS[1], ARGV[1])
+if e then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return e
+end
+local at = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if at and tonumber(at) < tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return string.format('%d', tonumber(at) + tonumber(ARGV[3])) .. ' ttl'
+end
+return false
 `)
 
 // serverScript writes the server's state and moves its version on. A

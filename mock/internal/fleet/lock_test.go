@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/replymock/replymock/mock/internal/session"
 )
@@ -161,5 +164,50 @@ func TestWritesAreFenced(t *testing.T) {
 	}
 	if v := writeServer(tokenAll); v <= 0 || get("server") != `{"by":"`+tokenAll+`"}` {
 		t.Errorf("lock-all's holder did not write the server's state: %d, %q", v, get("server"))
+	}
+}
+
+// Redis remembers at most maxEvictions evictions for the sessions' next
+// requests: past it, the oldest go, and each is taken once.
+func TestEvictionsAreBounded(t *testing.T) {
+	_, s := open(t)
+	ctx := context.Background()
+	limit, _ := strconv.Atoi(maxEvictions)
+	n := limit + 50
+	// Every write under one token of lock-all, which evicts nothing.
+	if err := s.client.Do(ctx, s.client.B().Set().Key(s.key("lock-all")).Value("all").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	execs := make([]rueidis.LuaExec, n)
+	for i := range execs {
+		id := "e" + strconv.Itoa(i)
+		// One session at most: each write evicts the one before.
+		execs[i] = rueidis.LuaExec{
+			Keys: []string{s.key("v:" + id), s.key("s:" + id), s.key("ids"), s.key("sizes"), s.key("bytes"), s.key("lock:" + id), s.key("lock-all")},
+			Args: []string{`{}`, "3600000", strconv.FormatInt(time.Now().UnixMilli(), 10), "1", id, s.cfg.Prefix, "0", "1000000", session.Default, "all"},
+		}
+	}
+	for _, res := range sessionScript.ExecMulti(ctx, s.client, execs...) {
+		if v, err := res.AsInt64(); err != nil || v < 0 {
+			t.Fatalf("a write: %d %v", v, err)
+		}
+	}
+	kept, err := s.client.Do(ctx, s.client.B().Hlen().Key(s.key("evicted")).Build()).AsInt64()
+	if err != nil || kept != int64(limit) {
+		t.Fatalf("Redis remembers %d evictions (%v), want the newest %d", kept, err, limit)
+	}
+	take := func(id string) string {
+		e, _ := evictedScript.Exec(ctx, s.client, []string{s.key("evicted"), s.key("evictedq"), s.key("ids")}, []string{id, "0", "3600000"}).ToString()
+		return e
+	}
+	if e := take("e0"); e != "" {
+		t.Errorf("the oldest eviction is still remembered: %q", e)
+	}
+	last := "e" + strconv.Itoa(n-2) // the last one written stays
+	if e := take(last); !strings.HasSuffix(e, " sessions") {
+		t.Errorf("%s's eviction: %q, want its time and 'sessions'", last, e)
+	}
+	if e := take(last); e != "" {
+		t.Errorf("%s's eviction taken twice: %q", last, e)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -214,6 +216,7 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 	doc, err := vals[1].AsBytes()
 	if err != nil {
 		s.st.Sessions().Drop(id) // reset to nothing, or dropped, on another replica
+		s.noteEviction(ctx, id)
 	} else if key, sum, err = s.restore(id, doc); err != nil {
 		s.vmu.Lock()
 		e := s.entry(id)
@@ -226,6 +229,33 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 	e.version, e.sum, e.touched, e.key, e.badVersion = v, sum, time.Now(), key, 0
 	s.vmu.Unlock()
 	return nil
+}
+
+// noteEviction asks Redis whether session id, which it holds no document
+// of, was evicted or expired there, and if so tells the session store,
+// so that the session's next request says when and why.
+func (s *Store) noteEviction(ctx context.Context, id string) {
+	ttl := s.cfg.TTL.Milliseconds()
+	var e string
+	err := s.exchange(ctx, func(ctx context.Context) (err error) {
+		e, err = evictedScript.Exec(ctx, s.client, []string{s.key("evicted"), s.key("evictedq"), s.key("ids")},
+			[]string{id, strconv.FormatInt(time.Now().UnixMilli()-ttl, 10), strconv.FormatInt(ttl, 10)}).ToString()
+		return err
+	})
+	ms, why, ok := strings.Cut(e, " ")
+	at, perr := strconv.ParseInt(ms, 10, 64)
+	if err != nil || !ok || perr != nil {
+		return // never evicted (nil), or not known: the session starts in silence, as before
+	}
+	switch why {
+	case "ttl":
+		why = fmt.Sprintf("unused for longer than --session-ttl, %s", s.cfg.TTL)
+	case "sessions":
+		why = fmt.Sprintf("the least recently used, past --max-sessions %d", s.cfg.MaxSessions)
+	case "memory":
+		why = fmt.Sprintf("the least recently used, past --max-store-memory %dMiB", s.cfg.MaxBytes>>20)
+	}
+	s.st.Sessions().NoteEviction(id, time.UnixMilli(at), why)
 }
 
 // errNotHeld is the answer to a request of session id when this replica

@@ -47,6 +47,10 @@ type Store interface {
 	// Used lists the sessions kept, sorted, and which of them were used
 	// at or after since.
 	Used(since time.Time) ([]string, map[string]bool)
+	// NoteEviction remembers that session id left a store shared with
+	// other processes (a fleet's Redis) at at, for why, so that its next
+	// request says so.
+	NoteEviction(id string, at time.Time, why string)
 }
 
 // Config is what a Memory store keeps its sessions with.
@@ -134,6 +138,12 @@ func (m *Memory) Drop(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.dropLocked(id)
+}
+
+func (m *Memory) NoteEviction(id string, at time.Time, why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gone.add(id, at, why)
 }
 
 func (m *Memory) Put(ss *Session) {
