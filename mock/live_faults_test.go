@@ -378,6 +378,27 @@ func TestLiveFaultsInAFleet(t *testing.T) {
 	if r := raw(ss[1], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "s"); !strings.Contains(string(r.body), `"signature":"B"`) {
 		t.Errorf("a read 2s after the write does not show it: %s", r.body)
 	}
+
+	// The reads a stale_read lags by are counted across the fleet: 3 in
+	// all, whichever replica serves them, for each write.
+	if r := raw(ss[0], http.MethodPost, "/__mock/faults?session=n", `{"method":"GET","path":"/settings/ai","stale_read":{"reads":3}}`); r.status != 201 {
+		t.Fatalf("fault: %d %s", r.status, r.body)
+	}
+	for _, sig := range []string{"C", "D"} {
+		if r := raw(ss[1], http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+sig+`"}]}`, mock.HeaderSession, "n"); r.status != 200 {
+			t.Fatalf("PATCH: %d %s", r.status, r.body)
+		}
+		stale := 0
+		for i := range 8 {
+			r := raw(ss[i%2], http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "n")
+			if !strings.Contains(string(r.body), `"signature":"`+sig+`"`) {
+				stale++
+			}
+		}
+		if stale != 3 {
+			t.Errorf("after writing %s, %d of 8 reads across two replicas were stale, want 3", sig, stale)
+		}
+	}
 }
 
 // A session's last write, which stale reads lag, is in its snapshot and

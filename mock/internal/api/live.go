@@ -19,12 +19,15 @@ import (
 type liveRead struct {
 	// ss and sc, not the call: a call points at the request's journal
 	// entry, which would then move to the heap on every request.
-	ss   *session.Session
-	sc   *scenario.Scenario
-	now  time.Time
-	list *reviews.Stack     // nil for a read of the settings
-	q    reviews.Query      // the list's query
-	set  *settings.Settings // nil for a read of the list
+	ss *session.Session
+	sc *scenario.Scenario
+	// counter counts across a fleet the reads stale_read lags by; nil
+	// in one process.
+	counter fault.SharedCounter
+	now     time.Time
+	list    *reviews.Stack     // nil for a read of the settings
+	q       reviews.Query      // the list's query
+	set     *settings.Settings // nil for a read of the list
 	// lagN and lagFor say how far a counts_only answer lags (Lag).
 	lagN   int
 	lagFor time.Duration
@@ -111,7 +114,7 @@ func (v *liveRead) Stale(within time.Duration, reads int) bool {
 	if v.set == nil {
 		return false
 	}
-	set, ok := v.ss.StaleSettings(v.sc, v.now, within, reads)
+	set, ok := v.ss.StaleSettings(v.sc, v.now, within, reads, v.counter)
 	if ok {
 		*v.set = set
 	}

@@ -10,7 +10,7 @@ import (
 // handleSettingsGet serves GET /api/v1/settings/ai.
 func (a *API) handleSettingsGet(w http.ResponseWriter, r *http.Request, c call) {
 	set := c.ss.Settings(c.sc)
-	c.play(&liveRead{ss: c.ss, sc: c.sc, now: a.Now(), set: &set})
+	c.play(&liveRead{ss: c.ss, sc: c.sc, now: a.Now(), set: &set, counter: a.State.FaultCounter(c.ss.ID())})
 	wire.WriteJSON(w, http.StatusOK, wire.Envelope{Success: true, Data: set})
 }
 

@@ -1,6 +1,9 @@
 package fault
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // Counter is what Decide knows of one session's requests before.
 type Counter struct {
@@ -69,6 +72,10 @@ type SharedCounter interface {
 	// new count, never below base+1 (the session's own count, restored
 	// from a snapshot say).
 	Count(f *Fault, what string, base int) (int, error)
+	// ReadSince counts one more read of the session's settings since its
+	// write number n, at writeAt, and returns how many there were
+	// (stale_read).
+	ReadSince(writeAt time.Time, n int64) (int, error)
 }
 
 // Stream names the fault's random stream (Prepare): the same for the

@@ -111,6 +111,36 @@ func (t faultCounter) Count(f *fault.Fault, what string, base int) (int, error) 
 	return int(n), err
 }
 
+// ReadSince counts one more read since the write at writeAt, in the
+// field r of the session's hash: one field, which a newer write starts
+// again.
+func (t faultCounter) ReadSince(writeAt time.Time, write int64) (int, error) {
+	var n int64
+	err := t.s.exchange(context.Background(), func(ctx context.Context) (err error) {
+		n, err = readsScript.Exec(ctx, t.s.client, []string{t.s.key("c:" + t.sid), t.s.key("counted")},
+			[]string{t.sid, strconv.FormatInt(writeAt.UnixNano(), 10) + "/" + strconv.FormatInt(write, 10), t.s.ttlArg(t.sid)}).AsInt64()
+		return err
+	})
+	return int(n), err
+}
+
+// readsScript adds one to the reads since the write ARGV[2] that field
+// r of a session's hash (KEYS[1]) counts, "WRITE N", starting again at
+// a new write, and returns it. ARGV[3] is the TTL in ms.
+var readsScript = rueidis.NewLuaScript(countedLib + `
+local n = 1
+local cur = redis.call('HGET', KEYS[1], 'r')
+if cur then
+  local at, c = string.match(cur, '^(%S+) (%d+)$')
+  if at == ARGV[2] then n = tonumber(c) + 1 end
+end
+redis.call('HSET', KEYS[1], 'r', ARGV[2] .. ' ' .. n)
+local ttl = tonumber(ARGV[3])
+if ttl ~= 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+counted(ttl)
+return n
+`)
+
 // CountRequest counts a request of session sid against the rate limit rl,
 // across the fleet, and reports whether it may go through.
 func (s *Store) CountRequest(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {

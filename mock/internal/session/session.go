@@ -107,6 +107,9 @@ type Write struct {
 	Before settings.Settings `json:"before"`
 	At     time.Time         `json:"at"`
 	Stale  int               `json:"stale_reads,omitempty"`
+	// N numbers the session's writes, so that two at one instant are
+	// two writes to count reads since.
+	N int64 `json:"n,omitempty"`
 }
 
 // sameShop reports whether settings a and b make the same living shop.
@@ -268,7 +271,11 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 			}
 		}
 	}
-	st.last = &Write{Before: st.settings, At: now}
+	w := &Write{Before: st.settings, At: now, N: 1}
+	if st.last != nil {
+		w.N = st.last.N + 1
+	}
+	st.last = w
 	st.settings, st.bytes = next, n
 	return next, nil
 }
@@ -276,22 +283,34 @@ func (ss *Session) PatchSettings(sc *scenario.Scenario, now time.Time, apply fun
 // StaleSettings is the session's settings in sc before their last
 // write, for a read that lags it (the stale_read fault): while the write
 // is younger than within at now, or for the first reads reads after it.
-// ok is false when the read is not behind.
-func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within time.Duration, reads int) (_ settings.Settings, ok bool) {
+// ok is false when the read is not behind. counter, when not nil,
+// counts the reads since the write across a fleet; else the session
+// counts them.
+func (ss *Session) StaleSettings(sc *scenario.Scenario, now time.Time, within time.Duration, reads int, counter fault.SharedCounter) (_ settings.Settings, ok bool) {
 	ss.mu.Lock()
 	st := ss.stateLocked(sc)
 	w := st.last
-	ok = w != nil && (now.Sub(w.At) < within || w.Stale < reads)
 	set := st.settings
-	if ok {
-		set = w.Before
-		st.last = &Write{Before: w.Before, At: w.At, Stale: w.Stale + 1} // a Take may hold the old one
+	ss.mu.Unlock()
+	if w == nil {
+		return set, false
+	}
+	n := w.Stale + 1 // this read's number since the write
+	if counter != nil && reads > 0 {
+		if c, err := counter.ReadSince(w.At, w.N); err == nil {
+			n = c
+		}
+	}
+	if now.Sub(w.At) >= within && n > reads {
+		return set, false
+	}
+	ss.mu.Lock()
+	if st.last == w { // a Take may hold w: a new Write, not w changed
+		st.last = &Write{Before: w.Before, At: w.At, Stale: max(w.Stale+1, n), N: w.N}
 	}
 	ss.mu.Unlock()
-	if ok {
-		ss.changed()
-	}
-	return set, ok
+	ss.changed()
+	return w.Before, true
 }
 
 // MaxSettingsBytes is what the settings a session patched keep, on

@@ -1064,6 +1064,8 @@ export interface components {
                 at: string;
                 /** @description How many reads answered the settings before it. */
                 stale_reads?: number;
+                /** @description The session's writes so far: two at one instant are two writes. */
+                n?: number;
             };
             /** @description Counters of the scenario's own faults, by their place in its list. */
             fault_counters?: {
