@@ -1,6 +1,8 @@
 // Package fleet keeps a server's state in Redis (--store redis://...),
-// shared by every replica started with the same store and scenarios: one
-// state, whichever replica answers.
+// one state for all replicas.
+//
+// Every replica started with the same store and scenarios shares it:
+// whichever replica answers, the state is the same.
 //
 // Each replica keeps its sessions in memory, a copy of what Redis holds.
 // A write takes its session's lock in Redis, reloads what changed, and

@@ -1,7 +1,8 @@
-// Package mcp serves replymock's Model Context Protocol server: tools a
-// coding agent calls to look at, change, break and check the mock, made
-// from the admin API and the API served in-process, so that their rules
-// and errors are theirs alone.
+// Package mcp serves replymock's Model Context Protocol server: the
+// tools a coding agent calls to look at, change, break and check the mock.
+//
+// Each tool is a request to the admin API or the API, served in-process,
+// so that their rules and errors are theirs alone.
 package mcp
 
 import (

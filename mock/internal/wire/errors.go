@@ -1,7 +1,8 @@
 // Package wire holds what every part of the server speaks: the
-// contract's envelope and errors, JSON bodies read strictly and written
-// without HTML escaping, and durations as scenario files and admin
-// requests write them.
+// contract's envelope and errors, strict JSON, and durations.
+//
+// JSON bodies are read strictly and written without HTML escaping.
+// Durations are written as scenario files and admin requests write them.
 package wire
 
 import (
