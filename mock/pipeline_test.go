@@ -3,6 +3,7 @@ package mock_test
 import (
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -238,10 +239,15 @@ func TestDefaultPageAllocations(t *testing.T) {
 	s := newServer(t, mock.Options{})
 	req := httptest.NewRequest("GET", "/api/v1/feedbacks", nil)
 	w := &discardWriter{h: http.Header{}}
-	n := testing.AllocsPerRun(200, func() {
-		clear(w.h)
-		s.ServeHTTP(w, req)
-	})
+	// The fewest of three runs: what another test left running (a
+	// server, a shop's clock) allocates too, now and then.
+	n := math.Inf(1)
+	for range 3 {
+		n = min(n, testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			s.ServeHTTP(w, req)
+		}))
+	}
 	most := 7.0
 	if raceBuild() {
 		most++
