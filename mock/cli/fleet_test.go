@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -287,6 +288,7 @@ func TestStalledWriterIsFenced(t *testing.T) {
 		if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
+		waitStopped(t, cmd.Process.Pid) // else, on a loaded machine, a may read the rest first
 		go func() { io.WriteString(pw, body[10:]); pw.Close() }()
 		// b waits for the lock until a's runs out, then writes.
 		st, resp, err := fleetCall(http.MethodPatch, b+"/api/v1/settings/ai",
@@ -316,6 +318,31 @@ func TestStalledWriterIsFenced(t *testing.T) {
 			}
 		}
 	}
+}
+
+// waitStopped waits until every thread of process pid has stopped: a
+// SIGSTOP takes effect when each thread next enters the kernel, not when
+// kill returns.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := 0
+		for _, task := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			// The state follows the command's closing parenthesis.
+			if _, rest, ok := strings.Cut(string(stat), ") "); err == nil && ok && strings.HasPrefix(rest, "T") {
+				stopped++
+			}
+		}
+		if stopped == len(tasks) {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop", pid)
 }
 
 // waitForLock waits until a replica holds session sid's lock in Redis.
