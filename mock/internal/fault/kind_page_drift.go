@@ -2,6 +2,7 @@ package fault
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -24,11 +25,7 @@ var pageDriftKind = Kind{
 		if len(ids) == 0 {
 			return ""
 		}
-		words := make([]string, len(ids))
-		for i, id := range ids {
-			words[i] = fmt.Sprint(id)
-		}
-		return fmt.Sprintf("page_drift: %d arrived so far (ids %s), %d answered", len(ids), strings.Join(words, " "), m)
+		return fmt.Sprintf("page_drift: %d arrived so far (ids %s), %d answered", len(ids), idWords(ids), m)
 	},
 }
 
@@ -36,6 +33,15 @@ var pageDriftKind = Kind{
 type PageDrift struct {
 	Arrive int `json:"arrive,omitempty" yaml:"arrive"` // new reviews on top
 	Answer int `json:"answer,omitempty" yaml:"answer"` // of the newest unanswered, answered
+}
+
+// idWords is ids as the journal's words for them: "3 7 12".
+func idWords(ids []int64) string {
+	words := make([]string, len(ids))
+	for i, id := range ids {
+		words[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(words, " ")
 }
 
 // MaxDrift bounds the reviews page_drift adds, and those it answers, in

@@ -1,9 +1,6 @@
 package fault
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // replyRejectedKind plays answers that moderation turns down after they
 // were sent: at each hit, the Reject newest answered reviews of the
@@ -19,11 +16,7 @@ var replyRejectedKind = Kind{
 		if len(ids) == 0 {
 			return ""
 		}
-		words := make([]string, len(ids))
-		for i, id := range ids {
-			words[i] = fmt.Sprint(id)
-		}
-		return fmt.Sprintf("reply_rejected: %d answers rejected so far (ids %s)", len(ids), strings.Join(words, " "))
+		return fmt.Sprintf("reply_rejected: %d answers rejected so far (ids %s)", len(ids), idWords(ids))
 	},
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -249,11 +248,11 @@ func (s *Store) noteEviction(ctx context.Context, id string) {
 	}
 	switch why {
 	case "ttl":
-		why = fmt.Sprintf("unused for longer than --session-ttl, %s", s.cfg.TTL)
+		why = session.ExpiredWhy(s.cfg.TTL)
 	case "sessions":
-		why = fmt.Sprintf("the least recently used, past --max-sessions %d", s.cfg.MaxSessions)
+		why = session.PastWhy("--max-sessions", strconv.Itoa(s.cfg.MaxSessions))
 	case "memory":
-		why = fmt.Sprintf("the least recently used, past --max-store-memory %dMiB", s.cfg.MaxBytes>>20)
+		why = session.PastWhy("--max-store-memory", strconv.FormatInt(s.cfg.MaxBytes>>20, 10)+"MiB")
 	}
 	s.st.Sessions().NoteEviction(id, time.UnixMilli(at), why)
 }

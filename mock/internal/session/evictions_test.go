@@ -43,8 +43,7 @@ func TestEvictionsAreBounded(t *testing.T) {
 // An eviction's warning fits a warning's bound, for the longest id and
 // the longest reason.
 func TestEvictionWarningFits(t *testing.T) {
-	m := NewMemory(Config{Max: 1_000_000, TTL: 8760 * time.Hour})
-	for _, why := range []string{m.ttlWhy(), "the least recently used, past --max-sessions 1000000"} {
+	for _, why := range []string{ExpiredWhy(8760 * time.Hour), PastWhy("--max-sessions", "1000000"), PastWhy("--max-store-memory", "1048576MiB")} {
 		w := Eviction{At: time.Now(), Why: why}.Warning(strings.Repeat("a", 128))
 		if len(w) > 300 {
 			t.Errorf("%d bytes: %s", len(w), w)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -179,7 +180,7 @@ func (m *Memory) openLocked(id string) *Session {
 	now := m.cfg.Now()
 	ss, ok := m.m[id]
 	if ok && m.expired(ss, now) {
-		m.evictLocked(id, now, m.ttlWhy()) // expired: it starts again
+		m.evictLocked(id, now, ExpiredWhy(m.cfg.TTL)) // expired: it starts again
 		ok = false
 	}
 	if !ok {
@@ -234,7 +235,7 @@ func (m *Memory) evictForLocked(now time.Time) {
 	pinned := func(id string) bool { return id == Default || m.cfg.Pinned != nil && m.cfg.Pinned(id) }
 	for oid, o := range m.m {
 		if !pinned(oid) && m.expired(o, now) {
-			m.evictLocked(oid, now, m.ttlWhy())
+			m.evictLocked(oid, now, ExpiredWhy(m.cfg.TTL))
 		}
 	}
 	for len(m.m) >= m.cfg.Max {
@@ -251,7 +252,7 @@ func (m *Memory) evictForLocked(now time.Time) {
 			return
 		}
 		m.cfg.Log.Info("session evicted: too many sessions", "session", lru.id, "max", m.cfg.Max)
-		m.evictLocked(lru.id, now, fmt.Sprintf("the least recently used, past --max-sessions %d", m.cfg.Max))
+		m.evictLocked(lru.id, now, PastWhy("--max-sessions", strconv.Itoa(m.cfg.Max)))
 	}
 }
 
@@ -265,9 +266,15 @@ func evictsBefore(a, b *Session) bool {
 	return a.lastUsed.Before(b.lastUsed)
 }
 
-// ttlWhy is why an expired session was evicted.
-func (m *Memory) ttlWhy() string {
-	return fmt.Sprintf("unused for longer than --session-ttl, %s", m.cfg.TTL)
+// ExpiredWhy is why a session unused for longer than ttl was evicted.
+func ExpiredWhy(ttl time.Duration) string {
+	return fmt.Sprintf("unused for longer than --session-ttl, %s", ttl)
+}
+
+// PastWhy is why the least recently used session was evicted past the
+// bound flag set to value.
+func PastWhy(flag, value string) string {
+	return "the least recently used, past " + flag + " " + value
 }
 
 // evictLocked drops session id to make room, and remembers why for its

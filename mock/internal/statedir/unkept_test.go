@@ -14,23 +14,31 @@ import (
 
 	"github.com/replymock/replymock/mock/internal/fault"
 	"github.com/replymock/replymock/mock/internal/session"
+	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
 )
+
+// keptServer is a server whose state a new folder keeps, all of it
+// kept already, with its clock and the folder.
+func keptServer(t *testing.T) (*clock, *snapshot.Keeper, string) {
+	t.Helper()
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	k := server(t, c)
+	dir := t.TempDir()
+	openDir(t, dir).Keep(k, c.now())
+	if err := k.State().Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return c, k, dir
+}
 
 // A session whose file cannot be written fails its own writes, not
 // those of other sessions kept with it, and is as the folder keeps it
 // (a new session: gone). Its file's path is a folder
 // with a file in it: no write renames over that, root's neither.
 func TestOneUnwritableSessionFailsItsOwnWrites(t *testing.T) {
-	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	k := server(t, c)
-	dir := t.TempDir()
-	d := openDir(t, dir)
-	d.Keep(k, c.now())
+	c, k, dir := keptServer(t)
 	st := k.State()
-	if err := st.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	blocker := filepath.Join(dir, sessionsDir, sessionFile("bad"))
 	if err := os.MkdirAll(filepath.Join(blocker, "in-the-way"), 0o700); err != nil {
 		t.Fatal(err)
@@ -139,15 +147,8 @@ func TestOpenRefusesAFolderItCannotWriteIn(t *testing.T) {
 // scenario and the faults are what server.json holds, as a restart would
 // serve them. Once the way is clear, the same change is kept.
 func TestUnkeptServerChangeIsUndone(t *testing.T) {
-	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	k := server(t, c)
-	dir := t.TempDir()
-	d := openDir(t, dir)
-	d.Keep(k, c.now())
+	c, k, dir := keptServer(t)
 	st := k.State()
-	if err := st.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, serverFile)
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
