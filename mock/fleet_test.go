@@ -277,6 +277,7 @@ func TestFleetExpiryAndBounds(t *testing.T) {
 		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+id+`"}]}`, mock.HeaderSession, id); r.status != 200 {
 			t.Fatalf("PATCH %s: %d", id, r.status)
 		}
+		locksReleased(t, c)
 	}
 	n, err := c.Do(ctx, c.B().Zcard().Key("replymock:ids").Build()).AsInt64()
 	if err != nil || n > 3 {
@@ -585,12 +586,14 @@ func TestFleetHealthHidesRedisWithoutToken(t *testing.T) {
 // MaxSessions says so on its next request, on a replica that never held
 // it, as one process does; the warning comes once.
 func TestFleetEvictedSessionSaysSo(t *testing.T) {
-	_, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
+	rs, ss := fleet(t, 2, mock.Options{MaxSessions: 3})
 	a, b := ss[0], ss[1]
+	c := redisClient(t, rs)
 	for _, id := range []string{"m1", "m2", "m3", "m4", "m5"} {
 		if r := raw(a, http.MethodPatch, "/api/v1/settings/ai", `{"feedback":[{"rating":1,"signature":"`+id+`"}]}`, mock.HeaderSession, id); r.status != 200 {
 			t.Fatalf("PATCH %s: %d", id, r.status)
 		}
+		locksReleased(t, c)
 	}
 	r := raw(b, http.MethodGet, "/api/v1/settings/ai", "", mock.HeaderSession, "m1")
 	w := strings.Join(r.header.Values(mock.HeaderWarning), " ")

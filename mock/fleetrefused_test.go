@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/rueidis"
 
@@ -39,6 +40,25 @@ func storeHeld(t *testing.T, c rueidis.Client) (docs map[string]int64, counted i
 		t.Fatal(err)
 	}
 	return docs, counted
+}
+
+// locksReleased waits until no session lock is held in Redis. A write
+// releases its lock just after it is answered, and a session whose lock
+// is held is spared from eviction: tests of the eviction order wait.
+func locksReleased(t *testing.T, c rueidis.Client) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		n, err := c.Do(context.Background(), c.B().Zcard().Key("replymock:locks").Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d session locks still held 10s after their writes were answered", n)
+		}
+	}
 }
 
 // sizedSeed is a seed of n reviews, each with a text of size letters
@@ -298,6 +318,7 @@ func TestFleetBoundSparesLockedSession(t *testing.T) {
 			t.Fatalf("PATCH %s: %d %s", sid, r.status, r.body)
 		}
 	}
+	locksReleased(t, c)
 	// A write of s1 under way elsewhere holds its lock.
 	if err := c.Do(ctx, c.B().Set().Key("replymock:lock:s1").Value("a write elsewhere").Build()).Error(); err != nil {
 		t.Fatal(err)
