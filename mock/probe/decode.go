@@ -67,6 +67,7 @@ type record struct {
 	cons       string
 	article    string // supplier_article
 	answer     string // answer_text
+	state      string // answer_state
 	created    string // created_date
 }
 
@@ -75,7 +76,8 @@ func toRecord(m map[string]any) record {
 	num := func(k string) int64 { n, _ := upstream.AsInt(m[k]); return n }
 	return record{raw: m, id: num("id"), feedbackID: str("feedback_id"), nmID: num("nm_id"),
 		rating: num("product_valuation"), text: str("text"), pros: str("pros"), cons: str("cons"),
-		article: str("supplier_article"), answer: str("answer_text"), created: str("created_date")}
+		article: str("supplier_article"), answer: str("answer_text"), state: str("answer_state"),
+		created: str("created_date")}
 }
 
 // key tells records apart: id and feedback_id together.
@@ -89,7 +91,10 @@ func (rec record) day() string {
 	return rec.created[:10]
 }
 
-func (rec record) answered() bool { return rec.answer != "" }
+// answered reports whether rec has an answer that moderation did not
+// reject: a rejected answer keeps its text, and its review is
+// unanswered again, as upstream (mock/API.md).
+func (rec record) answered() bool { return rec.answer != "" && rec.state != "rejected" }
 
 // String names a record in a report line.
 func (rec record) String() string {

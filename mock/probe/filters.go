@@ -98,9 +98,9 @@ func (r *run) sample() record {
 func checkAnswered(ctx context.Context, r *run) (string, error) {
 	var totals []int64
 	for _, yes := range []bool{true, false} {
-		what := "answer_text is empty"
+		what := "it has no answer, or a rejected one"
 		if !yes {
-			what = "answer_text is not empty"
+			what = "it has an answer that was not rejected"
 		}
 		p, err := r.filtered(ctx, answeredFilter(yes), what)
 		if err != nil {

@@ -49,6 +49,36 @@ func TestReplymockHolds(t *testing.T) {
 	}
 }
 
+// A review whose answer moderation rejected keeps its answer_text and
+// is unanswered again: the probe reads it so, as replymock serves it.
+func TestReplymockHoldsWithRejectedAnswers(t *testing.T) {
+	s := newMock(t, mock.Options{})
+	rejected, sent, open := "rejected", "sent", "new"
+	recs := []mock.SeedReview{
+		{ProductValuation: 2, Text: "Крышка треснула", AnswerText: "Жаль, что так вышло", AnswerState: &rejected, State: &open},
+		{ProductValuation: 1, Text: "Не пришёл", AnswerText: "Разберёмся", AnswerState: &rejected, State: &open},
+		{ProductValuation: 5, Text: "Отлично", AnswerText: "Спасибо!", AnswerState: &sent},
+	}
+	if _, err := s.SeedReviews(mock.DefaultSession, "", "replace", recs); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run(t, serve(t, s), nil)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, res := range rep.Results {
+		if res.Status != probe.Holds {
+			t.Errorf("%s: %s: %s", res.Rule, res.Status, res.Detail)
+		}
+		if res.Rule == "filter.answered" && !strings.Contains(res.Detail, "answered=1: 1, answered=0: 2") {
+			t.Errorf("filter.answered: %s; want 1 answered and 2 unanswered", res.Detail)
+		}
+	}
+	if t.Failed() {
+		t.Log(table(rep))
+	}
+}
+
 // Other shipped scenarios: other data, no data, a token, a big shop. No
 // rule differs; what cannot be checked says why.
 func TestReplymockScenarios(t *testing.T) {

@@ -47,7 +47,7 @@ var rules = []rule{
 	{"list.order", "records come newest first: created_date descending, then id descending", false, 1, withRecords(checkOrder)},
 	{"list.stable", "the same page asked twice gives the same records in the same order", false, 4, withRecords(checkStable)},
 	{"list.walk", "the pages of a walk neither overlap nor miss a record", false, 0, withRecords(checkWalk)},
-	{"filter.answered", "answered=1 gives only records with an answer_text, answered=0 only those without; together, all", false, 2, withRecords(checkAnswered)},
+	{"filter.answered", "answered=1 gives only records with an answer_text not rejected, answered=0 only the others; together, all", false, 2, withRecords(checkAnswered)},
 	{"filter.rating", "rating=N gives only records with product_valuation N; ratings 1..5 together, all", false, 5, withRecords(checkRating)},
 	{"filter.nm_id", "nm_id=N gives only the records of that product", false, 1, withRecords(checkNmID)},
 	{"filter.dates", "date_from and date_to are inclusive dates of created_date; date_from after date_to is 400 invalid_parameter", false, 4, withRecords(checkDates)},
