@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/atomicfile"
 	"github.com/replymock/replymock/mock/internal/settings"
 	"gopkg.in/yaml.v3"
 )
@@ -260,7 +261,7 @@ func writeStreamed(p, name string, write func(io.Writer) error, out *budget) err
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := newPending(p, 0o644)
+	f, err := atomicfile.New(p, 0o644)
 	if err != nil {
 		return err
 	}

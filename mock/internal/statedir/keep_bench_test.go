@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/atomicfile"
 	"github.com/replymock/replymock/mock/internal/reviews"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/snapshot"
@@ -117,10 +118,10 @@ func keepWhole(k *snapshot.Keeper, dir string) {
 			if err != nil {
 				return err
 			}
-			if err := writeFile(filepath.Join(dir, sessionFile(id)), body, 0o600); err != nil {
+			if err := atomicfile.WriteFile(filepath.Join(dir, sessionFile(id)), body, 0o600); err != nil {
 				return err
 			}
 		}
-		return syncDir(dir)
+		return atomicfile.SyncDir(dir)
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/replymock/replymock/mock/internal/atomicfile"
 )
 
 // logWrite is how a keeping writes a session's log: records appended
@@ -89,7 +91,7 @@ func (w *logWrite) write() error {
 		}
 		return appendLog(filepath.Join(w.dir, logName(w.name, w.next.gen)), w.prev.end, w.records)
 	}
-	return writeFile(filepath.Join(w.dir, logName(w.name, w.next.gen)), w.records, 0o600)
+	return atomicfile.WriteFile(filepath.Join(w.dir, logName(w.name, w.next.gen)), w.records, 0o600)
 }
 
 // done removes the log the head no longer names, once it does not.
@@ -100,7 +102,7 @@ func (w *logWrite) done(d *Dir) {
 	old := logName(w.name, w.prev.gen)
 	// Not before the head that names the new log is in the folder for
 	// good: a power cut would bring back the head that names this one.
-	if err := syncDir(w.dir); err != nil {
+	if err := atomicfile.SyncDir(w.dir); err != nil {
 		d.log.Warn("state: a session's old log is kept: its folder could not be synced", "file", filepath.Join(sessionsDir, old), "err", err)
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/atomicfile"
 	"github.com/replymock/replymock/mock/internal/session"
 	"github.com/replymock/replymock/mock/internal/shared"
 	"github.com/replymock/replymock/mock/internal/snapshot"
@@ -70,7 +71,7 @@ func (d *Dir) keep(k *snapshot.Keeper, anchor time.Time, ids []string, server bo
 	}
 	// The renames are in the folders for good only once the folders
 	// are synced: one sync a keeping, for every file it wrote.
-	if err := errors.Join(syncDir(d.dir), syncDir(filepath.Join(d.dir, sessionsDir))); err != nil {
+	if err := errors.Join(atomicfile.SyncDir(d.dir), atomicfile.SyncDir(filepath.Join(d.dir, sessionsDir))); err != nil {
 		if unkept.Server == nil && server {
 			unkept.Server = err
 		}
@@ -229,7 +230,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 			w = d.planAnew(name, prev.log, parts, hashes)
 			continue
 		}
-		if err := writeFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(d.dir, sessionsDir, name), hd, 0o600); err != nil {
 			return err
 		}
 		w.done(d)
@@ -259,5 +260,5 @@ func writeIfChanged(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
 		return nil
 	}
-	return writeFile(path, data, 0o600)
+	return atomicfile.WriteFile(path, data, 0o600)
 }

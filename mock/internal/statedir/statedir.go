@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replymock/replymock/mock/internal/atomicfile"
 	"github.com/replymock/replymock/mock/internal/shop"
 	"github.com/replymock/replymock/mock/internal/snapshot"
 	"github.com/replymock/replymock/mock/internal/wire"
@@ -93,7 +94,7 @@ func Open(dir string, log *slog.Logger) (*Dir, error) {
 	// start, as a bad flag is, rather than at the first write.
 	for _, d := range []string{dir, filepath.Join(dir, sessionsDir)} {
 		probe := filepath.Join(d, probeFile)
-		if err := writeFile(probe, nil, 0o600); err != nil {
+		if err := atomicfile.WriteFile(probe, nil, 0o600); err != nil {
 			return nil, fmt.Errorf("--state-dir %s: the server cannot write in it: %w", dir, err)
 		}
 		os.Remove(probe)
