@@ -781,22 +781,31 @@ func withHeader(r *http.Request, name, value string) *http.Request {
 	return r
 }
 
-// The control panel tells the default session's seeded reviews apart.
+// The control panel tells the default session's seeded reviews apart,
+// and an answer moderation rejected from one sent.
 func TestPanelShowsSeeded(t *testing.T) {
 	ctx := newBrowser(t)
 	h := newServer(t, mock.Options{})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	if _, err := h.SeedReviews("", "", mock.SeedAppend, []mock.SeedReview{{ProductValuation: 1}, {ProductValuation: 2}}); err != nil {
+	rejected, open, created := "rejected", "new", "2030-01-01 12:00:00" // the newest
+	seed := []mock.SeedReview{{ProductValuation: 1}, {ProductValuation: 2},
+		{ProductValuation: 2, Text: "Треснула крышка", AnswerText: "Жаль, заменим", AnswerState: &rejected, State: &open, CreatedDate: &created}}
+	if _, err := h.SeedReviews("", "", mock.SeedAppend, seed); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/__mock/")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,011" || s == "1011" }); err != nil {
+	if _, err := waitText(ctx, "#reviews", func(s string) bool { return s == "1,012" || s == "1012" }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := waitText(ctx, "#seeded", func(s string) bool { return strings.Contains(s, "2 seeded, added to the scenario's") }); err != nil {
+	if _, err := waitText(ctx, "#seeded", func(s string) bool { return strings.Contains(s, "3 seeded, added to the scenario's") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(ctx, "#sample", func(s string) bool {
+		return strings.Contains(s, "★★☆☆☆ Jan 1, 2030") && strings.Contains(s, "↳ rejected by moderation: Жаль, заменим")
+	}); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "panel-seeded")

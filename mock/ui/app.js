@@ -548,10 +548,11 @@ async function loadData() {
     stars.className = "stars";
     stars.textContent = "★".repeat(f.product_valuation) + "☆".repeat(5 - f.product_valuation);
     const text = f.text || f.pros;
-    li.append(stars, " " + f.user_name + ", ", timeElement(f.created_date), ": ",
+    const answer = f.answer_text ? clipped(f.id + ":answer", f.answer_text, 120) : [t(f.answer_state === "draft" ? "a-draft" : "not-answered")];
+    if (f.answer_state === "rejected") answer.unshift(t("a-rejected") + ": "); // unanswered again, its text kept
+    li.append(stars, f.user_name ? " " + f.user_name + ", " : " ", timeElement(f.created_date), ": ",
       ...(text ? clipped(f.id + ":text", text, 140) : [t("rating-only")]),
-      document.createElement("br"), "↳ ",
-      ...(f.answer_text ? clipped(f.id + ":answer", f.answer_text, 120) : [t(f.answer_state === "draft" ? "a-draft" : "not-answered")]));
+      document.createElement("br"), "↳ ", ...answer);
     return li;
   }));
 }
