@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/replymock/replymock/mock"
+	"github.com/replymock/replymock/mock/internal/reviews"
 )
 
 // Calibration is what the recorded shop measures. The generate block of
@@ -50,7 +51,7 @@ func calibrate(recs []apiRecord) Calibration {
 		if r.ProductValuation >= 1 && r.ProductValuation <= 5 {
 			c.Ratings[r.ProductValuation-1]++
 		}
-		if r.AnswerText != "" {
+		if reviews.Answered(&r) {
 			c.AnsweredShare++
 		}
 		if r.Text == "" && r.Pros == "" && r.Cons == "" {

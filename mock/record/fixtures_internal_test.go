@@ -34,3 +34,17 @@ func TestFixtureHasEveryRecordField(t *testing.T) {
 		}
 	}
 }
+
+// A rejected answer keeps its text, and its review counts as unanswered
+// in the calibration, as the list counts it.
+func TestCalibrateCountsRejectedAsUnanswered(t *testing.T) {
+	recs := []apiRecord{
+		{ProductValuation: 5, AnswerText: "Спасибо!", AnswerState: "sent", CreatedDate: "2026-11-01 10:00:00"},
+		{ProductValuation: 1, AnswerText: "Жаль", AnswerState: "rejected", CreatedDate: "2026-11-01 11:00:00"},
+		{ProductValuation: 2, CreatedDate: "2026-11-01 12:00:00"},
+		{ProductValuation: 4, AnswerText: "Рады", AnswerState: "sent", CreatedDate: "2026-11-01 13:00:00"},
+	}
+	if got := calibrate(recs).AnsweredShare; got != 0.5 {
+		t.Errorf("answered share %v, want 0.5: 2 of 4, the rejected answer not counted", got)
+	}
+}
