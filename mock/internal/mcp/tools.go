@@ -77,7 +77,7 @@ type ReviewFilter struct {
 	Scope
 	Limit    int    `json:"limit,omitempty" jsonschema:"reviews per page, 1 to 100 (default 20)"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"reviews to skip"`
-	Answered *int   `json:"answered,omitempty" jsonschema:"0: without reply, 1: with reply"`
+	Answered *int   `json:"answered,omitempty" jsonschema:"0: without reply (a reply moderation rejected counts as none), 1: with reply"`
 	Rating   int    `json:"rating,omitempty" jsonschema:"only this rating"`
 	NmID     int64  `json:"nm_id,omitempty" jsonschema:"only this product"`
 	DateFrom string `json:"date_from,omitempty" jsonschema:"from this day, YYYY-MM-DD"`

@@ -51,7 +51,7 @@ export interface paths {
                 limit?: number;
                 /** @description Index of the first review; past the end gives an empty page. */
                 offset?: number;
-                /** @description 0 only reviews without a reply, 1 only those with one. */
+                /** @description 0 only reviews without a reply, 1 only those with one. A reply moderation rejected counts as none (answer_state rejected, its text kept). */
                 answered?: 0 | 1;
                 /**
                  * @description First day, inclusive, compared with the date of created_date.
@@ -569,7 +569,7 @@ export interface operations {
                 limit?: number;
                 /** @description Index of the first review; past the end gives an empty page. */
                 offset?: number;
-                /** @description 0 only reviews without a reply, 1 only those with one. */
+                /** @description 0 only reviews without a reply, 1 only those with one. A reply moderation rejected counts as none (answer_state rejected, its text kept). */
                 answered?: 0 | 1;
                 /**
                  * @description First day, inclusive, compared with the date of created_date.
@@ -652,7 +652,7 @@ export interface operations {
                 limit?: number;
                 /** @description Index of the first review; past the end gives an empty page. */
                 offset?: number;
-                /** @description 0 only reviews without a reply, 1 only those with one. */
+                /** @description 0 only reviews without a reply, 1 only those with one. A reply moderation rejected counts as none (answer_state rejected, its text kept). */
                 answered?: 0 | 1;
                 /**
                  * @description First day, inclusive, compared with the date of created_date.
