@@ -95,6 +95,16 @@ func statuses(rep *probe.Report) map[string]probe.Status {
 	return m
 }
 
+// allHold fails t for each rule of rep that does not hold.
+func allHold(t *testing.T, rep *probe.Report) {
+	t.Helper()
+	for _, res := range rep.Results {
+		if res.Status != probe.Holds {
+			t.Errorf("%s: %s: %s", res.Rule, res.Status, res.Detail)
+		}
+	}
+}
+
 // result is the result of one rule.
 func result(t *testing.T, rep *probe.Report, rule string) probe.Result {
 	t.Helper()

@@ -160,11 +160,7 @@ func TestRateLimitedRetries(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	for _, res := range rep.Results {
-		if res.Status != probe.Holds {
-			t.Errorf("%s: %s: %s", res.Rule, res.Status, res.Detail)
-		}
-	}
+	allHold(t, rep)
 	if got := h.n.Load(); got != int64(rep.Requests) {
 		t.Errorf("the server saw %d requests, the report says %d", got, rep.Requests)
 	}
