@@ -202,11 +202,7 @@ func fetchPages(ctx context.Context, c *upstream.Client, statePath string, st *r
 func fetchPage(ctx context.Context, c *upstream.Client, st *recordState) (statePage, error) {
 	path := fmt.Sprintf("/feedbacks?limit=%d&offset=%d", pageSize, st.offset)
 	page := statePage{Offset: st.offset, Total: st.total}
-	ex, err := c.Do(ctx, http.MethodGet, path, nil) // not Get: its cache would keep every page
-	if err != nil {
-		return page, recordError(err)
-	}
-	data, err := upstream.Data(ex)
+	data, err := c.GetData(ctx, path)
 	if err != nil {
 		return page, recordError(err)
 	}

@@ -110,16 +110,6 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 // Now is the time on the client's clock.
 func (c *Client) Now() time.Time { return c.clock.Now() }
 
-// GetData GETs path, relative to the base, and returns the data of the
-// success envelope it answers. Numbers are json.Number.
-func (c *Client) GetData(ctx context.Context, path string) (any, error) {
-	ex, err := c.Get(ctx, path, false)
-	if err != nil {
-		return nil, err
-	}
-	return Data(ex)
-}
-
 // AuthError is a 401: the target refuses the credentials. Every further
 // request would fail the same way, so a command stops at the first.
 type AuthError struct {
@@ -151,6 +141,17 @@ func failed(format string, args ...any) error {
 // interrupted is the error of a request the caller gave up on.
 func interrupted(method, path string) error {
 	return &RequestError{Reason: "interrupted before " + method + " " + path + " was answered", Interrupted: true}
+}
+
+// GetData GETs path, relative to the base, and returns the data of the
+// success envelope it answers. Numbers are json.Number. It never uses
+// Get's cache, which would keep every page of a recording.
+func (c *Client) GetData(ctx context.Context, path string) (any, error) {
+	ex, err := c.Do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Data(ex)
 }
 
 // Get sends a GET, or when cached is true, answers it from the GETs
@@ -185,6 +186,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exc
 		if err != nil {
 			return nil, err
 		}
+		var wait time.Duration
 		switch ex.Status {
 		case http.StatusUnauthorized:
 			return ex, &AuthError{Request: ex.Request(), HasToken: c.auth != ""}
@@ -193,27 +195,24 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Exc
 			if limited >= max429 {
 				return nil, failed("%s: rate limited (429) %d times in a row; try a lower --rate", ex.Request(), limited)
 			}
-			wait := retryAfter(ex.Header, c.clock.Now(), time.Duration(limited)*time.Second)
+			wait = retryAfter(ex.Header, c.clock.Now(), time.Duration(limited)*time.Second)
 			if wait > maxRetryWait {
 				return nil, failed("%s: rate limited (429); the target asks to wait %s, more than the %s the probe waits", ex.Request(), wait, maxRetryWait)
 			}
-			if err := c.clock.Sleep(ctx, wait); err != nil {
-				return nil, interrupted(method, path)
-			}
-			continue
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			// Once, for a GET, when the target asks for a short wait at
 			// most: a service that is down says so with a long one.
-			wait := retryAfter(ex.Header, c.clock.Now(), time.Second)
-			if method == http.MethodGet && !retried5xx && wait <= max5xxWait {
-				retried5xx = true
-				if err := c.clock.Sleep(ctx, wait); err != nil {
-					return nil, interrupted(method, path)
-				}
-				continue
+			wait = retryAfter(ex.Header, c.clock.Now(), time.Second)
+			if method != http.MethodGet || retried5xx || wait > max5xxWait {
+				return ex, nil
 			}
+			retried5xx = true
+		default:
+			return ex, nil
 		}
-		return ex, nil
+		if err := c.clock.Sleep(ctx, wait); err != nil {
+			return nil, interrupted(method, path)
+		}
 	}
 }
 
