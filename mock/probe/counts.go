@@ -84,11 +84,7 @@ func checkCountsParams(ctx context.Context, r *run) (string, error) {
 			}
 		}
 	}
-	ex, err := r.c.Get(ctx, "/feedbacks?counts_only=1&limit=0", cached)
-	if err != nil {
-		return "", err
-	}
-	if err := expectError(ex, 400, "invalid_parameter", "limit"); err != nil {
+	if err := r.invalidParam(ctx, "/feedbacks?counts_only=1&limit=0", "limit"); err != nil {
 		return "", err
 	}
 	return "answered=1 and answered=0 give the same split as no answered; counts_only=1&limit=0: 400 invalid_parameter (field limit)", nil

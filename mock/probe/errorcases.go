@@ -41,6 +41,16 @@ func expectError(ex *upstream.Exchange, status int, code, field string) error {
 	return nil
 }
 
+// invalidParam GETs path, which must be refused with 400
+// invalid_parameter naming field.
+func (r *run) invalidParam(ctx context.Context, path, field string) error {
+	ex, err := r.c.Get(ctx, path, cached)
+	if err != nil {
+		return err
+	}
+	return expectError(ex, 400, "invalid_parameter", field)
+}
+
 // accepted describes a 200 answer to a request that should have failed.
 func accepted(ex *upstream.Exchange) string {
 	data, err := upstream.Data(ex)
@@ -77,11 +87,7 @@ var malformed = []struct{ param, value string }{
 func checkMalformed(ctx context.Context, r *run) (string, error) {
 	var bad []*upstream.AnswerError
 	for _, m := range malformed {
-		ex, err := r.c.Get(ctx, withQuery("/feedbacks", q(m.param, m.value)), cached)
-		if err != nil {
-			return "", err
-		}
-		err = expectError(ex, 400, "invalid_parameter", m.param)
+		err := r.invalidParam(ctx, withQuery("/feedbacks", q(m.param, m.value)), m.param)
 		if de, ok := err.(*upstream.AnswerError); ok {
 			bad = append(bad, de)
 		} else if err != nil {
@@ -106,11 +112,7 @@ func checkRepeated(ctx context.Context, r *run) (string, error) {
 		{"rating=1&rating=2", "rating"},
 		{"limit=5&limit=5", "limit"},
 	} {
-		ex, err := r.c.Get(ctx, "/feedbacks?"+c.query, cached)
-		if err != nil {
-			return "", err
-		}
-		if err := expectError(ex, 400, "invalid_parameter", c.field); err != nil {
+		if err := r.invalidParam(ctx, "/feedbacks?"+c.query, c.field); err != nil {
 			return "", err
 		}
 	}

@@ -15,17 +15,25 @@ func checkDefaultLimit(ctx context.Context, r *run) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	want := min(20, p.total)
-	if int64(len(p.records)) != want {
-		return "", differs("no limit: %d records, want %d (total %d)", len(p.records), want, p.total).On(p.ex)
-	}
-	if n, ok := upstream.AsInt(p.limit); !ok || n != 20 {
-		return "", differs("no limit: data.limit is %s, want 20", upstream.Show(p.limit)).On(p.ex)
+	if err := limited(p, "no limit", 20); err != nil {
+		return "", err
 	}
 	if n, ok := upstream.AsInt(p.offset); !ok || n != 0 {
 		return "", differs("no offset: data.offset is %s, want 0", upstream.Show(p.offset)).On(p.ex)
 	}
 	return fmt.Sprintf("no limit: %d records of %d, limit 20 and offset 0 echoed", len(p.records), p.total), nil
+}
+
+// limited checks that p, asked for as what, holds limit records (or
+// all, when fewer) and echoes limit.
+func limited(p *page, what string, limit int64) error {
+	if want := min(limit, p.total); int64(len(p.records)) != want {
+		return differs("%s: %d records, want %d (total %d)", what, len(p.records), want, p.total).On(p.ex)
+	}
+	if n, ok := upstream.AsInt(p.limit); !ok || n != limit {
+		return differs("%s: data.limit is %s, want %d", what, upstream.Show(p.limit), limit).On(p.ex)
+	}
+	return nil
 }
 
 func checkLimitBounds(ctx context.Context, r *run) (string, error) {
@@ -35,21 +43,13 @@ func checkLimitBounds(ctx context.Context, r *run) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		want := min(limit, p.total)
-		if int64(len(p.records)) != want {
-			return "", differs("limit=%d: %d records, want %d (total %d)", limit, len(p.records), want, p.total).On(p.ex)
-		}
-		if n, ok := upstream.AsInt(p.limit); !ok || n != limit {
-			return "", differs("limit=%d: data.limit is %s, want %d", limit, upstream.Show(p.limit), limit).On(p.ex)
+		if err := limited(p, fmt.Sprintf("limit=%d", limit), limit); err != nil {
+			return "", err
 		}
 		seen = append(seen, fmt.Sprintf("limit=%d: %d", limit, len(p.records)))
 	}
 	for _, limit := range []string{"0", "101"} {
-		ex, err := r.c.Get(ctx, "/feedbacks?limit="+limit, cached)
-		if err != nil {
-			return "", err
-		}
-		if err := expectError(ex, 400, "invalid_parameter", "limit"); err != nil {
+		if err := r.invalidParam(ctx, "/feedbacks?limit="+limit, "limit"); err != nil {
 			return "", err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -50,12 +51,7 @@ func isIntIn(lo, hi int64) func(any) string {
 	}
 }
 
-func isInt(v any) string {
-	if _, ok := upstream.AsInt(v); !ok {
-		return "is " + upstream.Kind(v) + ", want an integer"
-	}
-	return ""
-}
+var isInt = isIntIn(math.MinInt64, math.MaxInt64)
 
 func isOneOf(values ...string) func(any) string {
 	return func(v any) string {
