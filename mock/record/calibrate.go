@@ -35,10 +35,8 @@ type Calibration struct {
 
 // calibrate measures the recorded shop.
 func calibrate(recs []apiRecord) Calibration {
-	var c Calibration
-	c.TextLength = map[string]int{}
+	c := Calibration{TextLength: map[string]int{}, Locale: "ru"}
 	if len(recs) == 0 {
-		c.Locale = "ru"
 		return c
 	}
 	n := float64(len(recs))
@@ -85,13 +83,10 @@ func calibrate(recs []apiRecord) Calibration {
 			c.SameSecondShare += float64(k - 1)
 		}
 	}
-	c.AnsweredShare /= n
-	c.RatingOnlyShare /= n
-	c.PhotoShare /= n
-	c.VideoShare /= n
-	c.SameSecondShare /= n
+	for _, share := range []*float64{&c.AnsweredShare, &c.RatingOnlyShare, &c.PhotoShare, &c.VideoShare, &c.SameSecondShare} {
+		*share /= n
+	}
 	c.Products = len(products)
-	c.Locale = "ru"
 	if lat > cyr {
 		c.Locale = "en"
 	}
@@ -147,11 +142,10 @@ func liveScenario(cfg Config, res *Result) map[string]any {
 	// A living shop holds at most mock.MaxShopReviews. Generate as many
 	// again as were recorded, or what room is left; for a shop too big,
 	// generated reviews alone.
-	count, fixtures := res.Reviews, fixtureNames(cfg.Name, res.Reviews)
+	count, recorded := mock.MaxShopReviews/2, 0
+	var fixtures []string
 	if room := mock.MaxShopReviews - res.Reviews; room >= 1 {
-		count = min(max(res.Reviews, 1), room)
-	} else {
-		count, fixtures = mock.MaxShopReviews/2, nil
+		count, recorded, fixtures = min(max(res.Reviews, 1), room), res.Reviews, fixtureNames(cfg.Name, res.Reviews)
 	}
 	gen := map[string]any{
 		"count": count, "products": max(c.Products, 1), "replies": replies, "rating_weights": weights,
@@ -162,10 +156,8 @@ func liveScenario(cfg Config, res *Result) map[string]any {
 		gen["end"] = c.Last
 	}
 	data := map[string]any{"locale": c.Locale, "generate": gen}
-	recorded := 0
 	if fixtures != nil {
 		data["fixtures"] = fixtures
-		recorded = res.Reviews
 	}
 	return map[string]any{
 		"description": fmt.Sprintf("The shop recorded from %s, alive: %d recorded and %d generated reviews, %.2f new an hour", res.From, recorded, count, c.ArrivalsPerHour),
