@@ -91,34 +91,37 @@ func isTimestamp(v any) string {
 	return ""
 }
 
-// listText reads a string holding a JSON list.
-func listText(s string) ([]any, bool) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var list []any
-	if err := dec.Decode(&list); err != nil || list == nil || dec.More() {
-		return nil, false
+// isListText checks a string holding a JSON list, which the upstream
+// sends for valuation_tags and photos. want says what the string should
+// hold; item says what is wrong with the list's item i, or "".
+func isListText(want string, item func(i int, v any) string) func(any) string {
+	return func(v any) string {
+		s, ok := v.(string)
+		if !ok {
+			return "is " + upstream.Kind(v) + ", " + want
+		}
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var list []any
+		if err := dec.Decode(&list); err != nil || list == nil || dec.More() {
+			return fmt.Sprintf("is %s, %s", upstream.Show(s), want)
+		}
+		for i, it := range list {
+			if p := item(i, it); p != "" {
+				return p
+			}
+		}
+		return ""
 	}
-	return list, true
 }
 
 // isTagsText checks valuation_tags: a JSON list of strings in a string.
-func isTagsText(v any) string {
-	s, ok := v.(string)
-	if !ok {
-		return "is " + upstream.Kind(v) + ", want a string holding a JSON list of strings"
-	}
-	list, ok := listText(s)
-	if !ok {
-		return fmt.Sprintf("is %s, want a string holding a JSON list of strings", upstream.Show(s))
-	}
-	for i, item := range list {
-		if t, ok := item.(string); !ok || t == "" {
-			return fmt.Sprintf("holds [%d] %s, want a non-empty string", i, upstream.Show(item))
-		}
+var isTagsText = isListText("want a string holding a JSON list of strings", func(i int, v any) string {
+	if t, ok := v.(string); !ok || t == "" {
+		return fmt.Sprintf("holds [%d] %s, want a non-empty string", i, upstream.Show(v))
 	}
 	return ""
-}
+})
 
 // isHTTPURL reports whether v is an absolute http or https URL.
 func isHTTPURL(v any) bool {
@@ -167,27 +170,16 @@ func extra(obj map[string]any, known []string) []string {
 
 // isPhotosText checks photos: a string holding a JSON list of
 // {"fullSize": URL, "miniSize": URL}.
-func isPhotosText(v any) string {
-	const want = "want a string holding a JSON list of {fullSize, miniSize}"
-	s, ok := v.(string)
+var isPhotosText = isListText("want a string holding a JSON list of {fullSize, miniSize}", func(i int, v any) string {
+	obj, ok := v.(map[string]any)
 	if !ok {
-		return "is " + upstream.Kind(v) + ", " + want
+		return fmt.Sprintf("holds [%d] %s, want an object {fullSize, miniSize}", i, upstream.Show(v))
 	}
-	list, ok := listText(s)
-	if !ok {
-		return fmt.Sprintf("is %s, %s", upstream.Show(s), want)
-	}
-	for i, item := range list {
-		obj, ok := item.(map[string]any)
-		if !ok {
-			return fmt.Sprintf("holds [%d] %s, want an object {fullSize, miniSize}", i, upstream.Show(item))
-		}
-		if p := objectProblem(fmt.Sprintf("[%d]", i), obj, []string{"fullSize", "miniSize"}, nil); p != "" {
-			return "holds " + p
-		}
+	if p := objectProblem(fmt.Sprintf("[%d]", i), obj, []string{"fullSize", "miniSize"}, nil); p != "" {
+		return "holds " + p
 	}
 	return ""
-}
+})
 
 // isNullOrVideo checks video: null or
 // {"previewImage": URL, "link": URL, "durationSec": N}.

@@ -50,22 +50,20 @@ func (d *settingsDoc) unified() bool {
 
 // body is the PATCH that sets every field of the spec to d's values.
 func (d *settingsDoc) body() []byte {
-	fb := make([]obj, 5)
-	for i, el := range d.feedback {
-		fb[i] = obj{}
-		for _, f := range feedbackFields {
-			if v, ok := el[f.name]; ok {
-				fb[i][f.name] = v
+	pick := func(m map[string]any, fields []field) obj {
+		out := obj{}
+		for _, f := range fields {
+			if v, ok := m[f.name]; ok {
+				out[f.name] = v
 			}
 		}
+		return out
 	}
-	qu := obj{}
-	for _, f := range questionFields {
-		if v, ok := d.question[f.name]; ok {
-			qu[f.name] = v
-		}
+	fb := make([]obj, 5)
+	for i, el := range d.feedback {
+		fb[i] = pick(el, feedbackFields)
 	}
-	b, _ := json.Marshal(obj{"feedback": fb, "question": qu})
+	b, _ := json.Marshal(obj{"feedback": fb, "question": pick(d.question, questionFields)})
 	return b
 }
 
