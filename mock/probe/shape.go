@@ -28,14 +28,10 @@ func isString(v any) string {
 }
 
 func isNonBlank(v any) string {
-	s, ok := v.(string)
-	if !ok {
-		return "is " + upstream.Kind(v) + ", want a string"
-	}
-	if strings.TrimSpace(s) == "" {
+	if s, ok := v.(string); ok && strings.TrimSpace(s) == "" {
 		return "is blank, want a non-blank string"
 	}
-	return ""
+	return isString(v)
 }
 
 func isIntIn(lo, hi int64) func(any) string {
@@ -55,14 +51,10 @@ var isInt = isIntIn(math.MinInt64, math.MaxInt64)
 
 func isOneOf(values ...string) func(any) string {
 	return func(v any) string {
-		s, ok := v.(string)
-		if !ok {
-			return "is " + upstream.Kind(v) + ", want a string"
-		}
-		if !slices.Contains(values, s) {
+		if s, ok := v.(string); ok && !slices.Contains(values, s) {
 			return fmt.Sprintf("is %q, want one of %s", s, strings.Join(values, ", "))
 		}
-		return ""
+		return isString(v)
 	}
 }
 
