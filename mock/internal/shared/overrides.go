@@ -15,7 +15,7 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 		st.overridesMu.Lock()
 		st.overrides = o
 		st.overridesMu.Unlock()
-		st.changes.serverChanged()
+		st.changes.mark(true)
 		return nil
 	}
 	if err := CheckOverrides(o, "auth.tokens"); err != nil {

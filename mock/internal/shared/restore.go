@@ -38,5 +38,5 @@ func (st *State) SetShared(faults []*fault.Fault, o access.Overrides) {
 	st.overridesMu.Lock()
 	st.overrides = o
 	st.overridesMu.Unlock()
-	st.changes.serverChanged()
+	st.changes.mark(true)
 }

@@ -101,7 +101,7 @@ func New(cfg Config) *State {
 }
 
 func (st *State) markAll() {
-	st.changes.serverChanged()
+	st.changes.mark(true)
 	for _, ss := range st.sessions.List(session.All) {
 		st.changes.session(ss.ID())
 	}
@@ -177,7 +177,7 @@ func (st *State) Reset(sid string) {
 		st.overridesMu.Lock()
 		st.overrides = access.Overrides{}
 		st.overridesMu.Unlock()
-		st.changes.serverChanged()
+		st.changes.mark(true)
 	}
 	st.sessions.Reset(sid)
 	st.journals.Forget(sid) // the fleet's journal
@@ -214,7 +214,7 @@ func (st *State) SetScenario(sid, name string) error {
 		for _, ss := range tx.List(session.All) {
 			ss.SetPick("")
 		}
-		st.changes.serverChanged()
+		st.changes.mark(true)
 		return nil
 	})
 	st.log.Info("scenario switched", "session", sid, "scenario", name)
