@@ -34,8 +34,6 @@ func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 // requestsList is the data of GET /__mock/requests.
 type requestsList struct{ *journal.Listing }
 
-func (l requestsList) release() { l.Release() }
-
 func (l requestsList) writeData(js *wire.Stream) {
 	js.Raw(`{"count":` + strconv.Itoa(l.Len()) + `,"requests":[`)
 	for i := range l.Len() {
