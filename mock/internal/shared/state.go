@@ -91,8 +91,7 @@ func New(cfg Config) *State {
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Settings: st.settings, Faults: st.faults, Journals: st.journals,
 		Changed: st.changes.session, Evicted: st.changes.evict, Pinned: st.isPinned})
-	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes, st.settings)
-	st.budgets.Add(st.faults.Budget())
+	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes, st.settings, st.faults.Budget())
 	// A snapshot leaves out a scenario not served at the time: after a
 	// reload, every session is kept again, with what it holds in a
 	// scenario that came back.
@@ -174,10 +173,7 @@ func (st *State) Reset(sid string) {
 		// The faults for every session go first: a request meanwhile
 		// meets none, rather than the old ones with fresh counters.
 		st.faults.Drop(session.All)
-		st.overridesMu.Lock()
-		st.overrides = access.Overrides{}
-		st.overridesMu.Unlock()
-		st.changes.mark(true)
+		st.setSharedOverrides(access.Overrides{})
 	}
 	st.sessions.Reset(sid)
 	st.journals.Forget(sid) // the fleet's journal
