@@ -129,8 +129,8 @@ type streamed interface {
 // encoded. Once begun, an encoding failure can only cut the connection,
 // so the client sees a broken answer, not a wrong one.
 func (a *Admin) writeStreamed(w http.ResponseWriter, r *http.Request, status int, data streamed) {
-	if rel, ok := data.(interface{ release() }); ok {
-		defer rel.release() // written, or the client gone: what it pinned is free
+	if rel, ok := data.(interface{ Release() }); ok {
+		defer rel.Release() // written, or the client gone: what it pinned is free
 	}
 	w.Header().Set("Content-Type", wire.ContentTypeJSON)
 	w.WriteHeader(status)

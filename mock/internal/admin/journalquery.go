@@ -14,10 +14,10 @@ import (
 // journalQuery is what GET /__mock/requests and /__mock/verify were
 // asked.
 type journalQuery struct {
-	p      *journal.Pattern
-	f      journal.Filter // what p was compiled from
-	wait   time.Duration
-	params map[string]string // the route's own parameters (limit, count, ...)
+	p     *journal.Pattern
+	f     journal.Filter // what p was compiled from
+	wait  time.Duration
+	query wire.Query // every parameter, the route's own (limit, count, ...) too
 }
 
 // parseJournalQuery reads the parameters of GET /__mock/requests and
@@ -31,7 +31,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 	if err != nil {
 		return nil, err
 	}
-	q := &journalQuery{params: map[string]string{}}
+	q := &journalQuery{query: v}
 	f := &journal.Filter{Query: map[string]string{}, Header: map[string]string{}, Body: map[string]string{}}
 	if f.Session, err = SessionParam(v, r, ""); err != nil { // "" is every session
 		return nil, err
@@ -61,7 +61,7 @@ func (a *Admin) parseJournalQuery(r *http.Request, own ...string) (*journalQuery
 // set reads one parameter but a pattern's parts into q.
 func (q *journalQuery) set(key, val string, f *journal.Filter) error {
 	switch key {
-	case "session": // read by SessionParam
+	case "session": // read by SessionParam; the route reads its own
 	case "method":
 		f.Method = val
 	case "path":
@@ -77,8 +77,6 @@ func (q *journalQuery) set(key, val string, f *journal.Filter) error {
 		if q.wait, err = parseWait(val); err != nil {
 			return err
 		}
-	default:
-		q.params[key] = val // the route's own: ReadQuery knows no others
 	}
 	return nil
 }

@@ -17,18 +17,14 @@ func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	limit := 0
-	if v, ok := q.params["limit"]; ok {
-		n, err := wire.ParseDigits(v)
-		if err != nil || n < 1 || n > 100_000 {
-			return 0, nil, wire.InvalidParameter("limit", "must be an integer from 1 to 100000, got %q", v)
-		}
-		limit = int(n)
+	limit, _, err := q.query.Int("limit", 1, 100_000, "an integer from 1 to 100000")
+	if err != nil {
+		return 0, nil, err
 	}
 	if err := a.waitFor(r, q, 1); err != nil {
 		return 0, nil, err
 	}
-	l, err := a.State.Journals().List(q.p, limit)
+	l, err := a.State.Journals().List(q.p, int(limit))
 	if err != nil {
 		return 0, nil, err // past journal.MaxListingBytes
 	}
@@ -37,8 +33,6 @@ func (a *Admin) handleRequestsList(r *http.Request) (int, any, error) {
 
 // requestsList is the data of GET /__mock/requests.
 type requestsList struct{ *journal.Listing }
-
-func (l requestsList) release() { l.Release() }
 
 func (l requestsList) writeData(js *wire.Stream) {
 	js.Raw(`{"count":` + strconv.Itoa(l.Len()) + `,"requests":[`)

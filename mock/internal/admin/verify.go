@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -41,26 +42,17 @@ func (a *Admin) handleVerify(r *http.Request) (int, any, error) {
 // times reads count, min and max: count alone, or min and max, either
 // or both; none wants at least one.
 func (q *journalQuery) times() (journal.Times, error) {
-	given := make(map[string]int)
-	for _, name := range []string{"count", "min", "max"} {
-		v, ok := q.params[name]
-		if !ok {
-			continue
-		}
-		n, err := wire.ParseDigits(v)
-		if err != nil || n > maxTimes {
-			return journal.Times{}, wire.InvalidParameter(name, "must be an integer from 0 to %d, got %q", maxTimes, v)
-		}
-		given[name] = int(n)
-	}
-	count, hasCount := given["count"]
-	lo, hasMin := given["min"]
-	hi, hasMax := given["max"]
+	want := fmt.Sprintf("an integer from 0 to %d", maxTimes)
+	count, hasCount, errCount := q.query.Int("count", 0, maxTimes, want)
+	lo, hasMin, errMin := q.query.Int("min", 0, maxTimes, want)
+	hi, hasMax, errMax := q.query.Int("max", 0, maxTimes, want)
 	switch {
+	case errCount != nil || errMin != nil || errMax != nil:
+		return journal.Times{}, cmp.Or(errCount, errMin, errMax)
 	case hasCount && (hasMin || hasMax):
 		return journal.Times{}, wire.InvalidParameter("count", "give count alone, or min and max (either or both)")
 	case hasCount:
-		return journal.Exactly(count), nil
+		return journal.Exactly(int(count)), nil
 	case hasMin && hasMax && lo > hi:
 		return journal.Times{}, wire.InvalidParameter("min", "must not be more than max, got min %d and max %d", lo, hi)
 	case !hasMin && !hasMax:
@@ -68,7 +60,7 @@ func (q *journalQuery) times() (journal.Times, error) {
 	case !hasMax:
 		hi = -1
 	}
-	return journal.Times{Min: lo, Max: hi}, nil
+	return journal.Times{Min: int(lo), Max: int(hi)}, nil
 }
 
 // verificationMessage words a failed verification in one line.

@@ -158,10 +158,7 @@ func (j *Journals) record(k Key, e Record) {
 	if e.Lent {
 		e.Resp, e.Lent = j.keepLent(k, e.Resp), false
 	}
-	e.kept = e.measureWith(e.trim())
-	if e.kept > j.bytes.Max() {
-		e.strip(j.bytes.Max())
-	}
+	e.fit(j.bytes.Max())
 	r := &e
 	j.mu.Lock()
 	defer j.mu.Unlock()

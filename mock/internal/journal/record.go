@@ -76,9 +76,10 @@ func fieldBytes(name string, values []string) int64 {
 	return n
 }
 
-// trim cuts a request's oversized parts to MaxHead, noting each in Cut,
-// and returns what the headers kept keep (headerBytes).
-func (r *Record) trim() int64 {
+// fit cuts a request's oversized parts to MaxHead, noting each in Cut,
+// measures what the record keeps, and strips a record still larger than
+// budget.
+func (r *Record) fit(budget int64) {
 	line := []struct {
 		name string
 		s    *string
@@ -102,7 +103,10 @@ func (r *Record) trim() int64 {
 		r.trimHeaders()
 		header = headerBytes(r.Header)
 	}
-	return header
+	r.kept = r.measureWith(header)
+	if r.kept > budget {
+		r.strip(budget)
+	}
 }
 
 // cutString returns s cut to MaxHead on a character boundary, noting the
@@ -166,15 +170,6 @@ func (r *Record) entry(rd *Redactor) Entry {
 	e.Query = rd.query(r.Query)
 	e.Cut = slices.Clone(r.Cut)
 	e.Warnings = slices.Clone(r.Warnings)
-	if len(r.More) == 0 {
-		e.Response = string(r.Resp)
-		return e
-	}
-	var b strings.Builder
-	b.Write(r.Resp)
-	for _, c := range r.More {
-		b.Write(c)
-	}
-	e.Response = b.String()
+	e.Response = string(responseOf(r))
 	return e
 }

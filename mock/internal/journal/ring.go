@@ -4,6 +4,7 @@ import "sync"
 
 // ring is one session's journal: its newest entries, at most size,
 // oldest first. It changes only under both Journals.mu and its own mu.
+// Record adds nothing to a ring of size 0.
 type ring struct {
 	mu      sync.Mutex
 	gen     uint64 // the Key's: which session of the id owns it
@@ -15,9 +16,6 @@ type ring struct {
 // add appends e, dropping the oldest entry when the ring is full, and
 // returns how many bytes the ring now keeps more.
 func (rg *ring) add(e *Record) int64 {
-	if rg.size <= 0 {
-		return 0
-	}
 	var freed int64
 	if len(rg.entries) == rg.size {
 		freed = rg.dropOldest(rg.entries[0].Seq)
@@ -29,7 +27,7 @@ func (rg *ring) add(e *Record) int64 {
 // freedByAdd is what the next add frees: the oldest entry, when the
 // ring is full.
 func (rg *ring) freedByAdd() int64 {
-	if rg.size <= 0 || len(rg.entries) < rg.size {
+	if len(rg.entries) < rg.size {
 		return 0
 	}
 	return rg.entries[0].kept

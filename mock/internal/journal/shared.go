@@ -64,10 +64,7 @@ func (j *Journals) SetShared(sh Shared) { j.shared = sh }
 // session was reset may keep its entry in the journal the reset cleared.
 func (j *Journals) recordShared(k Key, e Record) error {
 	e.Lent = false // encoded now: the buffer is not kept
-	e.kept = e.measureWith(e.trim())
-	if e.kept > j.bytes.Max() {
-		e.strip(j.bytes.Max())
-	}
+	e.fit(j.bytes.Max())
 	// Any Key but the zero one names a journal: the ring a Key named
 	// here goes whenever the session is reloaded from the store (another
 	// replica's write), which must not lose the entry of a request that

@@ -93,26 +93,18 @@ func (st *State) Evicted(id string) bool {
 	return ok
 }
 
-func (c *changes) session(id string) {
+// mark marks ids, and with server the server's state, changed; without
+// a Keeper nothing is marked.
+func (c *changes) mark(server bool, ids ...string) {
 	c.mu.Lock()
 	if c.keep != nil {
-		if c.sessions == nil {
-			c.sessions = make(map[string]struct{})
-		}
-		c.sessions[id] = struct{}{}
-		c.marked++
+		c.markLocked(ids, server)
 	}
 	c.mu.Unlock()
 }
 
-func (c *changes) serverChanged() {
-	c.mu.Lock()
-	if c.keep != nil {
-		c.server = true
-		c.marked++
-	}
-	c.mu.Unlock()
-}
+// session marks session id changed, as the session store tells.
+func (c *changes) session(id string) { c.mark(false, id) }
 
 // sync returns once every change marked before the call is kept,
 // keeping them itself unless a keeping under way takes them. It returns
@@ -152,7 +144,7 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 		close(done)
 		var unkept *Unkept
 		if err != nil && !errors.As(err, &unkept) {
-			c.remark(ids, server)
+			c.markLocked(ids, server) // not kept: marked again
 			return err
 		}
 		c.noteFailed(ids, server, unkept)
@@ -167,9 +159,9 @@ func (c *changes) sync(ctx context.Context, sid string) error {
 	return c.failedFor(sid)
 }
 
-// remark marks ids, and with server the server's state, changed again
-// after a keeping did not keep them. c.mu must be held.
-func (c *changes) remark(ids []string, server bool) {
+// markLocked marks ids, and with server the server's state, changed.
+// c.mu must be held.
+func (c *changes) markLocked(ids []string, server bool) {
 	c.marked++
 	if c.sessions == nil {
 		c.sessions = make(map[string]struct{})
@@ -201,12 +193,12 @@ func (c *changes) noteFailed(ids []string, server bool, unkept *Unkept) {
 	for id, err := range unkept.Sessions {
 		c.failed[id] = err
 		c.undone[id] = failure{err, c.marked}
-		c.remark([]string{id}, false)
+		c.markLocked([]string{id}, false)
 	}
 	if unkept.Server != nil { // rolled back too: noted as a session's is
 		c.failed[session.All] = unkept.Server
 		c.undone[session.All] = failure{unkept.Server, c.marked}
-		c.remark(nil, true)
+		c.markLocked(nil, true)
 	}
 }
 
@@ -255,14 +247,7 @@ func (st *State) Sync(ctx context.Context) error { return st.changes.sync(ctx, s
 
 // MarkChanged marks sessions ids, and with server the server's own
 // state, as changed.
-func (st *State) MarkChanged(server bool, ids ...string) {
-	if server {
-		st.changes.serverChanged()
-	}
-	for _, id := range ids {
-		st.changes.session(id)
-	}
-}
+func (st *State) MarkChanged(server bool, ids ...string) { st.changes.mark(server, ids...) }
 
 // SyncWrite is Sync for a write about to be answered with success, so
 // that an answered write outlives the process. sid names the session

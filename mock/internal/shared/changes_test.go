@@ -37,7 +37,7 @@ func TestChangesKeptOnce(t *testing.T) {
 	c.session("b")
 	c.session("a")
 	c.session("b")
-	c.serverChanged()
+	c.mark(true)
 	if err := c.sync(context.Background(), session.All); err != nil {
 		t.Fatal(err)
 	}

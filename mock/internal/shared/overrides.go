@@ -12,10 +12,7 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 		return err
 	}
 	if sid == session.All {
-		st.overridesMu.Lock()
-		st.overrides = o
-		st.overridesMu.Unlock()
-		st.changes.serverChanged()
+		st.setSharedOverrides(o)
 		return nil
 	}
 	if err := CheckOverrides(o, "auth.tokens"); err != nil {
@@ -25,6 +22,14 @@ func (st *State) SetOverridesFor(sid string, o access.Overrides) error {
 		tx.Open(sid).SetOverrides(o)
 		return nil
 	})
+}
+
+// setSharedOverrides replaces the overrides for every session.
+func (st *State) setSharedOverrides(o access.Overrides) {
+	st.overridesMu.Lock()
+	st.overrides = o
+	st.overridesMu.Unlock()
+	st.changes.mark(true)
 }
 
 func (st *State) SharedOverrides() access.Overrides {

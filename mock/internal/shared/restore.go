@@ -35,8 +35,5 @@ func (st *State) Install(sid string, fresh *session.Session, faults []*fault.Fau
 // every session, as a state folder's server state holds them.
 func (st *State) SetShared(faults []*fault.Fault, o access.Overrides) {
 	st.faults.SetShared(faults)
-	st.overridesMu.Lock()
-	st.overrides = o
-	st.overridesMu.Unlock()
-	st.changes.serverChanged()
+	st.setSharedOverrides(o)
 }

@@ -91,8 +91,7 @@ func New(cfg Config) *State {
 	st.sessions = session.NewMemory(session.Config{Max: cfg.MaxSessions, TTL: cfg.SessionTTL, Now: cfg.Now, Log: cfg.Log,
 		Shops: st.shops, Seeds: st.seeds, Overrides: st.overrideBytes, Settings: st.settings, Faults: st.faults, Journals: st.journals,
 		Changed: st.changes.session, Evicted: st.changes.evict, Pinned: st.isPinned})
-	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes, st.settings)
-	st.budgets.Add(st.faults.Budget())
+	st.budgets.Add(st.journals.Budget(), st.shops.Bytes(), st.seeds, st.overrideBytes, st.settings, st.faults.Budget())
 	// A snapshot leaves out a scenario not served at the time: after a
 	// reload, every session is kept again, with what it holds in a
 	// scenario that came back.
@@ -101,7 +100,7 @@ func New(cfg Config) *State {
 }
 
 func (st *State) markAll() {
-	st.changes.serverChanged()
+	st.changes.mark(true)
 	for _, ss := range st.sessions.List(session.All) {
 		st.changes.session(ss.ID())
 	}
@@ -174,10 +173,7 @@ func (st *State) Reset(sid string) {
 		// The faults for every session go first: a request meanwhile
 		// meets none, rather than the old ones with fresh counters.
 		st.faults.Drop(session.All)
-		st.overridesMu.Lock()
-		st.overrides = access.Overrides{}
-		st.overridesMu.Unlock()
-		st.changes.serverChanged()
+		st.setSharedOverrides(access.Overrides{})
 	}
 	st.sessions.Reset(sid)
 	st.journals.Forget(sid) // the fleet's journal
@@ -214,7 +210,7 @@ func (st *State) SetScenario(sid, name string) error {
 		for _, ss := range tx.List(session.All) {
 			ss.SetPick("")
 		}
-		st.changes.serverChanged()
+		st.changes.mark(true)
 		return nil
 	})
 	st.log.Info("scenario switched", "session", sid, "scenario", name)
