@@ -1,6 +1,7 @@
 package reviews
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -168,32 +169,19 @@ func (st *Store) FeedbackIDs() iter.Seq2[int, string] {
 // writes it: {"id":N,"feedback_id":"...",...}.
 func feedbackIDOf(js []byte) string {
 	const key = `,"feedback_id":"`
-	i := 0
-	for i < len(js) && js[i] != ',' {
-		i++
-	}
-	if i+len(key) > len(js) || string(js[i:i+len(key)]) != key {
+	i := bytes.IndexByte(js, ',')
+	if i < 0 || !bytes.HasPrefix(js[i:], []byte(key)) {
 		return ""
 	}
-	start := i + len(key) - 1 // the opening quote
-	escaped := false
-	for j := start + 1; j < len(js); j++ {
-		switch js[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			if !escaped {
-				return string(js[start+1 : j])
-			}
-			var v string
-			if json.Unmarshal(js[start:j+1], &v) != nil {
-				return ""
-			}
-			return v
-		}
+	s := js[i+len(key):]
+	if end := bytes.IndexAny(s, `"\`); end >= 0 && s[end] == '"' {
+		return string(s[:end]) // no escapes: the bytes themselves
 	}
-	return ""
+	var v string
+	if json.NewDecoder(bytes.NewReader(js[i+len(key)-1:])).Decode(&v) != nil {
+		return ""
+	}
+	return v
 }
 
 // Number gives fbs ids from first on, oldest first (within a second, in
