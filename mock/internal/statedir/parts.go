@@ -349,12 +349,11 @@ func apply(parts map[string][]json.RawMessage, s splice, live *int64) error {
 
 // logOf is what the log holds once read back: parts as a partsLog.
 func logOf(gen uint64, end int64, parts map[string][]json.RawMessage) *partsLog {
-	l := &partsLog{gen: gen, end: end, parts: make(map[string][]uint64, len(parts))}
+	l := &partsLog{gen: gen, end: end, live: liveOf(parts), parts: make(map[string][]uint64, len(parts))}
 	for name, items := range parts {
 		h := make([]uint64, len(items))
 		for i, it := range items {
 			h[i] = maphash.Bytes(partSeed, it)
-			l.live += int64(len(it))
 		}
 		l.parts[name] = h
 	}
