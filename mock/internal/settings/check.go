@@ -41,14 +41,6 @@ func (f *field) decode(raw json.RawMessage, path string, rules Rules) (any, erro
 	return v, f.check(v, path, rules)
 }
 
-// bounds is the range of an integer field.
-func (f *field) bounds() (lo, hi int) {
-	if f.kind == kindBool {
-		return 0, 1
-	}
-	return f.min, f.max
-}
-
 // choices lists the integers lo to hi: "0 or 1", "1, 2, 3, 4 or 5".
 func choices(lo, hi int) string {
 	var s []string
@@ -76,7 +68,11 @@ func (f *field) check(v any, path string, rules Rules) error {
 		}
 		return nil
 	case kindInt, kindBool:
-		if lo, hi := f.bounds(); v.(int) < lo || v.(int) > hi {
+		lo, hi := f.min, f.max
+		if f.kind == kindBool {
+			lo, hi = 0, 1
+		}
+		if v.(int) < lo || v.(int) > hi {
 			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v)
 		}
 		return nil
