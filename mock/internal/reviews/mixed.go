@@ -2,10 +2,12 @@ package reviews
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -17,19 +19,10 @@ func NewMixedStack(base, own *Store) (*Stack, error) {
 	if own.Len() == 0 {
 		return NewStack(base), nil
 	}
-	if lo := own.minID(); lo < base.next {
+	if lo := slices.MinFunc(own.records, func(a, b record) int { return cmp.Compare(a.id, b.id) }).id; lo < base.next {
 		return nil, fmt.Errorf("the added reviews' ids start at %d, within the base's (up to %d)", lo, base.next-1)
 	}
 	return &Stack{layers: []layer{{st: own}, {st: base, start: own.Len()}}, n: own.Len() + base.Len(), mixed: true}, nil
-}
-
-// minID is the lowest id in the store; math.MaxInt64 for none.
-func (st *Store) minID() int64 {
-	lo := int64(math.MaxInt64)
-	for i := range st.records {
-		lo = min(lo, st.records[i].id)
-	}
-	return lo
 }
 
 func (st *Store) Next() int64 { return st.next }
