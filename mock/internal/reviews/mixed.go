@@ -1,10 +1,13 @@
 package reviews
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -16,19 +19,10 @@ func NewMixedStack(base, own *Store) (*Stack, error) {
 	if own.Len() == 0 {
 		return NewStack(base), nil
 	}
-	if lo := own.minID(); lo < base.next {
+	if lo := slices.MinFunc(own.records, func(a, b record) int { return cmp.Compare(a.id, b.id) }).id; lo < base.next {
 		return nil, fmt.Errorf("the added reviews' ids start at %d, within the base's (up to %d)", lo, base.next-1)
 	}
 	return &Stack{layers: []layer{{st: own}, {st: base, start: own.Len()}}, n: own.Len() + base.Len(), mixed: true}, nil
-}
-
-// minID is the lowest id in the store; math.MaxInt64 for none.
-func (st *Store) minID() int64 {
-	lo := int64(math.MaxInt64)
-	for i := range st.records {
-		lo = min(lo, st.records[i].id)
-	}
-	return lo
 }
 
 func (st *Store) Next() int64 { return st.next }
@@ -168,32 +162,19 @@ func (st *Store) FeedbackIDs() iter.Seq2[int, string] {
 // writes it: {"id":N,"feedback_id":"...",...}.
 func feedbackIDOf(js []byte) string {
 	const key = `,"feedback_id":"`
-	i := 0
-	for i < len(js) && js[i] != ',' {
-		i++
-	}
-	if i+len(key) > len(js) || string(js[i:i+len(key)]) != key {
+	i := bytes.IndexByte(js, ',')
+	if i < 0 || !bytes.HasPrefix(js[i:], []byte(key)) {
 		return ""
 	}
-	start := i + len(key) - 1 // the opening quote
-	escaped := false
-	for j := start + 1; j < len(js); j++ {
-		switch js[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			if !escaped {
-				return string(js[start+1 : j])
-			}
-			var v string
-			if json.Unmarshal(js[start:j+1], &v) != nil {
-				return ""
-			}
-			return v
-		}
+	s := js[i+len(key):]
+	if end := bytes.IndexAny(s, `"\`); end >= 0 && s[end] == '"' {
+		return string(s[:end]) // no escapes: the bytes themselves
 	}
-	return ""
+	var v string
+	if json.NewDecoder(bytes.NewReader(js[i+len(key)-1:])).Decode(&v) != nil {
+		return ""
+	}
+	return v
 }
 
 // Number gives fbs ids from first on, oldest first (within a second, in

@@ -1,7 +1,5 @@
 package reviews
 
-import "strconv"
-
 // AppendPage writes the JSON of the list response's data object.
 func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
 	b = append(b, `{"feedbacks":[`...)
@@ -11,12 +9,9 @@ func (s *Stack) AppendPage(b []byte, res Result, q Query) []byte {
 		}
 		b = append(b, s.JSON(i)...)
 	}
-	b = append(b, `],"total":`...)
-	b = strconv.AppendInt(b, int64(res.Total), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, q.Limit, 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, q.Offset, 10)
+	b = appendInt(b, `],"total":`, int64(res.Total))
+	b = appendInt(b, `,"limit":`, q.Limit)
+	b = appendInt(b, `,"offset":`, q.Offset)
 	return append(b, '}')
 }
 
@@ -31,11 +26,8 @@ func (s *Stack) PageSize(res Result) int {
 
 // AppendCounts writes the JSON of the counts_only response's data object.
 func AppendCounts(b []byte, res Result) []byte {
-	b = append(b, `{"total":`...)
-	b = strconv.AppendInt(b, int64(res.Answered+res.Unanswered), 10)
-	b = append(b, `,"unanswered":`...)
-	b = strconv.AppendInt(b, int64(res.Unanswered), 10)
-	b = append(b, `,"answered":`...)
-	b = strconv.AppendInt(b, int64(res.Answered), 10)
+	b = appendInt(b, `{"total":`, int64(res.Answered+res.Unanswered))
+	b = appendInt(b, `,"unanswered":`, int64(res.Unanswered))
+	b = appendInt(b, `,"answered":`, int64(res.Answered))
 	return append(b, '}')
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"container/list"
 	"fmt"
 	"time"
 
@@ -27,43 +28,33 @@ const MaxEvictions = 10_000
 
 // evictions are the sessions evicted and not used since, oldest first.
 type evictions struct {
-	m     map[string]Eviction
-	order []evicted // may hold ids used since, or evicted again: m decides
+	byID  map[string]*list.Element // each holds an evicted
+	order list.List
 }
 
 type evicted struct {
 	id string
-	at time.Time
+	Eviction
 }
 
 // add remembers that session id was evicted at at, for why.
 func (es *evictions) add(id string, at time.Time, why string) {
-	if es.m == nil {
-		es.m = make(map[string]Eviction)
+	es.take(id)
+	if es.byID == nil {
+		es.byID = make(map[string]*list.Element)
 	}
-	es.m[id] = Eviction{At: at, Why: why}
-	es.order = append(es.order, evicted{id, at})
-	for len(es.m) > MaxEvictions {
-		first := es.order[0]
-		es.order = es.order[1:]
-		if e, ok := es.m[first.id]; ok && e.At.Equal(first.at) {
-			delete(es.m, first.id)
-		}
-	}
-	if len(es.order) > 2*MaxEvictions { // drop what m no longer holds
-		kept := es.order[:0]
-		for _, o := range es.order {
-			if e, ok := es.m[o.id]; ok && e.At.Equal(o.at) {
-				kept = append(kept, o)
-			}
-		}
-		es.order = kept
+	es.byID[id] = es.order.PushBack(evicted{id, Eviction{At: at, Why: why}})
+	if es.order.Len() > MaxEvictions {
+		delete(es.byID, es.order.Remove(es.order.Front()).(evicted).id)
 	}
 }
 
 // take returns and forgets session id's eviction, if it has one.
 func (es *evictions) take(id string) (Eviction, bool) {
-	e, ok := es.m[id]
-	delete(es.m, id)
-	return e, ok
+	e, ok := es.byID[id]
+	if !ok {
+		return Eviction{}, false
+	}
+	delete(es.byID, id)
+	return es.order.Remove(e).(evicted).Eviction, true
 }

@@ -24,8 +24,8 @@ func TestEvictionsAreBounded(t *testing.T) {
 		if i%5 == 0 {
 			es.take(id) // used again
 		}
-		if len(es.m) > MaxEvictions || len(es.order) > 2*MaxEvictions+1 {
-			t.Fatalf("after %d evictions: %d remembered, %d in order", i+1, len(es.m), len(es.order))
+		if len(es.byID) > MaxEvictions || es.order.Len() > 2*MaxEvictions+1 {
+			t.Fatalf("after %d evictions: %d remembered, %d in order", i+1, len(es.byID), es.order.Len())
 		}
 	}
 	newest := fmt.Sprintf("s%d", n-1)

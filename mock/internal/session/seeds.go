@@ -1,6 +1,8 @@
 package session
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/replymock/replymock/mock/internal/reviews"
@@ -194,10 +196,7 @@ func (ss *Session) renumberLocked(sd *Seed, base *reviews.Store) (*reviews.Stack
 	if err != nil {
 		return nil, err
 	}
-	shift := base.Next() - fbs[0].ID
-	for i := range fbs {
-		shift = max(shift, base.Next()-fbs[i].ID)
-	}
+	shift := base.Next() - slices.MinFunc(fbs, func(a, b reviews.Feedback) int { return cmp.Compare(a.ID, b.ID) }).ID
 	for i := range fbs {
 		fbs[i].ID += shift
 	}

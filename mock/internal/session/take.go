@@ -1,6 +1,7 @@
 package session
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -86,13 +87,7 @@ func (ss *Session) Take(current map[string]*scenario.Scenario, now time.Time, wi
 // the caller holds ss.mu.
 func (ss *Session) namesLocked() []string {
 	ss.seeds.mu.Lock()
-	names := make([]string, 0, len(ss.states)+len(ss.seeds.m))
-	for name := range ss.states {
-		names = append(names, name)
-	}
-	for name := range ss.seeds.m {
-		names = append(names, name)
-	}
+	names := slices.AppendSeq(slices.Collect(maps.Keys(ss.states)), maps.Keys(ss.seeds.m))
 	ss.seeds.mu.Unlock()
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -41,14 +41,6 @@ func (f *field) decode(raw json.RawMessage, path string, rules Rules) (any, erro
 	return v, f.check(v, path, rules)
 }
 
-// bounds is the range of an integer field.
-func (f *field) bounds() (lo, hi int) {
-	if f.kind == kindBool {
-		return 0, 1
-	}
-	return f.min, f.max
-}
-
 // choices lists the integers lo to hi: "0 or 1", "1, 2, 3, 4 or 5".
 func choices(lo, hi int) string {
 	var s []string
@@ -58,7 +50,34 @@ func choices(lo, hi int) string {
 	return wire.JoinWords(s, "or")
 }
 
-func (f *field) checkText(s, path string, rules Rules) error {
+func checkEnum(s string, allowed []string, path string) error {
+	if slices.Contains(allowed, s) {
+		return nil
+	}
+	return wire.InvalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), wire.Clip(s))
+}
+
+// check checks a value of f on its own.
+func (f *field) check(v any, path string, rules Rules) error {
+	switch f.kind {
+	case kindDate:
+		if d := v.(*string); d != nil {
+			if _, ok := reviews.ParseDate(*d); !ok {
+				return wire.InvalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d)
+			}
+		}
+		return nil
+	case kindInt, kindBool:
+		lo, hi := f.min, f.max
+		if f.kind == kindBool {
+			lo, hi = 0, 1
+		}
+		if v.(int) < lo || v.(int) > hi {
+			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v)
+		}
+		return nil
+	}
+	s := v.(string)
 	if err := wire.CheckChars(s, path); err != nil {
 		return err
 	}
@@ -73,45 +92,10 @@ func (f *field) checkText(s, path string, rules Rules) error {
 			return err
 		}
 	}
-	return checkLength(s, f.max, path)
-}
-
-func checkEnum(s string, allowed []string, path string) error {
-	if slices.Contains(allowed, s) {
-		return nil
-	}
-	return wire.InvalidBody(path, "must be one of %s, got %q", strings.Join(allowed, ", "), wire.Clip(s))
-}
-
-func checkLength(s string, max int, path string) error {
-	if n := utf8.RuneCountInString(s); n > max {
-		return wire.InvalidBody(path, "must be at most %d characters, got %d", max, n)
+	if n := utf8.RuneCountInString(s); n > f.max {
+		return wire.InvalidBody(path, "must be at most %d characters, got %d", f.max, n)
 	}
 	return nil
-}
-
-func checkDate(d *string, path string) error {
-	if d == nil {
-		return nil
-	}
-	if _, ok := reviews.ParseDate(*d); !ok {
-		return wire.InvalidBody(path, "must be null or a real date YYYY-MM-DD, got %q", *d)
-	}
-	return nil
-}
-
-// check checks a value of f on its own.
-func (f *field) check(v any, path string, rules Rules) error {
-	switch f.kind {
-	case kindDate:
-		return checkDate(v.(*string), path)
-	case kindInt, kindBool:
-		if lo, hi := f.bounds(); v.(int) < lo || v.(int) > hi {
-			return wire.InvalidBody(path, "must be %s, got %d", choices(lo, hi), v)
-		}
-		return nil
-	}
-	return f.checkText(v.(string), path, rules)
 }
 
 // checkOrder lists the fields in the order Validate reports their

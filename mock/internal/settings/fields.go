@@ -66,24 +66,19 @@ func lookup(name string, in elements) *field {
 	return nil
 }
 
-func fieldNames(in elements) []string {
-	var names []string
-	for _, f := range fields {
-		if f.in&in != 0 {
-			names = append(names, f.name)
-		}
-	}
-	return names
-}
+func fieldNames(in elements) []string { return names(func(f *field) bool { return f.in&in != 0 }) }
 
-func sharedNames() []string {
-	var names []string
-	for _, f := range fields {
-		if f.shared {
-			names = append(names, f.name)
+func sharedNames() []string { return names(func(f *field) bool { return f.shared }) }
+
+// names lists the fields keep keeps, in the table's order.
+func names(keep func(*field) bool) []string {
+	var out []string
+	for i := range fields {
+		if keep(&fields[i]) {
+			out = append(out, fields[i].name)
 		}
 	}
-	return names
+	return out
 }
 
 // of is f's Go field in el, a *FeedbackSettings or *QuestionSettings.

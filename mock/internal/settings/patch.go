@@ -106,11 +106,10 @@ func (p *Patch) check() error {
 		}
 		byRating[e.rating] = e.path
 		if v, ok := e.values[unifiedName]; ok {
-			if flagSetter != nil && flagSetter.values[unifiedName] != v {
-				return wire.InvalidBody(e.path+"."+unifiedName, "conflicts with %s.%s: the flag is one for all ratings", flagSetter.path, unifiedName)
-			}
 			if flagSetter == nil {
 				flagSetter = e
+			} else if flagSetter.values[unifiedName] != v {
+				return wire.InvalidBody(e.path+"."+unifiedName, "conflicts with %s.%s: the flag is one for all ratings", flagSetter.path, unifiedName)
 			}
 		}
 	}

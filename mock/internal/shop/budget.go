@@ -70,17 +70,9 @@ func (b *Budget) Add(sh *Shop, owner Owner, evicted func()) {
 	b.enforceLocked(sh)
 }
 
-// Touch marks sh as just used. The caller holds its owner's lock.
+// Touch marks sh as just used and accounts its size, which a run may
+// have changed. The caller holds its owner's lock.
 func (sh *Shop) Touch() {
-	sh.whileKept(func(a *account) {
-		a.b.lru.MoveToFront(a.elem)
-		a.b.enforceLocked(sh)
-	})
-}
-
-// resize accounts sh's new size and marks it as just used. The caller
-// holds its owner's lock.
-func (sh *Shop) resize() {
 	size := sh.Size()
 	sh.whileKept(func(a *account) {
 		a.b.bytes.Charge(size - a.bytes)

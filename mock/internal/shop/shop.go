@@ -182,7 +182,7 @@ func (sh *Shop) run(now time.Time, set settings.Settings) error {
 		return fmt.Errorf("shop: %w", err)
 	}
 	sh.st = st
-	sh.resize()
+	sh.Touch()
 	return nil
 }
 

@@ -83,8 +83,8 @@ type Decode func(raws []json.RawMessage, path string) ([]reviews.Feedback, error
 // problem is a wire.InvalidBody under path.
 func Restore(sc *scenario.Scenario, base *reviews.Stack, in *Snapshot, path string, now time.Time, decode Decode) (*Shop, error) {
 	sh := New(sc, base, now)
-	if in.Clock != cmp.Or(sh.spec.Clock, "real") {
-		return nil, wire.InvalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", cmp.Or(sh.spec.Clock, "real"), in.Clock)
+	if clock := cmp.Or(sh.spec.Clock, "real"); in.Clock != clock {
+		return nil, wire.InvalidBody(path+".clock", "the scenario's shop has a %s clock, not %q", clock, in.Clock)
 	}
 	state, err := base64.StdEncoding.DecodeString(in.Replies)
 	if err == nil {
@@ -151,8 +151,7 @@ func (in *Snapshot) arrivalsOn(base *reviews.Stack, path string, decode Decode) 
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := base.Newest(); ok {
-		newest := newestOf(base, time.Time{})
+	if newest := newestOf(base, time.Time{}); !newest.IsZero() {
 		if in.Origin.Before(newest) {
 			return nil, wire.InvalidBody(path+".origin", "must not be before the shop's newest review (%s)", newest.Format(reviews.TimestampLayout))
 		}

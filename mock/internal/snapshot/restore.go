@@ -193,7 +193,7 @@ func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
 	if in.Mode != fixture.SeedReplace && in.Mode != fixture.SeedAppend {
 		return nil, wire.InvalidBody(path+".mode", "must be %s or %s, got %q", fixture.SeedReplace, fixture.SeedAppend, in.Mode)
 	}
-	fbs, err := decodeRecords(in.Reviews, path+".reviews", rb)
+	fbs, err := rb.decode(in.Reviews, path+".reviews")
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +205,13 @@ func restoreSeeds(in *Seeded, path string, rb rebase) (*session.Seed, error) {
 	return session.NewSeed(in.Mode == fixture.SeedReplace, own), nil
 }
 
-// decodeRecords reads reviews as the list shows them, each checked.
-func decodeRecords(raws []json.RawMessage, path string, rb rebase) ([]reviews.Feedback, error) {
+// rebase moves the media URLs of restored reviews from the server that
+// took the snapshot to this one.
+type rebase struct{ from, to string }
+
+// decode reads reviews as the list shows them, each checked, their media
+// URLs moved to this server.
+func (rb rebase) decode(raws []json.RawMessage, path string) ([]reviews.Feedback, error) {
 	fbs := make([]reviews.Feedback, len(raws))
 	for i, raw := range raws {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -250,13 +255,4 @@ func mediaProblem(f *reviews.Feedback) string {
 		}
 	}
 	return ""
-}
-
-// rebase moves the media URLs of restored reviews from the server that
-// took the snapshot to this one.
-type rebase struct{ from, to string }
-
-// decode is decodeRecords with rb, for shop.Restore.
-func (rb rebase) decode(raws []json.RawMessage, path string) ([]reviews.Feedback, error) {
-	return decodeRecords(raws, path, rb)
 }

@@ -127,17 +127,9 @@ func (d *Dir) hold(prev, next *partsLog, parts map[string][]json.RawMessage) {
 	if next == nil {
 		return
 	}
-	items := make(map[string][]json.RawMessage, len(parts))
-	var n int64
-	for name, list := range parts {
-		if !strings.HasPrefix(name, partSeeded) {
-			items[name] = list
-			for _, it := range list {
-				n += int64(len(it))
-			}
-		}
-	}
-	if d.held+n <= maxHeld {
+	items := maps.Clone(parts)
+	maps.DeleteFunc(items, func(name string, _ []json.RawMessage) bool { return strings.HasPrefix(name, partSeeded) })
+	if n := liveOf(items); d.held+n <= maxHeld {
 		next.items, next.held = items, n
 		d.held += n
 	}

@@ -63,30 +63,33 @@ const (
 	partSeeded   = "seeded:"
 )
 
+// lists are where sc keeps its lists of reviews, by part name.
+func lists(sc *snapshot.ScenarioState) map[string]*[]json.RawMessage {
+	out := make(map[string]*[]json.RawMessage, 3)
+	if sh := sc.Shop; sh != nil {
+		out[partArrivals+sc.Name], out[partChanged+sc.Name] = &sh.Arrivals, &sh.Changed
+	}
+	if sd := sc.Seeded; sd != nil {
+		out[partSeeded+sc.Name] = &sd.Reviews
+	}
+	return out
+}
+
 // takeParts moves snap's lists out into parts, by part name; an empty
 // list is no part. Seeded reviews stay an empty list, as a seed of none
 // is.
 func takeParts(snap *snapshot.Snapshot) map[string][]json.RawMessage {
 	parts := make(map[string][]json.RawMessage)
-	put := func(kind, name string, items []json.RawMessage) {
-		if len(items) > 0 {
-			parts[kind+name] = items
-		}
-	}
 	for i := range snap.Scenarios {
 		sc := &snap.Scenarios[i]
-		if sh := sc.Shop; sh != nil {
-			c := *sh
-			put(partArrivals, sc.Name, c.Arrivals)
-			put(partChanged, sc.Name, c.Changed)
-			c.Arrivals, c.Changed = nil, nil
-			sc.Shop = &c
+		for name, list := range lists(sc) {
+			if len(*list) > 0 {
+				parts[name] = *list
+			}
+			*list = nil
 		}
-		if sd := sc.Seeded; sd != nil {
-			c := *sd
-			put(partSeeded, sc.Name, c.Reviews)
-			c.Reviews = []json.RawMessage{}
-			sc.Seeded = &c
+		if sc.Seeded != nil {
+			sc.Seeded.Reviews = []json.RawMessage{}
 		}
 	}
 	return parts
@@ -96,18 +99,11 @@ func takeParts(snap *snapshot.Snapshot) map[string][]json.RawMessage {
 // state does not hold such a list is an error.
 func putParts(snap *snapshot.Snapshot, parts map[string][]json.RawMessage) error {
 	for i := range snap.Scenarios {
-		sc := &snap.Scenarios[i]
-		if items, ok := parts[partArrivals+sc.Name]; ok && sc.Shop != nil {
-			sc.Shop.Arrivals = items
-			delete(parts, partArrivals+sc.Name)
-		}
-		if items, ok := parts[partChanged+sc.Name]; ok && sc.Shop != nil {
-			sc.Shop.Changed = items
-			delete(parts, partChanged+sc.Name)
-		}
-		if items, ok := parts[partSeeded+sc.Name]; ok && sc.Seeded != nil {
-			sc.Seeded.Reviews = items
-			delete(parts, partSeeded+sc.Name)
+		for name, list := range lists(&snap.Scenarios[i]) {
+			if items, ok := parts[name]; ok {
+				*list = items
+				delete(parts, name)
+			}
 		}
 	}
 	for name := range parts {
@@ -353,12 +349,11 @@ func apply(parts map[string][]json.RawMessage, s splice, live *int64) error {
 
 // logOf is what the log holds once read back: parts as a partsLog.
 func logOf(gen uint64, end int64, parts map[string][]json.RawMessage) *partsLog {
-	l := &partsLog{gen: gen, end: end, parts: make(map[string][]uint64, len(parts))}
+	l := &partsLog{gen: gen, end: end, live: liveOf(parts), parts: make(map[string][]uint64, len(parts))}
 	for name, items := range parts {
 		h := make([]uint64, len(items))
 		for i, it := range items {
 			h[i] = maphash.Bytes(partSeed, it)
-			l.live += int64(len(it))
 		}
 		l.parts[name] = h
 	}

@@ -187,9 +187,8 @@ func (d *Dir) removeSession(name string) error {
 }
 
 // saveSession keeps session id in its head, the file name in sessions/,
-// and its log (parts.go), unless they hold it already. The least recently
-// written sessions' files go to make room for it; one that would not fit
-// alone is not written (its old files removed), with a log line.
+// and its log (parts.go), unless they hold it already. Files set aside go
+// to make room for it (fitLocked); one that would not fit is not written.
 func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 	snap, err := k.TakeOwn(id)
 	if err != nil {
@@ -236,8 +235,7 @@ func (d *Dir) saveSession(k *snapshot.Keeper, id, name string) error {
 		w.done(d)
 		d.hold(prev.log, w.next, parts)
 		d.used += size - prev.size
-		d.seq++
-		d.written[name] = kept{sum: sum, size: size, seq: d.seq, log: w.next}
+		d.written[name] = kept{sum: sum, size: size, log: w.next}
 		return nil
 	}
 }

@@ -49,7 +49,6 @@ type Dir struct {
 	max      int64           // what sessions/ and rejected/ may hold together (SetMax)
 	used     int64           // what they hold
 	written  map[string]kept // file name in sessions/ -> what it holds
-	seq      uint64          // orders the writes of sessions/, the least recent first
 	rejected []aside         // the files in rejected/, the oldest first
 	once     sync.Once       // Keep, done by Save if not before
 	partial  []string        // the sessions Restore brought back in part, for Keep to write again
@@ -61,7 +60,6 @@ type Dir struct {
 type kept struct {
 	sum  [32]byte // its hash, without taken_at; zero for a file restored: its next write goes through
 	size int64    // its head's and its log's
-	seq  uint64   // when it was last written, in the folder's order
 	log  *partsLog
 }
 
@@ -251,9 +249,8 @@ func (d *Dir) restoreSession(k *snapshot.Keeper, name string, size int64) (*part
 		d.log.Warn("state: session restored in part", "session", res.Session, "dropped", strings.Join(res.Dropped, "; "))
 		d.partial = append(d.partial, res.Session) // written again as it is now, without what was dropped
 	}
-	d.seq++
 	size += lg.sizeOnDisk()
-	d.written[name] = kept{size: size, seq: d.seq, log: lg} // a save writes its head again, as it is now
+	d.written[name] = kept{size: size, log: lg} // a save writes its head again, as it is now
 	d.used += size
 	return lg, true
 }
