@@ -2,6 +2,7 @@ package yamlfile
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -224,10 +225,7 @@ func (f *File) Err() error {
 	}
 	slices.SortStableFunc(own, func(a, b error) int {
 		pa, pb := a.(*Problem), b.(*Problem)
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Col - pb.Col
+		return cmp.Or(pa.Line-pb.Line, pa.Col-pb.Col)
 	})
 	if len(own) > MaxProblems {
 		own = append(own[:MaxProblems:MaxProblems], &More{File: f.name, Count: len(own) - MaxProblems})
