@@ -80,7 +80,7 @@ func (e *Engine) forReview(f *reviews.Feedback) {
 	}
 	k := uint64(f.ID)
 	if f.FeedbackID != "" {
-		k = hashString(f.FeedbackID)
+		k = HashString(f.FeedbackID)
 	}
 	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }
