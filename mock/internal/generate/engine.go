@@ -20,16 +20,12 @@ const (
 // arrived or its settings changed, whichever is later. A draft waits
 // while the mode is semi_auto.
 func Due(m reviews.Meta, now time.Time, s *settings.FeedbackSettings, changed time.Time, delay time.Duration) string {
-	if m.Answered {
-		return ""
-	}
-	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && m.Draft {
-		return ""
-	}
-	if s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate {
-		return ""
-	}
-	if m.Empty && s.EmptyReviewMode == "skip" {
+	switch {
+	case m.Answered,
+		s.ReplyMode == "disabled",
+		s.ReplyMode == "semi_auto" && m.Draft,
+		s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate,
+		m.Empty && s.EmptyReviewMode == "skip":
 		return ""
 	}
 	due := time.Unix(m.Created, 0)
