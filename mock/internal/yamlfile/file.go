@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -144,6 +145,14 @@ func (f *File) Problemf(path, format string, args ...any) {
 		p.Message = f.requote(p.Message, n)
 	}
 	f.add(p)
+}
+
+// Problems records probs, the problems of the value at path (see
+// wire.Prefixed), as Problemf does.
+func (f *File) Problems(path string, probs []wire.FieldProblem) {
+	for _, p := range wire.Prefixed(path, probs) {
+		f.Problemf(p.Field, "%s", p.Msg)
+	}
 }
 
 // nodeAt returns the node at a field path, or the nearest ancestor that
