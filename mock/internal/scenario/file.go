@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -114,9 +115,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 // applyDefaults fills what the file leaves out, and an end anchored to
 // now as the timestamp it is at now, unless now is zero.
 func (sf *File) applyDefaults(now time.Time) {
-	if sf.Data.Locale == "" {
-		sf.Data.Locale = "ru"
-	}
+	sf.Data.Locale = cmp.Or(sf.Data.Locale, "ru")
 	if sf.Data.Generate != nil {
 		sf.Data.Generate = sf.Data.Generate.WithDefaults(now)
 	}
