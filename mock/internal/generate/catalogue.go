@@ -42,7 +42,7 @@ func (g *generator) products() ([]Product, []float64) {
 	}
 	for card := 0; len(ps) < n; card++ {
 		e := g.bank.Products[card%len(g.bank.Products)]
-		size := min(Pick(g.f.Rand, cardSizes)+1, n-len(ps), len(variants))
+		size := Pick(g.f.Rand, cardSizes) + 1
 		if card >= len(g.bank.Products) {
 			size = max(size, 2) // the bank ran out: the same kind of item, in other colours
 		}

@@ -20,16 +20,12 @@ const (
 // arrived or its settings changed, whichever is later. A draft waits
 // while the mode is semi_auto.
 func Due(m reviews.Meta, now time.Time, s *settings.FeedbackSettings, changed time.Time, delay time.Duration) string {
-	if m.Answered {
-		return ""
-	}
-	if s.ReplyMode == "disabled" || s.ReplyMode == "semi_auto" && m.Draft {
-		return ""
-	}
-	if s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate {
-		return ""
-	}
-	if m.Empty && s.EmptyReviewMode == "skip" {
+	switch {
+	case m.Answered,
+		s.ReplyMode == "disabled",
+		s.ReplyMode == "semi_auto" && m.Draft,
+		s.ReplyFromDate != nil && dateOf(m.Day) < *s.ReplyFromDate,
+		m.Empty && s.EmptyReviewMode == "skip":
 		return ""
 	}
 	due := time.Unix(m.Created, 0)
@@ -80,7 +76,7 @@ func (e *Engine) forReview(f *reviews.Feedback) {
 	}
 	k := uint64(f.ID)
 	if f.FeedbackID != "" {
-		k = hashString(f.FeedbackID)
+		k = HashString(f.FeedbackID)
 	}
 	e.perReview.Seed(e.key[0], e.key[1]^uint64(ChunkSeed(int64(k), 0)))
 }

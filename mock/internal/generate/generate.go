@@ -118,11 +118,11 @@ func replyHistory(fbs []reviews.Feedback, e *Engine, st settings.Settings, now t
 
 // seededPCG is a random source of a seed and a stream name.
 func seededPCG(seed int64, stream string) *rand.PCG {
-	return rand.NewPCG(uint64(seed), hashString(stream))
+	return rand.NewPCG(uint64(seed), HashString(stream))
 }
 
-// hashString is the FNV-1a hash of s.
-func hashString(s string) uint64 {
+// HashString is the FNV-1a hash of s.
+func HashString(s string) uint64 {
 	h := fnv.New64a()
 	io.WriteString(h, s)
 	return h.Sum64()

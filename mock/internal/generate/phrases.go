@@ -97,9 +97,7 @@ func DecodePhrases(display string, data []byte) (*Bank, error) {
 		}
 		tagProbs = append(tagProbs, TagProblems(fmt.Sprintf("products[%d].tags", i), p.Tags)...)
 	}
-	for _, p := range append(TagProblems("tags", b.Tags), tagProbs...) {
-		yf.Problemf(p.Field, "%s", p.Msg)
-	}
+	yf.Problems("", append(TagProblems("tags", b.Tags), tagProbs...))
 	for i, g := range b.Answers.Greetings {
 		if !strings.Contains(g, "{name}") {
 			yf.Problemf(fmt.Sprintf("answers.greetings[%d]", i), "must contain {name}")

@@ -276,22 +276,17 @@ func (g *generator) distinct(fbs []reviews.Feedback) {
 			f.Text += " " + g.f.RandomString(sb.Sentences)
 		}
 		seen.keep(f.Text)
-		f.Pros = g.distinctHalf(seen, f.Pros, sb.Pros, func() string {
-			pros, _ := g.prosCons(f.ProductValuation)
-			return pros
-		})
-		f.Cons = g.distinctHalf(seen, f.Cons, sb.Cons, func() string {
-			_, cons := g.prosCons(f.ProductValuation)
-			return cons
-		})
+		f.Pros = g.distinctHalf(seen, f.Pros, sb.Pros, f.ProductValuation, 0)
+		f.Cons = g.distinctHalf(seen, f.Cons, sb.Cons, f.ProductValuation, 1)
 	}
 }
 
-// distinctHalf is s, a review's pros or cons, or if s is a repeat one
-// drawn again, else the shortest of list.
-func (g *generator) distinctHalf(seen longTexts, s string, list []string, draw func() string) string {
+// distinctHalf is s, a review's pros (half 0) or cons (half 1), or if s
+// is a repeat one drawn again for rating, else the shortest of list.
+func (g *generator) distinctHalf(seen longTexts, s string, list []string, rating, half int) string {
 	for n := 0; n < redraws && !seen.fresh(s); n++ {
-		if d := draw(); d != "" {
+		pros, cons := g.prosCons(rating)
+		if d := [2]string{pros, cons}[half]; d != "" {
 			s = d
 		}
 	}

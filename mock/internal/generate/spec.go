@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -155,17 +156,11 @@ func (g GenerateSpec) WithDefaults(now time.Time) *GenerateSpec {
 	orDefault(&g.Photos, defaultPhotos)
 	orDefault(&g.Videos, defaultVideos)
 	orDefault(&g.SameSecond, defaultSameSecond)
-	if g.Products == 0 {
-		g.Products = DefaultProducts
-	}
+	g.Products = cmp.Or(g.Products, DefaultProducts)
 	if g.RatingWeights == nil {
 		g.RatingWeights = defaultRatingWeights
 	}
-	if g.End == "" {
-		g.End = DefaultEnd
-	}
-	if g.Days == 0 {
-		g.Days = defaultDays
-	}
+	g.End = cmp.Or(g.End, DefaultEnd)
+	g.Days = cmp.Or(g.Days, defaultDays)
 	return &g
 }

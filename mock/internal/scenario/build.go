@@ -53,7 +53,7 @@ func (p *pass) build(name, display string, data []byte, chain []string) (*Scenar
 	}
 	sf.applyDefaults(loaded)
 	sc := &Scenario{loaded: loaded, Name: name, Description: sf.Description, Descriptions: sf.Descriptions, Extends: sf.Extends, Seed: sf.Seed, Locale: sf.Data.Locale,
-		file: sf, rules: settings.Rules{Tones: sf.Tones}, auth: sf.Auth, rateLimit: sf.RateLimit, strict: sf.Strict, shop: sf.Shop,
+		file: sf, rules: settings.Rules{Tones: sf.Tones},
 		// Its own copy: a fault's counters are keyed by its address, and a
 		// scenario that extends another must not share the other's.
 		faults: slices.Clone(sf.Faults), media: p.l.media}

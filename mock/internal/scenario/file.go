@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -14,7 +15,6 @@ import (
 	"github.com/replymock/replymock/mock/internal/generate"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/settings"
-	"github.com/replymock/replymock/mock/internal/wire"
 	"github.com/replymock/replymock/mock/internal/yamlfile"
 )
 
@@ -54,9 +54,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 		yf.Problemf("description", "required: one line saying what the scenario is for")
 	}
 	if sf.Proxy != nil {
-		for _, pr := range sf.Proxy.Problems() {
-			yf.Problemf("proxy."+pr.Field, "%s", pr.Msg)
-		}
+		yf.Problems("proxy", sf.Proxy.Problems())
 	}
 	for _, l := range slices.Sorted(maps.Keys(sf.Descriptions)) {
 		switch {
@@ -77,13 +75,9 @@ func (sf *File) validate(yf *yamlfile.File) {
 	if sf.Settings == "" {
 		yf.Problemf("settings", "required: a settings fixture, e.g. settings/default.yaml")
 	}
-	for _, p := range wire.Prefixed("auth", sf.Auth.Problems()) {
-		yf.Problemf(p.Field, "%s", p.Msg)
-	}
+	yf.Problems("auth", sf.Auth.Problems())
 	if sf.RateLimit != nil {
-		for _, p := range wire.Prefixed("rate_limit", sf.RateLimit.Problems()) {
-			yf.Problemf(p.Field, "%s", p.Msg)
-		}
+		yf.Problems("rate_limit", sf.RateLimit.Problems())
 	}
 	if sf.Shop != nil {
 		size := 0
@@ -102,9 +96,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 		if len(probs) == 0 && sf.Proxy == nil { // with a proxy, the fault may be for a path it serves
 			probs = append(probs, sf.Faults[i].CanFire()...)
 		}
-		for _, p := range wire.Prefixed(fmt.Sprintf("faults[%d]", i), probs) {
-			yf.Problemf(p.Field, "%s", p.Msg)
-		}
+		yf.Problems(fmt.Sprintf("faults[%d]", i), probs)
 	}
 	d := sf.Data
 	if d.Locale != "" && !slices.Contains(generate.Locales, d.Locale) {
@@ -123,9 +115,7 @@ func (sf *File) validate(yf *yamlfile.File) {
 // applyDefaults fills what the file leaves out, and an end anchored to
 // now as the timestamp it is at now, unless now is zero.
 func (sf *File) applyDefaults(now time.Time) {
-	if sf.Data.Locale == "" {
-		sf.Data.Locale = "ru"
-	}
+	sf.Data.Locale = cmp.Or(sf.Data.Locale, "ru")
 	if sf.Data.Generate != nil {
 		sf.Data.Generate = sf.Data.Generate.WithDefaults(now)
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -64,13 +65,10 @@ func NewLoader(cfg Config) *Loader {
 	l := &Loader{
 		scenarios: layers(cfg.Scenarios, cfg.ScenariosDir, cfg.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(cfg.Fixtures, cfg.FixturesDir, cfg.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cfg.Logger,
+		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		cache: dataCache{m: make(map[string]*dataSource)}, decoded: make(map[string]memoized)}
 	if l.now == nil {
 		l.now = time.Now
-	}
-	if l.log == nil {
-		l.log = slog.New(slog.DiscardHandler)
 	}
 	return l
 }
@@ -173,10 +171,8 @@ func loadFixture[T any](l *Loader, kind, name string, decode func(display string
 			return zero, fmt.Errorf("%s: %w", display, err)
 		}
 		v, err := l.memo(kind, display, data, func() (any, error) { return decode(display, data) })
-		if t, ok := v.(T); ok {
-			return t, err
-		}
-		return zero, err
+		t, _ := v.(T)
+		return t, err
 	}
 	return zero, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -79,9 +80,7 @@ func (r *Registry) Default() *Scenario {
 func (r *Registry) Get(name string) (*Scenario, string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if name == "" {
-		name = r.active
-	}
+	name = cmp.Or(name, r.active)
 	sc, ok := r.scenarios[name]
 	return sc, name, ok
 }
@@ -98,10 +97,7 @@ func (r *Registry) All() map[string]*Scenario {
 func (r *Registry) List(picked string) []Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	active := r.active
-	if picked != "" {
-		active = picked
-	}
+	active := cmp.Or(picked, r.active)
 	out := make([]Info, 0, len(r.scenarios))
 	for _, name := range slices.Sorted(maps.Keys(r.scenarios)) {
 		sc := r.scenarios[name]

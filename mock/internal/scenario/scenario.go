@@ -33,11 +33,7 @@ type Scenario struct {
 	rules       settings.Rules
 	settings    settings.Settings
 	history     settings.Settings // settings, or generate.history_settings
-	auth        access.Auth
-	rateLimit   *access.RateLimit
-	strict      *bool
 	faults      []fault.Fault
-	shop        *ShopSpec
 	bank        *generate.Bank
 	media       media.URLs
 	data        *dataSource
@@ -59,20 +55,20 @@ func (sc *Scenario) Rules() settings.Rules { return sc.rules }
 func (sc *Scenario) Settings() settings.Settings { return sc.settings }
 
 // Auth is who may call the API in the scenario.
-func (sc *Scenario) Auth() access.Auth { return sc.auth }
+func (sc *Scenario) Auth() access.Auth { return sc.file.Auth }
 
 // RateLimit is the scenario's rate limit; nil for none.
-func (sc *Scenario) RateLimit() *access.RateLimit { return sc.rateLimit }
+func (sc *Scenario) RateLimit() *access.RateLimit { return sc.file.RateLimit }
 
 // Strict says whether warnings answer 400; nil: as the server's option says.
-func (sc *Scenario) Strict() *bool { return sc.strict }
+func (sc *Scenario) Strict() *bool { return sc.file.Strict }
 
 // Faults are the scenario's own faults, prepared. A fault's counters
 // are keyed by its address in the slice, so it is read, never changed.
 func (sc *Scenario) Faults() []fault.Fault { return sc.faults }
 
 // Shop makes the scenario's shop live; nil: its data never changes.
-func (sc *Scenario) Shop() *ShopSpec { return sc.shop }
+func (sc *Scenario) Shop() *ShopSpec { return sc.file.Shop }
 
 // Generate is the generator's spec, defaults applied; nil for data of
 // fixtures alone.
@@ -107,8 +103,8 @@ func hashOf(vs ...any) string {
 // HistoryDelay is the reply engine's delay in sc's history: its living
 // shop's, so that the history reads as the shop would have written it.
 func (sc *Scenario) HistoryDelay() time.Duration {
-	if sc.shop != nil {
-		return sc.shop.ReplyDelay.D()
+	if sc.file.Shop != nil {
+		return sc.file.Shop.ReplyDelay.D()
 	}
 	return generate.HistoryDelay
 }

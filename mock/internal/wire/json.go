@@ -129,7 +129,7 @@ func EachMember(raw []byte, path string, fn func(key string, value json.RawMessa
 		if err != nil {
 			return InvalidBody(path, "malformed JSON: %s", err)
 		}
-		key := stringOf(name)
+		key, _ := stringOf(name) // a name read whole: valid
 		if slices.Contains(seen, key) {
 			return InvalidBody(JoinPath(path, key), "duplicate key")
 		}
@@ -171,21 +171,17 @@ func readIn(dec *jsontext.Decoder, raw []byte) (json.RawMessage, error) {
 		return nil, err
 	}
 	end := dec.InputOffset()
-	v := raw[start:end:end]
-	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t' || v[0] == '\r' || v[0] == '\n' || v[0] == ':' || v[0] == ',') {
-		v = v[1:] // what parts it from the token before
-	}
-	return v, nil
+	return bytes.TrimLeft(raw[start:end:end], " \t\r\n:,"), nil // without what parts it from the token before
 }
 
-// stringOf is the string a valid JSON string literal stands for.
-func stringOf(lit []byte) string {
+// stringOf is the string a JSON string literal stands for.
+func stringOf(lit []byte) (string, error) {
 	if plainString(lit) {
-		return string(lit[1 : len(lit)-1])
+		return string(lit[1 : len(lit)-1]), nil
 	}
 	var s string
-	json.Unmarshal(lit, &s) // valid: no error
-	return s
+	err := json.Unmarshal(lit, &s)
+	return s, err
 }
 
 // plainString reports whether lit is a JSON string literal whose text is
@@ -265,14 +261,12 @@ func DecodeString(raw []byte, path string) (string, error) {
 	if k := JSONKind(raw); k != "string" {
 		return "", InvalidBody(path, "must be a string, got %s", k)
 	}
-	if msg := StringProblem(bytes.TrimSpace(raw)); msg != "" {
+	lit := bytes.TrimSpace(raw)
+	if msg := StringProblem(lit); msg != "" {
 		return "", InvalidBody(path, "%s", msg)
 	}
-	if lit := bytes.TrimSpace(raw); plainString(lit) {
-		return string(lit[1 : len(lit)-1]), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := stringOf(lit)
+	if err != nil {
 		return "", InvalidBody(path, "malformed JSON: %s", JSONProblem(err))
 	}
 	return s, nil

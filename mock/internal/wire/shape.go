@@ -223,20 +223,8 @@ func (s *Shape) tooMany(dec *jsontext.Decoder, depth int, top *frame) error {
 // containerPath names the array or object at depth as problems name
 // fields: "scenarios[3].seeded.reviews".
 func containerPath(dec *jsontext.Decoder, depth int) string {
-	var b strings.Builder
-	i := 0
-	for tok := range dec.StackPointer().Tokens() {
-		if i++; i >= depth {
-			break
-		}
-		if k, _ := dec.StackIndex(i); k == '[' {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
-	}
-	return b.String()
+	return pathOf(dec.StackPointer(), depth-1, func(i int, _ string) bool {
+		k, _ := dec.StackIndex(i)
+		return k == '['
+	})
 }

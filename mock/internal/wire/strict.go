@@ -52,9 +52,20 @@ func problem(err error) string {
 // "/items/0/name" is "items[0].name". A name of digits only is taken for
 // an array's index.
 func fieldPath(p jsontext.Pointer) string {
+	return pathOf(p, -1, func(_ int, tok string) bool { return tok != "" && strings.Trim(tok, "0123456789") == "" })
+}
+
+// pathOf names the first n tokens of p (all for n < 0) as problems name
+// fields, writing "[tok]" for those isIndex tells (given each one's
+// place, from 1).
+func pathOf(p jsontext.Pointer, n int, isIndex func(i int, tok string) bool) string {
 	var b strings.Builder
+	i := 0
 	for tok := range p.Tokens() {
-		if tok != "" && strings.Trim(tok, "0123456789") == "" {
+		if i++; n >= 0 && i > n {
+			break
+		}
+		if isIndex(i, tok) {
 			b.WriteString("[" + tok + "]")
 			continue
 		}

@@ -240,8 +240,6 @@ func YAMLNodes(data []byte) int {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		switch {
-		case c == '\n' || c == '\r':
-			inRun = false
 		case lineBreak(data[i:]) > 0:
 			i += lineBreak(data[i:]) - 1
 			inRun = false
@@ -282,7 +280,7 @@ func emptyAfter(data []byte, i int) int {
 	for j := i + 1; j < len(data); j++ {
 		switch c := data[j]; {
 		case c == ' ' || c == '\t':
-		case c == '\n' || c == '\r' || c == '#' || c == ',' || c == ']' || c == '}' || c == '?' || c == ':' || lineBreak(data[j:]) > 0:
+		case c == '#' || c == ',' || c == ']' || c == '}' || c == '?' || c == ':' || lineBreak(data[j:]) > 0:
 			return 1
 		default:
 			return 0
@@ -306,10 +304,12 @@ func utf8Text(data []byte) []byte {
 	return text
 }
 
-// lineBreak is the length of the line break data starts with: NEL (C2 85),
-// LS (E2 80 A8) or PS (E2 80 A9); 0 for none (CR and LF are the caller's).
+// lineBreak is the length of the line break data starts with: CR, LF,
+// NEL (C2 85), LS (E2 80 A8) or PS (E2 80 A9); 0 for none.
 func lineBreak(data []byte) int {
 	switch {
+	case len(data) >= 1 && (data[0] == '\n' || data[0] == '\r'):
+		return 1
 	case len(data) >= 2 && data[0] == 0xC2 && data[1] == 0x85:
 		return 2
 	case len(data) >= 3 && data[0] == 0xE2 && data[1] == 0x80 && (data[2] == 0xA8 || data[2] == 0xA9):
@@ -319,7 +319,7 @@ func lineBreak(data []byte) int {
 }
 
 func isBlankOrBreak(data []byte) bool {
-	return data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r' || lineBreak(data) > 0
+	return data[0] == ' ' || data[0] == '\t' || lineBreak(data) > 0
 }
 
 // firstChunk is what a body's buffer holds before its bytes show that

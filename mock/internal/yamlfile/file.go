@@ -2,12 +2,14 @@ package yamlfile
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/replymock/replymock/mock/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -145,6 +147,14 @@ func (f *File) Problemf(path, format string, args ...any) {
 	f.add(p)
 }
 
+// Problems records probs, the problems of the value at path (see
+// wire.Prefixed), as Problemf does.
+func (f *File) Problems(path string, probs []wire.FieldProblem) {
+	for _, p := range wire.Prefixed(path, probs) {
+		f.Problemf(p.Field, "%s", p.Msg)
+	}
+}
+
 // nodeAt returns the node at a field path, or the nearest ancestor that
 // exists (a missing field is placed at the mapping that lacks it).
 func (f *File) nodeAt(path string) *yaml.Node {
@@ -224,10 +234,7 @@ func (f *File) Err() error {
 	}
 	slices.SortStableFunc(own, func(a, b error) int {
 		pa, pb := a.(*Problem), b.(*Problem)
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Col - pb.Col
+		return cmp.Or(pa.Line-pb.Line, pa.Col-pb.Col)
 	})
 	if len(own) > MaxProblems {
 		own = append(own[:MaxProblems:MaxProblems], &More{File: f.name, Count: len(own) - MaxProblems})

@@ -19,19 +19,15 @@ type Problem struct {
 }
 
 func (p *Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
+	at := p.File
 	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", p.Line, p.Col)
+		at += fmt.Sprintf(":%d:%d", p.Line, p.Col)
 	}
-	b.WriteString(": ")
 	if p.Field != "" {
-		b.WriteString(p.Field)
-		b.WriteString(": ")
+		at += ": " + p.Field
 	}
 	// One problem, one line: values quoted into messages may hold line breaks.
-	b.WriteString(strings.ReplaceAll(p.Message, "\n", `\n`))
-	return b.String()
+	return at + ": " + strings.ReplaceAll(p.Message, "\n", `\n`)
 }
 
 // NodeProblem is a problem at node n for a custom unmarshaler to
