@@ -19,7 +19,8 @@ func NewMixedStack(base, own *Store) (*Stack, error) {
 	if own.Len() == 0 {
 		return NewStack(base), nil
 	}
-	if lo := slices.MinFunc(own.records, func(a, b record) int { return cmp.Compare(a.id, b.id) }).id; lo < base.next {
+	byID := func(a, b record) int { return cmp.Compare(a.id, b.id) }
+	if lo := slices.MinFunc(own.records, byID).id; lo < base.next {
 		return nil, fmt.Errorf("the added reviews' ids start at %d, within the base's (up to %d)", lo, base.next-1)
 	}
 	return &Stack{layers: []layer{{st: own}, {st: base, start: own.Len()}}, n: own.Len() + base.Len(), mixed: true}, nil

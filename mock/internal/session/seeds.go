@@ -196,7 +196,8 @@ func (ss *Session) renumberLocked(sd *Seed, base *reviews.Store) (*reviews.Stack
 	if err != nil {
 		return nil, err
 	}
-	shift := base.Next() - slices.MinFunc(fbs, func(a, b reviews.Feedback) int { return cmp.Compare(a.ID, b.ID) }).ID
+	byID := func(a, b reviews.Feedback) int { return cmp.Compare(a.ID, b.ID) }
+	shift := base.Next() - slices.MinFunc(fbs, byID).ID
 	for i := range fbs {
 		fbs[i].ID += shift
 	}
