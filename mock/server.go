@@ -19,6 +19,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/fleet"
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/mcp"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
@@ -177,8 +178,8 @@ type Server struct {
 
 	st    *shared.State
 	snaps *snapshot.Keeper
-	fleet *fleet.Store // nil in memory
-	mcpState
+	fleet *fleet.Store                       // nil in memory
+	mcp   func() (*mcp.Server, http.Handler) // made on first use
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -194,10 +195,10 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	s := &Server{
-		mcpState: mcpState{prober: opts.Prober},
-		log:      opts.Logger,
-		guard:    access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		log:   opts.Logger,
+		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 	}
+	s.mcp = s.newMCP(opts.Prober)
 	started := opts.Now()
 	if s.fleet, err = openStore(opts); err != nil {
 		return nil, err
