@@ -262,24 +262,12 @@ func (opts Options) checked() (Options, error) {
 	opts.NewSessionsPerMinute = cmp.Or(opts.NewSessionsPerMinute, DefaultNewSessionsPerMinute)
 	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.PublicURL = cmp.Or(opts.PublicURL, DefaultPublicURL)
-	if opts.JournalEntries <= 0 {
-		opts.JournalEntries = DefaultJournalEntries
-	}
-	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
-	}
-	if opts.SessionTTL <= 0 {
-		opts.SessionTTL = DefaultSessionTTL
-	}
-	if opts.MaxShopBytes <= 0 {
-		opts.MaxShopBytes = DefaultMaxShopBytes
-	}
-	if opts.MaxSeedBytes <= 0 {
-		opts.MaxSeedBytes = DefaultMaxSeedBytes
-	}
-	if opts.ProxyTimeout <= 0 {
-		opts.ProxyTimeout = DefaultProxyTimeout
-	}
+	positiveOr(&opts.JournalEntries, DefaultJournalEntries)
+	positiveOr(&opts.MaxSessions, DefaultMaxSessions)
+	positiveOr(&opts.SessionTTL, DefaultSessionTTL)
+	positiveOr(&opts.MaxShopBytes, DefaultMaxShopBytes)
+	positiveOr(&opts.MaxSeedBytes, DefaultMaxSeedBytes)
+	positiveOr(&opts.ProxyTimeout, DefaultProxyTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -294,6 +282,13 @@ func (opts Options) checked() (Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// positiveOr sets *v to def unless *v is above 0.
+func positiveOr[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // APIHandler serves the API, /__mock/health and the media files, for a
