@@ -218,7 +218,9 @@ var tools = []tool{
 			return request{method: http.MethodPost, path: admin + "/clock", body: map[string]string{"advance": a.Advance}}
 		}, nil),
 	def("add_fault", "Make API requests fail: latency, an error, a dropped or a truncated answer (POST /__mock/faults).", false,
-		addFault, faultSchema),
+		func(f FaultSpec) request {
+			return request{method: http.MethodPost, path: admin + "/faults", body: f.Fault}
+		}, faultSchema),
 	def("list_faults", "List the faults in force (GET /__mock/faults).", true, get(admin+"/faults"), nil),
 	def("remove_fault", "Remove a fault by id, or all of them (DELETE /__mock/faults).", false,
 		func(f FaultID) request {
@@ -258,10 +260,6 @@ func seed(mode string, r Reviews) request {
 		reviews = []map[string]any{}
 	}
 	return request{method: http.MethodPut, path: admin + "/data", body: map[string]any{"mode": mode, "reviews": reviews}}
-}
-
-func addFault(f FaultSpec) request {
-	return request{method: http.MethodPost, path: admin + "/faults", body: f.Fault}
 }
 
 // reviewBounds sets list_reviews' integer ranges from the API's table
