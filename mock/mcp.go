@@ -26,12 +26,22 @@ func contractAssumptions() string {
 
 // MCPServer is the server's MCP server, whose tools call the server
 // in-process; run it over a transport (sdk.StdioTransport, say).
-func (s *Server) MCPServer() *sdk.Server { return s.mcpServer().SDK() }
+func (s *Server) MCPServer() *sdk.Server {
+	srv, _ := s.mcp()
+	return srv.SDK()
+}
 
-// mcpServer is made on first use, as the router is made by New.
-func (s *Server) mcpServer() *mcp.Server {
-	s.mcpOnce.Do(func() {
-		s.mcp = mcp.New(mcp.Config{Handler: http.HandlerFunc(s.ServeHTTP), Token: s.admin.Token, ReadOnly: s.admin.ReadOnly, Probe: s.prober,
+// handleMCP serves MCPPath.
+func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
+	_, h := s.mcp()
+	h.ServeHTTP(w, r)
+}
+
+// newMCP returns what makes the MCP server and its HTTP handler on first
+// use, as the router is made by New.
+func (s *Server) newMCP(prober Prober) func() (*mcp.Server, http.Handler) {
+	return sync.OnceValues(func() (*mcp.Server, http.Handler) {
+		m := mcp.New(mcp.Config{Handler: http.HandlerFunc(s.ServeHTTP), Token: s.admin.Token, ReadOnly: s.admin.ReadOnly, Probe: prober,
 			Version: s.admin.Version, Log: s.log, Resources: []mcp.Resource{
 				{URI: "replymock://openapi.yaml", Name: "openapi.yaml", MIME: "application/yaml",
 					About: "the OpenAPI document of the API as replymock serves it", Text: openAPIYAML},
@@ -40,26 +50,11 @@ func (s *Server) mcpServer() *mcp.Server {
 				{URI: "replymock://contract-assumptions.md", Name: "contract-assumptions.md", MIME: "text/markdown",
 					About: "what replymock assumes of the real service where its documents are silent", Text: []byte(contractAssumptions())},
 			}})
-		s.mcpHTTP = s.mcp.HTTPHandler()
+		return m, m.HTTPHandler()
 	})
-	return s.mcp
-}
-
-// handleMCP serves MCPPath.
-func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
-	s.mcpServer()
-	s.mcpHTTP.ServeHTTP(w, r)
 }
 
 // Prober runs the contract's probe for the MCP server's probe tool:
 // against target, returning the report and its rule table. The command
 // line gives probe.Run; package mock may not import the probe.
 type Prober = mcp.Prober
-
-// mcpState is the Server's MCP part, made on first use.
-type mcpState struct {
-	prober  Prober
-	mcpOnce sync.Once
-	mcp     *mcp.Server
-	mcpHTTP http.Handler
-}

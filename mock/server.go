@@ -19,6 +19,7 @@ import (
 	"github.com/replymock/replymock/mock/internal/api"
 	"github.com/replymock/replymock/mock/internal/fleet"
 	"github.com/replymock/replymock/mock/internal/journal"
+	"github.com/replymock/replymock/mock/internal/mcp"
 	"github.com/replymock/replymock/mock/internal/media"
 	"github.com/replymock/replymock/mock/internal/proxy"
 	"github.com/replymock/replymock/mock/internal/scenario"
@@ -177,8 +178,8 @@ type Server struct {
 
 	st    *shared.State
 	snaps *snapshot.Keeper
-	fleet *fleet.Store // nil in memory
-	mcpState
+	fleet *fleet.Store                       // nil in memory
+	mcp   func() (*mcp.Server, http.Handler) // made on first use
 }
 
 // New loads and validates every scenario, builds the active one's data,
@@ -194,10 +195,10 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	s := &Server{
-		mcpState: mcpState{prober: opts.Prober},
-		log:      opts.Logger,
-		guard:    access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
+		log:   opts.Logger,
+		guard: access.NewGuard(opts.CORSOrigins, opts.AllowedHosts),
 	}
+	s.mcp = s.newMCP(opts.Prober)
 	started := opts.Now()
 	if s.fleet, err = openStore(opts); err != nil {
 		return nil, err
@@ -261,24 +262,12 @@ func (opts Options) checked() (Options, error) {
 	opts.NewSessionsPerMinute = cmp.Or(opts.NewSessionsPerMinute, DefaultNewSessionsPerMinute)
 	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.PublicURL = cmp.Or(opts.PublicURL, DefaultPublicURL)
-	if opts.JournalEntries <= 0 {
-		opts.JournalEntries = DefaultJournalEntries
-	}
-	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
-	}
-	if opts.SessionTTL <= 0 {
-		opts.SessionTTL = DefaultSessionTTL
-	}
-	if opts.MaxShopBytes <= 0 {
-		opts.MaxShopBytes = DefaultMaxShopBytes
-	}
-	if opts.MaxSeedBytes <= 0 {
-		opts.MaxSeedBytes = DefaultMaxSeedBytes
-	}
-	if opts.ProxyTimeout <= 0 {
-		opts.ProxyTimeout = DefaultProxyTimeout
-	}
+	positiveOr(&opts.JournalEntries, DefaultJournalEntries)
+	positiveOr(&opts.MaxSessions, DefaultMaxSessions)
+	positiveOr(&opts.SessionTTL, DefaultSessionTTL)
+	positiveOr(&opts.MaxShopBytes, DefaultMaxShopBytes)
+	positiveOr(&opts.MaxSeedBytes, DefaultMaxSeedBytes)
+	positiveOr(&opts.ProxyTimeout, DefaultProxyTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -293,6 +282,13 @@ func (opts Options) checked() (Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// positiveOr sets *v to def unless *v is above 0.
+func positiveOr[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // APIHandler serves the API, /__mock/health and the media files, for a

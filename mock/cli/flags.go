@@ -130,13 +130,11 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 			return level, usageError{fmt.Errorf("--%s is empty: name at least one, or leave it out for the default", name)}
 		}
 	}
-	for _, f := range []struct{ name, addr string }{{"addr", cfg.addr}, {"admin-addr", cfg.adminAddr}} {
-		if f.addr == "" && f.name == "admin-addr" {
-			continue
-		}
-		if err := checkAddr(f.name, f.addr); err != nil {
-			return level, err
-		}
+	if err := checkAddr("addr", cfg.addr); err != nil {
+		return level, err
+	}
+	if err := checkAddr("admin-addr", cfg.adminAddr); cfg.adminAddr != "" && err != nil {
+		return level, err
 	}
 	if cfg.maxConns < 1 {
 		return level, usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}

@@ -130,11 +130,11 @@ func TestHostsAndOrigins(t *testing.T) {
 			t.Errorf("HostAllowed(%s) = %v", tc.host, !tc.want)
 		}
 	}
-	if !g.OriginAllowed("http://app.test:5173", "localhost:8080") || g.OriginAllowed("http://evil.example", "localhost:8080") {
-		t.Error("OriginAllowed does not follow the list")
+	if !g.mayCall("http://app.test:5173", "localhost:8080", API) || g.mayCall("http://evil.example", "localhost:8080", API) {
+		t.Error("mayCall(API) does not follow the list")
 	}
-	if !g.AdminOriginAllowed("http://localhost:3000", "") || g.AdminOriginAllowed("null", "") || g.AdminOriginAllowed("http://evil.example", "") {
-		t.Error("AdminOriginAllowed: loopback origins only, never null or others")
+	if !g.mayCall("http://localhost:3000", "", Admin) || g.mayCall("null", "", Admin) || g.mayCall("http://evil.example", "", Admin) {
+		t.Error("mayCall(Admin): loopback origins only, never null or others")
 	}
 }
 
@@ -161,15 +161,15 @@ func TestDefaultOrigins(t *testing.T) {
 		{"http://localhost:5173/path", "localhost:8080", false},
 		{"ws://localhost:5173", "localhost:8080", false},
 	} {
-		if got := g.OriginAllowed(tc.origin, tc.host); got != tc.want {
-			t.Errorf("OriginAllowed(%q, Host %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
+		if got := g.mayCall(tc.origin, tc.host, API); got != tc.want {
+			t.Errorf("mayCall(%q, Host %q, API) = %v, want %v", tc.origin, tc.host, got, tc.want)
 		}
-		if got := g.AdminOriginAllowed(tc.origin, tc.host); got != tc.want {
-			t.Errorf("AdminOriginAllowed(%q, Host %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
+		if got := g.mayCall(tc.origin, tc.host, Admin); got != tc.want {
+			t.Errorf("mayCall(%q, Host %q, Admin) = %v, want %v", tc.origin, tc.host, got, tc.want)
 		}
 	}
 	star := NewGuard([]string{"*"}, nil)
-	if !star.OriginAllowed("https://evil.example", "localhost:8080") || star.AdminOriginAllowed("https://evil.example", "localhost:8080") {
+	if !star.mayCall("https://evil.example", "localhost:8080", API) || star.mayCall("https://evil.example", "localhost:8080", Admin) {
 		t.Error(`"*" opens the API only, never the admin API`)
 	}
 }

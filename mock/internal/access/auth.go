@@ -123,10 +123,10 @@ const MaxSessionOverrideBytes = 64 << 10
 // override's must name its type.
 func (o Overrides) Validate() error {
 	var probs []wire.FieldProblem
-	if o.Auth != nil && o.Auth.Type == "" {
-		probs = append(probs, wire.FieldProblem{Field: "auth.type", Msg: `must be none or bearer, got ""`})
-	}
 	if o.Auth != nil {
+		if o.Auth.Type == "" {
+			probs = append(probs, wire.FieldProblem{Field: "auth.type", Msg: `must be none or bearer, got ""`})
+		}
 		probs = append(probs, wire.Prefixed("auth", o.Auth.Problems())...)
 	}
 	if o.RateLimit != nil {

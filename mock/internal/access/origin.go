@@ -43,21 +43,6 @@ const (
 // corsExposed are the answer headers a browser script may read.
 const corsExposed = "Retry-After, X-Request-Id, WWW-Authenticate, Allow, Content-Length, X-Mock-Warning, X-Mock-Proxied"
 
-// OriginAllowed reports whether a browser page at origin may call the
-// API at host: a local dev origin, the server's own, or one that
-// --cors-origins lists. As in Vite's answer to CVE-2025-24010, "*" is
-// given, never assumed: any page the developer visits could call.
-func (g *Guard) OriginAllowed(origin, host string) bool {
-	return Listed(g.origins, origin, true) || g.localOrOwn(origin, host)
-}
-
-// AdminOriginAllowed is OriginAllowed for the admin API, where neither
-// "*" nor the opaque origin "null" is enough: any page could then add
-// faults or read the journal.
-func (g *Guard) AdminOriginAllowed(origin, host string) bool {
-	return origin != "null" && (g.localOrOwn(origin, host) || Listed(g.origins, origin, false))
-}
-
 // localOrOwn reports whether origin is a page on this machine or the
 // server's own page at a Host it serves (a DNS-rebound page is
 // same-origin with itself, but its name is not served).
@@ -234,12 +219,17 @@ func foreignSite(r *http.Request) bool {
 	return false // same-origin, none (typed in, a bookmark) or not sent
 }
 
-// mayCall reports whether a page at origin may call kind at host.
+// mayCall reports whether a browser page at origin may call kind at
+// host: a local dev origin, the server's own, or one that --cors-origins
+// lists. As in Vite's answer to CVE-2025-24010, "*" is given, never
+// assumed: any page the developer visits could call. For the admin API
+// and the panel, neither "*" nor the opaque origin "null" is enough: any
+// page could then add faults or read the journal.
 func (g *Guard) mayCall(origin, host string, kind Kind) bool {
 	if kind == Admin || kind == Panel {
-		return g.AdminOriginAllowed(origin, host)
+		return origin != "null" && (g.localOrOwn(origin, host) || Listed(g.origins, origin, false))
 	}
-	return g.OriginAllowed(origin, host)
+	return Listed(g.origins, origin, true) || g.localOrOwn(origin, host)
 }
 
 // refererOrigin is the origin of r's Referer, "null" when it has none.

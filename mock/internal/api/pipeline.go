@@ -151,7 +151,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		}
 	}
 	goesUp := a.goesUpstream(r, sc)
-	if p.Replaces() || p.deny != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
+	if p.Replaces() || p.deny != nil || p.strict && warns != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
 		// No handler reads the body: read what the journal keeps of it.
 		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody))
 	}
@@ -159,7 +159,7 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		return
 	}
 	out, end := p.Through(rec) // a fault may change the answer: cut it short
-	a.answer(out, r, body, p, warns, goesUp, call{ss, sc, &p.Outcome, entry}, entry)
+	a.answer(out, r, body, p, warns, goesUp, call{ss, sc, &p.Outcome, entry})
 	if !goesUp {
 		a.keep(rec, r, ss.ID()) // before end: a fault that cuts the answer short ends the handler
 	}
@@ -254,7 +254,7 @@ func SessionOf(h http.Header) (string, error) {
 // the rate limit, strict mode's 400, the real service's answer, or the
 // operation's (404 or 405 for none). The body is read through body, for
 // the journal.
-func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *plan, warns *clientWarnings, goesUp bool, c call, entry *journal.Record) {
+func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *plan, warns *clientWarnings, goesUp bool, c call) {
 	switch {
 	case p.deny == access.ErrUnauthorized:
 		access.SetChallenge(w.Header(), access.RealmAPI)
@@ -263,7 +263,6 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 		wire.SetRetryAfter(w.Header(), p.retryIn)
 		a.writeError(w, r, p.deny)
 	case p.strict && warns != nil:
-		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody)) // for the journal
 		first := warns.list[0]
 		a.writeError(w, r, wire.InvalidParameter(first.field, "strict mode: %s", first.text))
 	case goesUp:
@@ -271,7 +270,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, body *capture, p *p
 			a.writeError(w, r, err) // nothing leaves for a path that could lead out of the API there
 			return
 		}
-		entry.Proxied = true // before: a broken upstream copy ends the handler
+		c.entry.Proxied = true // before: a broken upstream copy ends the handler
 		if rec, ok := w.(*recorder); ok {
 			rec.copies = true // the answer streams as it comes: the journal keeps copies
 			rec.release()

@@ -172,18 +172,6 @@ func (c *clientWarnings) param(k, v string) {
 	}
 	norm := normalizeName(name)
 	if len(norm) <= maxShownName {
-		for _, p := range op.params {
-			if normalizeName(p) == norm {
-				c.add(warnNearMiss, name, "%s is not a parameter of %s: did you mean `%s`? It is ignored", shown, c.opName(), p)
-				return
-			}
-		}
-		for _, u := range upstreamParams {
-			if normalizeName(u.name) == norm {
-				c.upstream(shown, name, u, true)
-				return
-			}
-		}
 		best, bestDist := "", 3
 		for _, p := range op.params {
 			np := normalizeName(p)
@@ -193,6 +181,14 @@ func (c *clientWarnings) param(k, v string) {
 			}
 			if d := wire.EditDistance(norm, np); d <= limit && d < bestDist {
 				best, bestDist = p, d
+			}
+		}
+		// One of ours alike but for case and spelling wins over the
+		// upstream's alike, which wins over one of ours a few edits away.
+		for _, u := range upstreamParams {
+			if bestDist > 0 && normalizeName(u.name) == norm {
+				c.upstream(shown, name, u, true)
+				return
 			}
 		}
 		if best != "" {

@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -64,9 +66,7 @@ type Server struct {
 
 // New is the MCP server of cfg, with its tools, resources and prompts.
 func New(cfg Config) *Server {
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = DefaultMaxConnections
 	}
@@ -162,7 +162,7 @@ func (s *Server) call(ctx context.Context, sid, method, path, query string, body
 		if err != nil {
 			return nil, err
 		}
-		rd = strings.NewReader(string(b))
+		rd = bytes.NewReader(b)
 	}
 	target := path
 	if query != "" {
@@ -183,9 +183,8 @@ func (s *Server) call(ctx context.Context, sid, method, path, query string, body
 	w := httptest.NewRecorder()
 	s.cfg.Handler.ServeHTTP(w, r)
 	var env struct {
-		Success bool `json:"success"`
-		Data    any  `json:"data"`
-		Error   *struct {
+		Data  any `json:"data"`
+		Error *struct {
 			Code, Message, Field string
 		} `json:"error"`
 	}

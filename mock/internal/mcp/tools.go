@@ -1,14 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
 	"reflect"
-	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,31 +88,6 @@ type ReviewFilter struct {
 	CountsOnly bool `json:"counts_only,omitempty" jsonschema:"answer only the counts: total, answered and unanswered"`
 }
 
-func (f ReviewFilter) query() url.Values {
-	q := url.Values{}
-	set := func(k string, v int64) {
-		if v != 0 {
-			q.Set(k, strconv.FormatInt(v, 10))
-		}
-	}
-	set("limit", int64(f.Limit))
-	set("offset", int64(f.Offset))
-	set("rating", int64(f.Rating))
-	set("nm_id", f.NmID)
-	if f.Answered != nil {
-		q.Set("answered", strconv.Itoa(*f.Answered))
-	}
-	if f.CountsOnly {
-		q.Set("counts_only", "1")
-	}
-	for k, v := range map[string]string{"date_from": f.DateFrom, "date_to": f.DateTo, "search": f.Search} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	return q
-}
-
 // SettingsPatch is the body of PATCH /api/v1/settings/ai; its schema
 // comes from the settings' field table (settingsSchema).
 type SettingsPatch struct {
@@ -175,35 +151,35 @@ type VerifyFilter struct {
 	Max   *int `json:"max,omitempty" jsonschema:"at most this many"`
 }
 
-func (f JournalFilter) query() url.Values {
+// query is a tool's input as its request's query: the members of its
+// JSON but the session, each under its own name, true as 1 and a map's
+// members as NAME.KEY. The inputs name their members as the API and the
+// admin API name their parameters.
+func query(in any) url.Values {
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // of plain fields: it cannot fail
+	}
+	var members map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&members); err != nil {
+		panic(err)
+	}
+	delete(members, "session")
 	q := url.Values{}
-	for k, v := range map[string]string{"method": f.Method, "path": f.Path, "wait": f.Wait} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	for k, v := range f.Query {
-		q.Set("query."+k, v)
-	}
-	if f.Since != 0 {
-		q.Set("since", strconv.FormatInt(f.Since, 10))
-	}
-	return q
-}
-
-func (f RequestsFilter) query() url.Values {
-	q := f.JournalFilter.query()
-	if f.Limit != 0 {
-		q.Set("limit", strconv.Itoa(f.Limit))
-	}
-	return q
-}
-
-func (f VerifyFilter) query() url.Values {
-	q := f.JournalFilter.query()
-	for k, v := range map[string]*int{"count": f.Count, "min": f.Min, "max": f.Max} {
-		if v != nil {
-			q.Set(k, strconv.Itoa(*v))
+	for k, v := range members {
+		switch v := v.(type) {
+		case bool:
+			if v {
+				q.Set(k, "1")
+			}
+		case map[string]any:
+			for key, val := range v {
+				q.Set(k+"."+key, fmt.Sprint(val))
+			}
+		default:
+			q.Set(k, fmt.Sprint(v))
 		}
 	}
 	return q
@@ -223,7 +199,7 @@ func get(path string) func(Scope) request {
 var tools = []tool{
 	def("list_reviews", "List the shop's reviews with the API's filters (GET /api/v1/feedbacks; the journal records it).", true,
 		func(f ReviewFilter) request {
-			return request{method: http.MethodGet, path: feedbacks, query: f.query()}
+			return request{method: http.MethodGet, path: feedbacks, query: query(f)}
 		}, reviewBounds),
 	def("count_reviews", "Count the reviews by rating and answered, with the newest five (GET /__mock/data).", true, get(admin+"/data"), nil),
 	def("get_settings", "Show the auto-reply settings (GET /__mock/settings).", true, get(admin+"/settings"), nil),
@@ -242,7 +218,9 @@ var tools = []tool{
 			return request{method: http.MethodPost, path: admin + "/clock", body: map[string]string{"advance": a.Advance}}
 		}, nil),
 	def("add_fault", "Make API requests fail: latency, an error, a dropped or a truncated answer (POST /__mock/faults).", false,
-		addFault, faultSchema),
+		func(f FaultSpec) request {
+			return request{method: http.MethodPost, path: admin + "/faults", body: f.Fault}
+		}, faultSchema),
 	def("list_faults", "List the faults in force (GET /__mock/faults).", true, get(admin+"/faults"), nil),
 	def("remove_fault", "Remove a fault by id, or all of them (DELETE /__mock/faults).", false,
 		func(f FaultID) request {
@@ -260,18 +238,18 @@ var tools = []tool{
 		func(Scope) request { return request{method: http.MethodPost, path: admin + "/reset"} }, nil),
 	def("list_requests", "List the API requests the session's journal kept (GET /__mock/requests).", true,
 		func(f RequestsFilter) request {
-			return request{method: http.MethodGet, path: admin + "/requests", query: f.query()}
+			return request{method: http.MethodGet, path: admin + "/requests", query: query(f)}
 		}, nil),
 	def("verify", "Check that matching requests came, with counts and the near misses when not (GET /__mock/verify).", true,
 		func(f VerifyFilter) request {
-			return request{method: http.MethodGet, path: admin + "/verify", query: f.query()}
+			return request{method: http.MethodGet, path: admin + "/verify", query: query(f)}
 		}, nil),
 	def("wait_request", "Wait for a matching request, 5s unless wait says otherwise (GET /__mock/requests?wait=).", true,
 		func(f RequestsFilter) request {
 			if f.Wait == "" {
 				f.Wait = "5s"
 			}
-			return request{method: http.MethodGet, path: admin + "/requests", query: f.query()}
+			return request{method: http.MethodGet, path: admin + "/requests", query: query(f)}
 		}, nil),
 	probeTool,
 }
@@ -282,10 +260,6 @@ func seed(mode string, r Reviews) request {
 		reviews = []map[string]any{}
 	}
 	return request{method: http.MethodPut, path: admin + "/data", body: map[string]any{"mode": mode, "reviews": reviews}}
-}
-
-func addFault(f FaultSpec) request {
-	return request{method: http.MethodPost, path: admin + "/faults", body: f.Fault}
 }
 
 // reviewBounds sets list_reviews' integer ranges from the API's table

@@ -123,7 +123,7 @@ func newProxy(base string, timeout time.Duration, token string, log *slog.Logger
 		// small gzip answer could reach the client gigabytes long.
 		DisableCompression: true,
 	}
-	rp := &httputil.ReverseProxy{
+	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery // as sent, not joined with the base's
@@ -162,7 +162,6 @@ func newProxy(base string, timeout time.Duration, token string, log *slog.Logger
 				Message: fmt.Sprintf("the upstream %s failed: %s", target.Host, upstreamError(err))})
 		},
 	}
-	return rp
 }
 
 // dropToken removes from h the Authorization values that carry the
