@@ -235,15 +235,8 @@ const anchorLayout = "2006-01-02T15:04:05Z"
 // whose clock is behind keeps the anchor one ahead of it set.
 const anchorSkew = time.Minute
 
-// anchorScript returns the anchor in KEYS[1] if it lies between ARGV[1]
-// and ARGV[3], else sets it to ARGV[2] (now) and returns that. It is one
-// script so that replicas starting together agree on one anchor.
-var anchorScript = rueidis.NewLuaScript(`
-local t = redis.call('GET', KEYS[1])
-if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[3] then return t end
-redis.call('SET', KEYS[1], ARGV[2])
-return ARGV[2]
-`)
+// anchorScript (anchor.lua) gives replicas starting together one anchor.
+var anchorScript = rueidis.NewLuaScript(lua("anchor.lua"))
 
 // Anchor is the time every replica's generated data is anchored to: the
 // one Redis keeps if recent enough (shop.MaxGap), else now.

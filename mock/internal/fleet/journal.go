@@ -31,6 +31,15 @@ import (
 // shared. A session's journal goes with a reset, a clear or the bounds,
 // not with the session (no TTL).
 
+// The journal's scripts; each file says what it does, with the keys
+// above.
+var (
+	appendScript = rueidis.NewLuaScript(lua("journal_append.lua"))
+	readScript   = rueidis.NewLuaScript(lua("journal_read.lua"))
+	clearScript  = rueidis.NewLuaScript(lua("journal_clear.lua"))
+	lostScript   = rueidis.NewLuaScript(lua("journal_lost.lua"))
+)
+
 // Journal is the fleet's journal, for journal.Journals.SetShared.
 func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
 

@@ -36,46 +36,14 @@ const lockWait = 10 * time.Second
 // expires (Redis's clock, ms), so lock-all learns whether any is held
 // without reading the keyspace.
 
-// lockLib defines now(), Redis's clock in ms, for the lock scripts.
-const lockLib = `
-local function now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-`
-
-// unlockScript deletes a lock (KEYS[1]) if the token still holds it, and
-// its item in locks (KEYS[2]).
-var unlockScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('ZREM', KEYS[2], KEYS[1])
-return redis.call('DEL', KEYS[1])
-`)
-
-// lockScript takes a session's lock (KEYS[1]) for a token (ARGV[1]) for
-// ARGV[2] ms, and lists it in locks (KEYS[3]). It returns 1 if taken, 0
-// if the lock or lock-all (KEYS[2]) is held.
-var lockScript = rueidis.NewLuaScript(lockLib + `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[3], now() + tonumber(ARGV[2]), KEYS[1])
-return 1
-`)
-
-// renewScript extends a lock (KEYS[1]) if the token still holds it, and
-// its item in locks (KEYS[2]) if any. lock-all has none.
-var renewScript = rueidis.NewLuaScript(lockLib + `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('ZADD', KEYS[2], 'XX', now() + tonumber(ARGV[2]), KEYS[1])
-return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-`)
-
-// busyScript returns how many session locks are held (locks, KEYS[1]),
-// after dropping the expired.
-var busyScript = rueidis.NewLuaScript(lockLib + `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
-return redis.call('ZCARD', KEYS[1])
-`)
+// The locks' scripts; each file says what it does. now.lua, Redis's
+// clock in ms, comes first where a script uses it.
+var (
+	unlockScript = rueidis.NewLuaScript(lua("unlock.lua"))
+	lockScript   = rueidis.NewLuaScript(lua("now.lua", "lock.lua"))
+	renewScript  = rueidis.NewLuaScript(lua("now.lua", "renew.lua"))
+	busyScript   = rueidis.NewLuaScript(lua("now.lua", "busy.lua"))
+)
 
 // held is the tokens of the locks this replica's requests hold and may
 // write under, by session (session.All for lock-all). A lock counts here
