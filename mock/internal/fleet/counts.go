@@ -37,6 +37,12 @@ func (s *Store) ttlArg(sid string) string {
 	return strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10)
 }
 
+// countKeys are the keys of the counts' scripts: session sid's hash,
+// and counted.
+func (s *Store) countKeys(sid string) []string {
+	return []string{s.key("c:" + sid), s.key("counted")}
+}
+
 // faultCounter counts one session's limited faults across the fleet.
 type faultCounter struct {
 	s   *Store
@@ -49,12 +55,8 @@ func (s *Store) FaultCounter(sid string) fault.SharedCounter { return faultCount
 // Count adds one to f's count of what and returns the new count.
 func (t faultCounter) Count(f *fault.Fault, what string, base int) (int, error) {
 	field := what[:1] + ":" + f.ID + ":" + strconv.FormatUint(f.Stream(), 36)
-	var n int64
-	err := t.s.exchange(context.Background(), func(ctx context.Context) (err error) {
-		n, err = countScript.Exec(ctx, t.s.client, []string{t.s.key("c:" + t.sid), t.s.key("counted")},
-			[]string{t.sid, field, strconv.Itoa(base), t.s.ttlArg(t.sid)}).AsInt64()
-		return err
-	})
+	n, err := t.s.exec(context.Background(), countScript, t.s.countKeys(t.sid),
+		[]string{t.sid, field, strconv.Itoa(base), t.s.ttlArg(t.sid)}).AsInt64()
 	return int(n), err
 }
 
@@ -62,12 +64,8 @@ func (t faultCounter) Count(f *fault.Fault, what string, base int) (int, error) 
 // field r of the session's hash: one field, which a newer write starts
 // again.
 func (t faultCounter) ReadSince(writeAt time.Time, write int64) (int, error) {
-	var n int64
-	err := t.s.exchange(context.Background(), func(ctx context.Context) (err error) {
-		n, err = readsScript.Exec(ctx, t.s.client, []string{t.s.key("c:" + t.sid), t.s.key("counted")},
-			[]string{t.sid, strconv.FormatInt(writeAt.UnixNano(), 10) + "/" + strconv.FormatInt(write, 10), t.s.ttlArg(t.sid)}).AsInt64()
-		return err
-	})
+	n, err := t.s.exec(context.Background(), readsScript, t.s.countKeys(t.sid),
+		[]string{t.sid, strconv.FormatInt(writeAt.UnixNano(), 10) + "/" + strconv.FormatInt(write, 10), t.s.ttlArg(t.sid)}).AsInt64()
 	return int(n), err
 }
 
@@ -75,12 +73,8 @@ func (t faultCounter) ReadSince(writeAt time.Time, write int64) (int, error) {
 // across the fleet, and reports whether it may go through.
 func (s *Store) CountRequest(sid, scenario string, rl *access.RateLimit) (time.Duration, bool, error) {
 	win := max(rl.Window.D().Milliseconds(), 1)
-	var res []int64
-	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
-		res, err = windowScript.Exec(ctx, s.client, []string{s.key("c:" + sid), s.key("counted")},
-			[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).AsIntSlice()
-		return err
-	})
+	res, err := s.exec(context.Background(), windowScript, s.countKeys(sid),
+		[]string{sid, scenario, strconv.FormatInt(win, 10), s.ttlArg(sid)}).AsIntSlice()
 	if err != nil {
 		return 0, false, err
 	}
@@ -96,8 +90,5 @@ func (s *Store) CountRequest(sid, scenario string, rl *access.RateLimit) (time.D
 
 // Forget resets session sid's counts, or every session's for All.
 func (s *Store) Forget(sid string) {
-	s.exchange(context.Background(), func(ctx context.Context) error {
-		return forgetScript.Exec(ctx, s.client, []string{s.key("c:" + sid), s.key("counted")},
-			[]string{s.key("c:"), sid}).Error()
-	})
+	s.exec(context.Background(), forgetScript, s.countKeys(sid), []string{s.key("c:"), sid})
 }

@@ -40,10 +40,7 @@ func (s *Store) checkEpoch(ctx context.Context, got rueidis.RedisMessage) (bool,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.exchange(ctx, func(ctx context.Context) (err error) {
-		e, err = epochScript.Exec(ctx, s.client, []string{s.key("epoch")}, []string{rand.Text()}).ToString()
-		return err
-	})
+	e, err := s.exec(ctx, epochScript, []string{s.key("epoch")}, []string{rand.Text()}).ToString()
 	if err != nil {
 		return false, errOutOfReach
 	}
