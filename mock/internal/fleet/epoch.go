@@ -24,14 +24,8 @@ const lostFor = time.Minute
 // lostWarning is the X-Mock-Warning of an answer soon after that.
 const lostWarning = `299 replymock "the shared store (--store) lost its data (restarted without persistence, or flushed): the replicas went back to their start state, and changes answered before are gone"`
 
-// epochScript returns the epoch in KEYS[1], first setting it to ARGV[1]
-// if there is none.
-var epochScript = rueidis.NewLuaScript(`
-local e = redis.call('GET', KEYS[1])
-if e then return e end
-redis.call('SET', KEYS[1], ARGV[1])
-return ARGV[1]
-`)
+// epochScript (epoch.lua) reads the epoch, setting it first if there is none.
+var epochScript = rueidis.NewLuaScript(lua("epoch.lua"))
 
 // checkEpoch compares got, the epoch refresh read, with the one this
 // replica knows. The first one read is taken. On a change it starts
@@ -46,10 +40,7 @@ func (s *Store) checkEpoch(ctx context.Context, got rueidis.RedisMessage) (bool,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.exchange(ctx, func(ctx context.Context) (err error) {
-		e, err = epochScript.Exec(ctx, s.client, []string{s.key("epoch")}, []string{rand.Text()}).ToString()
-		return err
-	})
+	e, err := s.exec(ctx, epochScript, []string{s.key("epoch")}, []string{rand.Text()}).ToString()
 	if err != nil {
 		return false, errOutOfReach
 	}

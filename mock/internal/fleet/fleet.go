@@ -235,15 +235,8 @@ const anchorLayout = "2006-01-02T15:04:05Z"
 // whose clock is behind keeps the anchor one ahead of it set.
 const anchorSkew = time.Minute
 
-// anchorScript returns the anchor in KEYS[1] if it lies between ARGV[1]
-// and ARGV[3], else sets it to ARGV[2] (now) and returns that. It is one
-// script so that replicas starting together agree on one anchor.
-var anchorScript = rueidis.NewLuaScript(`
-local t = redis.call('GET', KEYS[1])
-if t and string.match(t, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$') and t >= ARGV[1] and t <= ARGV[3] then return t end
-redis.call('SET', KEYS[1], ARGV[2])
-return ARGV[2]
-`)
+// anchorScript (anchor.lua) gives replicas starting together one anchor.
+var anchorScript = rueidis.NewLuaScript(lua("anchor.lua"))
 
 // Anchor is the time every replica's generated data is anchored to: the
 // one Redis keeps if recent enough (shop.MaxGap), else now.
@@ -286,9 +279,7 @@ func (s *Store) Health() Health {
 	if !s.up.Load() {
 		// Asked again: the last exchange may have been a late one on a
 		// connection Redis closed (restarted), the rest going through.
-		s.exchange(context.Background(), func(ctx context.Context) error {
-			return s.client.Do(ctx, s.client.B().Ping().Build()).Error()
-		})
+		s.do(context.Background(), s.client.B().Ping().Build())
 	}
 	if !s.up.Load() {
 		h.State = "unreachable"
@@ -306,11 +297,7 @@ func (s *Store) Health() Health {
 // then refuses writes (or, with an eviction policy, drops keys). It is
 // "" when Redis has room or does not say.
 func (s *Store) fullness() string {
-	var info string
-	err := s.exchange(context.Background(), func(ctx context.Context) (err error) {
-		info, err = s.client.Do(ctx, s.client.B().Info().Section("memory").Build()).ToString()
-		return err
-	})
+	info, err := s.do(context.Background(), s.client.B().Info().Section("memory").Build()).ToString()
 	if err != nil {
 		return ""
 	}
@@ -336,18 +323,14 @@ func infoInt(info, name string) int64 {
 // of reach. Requests still try, so they notice at once when it is back.
 const downTimeout = 100 * time.Millisecond
 
-// timeout is how long a request's exchange with Redis may take now.
-func (s *Store) timeout() time.Duration {
-	if s.up.Load() {
-		return opTimeout
-	}
-	return downTimeout
-}
-
 // exchange runs f with the store's timeout and notes whether Redis
 // answered. A nil reply is not an error.
 func (s *Store) exchange(parent context.Context, f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(parent, s.timeout())
+	timeout := opTimeout
+	if !s.up.Load() {
+		timeout = downTimeout
+	}
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	err := f(ctx)
 	if rueidis.IsRedisNil(err) {
@@ -362,6 +345,31 @@ func (s *Store) exchange(parent context.Context, f func(ctx context.Context) err
 	}
 	s.reached() // an error Redis answered (OOM, say) is the caller's, not Redis out of reach
 	return err
+}
+
+// do runs cmd as one exchange (see exchange). A nil reply is still
+// one, for the caller to read as such.
+func (s *Store) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	var res rueidis.RedisResult
+	if err := s.exchange(ctx, func(ctx context.Context) error {
+		res = s.client.Do(ctx, cmd)
+		return res.Error()
+	}); err != nil {
+		return rueidis.NewErrorResult(err)
+	}
+	return res
+}
+
+// exec runs script sc as one exchange, as do does.
+func (s *Store) exec(ctx context.Context, sc *rueidis.Lua, keys, args []string) rueidis.RedisResult {
+	var res rueidis.RedisResult
+	if err := s.exchange(ctx, func(ctx context.Context) error {
+		res = sc.Exec(ctx, s.client, keys, args)
+		return res.Error()
+	}); err != nil {
+		return rueidis.NewErrorResult(err)
+	}
+	return res
 }
 
 // refusal reports whether err is a working Redis refusing a command,

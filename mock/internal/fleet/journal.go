@@ -31,19 +31,25 @@ import (
 // shared. A session's journal goes with a reset, a clear or the bounds,
 // not with the session (no TTL).
 
+// The journal's scripts; each file says what it does, with the keys
+// above.
+var (
+	appendScript = rueidis.NewLuaScript(lua("journal_append.lua"))
+	readScript   = rueidis.NewLuaScript(lua("journal_read.lua"))
+	clearScript  = rueidis.NewLuaScript(lua("journal_clear.lua"))
+	lostScript   = rueidis.NewLuaScript(lua("journal_lost.lua"))
+)
+
 // Journal is the fleet's journal, for journal.Journals.SetShared.
 func (s *Store) Journal() journal.Shared { return sharedJournal{s} }
 
 type sharedJournal struct{ s *Store }
 
-// do runs a journal script as exchange does. Its error is the 503 to
+// exec runs a journal script as Store.exec does. Its error is the 503 to
 // answer, or ctx's.
-func (sj sharedJournal) do(ctx context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
-	var res rueidis.RedisResult
-	err := sj.s.exchange(ctx, func(ctx context.Context) error {
-		res = sc.Exec(ctx, sj.s.client, keys, args)
-		return res.Error()
-	})
+func (sj sharedJournal) exec(ctx context.Context, sc *rueidis.Lua, keys, args []string) (rueidis.RedisResult, error) {
+	res := sj.s.exec(ctx, sc, keys, args)
+	err := res.Error()
 	if err != nil && ctx.Err() == nil {
 		err = unavailable(err)
 	}
@@ -99,7 +105,7 @@ func (sj sharedJournal) flush(batch []*appendReq) {
 		}
 		args = append(args, r.sid, rueidis.BinaryString(data), strconv.FormatInt(r.kept, 10), r.hash, body)
 	}
-	res, err := sj.do(context.Background(), appendScript,
+	res, err := sj.exec(context.Background(), appendScript,
 		[]string{sj.key("order"), sj.key("meta"), sj.key("lost"), sj.key("sessions"), sj.key("bref")}, args)
 	var seqs []int64
 	if err == nil {
@@ -184,7 +190,7 @@ func (a *appender) next() []*appendReq {
 }
 
 func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]journal.Stored, error) {
-	res, err := sj.do(ctx, readScript, []string{sj.key("sessions")},
+	res, err := sj.exec(ctx, readScript, []string{sj.key("sessions")},
 		[]string{scope, strconv.FormatInt(since+1, 10) + "-0", sj.key("s:"), sj.key("b:")})
 	if err != nil {
 		return nil, err
@@ -212,7 +218,7 @@ func (sj sharedJournal) Read(ctx context.Context, scope string, since int64) ([]
 }
 
 func (sj sharedJournal) Lost(ctx context.Context, scope string) (int64, error) {
-	res, err := sj.do(ctx, lostScript, []string{sj.key("lost"), sj.key("meta")}, []string{scope})
+	res, err := sj.exec(ctx, lostScript, []string{sj.key("lost"), sj.key("meta")}, []string{scope})
 	if err != nil {
 		return 0, err
 	}
@@ -220,18 +226,17 @@ func (sj sharedJournal) Lost(ctx context.Context, scope string) (int64, error) {
 }
 
 func (sj sharedJournal) Clear(ctx context.Context, scope string) error {
-	_, err := sj.do(ctx, clearScript,
+	_, err := sj.exec(ctx, clearScript,
 		[]string{sj.key("sessions"), sj.key("meta"), sj.key("lost"), sj.key("order"), sj.key("bref")},
 		[]string{scope, sj.key("s:"), sj.key("z:"), sj.key("b:")})
 	return err
 }
 
 func (sj sharedJournal) Seq(ctx context.Context) (int64, error) {
-	var n int64
-	err := sj.s.exchange(ctx, func(ctx context.Context) (err error) {
-		n, err = sj.s.client.Do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
-		return err
-	})
+	n, err := sj.s.do(ctx, sj.s.client.B().Hget().Key(sj.key("meta")).Field("seq").Build()).AsInt64()
+	if rueidis.IsRedisNil(err) {
+		err = nil // no entry yet
+	}
 	if err != nil && ctx.Err() == nil {
 		err = unavailable(err)
 	}

@@ -32,129 +32,18 @@ import (
 //   - c:ID, counted: the sessions' counts (counts.go).
 //   - j:...: the journal (journal.go).
 
-// sessionScript writes one session's document ("" deletes it) and moves
-// its version on in the same step, so a version names one document. It
-// then evicts sessions past the TTL, and the least recently used past
-// MaxSessions (ARGV[4]) or MaxBytes (ARGV[8]), but the one written, the
-// default session and those whose lock is held. It returns the new
-// version; without writing, -1 if the document would not fit, lockLost
-// if the writer's token (ARGV[10]) holds neither the session's lock
-// (KEYS[6]) nor lock-all (KEYS[7]).
-var sessionScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[6]) ~= ARGV[10] and redis.call('GET', KEYS[7]) ~= ARGV[10] then return -2 end
-local ttl = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-local budget = tonumber(ARGV[8])
-local id = ARGV[5]
-local size = string.len(ARGV[1])
-local def = 0
-if ARGV[7] ~= '1' then def = tonumber(redis.call('HGET', KEYS[4], ARGV[9]) or '0') end
-if size + def > budget then return -1 end
-local function forget(o)
-  local n = redis.call('HGET', KEYS[4], o)
-  if n then
-    redis.call('HDEL', KEYS[4], o)
-    redis.call('DECRBY', KEYS[5], n)
-  end
-end
--- An evicted session's version moves on, so replicas reload it and
--- find nothing; when and why it went is kept for its next request
--- (evictedScript), the newest maxEvictions.
-local function evict(o, why)
-  redis.call('ZREM', KEYS[3], o)
-  redis.call('DEL', ARGV[6] .. 's:' .. o)
-  redis.call('INCR', ARGV[6] .. 'v:' .. o)
-  redis.call('PEXPIRE', ARGV[6] .. 'v:' .. o, ttl)
-  forget(o)
-  redis.call('HSET', ARGV[6] .. 'evicted', o, now .. ' ' .. why)
-  redis.call('ZADD', ARGV[6] .. 'evictedq', now, o)
-end
-local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, now * 1000)
-redis.call('SET', KEYS[1], string.format('%d', v))
-forget(id)
-redis.call('HDEL', ARGV[6] .. 'evicted', id) -- written again: it starts anew
-redis.call('ZREM', ARGV[6] .. 'evictedq', id)
-if ARGV[1] == '' then
-  redis.call('DEL', KEYS[2])
-  redis.call('ZREM', KEYS[3], id)
-else
-  redis.call('SET', KEYS[2], ARGV[1])
-  redis.call('HSET', KEYS[4], id, size)
-  redis.call('INCRBY', KEYS[5], size)
-  if ARGV[7] == '1' then
-    redis.call('ZADD', KEYS[3], '+inf', id)
-  else
-    redis.call('ZADD', KEYS[3], now, id)
-  end
-end
-if ARGV[7] ~= '1' then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[2], ttl) end
-end
-for _, o in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - ttl))) do
-  if o ~= id then evict(o, 'ttl') end
-end
--- spare reports whether session o may be evicted.
-local function spare(o)
-  return o ~= id and o ~= ARGV[9] and redis.call('EXISTS', ARGV[6] .. 'lock:' .. o) == 0
-end
-local function fits() return tonumber(redis.call('GET', KEYS[5]) or '0') <= budget end
-local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[4])
-if over > 0 or not fits() then
-  for _, o in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if over <= 0 and fits() then break end
-    if spare(o) then
-      if over > 0 then evict(o, 'sessions') else evict(o, 'memory') end
-      over = over - 1
-    end
-  end
-end
-local extra = redis.call('ZCARD', ARGV[6] .. 'evictedq') - ` + maxEvictions + `
-if extra > 0 then
-  for _, o in ipairs(redis.call('ZRANGE', ARGV[6] .. 'evictedq', 0, extra - 1)) do
-    redis.call('HDEL', ARGV[6] .. 'evicted', o)
-  end
-  redis.call('ZREMRANGEBYRANK', ARGV[6] .. 'evictedq', 0, extra - 1)
-end
-return v
-`)
+// The scripts that keep a session or the server's state; each file
+// says what it does. session.lua is given maxEvictions.
+var (
+	sessionScript = rueidis.NewLuaScript("local maxEvictions = " + maxEvictions + "\n" + lua("session.lua"))
+	evictedScript = rueidis.NewLuaScript(lua("evicted.lua"))
+	serverScript  = rueidis.NewLuaScript(lua("server.lua"))
+)
 
 // maxEvictions bounds the evictions Redis remembers for the sessions'
 // next requests, as session.MaxEvictions does in one process: some 60
 // bytes each.
 const maxEvictions = "10000"
-
-// evictedScript takes, once, when and why session ARGV[1] left Redis:
-// "ms why", evicted by sessionScript, or "ms ttl" for a session whose
-// keys expired before a write swept it out (its ids entry, older than
-// ARGV[2], remains). It returns false for a session that never left.
-var evictedScript = rueidis.NewLuaScript(`
-local e = redis.call('HGET', KEYS[1], ARGV[1])
-if e then
-  redis.call('HDEL', KEYS[1], ARGV[1])
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  return e
-end
-local at = redis.call('ZSCORE', KEYS[3], ARGV[1])
-if at and tonumber(at) < tonumber(ARGV[2]) then
-  redis.call('ZREM', KEYS[3], ARGV[1])
-  return string.format('%d', tonumber(at) + tonumber(ARGV[3])) .. ' ttl'
-end
-return false
-`)
-
-// serverScript writes the server's state and moves its version on. A
-// version is never below the writer's clock in µs, so a Redis that lost
-// its data never hands out a version a replica already holds. It
-// returns lockLost without writing if the writer's token (ARGV[3]) no
-// longer holds lock-all (KEYS[3]).
-var serverScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[3]) ~= ARGV[3] then return -2 end
-redis.call('SET', KEYS[2], ARGV[1])
-local v = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, tonumber(ARGV[2]) * 1000)
-redis.call('SET', KEYS[1], string.format('%d', v))
-return v
-`)
 
 // lockLost is what the scripts return when the writer's lock is no
 // longer its own: it held it past lockTTL without renewing it.

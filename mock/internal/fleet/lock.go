@@ -29,6 +29,9 @@ import (
 // A replica renews the locks it holds every lockTTL/3.
 const lockTTL = 5 * time.Second
 
+// lockTTLArg is lockTTL in ms, as the lock scripts take it.
+var lockTTLArg = strconv.FormatInt(lockTTL.Milliseconds(), 10)
+
 // lockWait bounds the wait for a lock: past it, the write answers 503.
 const lockWait = 10 * time.Second
 
@@ -36,46 +39,14 @@ const lockWait = 10 * time.Second
 // expires (Redis's clock, ms), so lock-all learns whether any is held
 // without reading the keyspace.
 
-// lockLib defines now(), Redis's clock in ms, for the lock scripts.
-const lockLib = `
-local function now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-`
-
-// unlockScript deletes a lock (KEYS[1]) if the token still holds it, and
-// its item in locks (KEYS[2]).
-var unlockScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('ZREM', KEYS[2], KEYS[1])
-return redis.call('DEL', KEYS[1])
-`)
-
-// lockScript takes a session's lock (KEYS[1]) for a token (ARGV[1]) for
-// ARGV[2] ms, and lists it in locks (KEYS[3]). It returns 1 if taken, 0
-// if the lock or lock-all (KEYS[2]) is held.
-var lockScript = rueidis.NewLuaScript(lockLib + `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[3], now() + tonumber(ARGV[2]), KEYS[1])
-return 1
-`)
-
-// renewScript extends a lock (KEYS[1]) if the token still holds it, and
-// its item in locks (KEYS[2]) if any. lock-all has none.
-var renewScript = rueidis.NewLuaScript(lockLib + `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('ZADD', KEYS[2], 'XX', now() + tonumber(ARGV[2]), KEYS[1])
-return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-`)
-
-// busyScript returns how many session locks are held (locks, KEYS[1]),
-// after dropping the expired.
-var busyScript = rueidis.NewLuaScript(lockLib + `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now())
-return redis.call('ZCARD', KEYS[1])
-`)
+// The locks' scripts; each file says what it does. now.lua, Redis's
+// clock in ms, comes first where a script uses it.
+var (
+	unlockScript = rueidis.NewLuaScript(lua("unlock.lua"))
+	lockScript   = rueidis.NewLuaScript(lua("now.lua", "lock.lua"))
+	renewScript  = rueidis.NewLuaScript(lua("now.lua", "renew.lua"))
+	busyScript   = rueidis.NewLuaScript(lua("now.lua", "busy.lua"))
+)
 
 // held is the tokens of the locks this replica's requests hold and may
 // write under, by session (session.All for lock-all). A lock counts here
@@ -152,11 +123,8 @@ func (s *Store) lock(ctx context.Context, sid string) (token string, unlock func
 	go s.renew(key, token, stop)
 	return token, sync.OnceFunc(func() {
 		close(stop)
-		go func() { // the answer is not held for it: a write elsewhere waits a moment at most
-			s.exchange(context.Background(), func(ctx context.Context) error {
-				return unlockScript.Exec(ctx, s.client, []string{key, s.key("locks")}, []string{token}).Error()
-			})
-		}()
+		// The answer is not held for it: a write elsewhere waits a moment at most.
+		go s.exec(context.Background(), unlockScript, []string{key, s.key("locks")}, []string{token})
 	}), nil
 }
 
@@ -168,31 +136,20 @@ func lockTimeout() error {
 // tryLock tries once to take key for token. For lock-all, it then
 // waits for the session writes under way to finish.
 func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, error) {
-	ttl := strconv.FormatInt(lockTTL.Milliseconds(), 10)
-	var n int64
 	if sid != session.All {
-		err := s.exchange(ctx, func(ctx context.Context) (err error) {
-			n, err = lockScript.Exec(ctx, s.client, []string{key, s.key("lock-all"), s.key("locks")}, []string{token, ttl}).AsInt64()
-			return err
-		})
+		n, err := s.exec(ctx, lockScript, []string{key, s.key("lock-all"), s.key("locks")}, []string{token, lockTTLArg}).AsInt64()
 		return n == 1, err
 	}
-	var taken bool
-	err := s.exchange(ctx, func(ctx context.Context) error {
-		err := s.client.Do(ctx, s.client.B().Set().Key(key).Value(token).Nx().Px(lockTTL).Build()).Error()
-		taken = err == nil
-		return err
-	})
-	if err != nil || !taken {
-		return false, err // held by another, or no answer
+	if err := s.do(ctx, s.client.B().Set().Key(key).Value(token).Nx().Px(lockTTL).Build()).Error(); err != nil {
+		if rueidis.IsRedisNil(err) {
+			err = nil // held by another
+		}
+		return false, err
 	}
 	// Every session's: held now, so no new session's write begins; wait
 	// for those under way.
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
-		err := s.exchange(ctx, func(ctx context.Context) (err error) {
-			n, err = busyScript.Exec(ctx, s.client, []string{s.key("locks")}, nil).AsInt64()
-			return err
-		})
+		n, err := s.exec(ctx, busyScript, []string{s.key("locks")}, nil).AsInt64()
 		if err == nil && n == 0 {
 			return true, nil
 		}
@@ -203,9 +160,7 @@ func (s *Store) tryLock(ctx context.Context, key, token, sid string) (bool, erro
 				continue
 			}
 		}
-		s.exchange(context.WithoutCancel(ctx), func(ctx context.Context) error {
-			return unlockScript.Exec(ctx, s.client, []string{key, s.key("locks")}, []string{token}).Error()
-		})
+		s.exec(context.WithoutCancel(ctx), unlockScript, []string{key, s.key("locks")}, []string{token})
 		return false, errors.Join(err, ctx.Err())
 	}
 }
@@ -219,10 +174,7 @@ func (s *Store) renew(key, token string, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			s.exchange(context.Background(), func(ctx context.Context) error {
-				return renewScript.Exec(ctx, s.client, []string{key, s.key("locks")},
-					[]string{token, strconv.FormatInt(lockTTL.Milliseconds(), 10)}).Error()
-			})
+			s.exec(context.Background(), renewScript, []string{key, s.key("locks")}, []string{token, lockTTLArg})
 		}
 	}
 }

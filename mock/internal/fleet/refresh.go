@@ -151,21 +151,11 @@ func (s *Store) touch(id string) {
 		return
 	}
 	args := []string{id, strconv.FormatInt(time.Now().UnixMilli(), 10), strconv.FormatInt(s.cfg.TTL.Milliseconds(), 10)}
-	go s.exchange(context.Background(), func(ctx context.Context) error {
-		return touchScript.Exec(ctx, s.client, []string{s.key("v:" + id), s.key("s:" + id), s.key("ids")}, args).Error()
-	})
+	go s.exec(context.Background(), touchScript, []string{s.key("v:" + id), s.key("s:" + id), s.key("ids")}, args)
 }
 
-// touchScript extends a session's TTL if Redis still has it. A session
-// that expired or was evicted meanwhile stays gone.
-var touchScript = rueidis.NewLuaScript(`
-if redis.call('ZSCORE', KEYS[3], ARGV[1]) and redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-return 0
-`)
+// touchScript (touch.lua) extends a session's TTL if Redis still has it.
+var touchScript = rueidis.NewLuaScript(lua("touch.lua"))
 
 // reloadServer loads the server's state from Redis. It returns false
 // when Redis did not answer.
@@ -235,12 +225,8 @@ func (s *Store) reloadSession(ctx context.Context, id string) error {
 // so that the session's next request says when and why.
 func (s *Store) noteEviction(ctx context.Context, id string) {
 	ttl := s.cfg.TTL.Milliseconds()
-	var e string
-	err := s.exchange(ctx, func(ctx context.Context) (err error) {
-		e, err = evictedScript.Exec(ctx, s.client, []string{s.key("evicted"), s.key("evictedq"), s.key("ids")},
-			[]string{id, strconv.FormatInt(time.Now().UnixMilli()-ttl, 10), strconv.FormatInt(ttl, 10)}).ToString()
-		return err
-	})
+	e, err := s.exec(ctx, evictedScript, []string{s.key("evicted"), s.key("evictedq"), s.key("ids")},
+		[]string{id, strconv.FormatInt(time.Now().UnixMilli()-ttl, 10), strconv.FormatInt(ttl, 10)}).ToString()
 	ms, why, ok := strings.Cut(e, " ")
 	at, perr := strconv.ParseInt(ms, 10, 64)
 	if err != nil || !ok || perr != nil {
@@ -292,11 +278,8 @@ func (s *Store) refreshAll(ctx context.Context, write bool) error {
 		return err
 	}
 	now := strconv.FormatInt(time.Now().Add(-s.cfg.TTL).UnixMilli(), 10)
-	var ids []string
-	if s.exchange(ctx, func(ctx context.Context) (err error) {
-		ids, err = s.client.Do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
-		return err
-	}) != nil {
+	ids, err := s.do(ctx, s.client.B().Zrangebyscore().Key(s.key("ids")).Min(now).Max("+inf").Build()).AsStrSlice()
+	if err != nil {
 		return errOutOfReach
 	}
 	for len(ids) > 0 {

@@ -1,23 +1,16 @@
-package fleet
-
-import "github.com/redis/rueidis"
-
-// The journal's scripts. journal.go lists the keys they use.
-
-// appendScript stores a batch of entries, each as if stored alone, and
-// drops the oldest entries the bounds no longer allow. It returns the
-// entries' sequence numbers, or 0 for an entry whose body Redis does
-// not have: the replica sends that one again with its body.
-//
-// KEYS: order, meta, lost, sessions, bref. ARGV: the bounds (per
-// session, bytes, entries), the key prefixes of the streams, size lists
-// and bodies, then five per entry: session id, data, bytes counted,
-// body hash ("" for none) and body ("" if Redis should have it).
-//
-// It runs on every request of a load test, so it reads each list at
-// most once and writes each key once, at the end. Sequence numbers stay
-// text, so no number is formatted with %.17g. MINID needs Redis 6.2.
-var appendScript = rueidis.NewLuaScript(`
+-- appendScript stores a batch of entries, each as if stored alone, and
+-- drops the oldest entries the bounds no longer allow. It returns the
+-- entries' sequence numbers, or 0 for an entry whose body Redis does
+-- not have: the replica sends that one again with its body.
+--
+-- KEYS: order, meta, lost, sessions, bref. ARGV: the bounds (per
+-- session, bytes, entries), the key prefixes of the streams, size lists
+-- and bodies, then five per entry: session id, data, bytes counted,
+-- body hash ("" for none) and body ("" if Redis should have it).
+--
+-- It runs on every request of a load test, so it reads each list at
+-- most once and writes each key once, at the end. Sequence numbers stay
+-- text, so no number is formatted with %.17g. MINID needs Redis 6.2.
 local order, meta, lostk, sess, bref = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local size, maxb, maxe = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local sp, zp, bp = ARGV[4], ARGV[5], ARGV[6]
@@ -312,73 +305,3 @@ else
   call('HSET', meta, 'bytes', fmt('%d', bytes))
 end
 return out
-`)
-
-// readScript returns the entries of a session (ARGV[1], or every one's
-// for *) from ARGV[2] on, as sequence number, data and response hash
-// ("" for none), one after the other, then the bodies of those hashes,
-// as hash and body.
-var readScript = rueidis.NewLuaScript(`
-local ids = {ARGV[1]}
-if ARGV[1] == '*' then ids = redis.call('SMEMBERS', KEYS[1]) end
-local out, bodies, seen = {}, {}, {}
-for _, id in ipairs(ids) do
-  for _, e in ipairs(redis.call('XRANGE', ARGV[3] .. id, ARGV[2], '+')) do
-    local h = e[2][4] or ''
-    out[#out + 1] = string.match(e[1], '^(%d+)')
-    out[#out + 1] = e[2][2]
-    out[#out + 1] = h
-    if h ~= '' and not seen[h] then
-      seen[h] = true
-      bodies[#bodies + 1] = h
-      bodies[#bodies + 1] = redis.call('GET', ARGV[4] .. h) or ''
-    end
-  end
-end
-return {out, bodies}
-`)
-
-// clearScript empties the journal of a session (ARGV[1], or every one's
-// for *): KEYS the sessions, meta, lost, the order and the bodies'
-// references; ARGV[2], [3] and [4] the streams', size lists' and
-// bodies' prefixes.
-var clearScript = rueidis.NewLuaScript(`
-local sess, meta, lostk, order, bref, sp, zp, bp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4]
-if ARGV[1] == '*' then
-  for _, id in ipairs(redis.call('SMEMBERS', sess)) do redis.call('DEL', sp .. id, zp .. id) end
-  for _, h in ipairs(redis.call('HKEYS', bref)) do redis.call('DEL', bp .. h) end
-  redis.call('DEL', sess, lostk, order, bref)
-  redis.call('HSET', meta, 'bytes', 0)
-  redis.call('HDEL', meta, 'lost')
-  return 0
-end
-local id = ARGV[1]
-local freed, refs = 0, {}
-for _, it in ipairs(redis.call('LRANGE', zp .. id, 0, -1)) do
-  local s, n, h = string.match(it, '^(%d+) (%d+) ?(.*)$')
-  if redis.call('XDEL', sp .. id, s .. '-0') == 1 then
-    freed = freed + tonumber(n)
-    if h ~= '' then refs[h] = (refs[h] or 0) + 1 end
-  end
-end
--- a body goes with the last entry referring to it
-for h, d in pairs(refs) do
-  if redis.call('HINCRBY', bref, h, -d) <= 0 then
-    redis.call('HDEL', bref, h)
-    redis.call('DEL', bp .. h)
-  end
-end
-redis.call('DEL', sp .. id, zp .. id)
-redis.call('SREM', sess, id)
-redis.call('HDEL', lostk, id)
-if freed > 0 then redis.call('HINCRBY', meta, 'bytes', string.format('%d', -freed)) end
-return freed
-`)
-
-// lostScript is the newest entry lost of a session (KEYS[1], the lost
-// hash), or of every one (KEYS[2], meta: kept there, a session's going
-// with its stream).
-var lostScript = rueidis.NewLuaScript(`
-if ARGV[1] ~= '*' then return tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') end
-return tonumber(redis.call('HGET', KEYS[2], 'lost') or '0')
-`)
