@@ -41,15 +41,22 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 // use, as the router is made by New.
 func (s *Server) newMCP(prober Prober) func() (*mcp.Server, http.Handler) {
 	return sync.OnceValues(func() (*mcp.Server, http.Handler) {
-		m := mcp.New(mcp.Config{Handler: http.HandlerFunc(s.ServeHTTP), Token: s.admin.Token, ReadOnly: s.admin.ReadOnly, Probe: prober,
-			Version: s.admin.Version, Log: s.log, Resources: []mcp.Resource{
+		m := mcp.New(mcp.Config{
+			Handler:  http.HandlerFunc(s.ServeHTTP),
+			Token:    s.admin.Token,
+			ReadOnly: s.admin.ReadOnly,
+			Probe:    prober,
+			Version:  s.admin.Version,
+			Log:      s.log,
+			Resources: []mcp.Resource{
 				{URI: "replymock://openapi.yaml", Name: "openapi.yaml", MIME: "application/yaml",
 					About: "the OpenAPI document of the API as replymock serves it", Text: openAPIYAML},
 				{URI: "replymock://admin-openapi.yaml", Name: "admin-openapi.yaml", MIME: "application/yaml",
 					About: "the OpenAPI document of the admin API under /__mock", Text: adminOpenAPIYAML},
 				{URI: "replymock://contract-assumptions.md", Name: "contract-assumptions.md", MIME: "text/markdown",
 					About: "what replymock assumes of the real service where its documents are silent", Text: []byte(contractAssumptions())},
-			}})
+			},
+		})
 		return m, m.HTTPHandler()
 	})
 }

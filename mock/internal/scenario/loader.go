@@ -65,8 +65,13 @@ func NewLoader(cfg Config) *Loader {
 	l := &Loader{
 		scenarios: layers(cfg.Scenarios, cfg.ScenariosDir, cfg.ShippedScenarios, scenarios.FS, "scenarios"),
 		fixtures:  layers(cfg.Fixtures, cfg.FixturesDir, cfg.ShippedFixtures, fixtures.FS, "fixtures"),
-		seed:      cfg.Seed, now: cfg.Now, media: media.URLs{Base: cfg.PublicURL}, log: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
-		cache: dataCache{m: make(map[string]*dataSource)}, decoded: make(map[string]memoized)}
+		seed:      cfg.Seed,
+		now:       cfg.Now,
+		media:     media.URLs{Base: cfg.PublicURL},
+		log:       cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		cache:     dataCache{m: make(map[string]*dataSource)},
+		decoded:   make(map[string]memoized),
+	}
 	if l.now == nil {
 		l.now = time.Now
 	}
