@@ -133,8 +133,10 @@ func (cfg *config) check(fsys *flag.FlagSet, lookupEnv func(string) (string, boo
 	if err := checkAddr("addr", cfg.addr); err != nil {
 		return level, err
 	}
-	if err := checkAddr("admin-addr", cfg.adminAddr); cfg.adminAddr != "" && err != nil {
-		return level, err
+	if cfg.adminAddr != "" {
+		if err := checkAddr("admin-addr", cfg.adminAddr); err != nil {
+			return level, err
+		}
 	}
 	if cfg.maxConns < 1 {
 		return level, usageError{fmt.Errorf("--max-conns must be >= 1, got %d", cfg.maxConns)}

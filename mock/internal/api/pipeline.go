@@ -151,8 +151,13 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		}
 	}
 	goesUp := a.goesUpstream(r, sc)
-	if p.Replaces() || p.deny != nil || p.strict && warns != nil || warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp {
-		// No handler reads the body: read what the journal keeps of it.
+	// A fault's answer, a refusal, strict mode's 400 and a GET with a body
+	// that goes nowhere upstream leave the body unread by any handler:
+	// read what the journal keeps of it.
+	unread := p.Replaces() || p.deny != nil ||
+		(p.strict && warns != nil) ||
+		(warns != nil && warns.counts[warnBodyOnGet] > 0 && !goesUp)
+	if unread {
 		io.Copy(io.Discard, io.LimitReader(body, journal.MaxBody))
 	}
 	if p.Answer(rec) { // a fault's answer in place of the API's
