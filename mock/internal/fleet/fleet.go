@@ -350,21 +350,20 @@ func (s *Store) exchange(parent context.Context, f func(ctx context.Context) err
 // do runs cmd as one exchange (see exchange). A nil reply is still
 // one, for the caller to read as such.
 func (s *Store) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	var res rueidis.RedisResult
-	if err := s.exchange(ctx, func(ctx context.Context) error {
-		res = s.client.Do(ctx, cmd)
-		return res.Error()
-	}); err != nil {
-		return rueidis.NewErrorResult(err)
-	}
-	return res
+	return s.result(ctx, func(ctx context.Context) rueidis.RedisResult { return s.client.Do(ctx, cmd) })
 }
 
 // exec runs script sc as one exchange, as do does.
 func (s *Store) exec(ctx context.Context, sc *rueidis.Lua, keys, args []string) rueidis.RedisResult {
+	return s.result(ctx, func(ctx context.Context) rueidis.RedisResult { return sc.Exec(ctx, s.client, keys, args) })
+}
+
+// result runs f as one exchange and returns its reply, or the
+// exchange's error in its place.
+func (s *Store) result(ctx context.Context, f func(context.Context) rueidis.RedisResult) rueidis.RedisResult {
 	var res rueidis.RedisResult
 	if err := s.exchange(ctx, func(ctx context.Context) error {
-		res = sc.Exec(ctx, s.client, keys, args)
+		res = f(ctx)
 		return res.Error()
 	}); err != nil {
 		return rueidis.NewErrorResult(err)
